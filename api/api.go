@@ -1,0 +1,284 @@
+// Package api is mpivet's description of the MPI API: which calls the
+// interposition layer wraps, what each of their parameters means to a check,
+// and how the layer lays out the records it writes for them.
+//
+// The description lives in mpi.api (embedded). The generator in internal/gen
+// turns it into the C and Fortran wrappers of the layer; the trace package
+// uses the same description to decode records. Keeping both on one table is
+// what guarantees that the C writer and the Go reader agree: call IDs are the
+// line order of the calls, and field layouts are derived here, once.
+package api
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+//go:embed mpi.api
+var source string
+
+// Role says what a parameter means to the record.
+type Role int
+
+const (
+	Value   Role = iota // a value (int, MPI_Aint, handle) or an address, kept on entry
+	Ignore              // not kept
+	New                 // T* output handle created by the call (exit)
+	Free                // T* handle released by the call (read on entry)
+	Inout               // T* handle read on entry
+	Reqs                // request array of Len elements (read on entry)
+	Out                 // int* output (exit)
+	Index               // int* output index; 1-based in Fortran (exit)
+	Indices             // int[] output of *Len indices; 1-based in Fortran (exit)
+	Status              // MPI_Status* output: source, tag (exit)
+)
+
+var roleNames = map[string]Role{"": Value, "ignore": Ignore, "new": New, "free": Free,
+	"inout": Inout, "reqs": Reqs, "out": Out, "index": Index, "indices": Indices, "status": Status}
+
+// HandleKind is the kind of MPI object a handle refers to ("" for none).
+type HandleKind string
+
+// handleTypes maps MPI handle C types to their kind.
+var handleTypes = map[string]HandleKind{
+	"MPI_Comm": "comm", "MPI_Group": "group", "MPI_Datatype": "datatype", "MPI_Op": "op",
+	"MPI_Request": "request", "MPI_Info": "info", "MPI_Errhandler": "errhandler", "MPI_Message": "message",
+}
+
+// HandleTypes returns the C handle type of each handle kind.
+func HandleTypes() map[HandleKind]string {
+	m := map[HandleKind]string{}
+	for t, k := range handleTypes {
+		m[k] = t
+	}
+	return m
+}
+
+// Param is one parameter of a call.
+type Param struct {
+	Decl   string     // the C declaration as written, without the role
+	Name   string     // parameter name
+	Base   string     // base type without const, pointers and arrays, e.g. "MPI_Request"
+	Ptrs   int        // number of '*'
+	Array  bool       // declared with []
+	Role   Role       // what the record keeps
+	Len    string     // for Reqs and Indices: the parameter holding the length
+	Handle HandleKind // kind of handle for handle types
+}
+
+// IsBuffer reports whether the parameter is a choice buffer (void*), which
+// Fortran 2008 bindings pass as a descriptor in some MPIs.
+func (p Param) IsBuffer() bool { return p.Base == "void" && p.Ptrs == 1 && !p.Array }
+
+// FieldKind is how a recorded field is encoded.
+type FieldKind int
+
+const (
+	FInt     FieldKind = iota // one word, a signed integer
+	FHandle                   // one word, a handle value
+	FAddr                     // one word, an address
+	FHandles                  // a length word, then that many handle words
+	FInts                     // a length word, then that many signed integer words
+	FStatus                   // two words: source, tag (-1 if unknown)
+)
+
+// Field is one recorded field of an entry or exit record.
+type Field struct {
+	Name   string
+	Kind   FieldKind
+	Handle HandleKind
+	Param  int // index into Call.Params
+}
+
+// Call is one wrapped MPI call.
+type Call struct {
+	ID     int
+	Name   string // e.g. "MPI_Isend"
+	Params []Param
+	Tags   map[string]bool
+	In     []Field // entry record fields (after the call-site word)
+	Out    []Field // exit record fields (after the entry-offset and return-code words)
+}
+
+// Has reports whether the call carries the tag.
+func (c *Call) Has(tag string) bool { return c.Tags[tag] }
+
+// Param returns the index of the named parameter, or -1.
+func (c *Call) Param(name string) int {
+	for i, p := range c.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// API is the parsed description.
+type API struct {
+	Calls  []*Call
+	ByName map[string]*Call
+	Consts []string // predefined handles and constants, in record order
+}
+
+var declRE = regexp.MustCompile(`^(.*?)\b([A-Za-z_][A-Za-z0-9_]*)\s*((?:\[[0-9]*\])*)$`)
+var roleRE = regexp.MustCompile(`^([a-z]+)(?:\(([A-Za-z_0-9]+)\))?$`)
+
+// Parse parses a description in the mpi.api format.
+func Parse(text string) (*API, error) {
+	a := &API{ByName: map[string]*Call{}}
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "const ") {
+			a.Consts = append(a.Consts, strings.Fields(line)[1:]...)
+			continue
+		}
+		c, err := parseCall(line)
+		if err != nil {
+			return nil, fmt.Errorf("mpi.api:%d: %v", n+1, err)
+		}
+		if a.ByName[c.Name] != nil {
+			return nil, fmt.Errorf("mpi.api:%d: %s described twice", n+1, c.Name)
+		}
+		c.ID = len(a.Calls)
+		a.Calls = append(a.Calls, c)
+		a.ByName[c.Name] = c
+	}
+	return a, nil
+}
+
+func parseCall(line string) (*Call, error) {
+	open, close := strings.Index(line, "("), strings.LastIndex(line, ")")
+	if open < 0 || close < open {
+		return nil, fmt.Errorf("expected NAME(params) tags: %q", line)
+	}
+	c := &Call{Name: strings.TrimSpace(line[:open]), Tags: map[string]bool{}}
+	for _, t := range strings.Fields(line[close+1:]) {
+		c.Tags[t] = true
+	}
+	if ps := strings.TrimSpace(line[open+1 : close]); ps != "" {
+		for _, decl := range strings.Split(ps, ",") {
+			p, err := parseParam(strings.TrimSpace(decl))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Name, err)
+			}
+			c.Params = append(c.Params, p)
+		}
+	}
+	for i, p := range c.Params {
+		if p.Len != "" && c.Param(p.Len) < 0 {
+			return nil, fmt.Errorf("%s: %s: no length parameter %q", c.Name, p.Name, p.Len)
+		}
+		if f, ok := field(p, i); ok {
+			switch p.Role {
+			case Value, Free, Inout, Reqs:
+				c.In = append(c.In, f)
+			default:
+				c.Out = append(c.Out, f)
+			}
+		}
+	}
+	return c, nil
+}
+
+func parseParam(decl string) (Param, error) {
+	role := ""
+	if i := strings.LastIndex(decl, ":"); i >= 0 {
+		decl, role = strings.TrimSpace(decl[:i]), decl[i+1:]
+	}
+	m := declRE.FindStringSubmatch(decl)
+	if m == nil {
+		return Param{}, fmt.Errorf("cannot parse parameter %q", decl)
+	}
+	p := Param{Decl: decl, Name: m[2], Array: m[3] != ""}
+	typ := strings.TrimSpace(m[1])
+	p.Ptrs = strings.Count(typ, "*")
+	typ = strings.TrimSpace(strings.ReplaceAll(typ, "*", ""))
+	typ = strings.TrimSpace(strings.TrimPrefix(typ, "const "))
+	p.Base = typ
+	p.Handle = handleTypes[typ]
+	rm := roleRE.FindStringSubmatch(role)
+	if role == "" {
+		rm = []string{"", "", ""}
+	}
+	if rm == nil {
+		return Param{}, fmt.Errorf("%s: bad role %q", p.Name, role)
+	}
+	r, ok := roleNames[rm[1]]
+	if !ok {
+		return Param{}, fmt.Errorf("%s: unknown role %q", p.Name, rm[1])
+	}
+	p.Role, p.Len = r, rm[2]
+	if (r == Reqs || r == Indices) != (p.Len != "") {
+		return Param{}, fmt.Errorf("%s: role %q needs a length exactly when it is reqs or indices", p.Name, role)
+	}
+	if (r == New || r == Free || r == Inout) && (p.Handle == "" || p.Ptrs != 1) {
+		return Param{}, fmt.Errorf("%s: role %q needs a pointer to a handle", p.Name, role)
+	}
+	if r == Reqs && p.Handle != "request" {
+		return Param{}, fmt.Errorf("%s: reqs needs a request array", p.Name)
+	}
+	return p, nil
+}
+
+// field returns the record field for parameter i, if it is recorded.
+func field(p Param, i int) (Field, bool) {
+	f := Field{Name: p.Name, Param: i, Handle: p.Handle}
+	switch p.Role {
+	case Ignore:
+		return f, false
+	case Value:
+		switch {
+		case p.Ptrs == 0 && !p.Array && p.Handle != "":
+			f.Kind = FHandle
+		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint"):
+			f.Kind = FInt
+		default:
+			f.Kind, f.Handle = FAddr, ""
+		}
+	case New, Free, Inout:
+		f.Kind = FHandle
+	case Reqs:
+		f.Kind = FHandles
+	case Out, Index:
+		f.Kind = FInt
+	case Indices:
+		f.Kind = FInts
+	case Status:
+		f.Kind = FStatus
+	}
+	return f, true
+}
+
+// MPI is the parsed built-in description. It is parsed at start-up; an error
+// there is a bug in mpi.api that the package tests catch.
+var MPI = mustParse()
+
+func mustParse() *API {
+	a, err := Parse(source)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Record kinds, the third field of a record header. They are part of the
+// record format shared with layer/src/mpivet.h.
+const (
+	KindEntry = 1 // a call was entered: call-site word, then In fields
+	KindExit  = 2 // a call returned: entry offset, return code, then Out fields
+	KindMeta  = 3 // layer metadata; the call field holds a Meta* id
+)
+
+// Meta record ids (record kind KindMeta), shared with layer/src/mpivet.h.
+const (
+	MetaProcess   = 1 // rank, size, pid, thread level, then host name (string)
+	MetaConstants = 2 // values of API.Consts, in order
+	MetaMaps      = 3 // executable mappings of the process (string, /proc/self/maps lines)
+	MetaSignal    = 4 // signal number, faulting pc, fault address
+	MetaOverflow  = 5 // the log reached its size limit; later records are lost
+)

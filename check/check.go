@@ -1,0 +1,279 @@
+// Package check is mpivet's analysis framework: every check is a Check value
+// with a name, documentation and a Run function that reads the records of one
+// execution (one interleaving) through a Pass and reports typed Findings.
+//
+// It follows golang.org/x/tools/go/analysis: checks are small, independent,
+// and know nothing about how the program was launched or how findings are
+// printed; Validate rejects malformed checks in one test for all of them.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"mpivet/api"
+	"mpivet/symbolize"
+	"mpivet/trace"
+)
+
+// Severity of a finding. An error makes the verdict "error".
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Location is a source location in one rank.
+type Location struct {
+	Rank     int    `json:"rank"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Function string `json:"function"`
+	Call     string `json:"call,omitempty"` // the MPI call made there, if any
+	Path     string `json:"path,omitempty"` // full path of File
+	Note     string `json:"note,omitempty"` // what happened there
+}
+
+// String formats the location for a terminal.
+func (l Location) String() string {
+	s := symbolize.Location{File: l.File, Line: l.Line, Function: l.Function}.String()
+	if l.File == "" && l.Function == "" {
+		s = "(unknown location)"
+	}
+	if l.Call != "" {
+		s = l.Call + " at " + s
+	}
+	return s
+}
+
+// Finding is one problem found in one execution.
+type Finding struct {
+	Kind         string     `json:"kind"`
+	Severity     Severity   `json:"severity"`
+	Ranks        []int      `json:"ranks"`
+	Message      string     `json:"message"`
+	Locations    []Location `json:"locations"`
+	Interleaving int        `json:"interleaving"`
+}
+
+// Input is one execution of the program, as the checks see it.
+type Input struct {
+	Run      *trace.Run
+	NP       int           // ranks requested
+	TimedOut bool          // mpivet stopped the run at its time limit
+	Timeout  time.Duration // that limit
+	Sym      *symbolize.Symbolizer
+}
+
+// Check is one analysis.
+type Check struct {
+	Name string // identifier; also the Kind of its findings unless Kinds says otherwise
+	Doc  string // first line: short lowercase title; then details
+	// Kinds lists the finding kinds the check reports (default: Name).
+	Kinds []string
+	Run   func(*Pass) error
+}
+
+// Pass connects a Check to one Input.
+type Pass struct {
+	Check    *Check
+	In       *Input
+	findings []Finding
+}
+
+// Report records a finding. Kind defaults to the check's name, severity to error.
+func (p *Pass) Report(f Finding) {
+	if f.Kind == "" {
+		f.Kind = p.Check.Name
+	}
+	if f.Severity == "" {
+		f.Severity = Error
+	}
+	if f.Ranks == nil {
+		seen := map[int]bool{}
+		for _, l := range f.Locations {
+			if !seen[l.Rank] {
+				seen[l.Rank] = true
+				f.Ranks = append(f.Ranks, l.Rank)
+			}
+		}
+		sort.Ints(f.Ranks)
+	}
+	p.findings = append(p.findings, f)
+}
+
+// At returns the location of call c of process proc.
+func (p *Pass) At(proc *trace.Process, c *trace.Call) Location {
+	l := Location{Rank: proc.Rank}
+	if c == nil {
+		return l
+	}
+	l.Call = c.Name()
+	if p.In.Sym != nil {
+		s := p.In.Sym.Lookup(proc.Maps, c.PC)
+		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	}
+	return l
+}
+
+// Describe renders a call with its interesting arguments, e.g.
+// MPI_Recv(source=2, tag=0, comm=MPI_COMM_WORLD).
+func Describe(proc *trace.Process, c *trace.Call) string {
+	var args []string
+	for i, f := range c.Def.In {
+		v := c.In[i].Word
+		switch f.Kind {
+		case api.FInt:
+			if f.Name == "count" || strings.HasSuffix(f.Name, "count") {
+				args = append(args, fmt.Sprintf("%s=%d", f.Name, int64(v)))
+				continue
+			}
+			args = append(args, fmt.Sprintf("%s=%s", f.Name, intName(proc, f.Name, int64(v))))
+		case api.FHandle:
+			args = append(args, fmt.Sprintf("%s=%s", f.Name, HandleName(proc, v)))
+		case api.FHandles:
+			args = append(args, fmt.Sprintf("%s=[%d]", f.Name, len(c.In[i].Words)))
+		}
+	}
+	return c.Name() + "(" + strings.Join(args, ", ") + ")"
+}
+
+func intName(proc *trace.Process, field string, v int64) string {
+	consts := map[string][]string{
+		"source": {"MPI_ANY_SOURCE", "MPI_PROC_NULL"}, "dest": {"MPI_PROC_NULL"},
+		"tag": {"MPI_ANY_TAG"}, "recvtag": {"MPI_ANY_TAG"}, "root": {"MPI_ROOT", "MPI_PROC_NULL"},
+	}
+	for _, name := range consts[field] {
+		if c, ok := proc.Const(name); ok && int64(c) == v {
+			return name
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// HandleName names a handle: a predefined one by its MPI name, others in hex.
+func HandleName(proc *trace.Process, v uint64) string {
+	if names := proc.Consts[v]; len(names) > 0 {
+		return names[0]
+	}
+	if v == trace.Unknown {
+		return "?"
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// Validate checks that the checks are well formed and their names unique.
+func Validate(checks []*Check) error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, c := range checks {
+		switch {
+		case !nameRE.MatchString(c.Name):
+			errs = append(errs, fmt.Errorf("check %q: name must be lower-case words joined by '-'", c.Name))
+		case c.Doc == "":
+			errs = append(errs, fmt.Errorf("check %s: no documentation", c.Name))
+		case c.Run == nil:
+			errs = append(errs, fmt.Errorf("check %s: no Run function", c.Name))
+		case seen[c.Name]:
+			errs = append(errs, fmt.Errorf("check %s: registered twice", c.Name))
+		}
+		seen[c.Name] = true
+	}
+	return errors.Join(errs...)
+}
+
+// Run runs the checks over one execution and returns their findings, merged
+// across ranks and sorted. A check that fails is an error of mpivet itself.
+func Run(checks []*Check, in *Input) ([]Finding, error) {
+	var all []Finding
+	for _, c := range checks {
+		p := &Pass{Check: c, In: in}
+		if err := c.Run(p); err != nil {
+			return nil, fmt.Errorf("check %s: %v", c.Name, err)
+		}
+		all = append(all, p.findings...)
+	}
+	return Merge(all), nil
+}
+
+// Merge joins findings that differ only in the rank they occurred on (the
+// same problem at the same source line on many ranks), and sorts them.
+func Merge(fs []Finding) []Finding {
+	type key struct{ kind, sev, msg, where string }
+	index := map[key]int{}
+	var out []Finding
+	for _, f := range fs {
+		where := ""
+		for _, l := range f.Locations {
+			where += fmt.Sprintf("%s:%d:%s:%s;", l.File, l.Line, l.Function, l.Call)
+		}
+		k := key{f.Kind, string(f.Severity), f.Message, where}
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(out)
+			f.Ranks = append([]int(nil), f.Ranks...)
+			out = append(out, f)
+			continue
+		}
+		out[i].Ranks = unionInts(out[i].Ranks, f.Ranks)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity == Error
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return firstInt(a.Ranks) < firstInt(b.Ranks)
+	})
+	return out
+}
+
+func unionInts(a, b []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range append(append([]int(nil), a...), b...) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func firstInt(a []int) int {
+	if len(a) == 0 {
+		return -1
+	}
+	return a[0]
+}
+
+// RankList formats ranks compactly: "0-3", "0, 2, 5".
+func RankList(ranks []int) string {
+	var parts []string
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(ranks[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprint(ranks[i]), fmt.Sprint(ranks[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}

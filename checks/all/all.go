@@ -1,0 +1,18 @@
+// Package all lists every check mpivet runs.
+package all
+
+import (
+	"mpivet/check"
+	"mpivet/checks/failure"
+	"mpivet/checks/leak"
+	"mpivet/checks/lifecycle"
+	"mpivet/checks/timeout"
+)
+
+// Checks are all checks, in report order.
+var Checks = []*check.Check{
+	failure.Check,
+	timeout.Check,
+	leak.Check,
+	lifecycle.Check,
+}

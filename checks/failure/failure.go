@@ -1,0 +1,174 @@
+// Package failure defines the program-failure check.
+package failure
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"mpivet/check"
+	"mpivet/trace"
+)
+
+// Check reports ranks that crashed, aborted, failed or quit MPI improperly.
+var Check = &check.Check{
+	Name: "program-failure",
+	Doc: `ranks that crash, call MPI_Abort, exit non-zero or exit without MPI_Finalize
+
+A rank killed by a signal (segmentation fault, bus error, floating point
+exception, abort), a call to MPI_Abort, a non-zero exit status, and a rank
+that exits after MPI_Init without calling MPI_Finalize are each reported with
+the rank, the cause, where it happened when known, and the last MPI call the
+rank made. Ranks the launcher terminated because another rank failed are
+named in that rank's finding rather than reported on their own.`,
+	Run: run,
+}
+
+// SignalName returns e.g. "SIGSEGV (segmentation fault)".
+func SignalName(sig int) string {
+	name := unix.SignalName(syscall.Signal(sig))
+	if name == "" {
+		name = fmt.Sprintf("signal %d", sig)
+	}
+	return fmt.Sprintf("%s (%s)", name, syscall.Signal(sig).String())
+}
+
+// teardown reports whether a signal is one launchers use to end a job.
+func teardown(sig int) bool {
+	switch syscall.Signal(sig) {
+	case syscall.SIGTERM, syscall.SIGKILL, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE:
+		return true
+	}
+	return false
+}
+
+func rankName(p *trace.Process) string {
+	if p.Rank >= 0 {
+		return fmt.Sprintf("rank %d", p.Rank)
+	}
+	return fmt.Sprintf("process %d on %s (before MPI_Init)", p.Pid, p.Host)
+}
+
+func run(pass *check.Pass) error {
+	in := pass.In
+	type failed struct {
+		p    *trace.Process
+		f    check.Finding
+		prim bool // a cause, not a consequence
+	}
+	var fs []failed
+	var victims []int
+	for _, p := range in.Run.Procs {
+		last := p.Last()
+		lastLoc := func(note string) []check.Location {
+			if last == nil {
+				return nil
+			}
+			l := pass.At(p, last)
+			l.Note = note
+			return []check.Location{l}
+		}
+		lastText := ""
+		if last != nil {
+			lastText = fmt.Sprintf("; last MPI call: %s", check.Describe(p, last))
+			if !last.Returned && !last.Def.Has("abort") {
+				lastText += " (had not returned)"
+			}
+		}
+		x := p.Exit
+		var abort *trace.Call
+		for _, c := range p.Calls {
+			if c.Def.Has("abort") {
+				abort = c
+			}
+		}
+		switch {
+		case x != nil && x.ExecError != "":
+			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true})
+		case abort != nil:
+			l := pass.At(p, abort)
+			l.Note = "MPI_Abort called here"
+			fs = append(fs, failed{p, check.Finding{
+				Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), abort.Int("errorcode"), check.HandleName(p, abort.Word("comm"))),
+				Locations: []check.Location{l},
+			}, true})
+		case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
+			msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
+			var locs []check.Location
+			if s := p.Signal; s != nil && s.Number == x.Signal && in.Sym != nil {
+				at := in.Sym.LookupExact(p.Maps, s.PC)
+				if at.File != "" || at.Function != "" {
+					locs = append(locs, check.Location{Rank: p.Rank, File: at.File, Line: at.Line, Function: at.Function, Path: at.Path, Note: "crashed here"})
+					msg += " at " + at.String()
+				}
+				if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
+					msg += fmt.Sprintf(" (address %#x)", s.Addr)
+				}
+			}
+			locs = append(locs, lastLoc("last MPI call")...)
+			fs = append(fs, failed{p, check.Finding{Message: msg + lastText, Locations: locs}, true})
+		case x != nil && x.Exited && x.Code != 0:
+			after := ""
+			if p.Finalized() {
+				after = " after MPI_Finalize"
+			}
+			fs = append(fs, failed{p, check.Finding{
+				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
+				Locations: lastLoc("last MPI call"),
+			}, true})
+		case x != nil && x.Exited && len(p.Calls) > 0 && !p.Finalized():
+			fs = append(fs, failed{p, check.Finding{
+				Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), lastText),
+				Locations: lastLoc("last MPI call"),
+			}, true})
+		case x != nil && x.Exited && len(p.Calls) == 0 && p.Rank < 0 && p.Maps == nil:
+			fs = append(fs, failed{p, check.Finding{
+				Severity: check.Warning,
+				Message:  fmt.Sprintf("%s exited without initialising MPI", rankName(p)),
+			}, true})
+		case in.TimedOut:
+			// ended by mpivet at the time limit: the timeout check reports it
+		case x == nil || x.Signal != 0:
+			// terminated from outside: by the launcher after another rank
+			// failed, or by someone else
+			if p.Rank >= 0 {
+				victims = append(victims, p.Rank)
+			}
+			how := "was terminated from outside"
+			if x != nil {
+				how = "was terminated by " + SignalName(x.Signal)
+			} else if p.Finalized() {
+				continue // finished; its supervisor was killed after the fact
+			}
+			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false})
+		}
+	}
+	primaries := 0
+	for _, f := range fs {
+		if f.prim {
+			primaries++
+		}
+	}
+	for _, f := range fs {
+		if !f.prim && primaries > 0 {
+			continue // a consequence of a failure reported below
+		}
+		if f.prim && len(victims) > 0 {
+			f.f.Message += fmt.Sprintf("; the launcher then terminated %s %s", plural(len(victims), "rank", "ranks"), check.RankList(victims))
+		}
+		if f.f.Ranks == nil && f.p.Rank >= 0 {
+			f.f.Ranks = []int{f.p.Rank}
+		}
+		pass.Report(f.f)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return strings.TrimSpace(many)
+}

@@ -1,0 +1,83 @@
+// Package leak defines the resource-leak check.
+package leak
+
+import (
+	"fmt"
+
+	"mpivet/check"
+	"mpivet/checks/internal/objects"
+)
+
+// Check reports MPI objects still allocated when a rank calls MPI_Finalize.
+var Check = &check.Check{
+	Name: "resource-leak",
+	Doc: `MPI objects not freed before MPI_Finalize
+
+Every communicator, group, datatype, user-defined operation, info object,
+error handler and request a rank creates must be freed (MPI_Comm_free,
+MPI_Group_free, MPI_Type_free, MPI_Op_free, MPI_Info_free,
+MPI_Errhandler_free), and every request completed (MPI_Wait/MPI_Test family)
+or freed (MPI_Request_free), before MPI_Finalize. An object leaked inside a
+loop exhausts the MPI's resources in long runs. The finding points at the
+line that created the object.`,
+	Run: run,
+}
+
+var kindNames = map[string]string{
+	"comm": "communicator", "group": "group", "datatype": "datatype", "op": "user-defined operation",
+	"info": "info object", "errhandler": "error handler", "message": "matched message (MPI_Mprobe) never received",
+}
+
+var freers = map[string]string{
+	"comm": "MPI_Comm_free", "group": "MPI_Group_free", "datatype": "MPI_Type_free", "op": "MPI_Op_free",
+	"info": "MPI_Info_free", "errhandler": "MPI_Errhandler_free", "message": "MPI_Mrecv or MPI_Imrecv",
+}
+
+func run(pass *check.Pass) error {
+	for _, p := range pass.In.Run.Procs {
+		st := objects.Follow(p)
+		if st.Finalize == nil {
+			continue // the rank never finalized: program-failure says so
+		}
+		// One finding per creation site, with a count.
+		type site struct {
+			kind   string
+			pc     uint64
+			active bool
+		}
+		count := map[site]int{}
+		first := map[site]*objects.Object{}
+		var order []site
+		for _, o := range st.Live {
+			s := site{string(o.Kind), o.Created.PC, o.Active}
+			if count[s] == 0 {
+				first[s] = o
+				order = append(order, s)
+			}
+			count[s]++
+		}
+		for _, s := range order {
+			o, n := first[s], count[s]
+			var msg string
+			switch {
+			case s.kind == "request" && o.Persistent:
+				msg = fmt.Sprintf("persistent request created by %s is never freed (MPI_Request_free)", o.Created.Name())
+			case s.kind == "request":
+				msg = fmt.Sprintf("request of %s is never completed (MPI_Wait/MPI_Test) nor freed", o.Created.Name())
+			case s.kind == "message":
+				msg = fmt.Sprintf("message matched by %s is never received (%s)", o.Created.Name(), freers[s.kind])
+			default:
+				msg = fmt.Sprintf("%s created by %s is never freed (%s)", kindNames[s.kind], o.Created.Name(), freers[s.kind])
+			}
+			if n > 1 {
+				msg = fmt.Sprintf("%d objects: %s", n, msg)
+			}
+			loc := pass.At(p, o.Created)
+			loc.Note = "created here"
+			fin := pass.At(p, st.Finalize)
+			fin.Note = "still allocated at MPI_Finalize"
+			pass.Report(check.Finding{Message: msg, Locations: []check.Location{loc, fin}})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+// Package lifecycle defines the request-lifecycle check.
+package lifecycle
+
+import (
+	"fmt"
+
+	"mpivet/check"
+	"mpivet/checks/internal/objects"
+)
+
+// Check reports nonblocking and persistent operations used against their life cycle.
+var Check = &check.Check{
+	Name: "request-lifecycle",
+	Doc: `nonblocking operations not completed, restarted while active, or pending at MPI_Finalize
+
+A nonblocking operation (MPI_Isend, MPI_Irecv, nonblocking collectives, ...)
+is complete only when a Wait or Test call returns it as complete. This check
+reports an operation that is still pending when its rank calls MPI_Finalize
+(error), a persistent request started again while its previous operation is
+still active (error), and a request freed with MPI_Request_free before its
+operation completed (warning): the program then cannot know when the buffer
+may be reused, or when received data has arrived.`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	for _, p := range pass.In.Run.Procs {
+		st := objects.Follow(p)
+		for _, e := range st.Events {
+			created := pass.At(p, e.Object.Created)
+			created.Note = "operation created here"
+			at := pass.At(p, e.Call)
+			switch e.What {
+			case objects.StartedActive:
+				at.Note = "started again here"
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("persistent request of %s is started while its previous operation is still active", e.Object.Created.Name()),
+					Locations: []check.Location{at, created},
+				})
+			case objects.FreedActive:
+				at.Note = "freed here"
+				pass.Report(check.Finding{
+					Severity:  check.Warning,
+					Message:   fmt.Sprintf("request of %s is freed before its operation completed; the program cannot know when it is safe to reuse its buffer", e.Object.Created.Name()),
+					Locations: []check.Location{at, created},
+				})
+			}
+		}
+		if st.Finalize == nil {
+			continue
+		}
+		for _, o := range st.Live {
+			if o.Kind != "request" || !o.Active {
+				continue
+			}
+			by := o.Created
+			if o.Persistent && o.Started != nil {
+				by = o.Started
+			}
+			created := pass.At(p, by)
+			created.Note = "operation started here"
+			fin := pass.At(p, st.Finalize)
+			fin.Note = "MPI_Finalize called with the operation pending"
+			what := "never waited or tested to completion"
+			if o.Cancelled {
+				what = "cancelled but never completed (MPI_Cancel needs a Wait or Test afterwards)"
+			}
+			pass.Report(check.Finding{
+				Message:   fmt.Sprintf("operation of %s is %s before MPI_Finalize", by.Name(), what),
+				Locations: []check.Location{created, fin},
+			})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+// Package timeout defines the timeout check.
+package timeout
+
+import (
+	"fmt"
+	"strings"
+
+	"mpivet/check"
+)
+
+// Check reports a run that mpivet stopped at its time limit, with what every
+// rank was doing.
+var Check = &check.Check{
+	Name: "timeout",
+	Doc: `the run did not finish within --timeout
+
+When a run does not finish in time, mpivet stops it and reports, for every
+rank, the MPI call it is blocked in (with its arguments and source line), or
+that it was computing outside MPI (with its last MPI call), or that it had
+already finished. Ranks blocked in MPI while the others are blocked too
+usually mean a deadlock.`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	in := pass.In
+	if !in.TimedOut {
+		return nil
+	}
+	var lines []string
+	var locs []check.Location
+	var ranks []int
+	for _, p := range in.Run.Procs {
+		if p.Rank < 0 {
+			continue
+		}
+		last := p.Last()
+		switch {
+		case last == nil:
+			lines = append(lines, fmt.Sprintf("rank %d: had not called MPI yet", p.Rank))
+			ranks = append(ranks, p.Rank)
+		case p.Finalized():
+			lines = append(lines, fmt.Sprintf("rank %d: finished (returned from MPI_Finalize)", p.Rank))
+		case !last.Returned:
+			l := pass.At(p, last)
+			l.Note = "blocked here"
+			locs = append(locs, l)
+			ranks = append(ranks, p.Rank)
+			lines = append(lines, fmt.Sprintf("rank %d: blocked in %s at %s", p.Rank, check.Describe(p, last), l.String()))
+		default:
+			l := pass.At(p, last)
+			l.Note = "last MPI call; computing since"
+			locs = append(locs, l)
+			ranks = append(ranks, p.Rank)
+			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.String()))
+		}
+	}
+	pass.Report(check.Finding{
+		Ranks:     ranks,
+		Message:   fmt.Sprintf("the run did not finish within %s:\n%s", in.Timeout, strings.Join(lines, "\n")),
+		Locations: locs,
+	})
+	return nil
+}

@@ -1,0 +1,193 @@
+// Command mpivet runs an MPI program under verification and reports what can
+// go wrong in it.
+//
+//	mpivet run -n 4 ./app arg1 arg2
+//	mpivet run -n 4 --json report.json ./app
+//	mpivet checks            # list the checks
+//	mpivet explain KIND      # what a finding kind means
+//
+// Exit status: 0 no error found, 1 errors found, 2 mpivet could not do its job.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"mpivet/check"
+	"mpivet/checks/all"
+	"mpivet/launch"
+	"mpivet/mpi"
+	"mpivet/report"
+	"mpivet/symbolize"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitFailure  = 2
+)
+
+// failure is an error that ends mpivet with exitFailure and a clear message.
+type failure struct{ error }
+
+func main() {
+	code := exitOK
+	root := &cobra.Command{
+		Use:           "mpivet",
+		Short:         "dynamic verifier for MPI programs",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(runCmd(&code), checksCmd(), explainCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "mpivet:", err)
+		os.Exit(exitFailure)
+	}
+	os.Exit(code)
+}
+
+type runFlags struct {
+	np       int
+	json     string
+	launcher string
+	timeout  time.Duration
+	dir      string
+	noColor  bool
+}
+
+func runCmd(code *int) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROGRAM [ARGS...]",
+		Short: "run an MPI program under mpivet and report what goes wrong",
+		Long: `Run an MPI program (C, C++ or Fortran, linked against a shared Open MPI or
+MPICH) with its own launcher, record every rank's MPI calls, and report the
+errors found: program failures, timeouts with what each rank was doing,
+resource leaks and request life-cycle errors.
+
+The records of the run stay in the run directory (--dir). For a run across
+several hosts, that directory must be on a file system all hosts share.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := run(cmd.Context(), f, args)
+			*code = c
+			return err
+		},
+	}
+	cmd.Flags().SetInterspersed(false) // flags after PROGRAM belong to it
+	fl := cmd.Flags()
+	fl.IntVarP(&f.np, "np", "n", 0, "number of ranks (required)")
+	fl.StringVar(&f.json, "json", "", "also write the report as JSON to `FILE`")
+	fl.StringVar(&f.launcher, "launcher", "", "launch with this `command` instead of the MPI's own (e.g. \"srun --mpi=pmix\"); mpivet appends -n N")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "stop the run after this long and report what every rank was doing (0: no limit)")
+	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
+	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
+	cmd.MarkFlagRequired("np")
+	return cmd
+}
+
+func newRunDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, os.MkdirAll(dir, 0o755)
+	}
+	stamp := time.Now().Format("20060102-150405")
+	for _, base := range []string{".mpivet", filepath.Join(os.TempDir(), "mpivet")} {
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			continue
+		}
+		if d, err := os.MkdirTemp(base, "run-"+stamp+"-"); err == nil {
+			return d, nil
+		}
+	}
+	return "", errors.New("cannot create a run directory (use --dir)")
+}
+
+func run(ctx context.Context, f runFlags, args []string) (int, error) {
+	if f.np < 1 {
+		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
+	}
+	sess, err := launch.Prepare(launch.Options{
+		NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout,
+	})
+	if err != nil {
+		return exitFailure, err
+	}
+	dir, err := newRunDir(f.dir)
+	if err != nil {
+		return exitFailure, err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := sess.Run(ctx, dir)
+	if err != nil {
+		var me *mpi.Error
+		if errors.As(err, &me) {
+			return exitFailure, err
+		}
+		return exitFailure, err
+	}
+	if res.Interrupted {
+		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", res.Dir)
+	}
+	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Timeout: f.timeout, Sym: symbolize.New()}
+	findings, err := check.Run(all.Checks, in)
+	if err != nil {
+		return exitFailure, err
+	}
+	for i := range findings {
+		findings[i].Interleaving = 1
+	}
+	rep := report.New(findings)
+	rep.Interleavings = 1
+	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
+	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, res.Dir, res.Elapsed.Seconds()
+	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
+	rep.PrintText(os.Stdout, color)
+	if f.json != "" {
+		if err := rep.WriteJSON(f.json); err != nil {
+			return exitFailure, fmt.Errorf("cannot write the JSON report: %v", err)
+		}
+	}
+	return rep.ExitCode(), nil
+}
+
+func checksCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "checks",
+		Short: "list the checks mpivet runs",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, args []string) {
+			for _, c := range all.Checks {
+				fmt.Printf("%-20s %s\n", c.Name, strings.SplitN(c.Doc, "\n", 2)[0])
+			}
+		},
+	}
+}
+
+func explainCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain KIND",
+		Short: "explain a kind of finding",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, c := range all.Checks {
+				if c.Name == args[0] {
+					fmt.Println(c.Name + ": " + c.Doc)
+					return nil
+				}
+			}
+			return fmt.Errorf("no check %q (see: mpivet checks)", args[0])
+		},
+	}
+}

@@ -1,0 +1,297 @@
+// Package launch runs an MPI program under mpivet: it finds the program's
+// MPI, builds the layer for it, starts the program with that MPI's launcher
+// (or the user's) with every rank under a supervisor, stops it at its time
+// limit, makes sure no process of the run survives, and reads the records.
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"mpivet/layer"
+	"mpivet/mpi"
+	"mpivet/trace"
+)
+
+// Options say what to run and how.
+type Options struct {
+	NP       int
+	Program  string
+	Args     []string
+	Launcher string        // a launcher command line replacing the MPI's own, e.g. "srun --mpi=pmix"
+	Timeout  time.Duration // 0: no limit
+	Stdout   io.Writer     // program output (default os.Stdout)
+	Stderr   io.Writer     // program errors (default os.Stderr)
+}
+
+// Session is a program ready to run: its MPI found and the layer built.
+type Session struct {
+	Opts    Options
+	Program string // absolute path
+	MPI     *mpi.Install
+	Layer   *layer.Built
+}
+
+// Prepare checks the program and builds the layer.
+func Prepare(o Options) (*Session, error) {
+	if o.NP < 1 {
+		return nil, &mpi.Error{Msg: fmt.Sprintf("-n %d: the number of ranks must be at least 1", o.NP)}
+	}
+	prog := o.Program
+	if !strings.Contains(prog, "/") {
+		if p, err := exec.LookPath(prog); err == nil {
+			prog = p
+		}
+	}
+	abs, err := filepath.Abs(prog)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := mpi.Program(abs)
+	if err != nil {
+		return nil, err
+	}
+	b, err := layer.Build(inst.CC, inst.Lib+"\n"+inst.Version)
+	if err != nil {
+		return nil, err
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	return &Session{Opts: o, Program: abs, MPI: inst, Layer: b}, nil
+}
+
+// Result is one finished run.
+type Result struct {
+	Dir          string
+	Run          *trace.Run
+	TimedOut     bool
+	Interrupted  bool
+	LauncherExit int    // the launcher's exit status (-1: killed)
+	Output       string // the last part of what the launcher printed on stderr
+	Elapsed      time.Duration
+}
+
+// Command returns the launcher command line for a run directory.
+func (s *Session) Command(dir string) []string {
+	var cmd []string
+	if s.Opts.Launcher != "" {
+		cmd = append(strings.Fields(s.Opts.Launcher), "-n", strconv.Itoa(s.Opts.NP))
+	} else {
+		cmd = []string{s.MPI.Launcher, "-n", strconv.Itoa(s.Opts.NP)}
+		if s.MPI.Impl == mpi.OpenMPI {
+			cmd = append(cmd, "--oversubscribe")
+		}
+	}
+	cmd = append(cmd, s.Layer.Supervisor, dir, s.Layer.Library, s.Program)
+	return append(cmd, s.Opts.Args...)
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// Run runs the program once with its records in dir (created if needed).
+// Cancelling ctx stops the run like a timeout, but marks it interrupted.
+func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the run directory: %v", err)
+	}
+	dir, _ = filepath.Abs(dir)
+	args := s.Command(dir)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = os.Environ()
+	if os.Geteuid() == 0 && s.MPI.Impl == mpi.OpenMPI {
+		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	}
+	// The launcher gets its own process group, so the whole run can be
+	// stopped at once, and dies if mpivet dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		cmd.Stdin = os.Stdin
+	}
+	out, _ := os.Create(filepath.Join(dir, "output.txt"))
+	errTail := &tail{max: 16 << 10}
+	var outW, errW io.Writer = s.Opts.Stdout, io.MultiWriter(s.Opts.Stderr, errTail)
+	if out != nil {
+		defer out.Close()
+		outW, errW = io.MultiWriter(outW, out), io.MultiWriter(errW, out)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start the launcher %s: %v", args[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	res := &Result{Dir: dir}
+	var timer <-chan time.Time
+	if s.Opts.Timeout > 0 {
+		t := time.NewTimer(s.Opts.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timer:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Interrupted = true
+	}
+	if res.TimedOut || res.Interrupted {
+		// Read what every rank is doing before stopping anything.
+		if run, err := trace.ReadRun(dir); err == nil {
+			res.Run = run
+		}
+		waitErr = stop(cmd.Process.Pid, done)
+	}
+	res.Elapsed = time.Since(start)
+	res.LauncherExit = exitCode(waitErr)
+	killStrays(dir)
+	waitForExits(dir, 2*time.Second)
+	res.Output = errTail.String()
+
+	run, err := trace.ReadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	if res.Run != nil {
+		// Keep the snapshot's calls (what ranks were doing when stopped) but
+		// the final exit records.
+		for _, p := range run.Procs {
+			for _, q := range res.Run.Procs {
+				if q.File == p.File {
+					q.Exit = p.Exit
+				}
+			}
+		}
+	} else {
+		res.Run = run
+	}
+	trimLogs(res.Run)
+	if len(run.Procs) == 0 && !res.TimedOut && !res.Interrupted {
+		return res, &mpi.Error{Msg: fmt.Sprintf("the launcher (%s) started no rank (exit status %d):\n%s",
+			strings.Join(args[:min(len(args), 4)], " "), res.LauncherExit, lastLines(res.Output, 20))}
+	}
+	return res, nil
+}
+
+// stop ends the launcher's process group: TERM first (launchers then stop
+// their ranks), KILL after a grace period.
+func stop(pid int, done <-chan error) error {
+	syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		syscall.Kill(-pid, syscall.SIGKILL)
+		return err
+	case <-time.After(3 * time.Second):
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		return errors.New("launcher did not exit")
+	}
+}
+
+// killStrays kills any process of this run that is still alive on this host:
+// ranks whose launcher lost track of them. They are found by their log files
+// and recognised by MPIVET_DIR in their environment, so a recycled pid is
+// never hit.
+func killStrays(dir string) {
+	host, _ := os.Hostname()
+	logs, _ := filepath.Glob(filepath.Join(dir, "p."+host+".*.log"))
+	for _, l := range logs {
+		base := strings.TrimSuffix(filepath.Base(l), ".log")
+		pid, err := strconv.Atoi(base[strings.LastIndex(base, ".")+1:])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil || !bytes.Contains(env, []byte("MPIVET_DIR="+dir+"\x00")) {
+			continue
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// waitForExits gives supervisors a moment to write the exit records of
+// ranks that ended as the launcher went away.
+func waitForExits(dir string, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) {
+		logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
+		exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
+		if len(exits) >= len(logs) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// trimLogs cuts the sparse log files down to their records.
+func trimLogs(run *trace.Run) {
+	for _, p := range run.Procs {
+		if p.End > 0 && strings.HasSuffix(p.File, ".log") {
+			os.Truncate(p.File, p.End)
+		}
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

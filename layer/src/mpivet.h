@@ -1,0 +1,97 @@
+/*
+ * mpivet interposition layer: the recording primitives shared by the
+ * hand-written recorder (recorder.c) and the generated wrappers
+ * (generated/wrappers.c). Everything on the per-call path is inline here.
+ *
+ * Record format (read by the Go package trace; ids and kinds come from
+ * api/mpi.api and api/api.go):
+ *
+ *   file   = "MPIVET01" record*            (8-byte magic, then records)
+ *   record = header:u64 word:u64*          (little endian, 8-byte aligned)
+ *   header = size:u32 | call:u16 << 32 | kind:u8 << 48
+ *
+ * size is the whole record in bytes. The header is stored last, with release
+ * semantics, so a reader (even one reading while the rank runs, or after the
+ * rank was killed) sees either a complete record or a zero header, which ends
+ * the log. The log is a shared memory mapping of a sparse file: records cost a
+ * few stores, and survive the process being killed.
+ */
+#ifndef MPIVET_LAYER_H
+#define MPIVET_LAYER_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define MPIVET_KIND_ENTRY 1
+#define MPIVET_KIND_EXIT 2
+#define MPIVET_KIND_META 3
+
+#define MPIVET_META_PROCESS 1
+#define MPIVET_META_CONSTANTS 2
+#define MPIVET_META_MAPS 3
+#define MPIVET_META_SIGNAL 4
+#define MPIVET_META_OVERFLOW 5
+
+#define MPIVET_NOREC UINT64_MAX
+
+/* Handle values are kept as the integer value of the C handle (a pointer in
+ * Open MPI, an int in MPICH), the same in C and Fortran wrappers. */
+#define MPIVET_H(x) ((uint64_t)(uintptr_t)(x))
+#define MPIVET_A(x) ((uint64_t)(uintptr_t)(x))
+#define MPIVET_I(x) ((uint64_t)(int64_t)(x))
+
+/* Re-entry guard: non-zero while this thread is inside a wrapper, so MPI calls
+ * made by MPI itself (MPICH's Fortran bindings call the C MPI_* functions) or
+ * by the layer pass straight through. */
+extern __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
+
+extern int mpivet_on;        /* the log is open: record */
+extern int mpivet_inited;    /* process metadata written (after MPI init) */
+extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
+extern char *mpivet_base;    /* the mapped log */
+extern uint64_t mpivet_pos;  /* next free byte */
+extern uint64_t mpivet_cap;  /* usable bytes */
+
+void mpivet_lazy_init(void);
+void mpivet_post_init(void);
+void mpivet_overflow(uint64_t at);
+void mpivet_write_constants(void); /* generated */
+
+static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
+
+/* mpivet_begin reserves a record of nwords payload words and returns where to
+ * write them, or NULL when the log is full. *off receives the record offset
+ * (MPIVET_NOREC when dropped). */
+static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
+{
+	uint64_t size = 8 + nwords * 8, o;
+	if (mpivet_mt)
+		o = __atomic_fetch_add(&mpivet_pos, size, __ATOMIC_RELAXED);
+	else {
+		o = mpivet_pos;
+		mpivet_pos = o + size;
+	}
+	if (__builtin_expect(o + size > mpivet_cap, 0)) {
+		mpivet_overflow(o);
+		*off = MPIVET_NOREC;
+		return NULL;
+	}
+	*off = o;
+	return (uint64_t *)(mpivet_base + o + 8);
+}
+
+static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, unsigned kind)
+{
+	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
+	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
+}
+
+/* The call site of a wrapper: its return address. */
+#define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))
+
+/* Fortran 2008 bindings of some MPIs pass choice buffers as a C descriptor,
+ * whose first member is the base address. */
+#define MPIVET_CFI_ADDR(p) ((p) ? *(void *const *)(p) : (void *)0)
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * mpivet interposition layer: the per-rank recorder.
+ *
+ * Loaded into every rank with LD_PRELOAD by the rank supervisor
+ * (supervise.c), which sets MPIVET_DIR to the run directory. Without
+ * MPIVET_DIR the layer stays off and every wrapper passes straight through.
+ *
+ * The log of a rank is <dir>/p.<host>.<pid>.log: named by host and pid
+ * because the rank number is only known after MPI_Init, and the supervisor,
+ * which knows the pid, writes its exit record under the same name.
+ */
+#define _GNU_SOURCE
+#include "mpivet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+__thread int mpivet_guard __attribute__((tls_model("initial-exec")));
+int mpivet_on, mpivet_inited, mpivet_mt;
+char *mpivet_base;
+uint64_t mpivet_pos, mpivet_cap;
+
+static int overflowed;
+static char hostname[256];
+
+/* Reserve this much room at the end for the overflow marker. */
+#define TAIL 64
+
+__attribute__((constructor)) static void mpivet_open(void)
+{
+	const char *dir = getenv("MPIVET_DIR");
+	if (!dir || !*dir)
+		return;
+	uint64_t max = 16ULL << 30; /* sparse: costs only what is written */
+	const char *m = getenv("MPIVET_LOG_MAX");
+	if (m && *m)
+		max = strtoull(m, NULL, 10);
+	if (max < 4096)
+		max = 4096;
+	gethostname(hostname, sizeof hostname - 1);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "mpivet: cannot create %s: %s (recording off)\n", path, strerror(errno));
+		return;
+	}
+	if (ftruncate(fd, (off_t)max) != 0) {
+		fprintf(stderr, "mpivet: cannot size %s: %s (recording off)\n", path, strerror(errno));
+		close(fd);
+		return;
+	}
+	void *p = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "mpivet: cannot map %s: %s (recording off)\n", path, strerror(errno));
+		return;
+	}
+	mpivet_base = p;
+	memcpy(mpivet_base, "MPIVET01", 8);
+	mpivet_pos = 8;
+	mpivet_cap = max - TAIL;
+	mpivet_on = 1;
+}
+
+/* mpivet_overflow marks the end of the records that fit: the first record
+ * that did not fit (at offset at) becomes an overflow marker, which the
+ * reserved tail always has room for. */
+void mpivet_overflow(uint64_t at)
+{
+	if (at > mpivet_cap || __atomic_exchange_n(&overflowed, 1, __ATOMIC_RELAXED))
+		return;
+	mpivet_commit(at, 0, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
+}
+
+/* write_meta_string appends a meta record holding a string. */
+static void write_meta_string(unsigned id, const char *s, size_t n)
+{
+	uint64_t off, words = 1 + (n + 7) / 8;
+	uint64_t *w = mpivet_begin(words, &off);
+	if (!w)
+		return;
+	w[0] = n;
+	memcpy(&w[1], s, n);
+	mpivet_commit(off, words, id, MPIVET_KIND_META);
+}
+
+/* write_maps records the executable mappings, so that the Go side can turn
+ * return addresses into source lines without any work in the rank. */
+static void write_maps(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb, cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	/* keep only executable mappings backed by a file */
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && buf[j] != '\n')
+			j++;
+		char *line = buf + i;
+		char *sp = memchr(line, ' ', j - i);
+		if (sp && sp + 3 < buf + j && sp[3] == 'x' && memchr(line, '/', j - i)) {
+			memmove(buf + o, line, j - i);
+			o += j - i;
+			buf[o++] = '\n';
+		}
+		i = j + 1;
+	}
+	write_meta_string(MPIVET_META_MAPS, buf, o);
+	free(buf);
+}
+
+static struct sigaction old_actions[32];
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t pc = 0;
+#if defined(__x86_64__)
+	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
+#endif
+	if (mpivet_on) {
+		uint64_t off;
+		uint64_t *w = mpivet_begin(3, &off);
+		if (w) {
+			w[0] = (uint64_t)sig;
+			w[1] = pc;
+			w[2] = MPIVET_A(si ? si->si_addr : 0);
+			mpivet_commit(off, 3, MPIVET_META_SIGNAL, MPIVET_KIND_META);
+		}
+	}
+	/* Hand the signal on to whoever had it before us (MPI's own handler, or
+	 * the default action). */
+	struct sigaction *old = &old_actions[sig];
+	sigaction(sig, old, NULL);
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+		old->sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		return;
+	}
+	/* A fault re-executes and now takes the default action; a sent signal is
+	 * raised again. */
+	if (!si || si->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
+}
+
+static void install_crash_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+		sigaction(crash_signals[i], &sa, &old_actions[crash_signals[i]]);
+}
+
+/* mpivet_post_init runs once MPI is initialised, whichever way the program
+ * initialised it (C, Fortran, or MPICH's f08 binding that bypasses
+ * MPI_Init): it records who this process is. */
+void mpivet_post_init(void)
+{
+	if (!mpivet_on || __atomic_exchange_n(&mpivet_inited, 1, __ATOMIC_ACQ_REL))
+		return;
+	int rank = -1, size = -1, level = MPI_THREAD_SINGLE;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	PMPI_Query_thread(&level);
+	if (level == MPI_THREAD_MULTIPLE)
+		mpivet_mt = 1;
+	size_t hn = strlen(hostname);
+	uint64_t off, words = 5 + (hn + 7) / 8;
+	uint64_t *w = mpivet_begin(words, &off);
+	if (w) {
+		w[0] = (uint64_t)rank;
+		w[1] = (uint64_t)size;
+		w[2] = (uint64_t)getpid();
+		w[3] = (uint64_t)level;
+		w[4] = hn;
+		memcpy(&w[5], hostname, hn);
+		mpivet_commit(off, words, MPIVET_META_PROCESS, MPIVET_KIND_META);
+	}
+	mpivet_write_constants();
+	write_maps();
+	install_crash_handlers();
+}
+
+/* mpivet_lazy_init is called by a wrapper that finds the process metadata
+ * not yet written: MPI may have been initialised behind our back. */
+void mpivet_lazy_init(void)
+{
+	int flag = 0;
+	PMPI_Initialized(&flag);
+	if (flag)
+		mpivet_post_init();
+}

@@ -1,0 +1,146 @@
+/*
+ * mpivet rank supervisor: the launcher (mpirun, mpiexec, srun) starts this in
+ * place of the program, once per rank:
+ *
+ *   mpivet-supervise RUNDIR LAYER.so PROGRAM ARGS...
+ *
+ * It starts PROGRAM with the interposition layer preloaded, passes on the
+ * signals the launcher sends, and writes RUNDIR/p.HOST.PID.exit saying how
+ * the program ended: only a parent can know that a rank was killed by a
+ * signal or returned non-zero from main. It then ends the same way, so the
+ * launcher sees what it would have seen without mpivet.
+ *
+ * No stray processes: the program dies with its supervisor (PDEATHSIG), and
+ * the supervisor with its launcher daemon.
+ *
+ * Plain C without MPI; built once per machine next to the layer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t child, forwarded;
+
+static void forward(int sig)
+{
+	forwarded = sig;
+	if (child > 0)
+		kill(child, sig);
+}
+
+static void write_exit(const char *dir, const char *host, int pid, int status, const char *exec_error)
+{
+	char path[4096], tmp[4200], buf[8192];
+	snprintf(path, sizeof path, "%s/p.%s.%d.exit", dir, host, pid);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	int exited = exec_error ? 1 : WIFEXITED(status);
+	int code = exec_error ? 127 : (WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+	int sig = (!exec_error && WIFSIGNALED(status)) ? WTERMSIG(status) : 0;
+	int core = (!exec_error && WIFSIGNALED(status)) ? WCOREDUMP(status) != 0 : 0;
+	char esc[1024] = "";
+	if (exec_error) {
+		size_t k = 0;
+		for (const char *s = exec_error; *s && k < sizeof esc - 2; s++) {
+			if (*s == '"' || *s == '\\')
+				esc[k++] = '\\';
+			esc[k++] = *s;
+		}
+		esc[k] = 0;
+	}
+	int n = snprintf(buf, sizeof buf,
+			 "{\"host\":\"%s\",\"pid\":%d,\"exited\":%s,\"code\":%d,\"signal\":%d,\"core\":%s,"
+			 "\"forwarded\":%d,\"exec_error\":\"%s\"}\n",
+			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, n) == n && close(fd) == 0)
+		rename(tmp, path);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: mpivet-supervise RUNDIR LAYER PROGRAM [ARGS...]\n");
+		return 2;
+	}
+	const char *dir = argv[1], *layer = argv[2];
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+
+	/* Preload the layer into the program only. */
+	const char *old = getenv("LD_PRELOAD");
+	char *pre = malloc(strlen(layer) + (old ? strlen(old) : 0) + 2);
+	sprintf(pre, "%s%s%s", layer, old && *old ? ":" : "", old && *old ? old : "");
+	setenv("LD_PRELOAD", pre, 1);
+	setenv("MPIVET_DIR", dir, 1);
+
+	/* Exec failures reach the parent through a close-on-exec pipe. */
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return 2;
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("mpivet: fork");
+		return 2;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGTERM, SIG_DFL);
+		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+			signal(sigs[i], SIG_DFL);
+		execvp(argv[3], argv + 3);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	child = pid;
+	close(pfd[1]);
+	int e = 0;
+	ssize_t r;
+	do
+		r = read(pfd[0], &e, sizeof e);
+	while (r < 0 && errno == EINTR);
+	if (r == sizeof e) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "cannot execute %s: %s", argv[3], strerror(e));
+		fprintf(stderr, "mpivet: %s\n", msg);
+		waitpid(pid, NULL, 0);
+		write_exit(dir, host, pid, 0, msg);
+		return 127;
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	write_exit(dir, host, pid, status, NULL);
+	if (WIFSIGNALED(status)) {
+		/* End the same way, without a second core dump. */
+		struct rlimit no = {0, 0};
+		setrlimit(RLIMIT_CORE, &no);
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}

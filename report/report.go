@@ -1,0 +1,131 @@
+// Package report prints the outcome of an mpivet run: on a terminal, one
+// block per finding, and as the JSON document that tools and tests read.
+// Each format is one Print function; they share the Report value.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"mpivet/check"
+)
+
+// Report is the outcome of checking a program.
+type Report struct {
+	Verdict       string          `json:"verdict"` // "ok" or "error"
+	Interleavings int             `json:"interleavings"`
+	Findings      []check.Finding `json:"findings"`
+	Program       string          `json:"program"`
+	Args          []string        `json:"args"`
+	Ranks         int             `json:"ranks"`
+	MPI           string          `json:"mpi"`
+	RunDir        string          `json:"run_dir"`
+	Seconds       float64         `json:"seconds"`
+}
+
+// New builds a report and its verdict from findings.
+func New(findings []check.Finding) *Report {
+	r := &Report{Verdict: "ok", Findings: findings}
+	if r.Findings == nil {
+		r.Findings = []check.Finding{}
+	}
+	for _, f := range findings {
+		if f.Severity == check.Error {
+			r.Verdict = "error"
+		}
+	}
+	return r
+}
+
+// ExitCode is mpivet's exit status for the report: 0 clean, 1 errors found.
+func (r *Report) ExitCode() int {
+	if r.Verdict == "error" {
+		return 1
+	}
+	return 0
+}
+
+// WriteJSON writes the JSON document to path.
+func (r *Report) WriteJSON(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Colors used on terminals: MUST's convention, red errors, yellow warnings,
+// green for a clean run.
+type palette struct{ red, yellow, green, bold, dim, reset string }
+
+func colors(on bool) palette {
+	if !on {
+		return palette{}
+	}
+	return palette{"\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[1m", "\x1b[2m", "\x1b[0m"}
+}
+
+// PrintText writes the terminal report.
+func (r *Report) PrintText(w io.Writer, color bool) {
+	c := colors(color)
+	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
+	for i, f := range r.Findings {
+		col := c.yellow
+		if f.Severity == check.Error {
+			col = c.red
+		}
+		ranks := ""
+		if len(f.Ranks) > 0 {
+			ranks = fmt.Sprintf(" %s %s", plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
+		}
+		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, interleaving(f))
+		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
+		fmt.Fprintf(w, "  %s\n", msg)
+		for _, l := range f.Locations {
+			note := ""
+			if l.Note != "" {
+				note = c.dim + "  (" + l.Note + ")" + c.reset
+			}
+			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
+		}
+		_ = i
+	}
+	errs, warns := 0, 0
+	for _, f := range r.Findings {
+		if f.Severity == check.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
+			c.green, c.reset, r.Interleavings, plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+		return
+	}
+	col := c.yellow
+	if r.Verdict == "error" {
+		col = c.red
+	}
+	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
+		errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"),
+		r.Interleavings, plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+}
+
+func interleaving(f check.Finding) string {
+	if f.Interleaving > 0 {
+		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,210 @@
+// Package symbolize turns the call-site addresses the layer records into
+// file:line:function, from the DWARF line tables and symbol tables of the
+// program and its libraries. This is done here, after the run, so that a rank
+// never spends time on it.
+package symbolize
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"mpivet/trace"
+)
+
+// Location is a source position.
+type Location struct {
+	File     string // as given to the compiler (relative to its directory), else the full path
+	Path     string // full path, when known
+	Line     int
+	Function string
+	Module   string // the executable or library
+}
+
+// String formats the location as file:line (function).
+func (l Location) String() string {
+	s := l.File
+	if s == "" {
+		s = filepath.Base(l.Module)
+		if s == "." || s == "" {
+			s = "??"
+		}
+	} else if l.Line > 0 {
+		s += ":" + itoa(l.Line)
+	}
+	if l.Function != "" {
+		s += " in " + l.Function
+	}
+	return s
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+type lineEntry struct {
+	addr uint64
+	file string
+	path string
+	line int // 0 marks the end of a sequence
+}
+
+type symbol struct {
+	addr, size uint64
+	name       string
+}
+
+type module struct {
+	loads []elf.ProgHeader
+	lines []lineEntry
+	syms  []symbol
+}
+
+// Symbolizer caches parsed modules across lookups.
+type Symbolizer struct {
+	mu   sync.Mutex
+	mods map[string]*module
+}
+
+// New returns an empty Symbolizer.
+func New() *Symbolizer { return &Symbolizer{mods: map[string]*module{}} }
+
+// Lookup resolves a return address recorded in a process with maps.
+func (s *Symbolizer) Lookup(maps []trace.Mapping, pc uint64) Location {
+	return s.lookup(maps, pc, true)
+}
+
+// LookupExact resolves an exact instruction address (a faulting pc).
+func (s *Symbolizer) LookupExact(maps []trace.Mapping, pc uint64) Location {
+	return s.lookup(maps, pc, false)
+}
+
+func (s *Symbolizer) lookup(maps []trace.Mapping, pc uint64, ret bool) Location {
+	if pc == 0 || pc == trace.Unknown {
+		return Location{}
+	}
+	if ret {
+		pc-- // inside the call instruction, not after it
+	}
+	for _, m := range maps {
+		if pc < m.Start || pc >= m.End {
+			continue
+		}
+		loc := Location{Module: m.Path}
+		mod := s.module(m.Path)
+		if mod == nil {
+			return loc
+		}
+		off := pc - m.Start + m.Offset
+		vaddr, ok := uint64(0), false
+		for _, p := range mod.loads {
+			if off >= p.Off && off < p.Off+p.Filesz {
+				vaddr, ok = off-p.Off+p.Vaddr, true
+				break
+			}
+		}
+		if !ok {
+			return loc
+		}
+		if i := sort.Search(len(mod.lines), func(i int) bool { return mod.lines[i].addr > vaddr }); i > 0 {
+			if e := mod.lines[i-1]; e.line > 0 {
+				loc.File, loc.Path, loc.Line = e.file, e.path, e.line
+			}
+		}
+		if i := sort.Search(len(mod.syms), func(i int) bool { return mod.syms[i].addr > vaddr }); i > 0 {
+			if y := mod.syms[i-1]; vaddr < y.addr+y.size || y.size == 0 {
+				loc.Function = y.name
+			}
+		}
+		return loc
+	}
+	return Location{}
+}
+
+func (s *Symbolizer) module(path string) *module {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.mods[path]; ok {
+		return m
+	}
+	m := load(path)
+	s.mods[path] = m
+	return m
+}
+
+func load(path string) *module {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	m := &module{}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			m.loads = append(m.loads, p.ProgHeader)
+		}
+	}
+	syms, _ := f.Symbols()
+	dyn, _ := f.DynamicSymbols()
+	for _, y := range append(syms, dyn...) {
+		if elf.ST_TYPE(y.Info) == elf.STT_FUNC && y.Value != 0 {
+			m.syms = append(m.syms, symbol{y.Value, y.Size, y.Name})
+		}
+	}
+	sort.Slice(m.syms, func(i, j int) bool { return m.syms[i].addr < m.syms[j].addr })
+	if d, err := f.DWARF(); err == nil {
+		m.lines = lines(d)
+	}
+	return m
+}
+
+func lines(d *dwarf.Data) []lineEntry {
+	var out []lineEntry
+	r := d.Reader()
+	for {
+		cu, err := r.Next()
+		if err != nil || cu == nil {
+			break
+		}
+		if cu.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
+		lr, err := d.LineReader(cu)
+		if err == nil && lr != nil {
+			var e dwarf.LineEntry
+			for lr.Next(&e) == nil {
+				le := lineEntry{addr: e.Address}
+				if !e.EndSequence && e.File != nil {
+					le.path, le.line = e.File.Name, e.Line
+					le.file = le.path
+					if compDir != "" && strings.HasPrefix(le.path, compDir+"/") {
+						le.file = strings.TrimPrefix(le.path, compDir+"/")
+					}
+				}
+				out = append(out, le)
+			}
+		}
+		r.SkipChildren()
+	}
+	// At equal addresses the end of one sequence sorts before the start of
+	// the next, so that a lookup finds the start.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].addr != out[j].addr {
+			return out[i].addr < out[j].addr
+		}
+		return out[i].line == 0 && out[j].line != 0
+	})
+	return out
+}

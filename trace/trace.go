@@ -1,0 +1,373 @@
+// Package trace reads the per-rank logs that the interposition layer writes
+// (format: layer/src/mpivet.h) and the exit records of the rank supervisor, and
+// turns them into the calls and process facts the checks consume.
+//
+// A log may be read while its rank is still running (for timeouts, and later
+// for deadlock detection) or after the rank was killed: a record is visible
+// only once its header is stored, so the log always ends at a whole record.
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"mpivet/api"
+)
+
+// Unknown is the value the layer records for an output it could not read.
+const Unknown = ^uint64(0)
+
+// Value is one decoded field.
+type Value struct {
+	Word  uint64   // scalar fields
+	Words []uint64 // array fields
+}
+
+// Call is one MPI call made by a rank, from its entry record and, if the call
+// returned, its exit record.
+type Call struct {
+	Def      *api.Call
+	Seq      int    // position among this rank's calls
+	PC       uint64 // call site (return address into the caller)
+	In       []Value
+	Out      []Value
+	Returned bool
+	RC       int64
+}
+
+// Name is the MPI function name.
+func (c *Call) Name() string { return c.Def.Name }
+
+func (c *Call) field(name string) (Value, api.Field, bool) {
+	for i, f := range c.Def.In {
+		if f.Name == name {
+			return c.In[i], f, true
+		}
+	}
+	if c.Returned {
+		for i, f := range c.Def.Out {
+			if f.Name == name {
+				return c.Out[i], f, true
+			}
+		}
+	}
+	return Value{}, api.Field{}, false
+}
+
+// Word returns the scalar field name (Unknown if absent).
+func (c *Call) Word(name string) uint64 {
+	v, _, ok := c.field(name)
+	if !ok {
+		return Unknown
+	}
+	return v.Word
+}
+
+// Int returns the scalar field name as a signed integer.
+func (c *Call) Int(name string) int64 { return int64(c.Word(name)) }
+
+// Words returns the array field name.
+func (c *Call) Words(name string) []uint64 {
+	v, _, _ := c.field(name)
+	return v.Words
+}
+
+// HasField reports whether the call records field name (for outputs: and returned).
+func (c *Call) HasField(name string) bool {
+	_, _, ok := c.field(name)
+	return ok
+}
+
+// Signal is a crash signal the layer saw in the rank.
+type Signal struct {
+	Number int
+	PC     uint64
+	Addr   uint64
+}
+
+// Mapping is an executable mapping of the process, for symbolisation.
+type Mapping struct {
+	Start, End, Offset uint64
+	Path               string
+}
+
+// Process is everything recorded about one rank.
+type Process struct {
+	File     string // log path
+	Host     string
+	Pid      int
+	Rank     int // -1 until the process initialised MPI
+	Size     int
+	Level    int // thread support level provided
+	Consts   map[uint64][]string
+	ConstVal map[string]uint64
+	Maps     []Mapping
+	Calls    []*Call
+	Signal   *Signal
+	Overflow bool
+	Exit     *Exit // from the supervisor; nil if it left none (killed)
+	End      int64 // end of the last whole record in the log
+}
+
+// Const returns the value of a predefined constant and whether the MPI defines it.
+func (p *Process) Const(name string) (uint64, bool) {
+	v, ok := p.ConstVal[name]
+	return v, ok
+}
+
+// Last returns the last call the rank made, or nil.
+func (p *Process) Last() *Call {
+	if len(p.Calls) == 0 {
+		return nil
+	}
+	return p.Calls[len(p.Calls)-1]
+}
+
+// Finalized reports whether the rank returned from MPI_Finalize.
+func (p *Process) Finalized() bool { return p.finalizeCall(true) != nil }
+
+// FinalizeCall returns the rank's MPI_Finalize call, or nil.
+func (p *Process) FinalizeCall() *Call { return p.finalizeCall(false) }
+
+func (p *Process) finalizeCall(returned bool) *Call {
+	for i := len(p.Calls) - 1; i >= 0; i-- {
+		c := p.Calls[i]
+		if c.Def.Has("finalize") && (c.Returned || !returned) {
+			return c
+		}
+	}
+	return nil
+}
+
+var le = binary.LittleEndian
+
+// ErrNotLog is returned for a file that is not an mpivet log.
+var ErrNotLog = errors.New("not an mpivet log")
+
+// ReadLog decodes one rank's log. The file is mapped, not read: a log is a
+// sparse file much larger than its records, and may still be growing.
+func ReadLog(path string) (*Process, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < 8 {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	defer syscall.Munmap(data)
+	return Decode(path, data)
+}
+
+// Decode decodes a log already in memory.
+func Decode(path string, data []byte) (*Process, error) {
+	if len(data) < 8 || string(data[:8]) != "MPIVET01" {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
+	}
+	p := &Process{File: path, Rank: -1, Size: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{}}
+	base := filepath.Base(path)
+	if parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(base, "p."), ".log"), "."); len(parts) >= 2 {
+		p.Host = strings.Join(parts[:len(parts)-1], ".")
+		fmt.Sscan(parts[len(parts)-1], &p.Pid)
+	}
+	entries := map[uint64]*Call{}
+	off := uint64(8)
+	defer func() { p.End = int64(off) }()
+	for off+8 <= uint64(len(data)) {
+		h := le.Uint64(data[off:])
+		size, id, kind := h&0xffffffff, int(h>>32&0xffff), int(h>>48&0xff)
+		if h == 0 || size < 8 || size%8 != 0 || off+size > uint64(len(data)) {
+			break
+		}
+		words := make([]uint64, (size-8)/8)
+		for i := range words {
+			words[i] = le.Uint64(data[off+8+uint64(i)*8:])
+		}
+		switch kind {
+		case api.KindEntry:
+			if id >= len(api.MPI.Calls) {
+				return nil, fmt.Errorf("%s: record at %d: unknown call %d (layer and mpivet differ in version?)", path, off, id)
+			}
+			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls)}
+			if len(words) > 0 {
+				c.PC = words[0]
+				c.In = decodeFields(c.Def.In, words[1:])
+			}
+			entries[off] = c
+			p.Calls = append(p.Calls, c)
+		case api.KindExit:
+			if len(words) < 2 {
+				break
+			}
+			if c := entries[words[0]]; c != nil {
+				c.Returned, c.RC = true, int64(words[1])
+				c.Out = decodeFields(c.Def.Out, words[2:])
+				delete(entries, words[0])
+			}
+		case api.KindMeta:
+			p.decodeMeta(id, words)
+		}
+		off += size
+	}
+	return p, nil
+}
+
+func decodeFields(fs []api.Field, w []uint64) []Value {
+	vals := make([]Value, len(fs))
+	k := 0
+	next := func() uint64 {
+		if k < len(w) {
+			k++
+			return w[k-1]
+		}
+		return Unknown
+	}
+	for i, f := range fs {
+		switch f.Kind {
+		case api.FHandles, api.FInts:
+			n := int(next())
+			if n < 0 || n > len(w)-k {
+				n = 0
+			}
+			vals[i].Words = append([]uint64(nil), w[k:k+n]...)
+			vals[i].Word = uint64(n)
+			k += n
+		case api.FStatus:
+			vals[i].Words = []uint64{next(), next()}
+			vals[i].Word = vals[i].Words[0]
+		default:
+			vals[i].Word = next()
+		}
+	}
+	return vals
+}
+
+func metaString(w []uint64) string {
+	if len(w) == 0 {
+		return ""
+	}
+	n := int(w[0])
+	b := make([]byte, 0, len(w)*8)
+	for _, x := range w[1:] {
+		b = le.AppendUint64(b, x)
+	}
+	if n > len(b) {
+		n = len(b)
+	}
+	return string(b[:n])
+}
+
+func (p *Process) decodeMeta(id int, w []uint64) {
+	switch id {
+	case api.MetaProcess:
+		if len(w) >= 5 {
+			p.Rank, p.Size, p.Pid, p.Level = int(int64(w[0])), int(int64(w[1])), int(w[2]), int(w[3])
+			p.Host = metaString(w[4:])
+		}
+	case api.MetaConstants:
+		for i, v := range w {
+			if i < len(api.MPI.Consts) && v != ^uint64(0)-1 {
+				name := api.MPI.Consts[i]
+				p.Consts[v] = append(p.Consts[v], name)
+				p.ConstVal[name] = v
+			}
+		}
+	case api.MetaMaps:
+		p.Maps = parseMaps(metaString(w))
+	case api.MetaSignal:
+		if len(w) >= 3 {
+			p.Signal = &Signal{Number: int(w[0]), PC: w[1], Addr: w[2]}
+		}
+	case api.MetaOverflow:
+		p.Overflow = true
+	}
+}
+
+func parseMaps(s string) []Mapping {
+	var ms []Mapping
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		var m Mapping
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &m.Start, &m.End); err != nil {
+			continue
+		}
+		fmt.Sscanf(f[2], "%x", &m.Offset)
+		m.Path = strings.Join(f[5:], " ")
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// Run is everything recorded in one run directory.
+type Run struct {
+	Dir   string
+	Procs []*Process // sorted by rank (processes without a rank last)
+}
+
+// Rank returns the process of a world rank, or nil.
+func (r *Run) Rank(rank int) *Process {
+	for _, p := range r.Procs {
+		if p.Rank == rank {
+			return p
+		}
+	}
+	return nil
+}
+
+// ReadRun reads all logs and exit records of a run directory.
+func ReadRun(dir string) (*Run, error) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
+	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
+	r := &Run{Dir: dir}
+	byName := map[string]*Process{}
+	for _, l := range logs {
+		p, err := ReadLog(l)
+		if err != nil {
+			return nil, err
+		}
+		r.Procs = append(r.Procs, p)
+		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = p
+	}
+	for _, e := range exits {
+		x, err := ReadExit(e)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(e), ".exit")
+		if p := byName[name]; p != nil {
+			p.Exit = x
+		} else {
+			// The process left no log: it never got the layer loaded
+			// (exec failed, or not a dynamically linked program).
+			r.Procs = append(r.Procs, &Process{File: e, Host: x.Host, Pid: x.Pid, Rank: -1, Size: -1, Exit: x})
+		}
+	}
+	sort.SliceStable(r.Procs, func(i, j int) bool {
+		a, b := r.Procs[i], r.Procs[j]
+		if (a.Rank < 0) != (b.Rank < 0) {
+			return a.Rank >= 0
+		}
+		if a.Rank != b.Rank {
+			return a.Rank < b.Rank
+		}
+		return a.Pid < b.Pid
+	})
+	return r, nil
+}
