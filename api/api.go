@@ -27,8 +27,8 @@ const (
 	Ignore              // not kept
 	New                 // T* output handle created by the call (exit)
 	Free                // T* handle released by the call (read on entry)
-	Inout               // T* handle read on entry
-	Reqs                // request array of Len elements (read on entry)
+	Inout               // T* handle read on entry and again on exit (field NAME_out)
+	Reqs                // request array of Len elements, read on entry and on exit (NAME_out)
 	Out                 // int* output (exit)
 	Index               // int* output index; 1-based in Fortran (exit)
 	Indices             // int[] output of *Len indices; 1-based in Fortran (exit)
@@ -175,7 +175,20 @@ func parseCall(line string) (*Call, error) {
 		}
 		if f, ok := field(p, i); ok {
 			switch p.Role {
-			case Value, Free, Inout, Reqs:
+			case Inout:
+				// The MPI may replace the handle (Open MPI does, when a
+				// persistent request is started while active).
+				c.In = append(c.In, f)
+				f.Name += "_out"
+				c.Out = append(c.Out, f)
+			case Reqs:
+				// Read again on exit: the requests the MPI set to
+				// MPI_REQUEST_NULL are the ones that completed, whatever
+				// index a binding reports.
+				c.In = append(c.In, f)
+				f.Name += "_out"
+				c.Out = append(c.Out, f)
+			case Value, Free:
 				c.In = append(c.In, f)
 			default:
 				c.Out = append(c.Out, f)

@@ -39,12 +39,17 @@ type Location struct {
 	Note     string `json:"note,omitempty"` // what happened there
 }
 
-// String formats the location for a terminal.
-func (l Location) String() string {
-	s := symbolize.Location{File: l.File, Line: l.Line, Function: l.Function}.String()
+// Where formats the source position: file:line in function.
+func (l Location) Where() string {
 	if l.File == "" && l.Function == "" {
-		s = "(unknown location)"
+		return "(unknown location)"
 	}
+	return symbolize.Location{File: l.File, Line: l.Line, Function: l.Function}.String()
+}
+
+// String formats the location for a terminal, with the call made there.
+func (l Location) String() string {
+	s := l.Where()
 	if l.Call != "" {
 		s = l.Call + " at " + s
 	}
@@ -68,6 +73,10 @@ type Input struct {
 	TimedOut bool          // mpivet stopped the run at its time limit
 	Timeout  time.Duration // that limit
 	Sym      *symbolize.Symbolizer
+	// What the launcher said on its error stream (the end of it): where an
+	// MPI library explains why it ended a job.
+	LauncherOutput string
+	LauncherExit   int
 }
 
 // Check is one analysis.
@@ -137,7 +146,14 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 		case api.FHandle:
 			args = append(args, fmt.Sprintf("%s=%s", f.Name, HandleName(proc, v)))
 		case api.FHandles:
-			args = append(args, fmt.Sprintf("%s=[%d]", f.Name, len(c.In[i].Words)))
+			var hs []string
+			for _, h := range c.In[i].Words {
+				hs = append(hs, HandleName(proc, h))
+			}
+			if len(hs) > 8 {
+				hs = append(hs[:8], fmt.Sprintf("... %d in all", len(c.In[i].Words)))
+			}
+			args = append(args, fmt.Sprintf("%s=[%s]", f.Name, strings.Join(hs, " ")))
 		}
 	}
 	return c.Name() + "(" + strings.Join(args, ", ") + ")"

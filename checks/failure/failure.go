@@ -3,6 +3,7 @@ package failure
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -151,6 +152,28 @@ func run(pass *check.Pass) error {
 			primaries++
 		}
 	}
+	if primaries == 0 && len(fs) > 0 {
+		// Nobody failed by itself, yet ranks were ended from outside: the
+		// MPI library (an error it detected, with errors fatal) or the
+		// launcher ended the job. Its own words say why.
+		var locs []check.Location
+		var ranks []int
+		for _, f := range fs {
+			locs = append(locs, f.f.Locations...)
+			if f.p.Rank >= 0 {
+				ranks = append(ranks, f.p.Rank)
+			}
+		}
+		for i := range locs {
+			locs[i].Note = "in this call when the job was ended"
+		}
+		msg := "the job was ended by the MPI library or the launcher, not by the program"
+		if why := mpiSays(in.LauncherOutput); why != "" {
+			msg += "; it said:\n" + why
+		}
+		pass.Report(check.Finding{Ranks: ranks, Message: msg, Locations: locs})
+		return nil
+	}
 	for _, f := range fs {
 		if !f.prim && primaries > 0 {
 			continue // a consequence of a failure reported below
@@ -164,6 +187,23 @@ func run(pass *check.Pass) error {
 		pass.Report(f.f)
 	}
 	return nil
+}
+
+var errLine = regexp.MustCompile(`(?i)fatal|error|abort|signal|killed|failed`)
+
+// mpiSays picks the lines of the launcher's output that explain an error.
+func mpiSays(out string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && errLine.MatchString(l) && !strings.HasPrefix(l, "---") {
+			lines = append(lines, l)
+		}
+		if len(lines) == 6 {
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func plural(n int, one, many string) string {

@@ -46,13 +46,13 @@ func run(pass *check.Pass) error {
 			l.Note = "blocked here"
 			locs = append(locs, l)
 			ranks = append(ranks, p.Rank)
-			lines = append(lines, fmt.Sprintf("rank %d: blocked in %s at %s", p.Rank, check.Describe(p, last), l.String()))
+			lines = append(lines, fmt.Sprintf("rank %d: blocked in %s at %s", p.Rank, check.Describe(p, last), l.Where()))
 		default:
 			l := pass.At(p, last)
 			l.Note = "last MPI call; computing since"
 			locs = append(locs, l)
 			ranks = append(ranks, p.Rank)
-			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.String()))
+			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.Where()))
 		}
 	}
 	pass.Report(check.Finding{

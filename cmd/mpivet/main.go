@@ -49,7 +49,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(&code), checksCmd(), explainCmd())
+	root.AddCommand(runCmd(&code), checksCmd(), explainCmd(), dumpCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mpivet:", err)
 		os.Exit(exitFailure)
@@ -140,7 +140,8 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if res.Interrupted {
 		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", res.Dir)
 	}
-	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Timeout: f.timeout, Sym: symbolize.New()}
+	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Timeout: f.timeout, Sym: symbolize.New(),
+		LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	findings, err := check.Run(all.Checks, in)
 	if err != nil {
 		return exitFailure, err

@@ -198,6 +198,10 @@ func genC(w writer, c *api.Call) {
 		switch p.Role {
 		case api.New:
 			outArgs = append(outArgs, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		case api.Inout:
+			outArgs = append(outArgs, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		case api.Reqs:
+			outArgs = append(outArgs, "MPIVET_I("+p.Len+")", p.Name)
 		case api.Out, api.Index:
 			outArgs = append(outArgs, fmt.Sprintf("%s ? MPIVET_I(*%s) : MPIVET_NOREC", p.Name, p.Name))
 		case api.Indices:
@@ -219,7 +223,6 @@ func genConstants(w writer, a *api.API) {
 	w("\tuint64_t off;\n\tuint64_t *w = mpivet_begin(k, &off);\n\tif (!w)\n\t\treturn;\n")
 	w("\tfor (int i = 0; i < k; i++)\n\t\tw[i] = v[i];\n\tmpivet_commit(off, k, MPIVET_META_CONSTANTS, MPIVET_KIND_META);\n}\n\n")
 }
-
 
 const fortranPrelude = `/* Fortran wrappers. Both MPIs' Fortran bindings may call PMPI_* directly
  * (Open MPI always, MPICH for mpi_f08), so the Fortran symbols are wrapped
@@ -340,6 +343,11 @@ func genFortran(w writer, c *api.Call) {
 			switch p.Role {
 			case api.New:
 				outArgs = append(outArgs, fmt.Sprintf("rc_ == MPI_SUCCESS ? MPIVET_H(%s(%s)) : MPIVET_NOREC", f2c[p.Handle], fint(p)))
+			case api.Inout:
+				outArgs = append(outArgs, fmt.Sprintf("MPIVET_H(%s(%s))", f2c[p.Handle], fint(p)))
+			case api.Reqs:
+				w("\tfor (int i_ = 0; i_ < rn_; i_++)\n\t\trv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", p.Name)
+				outArgs = append(outArgs, "rn_", "rv_")
 			case api.Out:
 				outArgs = append(outArgs, "MPIVET_I("+fint(p)+")")
 			case api.Index:

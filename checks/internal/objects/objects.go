@@ -9,6 +9,8 @@
 package objects
 
 import (
+	"strings"
+
 	"mpivet/api"
 	"mpivet/trace"
 )
@@ -59,6 +61,7 @@ func Follow(p *trace.Process) *State {
 	live := map[key]*Object{}
 	var order []*Object
 	predefined := func(v uint64) bool { return len(p.Consts[v]) > 0 || v == trace.Unknown }
+	null, _ := p.Const("MPI_REQUEST_NULL")
 	get := func(k api.HandleKind, v uint64) *Object { return live[key{k, v}] }
 	release := func(o *Object) { delete(live, key{o.Kind, o.Handle}) }
 
@@ -82,13 +85,33 @@ func Follow(p *trace.Process) *State {
 			}
 			release(o)
 		}
+		// A start is judged when it is made: an MPI may abort in it.
+		if c.Def.Has("start") {
+			for _, v := range requestsOf(c) {
+				if o := get("request", v); o != nil && o.Persistent {
+					if o.Active {
+						st.Events = append(st.Events, Event{StartedActive, o, c})
+					}
+					o.Active, o.Started = true, c
+				}
+			}
+		}
 		if !c.Returned {
 			continue // blocked or crashed inside: nothing completed or created
 		}
+		// The MPI may have replaced an inout handle.
+		if c.HasField("request_out") {
+			in, out := c.Word("request"), c.Word("request_out")
+			if o := get("request", in); o != nil && out != in && !predefined(out) {
+				release(o)
+				o.Handle = out
+				live[key{o.Kind, out}] = o
+			}
+		}
 		switch {
 		case c.Def.Has("completion"):
-			completeRequests(c, func(v uint64) {
-				if o := get("request", v); o != nil {
+			completeRequests(c, null, func(v uint64, persistentOnly bool) {
+				if o := get("request", v); o != nil && (o.Persistent || !persistentOnly) {
 					if o.Persistent {
 						o.Active = false
 					} else {
@@ -99,15 +122,6 @@ func Follow(p *trace.Process) *State {
 			if c.Name() == "MPI_Cancel" {
 				if o := get("request", c.Word("request")); o != nil {
 					o.Cancelled = true
-				}
-			}
-		case c.Def.Has("start"):
-			for _, v := range requestsOf(c) {
-				if o := get("request", v); o != nil && o.Persistent {
-					if o.Active {
-						st.Events = append(st.Events, Event{StartedActive, o, c})
-					}
-					o.Active, o.Started = true, c
 				}
 			}
 		}
@@ -143,7 +157,7 @@ func Follow(p *trace.Process) *State {
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the
-// request array).
+// request array) as they were on entry.
 func requestsOf(c *trace.Call) []uint64 {
 	for i, f := range c.Def.In {
 		prm := c.Def.Params[f.Param]
@@ -160,40 +174,68 @@ func requestsOf(c *trace.Call) []uint64 {
 	return nil
 }
 
+// requestsAfter returns the same requests as the MPI left them on exit, or
+// nil if the call does not record them.
+func requestsAfter(c *trace.Call) []uint64 {
+	for i, f := range c.Def.Out {
+		if f.Handle != "request" || !strings.HasSuffix(f.Name, "_out") {
+			continue
+		}
+		switch f.Kind {
+		case api.FHandles:
+			return c.Out[i].Words
+		case api.FHandle:
+			return []uint64{c.Out[i].Word}
+		}
+	}
+	return nil
+}
+
 // completeRequests calls done for every request a returned completion call
-// completed, from its outputs: indices (Waitsome/Testsome), index
+// completed. A completed nonpersistent request is one the MPI set to
+// MPI_REQUEST_NULL; a persistent one keeps its handle, so for those the
+// call's outputs say which completed: indices (Waitsome/Testsome), index
 // (Waitany/Testany), flag (Test/Testall), or all of them (Wait/Waitall).
 // MPI_Request_get_status only inspects; MPI_Cancel only marks; neither
 // completes.
-func completeRequests(c *trace.Call, done func(uint64)) {
+func completeRequests(c *trace.Call, null uint64, done func(v uint64, persistentOnly bool)) {
 	switch c.Name() {
 	case "MPI_Request_get_status", "MPI_Cancel", "MPI_Request_free":
 		return
 	}
-	reqs := requestsOf(c)
+	reqs, after := requestsOf(c), requestsAfter(c)
+	if len(after) == len(reqs) {
+		for i, r := range reqs {
+			if r != null && after[i] == null {
+				done(r, false)
+			}
+		}
+	}
+	var chosen []int
 	switch {
 	case c.HasField("array_of_indices"):
 		for _, ix := range c.Words("array_of_indices") {
-			if int(ix) >= 0 && int(ix) < len(reqs) {
-				done(reqs[ix])
-			}
+			chosen = append(chosen, int(int64(ix)))
 		}
 	case c.HasField("index"):
-		if c.HasField("flag") && c.Int("flag") == 0 {
-			return
-		}
-		if ix := c.Int("index"); ix >= 0 && int(ix) < len(reqs) {
-			done(reqs[ix])
+		if !c.HasField("flag") || c.Int("flag") != 0 {
+			chosen = append(chosen, int(c.Int("index")))
 		}
 	case c.HasField("flag"):
 		if c.Int("flag") != 0 {
-			for _, r := range reqs {
-				done(r)
+			for i := range reqs {
+				chosen = append(chosen, i)
 			}
 		}
 	default:
-		for _, r := range reqs {
-			done(r)
+		for i := range reqs {
+			chosen = append(chosen, i)
+		}
+	}
+	for _, ix := range chosen {
+		if ix >= 0 && ix < len(reqs) {
+			// Without exit values, every chosen request counts.
+			done(reqs[ix], len(after) == len(reqs))
 		}
 	}
 }

@@ -993,14 +993,15 @@ static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request)
 	return off_;
 }
 
-static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request_out;
 		w_[k_++] = (uint64_t)src_status;
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Wait, MPIVET_KIND_EXIT);
@@ -1020,14 +1021,15 @@ static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request)
 	return off_;
 }
 
-static void mpivet_out_MPI_Test(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64_t flag, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 1 + 2;
+	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request_out;
 		w_[k_++] = (uint64_t)flag;
 		w_[k_++] = (uint64_t)src_status;
 		w_[k_++] = (uint64_t)tag_status;
@@ -1053,14 +1055,19 @@ static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, int64_t n_arr
 	return off_;
 }
 
-static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t index, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t index, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 1 + 2;
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		w_[k_++] = (uint64_t)index;
 		w_[k_++] = (uint64_t)src_status;
 		w_[k_++] = (uint64_t)tag_status;
@@ -1086,14 +1093,19 @@ static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, int64_t n_arr
 	return off_;
 }
 
-static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t index, int64_t flag, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t index, int64_t flag, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 1 + 1 + 2;
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		w_[k_++] = (uint64_t)index;
 		w_[k_++] = (uint64_t)flag;
 		w_[k_++] = (uint64_t)src_status;
@@ -1120,14 +1132,19 @@ static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, int64_t n_arr
 	return off_;
 }
 
-static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_)
+static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out)
 {
-	uint64_t off_, n_ = 2;
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitall, MPIVET_KIND_EXIT);
 	}
 }
@@ -1150,14 +1167,19 @@ static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, int64_t n_arr
 	return off_;
 }
 
-static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t flag)
+static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t flag)
 {
-	uint64_t off_, n_ = 2 + 1;
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		w_[k_++] = (uint64_t)flag;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testall, MPIVET_KIND_EXIT);
 	}
@@ -1181,16 +1203,21 @@ static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, int64_t n_
 	return off_;
 }
 
-static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t outcount, int64_t n_array_of_indices, const int *array_of_indices, int base_array_of_indices)
+static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t outcount, int64_t n_array_of_indices, const int *array_of_indices, int base_array_of_indices)
 {
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
 	if (n_array_of_indices < 0 || !array_of_indices)
 		n_array_of_indices = 0;
-	uint64_t off_, n_ = 2 + 1 + 1 + n_array_of_indices;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		w_[k_++] = (uint64_t)outcount;
 		w_[k_++] = (uint64_t)n_array_of_indices;
 		for (int64_t i_ = 0; i_ < n_array_of_indices; i_++)
@@ -1217,16 +1244,21 @@ static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, int64_t n_
 	return off_;
 }
 
-static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t outcount, int64_t n_array_of_indices, const int *array_of_indices, int base_array_of_indices)
+static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t outcount, int64_t n_array_of_indices, const int *array_of_indices, int base_array_of_indices)
 {
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
 	if (n_array_of_indices < 0 || !array_of_indices)
 		n_array_of_indices = 0;
-	uint64_t off_, n_ = 2 + 1 + 1 + n_array_of_indices;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		w_[k_++] = (uint64_t)outcount;
 		w_[k_++] = (uint64_t)n_array_of_indices;
 		for (int64_t i_ = 0; i_ < n_array_of_indices; i_++)
@@ -1301,14 +1333,15 @@ static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request)
 	return off_;
 }
 
-static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_)
+static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 {
-	uint64_t off_, n_ = 2;
+	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cancel, MPIVET_KIND_EXIT);
 	}
 }
@@ -1326,14 +1359,15 @@ static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request)
 	return off_;
 }
 
-static void mpivet_out_MPI_Start(uint64_t e_, int rc_)
+static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 {
-	uint64_t off_, n_ = 2;
+	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Start, MPIVET_KIND_EXIT);
 	}
 }
@@ -1356,14 +1390,19 @@ static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, int64_t n_ar
 	return off_;
 }
 
-static void mpivet_out_MPI_Startall(uint64_t e_, int rc_)
+static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out)
 {
-	uint64_t off_, n_ = 2;
+	if (n_array_of_requests_out < 0 || !array_of_requests_out)
+		n_array_of_requests_out = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_requests_out;
+		for (int64_t i_ = 0; i_ < n_array_of_requests_out; i_++)
+			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Startall, MPIVET_KIND_EXIT);
 	}
 }
@@ -3897,14 +3936,15 @@ static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype)
 	return off_;
 }
 
-static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_)
+static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_out)
 {
-	uint64_t off_, n_ = 2;
+	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = datatype_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_commit, MPIVET_KIND_EXIT);
 	}
 }
@@ -4521,7 +4561,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Wait(request, sp_);
-	mpivet_out_MPI_Wait(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4536,7 +4576,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Test(request, flag, sp_);
-	mpivet_out_MPI_Test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4551,7 +4591,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
-	mpivet_out_MPI_Waitany(e_, rc_, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4566,7 +4606,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
-	mpivet_out_MPI_Testany(e_, rc_, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4580,7 +4620,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-	mpivet_out_MPI_Waitall(e_, rc_);
+	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4594,7 +4634,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-	mpivet_out_MPI_Testall(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4608,7 +4648,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-	mpivet_out_MPI_Waitsome(e_, rc_, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
+	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4622,7 +4662,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-	mpivet_out_MPI_Testsome(e_, rc_, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
+	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4665,7 +4705,7 @@ int MPI_Cancel(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Cancel(request);
-	mpivet_out_MPI_Cancel(e_, rc_);
+	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4679,7 +4719,7 @@ int MPI_Start(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Start(request);
-	mpivet_out_MPI_Start(e_, rc_);
+	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -4693,7 +4733,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Startall(count, array_of_requests);
-	mpivet_out_MPI_Startall(e_, rc_);
+	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
 	return rc_;
 }
@@ -5883,7 +5923,7 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	int rc_ = PMPI_Type_commit(datatype);
-	mpivet_out_MPI_Type_commit(e_, rc_);
+	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -7640,7 +7680,7 @@ void mpi_wait_(void *f_request, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Wait(e_, rc_, -1, -1);
+	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
 	mpivet_guard--;
 }
 void mpi_wait__(void *f_request, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_wait_")));
@@ -7662,7 +7702,7 @@ void mpi_wait_f08_(void *f_request, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Wait(e_, rc_, -1, -1);
+	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
 	mpivet_guard--;
 }
 
@@ -7683,7 +7723,7 @@ void mpi_test_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Test(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
+	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
 void mpi_test__(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_test_")));
@@ -7705,7 +7745,7 @@ void mpi_test_f08_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Test(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
+	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
 
@@ -7732,7 +7772,9 @@ void mpi_waitany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitany(e_, rc_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7762,7 +7804,9 @@ void mpi_waitany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitany(e_, rc_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7791,7 +7835,9 @@ void mpi_testany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testany(e_, rc_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7821,7 +7867,9 @@ void mpi_testany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testany(e_, rc_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7850,7 +7898,9 @@ void mpi_waitall_(void *f_count, void *f_array_of_requests, void *f_array_of_sta
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitall(e_, rc_);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7880,7 +7930,9 @@ void mpi_waitall_f08_(void *f_count, void *f_array_of_requests, void *f_array_of
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitall(e_, rc_);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7909,7 +7961,9 @@ void mpi_testall_(void *f_count, void *f_array_of_requests, void *f_flag, void *
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag));
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7939,7 +7993,9 @@ void mpi_testall_f08_(void *f_count, void *f_array_of_requests, void *f_flag, vo
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag));
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7968,7 +8024,9 @@ void mpi_waitsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -7998,7 +8056,9 @@ void mpi_waitsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -8027,7 +8087,9 @@ void mpi_testsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -8057,7 +8119,9 @@ void mpi_testsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -8166,7 +8230,7 @@ void mpi_cancel_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Cancel(e_, rc_);
+	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
 void mpi_cancel__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_cancel_")));
@@ -8188,7 +8252,7 @@ void mpi_cancel_f08_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Cancel(e_, rc_);
+	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
 
@@ -8209,7 +8273,7 @@ void mpi_start_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Start(e_, rc_);
+	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
 void mpi_start__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_start_")));
@@ -8231,7 +8295,7 @@ void mpi_start_f08_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Start(e_, rc_);
+	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
 
@@ -8258,7 +8322,9 @@ void mpi_startall_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Startall(e_, rc_);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -8288,7 +8354,9 @@ void mpi_startall_f08_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Startall(e_, rc_);
+	for (int i_ = 0; i_ < rn_; i_++)
+		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
 	if (rv_ != rs_)
 		free(rv_);
 	mpivet_guard--;
@@ -11923,7 +11991,7 @@ void mpi_type_commit_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Type_commit(e_, rc_);
+	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	mpivet_guard--;
 }
 void mpi_type_commit__(void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_type_commit_")));
@@ -11945,7 +12013,7 @@ void mpi_type_commit_f08_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	mpivet_out_MPI_Type_commit(e_, rc_);
+	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	mpivet_guard--;
 }
 

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mpivet/api"
+	"mpivet/check"
+	"mpivet/symbolize"
+	"mpivet/trace"
+)
+
+func dumpCmd() *cobra.Command {
+	var rank int
+	cmd := &cobra.Command{
+		Use:   "dump RUN_DIR",
+		Short: "print the records of a run, call by call",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run, err := trace.ReadRun(args[0])
+			if err != nil {
+				return err
+			}
+			sym := symbolize.New()
+			for _, p := range run.Procs {
+				if rank >= 0 && p.Rank != rank {
+					continue
+				}
+				fmt.Printf("== rank %d (pid %d on %s, %d calls)", p.Rank, p.Pid, p.Host, len(p.Calls))
+				if p.Exit != nil {
+					fmt.Printf(" exit: code %d signal %d", p.Exit.Code, p.Exit.Signal)
+				}
+				fmt.Println()
+				for _, c := range p.Calls {
+					out := "(did not return)"
+					if c.Returned {
+						var o []string
+						for i, f := range c.Def.Out {
+							v := c.Out[i]
+							switch f.Kind {
+							case api.FHandle:
+								o = append(o, f.Name+"="+check.HandleName(p, v.Word))
+							case api.FInts, api.FStatus:
+								o = append(o, fmt.Sprintf("%s=%v", f.Name, toInts(v.Words)))
+							default:
+								o = append(o, fmt.Sprintf("%s=%d", f.Name, int64(v.Word)))
+							}
+						}
+						out = fmt.Sprintf("-> rc=%d %s", c.RC, strings.Join(o, " "))
+					}
+					loc := sym.Lookup(p.Maps, c.PC)
+					fmt.Fprintf(os.Stdout, "  %4d %s %s  [%s]\n", c.Seq, check.Describe(p, c), out, loc)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&rank, "rank", -1, "only this rank")
+	return cmd
+}
+
+func toInts(ws []uint64) []int64 {
+	out := make([]int64, len(ws))
+	for i, w := range ws {
+		out[i] = int64(w)
+	}
+	return out
+}

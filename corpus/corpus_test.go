@@ -1,0 +1,292 @@
+// Package corpus runs mpivet on the small MPI programs in
+// testdata/programs under every MPI installed, and compares its findings
+// with the expectations written in each program:
+//
+//	// mpivet: np=3 args=segv timeout=5s verdict=error mpi=openmpi
+//	MPI_Isend(...);   // want "resource-leak" "request-lifecycle"
+//
+// (Fortran: "! mpivet:" and "! want"; "want(mpich)" expects a finding under
+// one MPI only, for erroneous programs the MPIs treat differently.) Every finding must have a location on
+// a line that wants its kind, and every want must be met by a finding; a
+// program without wants must give no finding at all. Options: np (ranks),
+// args (program arguments, space separated), timeout, verdict (ok|error),
+// mpi (run only under this MPI), nolocation=KIND (a finding of KIND without a
+// source location is expected).
+//
+// Without an MPI the tests skip, except under CI=true, where they fail.
+package corpus
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mpivet/check"
+)
+
+var mpivetBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mpivet-corpus-")
+	if err != nil {
+		panic(err)
+	}
+	mpivetBin = filepath.Join(dir, "mpivet")
+	out, err := exec.Command("go", "build", "-o", mpivetBin, "mpivet/cmd/mpivet").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building mpivet: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Program is one corpus program and its expectations.
+type Program struct {
+	Path       string
+	NP         int
+	Args       []string
+	Timeout    string
+	Verdict    string
+	MPI        string
+	NoLocation []string
+	Wants      map[int][]want // line -> kinds
+}
+
+// want is one expected finding; mpi restricts it to one MPI ("want(mpich)").
+type want struct{ kind, mpi string }
+
+var (
+	headerRE = regexp.MustCompile(`^\s*(?://|!|/?\*)\s*mpivet:\s*(.*)$`)
+	wantRE   = regexp.MustCompile(`(?://|!)\s*want(?:\((\w+)\))?\s+((?:"[^"]+"\s*)+)`)
+	kindRE   = regexp.MustCompile(`"([^"]+)"`)
+)
+
+// Parse reads a program's expectations.
+func Parse(path string) (*Program, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p := &Program{Path: path, NP: 2, Timeout: "60s", Wants: map[int][]want{}}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if m := headerRE.FindStringSubmatch(text); m != nil {
+			for _, opt := range strings.Fields(m[1]) {
+				k, v, _ := strings.Cut(opt, "=")
+				switch k {
+				case "np":
+					p.NP, _ = strconv.Atoi(v)
+				case "args":
+					p.Args = strings.Split(v, ",")
+				case "timeout":
+					p.Timeout = v
+				case "verdict":
+					p.Verdict = v
+				case "mpi":
+					p.MPI = v
+				case "nolocation":
+					p.NoLocation = append(p.NoLocation, v)
+				default:
+					return nil, fmt.Errorf("%s:%d: unknown option %q", path, line, k)
+				}
+			}
+		}
+		for _, m := range wantRE.FindAllStringSubmatch(text, -1) {
+			for _, k := range kindRE.FindAllStringSubmatch(m[2], -1) {
+				p.Wants[line] = append(p.Wants[line], want{kind: k[1], mpi: m[1]})
+			}
+		}
+	}
+	if p.Verdict == "" {
+		return nil, fmt.Errorf("%s: no verdict in its mpivet: header", path)
+	}
+	return p, sc.Err()
+}
+
+type mpiImpl struct {
+	name, cc, cxx, fc string
+}
+
+var impls = []mpiImpl{
+	{"openmpi", "mpicc.openmpi", "mpicxx.openmpi", "mpif90.openmpi"},
+	{"mpich", "mpicc.mpich", "mpicxx.mpich", "mpif90.mpich"},
+}
+
+func available(t *testing.T) []mpiImpl {
+	var out []mpiImpl
+	for _, m := range impls {
+		if _, err := exec.LookPath(m.cc); err == nil {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no MPI installed (CI must install Open MPI and MPICH: see scripts/setup)")
+		}
+		t.Skip("no MPI installed")
+	}
+	if len(out) < len(impls) && os.Getenv("CI") == "true" {
+		t.Fatalf("CI needs both MPIs; found only %v", out)
+	}
+	return out
+}
+
+func compile(t *testing.T, m mpiImpl, src, out string) {
+	t.Helper()
+	var cc string
+	switch filepath.Ext(src) {
+	case ".c":
+		cc = m.cc
+	case ".cpp", ".cc":
+		cc = m.cxx
+	default:
+		cc = m.fc
+	}
+	if _, err := exec.LookPath(cc); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not installed", cc)
+		}
+		t.Skipf("%s not installed", cc)
+	}
+	if b, err := exec.Command(cc, "-g", "-O0", "-o", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)
+	}
+}
+
+// Report is the part of mpivet's JSON report the tests read.
+type Report struct {
+	Verdict       string          `json:"verdict"`
+	Interleavings int             `json:"interleavings"`
+	Findings      []check.Finding `json:"findings"`
+}
+
+// RunMpivet runs mpivet on a compiled program and returns its report.
+func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	js := filepath.Join(dir, "report.json")
+	args := append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"}, extra...)
+	args = append(append(args, bin), p.Args...)
+	cmd := exec.Command(mpivetBin, args...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("mpivet: %v", err)
+	}
+	data, rerr := os.ReadFile(js)
+	if rerr != nil {
+		t.Fatalf("no JSON report (exit %d):\n%s", code, out)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("bad JSON report: %v\n%s", err, data)
+	}
+	return &r, string(out), code
+}
+
+// Compare checks a report against a program's expectations under one MPI.
+func Compare(p *Program, r *Report, impl string) []string {
+	var errs []string
+	base := filepath.Base(p.Path)
+	met := map[string]bool{}
+	for _, f := range r.Findings {
+		ok := false
+		for _, l := range f.Locations {
+			if filepath.Base(l.File) != base {
+				continue
+			}
+			for _, w := range p.Wants[l.Line] {
+				if w.kind == f.Kind && (w.mpi == "" || w.mpi == impl) {
+					ok = true
+					met[fmt.Sprintf("%d:%s", l.Line, w.kind)] = true
+				}
+			}
+		}
+		for _, k := range p.NoLocation {
+			if k == f.Kind {
+				ok, met["nolocation:"+k] = true, true
+			}
+		}
+		if !ok {
+			errs = append(errs, fmt.Sprintf("unexpected finding %s: %s %v", f.Kind, f.Message, f.Locations))
+		}
+	}
+	var lines []int
+	for l := range p.Wants {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		for _, w := range p.Wants[l] {
+			if (w.mpi == "" || w.mpi == impl) && !met[fmt.Sprintf("%d:%s", l, w.kind)] {
+				errs = append(errs, fmt.Sprintf("%s:%d: no %s finding", base, l, w.kind))
+			}
+		}
+	}
+	for _, k := range p.NoLocation {
+		if !met["nolocation:"+k] {
+			errs = append(errs, fmt.Sprintf("no %s finding", k))
+		}
+	}
+	if r.Verdict != p.Verdict {
+		errs = append(errs, fmt.Sprintf("verdict %q, want %q", r.Verdict, p.Verdict))
+	}
+	return errs
+}
+
+func programs(t *testing.T) []string {
+	var out []string
+	for _, pat := range []string{"*.c", "*.cpp", "*.f", "*.f90"} {
+		m, _ := filepath.Glob(filepath.Join("..", "testdata", "programs", pat))
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		t.Fatal("no corpus programs")
+	}
+	return out
+}
+
+func TestCorpus(t *testing.T) {
+	impls := available(t)
+	bins := t.TempDir()
+	for _, src := range programs(t) {
+		p, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range impls {
+			if p.MPI != "" && p.MPI != m.name {
+				continue
+			}
+			name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+			t.Run(name+"/"+m.name, func(t *testing.T) {
+				bin := filepath.Join(bins, name+"-"+m.name)
+				compile(t, m, src, bin)
+				r, out, code := RunMpivet(t, p, bin)
+				wantCode := map[string]int{"ok": 0, "error": 1}[p.Verdict]
+				errs := Compare(p, r, m.name)
+				if code != wantCode {
+					errs = append(errs, fmt.Sprintf("exit status %d, want %d", code, wantCode))
+				}
+				if len(errs) > 0 {
+					t.Errorf("%s:\n  %s\nmpivet output:\n%s", src, strings.Join(errs, "\n  "), out)
+				}
+			})
+		}
+	}
+}
