@@ -173,6 +173,17 @@ func parseCall(line string) (*Call, error) {
 		if p.Len != "" && c.Param(p.Len) < 0 {
 			return nil, fmt.Errorf("%s: %s: no length parameter %q", c.Name, p.Name, p.Len)
 		}
+		// Where the program keeps a handle (the address of its variable,
+		// or of its array and the size of an element) tells apart objects
+		// whose handles are equal: both Open MPI and MPICH return one shared
+		// handle for every send that completed at once.
+		switch p.Role {
+		case New, Free, Inout:
+			c.In = append(c.In, Field{Name: p.Name + "_at", Kind: FAddr, Param: i})
+		case Reqs:
+			c.In = append(c.In, Field{Name: p.Name + "_at", Kind: FAddr, Param: i},
+				Field{Name: p.Name + "_stride", Kind: FInt, Param: i})
+		}
 		if f, ok := field(p, i); ok {
 			switch p.Role {
 			case Inout:

@@ -138,6 +138,9 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 		v := c.In[i].Word
 		switch f.Kind {
 		case api.FInt:
+			if strings.HasSuffix(f.Name, "_stride") {
+				continue
+			}
 			if f.Name == "count" || strings.HasSuffix(f.Name, "count") {
 				args = append(args, fmt.Sprintf("%s=%d", f.Name, int64(v)))
 				continue

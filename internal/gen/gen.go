@@ -170,6 +170,10 @@ func genC(w writer, c *api.Call) {
 	for _, f := range c.In {
 		p := c.Params[f.Param]
 		switch {
+		case f.Name == p.Name+"_at":
+			inArgs = append(inArgs, "MPIVET_A("+p.Name+")")
+		case f.Name == p.Name+"_stride":
+			inArgs = append(inArgs, "(int64_t)sizeof *"+p.Name)
 		case f.Kind == api.FInt:
 			inArgs = append(inArgs, "MPIVET_I("+p.Name+")")
 		case f.Kind == api.FAddr:
@@ -308,6 +312,10 @@ func genFortran(w writer, c *api.Call) {
 		for _, f := range c.In {
 			p := c.Params[f.Param]
 			switch {
+			case f.Name == p.Name+"_at":
+				inArgs = append(inArgs, "MPIVET_A(f_"+p.Name+")")
+			case f.Name == p.Name+"_stride":
+				inArgs = append(inArgs, "(int64_t)sizeof(MPI_Fint)")
 			case f.Kind == api.FInt && p.Base == "MPI_Aint":
 				inArgs = append(inArgs, "MPIVET_I(*(MPI_Aint *)f_"+p.Name+")")
 			case f.Kind == api.FInt:

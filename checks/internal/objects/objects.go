@@ -19,6 +19,7 @@ import (
 type Object struct {
 	Kind       api.HandleKind
 	Handle     uint64
+	At         uint64 // address of the program's handle variable when created
 	Created    *trace.Call
 	Persistent bool // a persistent request
 	Active     bool // a request whose operation has not completed
@@ -55,15 +56,62 @@ type key struct {
 	handle uint64
 }
 
+// table holds the live objects. Several may share a handle value (MPIs
+// return one shared handle for operations that completed at once), so each
+// handle maps to a list, and the address of the program's variable picks
+// among them.
+type table map[key][]*Object
+
+func (t table) add(o *Object) { k := key{o.Kind, o.Handle}; t[k] = append(t[k], o) }
+
+// get finds the object with handle v kept at address at, or else the oldest
+// object with handle v.
+func (t table) get(kind api.HandleKind, v, at uint64) *Object {
+	os := t[key{kind, v}]
+	for _, o := range os {
+		if o.At == at && at != 0 {
+			return o
+		}
+	}
+	if len(os) > 0 {
+		return os[0]
+	}
+	return nil
+}
+
+func (t table) remove(o *Object) {
+	k := key{o.Kind, o.Handle}
+	os := t[k]
+	for i, x := range os {
+		if x == o {
+			t[k] = append(os[:i:i], os[i+1:]...)
+			break
+		}
+	}
+	if len(t[k]) == 0 {
+		delete(t, k)
+	}
+}
+
+func (t table) has(o *Object) bool {
+	for _, x := range t[key{o.Kind, o.Handle}] {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
+// slot is a handle as a call sees it: its value and where the program keeps it.
+type slot struct{ v, at uint64 }
+
 // Follow follows one rank's objects.
 func Follow(p *trace.Process) *State {
 	st := &State{}
-	live := map[key]*Object{}
+	live := table{}
 	var order []*Object
 	predefined := func(v uint64) bool { return len(p.Consts[v]) > 0 || v == trace.Unknown }
 	null, _ := p.Const("MPI_REQUEST_NULL")
-	get := func(k api.HandleKind, v uint64) *Object { return live[key{k, v}] }
-	release := func(o *Object) { delete(live, key{o.Kind, o.Handle}) }
 
 	for _, c := range p.Calls {
 		if c.Def.Has("finalize") {
@@ -73,22 +121,22 @@ func Follow(p *trace.Process) *State {
 		// Handles released by the call (read on entry).
 		for i, f := range c.Def.In {
 			prm := c.Def.Params[f.Param]
-			if prm.Role != api.Free {
+			if prm.Role != api.Free || f.Name != prm.Name {
 				continue
 			}
-			o := get(prm.Handle, c.In[i].Word)
+			o := live.get(prm.Handle, c.In[i].Word, c.Word(prm.Name+"_at"))
 			if o == nil {
 				continue
 			}
 			if o.Kind == "request" && o.Active && c.Name() == "MPI_Request_free" {
 				st.Events = append(st.Events, Event{FreedActive, o, c})
 			}
-			release(o)
+			live.remove(o)
 		}
 		// A start is judged when it is made: an MPI may abort in it.
 		if c.Def.Has("start") {
-			for _, v := range requestsOf(c) {
-				if o := get("request", v); o != nil && o.Persistent {
+			for _, s := range requestsOf(c) {
+				if o := live.get("request", s.v, s.at); o != nil && o.Persistent {
 					if o.Active {
 						st.Events = append(st.Events, Event{StartedActive, o, c})
 					}
@@ -102,25 +150,24 @@ func Follow(p *trace.Process) *State {
 		// The MPI may have replaced an inout handle.
 		if c.HasField("request_out") {
 			in, out := c.Word("request"), c.Word("request_out")
-			if o := get("request", in); o != nil && out != in && !predefined(out) {
-				release(o)
+			if o := live.get("request", in, c.Word("request_at")); o != nil && out != in && !predefined(out) {
+				live.remove(o)
 				o.Handle = out
-				live[key{o.Kind, out}] = o
+				live.add(o)
 			}
 		}
-		switch {
-		case c.Def.Has("completion"):
-			completeRequests(c, null, func(v uint64, persistentOnly bool) {
-				if o := get("request", v); o != nil && (o.Persistent || !persistentOnly) {
+		if c.Def.Has("completion") {
+			completeRequests(c, null, func(s slot, persistentOnly bool) {
+				if o := live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
 					if o.Persistent {
 						o.Active = false
 					} else {
-						release(o)
+						live.remove(o)
 					}
 				}
 			})
 			if c.Name() == "MPI_Cancel" {
-				if o := get("request", c.Word("request")); o != nil {
+				if o := live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
 					o.Cancelled = true
 				}
 			}
@@ -139,17 +186,17 @@ func Follow(p *trace.Process) *State {
 			if predefined(v) {
 				continue
 			}
-			o := &Object{Kind: prm.Handle, Handle: v, Created: c}
+			o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c}
 			if o.Kind == "request" {
 				o.Persistent = c.Def.Has("persistent")
 				o.Active = !o.Persistent
 			}
-			live[key{o.Kind, v}] = o
+			live.add(o)
 			order = append(order, o)
 		}
 	}
 	for _, o := range order {
-		if live[key{o.Kind, o.Handle}] == o {
+		if live.has(o) {
 			st.Live = append(st.Live, o)
 		}
 	}
@@ -157,25 +204,31 @@ func Follow(p *trace.Process) *State {
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the
-// request array) as they were on entry.
-func requestsOf(c *trace.Call) []uint64 {
+// request array) as they were on entry, with where the program keeps them.
+func requestsOf(c *trace.Call) []slot {
 	for i, f := range c.Def.In {
 		prm := c.Def.Params[f.Param]
-		if prm.Handle != "request" {
+		if prm.Handle != "request" || f.Name != prm.Name {
 			continue
 		}
+		at := c.Word(prm.Name + "_at")
 		switch f.Kind {
 		case api.FHandles:
-			return c.In[i].Words
+			stride := uint64(c.Int(prm.Name + "_stride"))
+			out := make([]slot, len(c.In[i].Words))
+			for j, v := range c.In[i].Words {
+				out[j] = slot{v, at + uint64(j)*stride}
+			}
+			return out
 		case api.FHandle:
-			return []uint64{c.In[i].Word}
+			return []slot{{c.In[i].Word, at}}
 		}
 	}
 	return nil
 }
 
-// requestsAfter returns the same requests as the MPI left them on exit, or
-// nil if the call does not record them.
+// requestsAfter returns the values of the same requests as the MPI left them
+// on exit, or nil if the call does not record them.
 func requestsAfter(c *trace.Call) []uint64 {
 	for i, f := range c.Def.Out {
 		if f.Handle != "request" || !strings.HasSuffix(f.Name, "_out") {
@@ -198,15 +251,16 @@ func requestsAfter(c *trace.Call) []uint64 {
 // (Waitany/Testany), flag (Test/Testall), or all of them (Wait/Waitall).
 // MPI_Request_get_status only inspects; MPI_Cancel only marks; neither
 // completes.
-func completeRequests(c *trace.Call, null uint64, done func(v uint64, persistentOnly bool)) {
+func completeRequests(c *trace.Call, null uint64, done func(s slot, persistentOnly bool)) {
 	switch c.Name() {
 	case "MPI_Request_get_status", "MPI_Cancel", "MPI_Request_free":
 		return
 	}
 	reqs, after := requestsOf(c), requestsAfter(c)
-	if len(after) == len(reqs) {
+	exact := len(after) == len(reqs)
+	if exact {
 		for i, r := range reqs {
-			if r != null && after[i] == null {
+			if r.v != null && after[i] == null {
 				done(r, false)
 			}
 		}
@@ -234,8 +288,8 @@ func completeRequests(c *trace.Call, null uint64, done func(v uint64, persistent
 	}
 	for _, ix := range chosen {
 		if ix >= 0 && ix < len(reqs) {
-			// Without exit values, every chosen request counts.
-			done(reqs[ix], len(after) == len(reqs))
+			// With exit values, nonpersistent completions are known already.
+			done(reqs[ix], exact)
 		}
 	}
 }

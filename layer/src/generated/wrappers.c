@@ -491,9 +491,9 @@ static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_st
 	}
 }
 
-static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -504,6 +504,7 @@ static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isend, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -522,9 +523,9 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -535,6 +536,7 @@ static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibsend, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -553,9 +555,9 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -566,6 +568,7 @@ static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Issend, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -584,9 +587,9 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -597,6 +600,7 @@ static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irsend, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -615,9 +619,9 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -628,6 +632,7 @@ static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irecv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -646,9 +651,9 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -659,6 +664,7 @@ static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t coun
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Send_init, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -677,9 +683,9 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -690,6 +696,7 @@ static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bsend_init, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -708,9 +715,9 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -721,6 +728,7 @@ static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ssend_init, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -739,9 +747,9 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -752,6 +760,7 @@ static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rsend_init, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -770,9 +779,9 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -783,6 +792,7 @@ static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t coun
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Recv_init, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -860,9 +870,9 @@ static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t sr
 	}
 }
 
-static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -870,6 +880,7 @@ static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, 
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = message_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mprobe, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -890,9 +901,9 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 	}
 }
 
-static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -900,6 +911,7 @@ static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag,
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
+		w_[k_++] = message_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Improbe, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -921,9 +933,9 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 	}
 }
 
-static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message)
+static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -931,6 +943,7 @@ static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = buf;
 		w_[k_++] = (uint64_t)count;
 		w_[k_++] = datatype;
+		w_[k_++] = message_at;
 		w_[k_++] = message;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mrecv, MPIVET_KIND_ENTRY);
 	}
@@ -951,9 +964,9 @@ static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64
 	}
 }
 
-static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message)
+static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -961,7 +974,9 @@ static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = buf;
 		w_[k_++] = (uint64_t)count;
 		w_[k_++] = datatype;
+		w_[k_++] = message_at;
 		w_[k_++] = message;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Imrecv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -980,13 +995,14 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = request_at;
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Wait, MPIVET_KIND_ENTRY);
 	}
@@ -1008,13 +1024,14 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 	}
 }
 
-static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = request_at;
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_ENTRY);
 	}
@@ -1037,16 +1054,18 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 	}
 }
 
-static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1075,16 +1094,18 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 	}
 }
 
-static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1114,16 +1135,18 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 	}
 }
 
-static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1149,16 +1172,18 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 	}
 }
 
-static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1185,16 +1210,18 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 	}
 }
 
-static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)incount;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1226,16 +1253,18 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 	}
 }
 
-static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)incount;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -1295,13 +1324,14 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 	}
 }
 
-static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = request_at;
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_free, MPIVET_KIND_ENTRY);
 	}
@@ -1320,13 +1350,14 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = request_at;
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cancel, MPIVET_KIND_ENTRY);
 	}
@@ -1346,13 +1377,14 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = request_at;
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Start, MPIVET_KIND_ENTRY);
 	}
@@ -1372,16 +1404,18 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	uint64_t off_, n_ = 1 + 1 + 1 + n_array_of_requests;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
+		w_[k_++] = array_of_requests_at;
+		w_[k_++] = (uint64_t)array_of_requests_stride;
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
@@ -2144,14 +2178,15 @@ static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibarrier, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2170,9 +2205,9 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2182,6 +2217,7 @@ static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t coun
 		w_[k_++] = datatype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibcast, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2200,9 +2236,9 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2215,6 +2251,7 @@ static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igather, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2233,9 +2270,9 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2249,6 +2286,7 @@ static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igatherv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2267,9 +2305,9 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2282,6 +2320,7 @@ static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatter, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2300,9 +2339,9 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2316,6 +2355,7 @@ static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatterv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2334,9 +2374,9 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2348,6 +2388,7 @@ static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgather, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2366,9 +2407,9 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2381,6 +2422,7 @@ static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgatherv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2399,9 +2441,9 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2413,6 +2455,7 @@ static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t 
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoall, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2431,9 +2474,9 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2447,6 +2490,7 @@ static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2465,9 +2509,9 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2481,6 +2525,7 @@ static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallw, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2499,9 +2544,9 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2513,6 +2558,7 @@ static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t r
 		w_[k_++] = op;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2531,9 +2577,9 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2544,6 +2590,7 @@ static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallreduce, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2562,9 +2609,9 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2575,6 +2622,7 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, ui
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2593,9 +2641,9 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2606,6 +2654,7 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendb
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter_block, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2624,9 +2673,9 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2637,6 +2686,7 @@ static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t rec
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscan, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2655,9 +2705,9 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2668,6 +2718,7 @@ static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t r
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iexscan, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2686,9 +2737,9 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2700,6 +2751,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgather, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2718,9 +2770,9 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2733,6 +2785,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbu
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgatherv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2751,9 +2804,9 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2765,6 +2818,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoall, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2783,9 +2837,9 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2799,6 +2853,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallv, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2817,9 +2872,9 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 	}
 }
 
-static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
+static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2833,6 +2888,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallw, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2851,14 +2907,15 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2877,15 +2934,16 @@ static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info)
+static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
 		w_[k_++] = info;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup_with_info, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2904,14 +2962,16 @@ static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t new
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at, uint64_t request_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
+		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2931,15 +2991,16 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group)
+static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
 		w_[k_++] = group;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2958,9 +3019,9 @@ static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag)
+static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2968,6 +3029,7 @@ static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uin
 		w_[k_++] = comm;
 		w_[k_++] = group;
 		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_group, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -2986,9 +3048,9 @@ static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newc
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key)
+static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -2996,6 +3058,7 @@ static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t co
 		w_[k_++] = comm;
 		w_[k_++] = (uint64_t)color;
 		w_[k_++] = (uint64_t)key;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3014,9 +3077,9 @@ static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info)
+static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3025,6 +3088,7 @@ static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64
 		w_[k_++] = (uint64_t)split_type;
 		w_[k_++] = (uint64_t)key;
 		w_[k_++] = info;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split_type, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3043,9 +3107,9 @@ static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcom
 	}
 }
 
-static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag)
+static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag, uint64_t newintercomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3055,6 +3119,7 @@ static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm
 		w_[k_++] = peer_comm;
 		w_[k_++] = (uint64_t)remote_leader;
 		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = newintercomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3073,15 +3138,16 @@ static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newin
 	}
 }
 
-static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high)
+static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high, uint64_t newintracomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = intercomm;
 		w_[k_++] = (uint64_t)high;
+		w_[k_++] = newintracomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_merge, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3100,9 +3166,9 @@ static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newint
 	}
 }
 
-static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder)
+static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder, uint64_t comm_cart_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3112,6 +3178,7 @@ static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64
 		w_[k_++] = dims;
 		w_[k_++] = periods;
 		w_[k_++] = (uint64_t)reorder;
+		w_[k_++] = comm_cart_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3130,15 +3197,16 @@ static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims)
+static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims, uint64_t newcomm_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
 		w_[k_++] = remain_dims;
+		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_sub, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3157,9 +3225,9 @@ static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder)
+static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder, uint64_t comm_graph_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3169,6 +3237,7 @@ static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int6
 		w_[k_++] = index;
 		w_[k_++] = edges;
 		w_[k_++] = (uint64_t)reorder;
+		w_[k_++] = comm_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Graph_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3187,9 +3256,9 @@ static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_grap
 	}
 }
 
-static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder)
+static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3202,6 +3271,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old,
 		w_[k_++] = weights;
 		w_[k_++] = info;
 		w_[k_++] = (uint64_t)reorder;
+		w_[k_++] = comm_dist_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3220,9 +3290,9 @@ static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm
 	}
 }
 
-static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder)
+static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3236,6 +3306,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t 
 		w_[k_++] = destweights;
 		w_[k_++] = info;
 		w_[k_++] = (uint64_t)reorder;
+		w_[k_++] = comm_dist_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create_adjacent, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3254,13 +3325,14 @@ static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = comm_at;
 		w_[k_++] = comm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_free, MPIVET_KIND_ENTRY);
 	}
@@ -3279,13 +3351,14 @@ static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = comm_at;
 		w_[k_++] = comm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_disconnect, MPIVET_KIND_ENTRY);
 	}
@@ -3304,14 +3377,15 @@ static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		w_[k_++] = group_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_group, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3330,14 +3404,15 @@ static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm)
+static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		w_[k_++] = group_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_remote_group, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3356,9 +3431,9 @@ static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t grou
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks)
+static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3366,6 +3441,7 @@ static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n
 		w_[k_++] = group;
 		w_[k_++] = (uint64_t)n;
 		w_[k_++] = ranks;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_incl, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3384,9 +3460,9 @@ static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks)
+static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3394,6 +3470,7 @@ static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n
 		w_[k_++] = group;
 		w_[k_++] = (uint64_t)n;
 		w_[k_++] = ranks;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_excl, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3412,9 +3489,9 @@ static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges)
+static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3422,6 +3499,7 @@ static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int
 		w_[k_++] = group;
 		w_[k_++] = (uint64_t)n;
 		w_[k_++] = ranges;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_incl, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3440,9 +3518,9 @@ static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgr
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges)
+static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3450,6 +3528,7 @@ static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int
 		w_[k_++] = group;
 		w_[k_++] = (uint64_t)n;
 		w_[k_++] = ranges;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_excl, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3468,15 +3547,16 @@ static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgr
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2)
+static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = group1;
 		w_[k_++] = group2;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_union, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3495,15 +3575,16 @@ static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2)
+static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = group1;
 		w_[k_++] = group2;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_intersection, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3522,15 +3603,16 @@ static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t new
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2)
+static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = group1;
 		w_[k_++] = group2;
+		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_difference, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3549,13 +3631,14 @@ static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgr
 	}
 }
 
-static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group)
+static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64_t group)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = group_at;
 		w_[k_++] = group;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_free, MPIVET_KIND_ENTRY);
 	}
@@ -3574,15 +3657,16 @@ static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)count;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_contiguous, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3601,9 +3685,9 @@ static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtyp
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3612,6 +3696,7 @@ static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t b
 		w_[k_++] = (uint64_t)blocklength;
 		w_[k_++] = (uint64_t)stride;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_vector, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3630,9 +3715,9 @@ static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3641,6 +3726,7 @@ static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, i
 		w_[k_++] = (uint64_t)blocklength;
 		w_[k_++] = (uint64_t)stride;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hvector, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3659,9 +3745,9 @@ static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t ne
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3670,6 +3756,7 @@ static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t
 		w_[k_++] = array_of_blocklengths;
 		w_[k_++] = array_of_displacements;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_indexed, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3688,9 +3775,9 @@ static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3699,6 +3786,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, 
 		w_[k_++] = array_of_blocklengths;
 		w_[k_++] = array_of_displacements;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3717,9 +3805,9 @@ static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t n
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3728,6 +3816,7 @@ static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t co
 		w_[k_++] = (uint64_t)blocklength;
 		w_[k_++] = array_of_displacements;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_indexed_block, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3746,9 +3835,9 @@ static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint6
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3757,6 +3846,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t c
 		w_[k_++] = (uint64_t)blocklength;
 		w_[k_++] = array_of_displacements;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed_block, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3775,9 +3865,9 @@ static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types)
+static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3786,6 +3876,7 @@ static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, ui
 		w_[k_++] = array_of_blocklengths;
 		w_[k_++] = array_of_displacements;
 		w_[k_++] = array_of_types;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_struct, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3804,9 +3895,9 @@ static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t new
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3817,6 +3908,7 @@ static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, 
 		w_[k_++] = array_of_starts;
 		w_[k_++] = (uint64_t)order;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_subarray, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3835,9 +3927,9 @@ static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t n
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3851,6 +3943,7 @@ static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int
 		w_[k_++] = array_of_psizes;
 		w_[k_++] = (uint64_t)order;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_darray, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3869,9 +3962,9 @@ static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t new
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent)
+static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -3879,6 +3972,7 @@ static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype
 		w_[k_++] = oldtype;
 		w_[k_++] = (uint64_t)lb;
 		w_[k_++] = (uint64_t)extent;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_resized, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3897,14 +3991,15 @@ static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t ne
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype)
+static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t newtype_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = oldtype;
+		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_dup, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -3923,13 +4018,14 @@ static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype)
+static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = datatype_at;
 		w_[k_++] = datatype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_commit, MPIVET_KIND_ENTRY);
 	}
@@ -3949,13 +4045,14 @@ static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_o
 	}
 }
 
-static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype)
+static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = datatype_at;
 		w_[k_++] = datatype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_free, MPIVET_KIND_ENTRY);
 	}
@@ -3974,15 +4071,16 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute)
+static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute, uint64_t op_at)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = user_fn;
 		w_[k_++] = (uint64_t)commute;
+		w_[k_++] = op_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -4001,13 +4099,14 @@ static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op)
+static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = op_at;
 		w_[k_++] = op;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_free, MPIVET_KIND_ENTRY);
 	}
@@ -4026,13 +4125,14 @@ static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_)
+static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 {
-	uint64_t off_, n_ = 1;
+	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = info_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -4051,14 +4151,15 @@ static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info)
+static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t newinfo_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = info;
+		w_[k_++] = newinfo_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_dup, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -4077,13 +4178,14 @@ static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info)
+static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t info)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = info_at;
 		w_[k_++] = info;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_free, MPIVET_KIND_ENTRY);
 	}
@@ -4102,14 +4204,15 @@ static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 	}
 }
 
-static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn)
+static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn, uint64_t errhandler_at)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm_errhandler_fn;
+		w_[k_++] = errhandler_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_errhandler, MPIVET_KIND_ENTRY);
 	}
 	return off_;
@@ -4128,13 +4231,14 @@ static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t
 	}
 }
 
-static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler)
+static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_at, uint64_t errhandler)
 {
-	uint64_t off_, n_ = 1 + 1;
+	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
+		w_[k_++] = errhandler_at;
 		w_[k_++] = errhandler;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Errhandler_free, MPIVET_KIND_ENTRY);
 	}
@@ -4329,7 +4433,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4343,7 +4447,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4357,7 +4461,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4371,7 +4475,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4385,7 +4489,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4399,7 +4503,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4413,7 +4517,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4427,7 +4531,7 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4441,7 +4545,7 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4455,7 +4559,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4499,7 +4603,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
 	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4514,7 +4618,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
 	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4529,7 +4633,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), message ? MPIVET_H(*message) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
 	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4544,7 +4648,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), message ? MPIVET_H(*message) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
 	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4558,7 +4662,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Wait(request, sp_);
 	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4573,7 +4677,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Test(request, flag, sp_);
 	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4588,7 +4692,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
 	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4603,7 +4707,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
 	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -4618,7 +4722,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
@@ -4632,7 +4736,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4646,7 +4750,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_I(incount), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
@@ -4660,7 +4764,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_I(incount), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
@@ -4689,7 +4793,7 @@ int MPI_Request_free(MPI_Request *request)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Request_free(request);
 	mpivet_out_MPI_Request_free(e_, rc_);
 	mpivet_guard--;
@@ -4703,7 +4807,7 @@ int MPI_Cancel(MPI_Request *request)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Cancel(request);
 	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4717,7 +4821,7 @@ int MPI_Start(MPI_Request *request)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Start(request);
 	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -4731,7 +4835,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Startall(count, array_of_requests);
 	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
@@ -5081,7 +5185,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibarrier(comm, request);
 	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5095,7 +5199,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5109,7 +5213,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5123,7 +5227,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5137,7 +5241,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5151,7 +5255,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5165,7 +5269,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5179,7 +5283,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5193,7 +5297,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5207,7 +5311,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5221,7 +5325,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5235,7 +5339,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5249,7 +5353,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5263,7 +5367,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5277,7 +5381,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5291,7 +5395,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5305,7 +5409,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5319,7 +5423,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5333,7 +5437,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5347,7 +5451,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5361,7 +5465,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5375,7 +5479,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5389,7 +5493,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
 	mpivet_out_MPI_Comm_dup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5403,7 +5507,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5417,7 +5521,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5431,7 +5535,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group));
+	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
 	mpivet_out_MPI_Comm_create(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5445,7 +5549,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
 	mpivet_out_MPI_Comm_create_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5459,7 +5563,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key));
+	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
 	mpivet_out_MPI_Comm_split(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5473,7 +5577,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info));
+	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
 	mpivet_out_MPI_Comm_split_type(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5487,7 +5591,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 	mpivet_out_MPI_Intercomm_create(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5501,7 +5605,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, (rc_ == MPI_SUCCESS && newintracomm) ? MPIVET_H(*newintracomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5515,7 +5619,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder));
+	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 	mpivet_out_MPI_Cart_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_cart) ? MPIVET_H(*comm_cart) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5529,7 +5633,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims));
+	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
 	mpivet_out_MPI_Cart_sub(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5543,7 +5647,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder));
+	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 	mpivet_out_MPI_Graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_graph) ? MPIVET_H(*comm_graph) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5557,7 +5661,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5571,7 +5675,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5585,7 +5689,7 @@ int MPI_Comm_free(MPI_Comm *comm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	int rc_ = PMPI_Comm_free(comm);
 	mpivet_out_MPI_Comm_free(e_, rc_);
 	mpivet_guard--;
@@ -5599,7 +5703,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	int rc_ = PMPI_Comm_disconnect(comm);
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
 	mpivet_guard--;
@@ -5613,7 +5717,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
 	int rc_ = PMPI_Comm_group(comm, group);
 	mpivet_out_MPI_Comm_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5627,7 +5731,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
 	int rc_ = PMPI_Comm_remote_group(comm, group);
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5641,7 +5745,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_incl(group, n, ranks, newgroup);
 	mpivet_out_MPI_Group_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5655,7 +5759,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_excl(group, n, ranks, newgroup);
 	mpivet_out_MPI_Group_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5669,7 +5773,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_range_incl(group, n, ranges, newgroup);
 	mpivet_out_MPI_Group_range_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5683,7 +5787,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_range_excl(group, n, ranges, newgroup);
 	mpivet_out_MPI_Group_range_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5697,7 +5801,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2));
+	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_union(group1, group2, newgroup);
 	mpivet_out_MPI_Group_union(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5711,7 +5815,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgro
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2));
+	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_intersection(group1, group2, newgroup);
 	mpivet_out_MPI_Group_intersection(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5725,7 +5829,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2));
+	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_difference(group1, group2, newgroup);
 	mpivet_out_MPI_Group_difference(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5739,7 +5843,7 @@ int MPI_Group_free(MPI_Group *group)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), group ? MPIVET_H(*group) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(group), group ? MPIVET_H(*group) : MPIVET_NOREC);
 	int rc_ = PMPI_Group_free(group);
 	mpivet_out_MPI_Group_free(e_, rc_);
 	mpivet_guard--;
@@ -5753,7 +5857,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(count), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5767,7 +5871,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5781,7 +5885,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5795,7 +5899,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5809,7 +5913,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5823,7 +5927,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5837,7 +5941,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5851,7 +5955,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types));
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5865,7 +5969,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5879,7 +5983,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5893,7 +5997,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent));
+	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5907,7 +6011,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(oldtype));
+	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5921,7 +6025,7 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	int rc_ = PMPI_Type_commit(datatype);
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5935,7 +6039,7 @@ int MPI_Type_free(MPI_Datatype *datatype)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	int rc_ = PMPI_Type_free(datatype);
 	mpivet_out_MPI_Type_free(e_, rc_);
 	mpivet_guard--;
@@ -5949,7 +6053,7 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute));
+	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
 	int rc_ = PMPI_Op_create(user_fn, commute, op);
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5963,7 +6067,7 @@ int MPI_Op_free(MPI_Op *op)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(op), op ? MPIVET_H(*op) : MPIVET_NOREC);
 	int rc_ = PMPI_Op_free(op);
 	mpivet_out_MPI_Op_free(e_, rc_);
 	mpivet_guard--;
@@ -5977,7 +6081,7 @@ int MPI_Info_create(MPI_Info *info)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC());
+	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(info));
 	int rc_ = PMPI_Info_create(info);
 	mpivet_out_MPI_Info_create(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -5991,7 +6095,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(info));
+	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(info), MPIVET_A(newinfo));
 	int rc_ = PMPI_Info_dup(info, newinfo);
 	mpivet_out_MPI_Info_dup(e_, rc_, (rc_ == MPI_SUCCESS && newinfo) ? MPIVET_H(*newinfo) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -6005,7 +6109,7 @@ int MPI_Info_free(MPI_Info *info)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), info ? MPIVET_H(*info) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(info), info ? MPIVET_H(*info) : MPIVET_NOREC);
 	int rc_ = PMPI_Info_free(info);
 	mpivet_out_MPI_Info_free(e_, rc_);
 	mpivet_guard--;
@@ -6019,7 +6123,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(comm_errhandler_fn));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(comm_errhandler_fn), MPIVET_A(errhandler));
 	int rc_ = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -6033,7 +6137,7 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), errhandler ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(errhandler), errhandler ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	int rc_ = PMPI_Errhandler_free(errhandler);
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
 	mpivet_guard--;
@@ -6989,7 +7093,7 @@ void mpi_isend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7011,7 +7115,7 @@ void MPIVET_F08_BUF(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7032,7 +7136,7 @@ void mpi_ibsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7054,7 +7158,7 @@ void MPIVET_F08_BUF(mpi_ibsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7075,7 +7179,7 @@ void mpi_issend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7097,7 +7201,7 @@ void MPIVET_F08_BUF(mpi_issend)(void *f_buf, void *f_count, void *f_datatype, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7118,7 +7222,7 @@ void mpi_irsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7140,7 +7244,7 @@ void MPIVET_F08_BUF(mpi_irsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7161,7 +7265,7 @@ void mpi_irecv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7183,7 +7287,7 @@ void MPIVET_F08_BUF(mpi_irecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7204,7 +7308,7 @@ void mpi_send_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7226,7 +7330,7 @@ void MPIVET_F08_BUF(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7247,7 +7351,7 @@ void mpi_bsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7269,7 +7373,7 @@ void MPIVET_F08_BUF(mpi_bsend_init)(void *f_buf, void *f_count, void *f_datatype
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7290,7 +7394,7 @@ void mpi_ssend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7312,7 +7416,7 @@ void MPIVET_F08_BUF(mpi_ssend_init)(void *f_buf, void *f_count, void *f_datatype
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7333,7 +7437,7 @@ void mpi_rsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7355,7 +7459,7 @@ void MPIVET_F08_BUF(mpi_rsend_init)(void *f_buf, void *f_count, void *f_datatype
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7376,7 +7480,7 @@ void mpi_recv_init_(void *f_buf, void *f_count, void *f_datatype, void *f_source
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7398,7 +7502,7 @@ void MPIVET_F08_BUF(mpi_recv_init)(void *f_buf, void *f_count, void *f_datatype,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7505,7 +7609,7 @@ void mpi_mprobe_(void *f_source, void *f_tag, void *f_comm, void *f_message, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
@@ -7527,7 +7631,7 @@ void mpi_mprobe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_message,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
@@ -7548,7 +7652,7 @@ void mpi_improbe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
@@ -7570,7 +7674,7 @@ void mpi_improbe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_flag, v
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
@@ -7591,7 +7695,7 @@ void mpi_mrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, v
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
+	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
 	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
@@ -7613,7 +7717,7 @@ void MPIVET_F08_BUF(mpi_mrecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
+	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
 	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
@@ -7634,7 +7738,7 @@ void mpi_imrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
+	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7656,7 +7760,7 @@ void MPIVET_F08_BUF(mpi_imrecv)(void *f_buf, void *f_count, void *f_datatype, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
+	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -7677,7 +7781,7 @@ void mpi_wait_(void *f_request, void *f_status, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
@@ -7699,7 +7803,7 @@ void mpi_wait_f08_(void *f_request, void *f_status, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
@@ -7720,7 +7824,7 @@ void mpi_test_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
@@ -7742,7 +7846,7 @@ void mpi_test_f08_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
@@ -7769,7 +7873,7 @@ void mpi_waitany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7801,7 +7905,7 @@ void mpi_waitany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7832,7 +7936,7 @@ void mpi_testany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7864,7 +7968,7 @@ void mpi_testany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7895,7 +7999,7 @@ void mpi_waitall_(void *f_count, void *f_array_of_requests, void *f_array_of_sta
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7927,7 +8031,7 @@ void mpi_waitall_f08_(void *f_count, void *f_array_of_requests, void *f_array_of
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7958,7 +8062,7 @@ void mpi_testall_(void *f_count, void *f_array_of_requests, void *f_flag, void *
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -7990,7 +8094,7 @@ void mpi_testall_f08_(void *f_count, void *f_array_of_requests, void *f_flag, vo
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8021,7 +8125,7 @@ void mpi_waitsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8053,7 +8157,7 @@ void mpi_waitsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8084,7 +8188,7 @@ void mpi_testsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8116,7 +8220,7 @@ void mpi_testsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8184,7 +8288,7 @@ void mpi_request_free_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Request_free(e_, rc_);
@@ -8206,7 +8310,7 @@ void mpi_request_free_f08_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Request_free(e_, rc_);
@@ -8227,7 +8331,7 @@ void mpi_cancel_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
@@ -8249,7 +8353,7 @@ void mpi_cancel_f08_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
@@ -8270,7 +8374,7 @@ void mpi_start_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
@@ -8292,7 +8396,7 @@ void mpi_start_f08_(void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
+	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
@@ -8319,7 +8423,7 @@ void mpi_startall_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -8351,7 +8455,7 @@ void mpi_startall_f08_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 		rn_ = 0;
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), rn_, rv_);
+	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	for (int i_ = 0; i_ < rn_; i_++)
@@ -9408,7 +9512,7 @@ void mpi_ibarrier_(void *f_comm, void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9430,7 +9534,7 @@ void mpi_ibarrier_f08_(void *f_comm, void *f_request, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9451,7 +9555,7 @@ void mpi_ibcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9473,7 +9577,7 @@ void MPIVET_F08_BUF(mpi_ibcast)(void *f_buffer, void *f_count, void *f_datatype,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9494,7 +9598,7 @@ void mpi_igather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9516,7 +9620,7 @@ void MPIVET_F08_BUF(mpi_igather)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9537,7 +9641,7 @@ void mpi_igatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9559,7 +9663,7 @@ void MPIVET_F08_BUF(mpi_igatherv)(void *f_sendbuf, void *f_sendcount, void *f_se
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9580,7 +9684,7 @@ void mpi_iscatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9602,7 +9706,7 @@ void MPIVET_F08_BUF(mpi_iscatter)(void *f_sendbuf, void *f_sendcount, void *f_se
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9623,7 +9727,7 @@ void mpi_iscatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9645,7 +9749,7 @@ void MPIVET_F08_BUF(mpi_iscatterv)(void *f_sendbuf, void *f_sendcounts, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9666,7 +9770,7 @@ void mpi_iallgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9688,7 +9792,7 @@ void MPIVET_F08_BUF(mpi_iallgather)(void *f_sendbuf, void *f_sendcount, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9709,7 +9813,7 @@ void mpi_iallgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9731,7 +9835,7 @@ void MPIVET_F08_BUF(mpi_iallgatherv)(void *f_sendbuf, void *f_sendcount, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9752,7 +9856,7 @@ void mpi_ialltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9774,7 +9878,7 @@ void MPIVET_F08_BUF(mpi_ialltoall)(void *f_sendbuf, void *f_sendcount, void *f_s
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9795,7 +9899,7 @@ void mpi_ialltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9817,7 +9921,7 @@ void MPIVET_F08_BUF(mpi_ialltoallv)(void *f_sendbuf, void *f_sendcounts, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9838,7 +9942,7 @@ void mpi_ialltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9860,7 +9964,7 @@ void MPIVET_F08_BUF(mpi_ialltoallw)(void *f_sendbuf, void *f_sendcounts, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9881,7 +9985,7 @@ void mpi_ireduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9903,7 +10007,7 @@ void MPIVET_F08_BUF(mpi_ireduce)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9924,7 +10028,7 @@ void mpi_iallreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_da
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9946,7 +10050,7 @@ void MPIVET_F08_BUF(mpi_iallreduce)(void *f_sendbuf, void *f_recvbuf, void *f_co
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9967,7 +10071,7 @@ void mpi_ireduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -9989,7 +10093,7 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter)(void *f_sendbuf, void *f_recvbuf, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10010,7 +10114,7 @@ void mpi_ireduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvco
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10032,7 +10136,7 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter_block)(void *f_sendbuf, void *f_recvbuf,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10053,7 +10157,7 @@ void mpi_iscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatyp
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10075,7 +10179,7 @@ void MPIVET_F08_BUF(mpi_iscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10096,7 +10200,7 @@ void mpi_iexscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10118,7 +10222,7 @@ void MPIVET_F08_BUF(mpi_iexscan)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10139,7 +10243,7 @@ void mpi_ineighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendty
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10161,7 +10265,7 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgather)(void *f_sendbuf, void *f_sendcount,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10182,7 +10286,7 @@ void mpi_ineighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendt
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10204,7 +10308,7 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgatherv)(void *f_sendbuf, void *f_sendcount
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10225,7 +10329,7 @@ void mpi_ineighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtyp
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10247,7 +10351,7 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoall)(void *f_sendbuf, void *f_sendcount, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10268,7 +10372,7 @@ void mpi_ineighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10290,7 +10394,7 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10311,7 +10415,7 @@ void mpi_ineighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10333,7 +10437,7 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10354,7 +10458,7 @@ void mpi_comm_dup_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10376,7 +10480,7 @@ void mpi_comm_dup_f08_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10397,7 +10501,7 @@ void mpi_comm_dup_with_info_(void *f_comm, void *f_info, void *f_newcomm, MPI_Fi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10419,7 +10523,7 @@ void mpi_comm_dup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, MP
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10440,7 +10544,7 @@ void mpi_comm_idup_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ie
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10462,7 +10566,7 @@ void mpi_comm_idup_f08_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
@@ -10483,7 +10587,7 @@ void mpi_comm_create_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ie
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
+	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10505,7 +10609,7 @@ void mpi_comm_create_f08_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
+	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10526,7 +10630,7 @@ void mpi_comm_create_group_(void *f_comm, void *f_group, void *f_tag, void *f_ne
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10548,7 +10652,7 @@ void mpi_comm_create_group_f08_(void *f_comm, void *f_group, void *f_tag, void *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10569,7 +10673,7 @@ void mpi_comm_split_(void *f_comm, void *f_color, void *f_key, void *f_newcomm, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key));
+	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10591,7 +10695,7 @@ void mpi_comm_split_f08_(void *f_comm, void *f_color, void *f_key, void *f_newco
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key));
+	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10612,7 +10716,7 @@ void mpi_comm_split_type_(void *f_comm, void *f_split_type, void *f_key, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10634,7 +10738,7 @@ void mpi_comm_split_type_f08_(void *f_comm, void *f_split_type, void *f_key, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10655,7 +10759,7 @@ void mpi_intercomm_create_(void *f_local_comm, void *f_local_leader, void *f_pee
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
@@ -10677,7 +10781,7 @@ void mpi_intercomm_create_f08_(void *f_local_comm, void *f_local_leader, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
@@ -10698,7 +10802,7 @@ void mpi_intercomm_merge_(void *f_intercomm, void *f_high, void *f_newintracomm,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
@@ -10720,7 +10824,7 @@ void mpi_intercomm_merge_f08_(void *f_intercomm, void *f_high, void *f_newintrac
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high));
+	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
@@ -10741,7 +10845,7 @@ void mpi_cart_create_(void *f_comm_old, void *f_ndims, void *f_dims, void *f_per
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
@@ -10763,7 +10867,7 @@ void mpi_cart_create_f08_(void *f_comm_old, void *f_ndims, void *f_dims, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
@@ -10784,7 +10888,7 @@ void mpi_cart_sub_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims));
+	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10806,7 +10910,7 @@ void mpi_cart_sub_f08_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_F
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims));
+	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10827,7 +10931,7 @@ void mpi_graph_create_(void *f_comm_old, void *f_nnodes, void *f_index, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
@@ -10849,7 +10953,7 @@ void mpi_graph_create_f08_(void *f_comm_old, void *f_nnodes, void *f_index, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
@@ -10870,7 +10974,7 @@ void mpi_dist_graph_create_(void *f_comm_old, void *f_n, void *f_sources, void *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -10892,7 +10996,7 @@ void mpi_dist_graph_create_f08_(void *f_comm_old, void *f_n, void *f_sources, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -10913,7 +11017,7 @@ void mpi_dist_graph_create_adjacent_(void *f_comm_old, void *f_indegree, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -10935,7 +11039,7 @@ void mpi_dist_graph_create_adjacent_f08_(void *f_comm_old, void *f_indegree, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder));
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -10956,7 +11060,7 @@ void mpi_comm_free_(void *f_comm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_free(e_, rc_);
@@ -10978,7 +11082,7 @@ void mpi_comm_free_f08_(void *f_comm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_free(e_, rc_);
@@ -10999,7 +11103,7 @@ void mpi_comm_disconnect_(void *f_comm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
@@ -11021,7 +11125,7 @@ void mpi_comm_disconnect_f08_(void *f_comm, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
@@ -11042,7 +11146,7 @@ void mpi_comm_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
@@ -11064,7 +11168,7 @@ void mpi_comm_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
@@ -11085,7 +11189,7 @@ void mpi_comm_remote_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
@@ -11107,7 +11211,7 @@ void mpi_comm_remote_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
+	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
@@ -11128,7 +11232,7 @@ void mpi_group_incl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11150,7 +11254,7 @@ void mpi_group_incl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11171,7 +11275,7 @@ void mpi_group_excl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11193,7 +11297,7 @@ void mpi_group_excl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks));
+	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11214,7 +11318,7 @@ void mpi_group_range_incl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11236,7 +11340,7 @@ void mpi_group_range_incl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11257,7 +11361,7 @@ void mpi_group_range_excl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11279,7 +11383,7 @@ void mpi_group_range_excl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges));
+	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11300,7 +11404,7 @@ void mpi_group_union_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11322,7 +11426,7 @@ void mpi_group_union_f08_(void *f_group1, void *f_group2, void *f_newgroup, MPI_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11343,7 +11447,7 @@ void mpi_group_intersection_(void *f_group1, void *f_group2, void *f_newgroup, M
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11365,7 +11469,7 @@ void mpi_group_intersection_f08_(void *f_group1, void *f_group2, void *f_newgrou
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11386,7 +11490,7 @@ void mpi_group_difference_(void *f_group1, void *f_group2, void *f_newgroup, MPI
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11408,7 +11512,7 @@ void mpi_group_difference_f08_(void *f_group1, void *f_group2, void *f_newgroup,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)));
+	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
@@ -11429,7 +11533,7 @@ void mpi_group_free_(void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
+	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
 	real_(f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_free(e_, rc_);
@@ -11451,7 +11555,7 @@ void mpi_group_free_f08_(void *f_group, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
+	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
 	real_(f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Group_free(e_, rc_);
@@ -11472,7 +11576,7 @@ void mpi_type_contiguous_(void *f_count, void *f_oldtype, void *f_newtype, MPI_F
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11494,7 +11598,7 @@ void mpi_type_contiguous_f08_(void *f_count, void *f_oldtype, void *f_newtype, M
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11515,7 +11619,7 @@ void mpi_type_vector_(void *f_count, void *f_blocklength, void *f_stride, void *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11537,7 +11641,7 @@ void mpi_type_vector_f08_(void *f_count, void *f_blocklength, void *f_stride, vo
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11558,7 +11662,7 @@ void mpi_type_create_hvector_(void *f_count, void *f_blocklength, void *f_stride
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11580,7 +11684,7 @@ void mpi_type_create_hvector_f08_(void *f_count, void *f_blocklength, void *f_st
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11601,7 +11705,7 @@ void mpi_type_indexed_(void *f_count, void *f_array_of_blocklengths, void *f_arr
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11623,7 +11727,7 @@ void mpi_type_indexed_f08_(void *f_count, void *f_array_of_blocklengths, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11644,7 +11748,7 @@ void mpi_type_create_hindexed_(void *f_count, void *f_array_of_blocklengths, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11666,7 +11770,7 @@ void mpi_type_create_hindexed_f08_(void *f_count, void *f_array_of_blocklengths,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11687,7 +11791,7 @@ void mpi_type_create_indexed_block_(void *f_count, void *f_blocklength, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11709,7 +11813,7 @@ void mpi_type_create_indexed_block_f08_(void *f_count, void *f_blocklength, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11730,7 +11834,7 @@ void mpi_type_create_hindexed_block_(void *f_count, void *f_blocklength, void *f
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11752,7 +11856,7 @@ void mpi_type_create_hindexed_block_f08_(void *f_count, void *f_blocklength, voi
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11773,7 +11877,7 @@ void mpi_type_create_struct_(void *f_count, void *f_array_of_blocklengths, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types));
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11795,7 +11899,7 @@ void mpi_type_create_struct_f08_(void *f_count, void *f_array_of_blocklengths, v
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types));
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11816,7 +11920,7 @@ void mpi_type_create_subarray_(void *f_ndims, void *f_array_of_sizes, void *f_ar
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11838,7 +11942,7 @@ void mpi_type_create_subarray_f08_(void *f_ndims, void *f_array_of_sizes, void *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11859,7 +11963,7 @@ void mpi_type_create_darray_(void *f_size, void *f_rank, void *f_ndims, void *f_
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11881,7 +11985,7 @@ void mpi_type_create_darray_f08_(void *f_size, void *f_rank, void *f_ndims, void
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11902,7 +12006,7 @@ void mpi_type_create_resized_(void *f_oldtype, void *f_lb, void *f_extent, void 
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent));
+	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11924,7 +12028,7 @@ void mpi_type_create_resized_f08_(void *f_oldtype, void *f_lb, void *f_extent, v
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent));
+	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11945,7 +12049,7 @@ void mpi_type_dup_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11967,7 +12071,7 @@ void mpi_type_dup_f08_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)));
+	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
@@ -11988,7 +12092,7 @@ void mpi_type_commit_(void *f_datatype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
+	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
@@ -12010,7 +12114,7 @@ void mpi_type_commit_f08_(void *f_datatype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
+	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
@@ -12031,7 +12135,7 @@ void mpi_type_free_(void *f_datatype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
+	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_free(e_, rc_);
@@ -12053,7 +12157,7 @@ void mpi_type_free_f08_(void *f_datatype, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
+	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Type_free(e_, rc_);
@@ -12074,7 +12178,7 @@ void mpi_op_create_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute));
+	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
@@ -12096,7 +12200,7 @@ void mpi_op_create_f08_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute));
+	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
@@ -12117,7 +12221,7 @@ void mpi_op_free_(void *f_op, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
+	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Op_free(e_, rc_);
@@ -12139,7 +12243,7 @@ void mpi_op_free_f08_(void *f_op, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
+	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Op_free(e_, rc_);
@@ -12160,7 +12264,7 @@ void mpi_info_create_(void *f_info, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC());
+	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
@@ -12182,7 +12286,7 @@ void mpi_info_create_f08_(void *f_info, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC());
+	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
@@ -12203,7 +12307,7 @@ void mpi_info_dup_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
 	real_(f_info, f_newinfo, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
@@ -12225,7 +12329,7 @@ void mpi_info_dup_f08_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
 	real_(f_info, f_newinfo, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
@@ -12246,7 +12350,7 @@ void mpi_info_free_(void *f_info, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_free(e_, rc_);
@@ -12268,7 +12372,7 @@ void mpi_info_free_f08_(void *f_info, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
+	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Info_free(e_, rc_);
@@ -12289,7 +12393,7 @@ void mpi_comm_create_errhandler_(void *f_comm_errhandler_fn, void *f_errhandler,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
 	real_(f_comm_errhandler_fn, f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
@@ -12311,7 +12415,7 @@ void mpi_comm_create_errhandler_f08_(void *f_comm_errhandler_fn, void *f_errhand
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn));
+	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
 	real_(f_comm_errhandler_fn, f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
@@ -12332,7 +12436,7 @@ void mpi_errhandler_free_(void *f_errhandler, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
+	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
 	real_(f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
@@ -12354,7 +12458,7 @@ void mpi_errhandler_free_f08_(void *f_errhandler, MPI_Fint *ierr)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
+	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
 	real_(f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
