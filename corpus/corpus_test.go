@@ -66,9 +66,10 @@ type Program struct {
 type want struct{ kind, mpi string }
 
 var (
-	headerRE = regexp.MustCompile(`^\s*(?://|!|/?\*)\s*mpivet:\s*(.*)$`)
-	wantRE   = regexp.MustCompile(`(?://|!)\s*want(?:\((\w+)\))?\s+((?:"[^"]+"\s*)+)`)
-	kindRE   = regexp.MustCompile(`"([^"]+)"`)
+	headerRE  = regexp.MustCompile(`^\s*(?://|!|/?\*)\s*mpivet:\s*(.*)$`)
+	commentRE = regexp.MustCompile(`(?://|!)(.*)$`)
+	wantRE    = regexp.MustCompile(`\bwant(?:\((\w+)\))?\s+((?:"[^"]+"\s*)+)`)
+	kindRE    = regexp.MustCompile(`"([^"]+)"`)
 )
 
 // Parse reads a program's expectations.
@@ -103,7 +104,11 @@ func Parse(path string) (*Program, error) {
 				}
 			}
 		}
-		for _, m := range wantRE.FindAllStringSubmatch(text, -1) {
+		comment := ""
+		if m := commentRE.FindStringSubmatch(text); m != nil {
+			comment = m[1]
+		}
+		for _, m := range wantRE.FindAllStringSubmatch(comment, -1) {
 			for _, k := range kindRE.FindAllStringSubmatch(m[2], -1) {
 				p.Wants[line] = append(p.Wants[line], want{kind: k[1], mpi: m[1]})
 			}
