@@ -88,18 +88,31 @@ type Result struct {
 	Elapsed      time.Duration
 }
 
-// Command returns the launcher command line for a run directory.
-func (s *Session) Command(dir string) []string {
-	var cmd []string
+// Launcher returns the launcher and its arguments, up to the program.
+func (s *Session) Launcher() []string {
 	if s.Opts.Launcher != "" {
-		cmd = append(strings.Fields(s.Opts.Launcher), "-n", strconv.Itoa(s.Opts.NP))
-	} else {
-		cmd = []string{s.MPI.Launcher, "-n", strconv.Itoa(s.Opts.NP)}
-		if s.MPI.Impl == mpi.OpenMPI {
-			cmd = append(cmd, "--oversubscribe")
-		}
+		return append(strings.Fields(s.Opts.Launcher), "-n", strconv.Itoa(s.Opts.NP))
 	}
-	cmd = append(cmd, s.Layer.Supervisor, dir, s.Layer.Library, s.Program)
+	cmd := []string{s.MPI.Launcher, "-n", strconv.Itoa(s.Opts.NP)}
+	if s.MPI.Impl == mpi.OpenMPI {
+		cmd = append(cmd, "--oversubscribe")
+	}
+	return cmd
+}
+
+// Env returns the launcher's environment.
+func (s *Session) Env() []string {
+	env := os.Environ()
+	if os.Geteuid() == 0 && s.MPI.Impl == mpi.OpenMPI {
+		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	}
+	return env
+}
+
+// Command returns the command line that runs the program under mpivet with
+// its records in dir: every rank starts as a supervisor of the program.
+func (s *Session) Command(dir string) []string {
+	cmd := append(s.Launcher(), s.Layer.Supervisor, dir, s.Layer.Library, s.Program)
 	return append(cmd, s.Opts.Args...)
 }
 
@@ -135,10 +148,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	dir, _ = filepath.Abs(dir)
 	args := s.Command(dir)
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = os.Environ()
-	if os.Geteuid() == 0 && s.MPI.Impl == mpi.OpenMPI {
-		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-	}
+	cmd.Env = s.Env()
 	// The launcher gets its own process group, so the whole run can be
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -52,10 +52,12 @@ extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically 
 extern char *mpivet_base;    /* the mapped log */
 extern uint64_t mpivet_pos;  /* next free byte */
 extern uint64_t mpivet_cap;  /* usable bytes */
+extern uint64_t mpivet_ready; /* bytes already populated (<= mpivet_cap) */
 
 void mpivet_lazy_init(void);
 void mpivet_post_init(void);
 void mpivet_overflow(uint64_t at);
+int mpivet_grow(uint64_t end);
 void mpivet_write_constants(void); /* generated */
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
@@ -72,7 +74,7 @@ static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 		o = mpivet_pos;
 		mpivet_pos = o + size;
 	}
-	if (__builtin_expect(o + size > mpivet_cap, 0)) {
+	if (__builtin_expect(o + size > mpivet_ready, 0) && !mpivet_grow(o + size)) {
 		mpivet_overflow(o);
 		*off = MPIVET_NOREC;
 		return NULL;

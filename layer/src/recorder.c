@@ -26,7 +26,7 @@
 __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
 int mpivet_on, mpivet_inited, mpivet_mt;
 char *mpivet_base;
-uint64_t mpivet_pos, mpivet_cap;
+uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 
 static int overflowed;
 static char hostname[256];
@@ -65,10 +65,38 @@ __attribute__((constructor)) static void mpivet_open(void)
 		return;
 	}
 	mpivet_base = p;
+	mpivet_cap = max - TAIL;
+	mpivet_grow(8);
 	memcpy(mpivet_base, "MPIVET01", 8);
 	mpivet_pos = 8;
-	mpivet_cap = max - TAIL;
 	mpivet_on = 1;
+}
+
+/* The log grows in chunks that are populated in one system call ahead of
+ * the writer, instead of taking a page fault for every page. */
+#define CHUNK (4ULL << 20)
+
+/* mpivet_grow makes the log ready up to at least end; 0 if it is full. */
+int mpivet_grow(uint64_t end)
+{
+	static int lock;
+	if (end > mpivet_cap)
+		return 0;
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		;
+	uint64_t ready = __atomic_load_n(&mpivet_ready, __ATOMIC_RELAXED);
+	while (ready < end) {
+		uint64_t n = CHUNK;
+		if (ready + n > mpivet_cap)
+			n = mpivet_cap - ready;
+#ifdef MADV_POPULATE_WRITE
+		madvise(mpivet_base + ready, n, MADV_POPULATE_WRITE); /* best effort */
+#endif
+		ready += n;
+	}
+	__atomic_store_n(&mpivet_ready, ready, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	return 1;
 }
 
 /* mpivet_overflow marks the end of the records that fit: the first record
