@@ -105,6 +105,28 @@ type Call struct {
 // Has reports whether the call carries the tag.
 func (c *Call) Has(tag string) bool { return c.Tags[tag] }
 
+// Logged reports whether the layer appends the call to the rank's log. The
+// log keeps the history the checks need: calls that create, free, start or
+// complete MPI objects, and the start and end of MPI. Every other call (the
+// bulk of the traffic: sends, receives, collectives without new objects)
+// only updates the rank's state page, which always shows the current or last
+// call: keeping every message in the log cost a ping-pong a third of its
+// latency in page faults and disk writeback.
+func (c *Call) Logged() bool {
+	for _, p := range c.Params {
+		switch p.Role {
+		case New, Free, Inout, Reqs, Indices:
+			return true
+		}
+	}
+	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start"} {
+		if c.Tags[t] {
+			return true
+		}
+	}
+	return false
+}
+
 // Param returns the index of the named parameter, or -1.
 func (c *Call) Param(name string) int {
 	for i, p := range c.Params {
@@ -296,6 +318,18 @@ const (
 	KindEntry = 1 // a call was entered: call-site word, then In fields
 	KindExit  = 2 // a call returned: entry offset, return code, then Out fields
 	KindMeta  = 3 // layer metadata; the call field holds a Meta* id
+)
+
+// State page layout (words), shared with layer/src/mpivet.h: a seqlock
+// counter, then what the rank is doing.
+const (
+	StateSeq      = 0 // odd while being written
+	StateStatus   = 1 // 0 no call yet, 1 inside a call, 2 returned
+	StateLogRef   = 2 // offset of the call's entry record in the log, or ^0 if inline
+	StateRC       = 3 // return code once returned
+	StateProgress = 4 // number of MPI calls returned so far
+	StateRecord   = 5 // inline entry record (header, words) of a call not logged
+	StateWords    = 64
 )
 
 // Meta record ids (record kind KindMeta), shared with layer/src/mpivet.h.

@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
-
 	"mpivet/layer"
 	"mpivet/mpi"
 	"mpivet/trace"
@@ -33,6 +31,7 @@ type Options struct {
 	Args     []string
 	Launcher string        // a launcher command line replacing the MPI's own, e.g. "srun --mpi=pmix"
 	Timeout  time.Duration // 0: no limit
+	Stdin    io.Reader     // program input, forwarded by the launcher to rank 0 (default: none)
 	Stdout   io.Writer     // program output (default os.Stdout)
 	Stderr   io.Writer     // program errors (default os.Stderr)
 }
@@ -152,9 +151,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// The launcher gets its own process group, so the whole run can be
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		cmd.Stdin = os.Stdin
-	}
+	cmd.Stdin = s.Opts.Stdin
 	out, _ := os.Create(filepath.Join(dir, "output.txt"))
 	errTail := &tail{max: 16 << 10}
 	var outW, errW io.Writer = s.Opts.Stdout, io.MultiWriter(s.Opts.Stderr, errTail)

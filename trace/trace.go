@@ -33,7 +33,8 @@ type Value struct {
 // returned, its exit record.
 type Call struct {
 	Def      *api.Call
-	Seq      int    // position among this rank's calls
+	Seq      int    // position among this rank's logged calls (-1: known from the state page only)
+	Offset   uint64 // of its entry record in the log
 	PC       uint64 // call site (return address into the caller)
 	In       []Value
 	Out      []Value
@@ -113,6 +114,10 @@ type Process struct {
 	Overflow bool
 	Exit     *Exit // from the supervisor; nil if it left none (killed)
 	End      int64 // end of the last whole record in the log
+	// From the state page: the call the rank is in, or made last (logged or
+	// not), and how many MPI calls it has completed.
+	Current  *Call
+	Progress uint64
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
@@ -121,8 +126,11 @@ func (p *Process) Const(name string) (uint64, bool) {
 	return v, ok
 }
 
-// Last returns the last call the rank made, or nil.
+// Last returns the last call the rank made (the one it may still be in), or nil.
 func (p *Process) Last() *Call {
+	if p.Current != nil {
+		return p.Current
+	}
 	if len(p.Calls) == 0 {
 		return nil
 	}
@@ -202,7 +210,7 @@ func Decode(path string, data []byte) (*Process, error) {
 			if id >= len(api.MPI.Calls) {
 				return nil, fmt.Errorf("%s: record at %d: unknown call %d (layer and mpivet differ in version?)", path, off, id)
 			}
-			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls)}
+			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls), Offset: off}
 			if len(words) > 0 {
 				c.PC = words[0]
 				c.In = decodeFields(c.Def.In, words[1:])
@@ -297,6 +305,61 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 	}
 }
 
+// readState reads the state page. A page read while its rank writes it is
+// read again; one left half-written by a rank that died is taken as it is.
+func (p *Process) readState(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, api.StateWords*8)
+	var w [api.StateWords]uint64
+	for try := 0; try < 100; try++ {
+		if n, _ := f.ReadAt(buf, 0); n < len(buf) {
+			return
+		}
+		for i := range w {
+			w[i] = le.Uint64(buf[i*8:])
+		}
+		if w[api.StateSeq]%2 == 0 {
+			if n, _ := f.ReadAt(buf[:8], 0); n == 8 && le.Uint64(buf) == w[api.StateSeq] {
+				break
+			}
+		}
+	}
+	status := w[api.StateStatus]
+	p.Progress = w[api.StateProgress]
+	if status == 0 {
+		return
+	}
+	var c *Call
+	if ref := w[api.StateLogRef]; ref != Unknown {
+		for i := len(p.Calls) - 1; i >= 0; i-- {
+			if p.Calls[i].Offset == ref {
+				c = p.Calls[i]
+				break
+			}
+		}
+	} else {
+		h := w[api.StateRecord]
+		size, id := h&0xffffffff, int(h>>32&0xffff)
+		n := int(size/8) - 1
+		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StateWords {
+			words := w[api.StateRecord+1 : api.StateRecord+1+n]
+			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], In: decodeFields(api.MPI.Calls[id].In, words[1:])}
+		}
+	}
+	if c == nil {
+		return
+	}
+	if status == 2 && !c.Returned {
+		c.Returned, c.RC = true, int64(w[api.StateRC])
+		c.Out = decodeFields(c.Def.Out, nil)
+	}
+	p.Current = c
+}
+
 func parseMaps(s string) []Mapping {
 	var ms []Mapping
 	for _, line := range strings.Split(s, "\n") {
@@ -344,6 +407,9 @@ func ReadRun(dir string) (*Run, error) {
 		}
 		r.Procs = append(r.Procs, p)
 		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = p
+	}
+	for _, p := range r.Procs {
+		p.readState(strings.TrimSuffix(p.File, ".log") + ".state")
 	}
 	for _, e := range exits {
 		x, err := ReadExit(e)

@@ -26,6 +26,15 @@ func dumpCmd() *cobra.Command {
 			}
 			sym := symbolize.New()
 			for _, p := range run.Procs {
+				defer func(p *trace.Process) {
+					if c := p.Current; c != nil && c.Seq < 0 && (rank < 0 || p.Rank == rank) {
+						state := "returned"
+						if !c.Returned {
+							state = "in it"
+						}
+						fmt.Printf("rank %d: last call %s (%s; %d calls completed)  [%s]\n", p.Rank, check.Describe(p, c), state, p.Progress, sym.Lookup(p.Maps, c.PC))
+					}
+				}(p)
 				if rank >= 0 && p.Rank != rank {
 					continue
 				}

@@ -117,9 +117,13 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.np < 1 {
 		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
 	}
-	sess, err := launch.Prepare(launch.Options{
-		NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout,
-	})
+	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout}
+	// Input redirected to mpivet goes to the program, as with mpirun; a
+	// terminal is not handed over, so a run never waits on the keyboard.
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		opts.Stdin = os.Stdin
+	}
+	sess, err := launch.Prepare(opts)
 	if err != nil {
 		return exitFailure, err
 	}

@@ -119,18 +119,40 @@ func genRecorders(w writer, c *api.Call) {
 	in := append([]string{"uint64_t pc_"}, recArgs(c.In, c)...)
 	w("static uint64_t mpivet_in_%s(%s)\n{\n", c.Name, strings.Join(in, ", "))
 	clamp(c.In)
-	w("\tuint64_t off_, n_ = %s;\n", size(1, c.In))
-	w("\tuint64_t *w_ = mpivet_begin(n_, &off_);\n\tif (w_) {\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = pc_;\n")
-	body(c.In)
-	w("\t\tmpivet_commit(off_, n_, MPIVET_ID_%s, MPIVET_KIND_ENTRY);\n\t}\n\treturn off_;\n}\n\n", c.Name)
+	if c.Logged() {
+		w("\tuint64_t off_, n_ = %s;\n", size(1, c.In))
+		w("\tuint64_t *w_ = mpivet_begin(n_, &off_);\n\tif (w_) {\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = pc_;\n")
+		body(c.In)
+		w("\t\tmpivet_commit(off_, n_, MPIVET_ID_%s, MPIVET_KIND_ENTRY);\n\t}\n", c.Name)
+		w("\tmpivet_state_entered(off_, 0);\n\treturn off_;\n}\n\n")
+	} else {
+		// Not logged: the entry record goes to the state page only, which
+		// has room for fixed-size records (arrays make a call logged).
+		if words := 1 + len(c.In); words+1 > api.StateWords-api.StateRecord {
+			panic(fmt.Sprintf("%s: entry record of %d words does not fit the state page", c.Name, words))
+		}
+		w("\tuint64_t n_ = %s;\n", size(1, c.In))
+		w("\tuint64_t *w_ = mpivet_state_inline() + 1;\n\t{\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = pc_;\n")
+		body(c.In)
+		w("\t}\n\tw_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_%s << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);\n", c.Name)
+		w("\tmpivet_state_entered(MPIVET_NOREC, 1);\n\treturn MPIVET_NOREC;\n}\n\n")
+	}
 
 	out := append([]string{"uint64_t e_", "int rc_"}, recArgs(c.Out, c)...)
 	w("static void mpivet_out_%s(%s)\n{\n", c.Name, strings.Join(out, ", "))
-	clamp(c.Out)
-	w("\tuint64_t off_, n_ = %s;\n", size(2, c.Out))
-	w("\tuint64_t *w_ = mpivet_begin(n_, &off_);\n\tif (w_) {\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = e_;\n\t\tw_[k_++] = MPIVET_I(rc_);\n")
-	body(c.Out)
-	w("\t\tmpivet_commit(off_, n_, MPIVET_ID_%s, MPIVET_KIND_EXIT);\n\t}\n}\n\n", c.Name)
+	if c.Logged() {
+		clamp(c.Out)
+		w("\tuint64_t off_, n_ = %s;\n", size(2, c.Out))
+		w("\tuint64_t *w_ = mpivet_begin(n_, &off_);\n\tif (w_) {\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = e_;\n\t\tw_[k_++] = MPIVET_I(rc_);\n")
+		body(c.Out)
+		w("\t\tmpivet_commit(off_, n_, MPIVET_ID_%s, MPIVET_KIND_EXIT);\n\t}\n", c.Name)
+	} else {
+		for _, a := range out[2:] {
+			w("\t(void)%s;\n", strings.Fields(strings.TrimPrefix(a, "const "))[len(strings.Fields(strings.TrimPrefix(a, "const ")))-1])
+		}
+		w("\t(void)e_;\n")
+	}
+	w("\tmpivet_state_returned(rc_);\n}\n\n")
 }
 
 func cParams(c *api.Call) string {

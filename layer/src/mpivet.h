@@ -89,6 +89,59 @@ static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, u
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
 }
 
+/* The state page: what the rank is doing now (api.State* in Go). Every
+ * wrapper updates it; it stays in the cache, so this costs a few stores.
+ * Readers see it change under a sequence lock: odd while being written. */
+#define MPIVET_STATE_SEQ 0
+#define MPIVET_STATE_STATUS 1
+#define MPIVET_STATE_LOGREF 2
+#define MPIVET_STATE_RC 3
+#define MPIVET_STATE_PROGRESS 4
+#define MPIVET_STATE_RECORD 5
+#define MPIVET_STATE_WORDS 64
+
+extern uint64_t *mpivet_state;
+
+static inline void mpivet_state_open(void)
+{
+	mpivet_state[MPIVET_STATE_SEQ]++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void mpivet_state_close(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	mpivet_state[MPIVET_STATE_SEQ]++;
+}
+
+/* mpivet_state_inline returns where an entry record that is not logged goes
+ * (its header first), having opened the state for writing. */
+static inline uint64_t *mpivet_state_inline(void)
+{
+	mpivet_state_open();
+	return &mpivet_state[MPIVET_STATE_RECORD];
+}
+
+/* mpivet_state_entered marks the rank as inside a call, whose entry record
+ * is in the log at logref or (MPIVET_NOREC) inline in the state page. */
+static inline void mpivet_state_entered(uint64_t logref, int opened)
+{
+	if (!opened)
+		mpivet_state_open();
+	mpivet_state[MPIVET_STATE_STATUS] = 1;
+	mpivet_state[MPIVET_STATE_LOGREF] = logref;
+	mpivet_state_close();
+}
+
+static inline void mpivet_state_returned(int rc)
+{
+	mpivet_state_open();
+	mpivet_state[MPIVET_STATE_STATUS] = 2;
+	mpivet_state[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
+	mpivet_state[MPIVET_STATE_PROGRESS]++;
+	mpivet_state_close();
+}
+
 /* The call site of a wrapper: its return address. */
 #define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))
 

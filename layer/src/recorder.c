@@ -27,6 +27,7 @@ __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
 int mpivet_on, mpivet_inited, mpivet_mt;
 char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
+uint64_t *mpivet_state;
 
 static int overflowed;
 static char hostname[256];
@@ -64,6 +65,20 @@ __attribute__((constructor)) static void mpivet_open(void)
 		fprintf(stderr, "mpivet: cannot map %s: %s (recording off)\n", path, strerror(errno));
 		return;
 	}
+	/* The state page, next to the log. */
+	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
+	int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	void *sp = MAP_FAILED;
+	if (sfd >= 0 && ftruncate(sfd, 4096) == 0)
+		sp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	if (sfd >= 0)
+		close(sfd);
+	if (sp == MAP_FAILED) {
+		fprintf(stderr, "mpivet: cannot create %s: %s (recording off)\n", path, strerror(errno));
+		munmap(p, max);
+		return;
+	}
+	mpivet_state = sp;
 	mpivet_base = p;
 	mpivet_cap = max - TAIL;
 	mpivet_grow(8);

@@ -152,6 +152,7 @@ static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 		w_[k_++] = pc_;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -165,6 +166,7 @@ static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
@@ -177,6 +179,7 @@ static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 		w_[k_++] = (uint64_t)required;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Init_thread, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -191,6 +194,7 @@ static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 		w_[k_++] = (uint64_t)provided;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Init_thread, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
@@ -202,6 +206,7 @@ static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
 		w_[k_++] = pc_;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Finalize, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -215,6 +220,7 @@ static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Finalize, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorcode)
@@ -228,6 +234,7 @@ static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorco
 		w_[k_++] = (uint64_t)errorcode;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Abort, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -241,6 +248,7 @@ static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Abort, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
@@ -253,6 +261,7 @@ static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 		w_[k_++] = (uint64_t)level;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Pcontrol, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -266,13 +275,14 @@ static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Pcontrol, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -281,28 +291,23 @@ static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, ui
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Send, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Send << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Send, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -311,28 +316,23 @@ static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bsend, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Bsend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bsend, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -341,28 +341,23 @@ static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ssend, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Ssend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ssend, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -371,28 +366,23 @@ static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = (uint64_t)dest;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rsend, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Rsend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rsend, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -401,30 +391,25 @@ static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, ui
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Recv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Recv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Recv, MPIVET_KIND_EXIT);
-	}
+	(void)src_status;
+	(void)tag_status;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -438,30 +423,25 @@ static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)recvtag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Sendrecv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Sendrecv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Sendrecv, MPIVET_KIND_EXIT);
-	}
+	(void)src_status;
+	(void)tag_status;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buf;
@@ -472,23 +452,18 @@ static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)recvtag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Sendrecv_replace, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Sendrecv_replace << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Sendrecv_replace, MPIVET_KIND_EXIT);
-	}
+	(void)src_status;
+	(void)tag_status;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -507,6 +482,7 @@ static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isend, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -521,6 +497,7 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isend, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -539,6 +516,7 @@ static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibsend, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -553,6 +531,7 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibsend, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -571,6 +550,7 @@ static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Issend, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -585,6 +565,7 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Issend, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -603,6 +584,7 @@ static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irsend, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -617,6 +599,7 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irsend, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -635,6 +618,7 @@ static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irecv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -649,6 +633,7 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Irecv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -667,6 +652,7 @@ static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t coun
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Send_init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -681,6 +667,7 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Send_init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -699,6 +686,7 @@ static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bsend_init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -713,6 +701,7 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bsend_init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -731,6 +720,7 @@ static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ssend_init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -745,6 +735,7 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ssend_init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -763,6 +754,7 @@ static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rsend_init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -777,6 +769,7 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rsend_init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
@@ -795,6 +788,7 @@ static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t coun
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Recv_init, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -809,65 +803,56 @@ static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Recv_init, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Probe, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Probe << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Probe, MPIVET_KIND_EXIT);
-	}
+	(void)src_status;
+	(void)tag_status;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = (uint64_t)source;
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iprobe, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Iprobe << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
 {
-	uint64_t off_, n_ = 2 + 1 + 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)flag;
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iprobe, MPIVET_KIND_EXIT);
-	}
+	(void)flag;
+	(void)src_status;
+	(void)tag_status;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
@@ -883,6 +868,7 @@ static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, 
 		w_[k_++] = message_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mprobe, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -899,6 +885,7 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mprobe, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
@@ -914,6 +901,7 @@ static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag,
 		w_[k_++] = message_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Improbe, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -931,6 +919,7 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Improbe, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
@@ -947,6 +936,7 @@ static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = message;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mrecv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -962,6 +952,7 @@ static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Mrecv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message, uint64_t request_at)
@@ -979,6 +970,7 @@ static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, 
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Imrecv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -993,6 +985,7 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Imrecv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -1006,6 +999,7 @@ static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t r
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Wait, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1022,6 +1016,7 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Wait, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -1035,6 +1030,7 @@ static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t r
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1052,6 +1048,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1071,6 +1068,7 @@ static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t arra
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitany, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1092,6 +1090,7 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitany, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1111,6 +1110,7 @@ static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t arra
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testany, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1133,6 +1133,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testany, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1152,6 +1153,7 @@ static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t arra
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitall, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1170,6 +1172,7 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitall, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1189,6 +1192,7 @@ static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t arra
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testall, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1208,6 +1212,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		w_[k_++] = (uint64_t)flag;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testall, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1227,6 +1232,7 @@ static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t a
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitsome, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1251,6 +1257,7 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 			w_[k_++] = MPIVET_I(array_of_indices[i_] - base_array_of_indices);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Waitsome, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1270,6 +1277,7 @@ static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t a
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testsome, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1294,6 +1302,7 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 			w_[k_++] = MPIVET_I(array_of_indices[i_] - base_array_of_indices);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testsome, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
@@ -1306,6 +1315,7 @@ static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_get_status, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1322,6 +1332,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_get_status, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -1335,6 +1346,7 @@ static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, ui
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1348,6 +1360,7 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -1361,6 +1374,7 @@ static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cancel, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1375,6 +1389,7 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 		w_[k_++] = request_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cancel, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -1388,6 +1403,7 @@ static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t 
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Start, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1402,6 +1418,7 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 		w_[k_++] = request_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Start, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1421,6 +1438,7 @@ static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t arr
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Startall, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -1439,90 +1457,76 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 			w_[k_++] = MPIVET_H(array_of_requests_out[i_]);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Startall, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64_t size)
 {
-	uint64_t off_, n_ = 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buffer;
 		w_[k_++] = (uint64_t)size;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Buffer_attach, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Buffer_attach << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Buffer_attach(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Buffer_attach, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 {
-	uint64_t off_, n_ = 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buffer_addr;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Buffer_detach, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Buffer_detach << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 {
-	uint64_t off_, n_ = 2 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)size;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Buffer_detach, MPIVET_KIND_EXIT);
-	}
+	(void)size;
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Barrier << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buffer;
@@ -1530,28 +1534,23 @@ static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count
 		w_[k_++] = datatype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Bcast << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1562,28 +1561,23 @@ static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sen
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Gather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1595,28 +1589,23 @@ static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Gatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1627,28 +1616,23 @@ static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scatter << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1660,28 +1644,23 @@ static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t 
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scatterv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1691,28 +1670,23 @@ static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t 
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allgather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1723,28 +1697,23 @@ static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allgatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1754,28 +1723,23 @@ static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoall << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1787,28 +1751,23 @@ static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoallv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1820,28 +1779,23 @@ static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoallw << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1851,28 +1805,23 @@ static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t re
 		w_[k_++] = op;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1881,28 +1830,23 @@ static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allreduce << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1911,28 +1855,23 @@ static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uin
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce_scatter << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1941,28 +1880,23 @@ static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbu
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce_scatter_block << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1971,28 +1905,23 @@ static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recv
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scan << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2001,28 +1930,23 @@ static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t re
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Exscan << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2032,28 +1956,23 @@ static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_allgather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2064,28 +1983,23 @@ static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_allgatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2095,28 +2009,23 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, 
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoall << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2128,28 +2037,23 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoallv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2161,21 +2065,16 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw, MPIVET_KIND_ENTRY);
 	}
-	return off_;
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoallw << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 {
-	uint64_t off_, n_ = 2;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
-	if (w_) {
-		uint64_t k_ = 0;
-		w_[k_++] = e_;
-		w_[k_++] = MPIVET_I(rc_);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw, MPIVET_KIND_EXIT);
-	}
+	(void)e_;
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t request_at)
@@ -2189,6 +2088,7 @@ static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t req
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibarrier, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2203,6 +2103,7 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibarrier, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2220,6 +2121,7 @@ static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t coun
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibcast, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2234,6 +2136,7 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ibcast, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2254,6 +2157,7 @@ static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igather, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2268,6 +2172,7 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igather, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2289,6 +2194,7 @@ static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igatherv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2303,6 +2209,7 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Igatherv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2323,6 +2230,7 @@ static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatter, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2337,6 +2245,7 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatter, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2358,6 +2267,7 @@ static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatterv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2372,6 +2282,7 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscatterv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2391,6 +2302,7 @@ static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgather, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2405,6 +2317,7 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgather, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2425,6 +2338,7 @@ static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgatherv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2439,6 +2353,7 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallgatherv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2458,6 +2373,7 @@ static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t 
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoall, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2472,6 +2388,7 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoall, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2493,6 +2410,7 @@ static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2507,6 +2425,7 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
@@ -2528,6 +2447,7 @@ static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallw, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2542,6 +2462,7 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ialltoallw, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t request_at)
@@ -2561,6 +2482,7 @@ static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t r
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2575,6 +2497,7 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
@@ -2593,6 +2516,7 @@ static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallreduce, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2607,6 +2531,7 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iallreduce, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
@@ -2625,6 +2550,7 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, ui
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2639,6 +2565,7 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
@@ -2657,6 +2584,7 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendb
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter_block, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2671,6 +2599,7 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ireduce_scatter_block, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
@@ -2689,6 +2618,7 @@ static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t rec
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscan, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2703,6 +2633,7 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iscan, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
@@ -2721,6 +2652,7 @@ static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t r
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iexscan, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2735,6 +2667,7 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Iexscan, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2754,6 +2687,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgather, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2768,6 +2702,7 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgather, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2788,6 +2723,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbu
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgatherv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2802,6 +2738,7 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_allgatherv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2821,6 +2758,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoall, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2835,6 +2773,7 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoall, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
@@ -2856,6 +2795,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallv, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2870,6 +2810,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallv, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
@@ -2891,6 +2832,7 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallw, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2905,6 +2847,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Ineighbor_alltoallw, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at)
@@ -2918,6 +2861,7 @@ static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t new
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2932,6 +2876,7 @@ static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at)
@@ -2946,6 +2891,7 @@ static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, ui
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup_with_info, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2960,6 +2906,7 @@ static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t new
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_dup_with_info, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at, uint64_t request_at)
@@ -2974,6 +2921,7 @@ static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t ne
 		w_[k_++] = request_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -2989,6 +2937,7 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 		w_[k_++] = request;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group, uint64_t newcomm_at)
@@ -3003,6 +2952,7 @@ static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t 
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3017,6 +2967,7 @@ static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag, uint64_t newcomm_at)
@@ -3032,6 +2983,7 @@ static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uin
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_group, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3046,6 +2998,7 @@ static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newc
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_group, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key, uint64_t newcomm_at)
@@ -3061,6 +3014,7 @@ static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t co
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3075,6 +3029,7 @@ static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info, uint64_t newcomm_at)
@@ -3091,6 +3046,7 @@ static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split_type, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3105,6 +3061,7 @@ static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcom
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_split_type, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag, uint64_t newintercomm_at)
@@ -3122,6 +3079,7 @@ static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm
 		w_[k_++] = newintercomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3136,6 +3094,7 @@ static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newin
 		w_[k_++] = newintercomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high, uint64_t newintracomm_at)
@@ -3150,6 +3109,7 @@ static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, 
 		w_[k_++] = newintracomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_merge, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3164,6 +3124,7 @@ static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newint
 		w_[k_++] = newintracomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_merge, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder, uint64_t comm_cart_at)
@@ -3181,6 +3142,7 @@ static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64
 		w_[k_++] = comm_cart_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3195,6 +3157,7 @@ static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 		w_[k_++] = comm_cart;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims, uint64_t newcomm_at)
@@ -3209,6 +3172,7 @@ static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t rem
 		w_[k_++] = newcomm_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_sub, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3223,6 +3187,7 @@ static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 		w_[k_++] = newcomm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Cart_sub, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder, uint64_t comm_graph_at)
@@ -3240,6 +3205,7 @@ static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int6
 		w_[k_++] = comm_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Graph_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3254,6 +3220,7 @@ static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_grap
 		w_[k_++] = comm_graph;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Graph_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
@@ -3274,6 +3241,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old,
 		w_[k_++] = comm_dist_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3288,6 +3256,7 @@ static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm
 		w_[k_++] = comm_dist_graph;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
@@ -3309,6 +3278,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t 
 		w_[k_++] = comm_dist_graph_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create_adjacent, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3323,6 +3293,7 @@ static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint
 		w_[k_++] = comm_dist_graph;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Dist_graph_create_adjacent, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t comm)
@@ -3336,6 +3307,7 @@ static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t
 		w_[k_++] = comm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3349,6 +3321,7 @@ static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, uint64_t comm)
@@ -3362,6 +3335,7 @@ static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, ui
 		w_[k_++] = comm;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_disconnect, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3375,6 +3349,7 @@ static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_disconnect, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
@@ -3388,6 +3363,7 @@ static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t g
 		w_[k_++] = group_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_group, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3402,6 +3378,7 @@ static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 		w_[k_++] = group;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_group, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
@@ -3415,6 +3392,7 @@ static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uin
 		w_[k_++] = group_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_remote_group, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3429,6 +3407,7 @@ static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t grou
 		w_[k_++] = group;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_remote_group, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
@@ -3444,6 +3423,7 @@ static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_incl, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3458,6 +3438,7 @@ static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_incl, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
@@ -3473,6 +3454,7 @@ static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_excl, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3487,6 +3469,7 @@ static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_excl, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
@@ -3502,6 +3485,7 @@ static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_incl, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3516,6 +3500,7 @@ static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgr
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_incl, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
@@ -3531,6 +3516,7 @@ static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_excl, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3545,6 +3531,7 @@ static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgr
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_range_excl, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
@@ -3559,6 +3546,7 @@ static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_union, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3573,6 +3561,7 @@ static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_union, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
@@ -3587,6 +3576,7 @@ static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, 
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_intersection, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3601,6 +3591,7 @@ static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t new
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_intersection, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
@@ -3615,6 +3606,7 @@ static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, ui
 		w_[k_++] = newgroup_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_difference, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3629,6 +3621,7 @@ static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgr
 		w_[k_++] = newgroup;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_difference, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64_t group)
@@ -3642,6 +3635,7 @@ static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64
 		w_[k_++] = group;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3655,6 +3649,7 @@ static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype, uint64_t newtype_at)
@@ -3669,6 +3664,7 @@ static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint6
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_contiguous, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3683,6 +3679,7 @@ static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtyp
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_contiguous, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
@@ -3699,6 +3696,7 @@ static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t b
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_vector, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3713,6 +3711,7 @@ static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_vector, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
@@ -3729,6 +3728,7 @@ static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, i
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hvector, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3743,6 +3743,7 @@ static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t ne
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hvector, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
@@ -3759,6 +3760,7 @@ static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_indexed, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3773,6 +3775,7 @@ static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_indexed, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
@@ -3789,6 +3792,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, 
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3803,6 +3807,7 @@ static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t n
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
@@ -3819,6 +3824,7 @@ static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t co
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_indexed_block, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3833,6 +3839,7 @@ static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint6
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_indexed_block, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
@@ -3849,6 +3856,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t c
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed_block, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3863,6 +3871,7 @@ static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_hindexed_block, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types, uint64_t newtype_at)
@@ -3879,6 +3888,7 @@ static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, ui
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_struct, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3893,6 +3903,7 @@ static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t new
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_struct, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype, uint64_t newtype_at)
@@ -3911,6 +3922,7 @@ static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, 
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_subarray, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3925,6 +3937,7 @@ static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t n
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_subarray, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype, uint64_t newtype_at)
@@ -3946,6 +3959,7 @@ static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_darray, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3960,6 +3974,7 @@ static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t new
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_darray, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent, uint64_t newtype_at)
@@ -3975,6 +3990,7 @@ static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_resized, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -3989,6 +4005,7 @@ static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t ne
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_create_resized, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t newtype_at)
@@ -4002,6 +4019,7 @@ static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t 
 		w_[k_++] = newtype_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_dup, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4016,6 +4034,7 @@ static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 		w_[k_++] = newtype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_dup, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
@@ -4029,6 +4048,7 @@ static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, ui
 		w_[k_++] = datatype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_commit, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4043,6 +4063,7 @@ static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_o
 		w_[k_++] = datatype_out;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_commit, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
@@ -4056,6 +4077,7 @@ static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint
 		w_[k_++] = datatype;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4069,6 +4091,7 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute, uint64_t op_at)
@@ -4083,6 +4106,7 @@ static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t 
 		w_[k_++] = op_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4097,6 +4121,7 @@ static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 		w_[k_++] = op;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
@@ -4110,6 +4135,7 @@ static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 		w_[k_++] = op;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4123,6 +4149,7 @@ static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Op_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
@@ -4135,6 +4162,7 @@ static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 		w_[k_++] = info_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4149,6 +4177,7 @@ static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 		w_[k_++] = info;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t newinfo_at)
@@ -4162,6 +4191,7 @@ static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t new
 		w_[k_++] = newinfo_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_dup, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4176,6 +4206,7 @@ static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 		w_[k_++] = newinfo;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_dup, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t info)
@@ -4189,6 +4220,7 @@ static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t
 		w_[k_++] = info;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4202,6 +4234,7 @@ static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn, uint64_t errhandler_at)
@@ -4215,6 +4248,7 @@ static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm
 		w_[k_++] = errhandler_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_errhandler, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4229,6 +4263,7 @@ static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t
 		w_[k_++] = errhandler;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_errhandler, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_at, uint64_t errhandler)
@@ -4242,6 +4277,7 @@ static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_
 		w_[k_++] = errhandler;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Errhandler_free, MPIVET_KIND_ENTRY);
 	}
+	mpivet_state_entered(off_, 0);
 	return off_;
 }
 
@@ -4255,6 +4291,7 @@ static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 		w_[k_++] = MPIVET_I(rc_);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Errhandler_free, MPIVET_KIND_EXIT);
 	}
+	mpivet_state_returned(rc_);
 }
 
 int MPI_Init(int *argc, char ***argv)
