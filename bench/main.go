@@ -35,7 +35,7 @@ type benchmark struct {
 
 var benchmarks = []benchmark{
 	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}},
-	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "600"}},
+	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}},
 }
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 		MPI_Irecv(&u[(size_t)(n + 1) * n], n, MPI_DOUBLE, down, 1, MPI_COMM_WORLD, &r[1]);
 		MPI_Isend(&u[(size_t)n * n], n, MPI_DOUBLE, down, 0, MPI_COMM_WORLD, &r[2]);
 		MPI_Isend(&u[n], n, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, &r[3]);
-		MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+		MPI_Waitall(4, r, MPI_STATUSES_IGNORE); /* statuses ignored */
 		double local = 0;
 		for (int i = 1; i <= n; i++)
 			for (int j = 1; j < n - 1; j++) {
