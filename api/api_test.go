@@ -1,0 +1,81 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBuiltinDescription(t *testing.T) {
+	if len(MPI.Calls) < 130 {
+		t.Fatalf("only %d calls described", len(MPI.Calls))
+	}
+	for i, c := range MPI.Calls {
+		if c.ID != i {
+			t.Errorf("%s: ID %d at position %d", c.Name, c.ID, i)
+		}
+		if !strings.HasPrefix(c.Name, "MPI_") {
+			t.Errorf("%s: not an MPI call", c.Name)
+		}
+	}
+	// The calls the foundation issue names must be covered.
+	for _, name := range []string{"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend",
+		"MPI_Issend", "MPI_Irsend", "MPI_Recv", "MPI_Irecv", "MPI_Send_init", "MPI_Recv_init", "MPI_Sendrecv",
+		"MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
+		"MPI_Wait", "MPI_Test", "MPI_Waitany", "MPI_Testany", "MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
+		"MPI_Testsome", "MPI_Request_free", "MPI_Cancel", "MPI_Request_get_status", "MPI_Start", "MPI_Startall",
+		"MPI_Barrier", "MPI_Ibarrier", "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Ineighbor_alltoallw", "MPI_Comm_split",
+		"MPI_Comm_free", "MPI_Group_incl", "MPI_Type_create_struct", "MPI_Type_free", "MPI_Op_create", "MPI_Pcontrol",
+		"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort"} {
+		if MPI.ByName[name] == nil {
+			t.Errorf("%s is not described", name)
+		}
+	}
+}
+
+func TestLayouts(t *testing.T) {
+	isend := MPI.ByName["MPI_Isend"]
+	var in, out []string
+	for _, f := range isend.In {
+		in = append(in, f.Name)
+	}
+	for _, f := range isend.Out {
+		out = append(out, f.Name)
+	}
+	if got := strings.Join(in, ","); got != "buf,count,datatype,dest,tag,comm,request_at" {
+		t.Errorf("MPI_Isend entry fields: %s", got)
+	}
+	if got := strings.Join(out, ","); got != "request" {
+		t.Errorf("MPI_Isend exit fields: %s", got)
+	}
+	wa := MPI.ByName["MPI_Waitall"]
+	if wa.In[len(wa.In)-1].Kind != FHandles || wa.Out[0].Name != "array_of_requests_out" {
+		t.Errorf("MPI_Waitall: requests must be read on entry and exit: %+v %+v", wa.In, wa.Out)
+	}
+	if !MPI.ByName["MPI_Isend"].Logged() || MPI.ByName["MPI_Send"].Logged() || !MPI.ByName["MPI_Comm_dup"].Logged() {
+		t.Error("wrong choice of logged calls")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, bad := range []string{
+		"MPI_X(int a",                             // no closing parenthesis
+		"MPI_X(int *a:new)",                       // new needs a handle
+		"MPI_X(MPI_Request r[]:reqs)",             // reqs needs a length
+		"MPI_X(int n, MPI_Comm c[]:reqs(n))",      // reqs needs requests
+		"MPI_X(int n, MPI_Request r[]:reqs(m))",   // unknown length
+		"MPI_X(int a:bogus)",                      // unknown role
+		"MPI_X(int a)\nMPI_X(int a)",              // twice
+	} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
+		}
+	}
+	a, err := Parse("# c\nMPI_Y(MPI_Comm comm, MPI_Comm *newcomm:new)  comm coll\nconst MPI_COMM_WORLD\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.ByName["MPI_Y"]
+	if c == nil || !c.Has("coll") || c.Params[1].Handle != "comm" || c.Params[1].Role != New || a.Consts[0] != "MPI_COMM_WORLD" {
+		t.Errorf("parsed %+v", c)
+	}
+}

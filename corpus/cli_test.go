@@ -1,0 +1,95 @@
+package corpus
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mpivet(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(mpivetBin, args...).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// Bad input gets a clear message and exit status 2, never a panic.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "script.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho hi\n"), 0o755)
+	plain := filepath.Join(dir, "plain")
+	src := filepath.Join(dir, "plain.c")
+	os.WriteFile(src, []byte("int main(void){return 0;}\n"), 0o644)
+	if out, err := exec.Command("cc", "-o", plain, src).CombinedOutput(); err != nil {
+		t.Skipf("no C compiler: %v %s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"run", "-n", "2", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"run", "-n", "2", plain}, "not an MPI program"},
+		{[]string{"run", "-n", "2", script}, "not an executable program"},
+		{[]string{"run", "-n", "2", dir}, "not an executable file"},
+		{[]string{"run", "-n", "0", plain}, "at least 1"},
+		{[]string{"run", plain}, "np"},
+		{[]string{"explain", "no-such-check"}, "no check"},
+	} {
+		out, code := mpivet(t, tc.args...)
+		if code != 2 || !strings.Contains(out, tc.msg) || strings.Contains(out, "panic") || strings.Contains(out, "goroutine") {
+			t.Errorf("mpivet %v: exit %d, output:\n%s", tc.args, code, out)
+		}
+	}
+}
+
+// A run stopped at its time limit leaves no process behind.
+func TestTimeoutLeavesNoProcess(t *testing.T) {
+	impls := available(t)
+	src := filepath.Join("..", "testdata", "programs", "fig2_4_timeout.c")
+	for _, m := range impls {
+		t.Run(m.name, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), "hang")
+			compile(t, m, src, bin)
+			dir := filepath.Join(t.TempDir(), "run")
+			start := time.Now()
+			out, code := mpivet(t, "run", "-n", "3", "--timeout", "3s", "--dir", dir, bin)
+			if code != 1 || !strings.Contains(out, "did not finish within 3s") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			if d := time.Since(start); d > 40*time.Second {
+				t.Errorf("a 3s timeout took %v", d)
+			}
+			abs, _ := filepath.Abs(dir)
+			if pids := processesOf(abs); len(pids) > 0 {
+				t.Errorf("processes of the run still alive: %v", pids)
+			}
+		})
+	}
+}
+
+// processesOf lists live processes whose environment names the run directory.
+func processesOf(dir string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && strings.Contains(string(env), "MPIVET_DIR="+dir+"\x00") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

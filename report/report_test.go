@@ -1,0 +1,61 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mpivet/check"
+)
+
+func TestJSONFields(t *testing.T) {
+	r := New([]check.Finding{{Kind: "resource-leak", Severity: check.Error, Ranks: []int{0},
+		Message: "m", Locations: []check.Location{{Rank: 0, File: "leak.c", Line: 12, Function: "main"}}}})
+	r.Interleavings = 1
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := r.WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["verdict"] != "error" || doc["interleavings"].(float64) != 1 {
+		t.Fatalf("doc: %s", data)
+	}
+	f := doc["findings"].([]any)[0].(map[string]any)
+	for _, k := range []string{"kind", "severity", "ranks", "message", "locations"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("finding has no %q", k)
+		}
+	}
+	loc := f["locations"].([]any)[0].(map[string]any)
+	if loc["file"] != "leak.c" || loc["line"].(float64) != 12 || loc["function"] != "main" || loc["rank"].(float64) != 0 {
+		t.Errorf("location: %v", loc)
+	}
+	if r.ExitCode() != 1 {
+		t.Error("an error must give exit status 1")
+	}
+}
+
+func TestCleanAndWarnings(t *testing.T) {
+	r := New(nil)
+	r.Interleavings = 1
+	var b bytes.Buffer
+	r.PrintText(&b, false)
+	if r.Verdict != "ok" || r.ExitCode() != 0 || !strings.Contains(b.String(), "no MPI usage errors") {
+		t.Fatalf("clean report: %s", b.String())
+	}
+	data, _ := json.Marshal(r)
+	if !strings.Contains(string(data), `"findings":[]`) {
+		t.Errorf("findings must be an empty list, not null: %s", data)
+	}
+	w := New([]check.Finding{{Kind: "request-lifecycle", Severity: check.Warning}})
+	if w.Verdict != "ok" || w.ExitCode() != 0 {
+		t.Error("warnings alone must not fail the run")
+	}
+}

@@ -1,0 +1,109 @@
+// Package tracetest writes rank logs in the layer's record format from Go,
+// so that the record reader and the checks can be tested without an MPI.
+package tracetest
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"mpivet/api"
+	"mpivet/trace"
+)
+
+// Log builds one rank's log.
+type Log struct {
+	buf []byte
+}
+
+// Consts are predefined handle values used by tests (Open MPI-like).
+var Consts = map[string]uint64{
+	"MPI_COMM_WORLD": 0x1000, "MPI_COMM_NULL": 0x1008, "MPI_REQUEST_NULL": 0x2000,
+	"MPI_INT": 0x3000, "MPI_DATATYPE_NULL": 0x3008, "MPI_ANY_SOURCE": ^uint64(0), "MPI_ANY_TAG": ^uint64(0),
+	"MPI_SUM": 0x4000,
+}
+
+// New starts a log for a rank, with its process and constants records.
+func New(rank, size int) *Log {
+	l := &Log{buf: []byte("MPIVET01")}
+	host := []byte("testhost")
+	w := []uint64{uint64(rank), uint64(size), 100 + uint64(rank), 0, uint64(len(host))}
+	var hb [8]byte
+	copy(hb[:], host)
+	w = append(w, binary.LittleEndian.Uint64(hb[:]))
+	l.record(api.KindMeta, api.MetaProcess, w)
+	consts := make([]uint64, len(api.MPI.Consts))
+	for i, name := range api.MPI.Consts {
+		v, ok := Consts[name]
+		if !ok {
+			v = ^uint64(0) - 1 // not defined
+		}
+		consts[i] = v
+	}
+	l.record(api.KindMeta, api.MetaConstants, consts)
+	return l
+}
+
+func (l *Log) record(kind, id int, words []uint64) uint64 {
+	off := uint64(len(l.buf))
+	h := uint64(8+8*len(words)) | uint64(id)<<32 | uint64(kind)<<48
+	l.buf = binary.LittleEndian.AppendUint64(l.buf, h)
+	for _, w := range words {
+		l.buf = binary.LittleEndian.AppendUint64(l.buf, w)
+	}
+	return off
+}
+
+// encode lays out fields from a map of values: uint64 or int for scalars,
+// []uint64 for arrays, [2]int64 for a status. Missing fields are zero.
+func encode(fs []api.Field, vals map[string]any) []uint64 {
+	var w []uint64
+	for _, f := range fs {
+		v := vals[f.Name]
+		switch f.Kind {
+		case api.FHandles, api.FInts:
+			arr, _ := v.([]uint64)
+			w = append(w, uint64(len(arr)))
+			w = append(w, arr...)
+		case api.FStatus:
+			st, _ := v.([2]int64)
+			w = append(w, uint64(st[0]), uint64(st[1]))
+		default:
+			switch x := v.(type) {
+			case nil:
+				w = append(w, 0)
+			case int:
+				w = append(w, uint64(int64(x)))
+			case uint64:
+				w = append(w, x)
+			default:
+				panic(fmt.Sprintf("field %s: unsupported value %T", f.Name, v))
+			}
+		}
+	}
+	return w
+}
+
+// Call appends a call at call site pc. out nil means the call never returned.
+func (l *Log) Call(name string, pc uint64, in, out map[string]any) {
+	c := api.MPI.ByName[name]
+	if c == nil {
+		panic("no call " + name)
+	}
+	off := l.record(api.KindEntry, c.ID, append([]uint64{pc}, encode(c.In, in)...))
+	if out != nil {
+		rc, _ := out["rc"].(int)
+		l.record(api.KindExit, c.ID, append([]uint64{off, uint64(rc)}, encode(c.Out, out)...))
+	}
+}
+
+// Bytes returns the log.
+func (l *Log) Bytes() []byte { return l.buf }
+
+// Process decodes the log.
+func (l *Log) Process() *trace.Process {
+	p, err := trace.Decode(fmt.Sprintf("p.testhost.%d.log", len(l.buf)), l.buf)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
