@@ -58,13 +58,13 @@ func TestLayouts(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, bad := range []string{
-		"MPI_X(int a",                             // no closing parenthesis
-		"MPI_X(int *a:new)",                       // new needs a handle
-		"MPI_X(MPI_Request r[]:reqs)",             // reqs needs a length
-		"MPI_X(int n, MPI_Comm c[]:reqs(n))",      // reqs needs requests
-		"MPI_X(int n, MPI_Request r[]:reqs(m))",   // unknown length
-		"MPI_X(int a:bogus)",                      // unknown role
-		"MPI_X(int a)\nMPI_X(int a)",              // twice
+		"MPI_X(int a",                           // no closing parenthesis
+		"MPI_X(int *a:new)",                     // new needs a handle
+		"MPI_X(MPI_Request r[]:reqs)",           // reqs needs a length
+		"MPI_X(int n, MPI_Comm c[]:reqs(n))",    // reqs needs requests
+		"MPI_X(int n, MPI_Request r[]:reqs(m))", // unknown length
+		"MPI_X(int a:bogus)",                    // unknown role
+		"MPI_X(int a)\nMPI_X(int a)",            // twice
 	} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
