@@ -93,3 +93,49 @@ func processesOf(dir string) []int {
 	}
 	return pids
 }
+
+// --launcher replaces the MPI's own launcher; mpivet appends -n N.
+func TestLauncherOption(t *testing.T) {
+	impls := available(t)
+	var m mpiImpl
+	for _, x := range impls {
+		if x.name == "openmpi" {
+			m = x
+		}
+	}
+	if m.name == "" {
+		t.Skip("needs Open MPI")
+	}
+	bin := filepath.Join(t.TempDir(), "ring")
+	compile(t, m, filepath.Join("..", "testdata", "programs", "ring_sendrecv.c"), bin)
+	out, code := mpivet(t, "run", "-n", "3", "--launcher", "mpirun.openmpi --oversubscribe", "--dir", filepath.Join(t.TempDir(), "run"), bin)
+	if code != 0 || !strings.Contains(out, "3 ranks") || !strings.Contains(out, "verdict: ok") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	out, code = mpivet(t, "run", "-n", "2", "--launcher", "no-such-launcher-xyz", bin)
+	if code != 2 || !strings.Contains(out, "no-such-launcher-xyz") {
+		t.Fatalf("missing launcher: exit %d:\n%s", code, out)
+	}
+}
+
+// A program whose MPI library is not installed gets a message naming it.
+func TestMPINotInstalled(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libmpich.so.99")
+	libsrc := filepath.Join(dir, "fake.c")
+	os.WriteFile(libsrc, []byte("int MPI_Init(int *c, char ***v) { return 0; }\n"), 0o644)
+	if out, err := exec.Command("cc", "-shared", "-fPIC", "-Wl,-soname,libmpich.so.99", "-o", lib, libsrc).CombinedOutput(); err != nil {
+		t.Skipf("no C compiler: %v %s", err, out)
+	}
+	src := filepath.Join(dir, "app.c")
+	os.WriteFile(src, []byte("int MPI_Init(int *, char ***);\nint main(int c, char **v) { return MPI_Init(&c, &v); }\n"), 0o644)
+	app := filepath.Join(dir, "app")
+	if out, err := exec.Command("cc", "-o", app, src, lib).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	os.Remove(lib) // as if MPICH had been uninstalled
+	out, code := mpivet(t, "run", "-n", "2", app)
+	if code != 2 || !strings.Contains(out, "libmpich.so.99") || !strings.Contains(out, "not installed") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}

@@ -72,7 +72,7 @@ func colors(on bool) palette {
 func (r *Report) PrintText(w io.Writer, color bool) {
 	c := colors(color)
 	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
-	for i, f := range r.Findings {
+	for _, f := range r.Findings {
 		col := c.yellow
 		if f.Severity == check.Error {
 			col = c.red
@@ -81,7 +81,7 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 		if len(f.Ranks) > 0 {
 			ranks = fmt.Sprintf(" %s %s", plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
 		}
-		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, interleaving(f))
+		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
 		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
 		fmt.Fprintf(w, "  %s\n", msg)
 		for _, l := range f.Locations {
@@ -91,7 +91,6 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 			}
 			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
 		}
-		_ = i
 	}
 	errs, warns := 0, 0
 	for _, f := range r.Findings {
@@ -116,8 +115,9 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 		r.Interleavings, plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
 }
 
-func interleaving(f check.Finding) string {
-	if f.Interleaving > 0 {
+// interleaving names the interleaving a finding comes from, when there were several.
+func (r *Report) interleaving(f check.Finding) string {
+	if r.Interleavings > 1 && f.Interleaving > 0 {
 		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
 	}
 	return ""

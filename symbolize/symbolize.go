@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ianlancetaylor/demangle"
+
 	"mpivet/trace"
 )
 
@@ -158,7 +160,9 @@ func load(path string) *module {
 	dyn, _ := f.DynamicSymbols()
 	for _, y := range append(syms, dyn...) {
 		if elf.ST_TYPE(y.Info) == elf.STT_FUNC && y.Value != 0 {
-			m.syms = append(m.syms, symbol{y.Value, y.Size, y.Name})
+			// C++ names are shown as written: Solver::Solver(), not _ZN6SolverC1Ev.
+			name := demangle.Filter(y.Name, demangle.NoParams)
+			m.syms = append(m.syms, symbol{y.Value, y.Size, name})
 		}
 	}
 	sort.Slice(m.syms, func(i, j int) bool { return m.syms[i].addr < m.syms[j].addr })
