@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "mpivet.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,15 +36,48 @@ static char hostname[256];
 /* Reserve this much room at the end for the overflow marker. */
 #define TAIL 64
 
+/* forget_environment removes the layer from the environment the program's
+ * own children inherit (system(), popen(), exec of tools): they are not
+ * ranks, and must neither load MPI nor leave logs. */
+static void forget_environment(void)
+{
+	Dl_info self;
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && dladdr((void *)forget_environment, &self) && self.dli_fname) {
+		char *keep = malloc(strlen(pre) + 1), *list = strdup(pre), *save = NULL;
+		if (keep && list) {
+			keep[0] = 0;
+			for (char *e = strtok_r(list, ": ", &save); e; e = strtok_r(NULL, ": ", &save)) {
+				if (strcmp(e, self.dli_fname) == 0)
+					continue;
+				if (keep[0])
+					strcat(keep, ":");
+				strcat(keep, e);
+			}
+			if (keep[0])
+				setenv("LD_PRELOAD", keep, 1);
+			else
+				unsetenv("LD_PRELOAD");
+		}
+		free(keep);
+		free(list);
+	}
+	unsetenv("MPIVET_DIR");
+	unsetenv("MPIVET_LOG_MAX");
+}
+
 __attribute__((constructor)) static void mpivet_open(void)
 {
-	const char *dir = getenv("MPIVET_DIR");
-	if (!dir || !*dir)
+	const char *env = getenv("MPIVET_DIR");
+	if (!env || !*env)
 		return;
-	uint64_t max = 16ULL << 30; /* sparse: costs only what is written */
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", env);
 	const char *m = getenv("MPIVET_LOG_MAX");
+	uint64_t max = 16ULL << 30; /* sparse: costs only what is written */
 	if (m && *m)
 		max = strtoull(m, NULL, 10);
+	forget_environment();
 	if (max < 4096)
 		max = 4096;
 	gethostname(hostname, sizeof hostname - 1);
