@@ -320,8 +320,9 @@ const (
 	KindMeta  = 3 // layer metadata; the call field holds a Meta* id
 )
 
-// State page layout (words), shared with layer/src/mpivet.h: a seqlock
-// counter, then what the rank is doing.
+// State page layout (words), shared with layer/src/mpivet.h: StateSlots
+// slots of StateWords words, one per thread that calls MPI (in the order they
+// first did), each a seqlock counter, then what the thread is doing.
 const (
 	StateSeq      = 0 // odd while being written
 	StateStatus   = 1 // 0 no call yet, 1 inside a call, 2 returned
@@ -330,6 +331,7 @@ const (
 	StateProgress = 4 // number of MPI calls returned so far
 	StateRecord   = 5 // inline entry record (header, words) of a call not logged
 	StateWords    = 64
+	StateSlots    = 8
 )
 
 // Meta record ids (record kind KindMeta), shared with layer/src/mpivet.h.

@@ -165,7 +165,7 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 		}
 		t.Skipf("%s not installed", cc)
 	}
-	if b, err := exec.Command(cc, "-g", "-O0", "-o", out, src).CombinedOutput(); err != nil {
+	if b, err := exec.Command(cc, "-g", "-O0", "-pthread", "-o", out, src).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)
 	}
 }

@@ -114,9 +114,11 @@ type Process struct {
 	Overflow bool
 	Exit     *Exit // from the supervisor; nil if it left none (killed)
 	End      int64 // end of the last whole record in the log
-	// From the state page: the call the rank is in, or made last (logged or
-	// not), and how many MPI calls it has completed.
+	// From the state page: the call the rank's first MPI thread is in, or
+	// made last (logged or not); the same for every thread that called MPI
+	// (Threads[0] == Current); and how many MPI calls the rank completed.
 	Current  *Call
+	Threads  []*Call
 	Progress uint64
 }
 
@@ -305,7 +307,7 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 	}
 }
 
-// readState reads the state page. A page read while its rank writes it is
+// readState reads the state page. A slot read while its thread writes it is
 // read again; one left half-written by a rank that died is taken as it is.
 func (p *Process) readState(path string) {
 	f, err := os.Open(path)
@@ -313,25 +315,40 @@ func (p *Process) readState(path string) {
 		return
 	}
 	defer f.Close()
+	for slot := 0; slot < api.StateSlots; slot++ {
+		c, progress, ok := p.readSlot(f, int64(slot*api.StateWords*8))
+		if !ok {
+			break
+		}
+		p.Progress += progress
+		if c != nil {
+			p.Threads = append(p.Threads, c)
+		}
+	}
+	if len(p.Threads) > 0 {
+		p.Current = p.Threads[0]
+	}
+}
+
+func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
 	buf := make([]byte, api.StateWords*8)
 	var w [api.StateWords]uint64
 	for try := 0; try < 100; try++ {
-		if n, _ := f.ReadAt(buf, 0); n < len(buf) {
-			return
+		if n, _ := f.ReadAt(buf, at); n < len(buf) {
+			return nil, 0, false
 		}
 		for i := range w {
 			w[i] = le.Uint64(buf[i*8:])
 		}
 		if w[api.StateSeq]%2 == 0 {
-			if n, _ := f.ReadAt(buf[:8], 0); n == 8 && le.Uint64(buf) == w[api.StateSeq] {
+			if n, _ := f.ReadAt(buf[:8], at); n == 8 && le.Uint64(buf) == w[api.StateSeq] {
 				break
 			}
 		}
 	}
 	status := w[api.StateStatus]
-	p.Progress = w[api.StateProgress]
 	if status == 0 {
-		return
+		return nil, 0, false
 	}
 	var c *Call
 	if ref := w[api.StateLogRef]; ref != Unknown {
@@ -350,14 +367,11 @@ func (p *Process) readState(path string) {
 			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], In: decodeFields(api.MPI.Calls[id].In, words[1:])}
 		}
 	}
-	if c == nil {
-		return
-	}
-	if status == 2 && !c.Returned {
+	if c != nil && status == 2 && !c.Returned {
 		c.Returned, c.RC = true, int64(w[api.StateRC])
 		c.Out = decodeFields(c.Def.Out, nil)
 	}
-	p.Current = c
+	return c, w[api.StateProgress], true
 }
 
 func parseMaps(s string) []Mapping {

@@ -210,5 +210,5 @@ func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
-	return strings.TrimSpace(many)
+	return many
 }

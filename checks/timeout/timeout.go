@@ -54,6 +54,16 @@ func run(pass *check.Pass) error {
 			ranks = append(ranks, p.Rank)
 			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.Where()))
 		}
+		// Other threads of the rank that are inside MPI.
+		for i, c := range p.Threads {
+			if i == 0 || c.Returned {
+				continue
+			}
+			l := pass.At(p, c)
+			l.Note = fmt.Sprintf("thread %d blocked here", i+1)
+			locs = append(locs, l)
+			lines = append(lines, fmt.Sprintf("rank %d, thread %d: blocked in %s at %s", p.Rank, i+1, check.Describe(p, c), l.Where()))
+		}
 	}
 	pass.Report(check.Finding{
 		Ranks:     ranks,

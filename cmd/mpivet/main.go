@@ -26,7 +26,6 @@ import (
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/launch"
-	"mpivet/mpi"
 	"mpivet/report"
 	"mpivet/symbolize"
 )
@@ -37,9 +36,6 @@ const (
 	exitFindings = 1
 	exitFailure  = 2
 )
-
-// failure is an error that ends mpivet with exitFailure and a clear message.
-type failure struct{ error }
 
 func main() {
 	code := exitOK
@@ -135,10 +131,6 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	defer stop()
 	res, err := sess.Run(ctx, dir)
 	if err != nil {
-		var me *mpi.Error
-		if errors.As(err, &me) {
-			return exitFailure, err
-		}
 		return exitFailure, err
 	}
 	if res.Interrupted {

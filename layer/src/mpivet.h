@@ -89,57 +89,63 @@ static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, u
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
 }
 
-/* The state page: what the rank is doing now (api.State* in Go). Every
- * wrapper updates it; it stays in the cache, so this costs a few stores.
- * Readers see it change under a sequence lock: odd while being written. */
+/* The state page: what each thread of the rank is doing now (api.State* in
+ * Go). Every wrapper updates its thread's slot; it stays in the cache, so
+ * this costs a few stores. Readers see a slot change under a sequence lock:
+ * odd while being written. */
 #define MPIVET_STATE_SEQ 0
 #define MPIVET_STATE_STATUS 1
 #define MPIVET_STATE_LOGREF 2
 #define MPIVET_STATE_RC 3
 #define MPIVET_STATE_PROGRESS 4
 #define MPIVET_STATE_RECORD 5
-#define MPIVET_STATE_WORDS 64
+#define MPIVET_STATE_WORDS 64 /* one slot */
+#define MPIVET_STATE_SLOTS 8  /* one per thread calling MPI; later threads share the last */
 
-extern uint64_t *mpivet_state;
+extern uint64_t *mpivet_state; /* MPIVET_STATE_SLOTS slots */
+extern __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
+uint64_t *mpivet_new_slot(void);
 
-static inline void mpivet_state_open(void)
+static inline uint64_t *mpivet_state_open(void)
 {
-	mpivet_state[MPIVET_STATE_SEQ]++;
+	uint64_t *s = mpivet_slot;
+	if (__builtin_expect(!s, 0))
+		s = mpivet_new_slot();
+	s[MPIVET_STATE_SEQ]++;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return s;
 }
 
-static inline void mpivet_state_close(void)
+static inline void mpivet_state_close(uint64_t *s)
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	mpivet_state[MPIVET_STATE_SEQ]++;
+	s[MPIVET_STATE_SEQ]++;
 }
 
 /* mpivet_state_inline returns where an entry record that is not logged goes
- * (its header first), having opened the state for writing. */
+ * (its header first), having opened the thread's slot for writing. */
 static inline uint64_t *mpivet_state_inline(void)
 {
-	mpivet_state_open();
-	return &mpivet_state[MPIVET_STATE_RECORD];
+	return &mpivet_state_open()[MPIVET_STATE_RECORD];
 }
 
-/* mpivet_state_entered marks the rank as inside a call, whose entry record
- * is in the log at logref or (MPIVET_NOREC) inline in the state page. */
+/* mpivet_state_entered marks the thread as inside a call, whose entry record
+ * is in the log at logref or (MPIVET_NOREC) inline in its slot. */
 static inline void mpivet_state_entered(uint64_t logref, int opened)
 {
-	if (!opened)
-		mpivet_state_open();
-	mpivet_state[MPIVET_STATE_STATUS] = 1;
-	mpivet_state[MPIVET_STATE_LOGREF] = logref;
-	mpivet_state_close();
+	uint64_t *s = opened ? mpivet_slot : mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = 1;
+	s[MPIVET_STATE_LOGREF] = logref;
+	mpivet_state_close(s);
 }
 
 static inline void mpivet_state_returned(int rc)
 {
-	mpivet_state_open();
-	mpivet_state[MPIVET_STATE_STATUS] = 2;
-	mpivet_state[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
-	mpivet_state[MPIVET_STATE_PROGRESS]++;
-	mpivet_state_close();
+	uint64_t *s = mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = 2;
+	s[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
+	s[MPIVET_STATE_PROGRESS]++;
+	mpivet_state_close(s);
 }
 
 /* The call site of a wrapper: its return address. */

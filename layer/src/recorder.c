@@ -29,6 +29,17 @@ int mpivet_on, mpivet_inited, mpivet_mt;
 char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
+__thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
+
+/* mpivet_new_slot gives the calling thread its slot of the state page. */
+uint64_t *mpivet_new_slot(void)
+{
+	static int next;
+	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+	if (i >= MPIVET_STATE_SLOTS)
+		i = MPIVET_STATE_SLOTS - 1;
+	return mpivet_slot = &mpivet_state[i * MPIVET_STATE_WORDS];
+}
 
 static int overflowed;
 static char hostname[256];
@@ -103,8 +114,9 @@ __attribute__((constructor)) static void mpivet_open(void)
 	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
 	int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	void *sp = MAP_FAILED;
-	if (sfd >= 0 && ftruncate(sfd, 4096) == 0)
-		sp = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	size_t ssize = MPIVET_STATE_SLOTS * MPIVET_STATE_WORDS * 8;
+	if (sfd >= 0 && ftruncate(sfd, ssize) == 0)
+		sp = mmap(NULL, ssize, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
 	if (sfd >= 0)
 		close(sfd);
 	if (sp == MAP_FAILED) {
