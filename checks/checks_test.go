@@ -102,6 +102,12 @@ func TestFailures(t *testing.T) {
 				l.Call("MPI_Abort", 7, map[string]any{"errorcode": 33, "comm": uint64(0x1000)}, nil)
 			}),
 			mk(2, &trace.Exit{Signal: 9}, barrier)}, "error:program-failure", "MPI_Abort"},
+		{"abort-then-peer-exits", []*trace.Process{
+			mk(0, &trace.Exit{Exited: true, Code: 1, TimeNs: 2e9}, barrier), // noticed its peer was gone
+			mk(1, &trace.Exit{Exited: true, Code: 1, TimeNs: 1e9}, func(l *tracetest.Log) {
+				l.Call("MPI_Abort", 7, map[string]any{"errorcode": 1, "comm": uint64(0x1000)}, nil)
+			}),
+			mk(2, &trace.Exit{Signal: 15, Forwarded: 15, TimeNs: 2e9}, barrier)}, "error:program-failure", "ranks 0, 2 ended too"},
 		{"exit-code", []*trace.Process{
 			mk(0, &trace.Exit{Exited: true, Code: 3}, fin),
 			mk(1, &trace.Exit{Exited: true}, fin),

@@ -18,6 +18,7 @@ type Exit struct {
 	Core      bool   `json:"core"`       // a core was dumped
 	Forwarded int    `json:"forwarded"`  // last signal the supervisor passed on from the launcher
 	ExecError string `json:"exec_error"` // the program could not be started
+	TimeNs    int64  `json:"time_ns"`    // when the supervisor saw it end (wall clock)
 }
 
 // ReadExit reads one exit record.

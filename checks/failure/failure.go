@@ -4,8 +4,10 @@ package failure
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -55,9 +57,10 @@ func rankName(p *trace.Process) string {
 func run(pass *check.Pass) error {
 	in := pass.In
 	type failed struct {
-		p    *trace.Process
-		f    check.Finding
-		prim bool // a cause, not a consequence
+		p      *trace.Process
+		f      check.Finding
+		prim   bool // a cause, not a consequence
+		strong bool // an abort or a crash: what ends a job
 	}
 	var fs []failed
 	var victims []int
@@ -87,14 +90,14 @@ func run(pass *check.Pass) error {
 		}
 		switch {
 		case x != nil && x.ExecError != "":
-			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true})
+			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false})
 		case abort != nil:
 			l := pass.At(p, abort)
 			l.Note = "MPI_Abort called here"
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), abort.Int("errorcode"), check.HandleName(p, abort.Word("comm"))),
 				Locations: []check.Location{l},
-			}, true})
+			}, true, true})
 		case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
 			msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 			var locs []check.Location
@@ -109,7 +112,7 @@ func run(pass *check.Pass) error {
 				}
 			}
 			locs = append(locs, lastLoc("last MPI call")...)
-			fs = append(fs, failed{p, check.Finding{Message: msg + lastText, Locations: locs}, true})
+			fs = append(fs, failed{p, check.Finding{Message: msg + lastText, Locations: locs}, true, true})
 		case x != nil && x.Exited && x.Code != 0:
 			after := ""
 			if p.Finalized() {
@@ -118,17 +121,17 @@ func run(pass *check.Pass) error {
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
 				Locations: lastLoc("last MPI call"),
-			}, true})
+			}, true, false})
 		case x != nil && x.Exited && len(p.Calls) > 0 && !p.Finalized():
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), lastText),
 				Locations: lastLoc("last MPI call"),
-			}, true})
+			}, true, false})
 		case x != nil && x.Exited && len(p.Calls) == 0 && p.Rank < 0 && p.Maps == nil:
 			fs = append(fs, failed{p, check.Finding{
 				Severity: check.Warning,
 				Message:  fmt.Sprintf("%s exited without initialising MPI", rankName(p)),
-			}, true})
+			}, true, false})
 		case in.TimedOut:
 			// ended by mpivet at the time limit: the timeout check reports it
 		case x == nil || x.Signal != 0:
@@ -143,9 +146,31 @@ func run(pass *check.Pass) error {
 			} else if p.Finalized() {
 				continue // finished; its supervisor was killed after the fact
 			}
-			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false})
+			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false, false})
 		}
 	}
+	// An abort or a crash ends the whole job: a rank that then exits on its
+	// own (an MPI noticing its peer is gone may exit non-zero) is a
+	// consequence, unless it ended clearly before.
+	first, strong := int64(0), false
+	for _, f := range fs {
+		strong = strong || f.strong
+		if f.strong && f.p.Exit != nil && (first == 0 || f.p.Exit.TimeNs < first) {
+			first = f.p.Exit.TimeNs
+		}
+	}
+	for i, f := range fs {
+		if !f.prim || f.strong || f.p.Exit == nil {
+			continue
+		}
+		if strong && (first == 0 || f.p.Exit.TimeNs == 0 || f.p.Exit.TimeNs >= first-int64(time.Second)) {
+			fs[i].prim = false
+			if f.p.Rank >= 0 {
+				victims = append(victims, f.p.Rank)
+			}
+		}
+	}
+	sort.Ints(victims)
 	primaries := 0
 	for _, f := range fs {
 		if f.prim {
@@ -179,7 +204,7 @@ func run(pass *check.Pass) error {
 			continue // a consequence of a failure reported below
 		}
 		if f.prim && len(victims) > 0 {
-			f.f.Message += fmt.Sprintf("; the launcher then terminated %s %s", plural(len(victims), "rank", "ranks"), check.RankList(victims))
+			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", plural(len(victims), "rank", "ranks"), check.RankList(victims))
 		}
 		if f.f.Ranks == nil && f.p.Rank >= 0 {
 			f.f.Ranks = []int{f.p.Rank}

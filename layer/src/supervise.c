@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t child, forwarded;
@@ -55,10 +56,13 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 		}
 		esc[k] = 0;
 	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
 	int n = snprintf(buf, sizeof buf,
 			 "{\"host\":\"%s\",\"pid\":%d,\"exited\":%s,\"code\":%d,\"signal\":%d,\"core\":%s,"
-			 "\"forwarded\":%d,\"exec_error\":\"%s\"}\n",
-			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc);
+			 "\"forwarded\":%d,\"exec_error\":\"%s\",\"time_ns\":%lld}\n",
+			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc,
+			 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
