@@ -24,6 +24,7 @@ type Object struct {
 	Persistent bool // a persistent request
 	Active     bool // a request whose operation has not completed
 	Cancelled  bool
+	KnownDone  bool        // MPI_Request_get_status reported it complete (it is not freed by that)
 	Started    *trace.Call // last MPI_Start(all) of a persistent request
 }
 
@@ -128,7 +129,11 @@ func Follow(p *trace.Process) *State {
 			if o == nil {
 				continue
 			}
-			if o.Kind == "request" && o.Active && c.Name() == "MPI_Request_free" {
+			// Freeing is legal once the operation is known to be complete
+			// (MPI_Request_get_status said so) or was cancelled (the
+			// standard lists MPI_Request_free among the calls that complete
+			// a cancelled request).
+			if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
 				st.Events = append(st.Events, Event{FreedActive, o, c})
 			}
 			live.remove(o)
@@ -166,9 +171,14 @@ func Follow(p *trace.Process) *State {
 					}
 				}
 			})
-			if c.Name() == "MPI_Cancel" {
+			switch c.Name() {
+			case "MPI_Cancel":
 				if o := live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
 					o.Cancelled = true
+				}
+			case "MPI_Request_get_status":
+				if o := live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
+					o.KnownDone = true
 				}
 			}
 		}

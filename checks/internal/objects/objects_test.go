@@ -76,3 +76,24 @@ func TestHandlesAndFlags(t *testing.T) {
 		t.Fatalf("events: %+v", st.Events)
 	}
 }
+
+func TestLegalFrees(t *testing.T) {
+	l := tracetest.New(0, 2)
+	// completion seen by MPI_Request_get_status, then freed
+	l.Call("MPI_Isend", 2, nil, map[string]any{"request": uint64(0x70)})
+	l.Call("MPI_Request_get_status", 3, map[string]any{"request": uint64(0x70)}, map[string]any{"flag": 1})
+	l.Call("MPI_Request_free", 4, map[string]any{"request": uint64(0x70)}, map[string]any{})
+	// cancelled, then freed
+	l.Call("MPI_Irecv", 5, nil, map[string]any{"request": uint64(0x71)})
+	l.Call("MPI_Cancel", 6, map[string]any{"request": uint64(0x71)}, map[string]any{"request_out": uint64(0x71)})
+	l.Call("MPI_Request_free", 7, map[string]any{"request": uint64(0x71)}, map[string]any{})
+	// not known complete: a warning
+	l.Call("MPI_Irecv", 8, nil, map[string]any{"request": uint64(0x72)})
+	l.Call("MPI_Request_get_status", 9, map[string]any{"request": uint64(0x72)}, map[string]any{"flag": 0})
+	l.Call("MPI_Request_free", 10, map[string]any{"request": uint64(0x72)}, map[string]any{})
+	l.Call("MPI_Finalize", 11, nil, map[string]any{})
+	st := Follow(l.Process())
+	if len(st.Live) != 0 || len(st.Events) != 1 || st.Events[0].Call.PC != 10 {
+		t.Fatalf("live %+v events %+v", st.Live, st.Events)
+	}
+}
