@@ -105,7 +105,7 @@ type Process struct {
 	Pid      int
 	Rank     int // -1 until the process initialised MPI
 	Size     int
-	Level    int // thread support level provided
+	Level    int // thread support level provided; -1 before MPI is initialised
 	Consts   map[uint64][]string
 	ConstVal map[string]uint64
 	Maps     []Mapping
@@ -137,6 +137,19 @@ func (p *Process) Last() *Call {
 		return nil
 	}
 	return p.Calls[len(p.Calls)-1]
+}
+
+// Initialized reports whether the rank initialised MPI (by whatever binding).
+func (p *Process) Initialized() bool {
+	if p.Level >= 0 {
+		return true
+	}
+	for _, c := range p.Calls {
+		if c.Def.Has("init") && c.Returned {
+			return true
+		}
+	}
+	return false
 }
 
 // Finalized reports whether the rank returned from MPI_Finalize.
@@ -188,7 +201,7 @@ func Decode(path string, data []byte) (*Process, error) {
 	if len(data) < 8 || string(data[:8]) != "MPIVET01" {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
 	}
-	p := &Process{File: path, Rank: -1, Size: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{}}
+	p := &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{}}
 	base := filepath.Base(path)
 	if parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(base, "p."), ".log"), "."); len(parts) >= 2 {
 		p.Host = strings.Join(parts[:len(parts)-1], ".")
@@ -285,7 +298,7 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 	switch id {
 	case api.MetaProcess:
 		if len(w) >= 5 {
-			p.Rank, p.Size, p.Pid, p.Level = int(int64(w[0])), int(int64(w[1])), int(w[2]), int(w[3])
+			p.Rank, p.Size, p.Pid, p.Level = int(int64(w[0])), int(int64(w[1])), int(w[2]), int(int64(w[3]))
 			p.Host = metaString(w[4:])
 		}
 	case api.MetaConstants:
@@ -416,6 +429,10 @@ func ReadRun(dir string) (*Run, error) {
 	byName := map[string]*Process{}
 	for _, l := range logs {
 		p, err := ReadLog(l)
+		if errors.Is(err, ErrNotLog) {
+			// Killed while its layer was starting: a process with no records.
+			p, err = Decode(l, []byte("MPIVET01"))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -436,7 +453,7 @@ func ReadRun(dir string) (*Run, error) {
 		} else {
 			// The process left no log: it never got the layer loaded
 			// (exec failed, or not a dynamically linked program).
-			r.Procs = append(r.Procs, &Process{File: e, Host: x.Host, Pid: x.Pid, Rank: -1, Size: -1, Exit: x})
+			r.Procs = append(r.Procs, &Process{File: e, Host: x.Host, Pid: x.Pid, Rank: -1, Size: -1, Level: -1, Exit: x})
 		}
 	}
 	sort.SliceStable(r.Procs, func(i, j int) bool {

@@ -1,6 +1,8 @@
 package trace_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"mpivet/trace"
@@ -60,5 +62,24 @@ func TestTornLog(t *testing.T) {
 	}
 	if _, err := trace.Decode("x", []byte("not a log at all")); err == nil {
 		t.Error("a file that is not a log must be rejected")
+	}
+}
+
+func TestReadRunWithUnstartedLog(t *testing.T) {
+	dir := t.TempDir()
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 1, nil, map[string]any{})
+	if err := os.WriteFile(filepath.Join(dir, "p.h.10.log"), l.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a rank killed before its layer wrote the log's header
+	os.WriteFile(filepath.Join(dir, "p.h.11.log"), make([]byte, 4096), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.h.11.exit"), []byte(`{"host":"h","pid":11,"signal":9}`), 0o644)
+	run, err := trace.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Procs) != 2 || run.Procs[1].Pid != 11 || run.Procs[1].Exit == nil || run.Procs[1].Exit.Signal != 9 {
+		t.Fatalf("procs: %+v", run.Procs)
 	}
 }

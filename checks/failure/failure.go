@@ -48,10 +48,14 @@ func teardown(sig int) bool {
 }
 
 func rankName(p *trace.Process) string {
+	name := fmt.Sprintf("process %d on %s", p.Pid, p.Host)
 	if p.Rank >= 0 {
-		return fmt.Sprintf("rank %d", p.Rank)
+		name = fmt.Sprintf("rank %d", p.Rank)
 	}
-	return fmt.Sprintf("process %d on %s (before MPI_Init)", p.Pid, p.Host)
+	if !p.Initialized() {
+		name += " (before MPI_Init)"
+	}
+	return name
 }
 
 func run(pass *check.Pass) error {
@@ -122,15 +126,14 @@ func run(pass *check.Pass) error {
 				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
 				Locations: lastLoc("last MPI call"),
 			}, true, false})
-		case x != nil && x.Exited && len(p.Calls) > 0 && !p.Finalized():
+		case x != nil && x.Exited && p.Initialized() && !p.Finalized():
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), lastText),
 				Locations: lastLoc("last MPI call"),
 			}, true, false})
-		case x != nil && x.Exited && len(p.Calls) == 0 && p.Rank < 0 && p.Maps == nil:
+		case x != nil && x.Exited && !p.Initialized():
 			fs = append(fs, failed{p, check.Finding{
-				Severity: check.Warning,
-				Message:  fmt.Sprintf("%s exited without initialising MPI", rankName(p)),
+				Message: fmt.Sprintf("%s exited (status %d) without initialising MPI: nothing of it was checked", rankName(p), x.Code),
 			}, true, false})
 		case in.TimedOut:
 			// ended by mpivet at the time limit: the timeout check reports it

@@ -44,6 +44,11 @@ uint64_t *mpivet_new_slot(void)
 static int overflowed;
 static char hostname[256];
 
+static void write_maps(void);
+static void write_process(int rank, int size, int level);
+static void install_crash_handlers(void);
+static int env_int(const char *const *names);
+
 /* Reserve this much room at the end for the overflow marker. */
 #define TAIL 64
 
@@ -131,6 +136,13 @@ __attribute__((constructor)) static void mpivet_open(void)
 	memcpy(mpivet_base, "MPIVET01", 8);
 	mpivet_pos = 8;
 	mpivet_on = 1;
+	/* Until MPI_Init says otherwise, the launcher's environment tells the
+	 * rank, so that a crash before MPI_Init is still reported well. */
+	static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
+	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+	write_process(env_int(ranks), env_int(sizes), -1);
+	write_maps();
+	install_crash_handlers();
 }
 
 /* The log grows in chunks that are populated in one system call ahead of
@@ -262,15 +274,55 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 		raise(sig);
 }
 
+/* install_crash_handlers puts on_crash in front of whatever handles the
+ * crash signals now. It runs when the layer loads and again after MPI_Init,
+ * because MPIs install handlers of their own there; on_crash hands on to
+ * them, never to itself. */
 static void install_crash_handlers(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_crash;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
-		sigaction(crash_signals[i], &sa, &old_actions[crash_signals[i]]);
+	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+		int sig = crash_signals[i];
+		if (sigaction(sig, NULL, &cur) != 0)
+			continue;
+		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_crash)
+			continue; /* still ours */
+		old_actions[sig] = cur;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+/* write_process records who this process is: rank and size (-1 if not yet
+ * known), pid, thread level, host. */
+static void write_process(int rank, int size, int level)
+{
+	size_t hn = strlen(hostname);
+	uint64_t off, words = 5 + (hn + 7) / 8;
+	uint64_t *w = mpivet_begin(words, &off);
+	if (!w)
+		return;
+	w[0] = (uint64_t)rank;
+	w[1] = (uint64_t)size;
+	w[2] = (uint64_t)getpid();
+	w[3] = (uint64_t)level;
+	w[4] = hn;
+	memcpy(&w[5], hostname, hn);
+	mpivet_commit(off, words, MPIVET_META_PROCESS, MPIVET_KIND_META);
+}
+
+/* env_int reads the first of the launchers' rank variables that is set. */
+static int env_int(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
 }
 
 /* mpivet_post_init runs once MPI is initialised, whichever way the program
@@ -286,18 +338,7 @@ void mpivet_post_init(void)
 	PMPI_Query_thread(&level);
 	if (level == MPI_THREAD_MULTIPLE)
 		mpivet_mt = 1;
-	size_t hn = strlen(hostname);
-	uint64_t off, words = 5 + (hn + 7) / 8;
-	uint64_t *w = mpivet_begin(words, &off);
-	if (w) {
-		w[0] = (uint64_t)rank;
-		w[1] = (uint64_t)size;
-		w[2] = (uint64_t)getpid();
-		w[3] = (uint64_t)level;
-		w[4] = hn;
-		memcpy(&w[5], hostname, hn);
-		mpivet_commit(off, words, MPIVET_META_PROCESS, MPIVET_KIND_META);
-	}
+	write_process(rank, size, level);
 	mpivet_write_constants();
 	write_maps();
 	install_crash_handlers();
