@@ -33,6 +33,7 @@ type Value struct {
 // returned, its exit record.
 type Call struct {
 	Def      *api.Call
+	Comm     *Comm  // the communicator the call created, with its members
 	Seq      int    // position among this rank's logged calls (-1: known from the state page only)
 	Offset   uint64 // of its entry record in the log
 	PC       uint64 // call site (return address into the caller)
@@ -83,6 +84,15 @@ func (c *Call) Words(name string) []uint64 {
 func (c *Call) HasField(name string) bool {
 	_, _, ok := c.field(name)
 	return ok
+}
+
+// Comm is a communicator created at run time: the world ranks of its
+// members, in communicator rank order (and of its remote group, for an
+// intercommunicator).
+type Comm struct {
+	Handle uint64
+	World  []int
+	Remote []int // nil for an intracommunicator
 }
 
 // Signal is a crash signal the layer saw in the rank.
@@ -242,6 +252,10 @@ func Decode(path string, data []byte) (*Process, error) {
 				delete(entries, words[0])
 			}
 		case api.KindMeta:
+			if id == api.MetaComm && len(p.Calls) > 0 {
+				p.Calls[len(p.Calls)-1].Comm = decodeComm(words)
+				break
+			}
 			p.decodeMeta(id, words)
 		}
 		off += size
@@ -277,6 +291,33 @@ func decodeFields(fs []api.Field, w []uint64) []Value {
 		}
 	}
 	return vals
+}
+
+func decodeComm(w []uint64) *Comm {
+	ranks := func(w []uint64) ([]int, []uint64) {
+		if len(w) == 0 || int(w[0]) > len(w)-1 {
+			return nil, nil
+		}
+		n := int(w[0])
+		out := make([]int, n)
+		for i := range out {
+			out[i] = int(int64(w[1+i]))
+		}
+		return out, w[1+n:]
+	}
+	if len(w) < 3 {
+		return nil
+	}
+	c := &Comm{Handle: w[0]}
+	rest := w[2:]
+	c.World, rest = ranks(rest)
+	if w[1] != 0 {
+		c.Remote, _ = ranks(rest)
+		if c.Remote == nil {
+			c.Remote = []int{}
+		}
+	}
+	return c
 }
 
 func metaString(w []uint64) string {

@@ -155,6 +155,19 @@ func genRecorders(w writer, c *api.Call) {
 	w("\tmpivet_state_returned(rc_);\n}\n\n")
 }
 
+// newComms are the communicators a call creates that are usable when it
+// returns (not those of MPI_Comm_idup, valid only once its request completes):
+// the layer records their members.
+func newComms(c *api.Call) []api.Param {
+	var ps []api.Param
+	for _, p := range c.Params {
+		if p.Role == api.New && p.Handle == "comm" && !c.Has("nonblocking") {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
 func cParams(c *api.Call) string {
 	var ps []string
 	for _, p := range c.Params {
@@ -217,6 +230,9 @@ func genC(w writer, c *api.Call) {
 	w("\tint rc_ = P%s(%s);\n", c.Name, strings.Join(callArgs, ", "))
 	if c.Has("init") {
 		w("\tmpivet_post_init();\n")
+	}
+	for _, p := range newComms(c) {
+		w("\tif (rc_ == MPI_SUCCESS && %s)\n\t\tmpivet_record_comm(*%s);\n", p.Name, p.Name)
 	}
 	outArgs := []string{"e_", "rc_"}
 	for _, f := range c.Out {
@@ -366,6 +382,9 @@ func genFortran(w writer, c *api.Call) {
 			w("\tint rc_ = ierr ? *ierr : 0;\n")
 		} else {
 			w("\tint rc_ = 0;\n")
+		}
+		for _, p := range newComms(c) {
+			w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_%s));\n", p.Name)
 		}
 		outArgs := []string{"e_", "rc_"}
 		for _, f := range c.Out {

@@ -32,6 +32,7 @@
 #define MPIVET_META_MAPS 3
 #define MPIVET_META_SIGNAL 4
 #define MPIVET_META_OVERFLOW 5
+#define MPIVET_META_COMM 6
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -59,6 +60,7 @@ void mpivet_post_init(void);
 void mpivet_overflow(uint64_t at);
 int mpivet_grow(uint64_t end);
 void mpivet_write_constants(void); /* generated */
+void mpivet_record_comm(MPI_Comm c);
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
 

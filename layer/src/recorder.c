@@ -97,7 +97,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	if (max < 4096)
 		max = 4096;
 	gethostname(hostname, sizeof hostname - 1);
-	char path[4096];
+	char path[4400];
 	snprintf(path, sizeof path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -352,4 +352,61 @@ void mpivet_lazy_init(void)
 	PMPI_Initialized(&flag);
 	if (flag)
 		mpivet_post_init();
+}
+
+/* world_ranks writes the world ranks of the n members of group g to w. */
+static void world_ranks(MPI_Group g, int n, uint64_t *w)
+{
+	MPI_Group world;
+	int stack[128], *buf = 2 * n <= 128 ? stack : malloc(2 * (size_t)n * sizeof(int));
+	if (!buf) {
+		for (int i = 0; i < n; i++)
+			w[i] = (uint64_t)-1;
+		return;
+	}
+	int *in = buf, *out = buf + n;
+	for (int i = 0; i < n; i++)
+		in[i] = i;
+	PMPI_Comm_group(MPI_COMM_WORLD, &world);
+	PMPI_Group_translate_ranks(g, n, in, world, out);
+	PMPI_Group_free(&world);
+	for (int i = 0; i < n; i++)
+		w[i] = (uint64_t)(int64_t)(out[i] == MPI_UNDEFINED ? -1 : out[i]);
+	if (buf != stack)
+		free(buf);
+}
+
+/* mpivet_record_comm records which world ranks a new communicator holds
+ * (and, for an intercommunicator, its remote group): once per communicator,
+ * so that checks can place any rank of any communicator, and nothing is
+ * done per message. */
+void mpivet_record_comm(MPI_Comm c)
+{
+	if (c == MPI_COMM_NULL)
+		return;
+	int inter = 0, n = 0, m = 0;
+	MPI_Group g, rg = MPI_GROUP_NULL;
+	PMPI_Comm_test_inter(c, &inter);
+	PMPI_Comm_group(c, &g);
+	PMPI_Group_size(g, &n);
+	if (inter) {
+		PMPI_Comm_remote_group(c, &rg);
+		PMPI_Group_size(rg, &m);
+	}
+	uint64_t off, words = 3 + n + (inter ? 1 + m : 0);
+	uint64_t *w = mpivet_begin(words, &off);
+	if (w) {
+		w[0] = MPIVET_H(c);
+		w[1] = inter;
+		w[2] = n;
+		world_ranks(g, n, &w[3]);
+		if (inter) {
+			w[3 + n] = m;
+			world_ranks(rg, m, &w[4 + n]);
+		}
+		mpivet_commit(off, words, MPIVET_META_COMM, MPIVET_KIND_META);
+	}
+	PMPI_Group_free(&g);
+	if (rg != MPI_GROUP_NULL)
+		PMPI_Group_free(&rg);
 }

@@ -5532,6 +5532,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_dup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5546,6 +5548,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5574,6 +5578,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_create(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5588,6 +5594,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_create_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5602,6 +5610,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_split(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5616,6 +5626,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_split_type(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5630,6 +5642,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	if (rc_ == MPI_SUCCESS && newintercomm)
+		mpivet_record_comm(*newintercomm);
 	mpivet_out_MPI_Intercomm_create(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5644,6 +5658,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	if (rc_ == MPI_SUCCESS && newintracomm)
+		mpivet_record_comm(*newintracomm);
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, (rc_ == MPI_SUCCESS && newintracomm) ? MPIVET_H(*newintracomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5658,6 +5674,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	if (rc_ == MPI_SUCCESS && comm_cart)
+		mpivet_record_comm(*comm_cart);
 	mpivet_out_MPI_Cart_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_cart) ? MPIVET_H(*comm_cart) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5672,6 +5690,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Cart_sub(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5686,6 +5706,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	if (rc_ == MPI_SUCCESS && comm_graph)
+		mpivet_record_comm(*comm_graph);
 	mpivet_out_MPI_Graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_graph) ? MPIVET_H(*comm_graph) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5700,6 +5722,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	if (rc_ == MPI_SUCCESS && comm_dist_graph)
+		mpivet_record_comm(*comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5714,6 +5738,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	if (rc_ == MPI_SUCCESS && comm_dist_graph)
+		mpivet_record_comm(*comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -10498,6 +10524,8 @@ void mpi_comm_dup_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10520,6 +10548,8 @@ void mpi_comm_dup_f08_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10541,6 +10571,8 @@ void mpi_comm_dup_with_info_(void *f_comm, void *f_info, void *f_newcomm, MPI_Fi
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10563,6 +10595,8 @@ void mpi_comm_dup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, MP
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10627,6 +10661,8 @@ void mpi_comm_create_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ie
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10649,6 +10685,8 @@ void mpi_comm_create_f08_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10670,6 +10708,8 @@ void mpi_comm_create_group_(void *f_comm, void *f_group, void *f_tag, void *f_ne
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10692,6 +10732,8 @@ void mpi_comm_create_group_f08_(void *f_comm, void *f_group, void *f_tag, void *
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10713,6 +10755,8 @@ void mpi_comm_split_(void *f_comm, void *f_color, void *f_key, void *f_newcomm, 
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10735,6 +10779,8 @@ void mpi_comm_split_f08_(void *f_comm, void *f_color, void *f_key, void *f_newco
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10756,6 +10802,8 @@ void mpi_comm_split_type_(void *f_comm, void *f_split_type, void *f_key, void *f
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10778,6 +10826,8 @@ void mpi_comm_split_type_f08_(void *f_comm, void *f_split_type, void *f_key, voi
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10799,6 +10849,8 @@ void mpi_intercomm_create_(void *f_local_comm, void *f_local_leader, void *f_pee
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10821,6 +10873,8 @@ void mpi_intercomm_create_f08_(void *f_local_comm, void *f_local_leader, void *f
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10842,6 +10896,8 @@ void mpi_intercomm_merge_(void *f_intercomm, void *f_high, void *f_newintracomm,
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10864,6 +10920,8 @@ void mpi_intercomm_merge_f08_(void *f_intercomm, void *f_high, void *f_newintrac
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10885,6 +10943,8 @@ void mpi_cart_create_(void *f_comm_old, void *f_ndims, void *f_dims, void *f_per
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10907,6 +10967,8 @@ void mpi_cart_create_f08_(void *f_comm_old, void *f_ndims, void *f_dims, void *f
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10928,6 +10990,8 @@ void mpi_cart_sub_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint 
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10950,6 +11014,8 @@ void mpi_cart_sub_f08_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_F
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10971,6 +11037,8 @@ void mpi_graph_create_(void *f_comm_old, void *f_nnodes, void *f_index, void *f_
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10993,6 +11061,8 @@ void mpi_graph_create_f08_(void *f_comm_old, void *f_nnodes, void *f_index, void
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11014,6 +11084,8 @@ void mpi_dist_graph_create_(void *f_comm_old, void *f_n, void *f_sources, void *
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11036,6 +11108,8 @@ void mpi_dist_graph_create_f08_(void *f_comm_old, void *f_n, void *f_sources, vo
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11057,6 +11131,8 @@ void mpi_dist_graph_create_adjacent_(void *f_comm_old, void *f_indegree, void *f
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11079,6 +11155,8 @@ void mpi_dist_graph_create_adjacent_f08_(void *f_comm_old, void *f_indegree, voi
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
