@@ -71,6 +71,7 @@ type Input struct {
 	Run      *trace.Run
 	NP       int           // ranks requested
 	TimedOut bool          // mpivet stopped the run at its time limit
+	Stalled  bool          // mpivet stopped the run: no progress, and it could not resume
 	Timeout  time.Duration // that limit
 	Sym      *symbolize.Symbolizer
 	// What the launcher said on its error stream (the end of it): where an

@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 // A run stopped at its time limit leaves no process behind.
 func TestTimeoutLeavesNoProcess(t *testing.T) {
 	impls := available(t)
-	src := filepath.Join("..", "testdata", "programs", "fig2_4_timeout.c")
+	src := filepath.Join("..", "testdata", "programs", "spin_timeout.c")
 	for _, m := range impls {
 		t.Run(m.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "hang")

@@ -32,8 +32,14 @@ type Options struct {
 	Launcher string        // a launcher command line replacing the MPI's own, e.g. "srun --mpi=pmix"
 	Timeout  time.Duration // 0: no limit
 	Stdin    io.Reader     // program input, forwarded by the launcher to rank 0 (default: none)
-	Stdout   io.Writer     // program output (default os.Stdout)
-	Stderr   io.Writer     // program errors (default os.Stderr)
+	// Stalled is asked, when no rank has completed an MPI call for
+	// StallAfter (default 2s), whether the run can ever resume; if it says
+	// no, the run is stopped as deadlocked. Asked again only after progress.
+	Stalled    func(*trace.Run) bool
+	StallAfter time.Duration
+	Notify     func(string) // progress messages for the user (default: none)
+	Stdout     io.Writer    // program output (default os.Stdout)
+	Stderr     io.Writer    // program errors (default os.Stderr)
 }
 
 // Session is a program ready to run: its MPI found and the layer built.
@@ -81,6 +87,7 @@ type Result struct {
 	Dir          string
 	Run          *trace.Run
 	TimedOut     bool
+	Deadlocked   bool // stopped because Stalled said the run cannot resume
 	Interrupted  bool
 	LauncherExit int    // the launcher's exit status (-1: killed)
 	Output       string // the last part of what the launcher printed on stderr
@@ -176,12 +183,52 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		timer = t.C
 	}
 	var waitErr error
-	select {
-	case waitErr = <-done:
-	case <-timer:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.Interrupted = true
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	stallAfter := s.Opts.StallAfter
+	if stallAfter <= 0 {
+		stallAfter = 2 * time.Second
+	}
+	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case <-timer:
+			res.TimedOut = true
+			break wait
+		case <-ctx.Done():
+			res.Interrupted = true
+			break wait
+		case <-tick.C:
+			if s.Opts.Stalled == nil {
+				continue
+			}
+			pr := trace.ReadProgress(dir)
+			if pr.Calls != last.Calls {
+				last, lastChange = pr, time.Now()
+				continue
+			}
+			if pr.InMPI == 0 || time.Since(lastChange) < stallAfter || asked == pr.Calls {
+				continue
+			}
+			asked = pr.Calls
+			run, err := trace.ReadRun(dir)
+			if err != nil {
+				continue
+			}
+			if s.Opts.Stalled(run) {
+				res.Deadlocked, res.Run = true, run
+				break wait
+			}
+			if s.Opts.Notify != nil {
+				s.Opts.Notify(fmt.Sprintf("no MPI call completed for %v, but the run can still go on (a rank is computing, or a blocked rank waits on one); waiting", stallAfter))
+			}
+		}
+	}
+	if res.Deadlocked {
+		waitErr = stop(cmd.Process.Pid, done)
 	}
 	if res.TimedOut || res.Interrupted {
 		// Read what every rank is doing before stopping anything.
@@ -200,19 +247,11 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Run != nil {
-		// Keep the snapshot's calls (what ranks were doing when stopped) but
-		// the final exit records.
-		for _, p := range run.Procs {
-			for _, q := range res.Run.Procs {
-				if q.File == p.File {
-					q.Exit = p.Exit
-				}
-			}
-		}
-	} else {
+	if res.Run == nil {
 		res.Run = run
 	}
+	// A run mpivet stopped keeps its snapshot, exit records included: the
+	// ranks it killed did not end by themselves.
 	trimLogs(res.Run)
 	if len(run.Procs) == 0 && !res.TimedOut && !res.Interrupted {
 		return res, &mpi.Error{Msg: fmt.Sprintf("the launcher (%s) started no rank (exit status %d):\n%s",

@@ -509,3 +509,43 @@ func ReadRun(dir string) (*Run, error) {
 	})
 	return r, nil
 }
+
+// Progress is a cheap look at a live run, from its state pages only: the
+// MPI calls completed so far by all ranks, and how many processes are inside
+// an MPI call or running outside MPI (finished ones count in neither).
+type Progress struct {
+	Calls   uint64
+	InMPI   int
+	Outside int
+}
+
+// ReadProgress reads the state pages of a run directory.
+func ReadProgress(dir string) Progress {
+	var pr Progress
+	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))
+	buf := make([]byte, 8*(api.StateProgress+1))
+	for _, s := range states {
+		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
+			continue // finished
+		}
+		f, err := os.Open(s)
+		if err != nil {
+			continue
+		}
+		in := false
+		for slot := 0; slot < api.StateSlots; slot++ {
+			if n, _ := f.ReadAt(buf, int64(slot*api.StateWords*8)); n < len(buf) {
+				break
+			}
+			pr.Calls += le.Uint64(buf[api.StateProgress*8:])
+			in = in || le.Uint64(buf[api.StateStatus*8:]) == 1
+		}
+		f.Close()
+		if in {
+			pr.InMPI++
+		} else {
+			pr.Outside++
+		}
+	}
+	return pr
+}

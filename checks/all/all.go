@@ -3,6 +3,7 @@ package all
 
 import (
 	"mpivet/check"
+	"mpivet/checks/deadlock"
 	"mpivet/checks/failure"
 	"mpivet/checks/leak"
 	"mpivet/checks/lifecycle"
@@ -12,6 +13,7 @@ import (
 // Checks are all checks, in report order.
 var Checks = []*check.Check{
 	failure.Check,
+	deadlock.Check,
 	timeout.Check,
 	leak.Check,
 	lifecycle.Check,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mpivet/check"
+	"mpivet/checks/internal/waitstate"
 )
 
 // Check reports a run that mpivet stopped at its time limit, with what every
@@ -24,8 +25,8 @@ usually mean a deadlock.`,
 
 func run(pass *check.Pass) error {
 	in := pass.In
-	if !in.TimedOut {
-		return nil
+	if !in.TimedOut || len(waitstate.Analyze(in.Run).Deadlocked) > 0 {
+		return nil // no timeout, or the deadlock check explains it
 	}
 	var lines []string
 	var locs []check.Location

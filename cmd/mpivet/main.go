@@ -25,6 +25,7 @@ import (
 
 	"mpivet/check"
 	"mpivet/checks/all"
+	"mpivet/checks/deadlock"
 	"mpivet/launch"
 	"mpivet/report"
 	"mpivet/symbolize"
@@ -113,7 +114,10 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.np < 1 {
 		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
 	}
-	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout}
+	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout,
+		Stalled: deadlock.CannotResume,
+		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
+	}
 	// Input redirected to mpivet goes to the program, as with mpirun; a
 	// terminal is not handed over, so a run never waits on the keyboard.
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
@@ -136,7 +140,7 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if res.Interrupted {
 		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", res.Dir)
 	}
-	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Timeout: f.timeout, Sym: symbolize.New(),
+	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Timeout: f.timeout, Sym: symbolize.New(),
 		LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	findings, err := check.Run(all.Checks, in)
 	if err != nil {

@@ -114,6 +114,7 @@ type Node struct {
 	Out     []int  // successors
 	Blocked bool   // can never be satisfied
 	Core    bool   // member of an OR-knot
+	Sink    bool   // a process that will never act: finished, or waiting for nothing possible
 }
 
 // Graph is an AND⊕OR wait-for graph.
@@ -229,8 +230,9 @@ func build(ps []Process) *Graph {
 		}
 	}
 	for _, p := range ps {
-		if p.State == Blocked && p.Wait == nil {
-			g.Nodes[g.procs[p.ID]].Blocked = true // waits for nothing that can happen
+		n := g.Nodes[g.procs[p.ID]]
+		if p.State == Finished || p.State == Blocked && p.Wait == nil {
+			n.Sink = true
 		}
 	}
 	return g
@@ -239,12 +241,14 @@ func build(ps []Process) *Graph {
 // solve computes the fixpoint: a node is satisfied (not Blocked) if it is a
 // running process, or its AND successors are all satisfied, or one of its OR
 // successors is. A finished process is never satisfied.
+//
+// An AND over nothing is satisfied (a collective every member has reached);
+// an OR over nothing is not (a wildcard on an empty set).
 func (g *Graph) solve() {
-	finishedOrEmpty := func(n *Node) bool { return len(n.Out) == 0 }
 	for changed := true; changed; {
 		changed = false
 		for _, n := range g.Nodes {
-			if !n.Blocked || finishedOrEmpty(n) {
+			if !n.Blocked || n.Sink {
 				continue
 			}
 			sat := n.Kind == All
@@ -425,7 +429,7 @@ func terminalSCCs(g *Graph, arcs [][]int) [][]int {
 				}
 			}
 		}
-		sink := len(c) == 1 && g.Nodes[c[0]].IsProc && len(g.Nodes[c[0]].Out) == 0
+		sink := len(c) == 1 && g.Nodes[c[0]].Sink
 		if terminal && (len(c) > 1 || self || sink) {
 			sort.Ints(c)
 			out = append(out, c)

@@ -90,3 +90,10 @@ func TestPartlySatisfiable(t *testing.T) {
 	})
 	check(t, r, "[0 3]", "[[0 3]]", "[]")
 }
+
+// A collective every member has reached waits for nothing; a wildcard over
+// nobody waits forever.
+func TestEmptyConditions(t *testing.T) {
+	r := Analyze([]Process{blocked(0, AllProcs("MPI_Barrier")), blocked(1, AnyProc("MPI_Recv(ANY)"))})
+	check(t, r, "[1]", "[]", "[1]")
+}

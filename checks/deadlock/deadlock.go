@@ -1,0 +1,117 @@
+// Package deadlock defines the deadlock check.
+package deadlock
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"mpivet/check"
+	"mpivet/checks/internal/waitfor"
+	"mpivet/checks/internal/waitstate"
+	"mpivet/trace"
+)
+
+// Check reports ranks that can never return from the MPI calls they are in.
+var Check = &check.Check{
+	Name: "deadlock",
+	Doc: `ranks that wait for each other forever
+
+When no rank completes an MPI call for a while, mpivet reads what every rank
+is blocked in and builds its wait-for condition: a receive waits for its
+source (any member of the communicator for MPI_ANY_SOURCE), a send that the
+MPI did not buffer for its destination, a collective for the members that
+have not reached it, a Wait for its pending operations (all or any of
+them). Ranks whose conditions can never hold, even if every rank that can
+still act does, are deadlocked (the AND⊕OR model of MUST). The report
+names the core of the deadlock (the ranks that wait for each other, an
+OR-knot) and the ranks that only wait on it, with the call and source line
+of each, and leaves the wait-for graph in the run directory (deadlock.dot,
+and deadlock.svg when Graphviz is installed). A rank that is computing while
+others wait for it is no deadlock: mpivet keeps waiting, up to --timeout.`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	in := pass.In
+	if !in.Stalled && !in.TimedOut {
+		return nil
+	}
+	a := waitstate.Analyze(in.Run)
+	if len(a.Deadlocked) == 0 {
+		return nil
+	}
+	core := map[int]bool{}
+	var cores []string
+	for _, c := range a.Cores {
+		for _, r := range c {
+			core[r] = true
+		}
+		cores = append(cores, check.RankList(c))
+	}
+	var lines []string
+	var locs []check.Location
+	for _, r := range a.Deadlocked {
+		rk := a.Ranks[r]
+		l := pass.At(rk.Proc, rk.Call)
+		l.Note = "waits on the core"
+		if core[r] {
+			l.Note = "in the core of the deadlock"
+		}
+		locs = append(locs, l)
+		lines = append(lines, fmt.Sprintf("rank %d: %s at %s", r, check.Describe(rk.Proc, rk.Call), l.Where()))
+	}
+	for r := range core {
+		if rk := a.Ranks[r]; rk != nil && rk.State == waitfor.Finished {
+			lines = append(lines, fmt.Sprintf("rank %d: has already finished, so it will never send what the others wait for", r))
+		}
+	}
+	msg := fmt.Sprintf("%s (%s) can never return from %s MPI %s", count(len(a.Deadlocked), "rank", "ranks"),
+		check.RankList(a.Deadlocked), pick(len(a.Deadlocked), "its", "their"), pick(len(a.Deadlocked), "call", "calls"))
+	if len(cores) > 0 {
+		msg += fmt.Sprintf("; the core of the deadlock (waiting for each other, or for a rank that finished): %s", strings.Join(cores, "; "))
+	}
+	if len(a.Waiting) > 0 {
+		msg += fmt.Sprintf("; %s %s only %s on it", pick(len(a.Waiting), "rank", "ranks"), check.RankList(a.Waiting), pick(len(a.Waiting), "waits", "wait"))
+	}
+	msg += ":\n" + strings.Join(lines, "\n")
+	if where := writeGraph(in.Run.Dir, a.Graph); where != "" {
+		msg += "\nwait-for graph: " + where
+	}
+	pass.Report(check.Finding{Ranks: a.Deadlocked, Message: msg, Locations: locs})
+	return nil
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, pick(n, one, many)) }
+
+// writeGraph leaves the wait-for graph in the run directory, as DOT and, if
+// Graphviz is installed, as SVG; it returns the path to show.
+func writeGraph(dir string, g *waitfor.Graph) string {
+	if dir == "" {
+		return ""
+	}
+	dot := filepath.Join(dir, "deadlock.dot")
+	if err := os.WriteFile(dot, []byte(g.DOT()), 0o644); err != nil {
+		return ""
+	}
+	svg := filepath.Join(dir, "deadlock.svg")
+	if _, err := exec.LookPath("dot"); err == nil {
+		if exec.Command("dot", "-Tsvg", "-o", svg, dot).Run() == nil {
+			return svg
+		}
+	}
+	return dot
+}
+
+// CannotResume reports whether some ranks of a run that stopped making
+// progress are deadlocked: the run driver's question while the run is live.
+func CannotResume(run *trace.Run) bool { return len(waitstate.Analyze(run).Deadlocked) > 0 }

@@ -1,0 +1,253 @@
+// Package waitstate turns what the ranks of a run are doing (their state
+// pages and logs, read live or after the run stopped) into wait-for
+// conditions, and decides with package waitfor whether they are deadlocked.
+// It is a shared analysis: the deadlock and timeout checks read it, and the
+// run driver asks it whether a run that stopped making progress can ever
+// resume.
+//
+// Conditions follow MPI's semantics (seed 003 §3.2): a blocked receive or
+// probe waits for its source (any member of its communicator for
+// MPI_ANY_SOURCE); a blocked send waits for its destination, since the MPI
+// did not buffer it; Sendrecv waits for both; a collective waits for every
+// member of its communicator that is not in the same collective; MPI_Wait
+// and MPI_Waitall wait for all their pending operations, MPI_Waitany and
+// MPI_Waitsome for any; MPI_Finalize waits for every rank still using MPI.
+package waitstate
+
+import (
+	"fmt"
+
+	"mpivet/check"
+	"mpivet/checks/internal/objects"
+	"mpivet/checks/internal/waitfor"
+	"mpivet/trace"
+)
+
+// Rank is one rank's part in the analysis.
+type Rank struct {
+	Proc  *trace.Process
+	State waitfor.State
+	Call  *trace.Call // the call it is blocked in
+}
+
+// Analysis is the outcome.
+type Analysis struct {
+	*waitfor.Result
+	Ranks map[int]*Rank
+}
+
+// Analyze builds the wait-for conditions of a run and decides deadlock.
+func Analyze(run *trace.Run) *Analysis {
+	a := &Analysis{Ranks: map[int]*Rank{}}
+	var ps []waitfor.Process
+	for _, p := range run.Procs {
+		if p.Rank < 0 {
+			continue
+		}
+		r := &Rank{Proc: p, State: waitfor.Running}
+		last := p.Last()
+		switch {
+		case p.Exit != nil || p.Finalized():
+			r.State = waitfor.Finished
+		case last != nil && !last.Returned && !last.Def.Has("abort"):
+			r.State, r.Call = waitfor.Blocked, last
+		}
+		a.Ranks[p.Rank] = r
+	}
+	for id, r := range a.Ranks {
+		wp := waitfor.Process{ID: id, State: r.State, Label: fmt.Sprintf("rank %d", id)}
+		if r.State == waitfor.Blocked {
+			wp.Label = fmt.Sprintf("rank %d: %s", id, check.Describe(r.Proc, r.Call))
+			wp.Wait = a.condition(r)
+		}
+		ps = append(ps, wp)
+	}
+	a.Result = waitfor.Analyze(ps)
+	return a
+}
+
+// members returns the world ranks of communicator comm as rank p sees it.
+func members(p *trace.Process, comm uint64) []int {
+	if v, ok := p.Const("MPI_COMM_WORLD"); ok && v == comm {
+		w := make([]int, p.Size)
+		for i := range w {
+			w[i] = i
+		}
+		return w
+	}
+	if v, ok := p.Const("MPI_COMM_SELF"); ok && v == comm {
+		return []int{p.Rank}
+	}
+	var found []int
+	for _, c := range p.Calls { // the latest communicator with this handle
+		if c.Comm != nil && c.Comm.Handle == comm {
+			found = c.Comm.World
+			if c.Comm.Remote != nil {
+				found = c.Comm.Remote // point-to-point ranks name the remote group
+			}
+		}
+	}
+	return found
+}
+
+// commKey names a communicator the same way on every rank (handle values
+// differ between ranks: in Open MPI they are addresses): "world", "self",
+// or the world ranks of its members with the communicator's position among
+// those this rank created with the same members (members create their
+// communicators collectively, so in the same order).
+func commKey(p *trace.Process, comm uint64) string {
+	if v, ok := p.Const("MPI_COMM_WORLD"); ok && v == comm {
+		return "world"
+	}
+	if v, ok := p.Const("MPI_COMM_SELF"); ok && v == comm {
+		return fmt.Sprintf("self:%d", p.Rank)
+	}
+	seen := map[string]int{}
+	key := fmt.Sprintf("unknown:%d:%#x", p.Rank, comm)
+	for _, c := range p.Calls {
+		if c.Comm == nil {
+			continue
+		}
+		m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
+		if c.Comm.Handle == comm {
+			key = fmt.Sprintf("%s#%d", m, seen[m])
+		}
+		seen[m]++
+	}
+	return key
+}
+
+// peer is the condition of waiting for communicator rank r (source or
+// destination) of comm; nil if it needs no one (MPI_PROC_NULL).
+func peer(p *trace.Process, comm uint64, r int64, label string) *waitfor.Cond {
+	if v, ok := p.Const("MPI_PROC_NULL"); ok && int64(v) == r {
+		return nil
+	}
+	ms := members(p, comm)
+	if v, ok := p.Const("MPI_ANY_SOURCE"); ok && int64(v) == r {
+		return waitfor.AnyProc(label, ms...)
+	}
+	if r >= 0 && int(r) < len(ms) {
+		return waitfor.P(ms[r])
+	}
+	return waitfor.AnyProc(label) // a rank we cannot place: waits for nothing that can happen
+}
+
+// condition is what a blocked rank waits for.
+func (a *Analysis) condition(r *Rank) *waitfor.Cond {
+	c, p := r.Call, r.Proc
+	name := c.Name()
+	comm := c.Word("comm")
+	switch {
+	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
+		return all(name, peer(p, comm, c.Int("dest"), name), peer(p, comm, c.Int("source"), name))
+	case c.Def.Has("recv") || c.Def.Has("probe"):
+		return peer(p, comm, c.Int("source"), name)
+	case c.Def.Has("send"):
+		return peer(p, comm, c.Int("dest"), name)
+	case c.Def.Has("finalize"):
+		return a.collective(r, name, 0, true)
+	case c.Def.Has("coll"):
+		return a.collective(r, name, comm, false)
+	case c.Def.Has("completion"):
+		return a.requests(r)
+	}
+	return waitfor.AnyProc(name) // blocked where nothing can release it
+}
+
+func all(label string, cs ...*waitfor.Cond) *waitfor.Cond {
+	var keep []*waitfor.Cond
+	for _, c := range cs {
+		if c != nil {
+			keep = append(keep, c)
+		}
+	}
+	return waitfor.AllOf(label, keep...)
+}
+
+// collective waits for the members of comm that are not in the same
+// collective (MPI_Finalize: every rank not in it and not finished).
+func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) *waitfor.Cond {
+	var ms []int
+	if finalize {
+		for id := range a.Ranks {
+			ms = append(ms, id)
+		}
+	} else {
+		ms = members(r.Proc, comm)
+	}
+	var wait []int
+	for _, m := range ms {
+		o := a.Ranks[m]
+		if m == r.Proc.Rank || o == nil {
+			continue
+		}
+		if o.State == waitfor.Finished && finalize {
+			continue
+		}
+		if o.State == waitfor.Blocked && o.Call.Name() == name &&
+			(finalize || commKey(o.Proc, o.Call.Word("comm")) == commKey(r.Proc, r.Call.Word("comm"))) {
+			continue // arrived
+		}
+		wait = append(wait, m)
+	}
+	return waitfor.AllProcs(name, wait...)
+}
+
+// requests is what a blocked Wait-family call waits for: its pending
+// operations, all of them or any.
+func (a *Analysis) requests(r *Rank) *waitfor.Cond {
+	c, p := r.Call, r.Proc
+	live := objects.Follow(p).Live
+	var conds []*waitfor.Cond
+	for _, h := range c.Words("array_of_requests") {
+		conds = append(conds, operation(p, live, h))
+	}
+	if c.HasField("request") {
+		conds = append(conds, operation(p, live, c.Word("request")))
+	}
+	var keep []*waitfor.Cond
+	for _, x := range conds {
+		if x != nil {
+			keep = append(keep, x)
+		}
+	}
+	switch c.Name() {
+	case "MPI_Waitany", "MPI_Waitsome":
+		return waitfor.AnyOf(c.Name(), keep...)
+	}
+	return waitfor.AllOf(c.Name(), keep...)
+}
+
+// operation is what a pending request waits for, from the call that
+// started it; nil if the request is null or already complete.
+func operation(p *trace.Process, live []*objects.Object, h uint64) *waitfor.Cond {
+	var o *objects.Object
+	for _, x := range live {
+		if x.Kind == "request" && x.Handle == h && x.Active {
+			o = x
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	label := fmt.Sprintf("%s request", o.Created.Name())
+	c := o.Created
+	comm := c.Word("comm")
+	switch {
+	case c.Def.Has("recv"):
+		return peer(p, comm, c.Int("source"), label)
+	case c.Def.Has("send"):
+		return peer(p, comm, c.Int("dest"), label)
+	case c.Def.Has("coll"):
+		ms := members(p, comm)
+		var others []int
+		for _, m := range ms {
+			if m != p.Rank {
+				others = append(others, m)
+			}
+		}
+		return waitfor.AllProcs(label, others...)
+	}
+	return waitfor.AnyProc(label)
+}
