@@ -33,7 +33,7 @@ type Options struct {
 	Timeout  time.Duration // 0: no limit
 	Stdin    io.Reader     // program input, forwarded by the launcher to rank 0 (default: none)
 	// Stalled is asked, when no rank has completed an MPI call for
-	// StallAfter (default 2s), whether the run can ever resume; if it says
+	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
@@ -187,7 +187,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	defer tick.Stop()
 	stallAfter := s.Opts.StallAfter
 	if stallAfter <= 0 {
-		stallAfter = 2 * time.Second
+		stallAfter = time.Second
 	}
 	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
 wait:
@@ -228,7 +228,8 @@ wait:
 		}
 	}
 	if res.Deadlocked {
-		waitErr = stop(cmd.Process.Pid, done)
+		// Nothing of a deadlocked run can be saved: end it at once.
+		waitErr = kill(cmd.Process.Pid, done)
 	}
 	if res.TimedOut || res.Interrupted {
 		// Read what every rank is doing before stopping anything.
@@ -240,7 +241,10 @@ wait:
 	res.Elapsed = time.Since(start)
 	res.LauncherExit = exitCode(waitErr)
 	killStrays(dir)
-	waitForExits(dir, 2*time.Second)
+	stopped := res.TimedOut || res.Interrupted || res.Deadlocked
+	if !stopped {
+		waitForExits(dir, 2*time.Second)
+	}
 	res.Output = errTail.String()
 
 	run, err := trace.ReadRun(dir)
@@ -270,6 +274,17 @@ func stop(pid int, done <-chan error) error {
 		return err
 	case <-time.After(3 * time.Second):
 	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		return errors.New("launcher did not exit")
+	}
+}
+
+// kill ends the launcher's process group at once.
+func kill(pid int, done <-chan error) error {
 	syscall.Kill(-pid, syscall.SIGKILL)
 	select {
 	case err := <-done:

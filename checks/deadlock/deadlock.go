@@ -16,7 +16,8 @@ import (
 
 // Check reports ranks that can never return from the MPI calls they are in.
 var Check = &check.Check{
-	Name: "deadlock",
+	Name:  "deadlock",
+	Kinds: []string{"deadlock", "unsafe-buffering"},
 	Doc: `ranks that wait for each other forever
 
 When no rank completes an MPI call for a while, mpivet reads what every rank
@@ -30,7 +31,12 @@ names the core of the deadlock (the ranks that wait for each other, an
 OR-knot) and the ranks that only wait on it, with the call and source line
 of each, and leaves the wait-for graph in the run directory (deadlock.dot,
 and deadlock.svg when Graphviz is installed). A rank that is computing while
-others wait for it is no deadlock: mpivet keeps waiting, up to --timeout.`,
+others wait for it is no deadlock: mpivet keeps waiting, up to --timeout.
+
+A deadlock that would vanish if the MPI buffered every standard-mode send
+(MPI_Send, MPI_Isend) is reported as unsafe-buffering instead: the program
+relies on buffering that the MPI standard does not guarantee, and hangs
+when messages grow or on another MPI (head-to-head sends, for instance).`,
 	Run: run,
 }
 
@@ -40,7 +46,7 @@ func run(pass *check.Pass) error {
 		return nil
 	}
 	a := waitstate.Analyze(in.Run)
-	if len(a.Deadlocked) == 0 {
+	if len(a.Deadlocked) == 0 || onlyAfterFailure(a) {
 		return nil
 	}
 	core := map[int]bool{}
@@ -63,9 +69,19 @@ func run(pass *check.Pass) error {
 		locs = append(locs, l)
 		lines = append(lines, fmt.Sprintf("rank %d: %s at %s", r, check.Describe(rk.Proc, rk.Call), l.Where()))
 	}
-	for r := range core {
-		if rk := a.Ranks[r]; rk != nil && rk.State == waitfor.Finished {
-			lines = append(lines, fmt.Sprintf("rank %d: has already finished, so it will never send what the others wait for", r))
+	for _, c := range a.Cores {
+		for _, r := range c {
+			rk := a.Ranks[r]
+			if rk == nil || rk.State != waitfor.Finished {
+				continue
+			}
+			how := "has finished"
+			if x := rk.Proc.Exit; x != nil && x.Signal != 0 {
+				how = fmt.Sprintf("died (signal %d)", x.Signal)
+			} else if x != nil && !rk.Proc.Finalized() {
+				how = fmt.Sprintf("exited (status %d)", x.Code)
+			}
+			lines = append(lines, fmt.Sprintf("rank %d: %s, so it will never do what the others wait for", r, how))
 		}
 	}
 	msg := fmt.Sprintf("%s (%s) can never return from %s MPI %s", count(len(a.Deadlocked), "rank", "ranks"),
@@ -80,8 +96,27 @@ func run(pass *check.Pass) error {
 	if where := writeGraph(in.Run.Dir, a.Graph); where != "" {
 		msg += "\nwait-for graph: " + where
 	}
-	pass.Report(check.Finding{Ranks: a.Deadlocked, Message: msg, Locations: locs})
+	kind := "deadlock"
+	if waitstate.NeedsBuffering(in.Run) {
+		kind = "unsafe-buffering"
+		msg = "deadlock that exists only because the MPI did not buffer standard-mode sends: the program relies on buffering the MPI standard does not guarantee (use MPI_Sendrecv, nonblocking receives posted first, or reorder the calls); " + msg
+	}
+	pass.Report(check.Finding{Kind: kind, Ranks: a.Deadlocked, Message: msg, Locations: locs})
 	return nil
+}
+
+// onlyAfterFailure reports whether every core of the deadlock is a rank
+// that failed (crashed, aborted, exited wrongly): the others hang because of
+// that failure, which program-failure reports.
+func onlyAfterFailure(a *waitstate.Analysis) bool {
+	for _, c := range a.Cores {
+		for _, r := range c {
+			if rk := a.Ranks[r]; rk == nil || !rk.Failed() {
+				return false
+			}
+		}
+	}
+	return len(a.Cores) > 0
 }
 
 func pick(n int, one, many string) string {

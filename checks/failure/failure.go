@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"mpivet/check"
+	"mpivet/checks/internal/waitstate"
 	"mpivet/trace"
 )
 
@@ -205,6 +206,11 @@ func run(pass *check.Pass) error {
 	for _, f := range fs {
 		if !f.prim && primaries > 0 {
 			continue // a consequence of a failure reported below
+		}
+		if f.prim && f.strong && in.Stalled {
+			if waiting := waitstate.Analyze(in.Run).Deadlocked; len(waiting) > 0 {
+				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
+			}
 		}
 		if f.prim && len(victims) > 0 {
 			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", plural(len(victims), "rank", "ranks"), check.RankList(victims))

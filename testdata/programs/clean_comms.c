@@ -15,12 +15,15 @@ static void show(const char *name, MPI_Comm c)
 	MPI_Comm_group(c, &g);
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
 	MPI_Group_size(g, &n);
-	printf("MEMBERS %d %s", rank, name);
-	for (int i = 0; i < n; i++) {
+	/* one write per line: the launcher may interleave ranks' output */
+	char line[512];
+	int k = snprintf(line, sizeof line, "MEMBERS %d %s", rank, name);
+	for (int i = 0; i < n && k < (int)sizeof line - 16; i++) {
 		MPI_Group_translate_ranks(g, 1, &i, world, &w);
-		printf(" %d", w);
+		k += snprintf(line + k, sizeof line - k, " %d", w);
 	}
-	printf("\n");
+	printf("%s\n", line);
+	fflush(stdout);
 	MPI_Group_free(&g);
 	MPI_Group_free(&world);
 }

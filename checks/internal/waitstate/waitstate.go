@@ -34,11 +34,28 @@ type Rank struct {
 type Analysis struct {
 	*waitfor.Result
 	Ranks map[int]*Rank
+	// buffered takes standard-mode sends as buffered: complete, waiting
+	// for no one, as an MPI with unlimited buffering would make them.
+	buffered bool
 }
 
 // Analyze builds the wait-for conditions of a run and decides deadlock.
-func Analyze(run *trace.Run) *Analysis {
-	a := &Analysis{Ranks: map[int]*Rank{}}
+func Analyze(run *trace.Run) *Analysis { return analyze(run, false) }
+
+// NeedsBuffering reports whether the run's deadlock would vanish if the MPI
+// buffered every standard-mode send: the program relies on buffering the
+// MPI standard does not guarantee (seed 003 Fig. 1(c), seed 000 Fig. 2.5).
+func NeedsBuffering(run *trace.Run) bool {
+	return len(Analyze(run).Deadlocked) > 0 && len(analyze(run, true).Deadlocked) == 0
+}
+
+// standard reports whether a call is a standard-mode send.
+func standard(name string) bool {
+	return name == "MPI_Send" || name == "MPI_Isend" || name == "MPI_Send_init"
+}
+
+func analyze(run *trace.Run, buffered bool) *Analysis {
+	a := &Analysis{Ranks: map[int]*Rank{}, buffered: buffered}
 	var ps []waitfor.Process
 	for _, p := range run.Procs {
 		if p.Rank < 0 {
@@ -144,9 +161,14 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	case c.Def.Has("recv") || c.Def.Has("probe"):
 		return peer(p, comm, c.Int("source"), name)
 	case c.Def.Has("send"):
+		if a.buffered && standard(name) {
+			return waitfor.AllOf(name) // buffered: waits for no one
+		}
 		return peer(p, comm, c.Int("dest"), name)
 	case c.Def.Has("finalize"):
 		return a.collective(r, name, 0, true)
+	case c.Def.Has("init"):
+		return a.initWait(r, name)
 	case c.Def.Has("coll"):
 		return a.collective(r, name, comm, false)
 	case c.Def.Has("completion"):
@@ -194,6 +216,29 @@ func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) 
 	return waitfor.AllProcs(name, wait...)
 }
 
+// initWait is what a rank blocked in MPI_Init waits for: every other rank
+// to initialise MPI too (the MPI connects them there); a rank that ended
+// before initialising never will.
+func (a *Analysis) initWait(r *Rank, name string) *waitfor.Cond {
+	var wait []int
+	for id, o := range a.Ranks {
+		if id == r.Proc.Rank || o.Proc.Initialized() || (o.State == waitfor.Blocked && o.Call.Def.Has("init")) {
+			continue
+		}
+		wait = append(wait, id)
+	}
+	return waitfor.AllProcs(name, wait...)
+}
+
+// Failed reports whether a rank ended by itself in a way that is a failure
+// (killed by a signal, non-zero exit, exit without MPI_Finalize): a rank
+// others may then wait for forever, which is that failure's consequence
+// rather than a deadlock.
+func (r *Rank) Failed() bool {
+	x := r.Proc.Exit
+	return r.State == waitfor.Finished && x != nil && (x.Signal != 0 || x.Code != 0 || !r.Proc.Finalized())
+}
+
 // requests is what a blocked Wait-family call waits for: its pending
 // operations, all of them or any.
 func (a *Analysis) requests(r *Rank) *waitfor.Cond {
@@ -201,10 +246,10 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 	live := objects.Follow(p).Live
 	var conds []*waitfor.Cond
 	for _, h := range c.Words("array_of_requests") {
-		conds = append(conds, operation(p, live, h))
+		conds = append(conds, a.operation(p, live, h))
 	}
 	if c.HasField("request") {
-		conds = append(conds, operation(p, live, c.Word("request")))
+		conds = append(conds, a.operation(p, live, c.Word("request")))
 	}
 	var keep []*waitfor.Cond
 	for _, x := range conds {
@@ -221,7 +266,7 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 
 // operation is what a pending request waits for, from the call that
 // started it; nil if the request is null or already complete.
-func operation(p *trace.Process, live []*objects.Object, h uint64) *waitfor.Cond {
+func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64) *waitfor.Cond {
 	var o *objects.Object
 	for _, x := range live {
 		if x.Kind == "request" && x.Handle == h && x.Active {
@@ -238,6 +283,9 @@ func operation(p *trace.Process, live []*objects.Object, h uint64) *waitfor.Cond
 	case c.Def.Has("recv"):
 		return peer(p, comm, c.Int("source"), label)
 	case c.Def.Has("send"):
+		if a.buffered && standard(c.Name()) {
+			return waitfor.AllOf(label) // buffered: complete
+		}
 		return peer(p, comm, c.Int("dest"), label)
 	case c.Def.Has("coll"):
 		ms := members(p, comm)
