@@ -98,6 +98,7 @@ type Call struct {
 	Name   string // e.g. "MPI_Isend"
 	Params []Param
 	Tags   map[string]bool
+	Sync   string  // the synchronous-mode call that replaces this standard-mode send under zero buffering
 	In     []Field // entry record fields (after the call-site word)
 	Out    []Field // exit record fields (after the entry-offset and return-code words)
 }
@@ -180,6 +181,10 @@ func parseCall(line string) (*Call, error) {
 	}
 	c := &Call{Name: strings.TrimSpace(line[:open]), Tags: map[string]bool{}}
 	for _, t := range strings.Fields(line[close+1:]) {
+		if v, ok := strings.CutPrefix(t, "sync="); ok {
+			c.Sync = v
+			continue
+		}
 		c.Tags[t] = true
 	}
 	if ps := strings.TrimSpace(line[open+1 : close]); ps != "" {

@@ -11,7 +11,7 @@
 // program without wants must give no finding at all. Options: np (ranks),
 // args (program arguments, space separated), timeout, verdict (ok|error),
 // mpi (run only under this MPI), nolocation=KIND (a finding of KIND without a
-// source location is expected).
+// source location is expected), flags (extra mpivet flags, comma separated).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -59,6 +59,7 @@ type Program struct {
 	Verdict    string
 	MPI        string
 	NoLocation []string
+	Flags      []string       // extra mpivet flags
 	Wants      map[int][]want // line -> kinds
 }
 
@@ -99,6 +100,8 @@ func Parse(path string) (*Program, error) {
 					p.MPI = v
 				case "nolocation":
 					p.NoLocation = append(p.NoLocation, v)
+				case "flags":
+					p.Flags = strings.Split(v, ",")
 				default:
 					return nil, fmt.Errorf("%s:%d: unknown option %q", path, line, k)
 				}
@@ -282,7 +285,7 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+m.name, func(t *testing.T) {
 				bin := filepath.Join(bins, name+"-"+m.name)
 				compile(t, m, src, bin)
-				r, out, code := RunMpivet(t, p, bin)
+				r, out, code := RunMpivet(t, p, bin, p.Flags...)
 				wantCode := map[string]int{"ok": 0, "error": 1}[p.Verdict]
 				errs := Compare(p, r, m.name)
 				if code != wantCode {

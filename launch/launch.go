@@ -35,6 +35,7 @@ type Options struct {
 	// Stalled is asked, when no rank has completed an MPI call for
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
+	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -54,6 +55,9 @@ type Session struct {
 func Prepare(o Options) (*Session, error) {
 	if o.NP < 1 {
 		return nil, &mpi.Error{Msg: fmt.Sprintf("-n %d: the number of ranks must be at least 1", o.NP)}
+	}
+	if o.Buffering != "" && o.Buffering != "mpi" && o.Buffering != "zero" {
+		return nil, &mpi.Error{Msg: fmt.Sprintf("--buffering=%s: must be mpi or zero", o.Buffering)}
 	}
 	prog := o.Program
 	if !strings.Contains(prog, "/") {
@@ -152,6 +156,14 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		return nil, fmt.Errorf("cannot create the run directory: %v", err)
 	}
 	dir, _ = filepath.Abs(dir)
+	// The layer's settings go through the (shared) run directory.
+	conf := ""
+	if s.Opts.Buffering == "zero" {
+		conf += "buffering=zero\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "layer.conf"), []byte(conf), 0o644); err != nil {
+		return nil, fmt.Errorf("cannot write to the run directory: %v", err)
+	}
 	args := s.Command(dir)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = s.Env()

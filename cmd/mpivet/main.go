@@ -61,6 +61,7 @@ type runFlags struct {
 	timeout  time.Duration
 	dir      string
 	noColor  bool
+	buffer   string
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -90,6 +91,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "stop the run after this long and report what every rank was doing (0: no limit)")
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
+	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
 	cmd.MarkFlagRequired("np")
 	return cmd
 }
@@ -114,7 +116,7 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.np < 1 {
 		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
 	}
-	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout,
+	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
 		Stalled: deadlock.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}

@@ -227,7 +227,11 @@ func genC(w writer, c *api.Call) {
 		// wildcard receive is the point of recording it.
 		w("\tMPI_Status st_, *sp_ = (%s == MPI_STATUS_IGNORE) ? &st_ : %s;\n", status, status)
 	}
-	w("\tint rc_ = P%s(%s);\n", c.Name, strings.Join(callArgs, ", "))
+	if c.Sync != "" {
+		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
+	} else {
+		w("\tint rc_ = P%s(%s);\n", c.Name, strings.Join(callArgs, ", "))
+	}
 	if c.Has("init") {
 		w("\tmpivet_post_init();\n")
 	}
@@ -374,7 +378,14 @@ func genFortran(w writer, c *api.Call) {
 			}
 		}
 		w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
-		w("\treal_(%s);\n", strings.Join(args, ", "))
+		if c.Sync != "" {
+			// Under zero buffering, call the MPI's binding of the synchronous send.
+			syncSym := strings.Replace(sym, strings.ToLower(c.Name), strings.ToLower(c.Sync), 1)
+			w("\tstatic mpivet_ft_%s sync_;\n\tif (mpivet_zero_buffering && !sync_)\n\t\tsync_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, syncSym)
+			w("\t(mpivet_zero_buffering ? sync_ : real_)(%s);\n", strings.Join(args, ", "))
+		} else {
+			w("\treal_(%s);\n", strings.Join(args, ", "))
+		}
 		if c.Has("init") {
 			w("\tmpivet_post_init();\n")
 		}

@@ -50,6 +50,7 @@ extern __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
 extern int mpivet_on;        /* the log is open: record */
 extern int mpivet_inited;    /* process metadata written (after MPI init) */
 extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
+extern int mpivet_zero_buffering; /* standard-mode sends become synchronous (--buffering=zero) */
 extern char *mpivet_base;    /* the mapped log */
 extern uint64_t mpivet_pos;  /* next free byte */
 extern uint64_t mpivet_cap;  /* usable bytes */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
-int mpivet_on, mpivet_inited, mpivet_mt;
+int mpivet_on, mpivet_inited, mpivet_mt, mpivet_zero_buffering;
 char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
@@ -45,6 +45,7 @@ static int overflowed;
 static char hostname[256];
 
 static void write_maps(void);
+static void read_config(const char *dir);
 static void write_process(int rank, int size, int level);
 static void install_crash_handlers(void);
 static int env_int(const char *const *names);
@@ -94,6 +95,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	if (m && *m)
 		max = strtoull(m, NULL, 10);
 	forget_environment();
+	read_config(dir);
 	if (max < 4096)
 		max = 4096;
 	gethostname(hostname, sizeof hostname - 1);
@@ -409,4 +411,21 @@ void mpivet_record_comm(MPI_Comm c)
 	PMPI_Group_free(&g);
 	if (rg != MPI_GROUP_NULL)
 		PMPI_Group_free(&rg);
+}
+
+/* read_config reads the run's settings from RUNDIR/layer.conf, written by
+ * mpivet: a file in the shared run directory reaches ranks on every host,
+ * whatever the launcher does with environment variables. */
+static void read_config(const char *dir)
+{
+	char path[4400], line[256];
+	snprintf(path, sizeof path, "%s/layer.conf", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "buffering=zero", 14) == 0)
+			mpivet_zero_buffering = 1;
+	}
+	fclose(f);
 }

@@ -4370,7 +4370,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
-	int rc_ = PMPI_Send(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4471,7 +4471,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
-	int rc_ = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4541,7 +4541,7 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
-	int rc_ = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6856,7 +6856,10 @@ void mpi_send_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	static mpivet_ft_MPI_Send sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Send)mpivet_next("mpi_ssend_");
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
@@ -6878,7 +6881,10 @@ void MPIVET_F08_BUF(mpi_send)(void *f_buf, void *f_count, void *f_datatype, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	static mpivet_ft_MPI_Send sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Send)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend));
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
@@ -7157,7 +7163,10 @@ void mpi_isend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	static mpivet_ft_MPI_Isend sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Isend)mpivet_next("mpi_issend_");
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -7179,7 +7188,10 @@ void MPIVET_F08_BUF(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, voi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	static mpivet_ft_MPI_Isend sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Isend)mpivet_next(MPIVET_F08_BUFNAME(mpi_issend));
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -7372,7 +7384,10 @@ void mpi_send_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	static mpivet_ft_MPI_Send_init sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next("mpi_ssend_init_");
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
@@ -7394,7 +7409,10 @@ void MPIVET_F08_BUF(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype,
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	static mpivet_ft_MPI_Send_init sync_;
+	if (mpivet_zero_buffering && !sync_)
+		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend_init));
+	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
