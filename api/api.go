@@ -108,8 +108,9 @@ func (c *Call) Has(tag string) bool { return c.Tags[tag] }
 
 // Logged reports whether the layer appends the call to the rank's log. The
 // log keeps the history the checks need: calls that create, free, start or
-// complete MPI objects, and the start and end of MPI. Every other call (the
-// bulk of the traffic: sends, receives, collectives without new objects)
+// complete MPI objects, collectives (whose order across ranks is checked),
+// and the start and end of MPI. Every other call (the bulk of the traffic:
+// sends and receives)
 // only updates the rank's state page, which always shows the current or last
 // call: keeping every message in the log cost a ping-pong a third of its
 // latency in page faults and disk writeback.
@@ -120,7 +121,7 @@ func (c *Call) Logged() bool {
 			return true
 		}
 	}
-	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start"} {
+	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start", "coll"} {
 		if c.Tags[t] {
 			return true
 		}

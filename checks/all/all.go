@@ -3,6 +3,7 @@ package all
 
 import (
 	"mpivet/check"
+	"mpivet/checks/collective"
 	"mpivet/checks/deadlock"
 	"mpivet/checks/failure"
 	"mpivet/checks/leak"
@@ -15,6 +16,7 @@ var Checks = []*check.Check{
 	failure.Check,
 	deadlock.Check,
 	timeout.Check,
+	collective.Check,
 	leak.Check,
 	lifecycle.Check,
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	"mpivet/check"
+	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
 	"mpivet/checks/internal/waitfor"
 	"mpivet/trace"
@@ -83,64 +84,13 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 	return a
 }
 
-// members returns the world ranks of communicator comm as rank p sees it.
-func members(p *trace.Process, comm uint64) []int {
-	if v, ok := p.Const("MPI_COMM_WORLD"); ok && v == comm {
-		w := make([]int, p.Size)
-		for i := range w {
-			w[i] = i
-		}
-		return w
-	}
-	if v, ok := p.Const("MPI_COMM_SELF"); ok && v == comm {
-		return []int{p.Rank}
-	}
-	var found []int
-	for _, c := range p.Calls { // the latest communicator with this handle
-		if c.Comm != nil && c.Comm.Handle == comm {
-			found = c.Comm.World
-			if c.Comm.Remote != nil {
-				found = c.Comm.Remote // point-to-point ranks name the remote group
-			}
-		}
-	}
-	return found
-}
-
-// commKey names a communicator the same way on every rank (handle values
-// differ between ranks: in Open MPI they are addresses): "world", "self",
-// or the world ranks of its members with the communicator's position among
-// those this rank created with the same members (members create their
-// communicators collectively, so in the same order).
-func commKey(p *trace.Process, comm uint64) string {
-	if v, ok := p.Const("MPI_COMM_WORLD"); ok && v == comm {
-		return "world"
-	}
-	if v, ok := p.Const("MPI_COMM_SELF"); ok && v == comm {
-		return fmt.Sprintf("self:%d", p.Rank)
-	}
-	seen := map[string]int{}
-	key := fmt.Sprintf("unknown:%d:%#x", p.Rank, comm)
-	for _, c := range p.Calls {
-		if c.Comm == nil {
-			continue
-		}
-		m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
-		if c.Comm.Handle == comm {
-			key = fmt.Sprintf("%s#%d", m, seen[m])
-		}
-		seen[m]++
-	}
-	return key
-}
-
 // peer is the condition of waiting for communicator rank r (source or
 // destination) of comm; nil if it needs no one (MPI_PROC_NULL).
 func peer(p *trace.Process, comm uint64, r int64, label string) *waitfor.Cond {
 	if v, ok := p.Const("MPI_PROC_NULL"); ok && int64(v) == r {
 		return nil
 	}
-	ms := members(p, comm)
+	ms := comms.Members(p, comm)
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok && int64(v) == r {
 		return waitfor.AnyProc(label, ms...)
 	}
@@ -196,7 +146,7 @@ func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) 
 			ms = append(ms, id)
 		}
 	} else {
-		ms = members(r.Proc, comm)
+		ms = comms.Members(r.Proc, comm)
 	}
 	var wait []int
 	for _, m := range ms {
@@ -208,12 +158,27 @@ func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) 
 			continue
 		}
 		if o.State == waitfor.Blocked && o.Call.Name() == name &&
-			(finalize || commKey(o.Proc, o.Call.Word("comm")) == commKey(r.Proc, r.Call.Word("comm"))) {
-			continue // arrived
+			(finalize || comms.Key(o.Proc, o.Call.Word("comm")) == comms.Key(r.Proc, r.Call.Word("comm")) && sameArgs(o, r)) {
+			continue // arrived (at a matching call: a different root or operation never matches)
 		}
 		wait = append(wait, m)
 	}
 	return waitfor.AllProcs(name, wait...)
+}
+
+// sameArgs reports whether two ranks' collectives agree on root and
+// predefined operation (handles differ between ranks; names do not).
+func sameArgs(a, b *Rank) bool {
+	if a.Call.HasField("root") && a.Call.Int("root") != b.Call.Int("root") {
+		return false
+	}
+	if a.Call.HasField("op") {
+		na, nb := a.Proc.Consts[a.Call.Word("op")], b.Proc.Consts[b.Call.Word("op")]
+		if len(na) > 0 && len(nb) > 0 && na[0] != nb[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // initWait is what a rank blocked in MPI_Init waits for: every other rank
@@ -288,7 +253,7 @@ func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64)
 		}
 		return peer(p, comm, c.Int("dest"), label)
 	case c.Def.Has("coll"):
-		ms := members(p, comm)
+		ms := comms.Members(p, comm)
 		var others []int
 		for _, m := range ms {
 			if m != p.Rank {

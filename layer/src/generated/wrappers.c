@@ -1504,29 +1504,36 @@ static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 
 static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Barrier << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = buffer;
@@ -1534,23 +1541,30 @@ static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count
 		w_[k_++] = datatype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Bcast << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1561,23 +1575,30 @@ static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sen
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Gather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1589,23 +1610,30 @@ static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Gatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1616,23 +1644,30 @@ static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t se
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scatter << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1644,23 +1679,30 @@ static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t 
 		w_[k_++] = recvtype;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scatterv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1670,23 +1712,30 @@ static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t 
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allgather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1697,23 +1746,30 @@ static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allgatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1723,23 +1779,30 @@ static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoall << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1751,23 +1814,30 @@ static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoallv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1779,23 +1849,30 @@ static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Alltoallw << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1805,23 +1882,30 @@ static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t re
 		w_[k_++] = op;
 		w_[k_++] = (uint64_t)root;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1830,23 +1914,30 @@ static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Allreduce << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1855,23 +1946,30 @@ static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uin
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce_scatter << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1880,23 +1978,30 @@ static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbu
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Reduce_scatter_block << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1905,23 +2010,30 @@ static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recv
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Scan << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1930,23 +2042,30 @@ static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t re
 		w_[k_++] = datatype;
 		w_[k_++] = op;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Exscan << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1956,23 +2075,30 @@ static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_allgather << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -1983,23 +2109,30 @@ static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf
 		w_[k_++] = displs;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_allgatherv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2009,23 +2142,30 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, 
 		w_[k_++] = (uint64_t)recvcount;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoall << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2037,23 +2177,30 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtype;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoallv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_state_inline() + 1;
-	{
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = sendbuf;
@@ -2065,15 +2212,22 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf,
 		w_[k_++] = rdispls;
 		w_[k_++] = recvtypes;
 		w_[k_++] = comm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw, MPIVET_KIND_ENTRY);
 	}
-	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Neighbor_alltoallw << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
-	mpivet_state_entered(MPIVET_NOREC, 1);
-	return MPIVET_NOREC;
+	mpivet_state_entered(off_, 0);
+	return off_;
 }
 
 static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 {
-	(void)e_;
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw, MPIVET_KIND_EXIT);
+	}
 	mpivet_state_returned(rc_);
 }
 
