@@ -67,7 +67,7 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 		switch {
 		case p.Exit != nil || p.Finalized():
 			r.State = waitfor.Finished
-		case last != nil && !last.Returned && !last.Def.Has("abort"):
+		case last != nil && !last.Returned && !last.Def.Has("abort") && allThreadsBlocked(p):
 			r.State, r.Call = waitfor.Blocked, last
 		}
 		a.Ranks[p.Rank] = r
@@ -77,6 +77,14 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 		if r.State == waitfor.Blocked {
 			wp.Label = fmt.Sprintf("rank %d: %s", id, check.Describe(r.Proc, r.Call))
 			wp.Wait = a.condition(r)
+			// Several threads in MPI: the rank goes on when any of them can.
+			if len(r.Proc.Threads) > 1 {
+				var any []*waitfor.Cond
+				for _, c := range r.Proc.Threads {
+					any = append(any, a.condition(&Rank{Proc: r.Proc, State: waitfor.Blocked, Call: c}))
+				}
+				wp.Wait = waitfor.AnyOf("threads", any...)
+			}
 		}
 		ps = append(ps, wp)
 	}
@@ -164,6 +172,17 @@ func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) 
 		wait = append(wait, m)
 	}
 	return waitfor.AllProcs(name, wait...)
+}
+
+// allThreadsBlocked reports whether every thread of the rank that called
+// MPI is inside a call: a thread outside MPI may still release the others.
+func allThreadsBlocked(p *trace.Process) bool {
+	for _, c := range p.Threads {
+		if c.Returned {
+			return false
+		}
+	}
+	return true
 }
 
 // sameArgs reports whether two ranks' collectives agree on root and

@@ -32,3 +32,21 @@ func TestCollectiveAcrossRanks(t *testing.T) {
 		t.Fatalf("deadlocked %v, want ranks 0 and 2", a.Deadlocked)
 	}
 }
+
+// A rank with a thread outside MPI can still act, even if its main thread
+// waits: no deadlock with a peer that waits for that rank.
+func TestThreadOutsideMPI(t *testing.T) {
+	l0 := tracetest.New(0, 2)
+	l0.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+	l0.Call("MPI_Wait", 2, map[string]any{"request": uint64(0x2000)}, nil)
+	p0 := l0.Process()
+	p0.Threads = []*trace.Call{p0.Calls[1], {Def: p0.Calls[0].Def, Returned: true}}
+	p0.Current = p0.Threads[0]
+	l1 := tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	l1.Call("MPI_Recv", 2, map[string]any{"source": 0, "comm": uint64(0x1000)}, nil)
+	a := Analyze(&trace.Run{Procs: []*trace.Process{p0, l1.Process()}})
+	if len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; rank 0 has a thread outside MPI", a.Deadlocked)
+	}
+}
