@@ -52,29 +52,34 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// A run stopped at its time limit leaves no process behind.
-func TestTimeoutLeavesNoProcess(t *testing.T) {
-	impls := available(t)
-	src := filepath.Join("..", "testdata", "programs", "spin_timeout.c")
-	for _, m := range impls {
+// underEachMPI compiles a corpus program under every MPI installed and
+// calls f with the binary and a fresh run directory.
+func underEachMPI(t *testing.T, program string, f func(t *testing.T, bin, dir string)) {
+	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {
-			bin := filepath.Join(t.TempDir(), "hang")
-			compile(t, m, src, bin)
-			dir := filepath.Join(t.TempDir(), "run")
-			start := time.Now()
-			out, code := mpivet(t, "run", "-n", "3", "--timeout", "3s", "--dir", dir, bin)
-			if code != 1 || !strings.Contains(out, "did not finish within 3s") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			if d := time.Since(start); d > 40*time.Second {
-				t.Errorf("a 3s timeout took %v", d)
-			}
-			abs, _ := filepath.Abs(dir)
-			if pids := processesOf(abs); len(pids) > 0 {
-				t.Errorf("processes of the run still alive: %v", pids)
-			}
+			bin := filepath.Join(t.TempDir(), strings.TrimSuffix(program, filepath.Ext(program)))
+			compile(t, m, filepath.Join("..", "testdata", "programs", program), bin)
+			f(t, bin, filepath.Join(t.TempDir(), "run"))
 		})
 	}
+}
+
+// A run stopped at its time limit leaves no process behind.
+func TestTimeoutLeavesNoProcess(t *testing.T) {
+	underEachMPI(t, "spin_timeout.c", func(t *testing.T, bin, dir string) {
+		start := time.Now()
+		out, code := mpivet(t, "run", "-n", "3", "--timeout", "3s", "--dir", dir, bin)
+		if code != 1 || !strings.Contains(out, "did not finish within 3s") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		if d := time.Since(start); d > 40*time.Second {
+			t.Errorf("a 3s timeout took %v", d)
+		}
+		abs, _ := filepath.Abs(dir)
+		if pids := processesOf(abs); len(pids) > 0 {
+			t.Errorf("processes of the run still alive: %v", pids)
+		}
+	})
 }
 
 // processesOf lists live processes whose environment names the run directory.

@@ -286,13 +286,7 @@ func stop(pid int, done <-chan error) error {
 		return err
 	case <-time.After(3 * time.Second):
 	}
-	syscall.Kill(-pid, syscall.SIGKILL)
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(5 * time.Second):
-		return errors.New("launcher did not exit")
-	}
+	return kill(pid, done)
 }
 
 // kill ends the launcher's process group at once.
