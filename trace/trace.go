@@ -517,6 +517,7 @@ type Progress struct {
 	Calls   uint64
 	InMPI   int
 	Outside int
+	Remote  int // processes on other hosts (their pages may be stale here)
 }
 
 // ReadProgress reads the state pages of a run directory.
@@ -524,7 +525,11 @@ func ReadProgress(dir string) Progress {
 	var pr Progress
 	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))
 	buf := make([]byte, 8*(api.StateProgress+1))
+	host, _ := os.Hostname()
 	for _, s := range states {
+		if !strings.HasPrefix(filepath.Base(s), "p."+host+".") {
+			pr.Remote++
+		}
 		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
 			continue // finished
 		}
