@@ -229,11 +229,11 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 	c, p := r.Call, r.Proc
 	live := objects.Follow(p).Live
 	var conds []*waitfor.Cond
-	for _, h := range c.Words("array_of_requests") {
-		conds = append(conds, a.operation(p, live, h))
+	for i, h := range c.Words("array_of_requests") {
+		conds = append(conds, a.operation(p, live, h, fmt.Sprintf("[%d]", i)))
 	}
 	if c.HasField("request") {
-		conds = append(conds, a.operation(p, live, c.Word("request")))
+		conds = append(conds, a.operation(p, live, c.Word("request"), ""))
 	}
 	var keep []*waitfor.Cond
 	for _, x := range conds {
@@ -250,7 +250,7 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 
 // operation is what a pending request waits for, from the call that
 // started it; nil if the request is null or already complete.
-func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64) *waitfor.Cond {
+func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64, index string) *waitfor.Cond {
 	var o *objects.Object
 	for _, x := range live {
 		if x.Kind == "request" && x.Handle == h && x.Active {
@@ -260,7 +260,7 @@ func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64)
 	if o == nil {
 		return nil
 	}
-	label := fmt.Sprintf("%s request", o.Created.Name())
+	label := fmt.Sprintf("%s request%s", o.Created.Name(), index)
 	c := o.Created
 	comm := c.Word("comm")
 	switch {
