@@ -347,5 +347,6 @@ const (
 	MetaMaps      = 3 // executable mappings of the process (string, /proc/self/maps lines)
 	MetaSignal    = 4 // signal number, faulting pc, fault address
 	MetaOverflow  = 5 // the log reached its size limit; later records are lost
+	MetaError     = 7 // a call returned an error: call id, return code, error class, call site
 	MetaComm      = 6 // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
 )

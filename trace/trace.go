@@ -102,6 +102,14 @@ type Signal struct {
 	Addr   uint64
 }
 
+// Error is an error an MPI call returned to the program.
+type Error struct {
+	Call  *api.Call
+	RC    int64
+	Class int64 // MPI error class
+	PC    uint64
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -121,9 +129,11 @@ type Process struct {
 	Maps     []Mapping
 	Calls    []*Call
 	Signal   *Signal
+	Errors   []Error // errors MPI calls returned to the program
 	Overflow bool
-	Exit     *Exit // from the supervisor; nil if it left none (killed)
-	End      int64 // end of the last whole record in the log
+	Exit     *Exit  // from the supervisor; nil if it left none (killed)
+	Stderr   string // what the rank wrote on its standard error (first MiB)
+	End      int64  // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.
@@ -358,6 +368,10 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		}
 	case api.MetaOverflow:
 		p.Overflow = true
+	case api.MetaError:
+		if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
+			p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3]})
+		}
 	}
 }
 
@@ -481,7 +495,11 @@ func ReadRun(dir string) (*Run, error) {
 		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = p
 	}
 	for _, p := range r.Procs {
-		p.readState(strings.TrimSuffix(p.File, ".log") + ".state")
+		base := strings.TrimSuffix(p.File, ".log")
+		p.readState(base + ".state")
+		if b, err := os.ReadFile(base + ".err"); err == nil {
+			p.Stderr = string(b)
+		}
 	}
 	for _, e := range exits {
 		x, err := ReadExit(e)

@@ -8,6 +8,7 @@ import (
 	"mpivet/checks/failure"
 	"mpivet/checks/leak"
 	"mpivet/checks/lifecycle"
+	"mpivet/checks/mpierror"
 	"mpivet/checks/timeout"
 )
 
@@ -19,4 +20,5 @@ var Checks = []*check.Check{
 	collective.Check,
 	leak.Check,
 	lifecycle.Check,
+	mpierror.Check,
 }

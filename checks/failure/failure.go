@@ -18,7 +18,8 @@ import (
 
 // Check reports ranks that crashed, aborted, failed or quit MPI improperly.
 var Check = &check.Check{
-	Name: "program-failure",
+	Name:  "program-failure",
+	Kinds: []string{"program-failure", "truncation"},
 	Doc: `ranks that crash, call MPI_Abort, exit non-zero or exit without MPI_Finalize
 
 A rank killed by a signal (segmentation fault, bus error, floating point
@@ -118,6 +119,22 @@ func run(pass *check.Pass) error {
 			}
 			locs = append(locs, lastLoc("last MPI call")...)
 			fs = append(fs, failed{p, check.Finding{Message: msg + lastText, Locations: locs}, true, true})
+		case x != nil && x.Exited && x.Code != 0 && last != nil && !last.Returned:
+			// Exited from inside an MPI call: the MPI's error handler ended
+			// the process (Open MPI's does so with the error code).
+			msg := fmt.Sprintf("the MPI library ended %s inside %s (exit status %d)", rankName(p), check.Describe(p, last), x.Code)
+			kind := ""
+			said := p.Stderr + "\n" + in.LauncherOutput
+			if why := mpiSays(said); why != "" {
+				msg += "; it said:\n" + why
+			}
+			// Open MPI's fatal error handler exits with the error code.
+			code, _ := p.Const("MPI_ERR_TRUNCATE")
+			if receives(last) && (truncated.MatchString(said) || int64(x.Code) == int64(code)) {
+				kind = "truncation"
+				msg = "a receive buffer was too small for the message that matched it: " + msg
+			}
+			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: lastLoc("the call the MPI failed in")}, true, false})
 		case x != nil && x.Exited && x.Code != 0:
 			after := ""
 			if p.Finalized() {
@@ -197,10 +214,25 @@ func run(pass *check.Pass) error {
 			locs[i].Note = "in this call when the job was ended"
 		}
 		msg := "the job was ended by the MPI library or the launcher, not by the program"
-		if why := mpiSays(in.LauncherOutput); why != "" {
+		said := in.LauncherOutput
+		for _, f := range fs {
+			said = f.p.Stderr + "\n" + said
+		}
+		why := mpiSays(said)
+		if why != "" {
 			msg += "; it said:\n" + why
 		}
-		pass.Report(check.Finding{Ranks: ranks, Message: msg, Locations: locs})
+		kind := ""
+		inReceive := false
+		for _, f := range fs {
+			inReceive = inReceive || receives(f.p.Last())
+		}
+		if inReceive && truncated.MatchString(said) {
+			// Open MPI: MPI_ERR_TRUNCATE; MPICH: "Message truncated".
+			kind = "truncation"
+			msg = "a receive buffer was too small for the message that matched it, and the MPI ended the job: " + msg
+		}
+		pass.Report(check.Finding{Kind: kind, Ranks: ranks, Message: msg, Locations: locs})
 		return nil
 	}
 	for _, f := range fs {
@@ -223,7 +255,16 @@ func run(pass *check.Pass) error {
 	return nil
 }
 
-var errLine = regexp.MustCompile(`(?i)fatal|error|abort|signal|killed|failed`)
+// receives reports whether a call takes in point-to-point data: only there
+// is a truncated message a receive buffer the program sized (inside a
+// collective it is the MPI's own traffic, e.g. after mismatched collectives).
+func receives(c *trace.Call) bool {
+	return c != nil && !c.Def.Has("coll") && (c.Def.Has("recv") || c.Def.Has("completion"))
+}
+
+var truncated = regexp.MustCompile(`(?i)MPI_ERR_TRUNCATE|message truncated`)
+
+var errLine = regexp.MustCompile(`(?i)fatal|error|abort|signal|killed|failed|truncat`)
 
 // mpiSays picks the lines of the launcher's output that explain an error.
 func mpiSays(out string) string {

@@ -235,6 +235,7 @@ func genC(w writer, c *api.Call) {
 	if c.Has("init") {
 		w("\tmpivet_post_init();\n")
 	}
+	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS && %s)\n\t\tmpivet_record_comm(*%s);\n", p.Name, p.Name)
 	}
@@ -394,6 +395,7 @@ func genFortran(w writer, c *api.Call) {
 		} else {
 			w("\tint rc_ = 0;\n")
 		}
+		w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
 		for _, p := range newComms(c) {
 			w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_%s));\n", p.Name)
 		}

@@ -33,6 +33,7 @@
 #define MPIVET_META_SIGNAL 4
 #define MPIVET_META_OVERFLOW 5
 #define MPIVET_META_COMM 6
+#define MPIVET_META_ERROR 7
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -62,6 +63,7 @@ void mpivet_overflow(uint64_t at);
 int mpivet_grow(uint64_t end);
 void mpivet_write_constants(void); /* generated */
 void mpivet_record_comm(MPI_Comm c);
+void mpivet_error(unsigned call, int rc, uint64_t pc);
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
 

@@ -429,3 +429,20 @@ static void read_config(const char *dir)
 	}
 	fclose(f);
 }
+
+/* mpivet_error records an error an MPI call returned (the program's error
+ * handler let it return): rare, so it may take a call into MPI. */
+void mpivet_error(unsigned call, int rc, uint64_t pc)
+{
+	int class = rc;
+	PMPI_Error_class(rc, &class);
+	uint64_t off;
+	uint64_t *w = mpivet_begin(4, &off);
+	if (!w)
+		return;
+	w[0] = call;
+	w[1] = (uint64_t)(int64_t)rc;
+	w[2] = (uint64_t)(int64_t)class;
+	w[3] = pc;
+	mpivet_commit(off, 4, MPIVET_META_ERROR, MPIVET_KIND_META);
+}

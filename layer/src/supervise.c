@@ -10,6 +10,10 @@
  * signal or returned non-zero from main. It then ends the same way, so the
  * launcher sees what it would have seen without mpivet.
  *
+ * It also passes the program's standard error on to the launcher and keeps a
+ * copy in RUNDIR/p.HOST.PID.err: an MPI that ends a job prints why there,
+ * and launchers may kill their forwarders before passing it on.
+ *
  * No stray processes: the program dies with its supervisor (PDEATHSIG), and
  * the supervisor with its launcher daemon.
  *
@@ -89,8 +93,8 @@ int main(int argc, char **argv)
 	setenv("MPIVET_DIR", dir, 1);
 
 	/* Exec failures reach the parent through a close-on-exec pipe. */
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0)
+	int pfd[2], efd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0 || pipe(efd) != 0)
 		return 2;
 	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM};
 	struct sigaction sa;
@@ -113,6 +117,9 @@ int main(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 			signal(sigs[i], SIG_DFL);
+		dup2(efd[1], 2);
+		close(efd[0]);
+		close(efd[1]);
 		execvp(argv[3], argv + 3);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof e) < 0)
@@ -121,6 +128,7 @@ int main(int argc, char **argv)
 	}
 	child = pid;
 	close(pfd[1]);
+	close(efd[1]);
 	int e = 0;
 	ssize_t r;
 	do
@@ -134,6 +142,34 @@ int main(int argc, char **argv)
 		write_exit(dir, host, pid, 0, msg);
 		return 127;
 	}
+	/* Pass the program's standard error on, and keep the last of it. */
+	char epath[4400];
+	snprintf(epath, sizeof epath, "%s/p.%s.%d.err", dir, host, pid);
+	int efile = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long kept = 0;
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(efd[0], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t o = 0; o < n;) {
+			ssize_t w = write(2, buf + o, n - o);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			o += w;
+		}
+		if (efile >= 0 && kept < (1L << 20)) { /* the first MiB is plenty */
+			if (write(efile, buf, n) > 0)
+				kept += n;
+		}
+	}
+	if (efile >= 0)
+		close(efile);
+	close(efd[0]);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

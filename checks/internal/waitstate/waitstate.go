@@ -124,11 +124,11 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 		}
 		return peer(p, comm, c.Int("dest"), name)
 	case c.Def.Has("finalize"):
-		return a.collective(r, name, 0, true)
+		return a.collective(r, c, true)
 	case c.Def.Has("init"):
 		return a.initWait(r, name)
 	case c.Def.Has("coll"):
-		return a.collective(r, name, comm, false)
+		return a.collective(r, c, false)
 	case c.Def.Has("completion"):
 		return a.requests(r)
 	}
@@ -145,54 +145,70 @@ func all(label string, cs ...*waitfor.Cond) *waitfor.Cond {
 	return waitfor.AllOf(label, keep...)
 }
 
-// collective waits for the members of comm that are not in the same
-// collective (MPI_Finalize: every rank not in it and not finished).
-func (a *Analysis) collective(r *Rank, name string, comm uint64, finalize bool) *waitfor.Cond {
-	var ms []int
-	if finalize {
-		for id := range a.Ranks {
-			ms = append(ms, id)
+// collectives returns rank p's collectives on the communicator with key
+// key, in call order (collectives are logged).
+func collectives(p *trace.Process, key string) []*trace.Call {
+	var out []*trace.Call
+	for _, c := range p.Calls {
+		if c.Def.Has("coll") && !c.Def.Has("finalize") && c.HasField("comm") && comms.Key(p, c.Word("comm")) == key {
+			out = append(out, c)
 		}
-	} else {
-		ms = comms.Members(r.Proc, comm)
 	}
+	return out
+}
+
+// position returns which collective on its communicator c is for rank p
+// (0 for the first), or -1.
+func position(p *trace.Process, c *trace.Call, key string) int {
+	for k, x := range collectives(p, key) {
+		if x == c || (x.Offset == c.Offset && c.Offset != trace.Unknown) {
+			return k
+		}
+	}
+	return -1
+}
+
+// collective is what rank r's collective call c waits for: the members of
+// its communicator that have not called their matching collective (the one
+// at the same position on that communicator, with the same root and
+// operation). A member that called it, whether blocked in it or long past
+// it, has arrived: for a nonblocking collective, joining is what counts.
+// MPI_Finalize waits for every rank not in it and not finished.
+func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Cond {
 	var wait []int
-	for _, m := range ms {
+	if finalize {
+		for id, o := range a.Ranks {
+			if id == r.Proc.Rank || o.State == waitfor.Finished || o.State == waitfor.Blocked && o.Call.Def.Has("finalize") {
+				continue
+			}
+			wait = append(wait, id)
+		}
+		return waitfor.AllProcs(c.Name(), wait...)
+	}
+	key := comms.Key(r.Proc, c.Word("comm"))
+	k := position(r.Proc, c, key)
+	for _, m := range comms.Members(r.Proc, c.Word("comm")) {
 		o := a.Ranks[m]
 		if m == r.Proc.Rank || o == nil {
 			continue
 		}
-		if o.State == waitfor.Finished && finalize {
-			continue
-		}
-		if o.State == waitfor.Blocked && o.Call.Name() == name &&
-			(finalize || comms.Key(o.Proc, o.Call.Word("comm")) == comms.Key(r.Proc, r.Call.Word("comm")) && sameArgs(o, r)) {
-			continue // arrived (at a matching call: a different root or operation never matches)
+		theirs := collectives(o.Proc, key)
+		if k >= 0 && k < len(theirs) && theirs[k].Name() == c.Name() && sameArgs(o.Proc, theirs[k], r.Proc, c) {
+			continue // arrived
 		}
 		wait = append(wait, m)
 	}
-	return waitfor.AllProcs(name, wait...)
-}
-
-// allThreadsBlocked reports whether every thread of the rank that called
-// MPI is inside a call: a thread outside MPI may still release the others.
-func allThreadsBlocked(p *trace.Process) bool {
-	for _, c := range p.Threads {
-		if c.Returned {
-			return false
-		}
-	}
-	return true
+	return waitfor.AllProcs(c.Name(), wait...)
 }
 
 // sameArgs reports whether two ranks' collectives agree on root and
 // predefined operation (handles differ between ranks; names do not).
-func sameArgs(a, b *Rank) bool {
-	if a.Call.HasField("root") && a.Call.Int("root") != b.Call.Int("root") {
+func sameArgs(pa *trace.Process, a *trace.Call, pb *trace.Process, b *trace.Call) bool {
+	if a.HasField("root") && a.Int("root") != b.Int("root") {
 		return false
 	}
-	if a.Call.HasField("op") {
-		na, nb := a.Proc.Consts[a.Call.Word("op")], b.Proc.Consts[b.Call.Word("op")]
+	if a.HasField("op") {
+		na, nb := pa.Consts[a.Word("op")], pb.Consts[b.Word("op")]
 		if len(na) > 0 && len(nb) > 0 && na[0] != nb[0] {
 			return false
 		}
@@ -272,14 +288,20 @@ func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64,
 		}
 		return peer(p, comm, c.Int("dest"), label)
 	case c.Def.Has("coll"):
-		ms := comms.Members(p, comm)
-		var others []int
-		for _, m := range ms {
-			if m != p.Rank {
-				others = append(others, m)
-			}
-		}
-		return waitfor.AllProcs(label, others...)
+		cond := a.collective(a.Ranks[p.Rank], c, false)
+		cond.Label = label
+		return cond
 	}
 	return waitfor.AnyProc(label)
+}
+
+// allThreadsBlocked reports whether every thread of the rank that called
+// MPI is inside a call: a thread outside MPI may still release the others.
+func allThreadsBlocked(p *trace.Process) bool {
+	for _, c := range p.Threads {
+		if c.Returned {
+			return false
+		}
+	}
+	return true
 }

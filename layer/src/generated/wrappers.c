@@ -4456,6 +4456,8 @@ int MPI_Init(int *argc, char ***argv)
 	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
 	int rc_ = PMPI_Init(argc, argv);
 	mpivet_post_init();
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4469,6 +4471,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(required));
 	int rc_ = PMPI_Init_thread(argc, argv, required, provided);
 	mpivet_post_init();
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4483,6 +4487,8 @@ int MPI_Finalize(void)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
 	int rc_ = PMPI_Finalize();
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4497,6 +4503,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Abort(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(errorcode));
 	int rc_ = PMPI_Abort(comm, errorcode);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Abort, rc_, MPIVET_PC());
 	mpivet_out_MPI_Abort(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4511,6 +4519,8 @@ int MPI_Pcontrol(const int level, ...)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(level));
 	int rc_ = PMPI_Pcontrol(level);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4525,6 +4535,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4539,6 +4551,8 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4553,6 +4567,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4567,6 +4583,8 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -4582,6 +4600,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4597,6 +4617,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4612,6 +4634,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4626,6 +4650,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4640,6 +4666,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4654,6 +4682,8 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4668,6 +4698,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4682,6 +4714,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4696,6 +4730,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4710,6 +4746,8 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4724,6 +4762,8 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4738,6 +4778,8 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4752,6 +4794,8 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4767,6 +4811,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4782,6 +4828,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4797,6 +4845,8 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4812,6 +4862,8 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4827,6 +4879,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4841,6 +4895,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4856,6 +4912,8 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Wait(request, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4871,6 +4929,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Test(request, flag, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4886,6 +4946,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4901,6 +4963,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4915,6 +4979,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
 	return rc_;
@@ -4929,6 +4995,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -4943,6 +5011,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
 	return rc_;
@@ -4957,6 +5027,8 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
 	mpivet_guard--;
 	return rc_;
@@ -4972,6 +5044,8 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	int rc_ = PMPI_Request_get_status(request, flag, sp_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
 	mpivet_guard--;
 	return rc_;
@@ -4986,6 +5060,8 @@ int MPI_Request_free(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Request_free(request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5000,6 +5076,8 @@ int MPI_Cancel(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Cancel(request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5014,6 +5092,8 @@ int MPI_Start(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	int rc_ = PMPI_Start(request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5028,6 +5108,8 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	int rc_ = PMPI_Startall(count, array_of_requests);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
 	mpivet_guard--;
 	return rc_;
@@ -5042,6 +5124,8 @@ int MPI_Buffer_attach(void *buffer, int size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(size));
 	int rc_ = PMPI_Buffer_attach(buffer, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5056,6 +5140,8 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
 	int rc_ = PMPI_Buffer_detach(buffer_addr, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5070,6 +5156,8 @@ int MPI_Barrier(MPI_Comm comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(comm));
 	int rc_ = PMPI_Barrier(comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5084,6 +5172,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5098,6 +5188,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5112,6 +5204,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5126,6 +5220,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5140,6 +5236,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5154,6 +5252,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5168,6 +5268,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5182,6 +5284,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5196,6 +5300,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5210,6 +5316,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5224,6 +5332,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5238,6 +5348,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5252,6 +5364,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5266,6 +5380,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5280,6 +5396,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5294,6 +5412,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5308,6 +5428,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5322,6 +5444,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5336,6 +5460,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5350,6 +5476,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5364,6 +5492,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5378,6 +5508,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibarrier(comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5392,6 +5524,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5406,6 +5540,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5420,6 +5556,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5434,6 +5572,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5448,6 +5588,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5462,6 +5604,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5476,6 +5620,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5490,6 +5636,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5504,6 +5652,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5518,6 +5668,8 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5532,6 +5684,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5546,6 +5700,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5560,6 +5716,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5574,6 +5732,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5588,6 +5748,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5602,6 +5764,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5616,6 +5780,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5630,6 +5796,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5644,6 +5812,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5658,6 +5828,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5672,6 +5844,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5686,6 +5860,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_dup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5702,6 +5878,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5718,6 +5896,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5732,6 +5912,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_create(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5748,6 +5930,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_create_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5764,6 +5948,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_split(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5780,6 +5966,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Comm_split_type(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5796,6 +5984,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintercomm)
 		mpivet_record_comm(*newintercomm);
 	mpivet_out_MPI_Intercomm_create(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
@@ -5812,6 +6002,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintracomm)
 		mpivet_record_comm(*newintracomm);
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, (rc_ == MPI_SUCCESS && newintracomm) ? MPIVET_H(*newintracomm) : MPIVET_NOREC);
@@ -5828,6 +6020,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_cart)
 		mpivet_record_comm(*comm_cart);
 	mpivet_out_MPI_Cart_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_cart) ? MPIVET_H(*comm_cart) : MPIVET_NOREC);
@@ -5844,6 +6038,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
 		mpivet_record_comm(*newcomm);
 	mpivet_out_MPI_Cart_sub(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
@@ -5860,6 +6056,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_graph)
 		mpivet_record_comm(*comm_graph);
 	mpivet_out_MPI_Graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_graph) ? MPIVET_H(*comm_graph) : MPIVET_NOREC);
@@ -5876,6 +6074,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
 		mpivet_record_comm(*comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
@@ -5892,6 +6092,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
 		mpivet_record_comm(*comm_dist_graph);
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
@@ -5908,6 +6110,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	int rc_ = PMPI_Comm_free(comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5922,6 +6126,8 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	int rc_ = PMPI_Comm_disconnect(comm);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -5936,6 +6142,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
 	int rc_ = PMPI_Comm_group(comm, group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5950,6 +6158,8 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
 	int rc_ = PMPI_Comm_remote_group(comm, group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5964,6 +6174,8 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_incl(group, n, ranks, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5978,6 +6190,8 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_excl(group, n, ranks, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -5992,6 +6206,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_range_incl(group, n, ranges, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6006,6 +6222,8 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_range_excl(group, n, ranges, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6020,6 +6238,8 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_union(group1, group2, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_union(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6034,6 +6254,8 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgro
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_intersection(group1, group2, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_intersection(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6048,6 +6270,8 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(newgroup));
 	int rc_ = PMPI_Group_difference(group1, group2, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_difference(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6062,6 +6286,8 @@ int MPI_Group_free(MPI_Group *group)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(group), group ? MPIVET_H(*group) : MPIVET_NOREC);
 	int rc_ = PMPI_Group_free(group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -6076,6 +6302,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6090,6 +6318,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6104,6 +6334,8 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6118,6 +6350,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6132,6 +6366,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6146,6 +6382,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6160,6 +6398,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6174,6 +6414,8 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6188,6 +6430,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6202,6 +6446,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6216,6 +6462,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6230,6 +6478,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_A(newtype));
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6244,6 +6494,8 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	int rc_ = PMPI_Type_commit(datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6258,6 +6510,8 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	int rc_ = PMPI_Type_free(datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -6272,6 +6526,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
 	int rc_ = PMPI_Op_create(user_fn, commute, op);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6286,6 +6542,8 @@ int MPI_Op_free(MPI_Op *op)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(op), op ? MPIVET_H(*op) : MPIVET_NOREC);
 	int rc_ = PMPI_Op_free(op);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -6300,6 +6558,8 @@ int MPI_Info_create(MPI_Info *info)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(info));
 	int rc_ = PMPI_Info_create(info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_create(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6314,6 +6574,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(info), MPIVET_A(newinfo));
 	int rc_ = PMPI_Info_dup(info, newinfo);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_dup(e_, rc_, (rc_ == MPI_SUCCESS && newinfo) ? MPIVET_H(*newinfo) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6328,6 +6590,8 @@ int MPI_Info_free(MPI_Info *info)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(info), info ? MPIVET_H(*info) : MPIVET_NOREC);
 	int rc_ = PMPI_Info_free(info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -6342,6 +6606,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(comm_errhandler_fn), MPIVET_A(errhandler));
 	int rc_ = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
@@ -6356,6 +6622,8 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(errhandler), errhandler ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	int rc_ = PMPI_Errhandler_free(errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
 	mpivet_guard--;
 	return rc_;
@@ -6363,7 +6631,7 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[76];
+	uint64_t v[80];
 	int k = 0;
 #ifdef MPI_COMM_WORLD
 	v[k++] = MPIVET_H(MPI_COMM_WORLD);
@@ -6675,6 +6943,26 @@ void mpivet_write_constants(void)
 #else
 	v[k++] = UINT64_MAX - 1;
 #endif
+#ifdef MPI_SUCCESS
+	v[k++] = MPIVET_H(MPI_SUCCESS);
+#else
+	v[k++] = UINT64_MAX - 1;
+#endif
+#ifdef MPI_ERR_TRUNCATE
+	v[k++] = MPIVET_H(MPI_ERR_TRUNCATE);
+#else
+	v[k++] = UINT64_MAX - 1;
+#endif
+#ifdef MPI_ERR_IN_STATUS
+	v[k++] = MPIVET_H(MPI_ERR_IN_STATUS);
+#else
+	v[k++] = UINT64_MAX - 1;
+#endif
+#ifdef MPI_ERR_PENDING
+	v[k++] = MPIVET_H(MPI_ERR_PENDING);
+#else
+	v[k++] = UINT64_MAX - 1;
+#endif
 #ifdef MPI_MAX
 	v[k++] = MPIVET_H(MPI_MAX);
 #else
@@ -6800,6 +7088,8 @@ void mpi_init_(MPI_Fint *ierr)
 	real_(ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
 	mpivet_guard--;
 }
@@ -6821,6 +7111,8 @@ void mpi_init_f08_(MPI_Fint *ierr)
 	real_(ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
 	mpivet_guard--;
 }
@@ -6841,6 +7133,8 @@ void mpi_init_thread_(void *f_required, void *f_provided, MPI_Fint *ierr)
 	real_(f_required, f_provided, ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, MPIVET_I(*(MPI_Fint *)f_provided));
 	mpivet_guard--;
 }
@@ -6862,6 +7156,8 @@ void mpi_init_thread_f08_(void *f_required, void *f_provided, MPI_Fint *ierr)
 	real_(f_required, f_provided, ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, MPIVET_I(*(MPI_Fint *)f_provided));
 	mpivet_guard--;
 }
@@ -6883,6 +7179,8 @@ void mpi_finalize_(MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
 	real_(ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
 	mpivet_guard--;
 }
@@ -6905,6 +7203,8 @@ void mpi_finalize_f08_(MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
 	real_(ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
 	mpivet_guard--;
 }
@@ -6926,6 +7226,8 @@ void mpi_abort_(void *f_comm, void *f_errorcode, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Abort(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_errorcode));
 	real_(f_comm, f_errorcode, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Abort, rc_, MPIVET_PC());
 	mpivet_out_MPI_Abort(e_, rc_);
 	mpivet_guard--;
 }
@@ -6948,6 +7250,8 @@ void mpi_abort_f08_(void *f_comm, void *f_errorcode, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Abort(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_errorcode));
 	real_(f_comm, f_errorcode, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Abort, rc_, MPIVET_PC());
 	mpivet_out_MPI_Abort(e_, rc_);
 	mpivet_guard--;
 }
@@ -6969,6 +7273,8 @@ void mpi_pcontrol_(void *f_level)
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_level));
 	real_(f_level);
 	int rc_ = 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
 	mpivet_guard--;
 }
@@ -6991,6 +7297,8 @@ void mpi_pcontrol_f08_(void *f_level)
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_level));
 	real_(f_level);
 	int rc_ = 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
 	mpivet_guard--;
 }
@@ -7015,6 +7323,8 @@ void mpi_send_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void 
 		sync_ = (mpivet_ft_MPI_Send)mpivet_next("mpi_ssend_");
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
 }
@@ -7040,6 +7350,8 @@ void MPIVET_F08_BUF(mpi_send)(void *f_buf, void *f_count, void *f_datatype, void
 		sync_ = (mpivet_ft_MPI_Send)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend));
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
 	mpivet_guard--;
 }
@@ -7061,6 +7373,8 @@ void mpi_bsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7083,6 +7397,8 @@ void MPIVET_F08_BUF(mpi_bsend)(void *f_buf, void *f_count, void *f_datatype, voi
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7104,6 +7420,8 @@ void mpi_ssend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7126,6 +7444,8 @@ void MPIVET_F08_BUF(mpi_ssend)(void *f_buf, void *f_count, void *f_datatype, voi
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7147,6 +7467,8 @@ void mpi_rsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7169,6 +7491,8 @@ void MPIVET_F08_BUF(mpi_rsend)(void *f_buf, void *f_count, void *f_datatype, voi
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
 	mpivet_guard--;
 }
@@ -7190,6 +7514,8 @@ void mpi_recv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, voi
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7212,6 +7538,8 @@ void MPIVET_F08_BUF(mpi_recv)(void *f_buf, void *f_count, void *f_datatype, void
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7233,6 +7561,8 @@ void mpi_sendrecv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7255,6 +7585,8 @@ void MPIVET_F08_BUF(mpi_sendrecv)(void *f_sendbuf, void *f_sendcount, void *f_se
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7276,6 +7608,8 @@ void mpi_sendrecv_replace_(void *f_buf, void *f_count, void *f_datatype, void *f
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7298,6 +7632,8 @@ void MPIVET_F08_BUF(mpi_sendrecv_replace)(void *f_buf, void *f_count, void *f_da
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7322,6 +7658,8 @@ void mpi_isend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 		sync_ = (mpivet_ft_MPI_Isend)mpivet_next("mpi_issend_");
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7347,6 +7685,8 @@ void MPIVET_F08_BUF(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, voi
 		sync_ = (mpivet_ft_MPI_Isend)mpivet_next(MPIVET_F08_BUFNAME(mpi_issend));
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7368,6 +7708,8 @@ void mpi_ibsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7390,6 +7732,8 @@ void MPIVET_F08_BUF(mpi_ibsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7411,6 +7755,8 @@ void mpi_issend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7433,6 +7779,8 @@ void MPIVET_F08_BUF(mpi_issend)(void *f_buf, void *f_count, void *f_datatype, vo
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7454,6 +7802,8 @@ void mpi_irsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7476,6 +7826,8 @@ void MPIVET_F08_BUF(mpi_irsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7497,6 +7849,8 @@ void mpi_irecv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, vo
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7519,6 +7873,8 @@ void MPIVET_F08_BUF(mpi_irecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7543,6 +7899,8 @@ void mpi_send_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, 
 		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next("mpi_ssend_init_");
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7568,6 +7926,8 @@ void MPIVET_F08_BUF(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype,
 		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend_init));
 	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7589,6 +7949,8 @@ void mpi_bsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7611,6 +7973,8 @@ void MPIVET_F08_BUF(mpi_bsend_init)(void *f_buf, void *f_count, void *f_datatype
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7632,6 +7996,8 @@ void mpi_ssend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7654,6 +8020,8 @@ void MPIVET_F08_BUF(mpi_ssend_init)(void *f_buf, void *f_count, void *f_datatype
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7675,6 +8043,8 @@ void mpi_rsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7697,6 +8067,8 @@ void MPIVET_F08_BUF(mpi_rsend_init)(void *f_buf, void *f_count, void *f_datatype
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7718,6 +8090,8 @@ void mpi_recv_init_(void *f_buf, void *f_count, void *f_datatype, void *f_source
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7740,6 +8114,8 @@ void MPIVET_F08_BUF(mpi_recv_init)(void *f_buf, void *f_count, void *f_datatype,
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7761,6 +8137,8 @@ void mpi_probe_(void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_F
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_source, f_tag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7783,6 +8161,8 @@ void mpi_probe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_status, M
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_source, f_tag, f_comm, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7804,6 +8184,8 @@ void mpi_iprobe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -7826,6 +8208,8 @@ void mpi_iprobe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_flag, vo
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -7847,6 +8231,8 @@ void mpi_mprobe_(void *f_source, void *f_tag, void *f_comm, void *f_message, voi
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
 	mpivet_guard--;
 }
@@ -7869,6 +8255,8 @@ void mpi_mprobe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_message,
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
 	mpivet_guard--;
 }
@@ -7890,6 +8278,8 @@ void mpi_improbe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void 
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
 	mpivet_guard--;
 }
@@ -7912,6 +8302,8 @@ void mpi_improbe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_flag, v
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
 	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
 	mpivet_guard--;
 }
@@ -7933,6 +8325,8 @@ void mpi_mrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, v
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
 	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7955,6 +8349,8 @@ void MPIVET_F08_BUF(mpi_mrecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
 	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
 	mpivet_guard--;
 }
@@ -7976,6 +8372,8 @@ void mpi_imrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, 
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -7998,6 +8396,8 @@ void MPIVET_F08_BUF(mpi_imrecv)(void *f_buf, void *f_count, void *f_datatype, vo
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -8019,6 +8419,8 @@ void mpi_wait_(void *f_request, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
 	mpivet_guard--;
 }
@@ -8041,6 +8443,8 @@ void mpi_wait_f08_(void *f_request, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
 	mpivet_guard--;
 }
@@ -8062,6 +8466,8 @@ void mpi_test_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -8084,6 +8490,8 @@ void mpi_test_f08_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -8111,6 +8519,8 @@ void mpi_waitany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
@@ -8143,6 +8553,8 @@ void mpi_waitany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
@@ -8174,6 +8586,8 @@ void mpi_testany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
@@ -8206,6 +8620,8 @@ void mpi_testany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
@@ -8237,6 +8653,8 @@ void mpi_waitall_(void *f_count, void *f_array_of_requests, void *f_array_of_sta
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
@@ -8269,6 +8687,8 @@ void mpi_waitall_f08_(void *f_count, void *f_array_of_requests, void *f_array_of
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
@@ -8300,6 +8720,8 @@ void mpi_testall_(void *f_count, void *f_array_of_requests, void *f_flag, void *
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
@@ -8332,6 +8754,8 @@ void mpi_testall_f08_(void *f_count, void *f_array_of_requests, void *f_flag, vo
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
@@ -8363,6 +8787,8 @@ void mpi_waitsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
@@ -8395,6 +8821,8 @@ void mpi_waitsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
@@ -8426,6 +8854,8 @@ void mpi_testsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
@@ -8458,6 +8888,8 @@ void mpi_testsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
@@ -8483,6 +8915,8 @@ void mpi_request_get_status_(void *f_request, void *f_flag, void *f_status, MPI_
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -8505,6 +8939,8 @@ void mpi_request_get_status_f08_(void *f_request, void *f_flag, void *f_status, 
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, f_flag, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
 	mpivet_guard--;
 }
@@ -8526,6 +8962,8 @@ void mpi_request_free_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -8548,6 +8986,8 @@ void mpi_request_free_f08_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -8569,6 +9009,8 @@ void mpi_cancel_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
@@ -8591,6 +9033,8 @@ void mpi_cancel_f08_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
@@ -8612,6 +9056,8 @@ void mpi_start_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
@@ -8634,6 +9080,8 @@ void mpi_start_f08_(void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
 	mpivet_guard--;
 }
@@ -8661,6 +9109,8 @@ void mpi_startall_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
@@ -8693,6 +9143,8 @@ void mpi_startall_f08_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
 	real_(f_count, f_array_of_requests, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	for (int i_ = 0; i_ < rn_; i_++)
 		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
@@ -8718,6 +9170,8 @@ void mpi_buffer_attach_(void *f_buffer, void *f_size, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_size));
 	real_(f_buffer, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
 	mpivet_guard--;
 }
@@ -8740,6 +9194,8 @@ void MPIVET_F08_BUF(mpi_buffer_attach)(void *f_buffer, void *f_size, MPI_Fint *i
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_size));
 	real_(f_buffer, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
 	mpivet_guard--;
 }
@@ -8761,6 +9217,8 @@ void mpi_buffer_detach_(void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(f_buffer_addr));
 	real_(f_buffer_addr, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, MPIVET_I(*(MPI_Fint *)f_size));
 	mpivet_guard--;
 }
@@ -8783,6 +9241,8 @@ void MPIVET_F08_BUF(mpi_buffer_detach)(void *f_buffer_addr, void *f_size, MPI_Fi
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer_addr));
 	real_(f_buffer_addr, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, MPIVET_I(*(MPI_Fint *)f_size));
 	mpivet_guard--;
 }
@@ -8804,6 +9264,8 @@ void mpi_barrier_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
 	mpivet_guard--;
 }
@@ -8826,6 +9288,8 @@ void mpi_barrier_f08_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
 	mpivet_guard--;
 }
@@ -8847,6 +9311,8 @@ void mpi_bcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, v
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
 	mpivet_guard--;
 }
@@ -8869,6 +9335,8 @@ void MPIVET_F08_BUF(mpi_bcast)(void *f_buffer, void *f_count, void *f_datatype, 
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
 	mpivet_guard--;
 }
@@ -8890,6 +9358,8 @@ void mpi_gather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_r
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
 	mpivet_guard--;
 }
@@ -8912,6 +9382,8 @@ void MPIVET_F08_BUF(mpi_gather)(void *f_sendbuf, void *f_sendcount, void *f_send
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
 	mpivet_guard--;
 }
@@ -8933,6 +9405,8 @@ void mpi_gatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -8955,6 +9429,8 @@ void MPIVET_F08_BUF(mpi_gatherv)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -8976,6 +9452,8 @@ void mpi_scatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
 	mpivet_guard--;
 }
@@ -8998,6 +9476,8 @@ void MPIVET_F08_BUF(mpi_scatter)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
 	mpivet_guard--;
 }
@@ -9019,6 +9499,8 @@ void mpi_scatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9041,6 +9523,8 @@ void MPIVET_F08_BUF(mpi_scatterv)(void *f_sendbuf, void *f_sendcounts, void *f_d
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9062,6 +9546,8 @@ void mpi_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
 	mpivet_guard--;
 }
@@ -9084,6 +9570,8 @@ void MPIVET_F08_BUF(mpi_allgather)(void *f_sendbuf, void *f_sendcount, void *f_s
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
 	mpivet_guard--;
 }
@@ -9105,6 +9593,8 @@ void mpi_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void 
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9127,6 +9617,8 @@ void MPIVET_F08_BUF(mpi_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9148,6 +9640,8 @@ void mpi_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
 	mpivet_guard--;
 }
@@ -9170,6 +9664,8 @@ void MPIVET_F08_BUF(mpi_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_se
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
 	mpivet_guard--;
 }
@@ -9191,6 +9687,8 @@ void mpi_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9213,6 +9711,8 @@ void MPIVET_F08_BUF(mpi_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9234,6 +9734,8 @@ void mpi_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
 	mpivet_guard--;
 }
@@ -9256,6 +9758,8 @@ void MPIVET_F08_BUF(mpi_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
 	mpivet_guard--;
 }
@@ -9277,6 +9781,8 @@ void mpi_reduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dataty
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
 	mpivet_guard--;
 }
@@ -9299,6 +9805,8 @@ void MPIVET_F08_BUF(mpi_reduce)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
 	mpivet_guard--;
 }
@@ -9320,6 +9828,8 @@ void mpi_allreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dat
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
 	mpivet_guard--;
 }
@@ -9342,6 +9852,8 @@ void MPIVET_F08_BUF(mpi_allreduce)(void *f_sendbuf, void *f_recvbuf, void *f_cou
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
 	mpivet_guard--;
 }
@@ -9363,6 +9875,8 @@ void mpi_reduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, v
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
 	mpivet_guard--;
 }
@@ -9385,6 +9899,8 @@ void MPIVET_F08_BUF(mpi_reduce_scatter)(void *f_sendbuf, void *f_recvbuf, void *
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
 	mpivet_guard--;
 }
@@ -9406,6 +9922,8 @@ void mpi_reduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvcou
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
 	mpivet_guard--;
 }
@@ -9428,6 +9946,8 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_block)(void *f_sendbuf, void *f_recvbuf, 
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
 	mpivet_guard--;
 }
@@ -9449,6 +9969,8 @@ void mpi_scan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
 	mpivet_guard--;
 }
@@ -9471,6 +9993,8 @@ void MPIVET_F08_BUF(mpi_scan)(void *f_sendbuf, void *f_recvbuf, void *f_count, v
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
 	mpivet_guard--;
 }
@@ -9492,6 +10016,8 @@ void mpi_exscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dataty
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
 	mpivet_guard--;
 }
@@ -9514,6 +10040,8 @@ void MPIVET_F08_BUF(mpi_exscan)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
 	mpivet_guard--;
 }
@@ -9535,6 +10063,8 @@ void mpi_neighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtyp
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
 	mpivet_guard--;
 }
@@ -9557,6 +10087,8 @@ void MPIVET_F08_BUF(mpi_neighbor_allgather)(void *f_sendbuf, void *f_sendcount, 
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
 	mpivet_guard--;
 }
@@ -9578,6 +10110,8 @@ void mpi_neighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendty
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9600,6 +10134,8 @@ void MPIVET_F08_BUF(mpi_neighbor_allgatherv)(void *f_sendbuf, void *f_sendcount,
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9621,6 +10157,8 @@ void mpi_neighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
 	mpivet_guard--;
 }
@@ -9643,6 +10181,8 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoall)(void *f_sendbuf, void *f_sendcount, v
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
 	mpivet_guard--;
 }
@@ -9664,6 +10204,8 @@ void mpi_neighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispl
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9686,6 +10228,8 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts,
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
 	mpivet_guard--;
 }
@@ -9707,6 +10251,8 @@ void mpi_neighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispl
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
 	mpivet_guard--;
 }
@@ -9729,6 +10275,8 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts,
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
 	mpivet_guard--;
 }
@@ -9750,6 +10298,8 @@ void mpi_ibarrier_(void *f_comm, void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9772,6 +10322,8 @@ void mpi_ibarrier_f08_(void *f_comm, void *f_request, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9793,6 +10345,8 @@ void mpi_ibcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, 
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9815,6 +10369,8 @@ void MPIVET_F08_BUF(mpi_ibcast)(void *f_buffer, void *f_count, void *f_datatype,
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9836,6 +10392,8 @@ void mpi_igather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9858,6 +10416,8 @@ void MPIVET_F08_BUF(mpi_igather)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9879,6 +10439,8 @@ void mpi_igatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9901,6 +10463,8 @@ void MPIVET_F08_BUF(mpi_igatherv)(void *f_sendbuf, void *f_sendcount, void *f_se
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9922,6 +10486,8 @@ void mpi_iscatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9944,6 +10510,8 @@ void MPIVET_F08_BUF(mpi_iscatter)(void *f_sendbuf, void *f_sendcount, void *f_se
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9965,6 +10533,8 @@ void mpi_iscatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -9987,6 +10557,8 @@ void MPIVET_F08_BUF(mpi_iscatterv)(void *f_sendbuf, void *f_sendcounts, void *f_
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10008,6 +10580,8 @@ void mpi_iallgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void 
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10030,6 +10604,8 @@ void MPIVET_F08_BUF(mpi_iallgather)(void *f_sendbuf, void *f_sendcount, void *f_
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10051,6 +10627,8 @@ void mpi_iallgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10073,6 +10651,8 @@ void MPIVET_F08_BUF(mpi_iallgatherv)(void *f_sendbuf, void *f_sendcount, void *f
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10094,6 +10674,8 @@ void mpi_ialltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10116,6 +10698,8 @@ void MPIVET_F08_BUF(mpi_ialltoall)(void *f_sendbuf, void *f_sendcount, void *f_s
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10137,6 +10721,8 @@ void mpi_ialltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10159,6 +10745,8 @@ void MPIVET_F08_BUF(mpi_ialltoallv)(void *f_sendbuf, void *f_sendcounts, void *f
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10180,6 +10768,8 @@ void mpi_ialltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10202,6 +10792,8 @@ void MPIVET_F08_BUF(mpi_ialltoallw)(void *f_sendbuf, void *f_sendcounts, void *f
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10223,6 +10815,8 @@ void mpi_ireduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10245,6 +10839,8 @@ void MPIVET_F08_BUF(mpi_ireduce)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10266,6 +10862,8 @@ void mpi_iallreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_da
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10288,6 +10886,8 @@ void MPIVET_F08_BUF(mpi_iallreduce)(void *f_sendbuf, void *f_recvbuf, void *f_co
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10309,6 +10909,8 @@ void mpi_ireduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, 
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10331,6 +10933,8 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter)(void *f_sendbuf, void *f_recvbuf, void 
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10352,6 +10956,8 @@ void mpi_ireduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvco
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10374,6 +10980,8 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter_block)(void *f_sendbuf, void *f_recvbuf,
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10395,6 +11003,8 @@ void mpi_iscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatyp
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10417,6 +11027,8 @@ void MPIVET_F08_BUF(mpi_iscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, 
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10438,6 +11050,8 @@ void mpi_iexscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10460,6 +11074,8 @@ void MPIVET_F08_BUF(mpi_iexscan)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10481,6 +11097,8 @@ void mpi_ineighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendty
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10503,6 +11121,8 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgather)(void *f_sendbuf, void *f_sendcount,
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10524,6 +11144,8 @@ void mpi_ineighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendt
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10546,6 +11168,8 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgatherv)(void *f_sendbuf, void *f_sendcount
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10567,6 +11191,8 @@ void mpi_ineighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtyp
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10589,6 +11215,8 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoall)(void *f_sendbuf, void *f_sendcount, 
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10610,6 +11238,8 @@ void mpi_ineighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10632,6 +11262,8 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10653,6 +11285,8 @@ void mpi_ineighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10675,6 +11309,8 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10696,6 +11332,8 @@ void mpi_comm_dup_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10720,6 +11358,8 @@ void mpi_comm_dup_f08_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10743,6 +11383,8 @@ void mpi_comm_dup_with_info_(void *f_comm, void *f_info, void *f_newcomm, MPI_Fi
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10767,6 +11409,8 @@ void mpi_comm_dup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, MP
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10790,6 +11434,8 @@ void mpi_comm_idup_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ie
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10812,6 +11458,8 @@ void mpi_comm_idup_f08_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -10833,6 +11481,8 @@ void mpi_comm_create_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ie
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10857,6 +11507,8 @@ void mpi_comm_create_f08_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10880,6 +11532,8 @@ void mpi_comm_create_group_(void *f_comm, void *f_group, void *f_tag, void *f_ne
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10904,6 +11558,8 @@ void mpi_comm_create_group_f08_(void *f_comm, void *f_group, void *f_tag, void *
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10927,6 +11583,8 @@ void mpi_comm_split_(void *f_comm, void *f_color, void *f_key, void *f_newcomm, 
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10951,6 +11609,8 @@ void mpi_comm_split_f08_(void *f_comm, void *f_color, void *f_key, void *f_newco
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10974,6 +11634,8 @@ void mpi_comm_split_type_(void *f_comm, void *f_split_type, void *f_key, void *f
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -10998,6 +11660,8 @@ void mpi_comm_split_type_f08_(void *f_comm, void *f_split_type, void *f_key, voi
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -11021,6 +11685,8 @@ void mpi_intercomm_create_(void *f_local_comm, void *f_local_leader, void *f_pee
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
@@ -11045,6 +11711,8 @@ void mpi_intercomm_create_f08_(void *f_local_comm, void *f_local_leader, void *f
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
 	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
@@ -11068,6 +11736,8 @@ void mpi_intercomm_merge_(void *f_intercomm, void *f_high, void *f_newintracomm,
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
@@ -11092,6 +11762,8 @@ void mpi_intercomm_merge_f08_(void *f_intercomm, void *f_high, void *f_newintrac
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
 	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
@@ -11115,6 +11787,8 @@ void mpi_cart_create_(void *f_comm_old, void *f_ndims, void *f_dims, void *f_per
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
@@ -11139,6 +11813,8 @@ void mpi_cart_create_f08_(void *f_comm_old, void *f_ndims, void *f_dims, void *f
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
 	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
@@ -11162,6 +11838,8 @@ void mpi_cart_sub_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint 
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -11186,6 +11864,8 @@ void mpi_cart_sub_f08_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_F
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
 	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
@@ -11209,6 +11889,8 @@ void mpi_graph_create_(void *f_comm_old, void *f_nnodes, void *f_index, void *f_
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
@@ -11233,6 +11915,8 @@ void mpi_graph_create_f08_(void *f_comm_old, void *f_nnodes, void *f_index, void
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
 	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
@@ -11256,6 +11940,8 @@ void mpi_dist_graph_create_(void *f_comm_old, void *f_n, void *f_sources, void *
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -11280,6 +11966,8 @@ void mpi_dist_graph_create_f08_(void *f_comm_old, void *f_n, void *f_sources, vo
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -11303,6 +11991,8 @@ void mpi_dist_graph_create_adjacent_(void *f_comm_old, void *f_indegree, void *f
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -11327,6 +12017,8 @@ void mpi_dist_graph_create_adjacent_f08_(void *f_comm_old, void *f_indegree, voi
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS)
 		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
 	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
@@ -11350,6 +12042,8 @@ void mpi_comm_free_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -11372,6 +12066,8 @@ void mpi_comm_free_f08_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -11393,6 +12089,8 @@ void mpi_comm_disconnect_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
 	mpivet_guard--;
 }
@@ -11415,6 +12113,8 @@ void mpi_comm_disconnect_f08_(void *f_comm, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
 	mpivet_guard--;
 }
@@ -11436,6 +12136,8 @@ void mpi_comm_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11458,6 +12160,8 @@ void mpi_comm_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11479,6 +12183,8 @@ void mpi_comm_remote_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11501,6 +12207,8 @@ void mpi_comm_remote_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11522,6 +12230,8 @@ void mpi_group_incl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11544,6 +12254,8 @@ void mpi_group_incl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11565,6 +12277,8 @@ void mpi_group_excl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11587,6 +12301,8 @@ void mpi_group_excl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11608,6 +12324,8 @@ void mpi_group_range_incl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11630,6 +12348,8 @@ void mpi_group_range_incl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11651,6 +12371,8 @@ void mpi_group_range_excl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11673,6 +12395,8 @@ void mpi_group_range_excl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
 	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11694,6 +12418,8 @@ void mpi_group_union_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint
 	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11716,6 +12442,8 @@ void mpi_group_union_f08_(void *f_group1, void *f_group2, void *f_newgroup, MPI_
 	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11737,6 +12465,8 @@ void mpi_group_intersection_(void *f_group1, void *f_group2, void *f_newgroup, M
 	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11759,6 +12489,8 @@ void mpi_group_intersection_f08_(void *f_group1, void *f_group2, void *f_newgrou
 	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11780,6 +12512,8 @@ void mpi_group_difference_(void *f_group1, void *f_group2, void *f_newgroup, MPI
 	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11802,6 +12536,8 @@ void mpi_group_difference_f08_(void *f_group1, void *f_group2, void *f_newgroup,
 	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
 	real_(f_group1, f_group2, f_newgroup, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11823,6 +12559,8 @@ void mpi_group_free_(void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
 	real_(f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -11845,6 +12583,8 @@ void mpi_group_free_f08_(void *f_group, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
 	real_(f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Group_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -11866,6 +12606,8 @@ void mpi_type_contiguous_(void *f_count, void *f_oldtype, void *f_newtype, MPI_F
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11888,6 +12630,8 @@ void mpi_type_contiguous_f08_(void *f_count, void *f_oldtype, void *f_newtype, M
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11909,6 +12653,8 @@ void mpi_type_vector_(void *f_count, void *f_blocklength, void *f_stride, void *
 	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11931,6 +12677,8 @@ void mpi_type_vector_f08_(void *f_count, void *f_blocklength, void *f_stride, vo
 	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11952,6 +12700,8 @@ void mpi_type_create_hvector_(void *f_count, void *f_blocklength, void *f_stride
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11974,6 +12724,8 @@ void mpi_type_create_hvector_f08_(void *f_count, void *f_blocklength, void *f_st
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -11995,6 +12747,8 @@ void mpi_type_indexed_(void *f_count, void *f_array_of_blocklengths, void *f_arr
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12017,6 +12771,8 @@ void mpi_type_indexed_f08_(void *f_count, void *f_array_of_blocklengths, void *f
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12038,6 +12794,8 @@ void mpi_type_create_hindexed_(void *f_count, void *f_array_of_blocklengths, voi
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12060,6 +12818,8 @@ void mpi_type_create_hindexed_f08_(void *f_count, void *f_array_of_blocklengths,
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12081,6 +12841,8 @@ void mpi_type_create_indexed_block_(void *f_count, void *f_blocklength, void *f_
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12103,6 +12865,8 @@ void mpi_type_create_indexed_block_f08_(void *f_count, void *f_blocklength, void
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12124,6 +12888,8 @@ void mpi_type_create_hindexed_block_(void *f_count, void *f_blocklength, void *f
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12146,6 +12912,8 @@ void mpi_type_create_hindexed_block_f08_(void *f_count, void *f_blocklength, voi
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12167,6 +12935,8 @@ void mpi_type_create_struct_(void *f_count, void *f_array_of_blocklengths, void 
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12189,6 +12959,8 @@ void mpi_type_create_struct_f08_(void *f_count, void *f_array_of_blocklengths, v
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12210,6 +12982,8 @@ void mpi_type_create_subarray_(void *f_ndims, void *f_array_of_sizes, void *f_ar
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12232,6 +13006,8 @@ void mpi_type_create_subarray_f08_(void *f_ndims, void *f_array_of_sizes, void *
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12253,6 +13029,8 @@ void mpi_type_create_darray_(void *f_size, void *f_rank, void *f_ndims, void *f_
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12275,6 +13053,8 @@ void mpi_type_create_darray_f08_(void *f_size, void *f_rank, void *f_ndims, void
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12296,6 +13076,8 @@ void mpi_type_create_resized_(void *f_oldtype, void *f_lb, void *f_extent, void 
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12318,6 +13100,8 @@ void mpi_type_create_resized_f08_(void *f_oldtype, void *f_lb, void *f_extent, v
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12339,6 +13123,8 @@ void mpi_type_dup_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12361,6 +13147,8 @@ void mpi_type_dup_f08_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12382,6 +13170,8 @@ void mpi_type_commit_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	mpivet_guard--;
 }
@@ -12404,6 +13194,8 @@ void mpi_type_commit_f08_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	mpivet_guard--;
 }
@@ -12425,6 +13217,8 @@ void mpi_type_free_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12447,6 +13241,8 @@ void mpi_type_free_f08_(void *f_datatype, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12468,6 +13264,8 @@ void mpi_op_create_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr
 	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12490,6 +13288,8 @@ void mpi_op_create_f08_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *
 	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12511,6 +13311,8 @@ void mpi_op_free_(void *f_op, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12533,6 +13335,8 @@ void mpi_op_free_f08_(void *f_op, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12554,6 +13358,8 @@ void mpi_info_create_(void *f_info, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12576,6 +13382,8 @@ void mpi_info_create_f08_(void *f_info, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12597,6 +13405,8 @@ void mpi_info_dup_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
 	real_(f_info, f_newinfo, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12619,6 +13429,8 @@ void mpi_info_dup_f08_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
 	real_(f_info, f_newinfo, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12640,6 +13452,8 @@ void mpi_info_free_(void *f_info, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12662,6 +13476,8 @@ void mpi_info_free_f08_(void *f_info, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
 	real_(f_info, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Info_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12683,6 +13499,8 @@ void mpi_comm_create_errhandler_(void *f_comm_errhandler_fn, void *f_errhandler,
 	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
 	real_(f_comm_errhandler_fn, f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12705,6 +13523,8 @@ void mpi_comm_create_errhandler_f08_(void *f_comm_errhandler_fn, void *f_errhand
 	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
 	real_(f_comm_errhandler_fn, f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
 	mpivet_guard--;
 }
@@ -12726,6 +13546,8 @@ void mpi_errhandler_free_(void *f_errhandler, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
 	real_(f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
 	mpivet_guard--;
 }
@@ -12748,6 +13570,8 @@ void mpi_errhandler_free_f08_(void *f_errhandler, MPI_Fint *ierr)
 	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
 	real_(f_errhandler, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Errhandler_free(e_, rc_);
 	mpivet_guard--;
 }

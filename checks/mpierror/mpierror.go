@@ -1,0 +1,52 @@
+// Package mpierror defines the check of errors MPI calls return.
+package mpierror
+
+import (
+	"fmt"
+
+	"mpivet/check"
+	"mpivet/trace"
+)
+
+// Check reports errors that MPI calls returned to the program.
+var Check = &check.Check{
+	Name:  "mpi-error",
+	Kinds: []string{"mpi-error", "truncation"},
+	Doc: `errors MPI calls returned: truncated receives and every other MPI error
+
+A receive whose buffer is too small for the message that matched it
+(MPI_ERR_TRUNCATE) is reported as truncation; any other error an MPI call
+returns as mpi-error, with the call and its source line. Programs that keep
+MPI's default error handler do not see such errors returned: the MPI ends
+the job inside the call, and mpivet reports that with the MPI's own words
+(program-failure, or truncation when the MPI says a message was truncated).`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	for _, p := range pass.In.Run.Procs {
+		truncate, _ := p.Const("MPI_ERR_TRUNCATE")
+		for _, e := range p.Errors {
+			kind, what := "mpi-error", fmt.Sprintf("error code %d (class %d)", e.RC, e.Class)
+			if e.Class == int64(truncate) {
+				kind, what = "truncation", "the message is larger than the receive buffer (MPI_ERR_TRUNCATE)"
+			}
+			l := at(pass, p, e)
+			pass.Report(check.Finding{
+				Kind:      kind,
+				Message:   fmt.Sprintf("%s returned an error: %s", e.Call.Name, what),
+				Locations: []check.Location{l},
+			})
+		}
+	}
+	return nil
+}
+
+func at(pass *check.Pass, p *trace.Process, e trace.Error) check.Location {
+	l := check.Location{Rank: p.Rank, Call: e.Call.Name, Note: "the call that failed"}
+	if pass.In.Sym != nil {
+		s := pass.In.Sym.Lookup(p.Maps, e.PC)
+		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	}
+	return l
+}
