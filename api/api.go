@@ -343,7 +343,7 @@ const (
 // Meta record ids (record kind KindMeta), shared with layer/src/mpivet.h.
 const (
 	MetaProcess   = 1 // rank, size, pid, thread level, then host name (string)
-	MetaConstants = 2 // values of API.Consts, in order
+	MetaConstants = 2 // bitmap of the API.Consts the MPI defines, then their values, in order
 	MetaMaps      = 3 // executable mappings of the process (string, /proc/self/maps lines)
 	MetaSignal    = 4 // signal number, faulting pc, fault address
 	MetaOverflow  = 5 // the log reached its size limit; later records are lost

@@ -353,12 +353,19 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 			p.Host = metaString(w[4:])
 		}
 	case api.MetaConstants:
-		for i, v := range w {
-			if i < len(api.MPI.Consts) && v != ^uint64(0)-1 {
-				name := api.MPI.Consts[i]
-				p.Consts[v] = append(p.Consts[v], name)
-				p.ConstVal[name] = v
+		// a bitmap of the constants the MPI defines, then their values
+		n := len(api.MPI.Consts)
+		words := (n + 63) / 64
+		if len(w) < words+n {
+			break
+		}
+		for i, name := range api.MPI.Consts {
+			if w[i/64]>>(i%64)&1 == 0 {
+				continue
 			}
+			v := w[words+i]
+			p.Consts[v] = append(p.Consts[v], name)
+			p.ConstVal[name] = v
 		}
 	case api.MetaMaps:
 		p.Maps = parseMaps(metaString(w))

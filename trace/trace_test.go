@@ -33,6 +33,9 @@ func TestDecode(t *testing.T) {
 	if v, ok := p.Const("MPI_COMM_WORLD"); !ok || v != 0x1000 || p.Consts[0x1000][0] != "MPI_COMM_WORLD" {
 		t.Error("constants not decoded")
 	}
+	if v, ok := p.Const("MPI_ANY_SOURCE"); !ok || int64(v) != -2 {
+		t.Error("MPICH's MPI_ANY_SOURCE (-2) must be kept")
+	}
 	if _, ok := p.Const("MPI_LOGICAL"); ok {
 		t.Error("a constant the MPI does not define must be absent")
 	}

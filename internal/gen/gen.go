@@ -262,10 +262,14 @@ func genC(w writer, c *api.Call) {
 }
 
 func genConstants(w writer, a *api.API) {
-	// Constants an MPI does not define are recorded as UINT64_MAX-1.
-	w("void mpivet_write_constants(void)\n{\n\tuint64_t v[%d];\n\tint k = 0;\n", len(a.Consts))
-	for _, name := range a.Consts {
-		w("#ifdef %s\n\tv[k++] = MPIVET_H(%s);\n#else\n\tv[k++] = UINT64_MAX - 1;\n#endif\n", name, name)
+	// The record is a bitmap of the constants the MPI defines, then their
+	// values: no value can serve as a "missing" mark (MPICH's MPI_ANY_SOURCE
+	// is -2, i.e. UINT64_MAX-1).
+	n := len(a.Consts)
+	words := (n + 63) / 64
+	w("void mpivet_write_constants(void)\n{\n\tuint64_t v[%d] = {0};\n\tint k = %d;\n", words+n, words)
+	for i, name := range a.Consts {
+		w("#ifdef %s\n\tv[%d] |= 1ULL << %d;\n\tv[k] = MPIVET_H(%s);\n#endif\n\tk++;\n", name, i/64, i%64, name)
 	}
 	w("\tuint64_t off;\n\tuint64_t *w = mpivet_begin(k, &off);\n\tif (!w)\n\t\treturn;\n")
 	w("\tfor (int i = 0; i < k; i++)\n\t\tw[i] = v[i];\n\tmpivet_commit(off, k, MPIVET_META_CONSTANTS, MPIVET_KIND_META);\n}\n\n")

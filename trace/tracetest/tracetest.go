@@ -18,7 +18,8 @@ type Log struct {
 // Consts are predefined handle values used by tests (Open MPI-like).
 var Consts = map[string]uint64{
 	"MPI_COMM_WORLD": 0x1000, "MPI_COMM_NULL": 0x1008, "MPI_REQUEST_NULL": 0x2000,
-	"MPI_INT": 0x3000, "MPI_DATATYPE_NULL": 0x3008, "MPI_ANY_SOURCE": ^uint64(0), "MPI_ANY_TAG": ^uint64(0),
+	"MPI_INT": 0x3000, "MPI_DATATYPE_NULL": 0x3008, "MPI_ANY_SOURCE": ^uint64(0) - 1, "MPI_ANY_TAG": ^uint64(0),
+	"MPI_PROC_NULL": ^uint64(0), // MPICH's values: -2 and -1
 	"MPI_SUM": 0x4000,
 }
 
@@ -31,13 +32,14 @@ func New(rank, size int) *Log {
 	copy(hb[:], host)
 	w = append(w, binary.LittleEndian.Uint64(hb[:]))
 	l.record(api.KindMeta, api.MetaProcess, w)
-	consts := make([]uint64, len(api.MPI.Consts))
+	n := len(api.MPI.Consts)
+	words := (n + 63) / 64
+	consts := make([]uint64, words+n)
 	for i, name := range api.MPI.Consts {
-		v, ok := Consts[name]
-		if !ok {
-			v = ^uint64(0) - 1 // not defined
+		if v, ok := Consts[name]; ok {
+			consts[i/64] |= 1 << (i % 64)
+			consts[words+i] = v
 		}
-		consts[i] = v
 	}
 	l.record(api.KindMeta, api.MetaConstants, consts)
 	return l

@@ -50,3 +50,16 @@ func TestThreadOutsideMPI(t *testing.T) {
 		t.Fatalf("deadlocked %v; rank 0 has a thread outside MPI", a.Deadlocked)
 	}
 }
+
+// A wildcard receive (MPICH's MPI_ANY_SOURCE is -2) waits for any member:
+// with a sender still computing, no deadlock.
+func TestWildcardReceive(t *testing.T) {
+	l0 := tracetest.New(0, 2)
+	l0.Call("MPI_Init", 1, nil, map[string]any{})
+	l0.Call("MPI_Recv", 2, map[string]any{"source": -2, "comm": uint64(0x1000)}, nil)
+	l1 := tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	if a := Analyze(&trace.Run{Procs: []*trace.Process{l0.Process(), l1.Process()}}); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v", a.Deadlocked)
+	}
+}

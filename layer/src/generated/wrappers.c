@@ -6631,408 +6631,408 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[80];
-	int k = 0;
+	uint64_t v[82] = {0};
+	int k = 2;
 #ifdef MPI_COMM_WORLD
-	v[k++] = MPIVET_H(MPI_COMM_WORLD);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 0;
+	v[k] = MPIVET_H(MPI_COMM_WORLD);
 #endif
+	k++;
 #ifdef MPI_COMM_SELF
-	v[k++] = MPIVET_H(MPI_COMM_SELF);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 1;
+	v[k] = MPIVET_H(MPI_COMM_SELF);
 #endif
+	k++;
 #ifdef MPI_COMM_NULL
-	v[k++] = MPIVET_H(MPI_COMM_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 2;
+	v[k] = MPIVET_H(MPI_COMM_NULL);
 #endif
+	k++;
 #ifdef MPI_REQUEST_NULL
-	v[k++] = MPIVET_H(MPI_REQUEST_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 3;
+	v[k] = MPIVET_H(MPI_REQUEST_NULL);
 #endif
+	k++;
 #ifdef MPI_MESSAGE_NULL
-	v[k++] = MPIVET_H(MPI_MESSAGE_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 4;
+	v[k] = MPIVET_H(MPI_MESSAGE_NULL);
 #endif
+	k++;
 #ifdef MPI_MESSAGE_NO_PROC
-	v[k++] = MPIVET_H(MPI_MESSAGE_NO_PROC);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 5;
+	v[k] = MPIVET_H(MPI_MESSAGE_NO_PROC);
 #endif
+	k++;
 #ifdef MPI_GROUP_NULL
-	v[k++] = MPIVET_H(MPI_GROUP_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 6;
+	v[k] = MPIVET_H(MPI_GROUP_NULL);
 #endif
+	k++;
 #ifdef MPI_GROUP_EMPTY
-	v[k++] = MPIVET_H(MPI_GROUP_EMPTY);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 7;
+	v[k] = MPIVET_H(MPI_GROUP_EMPTY);
 #endif
+	k++;
 #ifdef MPI_DATATYPE_NULL
-	v[k++] = MPIVET_H(MPI_DATATYPE_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 8;
+	v[k] = MPIVET_H(MPI_DATATYPE_NULL);
 #endif
+	k++;
 #ifdef MPI_OP_NULL
-	v[k++] = MPIVET_H(MPI_OP_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 9;
+	v[k] = MPIVET_H(MPI_OP_NULL);
 #endif
+	k++;
 #ifdef MPI_INFO_NULL
-	v[k++] = MPIVET_H(MPI_INFO_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 10;
+	v[k] = MPIVET_H(MPI_INFO_NULL);
 #endif
+	k++;
 #ifdef MPI_ERRHANDLER_NULL
-	v[k++] = MPIVET_H(MPI_ERRHANDLER_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 11;
+	v[k] = MPIVET_H(MPI_ERRHANDLER_NULL);
 #endif
+	k++;
 #ifdef MPI_ANY_SOURCE
-	v[k++] = MPIVET_H(MPI_ANY_SOURCE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 12;
+	v[k] = MPIVET_H(MPI_ANY_SOURCE);
 #endif
+	k++;
 #ifdef MPI_ANY_TAG
-	v[k++] = MPIVET_H(MPI_ANY_TAG);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 13;
+	v[k] = MPIVET_H(MPI_ANY_TAG);
 #endif
+	k++;
 #ifdef MPI_PROC_NULL
-	v[k++] = MPIVET_H(MPI_PROC_NULL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 14;
+	v[k] = MPIVET_H(MPI_PROC_NULL);
 #endif
+	k++;
 #ifdef MPI_UNDEFINED
-	v[k++] = MPIVET_H(MPI_UNDEFINED);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 15;
+	v[k] = MPIVET_H(MPI_UNDEFINED);
 #endif
+	k++;
 #ifdef MPI_ROOT
-	v[k++] = MPIVET_H(MPI_ROOT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 16;
+	v[k] = MPIVET_H(MPI_ROOT);
 #endif
+	k++;
 #ifdef MPI_IN_PLACE
-	v[k++] = MPIVET_H(MPI_IN_PLACE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 17;
+	v[k] = MPIVET_H(MPI_IN_PLACE);
 #endif
+	k++;
 #ifdef MPI_BOTTOM
-	v[k++] = MPIVET_H(MPI_BOTTOM);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 18;
+	v[k] = MPIVET_H(MPI_BOTTOM);
 #endif
+	k++;
 #ifdef MPI_CHAR
-	v[k++] = MPIVET_H(MPI_CHAR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 19;
+	v[k] = MPIVET_H(MPI_CHAR);
 #endif
+	k++;
 #ifdef MPI_SIGNED_CHAR
-	v[k++] = MPIVET_H(MPI_SIGNED_CHAR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 20;
+	v[k] = MPIVET_H(MPI_SIGNED_CHAR);
 #endif
+	k++;
 #ifdef MPI_UNSIGNED_CHAR
-	v[k++] = MPIVET_H(MPI_UNSIGNED_CHAR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 21;
+	v[k] = MPIVET_H(MPI_UNSIGNED_CHAR);
 #endif
+	k++;
 #ifdef MPI_BYTE
-	v[k++] = MPIVET_H(MPI_BYTE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 22;
+	v[k] = MPIVET_H(MPI_BYTE);
 #endif
+	k++;
 #ifdef MPI_SHORT
-	v[k++] = MPIVET_H(MPI_SHORT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 23;
+	v[k] = MPIVET_H(MPI_SHORT);
 #endif
+	k++;
 #ifdef MPI_UNSIGNED_SHORT
-	v[k++] = MPIVET_H(MPI_UNSIGNED_SHORT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 24;
+	v[k] = MPIVET_H(MPI_UNSIGNED_SHORT);
 #endif
+	k++;
 #ifdef MPI_INT
-	v[k++] = MPIVET_H(MPI_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 25;
+	v[k] = MPIVET_H(MPI_INT);
 #endif
+	k++;
 #ifdef MPI_UNSIGNED
-	v[k++] = MPIVET_H(MPI_UNSIGNED);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 26;
+	v[k] = MPIVET_H(MPI_UNSIGNED);
 #endif
+	k++;
 #ifdef MPI_LONG
-	v[k++] = MPIVET_H(MPI_LONG);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 27;
+	v[k] = MPIVET_H(MPI_LONG);
 #endif
+	k++;
 #ifdef MPI_UNSIGNED_LONG
-	v[k++] = MPIVET_H(MPI_UNSIGNED_LONG);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 28;
+	v[k] = MPIVET_H(MPI_UNSIGNED_LONG);
 #endif
+	k++;
 #ifdef MPI_LONG_LONG
-	v[k++] = MPIVET_H(MPI_LONG_LONG);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 29;
+	v[k] = MPIVET_H(MPI_LONG_LONG);
 #endif
+	k++;
 #ifdef MPI_UNSIGNED_LONG_LONG
-	v[k++] = MPIVET_H(MPI_UNSIGNED_LONG_LONG);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 30;
+	v[k] = MPIVET_H(MPI_UNSIGNED_LONG_LONG);
 #endif
+	k++;
 #ifdef MPI_FLOAT
-	v[k++] = MPIVET_H(MPI_FLOAT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 31;
+	v[k] = MPIVET_H(MPI_FLOAT);
 #endif
+	k++;
 #ifdef MPI_DOUBLE
-	v[k++] = MPIVET_H(MPI_DOUBLE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 32;
+	v[k] = MPIVET_H(MPI_DOUBLE);
 #endif
+	k++;
 #ifdef MPI_LONG_DOUBLE
-	v[k++] = MPIVET_H(MPI_LONG_DOUBLE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 33;
+	v[k] = MPIVET_H(MPI_LONG_DOUBLE);
 #endif
+	k++;
 #ifdef MPI_C_BOOL
-	v[k++] = MPIVET_H(MPI_C_BOOL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 34;
+	v[k] = MPIVET_H(MPI_C_BOOL);
 #endif
+	k++;
 #ifdef MPI_INT8_T
-	v[k++] = MPIVET_H(MPI_INT8_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 35;
+	v[k] = MPIVET_H(MPI_INT8_T);
 #endif
+	k++;
 #ifdef MPI_INT16_T
-	v[k++] = MPIVET_H(MPI_INT16_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 36;
+	v[k] = MPIVET_H(MPI_INT16_T);
 #endif
+	k++;
 #ifdef MPI_INT32_T
-	v[k++] = MPIVET_H(MPI_INT32_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 37;
+	v[k] = MPIVET_H(MPI_INT32_T);
 #endif
+	k++;
 #ifdef MPI_INT64_T
-	v[k++] = MPIVET_H(MPI_INT64_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 38;
+	v[k] = MPIVET_H(MPI_INT64_T);
 #endif
+	k++;
 #ifdef MPI_UINT8_T
-	v[k++] = MPIVET_H(MPI_UINT8_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 39;
+	v[k] = MPIVET_H(MPI_UINT8_T);
 #endif
+	k++;
 #ifdef MPI_UINT16_T
-	v[k++] = MPIVET_H(MPI_UINT16_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 40;
+	v[k] = MPIVET_H(MPI_UINT16_T);
 #endif
+	k++;
 #ifdef MPI_UINT32_T
-	v[k++] = MPIVET_H(MPI_UINT32_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 41;
+	v[k] = MPIVET_H(MPI_UINT32_T);
 #endif
+	k++;
 #ifdef MPI_UINT64_T
-	v[k++] = MPIVET_H(MPI_UINT64_T);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 42;
+	v[k] = MPIVET_H(MPI_UINT64_T);
 #endif
+	k++;
 #ifdef MPI_C_DOUBLE_COMPLEX
-	v[k++] = MPIVET_H(MPI_C_DOUBLE_COMPLEX);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 43;
+	v[k] = MPIVET_H(MPI_C_DOUBLE_COMPLEX);
 #endif
+	k++;
 #ifdef MPI_C_FLOAT_COMPLEX
-	v[k++] = MPIVET_H(MPI_C_FLOAT_COMPLEX);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 44;
+	v[k] = MPIVET_H(MPI_C_FLOAT_COMPLEX);
 #endif
+	k++;
 #ifdef MPI_PACKED
-	v[k++] = MPIVET_H(MPI_PACKED);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 45;
+	v[k] = MPIVET_H(MPI_PACKED);
 #endif
+	k++;
 #ifdef MPI_AINT
-	v[k++] = MPIVET_H(MPI_AINT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 46;
+	v[k] = MPIVET_H(MPI_AINT);
 #endif
+	k++;
 #ifdef MPI_OFFSET
-	v[k++] = MPIVET_H(MPI_OFFSET);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 47;
+	v[k] = MPIVET_H(MPI_OFFSET);
 #endif
+	k++;
 #ifdef MPI_COUNT
-	v[k++] = MPIVET_H(MPI_COUNT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 48;
+	v[k] = MPIVET_H(MPI_COUNT);
 #endif
+	k++;
 #ifdef MPI_FLOAT_INT
-	v[k++] = MPIVET_H(MPI_FLOAT_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 49;
+	v[k] = MPIVET_H(MPI_FLOAT_INT);
 #endif
+	k++;
 #ifdef MPI_DOUBLE_INT
-	v[k++] = MPIVET_H(MPI_DOUBLE_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 50;
+	v[k] = MPIVET_H(MPI_DOUBLE_INT);
 #endif
+	k++;
 #ifdef MPI_LONG_INT
-	v[k++] = MPIVET_H(MPI_LONG_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 51;
+	v[k] = MPIVET_H(MPI_LONG_INT);
 #endif
+	k++;
 #ifdef MPI_2INT
-	v[k++] = MPIVET_H(MPI_2INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 52;
+	v[k] = MPIVET_H(MPI_2INT);
 #endif
+	k++;
 #ifdef MPI_SHORT_INT
-	v[k++] = MPIVET_H(MPI_SHORT_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 53;
+	v[k] = MPIVET_H(MPI_SHORT_INT);
 #endif
+	k++;
 #ifdef MPI_LONG_DOUBLE_INT
-	v[k++] = MPIVET_H(MPI_LONG_DOUBLE_INT);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 54;
+	v[k] = MPIVET_H(MPI_LONG_DOUBLE_INT);
 #endif
+	k++;
 #ifdef MPI_INTEGER
-	v[k++] = MPIVET_H(MPI_INTEGER);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 55;
+	v[k] = MPIVET_H(MPI_INTEGER);
 #endif
+	k++;
 #ifdef MPI_REAL
-	v[k++] = MPIVET_H(MPI_REAL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 56;
+	v[k] = MPIVET_H(MPI_REAL);
 #endif
+	k++;
 #ifdef MPI_DOUBLE_PRECISION
-	v[k++] = MPIVET_H(MPI_DOUBLE_PRECISION);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 57;
+	v[k] = MPIVET_H(MPI_DOUBLE_PRECISION);
 #endif
+	k++;
 #ifdef MPI_COMPLEX
-	v[k++] = MPIVET_H(MPI_COMPLEX);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 58;
+	v[k] = MPIVET_H(MPI_COMPLEX);
 #endif
+	k++;
 #ifdef MPI_DOUBLE_COMPLEX
-	v[k++] = MPIVET_H(MPI_DOUBLE_COMPLEX);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 59;
+	v[k] = MPIVET_H(MPI_DOUBLE_COMPLEX);
 #endif
+	k++;
 #ifdef MPI_LOGICAL
-	v[k++] = MPIVET_H(MPI_LOGICAL);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 60;
+	v[k] = MPIVET_H(MPI_LOGICAL);
 #endif
+	k++;
 #ifdef MPI_CHARACTER
-	v[k++] = MPIVET_H(MPI_CHARACTER);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 61;
+	v[k] = MPIVET_H(MPI_CHARACTER);
 #endif
+	k++;
 #ifdef MPI_SUCCESS
-	v[k++] = MPIVET_H(MPI_SUCCESS);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 62;
+	v[k] = MPIVET_H(MPI_SUCCESS);
 #endif
+	k++;
 #ifdef MPI_ERR_TRUNCATE
-	v[k++] = MPIVET_H(MPI_ERR_TRUNCATE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[0] |= 1ULL << 63;
+	v[k] = MPIVET_H(MPI_ERR_TRUNCATE);
 #endif
+	k++;
 #ifdef MPI_ERR_IN_STATUS
-	v[k++] = MPIVET_H(MPI_ERR_IN_STATUS);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 0;
+	v[k] = MPIVET_H(MPI_ERR_IN_STATUS);
 #endif
+	k++;
 #ifdef MPI_ERR_PENDING
-	v[k++] = MPIVET_H(MPI_ERR_PENDING);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 1;
+	v[k] = MPIVET_H(MPI_ERR_PENDING);
 #endif
+	k++;
 #ifdef MPI_MAX
-	v[k++] = MPIVET_H(MPI_MAX);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 2;
+	v[k] = MPIVET_H(MPI_MAX);
 #endif
+	k++;
 #ifdef MPI_MIN
-	v[k++] = MPIVET_H(MPI_MIN);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 3;
+	v[k] = MPIVET_H(MPI_MIN);
 #endif
+	k++;
 #ifdef MPI_SUM
-	v[k++] = MPIVET_H(MPI_SUM);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 4;
+	v[k] = MPIVET_H(MPI_SUM);
 #endif
+	k++;
 #ifdef MPI_PROD
-	v[k++] = MPIVET_H(MPI_PROD);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 5;
+	v[k] = MPIVET_H(MPI_PROD);
 #endif
+	k++;
 #ifdef MPI_LAND
-	v[k++] = MPIVET_H(MPI_LAND);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 6;
+	v[k] = MPIVET_H(MPI_LAND);
 #endif
+	k++;
 #ifdef MPI_BAND
-	v[k++] = MPIVET_H(MPI_BAND);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 7;
+	v[k] = MPIVET_H(MPI_BAND);
 #endif
+	k++;
 #ifdef MPI_LOR
-	v[k++] = MPIVET_H(MPI_LOR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 8;
+	v[k] = MPIVET_H(MPI_LOR);
 #endif
+	k++;
 #ifdef MPI_BOR
-	v[k++] = MPIVET_H(MPI_BOR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 9;
+	v[k] = MPIVET_H(MPI_BOR);
 #endif
+	k++;
 #ifdef MPI_LXOR
-	v[k++] = MPIVET_H(MPI_LXOR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 10;
+	v[k] = MPIVET_H(MPI_LXOR);
 #endif
+	k++;
 #ifdef MPI_BXOR
-	v[k++] = MPIVET_H(MPI_BXOR);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 11;
+	v[k] = MPIVET_H(MPI_BXOR);
 #endif
+	k++;
 #ifdef MPI_MAXLOC
-	v[k++] = MPIVET_H(MPI_MAXLOC);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 12;
+	v[k] = MPIVET_H(MPI_MAXLOC);
 #endif
+	k++;
 #ifdef MPI_MINLOC
-	v[k++] = MPIVET_H(MPI_MINLOC);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 13;
+	v[k] = MPIVET_H(MPI_MINLOC);
 #endif
+	k++;
 #ifdef MPI_REPLACE
-	v[k++] = MPIVET_H(MPI_REPLACE);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 14;
+	v[k] = MPIVET_H(MPI_REPLACE);
 #endif
+	k++;
 #ifdef MPI_NO_OP
-	v[k++] = MPIVET_H(MPI_NO_OP);
-#else
-	v[k++] = UINT64_MAX - 1;
+	v[1] |= 1ULL << 15;
+	v[k] = MPIVET_H(MPI_NO_OP);
 #endif
+	k++;
 	uint64_t off;
 	uint64_t *w = mpivet_begin(k, &off);
 	if (!w)
