@@ -277,6 +277,14 @@ func firstInt(a []int) int {
 	return a[0]
 }
 
+// Plural returns one or many, as n asks.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // RankList formats ranks compactly: "0-3", "0, 2, 5".
 func RankList(ranks []int) string {
 	var parts []string

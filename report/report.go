@@ -71,7 +71,7 @@ func colors(on bool) palette {
 // PrintText writes the terminal report.
 func (r *Report) PrintText(w io.Writer, color bool) {
 	c := colors(color)
-	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
+	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
 	for _, f := range r.Findings {
 		col := c.yellow
 		if f.Severity == check.Error {
@@ -79,7 +79,7 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 		}
 		ranks := ""
 		if len(f.Ranks) > 0 {
-			ranks = fmt.Sprintf(" %s %s", plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
+			ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
 		}
 		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
 		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
@@ -103,7 +103,7 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 	fmt.Fprintln(w)
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
-			c.green, c.reset, r.Interleavings, plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
 		return
 	}
 	col := c.yellow
@@ -111,8 +111,8 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 		col = c.red
 	}
 	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
-		errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"),
-		r.Interleavings, plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
+		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
 }
 
 // interleaving names the interleaving a finding comes from, when there were several.
@@ -121,11 +121,4 @@ func (r *Report) interleaving(f check.Finding) string {
 		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
 	}
 	return ""
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

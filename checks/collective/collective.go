@@ -31,9 +31,10 @@ user-defined operations and type signatures are not compared yet.`,
 
 // call is one collective of one rank, described the same way on every rank.
 type call struct {
-	proc *trace.Process
-	c    *trace.Call
-	what string // name, root, op
+	proc  *trace.Process
+	comms *comms.Index
+	c     *trace.Call
+	what  string // name, root, op
 }
 
 func describe(p *trace.Process, c *trace.Call, inter bool) string {
@@ -58,16 +59,16 @@ func run(pass *check.Pass) error {
 		if p.Rank < 0 {
 			continue
 		}
+		ix := comms.NewIndex(p)
 		for _, c := range p.Calls {
 			if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
 				continue
 			}
-			comm := c.Word("comm")
-			key := comms.Key(p, comm)
+			key := ix.KeyOf(c)
 			if seqs[key] == nil {
 				seqs[key] = map[int][]call{}
 			}
-			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, c, describe(p, c, comms.IsInter(p, comm))})
+			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, describe(p, c, ix.IsInter(c.Word("comm")))})
 		}
 	}
 	keys := make([]string, 0, len(seqs))
@@ -111,7 +112,7 @@ func run(pass *check.Pass) error {
 func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
 	var kinds []string
 	for what, rs := range variants {
-		kinds = append(kinds, fmt.Sprintf("%s on %s %s", what, plural(len(rs), "rank", "ranks"), check.RankList(rs)))
+		kinds = append(kinds, fmt.Sprintf("%s on %s %s", what, check.Plural(len(rs), "rank", "ranks"), check.RankList(rs)))
 	}
 	sort.Strings(kinds)
 	var locs []check.Location
@@ -126,14 +127,7 @@ func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
 	pass.Report(check.Finding{
 		Ranks: ranks,
 		Message: fmt.Sprintf("collective number %d on %s differs between ranks: %s",
-			k+1, comms.Name(first.proc, first.c.Word("comm")), strings.Join(kinds, "; ")),
+			k+1, first.comms.Name(first.c.Word("comm")), strings.Join(kinds, "; ")),
 		Locations: locs,
 	})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -84,20 +84,20 @@ func run(pass *check.Pass) error {
 			lines = append(lines, fmt.Sprintf("rank %d: %s, so it will never do what the others wait for", r, how))
 		}
 	}
-	msg := fmt.Sprintf("%s (%s) can never return from %s MPI %s", count(len(a.Deadlocked), "rank", "ranks"),
-		check.RankList(a.Deadlocked), pick(len(a.Deadlocked), "its", "their"), pick(len(a.Deadlocked), "call", "calls"))
+	msg := fmt.Sprintf("%d %s (%s) can never return from %s MPI %s", len(a.Deadlocked), check.Plural(len(a.Deadlocked), "rank", "ranks"),
+		check.RankList(a.Deadlocked), check.Plural(len(a.Deadlocked), "its", "their"), check.Plural(len(a.Deadlocked), "call", "calls"))
 	if len(cores) > 0 {
 		msg += fmt.Sprintf("; the core of the deadlock (waiting for each other, or for a rank that finished): %s", strings.Join(cores, "; "))
 	}
 	if len(a.Waiting) > 0 {
-		msg += fmt.Sprintf("; %s %s only %s on it", pick(len(a.Waiting), "rank", "ranks"), check.RankList(a.Waiting), pick(len(a.Waiting), "waits", "wait"))
+		msg += fmt.Sprintf("; %s %s only %s on it", check.Plural(len(a.Waiting), "rank", "ranks"), check.RankList(a.Waiting), check.Plural(len(a.Waiting), "waits", "wait"))
 	}
 	msg += ":\n" + strings.Join(lines, "\n")
 	if where := writeGraph(in.Run.Dir, a.Graph); where != "" {
 		msg += "\nwait-for graph: " + where
 	}
 	kind := "deadlock"
-	if waitstate.NeedsBuffering(in.Run) {
+	if a.NeedsBuffering(in.Run) {
 		kind = "unsafe-buffering"
 		msg = "deadlock that exists only because the MPI did not buffer standard-mode sends: the program relies on buffering the MPI standard does not guarantee (use MPI_Sendrecv, nonblocking receives posted first, or reorder the calls); " + msg
 	}
@@ -118,15 +118,6 @@ func onlyAfterFailure(a *waitstate.Analysis) bool {
 	}
 	return len(a.Cores) > 0
 }
-
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, pick(n, one, many)) }
 
 // writeGraph leaves the wait-for graph in the run directory, as DOT and, if
 // Graphviz is installed, as SVG; it returns the path to show.

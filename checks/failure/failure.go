@@ -241,11 +241,11 @@ func run(pass *check.Pass) error {
 		}
 		if f.prim && f.strong && in.Stalled {
 			if waiting := waitstate.Analyze(in.Run).Deadlocked; len(waiting) > 0 {
-				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
+				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
 			}
 		}
 		if f.prim && len(victims) > 0 {
-			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", plural(len(victims), "rank", "ranks"), check.RankList(victims))
+			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
 		}
 		if f.f.Ranks == nil && f.p.Rank >= 0 {
 			f.f.Ranks = []int{f.p.Rank}
@@ -279,11 +279,4 @@ func mpiSays(out string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -27,6 +27,7 @@ import (
 // Rank is one rank's part in the analysis.
 type Rank struct {
 	Proc  *trace.Process
+	Comms *comms.Index // its communicators, indexed once
 	State waitfor.State
 	Call  *trace.Call // the call it is blocked in
 }
@@ -43,11 +44,12 @@ type Analysis struct {
 // Analyze builds the wait-for conditions of a run and decides deadlock.
 func Analyze(run *trace.Run) *Analysis { return analyze(run, false) }
 
-// NeedsBuffering reports whether the run's deadlock would vanish if the MPI
-// buffered every standard-mode send: the program relies on buffering the
-// MPI standard does not guarantee (seed 003 Fig. 1(c), seed 000 Fig. 2.5).
-func NeedsBuffering(run *trace.Run) bool {
-	return len(Analyze(run).Deadlocked) > 0 && len(analyze(run, true).Deadlocked) == 0
+// NeedsBuffering reports whether the deadlock a found in run would vanish
+// if the MPI buffered every standard-mode send: the program relies on
+// buffering the MPI standard does not guarantee (seed 003 Fig. 1(c), seed
+// 000 Fig. 2.5).
+func (a *Analysis) NeedsBuffering(run *trace.Run) bool {
+	return len(a.Deadlocked) > 0 && len(analyze(run, true).Deadlocked) == 0
 }
 
 // standard reports whether a call is a standard-mode send.
@@ -62,7 +64,7 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 		if p.Rank < 0 {
 			continue
 		}
-		r := &Rank{Proc: p, State: waitfor.Running}
+		r := &Rank{Proc: p, Comms: comms.NewIndex(p), State: waitfor.Running}
 		last := p.Last()
 		switch {
 		case p.Exit != nil || p.Finalized():
@@ -81,7 +83,7 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 			if len(r.Proc.Threads) > 1 {
 				var any []*waitfor.Cond
 				for _, c := range r.Proc.Threads {
-					any = append(any, a.condition(&Rank{Proc: r.Proc, State: waitfor.Blocked, Call: c}))
+					any = append(any, a.condition(&Rank{Proc: r.Proc, Comms: r.Comms, State: waitfor.Blocked, Call: c}))
 				}
 				wp.Wait = waitfor.AnyOf("threads", any...)
 			}
@@ -93,12 +95,14 @@ func analyze(run *trace.Run, buffered bool) *Analysis {
 }
 
 // peer is the condition of waiting for communicator rank r (source or
-// destination) of comm; nil if it needs no one (MPI_PROC_NULL).
-func peer(p *trace.Process, comm uint64, r int64, label string) *waitfor.Cond {
+// destination) of comm, as rank rk sees it; nil if it needs no one
+// (MPI_PROC_NULL).
+func peer(rk *Rank, comm uint64, r int64, label string) *waitfor.Cond {
+	p := rk.Proc
 	if v, ok := p.Const("MPI_PROC_NULL"); ok && int64(v) == r {
 		return nil
 	}
-	ms := comms.Members(p, comm)
+	ms := rk.Comms.Members(comm)
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok && int64(v) == r {
 		return waitfor.AnyProc(label, ms...)
 	}
@@ -110,19 +114,19 @@ func peer(p *trace.Process, comm uint64, r int64, label string) *waitfor.Cond {
 
 // condition is what a blocked rank waits for.
 func (a *Analysis) condition(r *Rank) *waitfor.Cond {
-	c, p := r.Call, r.Proc
+	c := r.Call
 	name := c.Name()
 	comm := c.Word("comm")
 	switch {
 	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
-		return all(name, peer(p, comm, c.Int("dest"), name), peer(p, comm, c.Int("source"), name))
+		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, c.Int("source"), name))
 	case c.Def.Has("recv") || c.Def.Has("probe"):
-		return peer(p, comm, c.Int("source"), name)
+		return peer(r, comm, c.Int("source"), name)
 	case c.Def.Has("send"):
 		if a.buffered && standard(name) {
 			return waitfor.AllOf(name) // buffered: waits for no one
 		}
-		return peer(p, comm, c.Int("dest"), name)
+		return peer(r, comm, c.Int("dest"), name)
 	case c.Def.Has("finalize"):
 		return a.collective(r, c, true)
 	case c.Def.Has("init"):
@@ -145,22 +149,10 @@ func all(label string, cs ...*waitfor.Cond) *waitfor.Cond {
 	return waitfor.AllOf(label, keep...)
 }
 
-// collectives returns rank p's collectives on the communicator with key
-// key, in call order (collectives are logged).
-func collectives(p *trace.Process, key string) []*trace.Call {
-	var out []*trace.Call
-	for _, c := range p.Calls {
-		if c.Def.Has("coll") && !c.Def.Has("finalize") && c.HasField("comm") && comms.Key(p, c.Word("comm")) == key {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// position returns which collective on its communicator c is for rank p
-// (0 for the first), or -1.
-func position(p *trace.Process, c *trace.Call, key string) int {
-	for k, x := range collectives(p, key) {
+// position returns which collective on its communicator (key) c is for
+// the rank indexed by ix (0 for the first), or -1.
+func position(ix *comms.Index, c *trace.Call, key string) int {
+	for k, x := range ix.Collectives(key) {
 		if x == c || (x.Offset == c.Offset && c.Offset != trace.Unknown) {
 			return k
 		}
@@ -185,14 +177,14 @@ func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Co
 		}
 		return waitfor.AllProcs(c.Name(), wait...)
 	}
-	key := comms.Key(r.Proc, c.Word("comm"))
-	k := position(r.Proc, c, key)
-	for _, m := range comms.Members(r.Proc, c.Word("comm")) {
+	key := r.Comms.KeyOf(c)
+	k := position(r.Comms, c, key)
+	for _, m := range r.Comms.Members(c.Word("comm")) {
 		o := a.Ranks[m]
 		if m == r.Proc.Rank || o == nil {
 			continue
 		}
-		theirs := collectives(o.Proc, key)
+		theirs := o.Comms.Collectives(key)
 		if k >= 0 && k < len(theirs) && theirs[k].Name() == c.Name() && sameArgs(o.Proc, theirs[k], r.Proc, c) {
 			continue // arrived
 		}
@@ -246,10 +238,10 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 	live := objects.Follow(p).Live
 	var conds []*waitfor.Cond
 	for i, h := range c.Words("array_of_requests") {
-		conds = append(conds, a.operation(p, live, h, fmt.Sprintf("[%d]", i)))
+		conds = append(conds, a.operation(r, live, h, fmt.Sprintf("[%d]", i)))
 	}
 	if c.HasField("request") {
-		conds = append(conds, a.operation(p, live, c.Word("request"), ""))
+		conds = append(conds, a.operation(r, live, c.Word("request"), ""))
 	}
 	var keep []*waitfor.Cond
 	for _, x := range conds {
@@ -266,7 +258,7 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 
 // operation is what a pending request waits for, from the call that
 // started it; nil if the request is null or already complete.
-func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64, index string) *waitfor.Cond {
+func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index string) *waitfor.Cond {
 	var o *objects.Object
 	for _, x := range live {
 		if x.Kind == "request" && x.Handle == h && x.Active {
@@ -281,14 +273,14 @@ func (a *Analysis) operation(p *trace.Process, live []*objects.Object, h uint64,
 	comm := c.Word("comm")
 	switch {
 	case c.Def.Has("recv"):
-		return peer(p, comm, c.Int("source"), label)
+		return peer(r, comm, c.Int("source"), label)
 	case c.Def.Has("send"):
 		if a.buffered && standard(c.Name()) {
 			return waitfor.AllOf(label) // buffered: complete
 		}
-		return peer(p, comm, c.Int("dest"), label)
+		return peer(r, comm, c.Int("dest"), label)
 	case c.Def.Has("coll"):
-		cond := a.collective(a.Ranks[p.Rank], c, false)
+		cond := a.collective(r, c, false)
 		cond.Label = label
 		return cond
 	}
