@@ -349,4 +349,13 @@ const (
 	MetaOverflow  = 5 // the log reached its size limit; later records are lost
 	MetaError     = 7 // a call returned an error: call id, return code, error class, call site
 	MetaComm      = 6 // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
+	MetaBuffer    = 8 // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+)
+
+// Buffer access kinds (MetaBuffer), shared with layer/src/buffers.c.
+const (
+	AccessWriteSend = 1 // the program wrote a pending send buffer
+	AccessReadRecv  = 2 // the program read a pending receive buffer
+	AccessWriteRecv = 3 // the program wrote a pending receive buffer
+	AccessOverlap   = 4 // an operation started on a buffer that overlaps a pending one's
 )

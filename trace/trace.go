@@ -110,6 +110,20 @@ type Error struct {
 	PC    uint64
 }
 
+// BufferAccess is an access the program made to the buffer of a pending
+// nonblocking operation, or an operation started on a buffer that overlaps
+// a pending one's (Kind api.AccessOverlap).
+type BufferAccess struct {
+	Kind    int
+	Addr    uint64    // the address accessed (overlap: the first shared byte)
+	Op      uint64    // log offset of the call that started the operation
+	Call    *api.Call // that call
+	Request uint64
+	Other   uint64   // overlap: log offset of the other operation's start
+	Init    uint64   // persistent operation: log offset of its init call (^0 otherwise)
+	PCs     []uint64 // the faulting instruction, then the return addresses of its callers
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -130,6 +144,7 @@ type Process struct {
 	Calls    []*Call
 	Signal   *Signal
 	Errors   []Error // errors MPI calls returned to the program
+	Buffers  []BufferAccess
 	Overflow bool
 	Exit     *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr   string // what the rank wrote on its standard error (first MiB)
@@ -146,6 +161,15 @@ type Process struct {
 func (p *Process) Const(name string) (uint64, bool) {
 	v, ok := p.ConstVal[name]
 	return v, ok
+}
+
+// CallAt returns the call whose entry record is at log offset off, or nil.
+func (p *Process) CallAt(off uint64) *Call {
+	i := sort.Search(len(p.Calls), func(i int) bool { return p.Calls[i].Offset >= off })
+	if i < len(p.Calls) && p.Calls[i].Offset == off {
+		return p.Calls[i]
+	}
+	return nil
 }
 
 // Last returns the last call the rank made (the one it may still be in), or nil.
@@ -375,6 +399,11 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		}
 	case api.MetaOverflow:
 		p.Overflow = true
+	case api.MetaBuffer:
+		if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
+			p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
+				Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		}
 	case api.MetaError:
 		if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
 			p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3]})

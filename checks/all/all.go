@@ -3,6 +3,7 @@ package all
 
 import (
 	"mpivet/check"
+	"mpivet/checks/bufferreuse"
 	"mpivet/checks/collective"
 	"mpivet/checks/deadlock"
 	"mpivet/checks/failure"
@@ -20,5 +21,6 @@ var Checks = []*check.Check{
 	collective.Check,
 	leak.Check,
 	lifecycle.Check,
+	bufferreuse.Check,
 	mpierror.Check,
 }

@@ -34,6 +34,7 @@
 #define MPIVET_META_OVERFLOW 5
 #define MPIVET_META_COMM 6
 #define MPIVET_META_ERROR 7
+#define MPIVET_META_BUFFER 8
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -151,6 +152,35 @@ static inline void mpivet_state_returned(int rc)
 	s[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
 	s[MPIVET_STATE_PROGRESS]++;
 	mpivet_state_close(s);
+}
+
+/* The nonblocking-buffer checker (buffers.c). While an operation is pending,
+ * the pages of its buffer are protected (receive buffers against any access,
+ * send buffers against writes) whenever no thread of the rank is inside MPI;
+ * the fault handler reports the program's own accesses. Every wrapper
+ * unprotects on entry and protects again on return, and only when something
+ * is pending: mpivet_bc_live is zero otherwise. */
+extern int mpivet_bc_on;   /* the checker is enabled */
+extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
+extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
+void mpivet_bc_enter(void);
+void mpivet_bc_leave(void);
+void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o);
+int mpivet_bc_fault(void *siginfo, void *ucontext);
+void mpivet_bc_init(void);
+void mpivet_bc_thread(void);
+
+static inline void mpivet_bc_enter_call(void)
+{
+	if (__builtin_expect(mpivet_bc_live, 0))
+		mpivet_bc_enter();
+}
+
+static inline void mpivet_bc_leave_call(void)
+{
+	if (__builtin_expect(mpivet_bc_live | mpivet_bc_entered, 0))
+		mpivet_bc_leave();
 }
 
 /* The call site of a wrapper: its return address. */

@@ -38,6 +38,8 @@ uint64_t *mpivet_new_slot(void)
 	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
+	if (i > 0)
+		mpivet_bc_thread(); /* a new thread calling MPI */
 	return mpivet_slot = &mpivet_state[i * MPIVET_STATE_WORDS];
 }
 
@@ -95,7 +97,6 @@ __attribute__((constructor)) static void mpivet_open(void)
 	if (m && *m)
 		max = strtoull(m, NULL, 10);
 	forget_environment();
-	read_config(dir);
 	if (max < 4096)
 		max = 4096;
 	gethostname(hostname, sizeof hostname - 1);
@@ -144,6 +145,9 @@ __attribute__((constructor)) static void mpivet_open(void)
 	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 	write_process(env_int(ranks), env_int(sizes), -1);
 	write_maps();
+	mpivet_bc_on = 1;
+	read_config(dir);
+	mpivet_bc_init();
 	install_crash_handlers();
 }
 
@@ -242,6 +246,9 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
+	/* a protected page of a pending nonblocking buffer, not a crash */
+	if (sig == SIGSEGV && mpivet_bc_fault(si, uc))
+		return;
 	uint64_t pc = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -285,7 +292,7 @@ static void install_crash_handlers(void)
 	struct sigaction sa, cur;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
 		int sig = crash_signals[i];
@@ -343,6 +350,7 @@ void mpivet_post_init(void)
 	write_process(rank, size, level);
 	mpivet_write_constants();
 	write_maps();
+	mpivet_bc_init();
 	install_crash_handlers();
 }
 
@@ -426,6 +434,8 @@ static void read_config(const char *dir)
 	while (fgets(line, sizeof line, f)) {
 		if (strncmp(line, "buffering=zero", 14) == 0)
 			mpivet_zero_buffering = 1;
+		if (strncmp(line, "buffers=off", 11) == 0)
+			mpivet_bc_on = 0;
 	}
 	fclose(f);
 }

@@ -26,6 +26,22 @@ type Object struct {
 	Cancelled  bool
 	KnownDone  bool        // MPI_Request_get_status reported it complete (it is not freed by that)
 	Started    *trace.Call // last MPI_Start(all) of a persistent request
+	// Ops are a request's operations in order (one for a nonpersistent
+	// request, one per start of a persistent one): the call that started
+	// each and the call that completed it (nil if none did).
+	Ops []Op
+}
+
+// Op is one operation of a request.
+type Op struct {
+	Start, Done *trace.Call
+}
+
+// done marks the request's current operation complete by call c.
+func (o *Object) done(c *trace.Call) {
+	if n := len(o.Ops); n > 0 && o.Ops[n-1].Done == nil {
+		o.Ops[n-1].Done = c
+	}
 }
 
 // Event is something notable that happened to an object.
@@ -50,6 +66,8 @@ type State struct {
 	// end of the records, if it was not), in creation order.
 	Live   []*Object
 	Events []Event
+	// Requests are all the requests the rank created, in creation order.
+	Requests []*Object
 }
 
 type key struct {
@@ -146,6 +164,7 @@ func Follow(p *trace.Process) *State {
 						st.Events = append(st.Events, Event{StartedActive, o, c})
 					}
 					o.Active, o.Started = true, c
+					o.Ops = append(o.Ops, Op{Start: c})
 				}
 			}
 		}
@@ -164,6 +183,7 @@ func Follow(p *trace.Process) *State {
 		if c.Def.Has("completion") {
 			completeRequests(c, null, func(s slot, persistentOnly bool) {
 				if o := live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
+					o.done(c)
 					if o.Persistent {
 						o.Active = false
 					} else {
@@ -179,6 +199,7 @@ func Follow(p *trace.Process) *State {
 			case "MPI_Request_get_status":
 				if o := live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
 					o.KnownDone = true
+					o.done(c)
 				}
 			}
 		}
@@ -200,6 +221,10 @@ func Follow(p *trace.Process) *State {
 			if o.Kind == "request" {
 				o.Persistent = c.Def.Has("persistent")
 				o.Active = !o.Persistent
+				if !o.Persistent {
+					o.Ops = []Op{{Start: c}}
+				}
+				st.Requests = append(st.Requests, o)
 			}
 			live.add(o)
 			order = append(order, o)

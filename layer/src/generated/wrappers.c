@@ -2,149 +2,14 @@
 
 #define _GNU_SOURCE
 #include "../mpivet.h"
+#include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum {
-	MPIVET_ID_MPI_Init = 0,
-	MPIVET_ID_MPI_Init_thread = 1,
-	MPIVET_ID_MPI_Finalize = 2,
-	MPIVET_ID_MPI_Abort = 3,
-	MPIVET_ID_MPI_Pcontrol = 4,
-	MPIVET_ID_MPI_Send = 5,
-	MPIVET_ID_MPI_Bsend = 6,
-	MPIVET_ID_MPI_Ssend = 7,
-	MPIVET_ID_MPI_Rsend = 8,
-	MPIVET_ID_MPI_Recv = 9,
-	MPIVET_ID_MPI_Sendrecv = 10,
-	MPIVET_ID_MPI_Sendrecv_replace = 11,
-	MPIVET_ID_MPI_Isend = 12,
-	MPIVET_ID_MPI_Ibsend = 13,
-	MPIVET_ID_MPI_Issend = 14,
-	MPIVET_ID_MPI_Irsend = 15,
-	MPIVET_ID_MPI_Irecv = 16,
-	MPIVET_ID_MPI_Send_init = 17,
-	MPIVET_ID_MPI_Bsend_init = 18,
-	MPIVET_ID_MPI_Ssend_init = 19,
-	MPIVET_ID_MPI_Rsend_init = 20,
-	MPIVET_ID_MPI_Recv_init = 21,
-	MPIVET_ID_MPI_Probe = 22,
-	MPIVET_ID_MPI_Iprobe = 23,
-	MPIVET_ID_MPI_Mprobe = 24,
-	MPIVET_ID_MPI_Improbe = 25,
-	MPIVET_ID_MPI_Mrecv = 26,
-	MPIVET_ID_MPI_Imrecv = 27,
-	MPIVET_ID_MPI_Wait = 28,
-	MPIVET_ID_MPI_Test = 29,
-	MPIVET_ID_MPI_Waitany = 30,
-	MPIVET_ID_MPI_Testany = 31,
-	MPIVET_ID_MPI_Waitall = 32,
-	MPIVET_ID_MPI_Testall = 33,
-	MPIVET_ID_MPI_Waitsome = 34,
-	MPIVET_ID_MPI_Testsome = 35,
-	MPIVET_ID_MPI_Request_get_status = 36,
-	MPIVET_ID_MPI_Request_free = 37,
-	MPIVET_ID_MPI_Cancel = 38,
-	MPIVET_ID_MPI_Start = 39,
-	MPIVET_ID_MPI_Startall = 40,
-	MPIVET_ID_MPI_Buffer_attach = 41,
-	MPIVET_ID_MPI_Buffer_detach = 42,
-	MPIVET_ID_MPI_Barrier = 43,
-	MPIVET_ID_MPI_Bcast = 44,
-	MPIVET_ID_MPI_Gather = 45,
-	MPIVET_ID_MPI_Gatherv = 46,
-	MPIVET_ID_MPI_Scatter = 47,
-	MPIVET_ID_MPI_Scatterv = 48,
-	MPIVET_ID_MPI_Allgather = 49,
-	MPIVET_ID_MPI_Allgatherv = 50,
-	MPIVET_ID_MPI_Alltoall = 51,
-	MPIVET_ID_MPI_Alltoallv = 52,
-	MPIVET_ID_MPI_Alltoallw = 53,
-	MPIVET_ID_MPI_Reduce = 54,
-	MPIVET_ID_MPI_Allreduce = 55,
-	MPIVET_ID_MPI_Reduce_scatter = 56,
-	MPIVET_ID_MPI_Reduce_scatter_block = 57,
-	MPIVET_ID_MPI_Scan = 58,
-	MPIVET_ID_MPI_Exscan = 59,
-	MPIVET_ID_MPI_Neighbor_allgather = 60,
-	MPIVET_ID_MPI_Neighbor_allgatherv = 61,
-	MPIVET_ID_MPI_Neighbor_alltoall = 62,
-	MPIVET_ID_MPI_Neighbor_alltoallv = 63,
-	MPIVET_ID_MPI_Neighbor_alltoallw = 64,
-	MPIVET_ID_MPI_Ibarrier = 65,
-	MPIVET_ID_MPI_Ibcast = 66,
-	MPIVET_ID_MPI_Igather = 67,
-	MPIVET_ID_MPI_Igatherv = 68,
-	MPIVET_ID_MPI_Iscatter = 69,
-	MPIVET_ID_MPI_Iscatterv = 70,
-	MPIVET_ID_MPI_Iallgather = 71,
-	MPIVET_ID_MPI_Iallgatherv = 72,
-	MPIVET_ID_MPI_Ialltoall = 73,
-	MPIVET_ID_MPI_Ialltoallv = 74,
-	MPIVET_ID_MPI_Ialltoallw = 75,
-	MPIVET_ID_MPI_Ireduce = 76,
-	MPIVET_ID_MPI_Iallreduce = 77,
-	MPIVET_ID_MPI_Ireduce_scatter = 78,
-	MPIVET_ID_MPI_Ireduce_scatter_block = 79,
-	MPIVET_ID_MPI_Iscan = 80,
-	MPIVET_ID_MPI_Iexscan = 81,
-	MPIVET_ID_MPI_Ineighbor_allgather = 82,
-	MPIVET_ID_MPI_Ineighbor_allgatherv = 83,
-	MPIVET_ID_MPI_Ineighbor_alltoall = 84,
-	MPIVET_ID_MPI_Ineighbor_alltoallv = 85,
-	MPIVET_ID_MPI_Ineighbor_alltoallw = 86,
-	MPIVET_ID_MPI_Comm_dup = 87,
-	MPIVET_ID_MPI_Comm_dup_with_info = 88,
-	MPIVET_ID_MPI_Comm_idup = 89,
-	MPIVET_ID_MPI_Comm_create = 90,
-	MPIVET_ID_MPI_Comm_create_group = 91,
-	MPIVET_ID_MPI_Comm_split = 92,
-	MPIVET_ID_MPI_Comm_split_type = 93,
-	MPIVET_ID_MPI_Intercomm_create = 94,
-	MPIVET_ID_MPI_Intercomm_merge = 95,
-	MPIVET_ID_MPI_Cart_create = 96,
-	MPIVET_ID_MPI_Cart_sub = 97,
-	MPIVET_ID_MPI_Graph_create = 98,
-	MPIVET_ID_MPI_Dist_graph_create = 99,
-	MPIVET_ID_MPI_Dist_graph_create_adjacent = 100,
-	MPIVET_ID_MPI_Comm_free = 101,
-	MPIVET_ID_MPI_Comm_disconnect = 102,
-	MPIVET_ID_MPI_Comm_group = 103,
-	MPIVET_ID_MPI_Comm_remote_group = 104,
-	MPIVET_ID_MPI_Group_incl = 105,
-	MPIVET_ID_MPI_Group_excl = 106,
-	MPIVET_ID_MPI_Group_range_incl = 107,
-	MPIVET_ID_MPI_Group_range_excl = 108,
-	MPIVET_ID_MPI_Group_union = 109,
-	MPIVET_ID_MPI_Group_intersection = 110,
-	MPIVET_ID_MPI_Group_difference = 111,
-	MPIVET_ID_MPI_Group_free = 112,
-	MPIVET_ID_MPI_Type_contiguous = 113,
-	MPIVET_ID_MPI_Type_vector = 114,
-	MPIVET_ID_MPI_Type_create_hvector = 115,
-	MPIVET_ID_MPI_Type_indexed = 116,
-	MPIVET_ID_MPI_Type_create_hindexed = 117,
-	MPIVET_ID_MPI_Type_create_indexed_block = 118,
-	MPIVET_ID_MPI_Type_create_hindexed_block = 119,
-	MPIVET_ID_MPI_Type_create_struct = 120,
-	MPIVET_ID_MPI_Type_create_subarray = 121,
-	MPIVET_ID_MPI_Type_create_darray = 122,
-	MPIVET_ID_MPI_Type_create_resized = 123,
-	MPIVET_ID_MPI_Type_dup = 124,
-	MPIVET_ID_MPI_Type_commit = 125,
-	MPIVET_ID_MPI_Type_free = 126,
-	MPIVET_ID_MPI_Op_create = 127,
-	MPIVET_ID_MPI_Op_free = 128,
-	MPIVET_ID_MPI_Info_create = 129,
-	MPIVET_ID_MPI_Info_dup = 130,
-	MPIVET_ID_MPI_Info_free = 131,
-	MPIVET_ID_MPI_Comm_create_errhandler = 132,
-	MPIVET_ID_MPI_Errhandler_free = 133,
-};
-
 static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -158,6 +23,7 @@ static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 
 static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -171,6 +37,7 @@ static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -185,6 +52,7 @@ static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 
 static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -199,6 +67,11 @@ static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 
 static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_};
+		mpivet_bc_in(MPIVET_ID_MPI_Finalize, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -212,6 +85,11 @@ static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
 
 static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Finalize, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -225,6 +103,11 @@ static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorcode)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)errorcode};
+		mpivet_bc_in(MPIVET_ID_MPI_Abort, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -240,6 +123,11 @@ static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorco
 
 static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Abort, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -253,6 +141,7 @@ static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -267,6 +156,7 @@ static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 
 static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -280,6 +170,7 @@ static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -299,12 +190,14 @@ static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, ui
 
 static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -324,12 +217,14 @@ static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -349,12 +244,14 @@ static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -374,12 +271,14 @@ static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -399,6 +298,7 @@ static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, ui
 
 static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -407,6 +307,7 @@ static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_
 
 static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -431,6 +332,7 @@ static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t s
 
 static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -439,6 +341,7 @@ static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, in
 
 static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -460,6 +363,7 @@ static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64
 
 static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -468,6 +372,11 @@ static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_st
 
 static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Isend, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -488,6 +397,11 @@ static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Isend, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -502,6 +416,11 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ibsend, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -522,6 +441,11 @@ static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, 
 
 static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ibsend, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -536,6 +460,11 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Issend, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -556,6 +485,11 @@ static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, 
 
 static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Issend, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -570,6 +504,11 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Irsend, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -590,6 +529,11 @@ static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, 
 
 static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Irsend, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -604,6 +548,11 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Irecv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -624,6 +573,11 @@ static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Irecv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -638,6 +592,11 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Send_init, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -658,6 +617,11 @@ static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t coun
 
 static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Send_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -672,6 +636,11 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Bsend_init, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -692,6 +661,11 @@ static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 
 static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Bsend_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -706,6 +680,11 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ssend_init, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -726,6 +705,11 @@ static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t cou
 
 static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ssend_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -740,6 +724,11 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rsend_init, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -760,6 +749,11 @@ static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t cou
 
 static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rsend_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -774,6 +768,11 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Recv_init, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -794,6 +793,11 @@ static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t coun
 
 static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Recv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -808,6 +812,7 @@ static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -824,6 +829,7 @@ static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, u
 
 static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -832,6 +838,7 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -848,6 +855,7 @@ static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, 
 
 static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	(void)flag;
 	(void)src_status;
 	(void)tag_status;
@@ -857,6 +865,7 @@ static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t sr
 
 static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -874,6 +883,7 @@ static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, 
 
 static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -890,6 +900,7 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 
 static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -907,6 +918,7 @@ static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag,
 
 static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t message, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -924,6 +936,7 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 
 static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -942,6 +955,7 @@ static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, u
 
 static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -957,6 +971,11 @@ static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)message_at, (uint64_t)message, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Imrecv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -976,6 +995,11 @@ static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, 
 
 static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Imrecv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -990,6 +1014,11 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Wait, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1005,6 +1034,11 @@ static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t r
 
 static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int64_t src_status, int64_t tag_status)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request_out, (uint64_t)src_status, (uint64_t)tag_status};
+		mpivet_bc_out(MPIVET_ID_MPI_Wait, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1021,6 +1055,11 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Test, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1036,6 +1075,11 @@ static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t r
 
 static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64_t flag, int64_t src_status, int64_t tag_status)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request_out, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
+		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1053,8 +1097,13 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Waitany, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1076,6 +1125,11 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)index, (uint64_t)src_status, (uint64_t)tag_status};
+		mpivet_bc_out(MPIVET_ID_MPI_Waitany, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1095,8 +1149,13 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Testany, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1118,6 +1177,11 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)index, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
+		mpivet_bc_out(MPIVET_ID_MPI_Testany, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1138,8 +1202,13 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Waitall, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1161,6 +1230,11 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out};
+		mpivet_bc_out(MPIVET_ID_MPI_Waitall, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1177,8 +1251,13 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Testall, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1200,6 +1279,11 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)flag};
+		mpivet_bc_out(MPIVET_ID_MPI_Testall, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1217,8 +1301,13 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)incount, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Waitsome, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1242,6 +1331,11 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 		n_array_of_requests_out = 0;
 	if (n_array_of_indices < 0 || !array_of_indices)
 		n_array_of_indices = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)outcount, (uint64_t)n_array_of_indices, (uint64_t)(uintptr_t)array_of_indices, (uint64_t)base_array_of_indices};
+		mpivet_bc_out(MPIVET_ID_MPI_Waitsome, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1262,8 +1356,13 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)incount, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Testsome, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1287,6 +1386,11 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 		n_array_of_requests_out = 0;
 	if (n_array_of_indices < 0 || !array_of_indices)
 		n_array_of_indices = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)outcount, (uint64_t)n_array_of_indices, (uint64_t)(uintptr_t)array_of_indices, (uint64_t)base_array_of_indices};
+		mpivet_bc_out(MPIVET_ID_MPI_Testsome, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1307,6 +1411,11 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Request_get_status, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1321,6 +1430,11 @@ static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 
 static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
+		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1337,6 +1451,11 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Request_free, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1352,6 +1471,11 @@ static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, ui
 
 static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Request_free, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1365,6 +1489,11 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Cancel, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1380,6 +1509,11 @@ static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t
 
 static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request_out};
+		mpivet_bc_out(MPIVET_ID_MPI_Cancel, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1394,6 +1528,11 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 
 static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
+		mpivet_bc_in(MPIVET_ID_MPI_Start, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1409,6 +1548,11 @@ static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t 
 
 static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request_out};
+		mpivet_bc_out(MPIVET_ID_MPI_Start, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1423,8 +1567,13 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 
 static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
+	mpivet_bc_enter_call();
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
+		mpivet_bc_in(MPIVET_ID_MPI_Startall, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1446,6 +1595,11 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out};
+		mpivet_bc_out(MPIVET_ID_MPI_Startall, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1462,6 +1616,7 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64_t size)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1477,12 +1632,14 @@ static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64
 
 static void mpivet_out_MPI_Buffer_attach(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
 
 static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 {
+	mpivet_bc_enter_call();
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1497,6 +1654,7 @@ static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 
 static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 {
+	mpivet_bc_leave_call();
 	(void)size;
 	(void)e_;
 	mpivet_state_returned(rc_);
@@ -1504,6 +1662,7 @@ static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 
 static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1518,6 +1677,7 @@ static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 
 static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1531,6 +1691,7 @@ static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1549,6 +1710,7 @@ static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count
 
 static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1562,6 +1724,7 @@ static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1583,6 +1746,7 @@ static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sen
 
 static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1596,6 +1760,7 @@ static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1618,6 +1783,7 @@ static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t se
 
 static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1631,6 +1797,7 @@ static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1652,6 +1819,7 @@ static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t se
 
 static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1665,6 +1833,7 @@ static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1687,6 +1856,7 @@ static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t 
 
 static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1700,6 +1870,7 @@ static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1720,6 +1891,7 @@ static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t 
 
 static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1733,6 +1905,7 @@ static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1754,6 +1927,7 @@ static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t
 
 static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1767,6 +1941,7 @@ static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1787,6 +1962,7 @@ static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t s
 
 static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1800,6 +1976,7 @@ static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1822,6 +1999,7 @@ static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t
 
 static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1835,6 +2013,7 @@ static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1857,6 +2036,7 @@ static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t
 
 static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1870,6 +2050,7 @@ static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1890,6 +2071,7 @@ static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t re
 
 static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1903,6 +2085,7 @@ static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1922,6 +2105,7 @@ static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t
 
 static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1935,6 +2119,7 @@ static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1954,6 +2139,7 @@ static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uin
 
 static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1967,6 +2153,7 @@ static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1986,6 +2173,7 @@ static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbu
 
 static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1999,6 +2187,7 @@ static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2018,6 +2207,7 @@ static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recv
 
 static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2031,6 +2221,7 @@ static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2050,6 +2241,7 @@ static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t re
 
 static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2063,6 +2255,7 @@ static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2083,6 +2276,7 @@ static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf,
 
 static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2096,6 +2290,7 @@ static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2117,6 +2312,7 @@ static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf
 
 static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2130,6 +2326,7 @@ static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2150,6 +2347,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, 
 
 static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2163,6 +2361,7 @@ static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2185,6 +2384,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf,
 
 static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2198,6 +2398,7 @@ static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2220,6 +2421,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf,
 
 static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2233,6 +2435,11 @@ static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ibarrier, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2248,6 +2455,11 @@ static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t req
 
 static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ibarrier, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2262,6 +2474,11 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buffer, (uint64_t)count, (uint64_t)datatype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ibcast, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2281,6 +2498,11 @@ static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t coun
 
 static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ibcast, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2295,6 +2517,11 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Igather, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2317,6 +2544,11 @@ static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t se
 
 static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Igather, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2331,6 +2563,11 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Igatherv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2354,6 +2591,11 @@ static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t s
 
 static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Igatherv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2368,6 +2610,11 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iscatter, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2390,6 +2637,11 @@ static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t s
 
 static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iscatter, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2404,6 +2656,11 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)displs, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iscatterv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2427,6 +2684,11 @@ static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t
 
 static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iscatterv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2441,6 +2703,11 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iallgather, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2462,6 +2729,11 @@ static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t
 
 static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iallgather, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2476,6 +2748,11 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iallgatherv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2498,6 +2775,11 @@ static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_
 
 static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iallgatherv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2512,6 +2794,11 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ialltoall, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2533,6 +2820,11 @@ static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t 
 
 static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ialltoall, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2547,6 +2839,11 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2570,6 +2867,11 @@ static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_
 
 static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ialltoallv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2584,6 +2886,11 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallw, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2607,6 +2914,11 @@ static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_
 
 static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ialltoallw, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2621,6 +2933,11 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ireduce, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2642,6 +2959,11 @@ static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t r
 
 static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ireduce, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2656,6 +2978,11 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iallreduce, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2676,6 +3003,11 @@ static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_
 
 static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iallreduce, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2690,6 +3022,11 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2710,6 +3047,11 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, ui
 
 static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ireduce_scatter, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2724,6 +3066,11 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter_block, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2744,6 +3091,11 @@ static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendb
 
 static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ireduce_scatter_block, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2758,6 +3110,11 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 
 static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iscan, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2778,6 +3135,11 @@ static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t rec
 
 static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iscan, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2792,6 +3154,11 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Iexscan, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2812,6 +3179,11 @@ static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t r
 
 static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Iexscan, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2826,6 +3198,11 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgather, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2847,6 +3224,11 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf
 
 static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_allgather, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2861,6 +3243,11 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgatherv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2883,6 +3270,11 @@ static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbu
 
 static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2897,6 +3289,11 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoall, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2918,6 +3315,11 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf,
 
 static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoall, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2932,6 +3334,11 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallv, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2955,6 +3362,11 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf
 
 static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2969,6 +3381,11 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallw, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2992,6 +3409,11 @@ static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf
 
 static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3006,6 +3428,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3021,6 +3444,7 @@ static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t new
 
 static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3035,6 +3459,7 @@ static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3051,6 +3476,7 @@ static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, ui
 
 static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3065,6 +3491,11 @@ static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at, uint64_t request_at)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)newcomm_at, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Comm_idup, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3081,6 +3512,11 @@ static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t ne
 
 static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)newcomm, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Comm_idup, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3096,6 +3532,7 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 
 static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3112,6 +3549,7 @@ static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t 
 
 static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3126,6 +3564,7 @@ static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3143,6 +3582,7 @@ static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uin
 
 static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3157,6 +3597,7 @@ static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newc
 
 static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3174,6 +3615,7 @@ static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t co
 
 static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3188,6 +3630,7 @@ static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3206,6 +3649,7 @@ static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64
 
 static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3220,6 +3664,7 @@ static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcom
 
 static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag, uint64_t newintercomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3239,6 +3684,7 @@ static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm
 
 static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newintercomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3253,6 +3699,7 @@ static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newin
 
 static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high, uint64_t newintracomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3269,6 +3716,7 @@ static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, 
 
 static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newintracomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3283,6 +3731,7 @@ static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newint
 
 static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder, uint64_t comm_cart_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3302,6 +3751,7 @@ static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64
 
 static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3316,6 +3766,7 @@ static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 
 static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims, uint64_t newcomm_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3332,6 +3783,7 @@ static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t rem
 
 static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3346,6 +3798,7 @@ static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder, uint64_t comm_graph_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3365,6 +3818,7 @@ static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int6
 
 static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_graph)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3379,6 +3833,7 @@ static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_grap
 
 static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3401,6 +3856,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old,
 
 static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm_dist_graph)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3415,6 +3871,7 @@ static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm
 
 static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3438,6 +3895,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t 
 
 static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint64_t comm_dist_graph)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3452,6 +3910,7 @@ static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint
 
 static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3467,6 +3926,7 @@ static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t
 
 static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3480,6 +3940,7 @@ static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3495,6 +3956,7 @@ static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, ui
 
 static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3508,6 +3970,7 @@ static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3523,6 +3986,7 @@ static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t g
 
 static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3537,6 +4001,7 @@ static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 
 static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3552,6 +4017,7 @@ static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uin
 
 static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t group)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3566,6 +4032,7 @@ static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t grou
 
 static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3583,6 +4050,7 @@ static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n
 
 static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3597,6 +4065,7 @@ static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3614,6 +4083,7 @@ static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n
 
 static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3628,6 +4098,7 @@ static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3645,6 +4116,7 @@ static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int
 
 static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3659,6 +4131,7 @@ static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3676,6 +4149,7 @@ static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int
 
 static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3690,6 +4164,7 @@ static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3706,6 +4181,7 @@ static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_
 
 static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3720,6 +4196,7 @@ static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3736,6 +4213,7 @@ static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, 
 
 static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3750,6 +4228,7 @@ static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3766,6 +4245,7 @@ static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, ui
 
 static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgroup)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3780,6 +4260,7 @@ static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64_t group)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3795,6 +4276,7 @@ static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64
 
 static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3808,6 +4290,7 @@ static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3824,6 +4307,7 @@ static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint6
 
 static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3838,6 +4322,7 @@ static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtyp
 
 static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3856,6 +4341,7 @@ static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t b
 
 static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3870,6 +4356,7 @@ static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3888,6 +4375,7 @@ static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, i
 
 static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3902,6 +4390,7 @@ static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t ne
 
 static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3920,6 +4409,7 @@ static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t
 
 static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3934,6 +4424,7 @@ static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3952,6 +4443,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, 
 
 static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3966,6 +4458,7 @@ static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t n
 
 static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3984,6 +4477,7 @@ static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t co
 
 static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3998,6 +4492,7 @@ static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint6
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4016,6 +4511,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t c
 
 static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4030,6 +4526,7 @@ static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint
 
 static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4048,6 +4545,7 @@ static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, ui
 
 static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4062,6 +4560,7 @@ static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4082,6 +4581,7 @@ static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, 
 
 static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4096,6 +4596,7 @@ static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t n
 
 static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4119,6 +4620,7 @@ static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int
 
 static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4133,6 +4635,7 @@ static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4150,6 +4653,7 @@ static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype
 
 static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4164,6 +4668,7 @@ static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t ne
 
 static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t newtype_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4179,6 +4684,7 @@ static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t 
 
 static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4193,6 +4699,7 @@ static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4208,6 +4715,7 @@ static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, ui
 
 static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_out)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4222,6 +4730,11 @@ static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_o
 
 static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
+	mpivet_bc_enter_call();
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)datatype_at, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_Type_free, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4237,6 +4750,11 @@ static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint
 
 static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Type_free, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4250,6 +4768,7 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute, uint64_t op_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4266,6 +4785,7 @@ static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t 
 
 static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4280,6 +4800,7 @@ static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 
 static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4295,6 +4816,7 @@ static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 
 static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4308,6 +4830,7 @@ static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4322,6 +4845,7 @@ static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 
 static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4336,6 +4860,7 @@ static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 
 static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t newinfo_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4351,6 +4876,7 @@ static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t new
 
 static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4365,6 +4891,7 @@ static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 
 static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t info)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4380,6 +4907,7 @@ static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t
 
 static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4393,6 +4921,7 @@ static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn, uint64_t errhandler_at)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4408,6 +4937,7 @@ static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm
 
 static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4422,6 +4952,7 @@ static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t
 
 static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_at, uint64_t errhandler)
 {
+	mpivet_bc_enter_call();
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4437,6 +4968,7 @@ static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_
 
 static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 {
+	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {

@@ -1,0 +1,155 @@
+// Package bufferreuse defines the buffer-reuse check: the program touched the
+// buffer of a nonblocking operation before the operation completed.
+package bufferreuse
+
+import (
+	"fmt"
+
+	"mpivet/api"
+	"mpivet/check"
+	"mpivet/checks/internal/objects"
+	"mpivet/trace"
+)
+
+// Check reports accesses to pending nonblocking buffers.
+var Check = &check.Check{
+	Name: "buffer-reuse",
+	Doc: `buffers of pending nonblocking operations read or written by the program
+
+Until a Wait or Test call returns a nonblocking operation (MPI_Isend,
+MPI_Irecv, MPI_Start of a persistent request, a nonblocking collective, ...)
+as complete, the program must not write its send buffer, nor read or write
+its receive buffer (MPI-3.1 §3.7.2): the MPI may still be sending from or
+receiving into that memory, so the data sent or received is undefined.
+Reading a pending send buffer is allowed since MPI 2.2 and is not reported.
+
+mpivet protects the pages of pending buffers in every rank and reports each
+access the program makes to the bytes the operation's datatype covers (other
+data sharing the page is not reported), with the line of the access, of the
+call that started the operation and of the call that completed it, if any.
+Two pending operations whose buffers overlap, where at least one receives,
+are reported too. Accesses the MPI library makes are not the program's and
+are never reported. Turn the check off with --buffers=off.`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	for _, p := range pass.In.Run.Procs {
+		if len(p.Buffers) == 0 {
+			continue
+		}
+		st := objects.Follow(p)
+		for _, a := range p.Buffers {
+			start := p.CallAt(a.Op)
+			if start == nil {
+				continue // its record was lost (log full)
+			}
+			if a.Kind == api.AccessOverlap {
+				reportOverlap(pass, p, a, start)
+				continue
+			}
+			reportAccess(pass, p, st, a, start)
+		}
+	}
+	return nil
+}
+
+// what names an access kind.
+var what = map[int]struct{ verb, buffer string }{
+	api.AccessWriteSend: {"writes", "send buffer"},
+	api.AccessReadRecv:  {"reads", "receive buffer"},
+	api.AccessWriteRecv: {"writes", "receive buffer"},
+}
+
+func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace.BufferAccess, start *trace.Call) {
+	w, ok := what[a.Kind]
+	if !ok {
+		return
+	}
+	access := accessSite(pass, p, a.PCs)
+	access.Note = fmt.Sprintf("%s the pending %s", w.verb, w.buffer)
+	started := pass.At(p, start)
+	started.Note = "operation started here"
+	locs := []check.Location{access, started}
+	if init := p.CallAt(a.Init); init != nil && init != start {
+		l := pass.At(p, init)
+		l.Note = "persistent request created here"
+		locs = append(locs, l)
+	}
+	var tail string
+	if done := completion(st, start, a.Request); done != nil {
+		l := pass.At(p, done)
+		l.Note = "the operation completes only here"
+		locs = append(locs, l)
+		tail = fmt.Sprintf("before %s completes it", done.Name())
+	} else {
+		tail = "and no Wait or Test ever completes the operation"
+	}
+	pass.Report(check.Finding{
+		Message:   fmt.Sprintf("the program %s the %s of %s while the operation is pending, %s", w.verb, w.buffer, start.Name(), tail),
+		Locations: locs,
+	})
+}
+
+func reportOverlap(pass *check.Pass, p *trace.Process, a trace.BufferAccess, start *trace.Call) {
+	other := p.CallAt(a.Other)
+	if other == nil {
+		return
+	}
+	l1 := pass.At(p, start)
+	l1.Note = "this operation's buffer"
+	l2 := pass.At(p, other)
+	l2.Note = "overlaps the buffer of this pending operation"
+	pass.Report(check.Finding{
+		Message: fmt.Sprintf("%s starts on memory that the pending %s also uses, and one of them receives into it: the result is undefined",
+			start.Name(), other.Name()),
+		Locations: []check.Location{l1, l2},
+	})
+}
+
+// accessSite locates an access: the first frame, from the faulting
+// instruction outwards, that has a source line (an access made in a library
+// function such as memcpy is reported where the program called it).
+func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location {
+	l := check.Location{Rank: p.Rank}
+	if pass.In.Sym == nil || len(pcs) == 0 {
+		return l
+	}
+	for i, pc := range pcs {
+		s := pass.In.Sym.Lookup(p.Maps, pc)
+		if i == 0 {
+			s = pass.In.Sym.LookupExact(p.Maps, pc)
+		}
+		if s.File != "" || i == len(pcs)-1 {
+			l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+			if s.File != "" {
+				return l
+			}
+		}
+	}
+	s := pass.In.Sym.LookupExact(p.Maps, pcs[0])
+	l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	return l
+}
+
+// completion returns the call that completed the operation started by start
+// on request req, or nil.
+func completion(st *objects.State, start *trace.Call, req uint64) *trace.Call {
+	for _, o := range st.Requests {
+		for _, op := range o.Ops {
+			if op.Start == start && o.Handle == req {
+				return op.Done
+			}
+		}
+	}
+	// The MPI replaced the handle (a restarted persistent request): any
+	// request with this start.
+	for _, o := range st.Requests {
+		for _, op := range o.Ops {
+			if op.Start == start && op.Done != nil {
+				return op.Done
+			}
+		}
+	}
+	return nil
+}

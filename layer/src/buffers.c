@@ -1,0 +1,1278 @@
+/*
+ * mpivet interposition layer: the nonblocking-buffer checker.
+ *
+ * Between the start of a nonblocking or persistent operation (MPI_Isend,
+ * MPI_Irecv, MPI_Start, nonblocking collectives, ...) and the Wait or Test
+ * that completes it, the program may not write a send buffer, nor read or
+ * write a receive buffer (MPI-3.1 §3.7.2; reading a send buffer is legal
+ * since MPI 2.2). SyncChecker (seed 004) finds such accesses with binary
+ * instrumentation; this works on unmodified binaries with page protection:
+ *
+ *  - While an operation is pending, the pages its buffer covers are
+ *    protected: PROT_NONE for a receive buffer, PROT_READ for a send buffer
+ *    (so reads of a send buffer cost nothing: only the access type that can be
+ *    wrong is checked, the seed's AT optimisation).
+ *  - An access to a protected page faults. The handler decides whether the
+ *    address lies in the bytes the operation's datatype covers (a vector type
+ *    leaves gaps; the rest of the page is other data) and whether the access
+ *    is the program's own; if so it records the access with its call stack.
+ *    Either way it opens the page and single-steps the one instruction (the
+ *    x86 trap flag), and the trap handler closes the page again.
+ *  - The MPI library must be free to touch the buffers: every wrapper opens
+ *    all protected pages on entry and closes them on return (in a
+ *    multithreaded rank, when the last thread leaves MPI). The kernel, too,
+ *    copies into receive buffers for the library (shared-memory single copy,
+ *    sockets); it would fail on a protected page instead of faulting.
+ *  - Nothing is done when no operation is pending (mpivet_bc_live is 0), the
+ *    seed's ER optimisation; only the pages of pending buffers are protected,
+ *    its MR optimisation.
+ *
+ * Two pending operations whose buffers overlap where one of them receives are
+ * recorded when the second starts.
+ *
+ * The Go side (checks/bufferreuse) names the completion call, if any, from
+ * the log: a record here only says which operation (the log offset of the
+ * call that started it) and which access.
+ */
+#define _GNU_SOURCE
+#include "mpivet.h"
+#include "generated/ids.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+int mpivet_bc_on, mpivet_bc_live;
+__thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
+
+/* Access kinds recorded (checks/bufferreuse names them). */
+enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4 };
+
+#define RW (PROT_READ | PROT_WRITE)
+
+static uintptr_t pagesz = 4096;
+static int lk; /* guards everything below; also taken by the fault handler */
+
+static __thread int holding; /* this thread holds lk */
+
+/* holding is set before taking lk and cleared after releasing it, so that a
+ * fault anywhere in between sees it. */
+static void lock(void)
+{
+	holding = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	while (__atomic_exchange_n(&lk, 1, __ATOMIC_ACQUIRE))
+		;
+}
+static void unlock(void)
+{
+	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	holding = 0;
+}
+
+/* The signal handlers may interrupt this thread while it holds lk: a buffer
+ * on the stack shares its page with the layer's own stack frames. They then
+ * work without taking it (the thread is in the layer, not the program). */
+static int lock_in_handler(void)
+{
+	if (holding)
+		return 0;
+	lock();
+	return 1;
+}
+
+/* ---- Datatypes as byte maps ---- */
+
+/* A flat is the type map of one element of a datatype reduced to the bytes
+ * it covers: sorted, disjoint blocks relative to the buffer address. */
+struct flat {
+	int refs;
+	int64_t n, *off, *len;
+	int64_t lo, hi; /* first byte covered, one past the last */
+	int64_t extent;
+};
+
+struct blocks {
+	int64_t n, cap, *off, *len;
+	int bad;
+};
+
+#define MAX_BLOCKS (1 << 20)
+
+static void push(struct blocks *b, int64_t off, int64_t len)
+{
+	if (len <= 0 || b->bad)
+		return;
+	if (b->n && b->off[b->n - 1] + b->len[b->n - 1] == off) {
+		b->len[b->n - 1] += len; /* the common case: contiguous runs */
+		return;
+	}
+	if (b->n == b->cap) {
+		int64_t cap = b->cap ? 2 * b->cap : 16;
+		if (cap > MAX_BLOCKS) {
+			b->bad = 1;
+			return;
+		}
+		int64_t *o = realloc(b->off, cap * sizeof *o), *l = o ? realloc(b->len, cap * sizeof *l) : NULL;
+		if (!o || !l) {
+			if (o)
+				b->off = o;
+			b->bad = 1;
+			return;
+		}
+		b->off = o, b->len = l, b->cap = cap;
+	}
+	b->off[b->n] = off;
+	b->len[b->n] = len;
+	b->n++;
+}
+
+static void flatten(MPI_Datatype t, int64_t disp, struct blocks *b, int depth);
+
+static int64_t type_extent(MPI_Datatype t)
+{
+	MPI_Aint lb = 0, ext = 0;
+	PMPI_Type_get_extent(t, &lb, &ext);
+	return (int64_t)ext;
+}
+
+static void free_contents(MPI_Datatype *types, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int ni, na, nd, comb;
+		PMPI_Type_get_envelope(types[i], &ni, &na, &nd, &comb);
+		if (comb != MPI_COMBINER_NAMED)
+			PMPI_Type_free(&types[i]);
+	}
+}
+
+/* flatten appends the bytes one element of t covers, displaced by disp. */
+static void flatten(MPI_Datatype t, int64_t disp, struct blocks *b, int depth)
+{
+	int ni = 0, na = 0, nd = 0, comb = 0;
+	if (b->bad || depth > 32 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+		b->bad = 1;
+		return;
+	}
+	switch (comb) {
+	case MPI_COMBINER_NAMED:
+#ifdef MPI_COMBINER_F90_REAL
+	case MPI_COMBINER_F90_REAL:
+	case MPI_COMBINER_F90_COMPLEX:
+	case MPI_COMBINER_F90_INTEGER:
+#endif
+	{
+		int size = 0;
+		PMPI_Type_size(t, &size);
+		push(b, disp, size);
+		return;
+	}
+	}
+	int *ints = malloc((ni + 1) * sizeof *ints);
+	MPI_Aint *addrs = malloc((na + 1) * sizeof *addrs);
+	MPI_Datatype *types = malloc((nd + 1) * sizeof *types);
+	if (!ints || !addrs || !types || PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) {
+		free(ints), free(addrs), free(types);
+		b->bad = 1;
+		return;
+	}
+	int64_t ext = nd > 0 ? type_extent(types[0]) : 0;
+	switch (comb) {
+	case MPI_COMBINER_DUP:
+	case MPI_COMBINER_RESIZED: /* the same bytes; only lb and extent change */
+		flatten(types[0], disp, b, depth + 1);
+		break;
+	case MPI_COMBINER_CONTIGUOUS:
+		for (int i = 0; i < ints[0] && !b->bad; i++)
+			flatten(types[0], disp + i * ext, b, depth + 1);
+		break;
+	case MPI_COMBINER_VECTOR:
+	case MPI_COMBINER_HVECTOR:
+	{
+		int64_t stride = comb == MPI_COMBINER_VECTOR ? (int64_t)ints[2] * ext : (int64_t)addrs[0];
+		for (int i = 0; i < ints[0] && !b->bad; i++)
+			for (int j = 0; j < ints[1] && !b->bad; j++)
+				flatten(types[0], disp + i * stride + j * ext, b, depth + 1);
+		break;
+	}
+	case MPI_COMBINER_INDEXED:
+	case MPI_COMBINER_HINDEXED:
+	{
+		int n = ints[0];
+		for (int i = 0; i < n && !b->bad; i++) {
+			int64_t d = comb == MPI_COMBINER_INDEXED ? (int64_t)ints[1 + n + i] * ext : (int64_t)addrs[i];
+			for (int j = 0; j < ints[1 + i] && !b->bad; j++)
+				flatten(types[0], disp + d + j * ext, b, depth + 1);
+		}
+		break;
+	}
+	case MPI_COMBINER_INDEXED_BLOCK:
+	case MPI_COMBINER_HINDEXED_BLOCK: {
+		int n = ints[0];
+		for (int i = 0; i < n && !b->bad; i++) {
+			int64_t d = comb == MPI_COMBINER_INDEXED_BLOCK ? (int64_t)ints[2 + i] * ext : (int64_t)addrs[i];
+			for (int j = 0; j < ints[1] && !b->bad; j++)
+				flatten(types[0], disp + d + j * ext, b, depth + 1);
+		}
+		break;
+	}
+	case MPI_COMBINER_STRUCT:
+	{
+		int n = ints[0];
+		for (int i = 0; i < n && !b->bad; i++) {
+			int64_t d = (int64_t)addrs[i];
+			int64_t e = type_extent(types[i]);
+			for (int j = 0; j < ints[1 + i] && !b->bad; j++)
+				flatten(types[i], disp + d + j * e, b, depth + 1);
+		}
+		break;
+	}
+	case MPI_COMBINER_SUBARRAY: {
+		int nd_ = ints[0], order = ints[1 + 3 * nd_];
+		const int *sizes = &ints[1], *subs = &ints[1 + nd_], *starts = &ints[1 + 2 * nd_];
+		int64_t stride[32], idx[32], total = 1;
+		if (nd_ <= 0 || nd_ > 32) {
+			b->bad = 1;
+			break;
+		}
+		/* element strides, fastest dimension last (C) or first (Fortran) */
+		for (int k = 0; k < nd_; k++) {
+			int d = order == MPI_ORDER_C ? nd_ - 1 - k : k;
+			stride[d] = k == 0 ? 1 : stride[order == MPI_ORDER_C ? d + 1 : d - 1] * sizes[order == MPI_ORDER_C ? d + 1 : d - 1];
+			total *= subs[d];
+			idx[d] = 0;
+		}
+		for (int64_t e = 0; e < total && !b->bad; e++) {
+			int64_t lin = 0;
+			for (int d = 0; d < nd_; d++)
+				lin += (starts[d] + idx[d]) * stride[d];
+			flatten(types[0], disp + lin * ext, b, depth + 1);
+			for (int k = 0; k < nd_; k++) { /* next index, fastest first */
+				int d = order == MPI_ORDER_C ? nd_ - 1 - k : k;
+				if (++idx[d] < subs[d])
+					break;
+				idx[d] = 0;
+			}
+		}
+		break;
+	}
+	default: /* DARRAY and anything newer: not mapped, not checked */
+		b->bad = 1;
+	}
+	free_contents(types, nd);
+	free(ints), free(addrs), free(types);
+}
+
+static int cmp_block(const void *a, const void *b)
+{
+	int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+/* make_flat builds the byte map of datatype t, or NULL if it cannot. */
+static struct flat *make_flat(MPI_Datatype t)
+{
+	struct blocks b = {0};
+	flatten(t, 0, &b, 0);
+	struct flat *f = NULL;
+	int64_t *pairs = NULL;
+	if (b.bad || !(f = calloc(1, sizeof *f)) || !(pairs = malloc((b.n + 1) * 2 * sizeof *pairs)))
+		goto fail;
+	for (int64_t i = 0; i < b.n; i++)
+		pairs[2 * i] = b.off[i], pairs[2 * i + 1] = b.len[i];
+	qsort(pairs, b.n, 2 * sizeof *pairs, cmp_block);
+	int64_t n = 0;
+	for (int64_t i = 0; i < b.n; i++) { /* merge overlapping and touching blocks */
+		int64_t o = pairs[2 * i], l = pairs[2 * i + 1];
+		if (n && o <= b.off[n - 1] + b.len[n - 1]) {
+			int64_t end = o + l > b.off[n - 1] + b.len[n - 1] ? o + l : b.off[n - 1] + b.len[n - 1];
+			b.len[n - 1] = end - b.off[n - 1];
+		} else {
+			b.off[n] = o, b.len[n] = l, n++;
+		}
+	}
+	free(pairs);
+	f->refs = 1;
+	f->n = n, f->off = b.off, f->len = b.len;
+	f->lo = n ? b.off[0] : 0;
+	f->hi = n ? b.off[n - 1] + b.len[n - 1] : 0;
+	f->extent = type_extent(t);
+	return f;
+fail:
+	free(f), free(pairs), free(b.off), free(b.len);
+	return NULL;
+}
+
+static void drop_flat(struct flat *f)
+{
+	if (f && --f->refs == 0) {
+		free(f->off), free(f->len), free(f);
+	}
+}
+
+/* A small cache of byte maps by datatype handle; MPI_Type_free evicts. */
+#define CACHE 64
+static struct {
+	uint64_t type;
+	struct flat *f;
+} cache[CACHE];
+static unsigned cache_next;
+
+static struct flat *flat_of(MPI_Datatype t)
+{
+	uint64_t h = MPIVET_H(t);
+	for (int i = 0; i < CACHE; i++)
+		if (cache[i].f && cache[i].type == h) {
+			cache[i].f->refs++;
+			return cache[i].f;
+		}
+	struct flat *f = make_flat(t);
+	if (!f)
+		return NULL;
+	unsigned i = cache_next++ % CACHE;
+	drop_flat(cache[i].f);
+	cache[i].type = h, cache[i].f = f;
+	f->refs++;
+	return f;
+}
+
+static void type_freed(uint64_t h)
+{
+	for (int i = 0; i < CACHE; i++)
+		if (cache[i].f && cache[i].type == h) {
+			drop_flat(cache[i].f);
+			cache[i].f = NULL;
+		}
+}
+
+/* ---- Pending buffers ---- */
+
+/* A region is one buffer (or one piece of a v-collective's buffer) of one
+ * operation. An operation is identified by its request handle, the address of
+ * the program's request variable (MPIs share one handle among operations that
+ * completed at once) and the log offset of the call that started it. */
+struct region {
+	uint64_t req, at, logref, initref;
+	unsigned call;
+	unsigned char recv, active, persistent;
+	uintptr_t buf;
+	int64_t count;
+	struct flat *t;
+	uintptr_t lo, hi; /* address bounds of the covered bytes */
+	uint64_t seen[4]; /* access sites already recorded */
+	int nseen;
+};
+
+static struct region *regions;
+static int nregions, capregions;
+
+struct span {
+	uintptr_t lo, hi; /* pages */
+	int prot;
+};
+static struct span *spans;
+static int nspans, capspans;
+static int dirty;       /* regions changed since spans were computed */
+static int unprotected; /* spans are open: a thread is inside MPI */
+static int in_mpi;      /* threads inside MPI */
+static uint64_t req_null;
+
+/* covers reports whether the operation's datatype covers byte a. */
+static int covers_range(const struct region *r, uintptr_t s, uintptr_t e)
+{
+	if (e <= r->lo || s >= r->hi)
+		return 0;
+	const struct flat *t = r->t;
+	int64_t os = (int64_t)(s - r->buf), oe = (int64_t)(e - r->buf), ext = t->extent;
+	int64_t imin = 0, imax = r->count - 1;
+	if (ext > 0) {
+		/* elements i whose [i*ext+lo, i*ext+hi) meets [os, oe) */
+		int64_t a = os - t->hi, c = oe - 1 - t->lo;
+		int64_t lo_i = a >= 0 ? a / ext + 1 : -((-a + ext - 1) / ext) + 1;
+		int64_t hi_i = c >= 0 ? c / ext : -((-c + ext - 1) / ext);
+		if (lo_i > imin)
+			imin = lo_i;
+		if (hi_i < imax)
+			imax = hi_i;
+	} else if (r->count > 1) {
+		imax = 0; /* a zero or negative extent: only the first element is mapped */
+	}
+	for (int64_t i = imin; i <= imax; i++) {
+		int64_t rs = os - i * ext, re = oe - i * ext;
+		/* first block ending after rs */
+		int64_t l = 0, h = t->n;
+		while (l < h) {
+			int64_t m = (l + h) / 2;
+			if (t->off[m] + t->len[m] <= rs)
+				l = m + 1;
+			else
+				h = m;
+		}
+		if (l < t->n && t->off[l] < re)
+			return 1;
+	}
+	return 0;
+}
+
+static int want_prot(uintptr_t page)
+{
+	if (unprotected)
+		return RW;
+	for (int i = 0; i < nspans; i++)
+		if (page >= spans[i].lo && page < spans[i].hi)
+			return spans[i].prot;
+	return RW;
+}
+
+static void set_spans(int open)
+{
+	for (int i = 0; i < nspans; i++)
+		mprotect((void *)spans[i].lo, spans[i].hi - spans[i].lo, open ? RW : spans[i].prot);
+}
+
+static int cmp_uptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* compute_spans turns the active regions into runs of pages with one
+ * protection: none where a receive is pending, read-only where only sends
+ * are. */
+static void compute_spans(void)
+{
+	nspans = 0;
+	int n = 0;
+	for (int i = 0; i < nregions; i++)
+		n += regions[i].active;
+	if (!n)
+		return;
+	uintptr_t *cut = malloc(2 * n * sizeof *cut);
+	if (!cut)
+		return;
+	int k = 0;
+	for (int i = 0; i < nregions; i++) {
+		struct region *r = &regions[i];
+		if (!r->active)
+			continue;
+		cut[k++] = r->lo & ~(pagesz - 1);
+		cut[k++] = (r->hi + pagesz - 1) & ~(pagesz - 1);
+	}
+	qsort(cut, k, sizeof *cut, cmp_uptr);
+	for (int j = 0; j + 1 < k; j++) {
+		uintptr_t lo = cut[j], hi = cut[j + 1];
+		if (lo == hi)
+			continue;
+		int prot = -1;
+		for (int i = 0; i < nregions; i++) {
+			struct region *r = &regions[i];
+			uintptr_t plo = r->lo & ~(pagesz - 1), phi = (r->hi + pagesz - 1) & ~(pagesz - 1);
+			if (!r->active || phi <= lo || plo >= hi)
+				continue;
+			int p = r->recv ? PROT_NONE : PROT_READ;
+			if (prot < 0 || p == PROT_NONE)
+				prot = p;
+		}
+		if (prot < 0)
+			continue;
+		if (nspans && spans[nspans - 1].hi == lo && spans[nspans - 1].prot == prot) {
+			spans[nspans - 1].hi = hi;
+			continue;
+		}
+		if (nspans == capspans) {
+			int cap = capspans ? 2 * capspans : 16;
+			struct span *s = realloc(spans, cap * sizeof *s);
+			if (!s)
+				break;
+			spans = s, capspans = cap;
+		}
+		spans[nspans++] = (struct span){lo, hi, prot};
+	}
+	free(cut);
+}
+
+void mpivet_bc_enter(void)
+{
+	lock();
+	if (!mpivet_bc_entered) {
+		mpivet_bc_entered = 1;
+		in_mpi++;
+	}
+	if (!unprotected) {
+		unprotected = 1;
+		set_spans(1);
+	}
+	unlock();
+}
+
+void mpivet_bc_leave(void)
+{
+	lock();
+	if (mpivet_bc_entered) {
+		mpivet_bc_entered = 0;
+		in_mpi--;
+	}
+	if (in_mpi <= 0) {
+		in_mpi = 0;
+		if (dirty) {
+			if (!unprotected)
+				set_spans(1);
+			compute_spans();
+			dirty = 0;
+		}
+		unprotected = 0; /* first: a fault on the way must find the pages closed */
+		if (mpivet_bc_on)
+			set_spans(0);
+	}
+	mpivet_bc_live = nspans > 0 || dirty;
+	unlock();
+}
+
+/* record writes a buffer record: the access kind, the address, the
+ * operation (log offset of its start, call, request), the other operation
+ * of an overlap, and the access's call stack. */
+static void record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs)
+{
+	if (!mpivet_on)
+		return;
+	uint64_t off, words = 8 + npcs;
+	uint64_t *w = mpivet_begin(words, &off);
+	if (!w)
+		return;
+	w[0] = kind;
+	w[1] = addr;
+	w[2] = r->logref;
+	w[3] = r->call;
+	w[4] = r->req;
+	w[5] = other;
+	w[6] = r->initref;
+	w[7] = npcs;
+	for (int i = 0; i < npcs; i++)
+		w[8 + i] = pcs[i];
+	mpivet_commit(off, words, MPIVET_META_BUFFER, MPIVET_KIND_META);
+}
+
+/* check_overlap records a pending operation whose buffer the new region
+ * overlaps, where one of the two receives. */
+static void check_overlap(const struct region *n)
+{
+	for (int i = 0; i < nregions; i++) {
+		const struct region *r = &regions[i];
+		if (!r->active || (!r->recv && !n->recv) || r->hi <= n->lo || r->lo >= n->hi)
+			continue;
+		if (r->req == n->req && r->logref == n->logref)
+			continue; /* the send and receive parts of one collective */
+		/* walk the smaller map; give up (no report) on very large ones */
+		const struct region *a = n, *b = r;
+		if ((uint64_t)a->count * a->t->n > (uint64_t)b->count * b->t->n)
+			a = r, b = n;
+		if ((uint64_t)a->count * a->t->n > 65536)
+			continue;
+		for (int64_t e = 0; e < a->count; e++)
+			for (int64_t j = 0; j < a->t->n; j++) {
+				uintptr_t s = a->buf + e * a->t->extent + a->t->off[j];
+				if (covers_range(b, s, s + a->t->len[j])) {
+					uint64_t pc = 0;
+					uintptr_t lo = s > b->lo ? s : b->lo;
+					record(OVERLAP, lo, n, r->logref, &pc, 0);
+					goto next;
+				}
+			}
+	next:;
+	}
+}
+
+static struct region *new_region(void)
+{
+	if (nregions == capregions) {
+		int cap = capregions ? 2 * capregions : 32;
+		struct region *r = realloc(regions, cap * sizeof *r);
+		if (!r)
+			return NULL;
+		regions = r, capregions = cap;
+	}
+	struct region *r = &regions[nregions++];
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+/* add registers a buffer of count elements of type at buf. */
+static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t type, uint64_t req, uint64_t at,
+		uint64_t logref, int persistent)
+{
+	if (count <= 0 || req == req_null)
+		return;
+	lock();
+	struct flat *t = flat_of((MPI_Datatype)(uintptr_t)type);
+	if (!t || !t->n) {
+		drop_flat(t);
+		unlock();
+		return; /* a type it cannot map is not checked: no false alarms */
+	}
+	struct region *r = new_region();
+	if (!r) {
+		drop_flat(t);
+		unlock();
+		return;
+	}
+	r->req = req, r->at = at, r->logref = logref, r->initref = persistent ? logref : MPIVET_NOREC;
+	r->call = call, r->recv = recv, r->persistent = persistent, r->active = !persistent;
+	r->buf = buf, r->count = count, r->t = t;
+	int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
+	r->lo = buf + t->lo;
+	r->hi = buf + last + t->hi;
+	if (r->active) {
+		check_overlap(r);
+		dirty = mpivet_bc_live = 1;
+	}
+	unlock();
+}
+
+static void remove_at(int i)
+{
+	drop_flat(regions[i].t);
+	regions[i] = regions[--nregions];
+}
+
+/* find returns the index of a region of the operation with request h kept at
+ * at (or, failing that, the oldest with request h), or -1. */
+static int find(uint64_t h, uint64_t at, int active_only)
+{
+	int any = -1;
+	for (int i = 0; i < nregions; i++) {
+		if (regions[i].req != h || (active_only && !regions[i].active))
+			continue;
+		if (at && regions[i].at == at)
+			return i;
+		if (any < 0 || regions[i].logref < regions[any].logref)
+			any = i;
+	}
+	return any;
+}
+
+/* finish ends the operation of request h (kept at at): a persistent one
+ * becomes inactive, another one is forgotten. */
+static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
+{
+	if (h == req_null)
+		return;
+	lock();
+	int i = find(h, at, 1);
+	if (i >= 0 && ((regions[i].persistent && persistent_done) || (!regions[i].persistent && nulled))) {
+		uint64_t ref = regions[i].logref;
+		for (int j = nregions - 1; j >= 0; j--)
+			if (regions[j].req == h && regions[j].logref == ref && regions[j].active) {
+				if (regions[j].persistent)
+					regions[j].active = 0;
+				else
+					remove_at(j);
+			}
+		dirty = mpivet_bc_live = 1;
+	}
+	unlock();
+}
+
+/* forget drops every region of request h (MPI_Request_free). */
+static void forget(uint64_t h, uint64_t at)
+{
+	lock();
+	int i = find(h, at, 0);
+	if (i >= 0) {
+		uint64_t ref = regions[i].initref != MPIVET_NOREC ? regions[i].initref : regions[i].logref;
+		for (int j = nregions - 1; j >= 0; j--)
+			if (regions[j].req == h &&
+			    (regions[j].initref != MPIVET_NOREC ? regions[j].initref : regions[j].logref) == ref)
+				remove_at(j);
+		dirty = mpivet_bc_live = 1;
+	}
+	unlock();
+}
+
+/* start activates the persistent operation of request h; out is the handle
+ * the MPI left (Open MPI may replace it). */
+static void start(uint64_t h, uint64_t out, uint64_t logref)
+{
+	lock();
+	for (int j = 0; j < nregions; j++)
+		if (regions[j].persistent && regions[j].req == h) {
+			if (!regions[j].active) {
+				regions[j].active = 1;
+				regions[j].logref = logref;
+				regions[j].nseen = 0;
+				check_overlap(&regions[j]);
+			}
+			if (out != h && out != req_null)
+				regions[j].req = out;
+		}
+	dirty = mpivet_bc_live = 1;
+	unlock();
+}
+
+/* ---- Hooks from the generated wrappers ---- */
+
+static __thread uint64_t args[48];
+static __thread uint64_t *snap; /* request handles on entry */
+static __thread int64_t nsnap, capsnap;
+static uint64_t in_place[4]; /* MPI_IN_PLACE as C and Fortran see it */
+
+#define IN(call, f) args[MPIVET_IN_##call##_##f]
+#define OUT(call, f) o[MPIVET_OUT_##call##_##f]
+
+static void snapshot(int64_t n, const MPI_Request *r)
+{
+	nsnap = 0;
+	if (n <= 0 || !r)
+		return;
+	if (n > capsnap) {
+		uint64_t *s = realloc(snap, n * sizeof *s);
+		if (!s)
+			return;
+		snap = s, capsnap = n;
+	}
+	for (int64_t i = 0; i < n; i++)
+		snap[i] = MPIVET_H(r[i]);
+	nsnap = n;
+}
+
+static void disable(void)
+{
+	lock();
+	if (!unprotected)
+		set_spans(1);
+	unprotected = 1;
+	mpivet_bc_on = 0;
+	nspans = 0;
+	mpivet_bc_live = 0;
+	unlock();
+}
+
+void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
+{
+	if (n > sizeof args / sizeof args[0])
+		n = sizeof args / sizeof args[0];
+	memcpy(args, a, n * sizeof *a);
+	switch (call) {
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany:
+	case MPIVET_ID_MPI_Waitall:
+	case MPIVET_ID_MPI_Testall:
+	case MPIVET_ID_MPI_Startall:
+		snapshot((int64_t)IN(MPI_Waitall, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_MPI_Waitall_array_of_requests + 1]);
+		break;
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome:
+		snapshot((int64_t)IN(MPI_Waitsome, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_MPI_Waitsome_array_of_requests + 1]);
+		break;
+	case MPIVET_ID_MPI_Finalize:
+	case MPIVET_ID_MPI_Abort:
+		/* pending operations at MPI_Finalize are request-lifecycle's; the
+		 * program's exit must not fault on them */
+		disable();
+		break;
+	}
+}
+
+static int is_in_place(uint64_t p)
+{
+	for (int i = 0; i < 4; i++)
+		if (in_place[i] && p == in_place[i])
+			return 1;
+	return 0;
+}
+
+/* coll registers the buffers of a nonblocking collective. */
+static void coll(unsigned call, uint64_t req, uint64_t at, uint64_t logref)
+{
+	MPI_Comm comm = MPI_COMM_NULL;
+	int inter = 0, rank = 0, size = 0;
+#define A(f) args[MPIVET_IN_##f]
+#define COMM(c) \
+	case MPIVET_ID_##c: \
+		comm = (MPI_Comm)(uintptr_t)A(c##_comm); \
+		break;
+	switch (call) {
+		COMM(MPI_Ibcast)
+		COMM(MPI_Igather)
+		COMM(MPI_Igatherv)
+		COMM(MPI_Iscatter)
+		COMM(MPI_Iscatterv)
+		COMM(MPI_Iallgather)
+		COMM(MPI_Iallgatherv)
+		COMM(MPI_Ialltoall)
+		COMM(MPI_Ialltoallv)
+		COMM(MPI_Ialltoallw)
+		COMM(MPI_Ireduce)
+		COMM(MPI_Iallreduce)
+		COMM(MPI_Ireduce_scatter)
+		COMM(MPI_Ireduce_scatter_block)
+		COMM(MPI_Iscan)
+		COMM(MPI_Iexscan)
+	}
+	if (comm == MPI_COMM_NULL)
+		return;
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		return; /* intercommunicator roots and sizes: not mapped */
+	PMPI_Comm_rank(comm, &rank);
+	PMPI_Comm_size(comm, &size);
+#define SEND(b, n, t) \
+	if (!is_in_place(b)) \
+	add(call, 0, b, n, t, req, at, logref, 0)
+#define RECV(b, n, t) add(call, 1, b, n, t, req, at, logref, 0)
+	const int *cs, *ds;
+	switch (call) {
+	case MPIVET_ID_MPI_Ibcast:
+		add(call, (int)A(MPI_Ibcast_root) != rank, A(MPI_Ibcast_buffer), (int64_t)A(MPI_Ibcast_count), A(MPI_Ibcast_datatype), req, at, logref, 0);
+		break;
+	case MPIVET_ID_MPI_Igather:
+		SEND(A(MPI_Igather_sendbuf), (int)A(MPI_Igather_sendcount), A(MPI_Igather_sendtype));
+		if ((int)A(MPI_Igather_root) == rank)
+			RECV(A(MPI_Igather_recvbuf), (int64_t)size * (int)A(MPI_Igather_recvcount), A(MPI_Igather_recvtype));
+		break;
+	case MPIVET_ID_MPI_Igatherv:
+		SEND(A(MPI_Igatherv_sendbuf), (int)A(MPI_Igatherv_sendcount), A(MPI_Igatherv_sendtype));
+		cs = (const int *)(uintptr_t)A(MPI_Igatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Igatherv_displs);
+		if ((int)A(MPI_Igatherv_root) == rank && cs && ds)
+			for (int i = 0; i < size; i++)
+				RECV(A(MPI_Igatherv_recvbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Igatherv_recvtype)), cs[i], A(MPI_Igatherv_recvtype));
+		break;
+	case MPIVET_ID_MPI_Iscatter:
+		if ((int)A(MPI_Iscatter_root) == rank)
+			SEND(A(MPI_Iscatter_sendbuf), (int64_t)size * (int)A(MPI_Iscatter_sendcount), A(MPI_Iscatter_sendtype));
+		if (!is_in_place(A(MPI_Iscatter_recvbuf)))
+			RECV(A(MPI_Iscatter_recvbuf), (int)A(MPI_Iscatter_recvcount), A(MPI_Iscatter_recvtype));
+		break;
+	case MPIVET_ID_MPI_Iscatterv:
+		cs = (const int *)(uintptr_t)A(MPI_Iscatterv_sendcounts), ds = (const int *)(uintptr_t)A(MPI_Iscatterv_displs);
+		if ((int)A(MPI_Iscatterv_root) == rank && cs && ds)
+			for (int i = 0; i < size; i++)
+				SEND(A(MPI_Iscatterv_sendbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iscatterv_sendtype)), cs[i], A(MPI_Iscatterv_sendtype));
+		if (!is_in_place(A(MPI_Iscatterv_recvbuf)))
+			RECV(A(MPI_Iscatterv_recvbuf), (int)A(MPI_Iscatterv_recvcount), A(MPI_Iscatterv_recvtype));
+		break;
+	case MPIVET_ID_MPI_Iallgather:
+		SEND(A(MPI_Iallgather_sendbuf), (int)A(MPI_Iallgather_sendcount), A(MPI_Iallgather_sendtype));
+		RECV(A(MPI_Iallgather_recvbuf), (int64_t)size * (int)A(MPI_Iallgather_recvcount), A(MPI_Iallgather_recvtype));
+		break;
+	case MPIVET_ID_MPI_Iallgatherv:
+		SEND(A(MPI_Iallgatherv_sendbuf), (int)A(MPI_Iallgatherv_sendcount), A(MPI_Iallgatherv_sendtype));
+		cs = (const int *)(uintptr_t)A(MPI_Iallgatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Iallgatherv_displs);
+		if (cs && ds)
+			for (int i = 0; i < size; i++)
+				RECV(A(MPI_Iallgatherv_recvbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iallgatherv_recvtype)), cs[i], A(MPI_Iallgatherv_recvtype));
+		break;
+	case MPIVET_ID_MPI_Ialltoall:
+		SEND(A(MPI_Ialltoall_sendbuf), (int64_t)size * (int)A(MPI_Ialltoall_sendcount), A(MPI_Ialltoall_sendtype));
+		RECV(A(MPI_Ialltoall_recvbuf), (int64_t)size * (int)A(MPI_Ialltoall_recvcount), A(MPI_Ialltoall_recvtype));
+		break;
+	case MPIVET_ID_MPI_Ialltoallv: {
+		const int *scs = (const int *)(uintptr_t)A(MPI_Ialltoallv_sendcounts), *sds = (const int *)(uintptr_t)A(MPI_Ialltoallv_sdispls);
+		const int *rcs = (const int *)(uintptr_t)A(MPI_Ialltoallv_recvcounts), *rds = (const int *)(uintptr_t)A(MPI_Ialltoallv_rdispls);
+		int64_t se = type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_sendtype));
+		int64_t re = type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_recvtype));
+		for (int i = 0; i < size; i++) {
+			if (scs && sds)
+				SEND(A(MPI_Ialltoallv_sendbuf) + sds[i] * se, scs[i], A(MPI_Ialltoallv_sendtype));
+			if (rcs && rds)
+				RECV(A(MPI_Ialltoallv_recvbuf) + rds[i] * re, rcs[i], A(MPI_Ialltoallv_recvtype));
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Ialltoallw: {
+		const int *scs = (const int *)(uintptr_t)A(MPI_Ialltoallw_sendcounts), *sds = (const int *)(uintptr_t)A(MPI_Ialltoallw_sdispls);
+		const int *rcs = (const int *)(uintptr_t)A(MPI_Ialltoallw_recvcounts), *rds = (const int *)(uintptr_t)A(MPI_Ialltoallw_rdispls);
+		const MPI_Datatype *sts = (const MPI_Datatype *)(uintptr_t)A(MPI_Ialltoallw_sendtypes);
+		const MPI_Datatype *rts = (const MPI_Datatype *)(uintptr_t)A(MPI_Ialltoallw_recvtypes);
+		for (int i = 0; i < size; i++) {
+			if (scs && sds && sts)
+				SEND(A(MPI_Ialltoallw_sendbuf) + sds[i], scs[i], MPIVET_H(sts[i]));
+			if (rcs && rds && rts)
+				RECV(A(MPI_Ialltoallw_recvbuf) + rds[i], rcs[i], MPIVET_H(rts[i]));
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Ireduce:
+		SEND(A(MPI_Ireduce_sendbuf), (int)A(MPI_Ireduce_count), A(MPI_Ireduce_datatype));
+		if ((int)A(MPI_Ireduce_root) == rank)
+			RECV(A(MPI_Ireduce_recvbuf), (int)A(MPI_Ireduce_count), A(MPI_Ireduce_datatype));
+		break;
+	case MPIVET_ID_MPI_Iallreduce:
+		SEND(A(MPI_Iallreduce_sendbuf), (int)A(MPI_Iallreduce_count), A(MPI_Iallreduce_datatype));
+		RECV(A(MPI_Iallreduce_recvbuf), (int)A(MPI_Iallreduce_count), A(MPI_Iallreduce_datatype));
+		break;
+	case MPIVET_ID_MPI_Iscan:
+		SEND(A(MPI_Iscan_sendbuf), (int)A(MPI_Iscan_count), A(MPI_Iscan_datatype));
+		RECV(A(MPI_Iscan_recvbuf), (int)A(MPI_Iscan_count), A(MPI_Iscan_datatype));
+		break;
+	case MPIVET_ID_MPI_Iexscan:
+		SEND(A(MPI_Iexscan_sendbuf), (int)A(MPI_Iexscan_count), A(MPI_Iexscan_datatype));
+		RECV(A(MPI_Iexscan_recvbuf), (int)A(MPI_Iexscan_count), A(MPI_Iexscan_datatype));
+		break;
+	case MPIVET_ID_MPI_Ireduce_scatter_block:
+		SEND(A(MPI_Ireduce_scatter_block_sendbuf), (int64_t)size * (int)A(MPI_Ireduce_scatter_block_recvcount), A(MPI_Ireduce_scatter_block_datatype));
+		RECV(A(MPI_Ireduce_scatter_block_recvbuf), (int)A(MPI_Ireduce_scatter_block_recvcount), A(MPI_Ireduce_scatter_block_datatype));
+		break;
+	case MPIVET_ID_MPI_Ireduce_scatter: {
+		cs = (const int *)(uintptr_t)A(MPI_Ireduce_scatter_recvcounts);
+		int64_t total = 0;
+		for (int i = 0; cs && i < size; i++)
+			total += cs[i];
+		SEND(A(MPI_Ireduce_scatter_sendbuf), total, A(MPI_Ireduce_scatter_datatype));
+		if (cs)
+			RECV(A(MPI_Ireduce_scatter_recvbuf), cs[rank], A(MPI_Ireduce_scatter_datatype));
+		break;
+	}
+	}
+#undef A
+#undef COMM
+#undef SEND
+#undef RECV
+}
+
+/* complete_array ends the operations of a request array: a nonpersistent one
+ * the MPI set to MPI_REQUEST_NULL, a persistent one if chosen(i). */
+static void complete_array(int64_t n, const MPI_Request *after, uint64_t at, int64_t stride, int all, int64_t nidx,
+			   const int *idx, int base, int one)
+{
+	if (!after || n > nsnap)
+		n = after ? nsnap : 0;
+	for (int64_t i = 0; i < n; i++) {
+		int chosen = all || i == one;
+		for (int64_t k = 0; !chosen && idx && k < nidx; k++)
+			chosen = idx[k] - base == i;
+		finish(snap[i], at ? at + i * stride : 0, chosen, MPIVET_H(after[i]) == req_null);
+	}
+}
+
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Type_free:
+		if (rc == MPI_SUCCESS) {
+			lock();
+			type_freed(IN(MPI_Type_free, datatype));
+			unlock();
+		}
+		return;
+	case MPIVET_ID_MPI_Request_free:
+		forget(IN(MPI_Request_free, request), IN(MPI_Request_free, request_at));
+		return;
+	}
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+		return;
+	switch (call) {
+#define P2P(c, recv, persistent) \
+	case MPIVET_ID_##c: \
+		add(call, recv, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), OUT(c, request), IN(c, request_at), logref, persistent); \
+		break;
+		P2P(MPI_Isend, 0, 0)
+		P2P(MPI_Ibsend, 0, 0)
+		P2P(MPI_Issend, 0, 0)
+		P2P(MPI_Irsend, 0, 0)
+		P2P(MPI_Irecv, 1, 0)
+		P2P(MPI_Imrecv, 1, 0)
+		P2P(MPI_Send_init, 0, 1)
+		P2P(MPI_Bsend_init, 0, 1)
+		P2P(MPI_Ssend_init, 0, 1)
+		P2P(MPI_Rsend_init, 0, 1)
+		P2P(MPI_Recv_init, 1, 1)
+#undef P2P
+	case MPIVET_ID_MPI_Start:
+		start(IN(MPI_Start, request), OUT(MPI_Start, request_out), logref);
+		break;
+	case MPIVET_ID_MPI_Startall: {
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[MPIVET_OUT_MPI_Startall_array_of_requests_out + 1];
+		for (int64_t i = 0; i < nsnap; i++)
+			start(snap[i], after ? MPIVET_H(after[i]) : snap[i], logref);
+		break;
+	}
+	case MPIVET_ID_MPI_Wait:
+		finish(IN(MPI_Wait, request), IN(MPI_Wait, request_at), 1, OUT(MPI_Wait, request_out) == req_null);
+		break;
+	case MPIVET_ID_MPI_Test:
+		if (OUT(MPI_Test, flag))
+			finish(IN(MPI_Test, request), IN(MPI_Test, request_at), 1, OUT(MPI_Test, request_out) == req_null);
+		break;
+	case MPIVET_ID_MPI_Request_get_status:
+		if (OUT(MPI_Request_get_status, flag)) {
+			/* complete, though the request lives on: the buffer is free */
+			uint64_t h = IN(MPI_Request_get_status, request);
+			finish(h, 0, 1, 1);
+		}
+		break;
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany: {
+		int waitany = call == MPIVET_ID_MPI_Waitany;
+		int flag = waitany ? 1 : (int)OUT(MPI_Testany, flag);
+		int64_t index = (int64_t)(waitany ? OUT(MPI_Waitany, index) : OUT(MPI_Testany, index));
+		uint64_t at = waitany ? IN(MPI_Waitany, array_of_requests_at) : IN(MPI_Testany, array_of_requests_at);
+		int64_t stride = (int64_t)(waitany ? IN(MPI_Waitany, array_of_requests_stride) : IN(MPI_Testany, array_of_requests_stride));
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitany ? MPIVET_OUT_MPI_Waitany_array_of_requests_out : MPIVET_OUT_MPI_Testany_array_of_requests_out) + 1];
+		if (flag)
+			complete_array(nsnap, after, at, stride, 0, 0, NULL, 0, (int)index);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitall:
+	case MPIVET_ID_MPI_Testall: {
+		int waitall = call == MPIVET_ID_MPI_Waitall;
+		if (!waitall && !OUT(MPI_Testall, flag))
+			break;
+		uint64_t at = waitall ? IN(MPI_Waitall, array_of_requests_at) : IN(MPI_Testall, array_of_requests_at);
+		int64_t stride = (int64_t)(waitall ? IN(MPI_Waitall, array_of_requests_stride) : IN(MPI_Testall, array_of_requests_stride));
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitall ? MPIVET_OUT_MPI_Waitall_array_of_requests_out : MPIVET_OUT_MPI_Testall_array_of_requests_out) + 1];
+		complete_array(nsnap, after, at, stride, 1, 0, NULL, 0, -1);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome: {
+		int ws = call == MPIVET_ID_MPI_Waitsome;
+		uint64_t at = ws ? IN(MPI_Waitsome, array_of_requests_at) : IN(MPI_Testsome, array_of_requests_at);
+		int64_t stride = (int64_t)(ws ? IN(MPI_Waitsome, array_of_requests_stride) : IN(MPI_Testsome, array_of_requests_stride));
+		int k = ws ? MPIVET_OUT_MPI_Waitsome_array_of_requests_out : MPIVET_OUT_MPI_Testsome_array_of_requests_out;
+		int ki = ws ? MPIVET_OUT_MPI_Waitsome_array_of_indices : MPIVET_OUT_MPI_Testsome_array_of_indices;
+		complete_array(nsnap, (const MPI_Request *)(uintptr_t)o[k + 1], at, stride, 0, (int64_t)o[ki],
+			       (const int *)(uintptr_t)o[ki + 1], (int)o[ki + 2], -1);
+		break;
+	}
+	default:
+		if (mpivet_bc_on) {
+			/* nonblocking collectives: every one has a request as its
+			 * last parameter, recorded as the only exit field */
+			switch (call) {
+#define NBC(c) \
+	case MPIVET_ID_##c: \
+		coll(call, OUT(c, request), IN(c, request_at), logref); \
+		break;
+				NBC(MPI_Ibcast)
+				NBC(MPI_Igather)
+				NBC(MPI_Igatherv)
+				NBC(MPI_Iscatter)
+				NBC(MPI_Iscatterv)
+				NBC(MPI_Iallgather)
+				NBC(MPI_Iallgatherv)
+				NBC(MPI_Ialltoall)
+				NBC(MPI_Ialltoallv)
+				NBC(MPI_Ialltoallw)
+				NBC(MPI_Ireduce)
+				NBC(MPI_Iallreduce)
+				NBC(MPI_Ireduce_scatter)
+				NBC(MPI_Ireduce_scatter_block)
+				NBC(MPI_Iscan)
+				NBC(MPI_Iexscan)
+#undef NBC
+			}
+		}
+	}
+}
+
+/* ---- Faults ---- */
+
+/* Code of the MPI library and its transports: an access from there is the
+ * library's, never the program's. */
+#define MAX_LIB 64
+static struct {
+	uintptr_t lo, hi;
+} libs[MAX_LIB];
+static int nlibs;
+
+static int is_mpi_object(const char *name)
+{
+	static const char *const pats[] = {"libmpi", "libopen-", "libpmix", "libucp", "libucs", "libuct", "libucm",
+					   "/ucx/", "mca_", "libfabric", "libhwloc", "libevent", "libmpich",
+					   "libpsm", "libibverbs", "libxpmem", "libknem", "libhcoll", "mpivet", NULL};
+	for (int i = 0; pats[i]; i++)
+		if (strstr(name, pats[i]))
+			return 1;
+	return 0;
+}
+
+static int add_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size, (void)data;
+	if (!info->dlpi_name || !is_mpi_object(info->dlpi_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nlibs < MAX_LIB; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			libs[nlibs].lo = info->dlpi_addr + ph->p_vaddr;
+			libs[nlibs].hi = libs[nlibs].lo + ph->p_memsz;
+			nlibs++;
+		}
+	}
+	return 0;
+}
+
+static int in_mpi_code(uintptr_t pc)
+{
+	for (int i = 0; i < nlibs; i++)
+		if (pc >= libs[i].lo && pc < libs[i].hi)
+			return 1;
+	return 0;
+}
+
+static __thread uintptr_t step_pages[8];
+static __thread int nstep;
+
+#define MAX_PCS 24
+
+/* access checks an access by the program to address a. */
+static void access_at(uintptr_t a, int write, uintptr_t pc)
+{
+	for (int i = 0; i < nregions; i++) {
+		struct region *r = &regions[i];
+		if (!r->active || (!r->recv && !write) || !covers_range(r, a, a + 1))
+			continue;
+		int seen = 0;
+		for (int k = 0; k < r->nseen; k++)
+			seen |= r->seen[k] == pc;
+		if (seen)
+			continue;
+		if (r->nseen < 4)
+			r->seen[r->nseen++] = pc;
+		/* the call stack: handler frames first, then the faulting frame */
+		void *frames[MAX_PCS + 8];
+		int n = backtrace(frames, MAX_PCS + 8), first = -1;
+		for (int k = 0; k < n; k++)
+			if ((uintptr_t)frames[k] == pc) {
+				first = k;
+				break;
+			}
+		uint64_t pcs[MAX_PCS];
+		int npcs = 0;
+		pcs[npcs++] = pc;
+		if (first >= 0)
+			for (int k = first + 1; k < n && npcs < MAX_PCS; k++) {
+				if (in_mpi_code((uintptr_t)frames[k]))
+					return; /* called from within MPI (a callback, a user op) */
+				pcs[npcs++] = (uintptr_t)frames[k];
+			}
+		record(r->recv ? (write ? WRITE_RECV : READ_RECV) : WRITE_SEND, a, r, 0, pcs, npcs);
+	}
+}
+
+int mpivet_bc_fault(void *sip, void *ucp)
+{
+#if defined(__x86_64__)
+	siginfo_t *si = sip;
+	ucontext_t *uc = ucp;
+	if (!si || !uc || si->si_code != SEGV_ACCERR)
+		return 0;
+	uintptr_t a = (uintptr_t)si->si_addr, page = a & ~(pagesz - 1);
+	int locked = lock_in_handler();
+	int ours = 0;
+	for (int i = 0; i < nspans && !ours; i++)
+		ours = page >= spans[i].lo && page < spans[i].hi;
+	if (!ours) {
+		if (locked)
+			unlock();
+		return 0;
+	}
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on)
+		access_at(a, write, pc);
+	mprotect((void *)page, pagesz, RW);
+	if (nstep < 8)
+		step_pages[nstep++] = page;
+	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* trap after this one instruction */
+	if (locked)
+		unlock();
+	return 1;
+#else
+	(void)sip, (void)ucp;
+	return 0;
+#endif
+}
+
+static struct sigaction old_trap;
+
+static void on_trap(int sig, siginfo_t *si, void *ucp)
+{
+#if defined(__x86_64__)
+	if (nstep > 0) {
+		ucontext_t *uc = ucp;
+		int locked = lock_in_handler();
+		for (int i = 0; i < nstep; i++)
+			mprotect((void *)step_pages[i], pagesz, want_prot(step_pages[i]));
+		nstep = 0;
+		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
+		if (locked)
+			unlock();
+		return;
+	}
+#endif
+	if ((old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_sigaction) {
+		old_trap.sa_sigaction(sig, si, ucp);
+		return;
+	}
+	if (old_trap.sa_handler != SIG_DFL && old_trap.sa_handler != SIG_IGN) {
+		old_trap.sa_handler(sig);
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* mpivet_bc_thread gives the calling thread an alternate signal stack: a
+ * receive buffer on the stack protects the stack page the handler would
+ * otherwise run on. */
+void mpivet_bc_thread(void)
+{
+	if (!mpivet_bc_on)
+		return;
+	stack_t old;
+	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
+		return; /* the program has its own */
+	size_t size = 1 << 16;
+	void *p = mmap(NULL, size, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	stack_t ss = {.ss_sp = p, .ss_size = size, .ss_flags = 0};
+	sigaltstack(&ss, NULL);
+}
+
+/* mpivet_bc_init runs when the layer loads and again after MPI_Init (when
+ * the MPI's transports are loaded). */
+void mpivet_bc_init(void)
+{
+#if !defined(__x86_64__)
+	mpivet_bc_on = 0;
+#endif
+	if (!mpivet_bc_on)
+		return;
+	static int once;
+	if (!once) {
+		once = 1;
+		pagesz = (uintptr_t)sysconf(_SC_PAGESIZE);
+		void *f[2];
+		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
+		mpivet_bc_thread();
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTRAP, &sa, &old_trap);
+	}
+	req_null = MPIVET_H(MPI_REQUEST_NULL);
+	in_place[0] = MPIVET_A(MPI_IN_PLACE);
+	/* MPI_IN_PLACE as the Fortran bindings pass it */
+	static const char *const fsyms[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "MPIR_F_MPI_IN_PLACE", NULL};
+	for (int i = 0, k = 1; fsyms[i] && k < 4; i++) {
+		void *s = dlsym(RTLD_DEFAULT, fsyms[i]);
+		if (!s)
+			continue;
+		in_place[k++] = strcmp(fsyms[i], "MPIR_F_MPI_IN_PLACE") == 0 ? MPIVET_A(*(void **)s) : MPIVET_A(s);
+	}
+	lock();
+	nlibs = 0;
+	dl_iterate_phdr(add_lib, NULL);
+	unlock();
+}
