@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,9 @@ enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4 };
 static uintptr_t pagesz = 4096;
 static int lk; /* guards everything below; also taken by the fault handler */
 
-static __thread int holding; /* this thread holds lk */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+static TLS int holding; /* this thread holds lk */
 
 /* holding is set before taking lk and cleared after releasing it, so that a
  * fault anywhere in between sees it. */
@@ -717,9 +720,9 @@ static void start(uint64_t h, uint64_t out, uint64_t logref)
 
 /* ---- Hooks from the generated wrappers ---- */
 
-static __thread uint64_t args[48];
-static __thread uint64_t *snap; /* request handles on entry */
-static __thread int64_t nsnap, capsnap;
+static TLS uint64_t args[48];
+static TLS uint64_t *snap; /* request handles on entry */
+static TLS int64_t nsnap, capsnap;
 static uint64_t in_place[4]; /* MPI_IN_PLACE as C and Fortran see it */
 
 #define IN(call, f) args[MPIVET_IN_##call##_##f]
@@ -1117,8 +1120,9 @@ static int in_mpi_code(uintptr_t pc)
 	return 0;
 }
 
-static __thread uintptr_t step_pages[8];
-static __thread int nstep;
+static TLS uintptr_t step_pages[8];
+static TLS int nstep;
+static TLS uintptr_t stale; /* a fault on a page no longer protected, retried once */
 
 #define MAX_PCS 24
 
@@ -1172,8 +1176,14 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	if (!ours) {
 		if (locked)
 			unlock();
-		return 0;
+		/* Another thread may have opened the page since the fault: let
+		 * the instruction run again, once; a second fault is a crash. */
+		if (stale == a)
+			return stale = 0, 0;
+		stale = a;
+		return 1;
 	}
+	stale = 0;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on)
@@ -1220,6 +1230,30 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 	raise(sig);
 }
 
+static pthread_key_t exit_key;
+static void thread_exit(void *);
+static void make_exit_key(void) { pthread_key_create(&exit_key, thread_exit); }
+static TLS uintptr_t stack_lo, stack_hi;
+
+/* thread_exit forgets the pending operations whose buffers are on the stack
+ * of a thread that ends (a bug of the program, but its exit must not fault:
+ * glibc ends a thread with all signals blocked). */
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	if (!mpivet_bc_on || !stack_hi)
+		return;
+	mpivet_bc_enter();
+	lock();
+	for (int j = nregions - 1; j >= 0; j--)
+		if (regions[j].hi > stack_lo && regions[j].lo < stack_hi) {
+			remove_at(j);
+			dirty = 1;
+		}
+	unlock();
+	mpivet_bc_leave();
+}
+
 /* mpivet_bc_thread gives the calling thread an alternate signal stack: a
  * receive buffer on the stack protects the stack page the handler would
  * otherwise run on. */
@@ -1227,6 +1261,18 @@ void mpivet_bc_thread(void)
 {
 	if (!mpivet_bc_on)
 		return;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_attr_t attr;
+	if (getpid() != gettid() && pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *addr;
+		size_t size;
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			stack_lo = (uintptr_t)addr, stack_hi = stack_lo + size;
+			pthread_once(&once, make_exit_key);
+			pthread_setspecific(exit_key, (void *)1);
+		}
+		pthread_attr_destroy(&attr);
+	}
 	stack_t old;
 	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
 		return; /* the program has its own */
@@ -1254,12 +1300,17 @@ void mpivet_bc_init(void)
 		void *f[2];
 		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
 		mpivet_bc_thread();
-		struct sigaction sa;
+	}
+	/* In front of whatever handles SIGTRAP now (gfortran's runtime installs
+	 * a handler at start-up, after the layer loaded). */
+	struct sigaction sa, cur;
+	if (sigaction(SIGTRAP, NULL, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trap)) {
 		memset(&sa, 0, sizeof sa);
 		sa.sa_sigaction = on_trap;
 		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
-		sigaction(SIGTRAP, &sa, &old_trap);
+		old_trap = cur;
+		sigaction(SIGTRAP, &sa, NULL);
 	}
 	req_null = MPIVET_H(MPI_REQUEST_NULL);
 	in_place[0] = MPIVET_A(MPI_IN_PLACE);
