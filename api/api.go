@@ -358,4 +358,9 @@ const (
 	AccessReadRecv  = 2 // the program read a pending receive buffer
 	AccessWriteRecv = 3 // the program wrote a pending receive buffer
 	AccessOverlap   = 4 // an operation started on a buffer that overlaps a pending one's
+	// The program wrote a pending send (receive) buffer somewhere between two
+	// MPI calls: found by the buffer's contents changing on a page the layer
+	// had stopped single-stepping (PCs: the two calls' sites).
+	AccessWindowWriteSend = 5
+	AccessWindowWriteRecv = 6
 )

@@ -56,9 +56,11 @@ func run(pass *check.Pass) error {
 
 // what names an access kind.
 var what = map[int]struct{ verb, buffer string }{
-	api.AccessWriteSend: {"writes", "send buffer"},
-	api.AccessReadRecv:  {"reads", "receive buffer"},
-	api.AccessWriteRecv: {"writes", "receive buffer"},
+	api.AccessWriteSend:       {"writes", "send buffer"},
+	api.AccessReadRecv:        {"reads", "receive buffer"},
+	api.AccessWriteRecv:       {"writes", "receive buffer"},
+	api.AccessWindowWriteSend: {"writes", "send buffer"},
+	api.AccessWindowWriteRecv: {"writes", "receive buffer"},
 }
 
 func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace.BufferAccess, start *trace.Call) {
@@ -66,11 +68,23 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 	if !ok {
 		return
 	}
-	access := accessSite(pass, p, a.PCs)
-	access.Note = fmt.Sprintf("%s the pending %s", w.verb, w.buffer)
+	var locs []check.Location
+	window := a.Kind == api.AccessWindowWriteSend || a.Kind == api.AccessWindowWriteRecv
+	if window && len(a.PCs) == 2 {
+		// Found by the contents changing between two MPI calls.
+		after := callSite(pass, p, a.PCs[0])
+		after.Note = fmt.Sprintf("%s the pending %s after this MPI call returned", w.verb, w.buffer)
+		before := callSite(pass, p, a.PCs[1])
+		before.Note = "and before this MPI call (the exact line is not known: the page was touched too often to single-step every access)"
+		locs = append(locs, after, before)
+	} else {
+		access := accessSite(pass, p, a.PCs)
+		access.Note = fmt.Sprintf("%s the pending %s", w.verb, w.buffer)
+		locs = append(locs, access)
+	}
 	started := pass.At(p, start)
 	started.Note = "operation started here"
-	locs := []check.Location{access, started}
+	locs = append(locs, started)
 	if init := p.CallAt(a.Init); init != nil && init != start {
 		l := pass.At(p, init)
 		l.Note = "persistent request created here"
@@ -129,6 +143,16 @@ func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location
 	}
 	s := pass.In.Sym.LookupExact(p.Maps, pcs[0])
 	l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	return l
+}
+
+// callSite locates the MPI call whose return address is pc.
+func callSite(pass *check.Pass, p *trace.Process, pc uint64) check.Location {
+	l := check.Location{Rank: p.Rank}
+	if pass.In.Sym != nil {
+		s := pass.In.Sym.Lookup(p.Maps, pc)
+		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	}
 	return l
 }
 

@@ -91,6 +91,40 @@ static int lock_in_handler(void)
 	return 1;
 }
 
+/* ---- Memory of the checker ---- */
+
+/* What the fault handler reads lives in pages of its own, never in the
+ * program's heap: malloc could place it next to a pending buffer, in a page
+ * that is protected, and the handler would fault on its own data. */
+static void *xalloc(size_t n)
+{
+	size_t *p = mmap(NULL, n + 16, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	p[0] = n + 16;
+	return p + 2;
+}
+
+static void xfree(void *q)
+{
+	if (q) {
+		size_t *p = (size_t *)q - 2;
+		munmap(p, p[0]);
+	}
+}
+
+static void *xrealloc(void *q, size_t n)
+{
+	void *r = xalloc(n);
+	if (r && q) {
+		size_t old = ((size_t *)q)[-2] - 16;
+		memcpy(r, q, old < n ? old : n);
+	}
+	if (r)
+		xfree(q);
+	return r;
+}
+
 /* ---- Datatypes as byte maps ---- */
 
 /* A flat is the type map of one element of a datatype reduced to the bytes
@@ -123,7 +157,7 @@ static void push(struct blocks *b, int64_t off, int64_t len)
 			b->bad = 1;
 			return;
 		}
-		int64_t *o = realloc(b->off, cap * sizeof *o), *l = o ? realloc(b->len, cap * sizeof *l) : NULL;
+		int64_t *o = xrealloc(b->off, cap * sizeof *o), *l = o ? xrealloc(b->len, cap * sizeof *l) : NULL;
 		if (!o || !l) {
 			if (o)
 				b->off = o;
@@ -286,7 +320,7 @@ static struct flat *make_flat(MPI_Datatype t)
 	flatten(t, 0, &b, 0);
 	struct flat *f = NULL;
 	int64_t *pairs = NULL;
-	if (b.bad || !(f = calloc(1, sizeof *f)) || !(pairs = malloc((b.n + 1) * 2 * sizeof *pairs)))
+	if (b.bad || !(f = xalloc(sizeof *f)) || !(pairs = malloc((b.n + 1) * 2 * sizeof *pairs)))
 		goto fail;
 	for (int64_t i = 0; i < b.n; i++)
 		pairs[2 * i] = b.off[i], pairs[2 * i + 1] = b.len[i];
@@ -309,14 +343,14 @@ static struct flat *make_flat(MPI_Datatype t)
 	f->extent = type_extent(t);
 	return f;
 fail:
-	free(f), free(pairs), free(b.off), free(b.len);
+	xfree(f), free(pairs), xfree(b.off), xfree(b.len);
 	return NULL;
 }
 
 static void drop_flat(struct flat *f)
 {
 	if (f && --f->refs == 0) {
-		free(f->off), free(f->len), free(f);
+		xfree(f->off), xfree(f->len), xfree(f);
 	}
 }
 
@@ -382,52 +416,112 @@ struct span {
 };
 static struct span *spans;
 static int nspans, capspans;
+/* Single-stepping an access costs two signals and two mprotect calls (some
+ * 35 us in a virtual machine), and programs that compute on data sharing
+ * pages with pending buffers (a halo exchange overlapped with the interior
+ * update) fault on every access. So each window between two MPI calls has a
+ * budget of faults that are stepped; past it, a page that faults stays open
+ * until the next MPI call, and the bytes of pending buffers on it are
+ * compared then: a change is reported as a write somewhere in the window. A
+ * window that exhausts the budget halves it for the next ones. */
+#define FAULT_BUDGET (1 << 15)
+static int64_t budget = FAULT_BUDGET, spent;
+static uint64_t window_pc; /* site of the MPI call the window began after */
+__thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
+#define MAX_OPENED 512
+static struct {
+	uintptr_t page;
+	int region;
+	uint64_t hash;
+} opened[MAX_OPENED];
+static int nopened;
+
 static int dirty;       /* regions changed since spans were computed */
 static int unprotected; /* spans are open: a thread is inside MPI */
 static int in_mpi;      /* threads inside MPI */
 static uint64_t req_null;
 
-/* covers reports whether the operation's datatype covers byte a. */
-static int covers_range(const struct region *r, uintptr_t s, uintptr_t e)
+/* elements sets [*imin, *imax] to the elements of r whose bytes may meet
+ * the offsets [os, oe) from its buffer. */
+static void elements(const struct region *r, int64_t os, int64_t oe, int64_t *imin, int64_t *imax)
 {
-	if (e <= r->lo || s >= r->hi)
-		return 0;
 	const struct flat *t = r->t;
-	int64_t os = (int64_t)(s - r->buf), oe = (int64_t)(e - r->buf), ext = t->extent;
-	int64_t imin = 0, imax = r->count - 1;
+	int64_t ext = t->extent;
+	*imin = 0, *imax = r->count - 1;
 	if (ext > 0) {
 		/* elements i whose [i*ext+lo, i*ext+hi) meets [os, oe) */
 		int64_t a = os - t->hi, c = oe - 1 - t->lo;
 		int64_t lo_i = a >= 0 ? a / ext + 1 : -((-a + ext - 1) / ext) + 1;
 		int64_t hi_i = c >= 0 ? c / ext : -((-c + ext - 1) / ext);
-		if (lo_i > imin)
-			imin = lo_i;
-		if (hi_i < imax)
-			imax = hi_i;
+		if (lo_i > *imin)
+			*imin = lo_i;
+		if (hi_i < *imax)
+			*imax = hi_i;
 	} else if (r->count > 1) {
-		imax = 0; /* a zero or negative extent: only the first element is mapped */
+		*imax = 0; /* a zero or negative extent: only the first element is mapped */
 	}
+}
+
+/* first_block returns the first block of t that ends after offset rs. */
+static int64_t first_block(const struct flat *t, int64_t rs)
+{
+	int64_t l = 0, h = t->n;
+	while (l < h) {
+		int64_t m = (l + h) / 2;
+		if (t->off[m] + t->len[m] <= rs)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/* covers_range reports whether the operation's datatype covers any byte of
+ * [s, e). */
+static int covers_range(const struct region *r, uintptr_t s, uintptr_t e)
+{
+	if (e <= r->lo || s >= r->hi)
+		return 0;
+	const struct flat *t = r->t;
+	int64_t os = (int64_t)(s - r->buf), oe = (int64_t)(e - r->buf), imin, imax;
+	elements(r, os, oe, &imin, &imax);
 	for (int64_t i = imin; i <= imax; i++) {
-		int64_t rs = os - i * ext, re = oe - i * ext;
-		/* first block ending after rs */
-		int64_t l = 0, h = t->n;
-		while (l < h) {
-			int64_t m = (l + h) / 2;
-			if (t->off[m] + t->len[m] <= rs)
-				l = m + 1;
-			else
-				h = m;
-		}
+		int64_t rs = os - i * t->extent, re = oe - i * t->extent, l = first_block(t, rs);
 		if (l < t->n && t->off[l] < re)
 			return 1;
 	}
 	return 0;
 }
 
+/* hash_page hashes the bytes of page that r's datatype covers (FNV-1a). */
+static uint64_t hash_page(const struct region *r, uintptr_t page)
+{
+	uint64_t h = 1469598103934665603ULL;
+	uintptr_t s = page, e = page + pagesz;
+	if (e <= r->lo || s >= r->hi)
+		return h;
+	const struct flat *t = r->t;
+	int64_t os = (int64_t)(s - r->buf), oe = (int64_t)(e - r->buf), imin, imax;
+	elements(r, os, oe, &imin, &imax);
+	for (int64_t i = imin; i <= imax; i++) {
+		int64_t rs = os - i * t->extent, re = oe - i * t->extent;
+		for (int64_t k = first_block(t, rs); k < t->n && t->off[k] < re; k++) {
+			int64_t a = t->off[k] > rs ? t->off[k] : rs, b = t->off[k] + t->len[k] < re ? t->off[k] + t->len[k] : re;
+			const unsigned char *p = (const unsigned char *)(r->buf + i * t->extent);
+			for (int64_t x = a; x < b; x++)
+				h = (h ^ p[x]) * 1099511628211ULL;
+		}
+	}
+	return h;
+}
+
 static int want_prot(uintptr_t page)
 {
 	if (unprotected)
 		return RW;
+	for (int i = 0; i < nopened; i++)
+		if (opened[i].page == page)
+			return RW;
 	for (int i = 0; i < nspans; i++)
 		if (page >= spans[i].lo && page < spans[i].hi)
 			return spans[i].prot;
@@ -491,7 +585,7 @@ static void compute_spans(void)
 		}
 		if (nspans == capspans) {
 			int cap = capspans ? 2 * capspans : 16;
-			struct span *s = realloc(spans, cap * sizeof *s);
+			struct span *s = xrealloc(spans, cap * sizeof *s);
 			if (!s)
 				break;
 			spans = s, capspans = cap;
@@ -501,9 +595,37 @@ static void compute_spans(void)
 	free(cut);
 }
 
+static void record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs);
+
+/* close_window compares the pages left open in the window that ends. */
+static void close_window(void)
+{
+	for (int i = 0; i < nopened; i++) {
+		struct region *r = &regions[opened[i].region];
+		if (opened[i].region >= nregions || !r->active || hash_page(r, opened[i].page) == opened[i].hash)
+			continue;
+		uint64_t pcs[2] = {window_pc, mpivet_bc_pc}, key = window_pc * 31 + mpivet_bc_pc;
+		int seen = 0;
+		for (int k = 0; k < r->nseen; k++)
+			seen |= r->seen[k] == key;
+		if (seen)
+			continue;
+		if (r->nseen < 4)
+			r->seen[r->nseen++] = key;
+		uintptr_t lo = opened[i].page > r->lo ? opened[i].page : r->lo;
+		record(r->recv ? 6 : 5, lo, r, 0, pcs, 2);
+	}
+	nopened = 0;
+	if (spent >= budget && budget > 0)
+		budget /= 2;
+	spent = 0;
+}
+
 void mpivet_bc_enter(void)
 {
 	lock();
+	if (in_mpi == 0)
+		close_window();
 	if (!mpivet_bc_entered) {
 		mpivet_bc_entered = 1;
 		in_mpi++;
@@ -530,6 +652,9 @@ void mpivet_bc_leave(void)
 			compute_spans();
 			dirty = 0;
 		}
+		window_pc = mpivet_bc_pc;
+		nopened = 0;
+		spent = 0;
 		unprotected = 0; /* first: a fault on the way must find the pages closed */
 		if (mpivet_bc_on)
 			set_spans(0);
@@ -596,7 +721,7 @@ static struct region *new_region(void)
 {
 	if (nregions == capregions) {
 		int cap = capregions ? 2 * capregions : 32;
-		struct region *r = realloc(regions, cap * sizeof *r);
+		struct region *r = xrealloc(regions, cap * sizeof *r);
 		if (!r)
 			return NULL;
 		regions = r, capregions = cap;
@@ -734,7 +859,7 @@ static void snapshot(int64_t n, const MPI_Request *r)
 	if (n <= 0 || !r)
 		return;
 	if (n > capsnap) {
-		uint64_t *s = realloc(snap, n * sizeof *s);
+		uint64_t *s = xrealloc(snap, n * sizeof *s);
 		if (!s)
 			return;
 		snap = s, capsnap = n;
@@ -1186,8 +1311,22 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	stale = 0;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on)
+	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
 		access_at(a, write, pc);
+		if (++spent > budget && nopened + nregions <= MAX_OPENED) {
+			/* over budget: leave the page open until the next MPI call */
+			for (int i = 0; i < nregions; i++)
+				if (regions[i].active && regions[i].hi > page && regions[i].lo < page + pagesz) {
+					opened[nopened].page = page;
+					opened[nopened].region = i;
+					opened[nopened].hash = hash_page(&regions[i], page);
+					nopened++;
+				}
+			mprotect((void *)page, pagesz, RW);
+			unlock();
+			return 1;
+		}
+	}
 	mprotect((void *)page, pagesz, RW);
 	if (nstep < 8)
 		step_pages[nstep++] = page;

@@ -171,8 +171,11 @@ int mpivet_bc_fault(void *siginfo, void *ucontext);
 void mpivet_bc_init(void);
 void mpivet_bc_thread(void);
 
-static inline void mpivet_bc_enter_call(void)
+extern __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
+
+static inline void mpivet_bc_enter_call(uint64_t pc)
 {
+	mpivet_bc_pc = pc;
 	if (__builtin_expect(mpivet_bc_live, 0))
 		mpivet_bc_enter();
 }
