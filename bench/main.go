@@ -36,6 +36,9 @@ type benchmark struct {
 var benchmarks = []benchmark{
 	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}},
 	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}},
+	// The interior updated while the halo is in flight: pages holding
+	// pending buffers are touched, the worst case of the buffer checker.
+	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}},
 }
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
@@ -51,6 +54,7 @@ func main() {
 	reps := flag.Int("reps", 9, "runs of each variant")
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name contains this")
+	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
 	flag.Parse()
 	work, err := os.MkdirTemp("", "mpivet-bench-")
 	if err != nil {
@@ -85,11 +89,13 @@ func main() {
 	}
 }
 
+var buffers string
+
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
 	var buf bytes.Buffer
 	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+		Buffers: buffers, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,10 +1,12 @@
 package checks_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/trace"
@@ -158,6 +160,47 @@ func TestRankList(t *testing.T) {
 		}
 		if got := check.RankList(ranks); got != want {
 			t.Errorf("RankList(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBufferReuse(t *testing.T) {
+	l := tracetest.New(0, 1)
+	l.Call("MPI_Init", 1, nil, map[string]any{})
+	send := l.Call("MPI_Isend", 2, map[string]any{"request_at": uint64(0x100)}, map[string]any{"request": uint64(0x77)})
+	recv := l.Call("MPI_Irecv", 3, map[string]any{"request_at": uint64(0x108)}, map[string]any{"request": uint64(0x78)})
+	never := l.Call("MPI_Irecv", 4, map[string]any{"request_at": uint64(0x110)}, map[string]any{"request": uint64(0x79)})
+	l.Buffer(api.AccessWriteSend, 0x5000, send, "MPI_Isend", 0x77, 0, 0x400)
+	l.Buffer(api.AccessReadRecv, 0x6000, never, "MPI_Irecv", 0x79, 0, 0x410)
+	l.Buffer(api.AccessOverlap, 0x6000, never, "MPI_Irecv", 0x79, recv)
+	l.Buffer(api.AccessWindowWriteRecv, 0x6000, recv, "MPI_Irecv", 0x78, 0, 0x3, 0x5)
+	l.Call("MPI_Waitall", 5, map[string]any{"count": 2, "array_of_requests_at": uint64(0x100), "array_of_requests_stride": 8, "array_of_requests": []uint64{0x77, 0x78}},
+		map[string]any{"array_of_requests_out": []uint64{0x2000, 0x2000}})
+	l.Call("MPI_Request_free", 6, map[string]any{"request": uint64(0x79), "request_at": uint64(0x110)}, map[string]any{})
+	l.Call("MPI_Finalize", 7, nil, map[string]any{})
+	fs := run(t, &check.Input{Run: &trace.Run{Procs: []*trace.Process{finished(l.Process())}}, NP: 1})
+	var msgs []string
+	for _, f := range fs {
+		if f.Kind == "buffer-reuse" {
+			msgs = append(msgs, f.Message+fmt.Sprintf(" [%d locations]", len(f.Locations)))
+		}
+	}
+	want := []string{
+		"writes the send buffer of MPI_Isend while the operation is pending, before MPI_Waitall completes it [3 locations]",
+		"reads the receive buffer of MPI_Irecv while the operation is pending, and no Wait or Test ever completes the operation [2 locations]",
+		"MPI_Irecv starts on memory that the pending MPI_Irecv also uses",
+		"writes the receive buffer of MPI_Irecv while the operation is pending, before MPI_Waitall completes it [4 locations]",
+	}
+	if len(msgs) != len(want) {
+		t.Fatalf("buffer-reuse findings:\n%s", strings.Join(msgs, "\n"))
+	}
+	for _, w := range want {
+		found := false
+		for _, m := range msgs {
+			found = found || strings.Contains(m, w)
+		}
+		if !found {
+			t.Errorf("no finding %q in:\n%s", w, strings.Join(msgs, "\n"))
 		}
 	}
 }

@@ -36,7 +36,7 @@ type Options struct {
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
 	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
-	NoBuffers  bool   // do not check pending nonblocking buffers (no page protection in the ranks)
+	Buffers    string // "off": do not check pending nonblocking buffers; "precise": single-step every access; "" or "on": within a time allowance
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -162,8 +162,8 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if s.Opts.Buffering == "zero" {
 		conf += "buffering=zero\n"
 	}
-	if s.Opts.NoBuffers {
-		conf += "buffers=off\n"
+	if s.Opts.Buffers == "off" || s.Opts.Buffers == "precise" {
+		conf += "buffers=" + s.Opts.Buffers + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "layer.conf"), []byte(conf), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write to the run directory: %v", err)

@@ -93,7 +93,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
 	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
-	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse); off: do not protect them")
+	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
 	cmd.MarkFlagRequired("np")
 	return cmd
 }
@@ -118,11 +118,11 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.np < 1 {
 		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
 	}
-	if f.buffers != "on" && f.buffers != "off" {
-		return exitFailure, fmt.Errorf("--buffers=%s: must be on or off", f.buffers)
+	if f.buffers != "on" && f.buffers != "off" && f.buffers != "precise" {
+		return exitFailure, fmt.Errorf("--buffers=%s: must be on, precise or off", f.buffers)
 	}
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
-		NoBuffers: f.buffers == "off",
+		Buffers: f.buffers,
 		Stalled: deadlock.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}

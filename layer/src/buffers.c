@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -419,13 +420,31 @@ static int nspans, capspans;
 /* Single-stepping an access costs two signals and two mprotect calls (some
  * 35 us in a virtual machine), and programs that compute on data sharing
  * pages with pending buffers (a halo exchange overlapped with the interior
- * update) fault on every access. So each window between two MPI calls has a
- * budget of faults that are stepped; past it, a page that faults stays open
- * until the next MPI call, and the bytes of pending buffers on it are
- * compared then: a change is reported as a write somewhere in the window. A
- * window that exhausts the budget halves it for the next ones. */
-#define FAULT_BUDGET (1 << 15)
-static int64_t budget = FAULT_BUDGET, spent;
+ * update) fault on every access. So stepping has an allowance: GRACE faults,
+ * then as many as keep it under RATE of the time since MPI started (unless
+ * --buffers=precise). Past it, a page that faults stays open until the next
+ * MPI call, and the bytes of pending buffers on it are compared then: a
+ * change is reported as a write somewhere between the two calls. */
+#define GRACE 20000
+#define RATE 0.3
+int mpivet_bc_precise;
+static uint64_t stepped, t_start;
+static double fault_ns = 35000; /* measured by calibrate() */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* may_step reports whether one more fault may be single-stepped. */
+static int may_step(void)
+{
+	if (mpivet_bc_precise || stepped < GRACE)
+		return 1;
+	return (double)stepped * fault_ns < RATE * (double)(now_ns() - t_start);
+}
 static uint64_t window_pc; /* site of the MPI call the window began after */
 __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
 #define MAX_OPENED 512
@@ -616,9 +635,6 @@ static void close_window(void)
 		record(r->recv ? 6 : 5, lo, r, 0, pcs, 2);
 	}
 	nopened = 0;
-	if (spent >= budget && budget > 0)
-		budget /= 2;
-	spent = 0;
 }
 
 void mpivet_bc_enter(void)
@@ -654,7 +670,6 @@ void mpivet_bc_leave(void)
 		}
 		window_pc = mpivet_bc_pc;
 		nopened = 0;
-		spent = 0;
 		unprotected = 0; /* first: a fault on the way must find the pages closed */
 		if (mpivet_bc_on)
 			set_spans(0);
@@ -1313,8 +1328,9 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
 		access_at(a, write, pc);
-		if (++spent > budget && nopened + nregions <= MAX_OPENED) {
-			/* over budget: leave the page open until the next MPI call */
+		if (!may_step() && nopened + nregions <= MAX_OPENED) {
+			/* over the allowance: leave the page open until the next MPI call */
+			mprotect((void *)page, pagesz, RW);
 			for (int i = 0; i < nregions; i++)
 				if (regions[i].active && regions[i].hi > page && regions[i].lo < page + pagesz) {
 					opened[nopened].page = page;
@@ -1322,12 +1338,12 @@ int mpivet_bc_fault(void *sip, void *ucp)
 					opened[nopened].hash = hash_page(&regions[i], page);
 					nopened++;
 				}
-			mprotect((void *)page, pagesz, RW);
 			unlock();
 			return 1;
 		}
 	}
 	mprotect((void *)page, pagesz, RW);
+	stepped++;
 	if (nstep < 8)
 		step_pages[nstep++] = page;
 	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* trap after this one instruction */
@@ -1423,6 +1439,49 @@ void mpivet_bc_thread(void)
 	sigaltstack(&ss, NULL);
 }
 
+/* calibrate measures what a stepped fault costs here, where the MPI's
+ * threads now run (mprotect may have to stop them to flush their TLBs). */
+static volatile char *cal_page;
+static void cal_segv(int sig, siginfo_t *si, void *ucp)
+{
+	(void)sig, (void)si;
+	mprotect((void *)cal_page, pagesz, RW);
+	((ucontext_t *)ucp)->uc_mcontext.gregs[REG_EFL] |= 0x100;
+}
+static void cal_trap(int sig, siginfo_t *si, void *ucp)
+{
+	(void)sig, (void)si;
+	mprotect((void *)cal_page, pagesz, PROT_NONE);
+	((ucontext_t *)ucp)->uc_mcontext.gregs[REG_EFL] &= ~0x100;
+}
+
+static void calibrate(void)
+{
+#if defined(__x86_64__)
+	enum { N = 16 };
+	cal_page = mmap(NULL, pagesz, RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cal_page == MAP_FAILED)
+		return;
+	struct sigaction sa, old_segv, old_trap_;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = cal_segv;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sa.sa_sigaction = cal_trap;
+	sigaction(SIGTRAP, &sa, &old_trap_);
+	mprotect((void *)cal_page, pagesz, PROT_NONE);
+	uint64_t t0 = now_ns();
+	for (int i = 0; i < N; i++)
+		cal_page[i] = (char)i;
+	uint64_t t = now_ns() - t0;
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGTRAP, &old_trap_, NULL);
+	munmap((void *)cal_page, pagesz);
+	fault_ns = (double)t / N;
+#endif
+}
+
 /* mpivet_bc_init runs when the layer loads and again after MPI_Init (when
  * the MPI's transports are loaded). */
 void mpivet_bc_init(void)
@@ -1436,6 +1495,7 @@ void mpivet_bc_init(void)
 	if (!once) {
 		once = 1;
 		pagesz = (uintptr_t)sysconf(_SC_PAGESIZE);
+		t_start = now_ns();
 		void *f[2];
 		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
 		mpivet_bc_thread();
@@ -1465,4 +1525,6 @@ void mpivet_bc_init(void)
 	nlibs = 0;
 	dl_iterate_phdr(add_lib, NULL);
 	unlock();
+	if (mpivet_inited)
+		calibrate(); /* MPI is initialised: its threads run */
 }

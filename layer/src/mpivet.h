@@ -162,6 +162,7 @@ static inline void mpivet_state_returned(int rc)
  * is pending: mpivet_bc_live is zero otherwise. */
 extern int mpivet_bc_on;   /* the checker is enabled */
 extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
+extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
 extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
 void mpivet_bc_enter(void);
 void mpivet_bc_leave(void);

@@ -436,6 +436,8 @@ static void read_config(const char *dir)
 			mpivet_zero_buffering = 1;
 		if (strncmp(line, "buffers=off", 11) == 0)
 			mpivet_bc_on = 0;
+		if (strncmp(line, "buffers=precise", 15) == 0)
+			mpivet_bc_precise = 1;
 	}
 	fclose(f);
 }

@@ -85,8 +85,9 @@ func encode(fs []api.Field, vals map[string]any) []uint64 {
 	return w
 }
 
-// Call appends a call at call site pc. out nil means the call never returned.
-func (l *Log) Call(name string, pc uint64, in, out map[string]any) {
+// Call appends a call at call site pc and returns the offset of its entry
+// record. out nil means the call never returned.
+func (l *Log) Call(name string, pc uint64, in, out map[string]any) uint64 {
 	c := api.MPI.ByName[name]
 	if c == nil {
 		panic("no call " + name)
@@ -96,6 +97,14 @@ func (l *Log) Call(name string, pc uint64, in, out map[string]any) {
 		rc, _ := out["rc"].(int)
 		l.record(api.KindExit, c.ID, append([]uint64{off, uint64(rc)}, encode(c.Out, out)...))
 	}
+	return off
+}
+
+// Buffer appends a buffer-access record (api.MetaBuffer) for the operation
+// started by the call whose entry record is at op.
+func (l *Log) Buffer(kind int, addr, op uint64, call string, req, other uint64, pcs ...uint64) {
+	w := []uint64{uint64(kind), addr, op, uint64(api.MPI.ByName[call].ID), req, other, ^uint64(0), uint64(len(pcs))}
+	l.record(api.KindMeta, api.MetaBuffer, append(w, pcs...))
 }
 
 // Bytes returns the log.
