@@ -134,13 +134,12 @@ func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location
 		if i == 0 {
 			s = pass.In.Sym.LookupExact(p.Maps, pc)
 		}
-		if s.File != "" || i == len(pcs)-1 {
+		if s.File != "" {
 			l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
-			if s.File != "" {
-				return l
-			}
+			return l
 		}
 	}
+	// No frame has a line: the function of the faulting instruction.
 	s := pass.In.Sym.LookupExact(p.Maps, pcs[0])
 	l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
 	return l

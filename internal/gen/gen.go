@@ -231,14 +231,7 @@ func hookIndex(w writer, c *api.Call) {
 		k := 1
 		for _, f := range dir.fs {
 			w("#define MPIVET_%s_%s_%s %d\n", dir.name, c.Name, f.Name, k)
-			switch f.Kind {
-			case api.FInts:
-				k += 3
-			case api.FHandles, api.FStatus:
-				k += 2
-			default:
-				k++
-			}
+			k += len(hookWords("", []api.Field{f})) - 1 // the words hookWords gives f
 		}
 	}
 }

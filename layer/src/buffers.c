@@ -54,7 +54,7 @@ int mpivet_bc_on, mpivet_bc_live;
 __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
 
 /* Access kinds recorded (checks/bufferreuse names them). */
-enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4 };
+enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4, WINDOW_WRITE_SEND = 5, WINDOW_WRITE_RECV = 6 };
 
 #define RW (PROT_READ | PROT_WRITE)
 
@@ -616,6 +616,18 @@ static void compute_spans(void)
 
 static void record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs);
 
+/* first_sighting reports whether r has not recorded an access at site key
+ * yet, and remembers it (up to four sites per operation). */
+static int first_sighting(struct region *r, uint64_t key)
+{
+	for (int k = 0; k < r->nseen; k++)
+		if (r->seen[k] == key)
+			return 0;
+	if (r->nseen < 4)
+		r->seen[r->nseen++] = key;
+	return 1;
+}
+
 /* close_window compares the pages left open in the window that ends. */
 static void close_window(void)
 {
@@ -623,16 +635,11 @@ static void close_window(void)
 		struct region *r = &regions[opened[i].region];
 		if (opened[i].region >= nregions || !r->active || hash_page(r, opened[i].page) == opened[i].hash)
 			continue;
-		uint64_t pcs[2] = {window_pc, mpivet_bc_pc}, key = window_pc * 31 + mpivet_bc_pc;
-		int seen = 0;
-		for (int k = 0; k < r->nseen; k++)
-			seen |= r->seen[k] == key;
-		if (seen)
+		uint64_t pcs[2] = {window_pc, mpivet_bc_pc};
+		if (!first_sighting(r, window_pc * 31 + mpivet_bc_pc))
 			continue;
-		if (r->nseen < 4)
-			r->seen[r->nseen++] = key;
 		uintptr_t lo = opened[i].page > r->lo ? opened[i].page : r->lo;
-		record(r->recv ? 6 : 5, lo, r, 0, pcs, 2);
+		record(r->recv ? WINDOW_WRITE_RECV : WINDOW_WRITE_SEND, lo, r, 0, pcs, 2);
 	}
 	nopened = 0;
 }
@@ -722,9 +729,8 @@ static void check_overlap(const struct region *n)
 			for (int64_t j = 0; j < a->t->n; j++) {
 				uintptr_t s = a->buf + e * a->t->extent + a->t->off[j];
 				if (covers_range(b, s, s + a->t->len[j])) {
-					uint64_t pc = 0;
 					uintptr_t lo = s > b->lo ? s : b->lo;
-					record(OVERLAP, lo, n, r->logref, &pc, 0);
+					record(OVERLAP, lo, n, r->logref, NULL, 0);
 					goto next;
 				}
 			}
@@ -902,17 +908,18 @@ void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
 		n = sizeof args / sizeof args[0];
 	memcpy(args, a, n * sizeof *a);
 	switch (call) {
-	case MPIVET_ID_MPI_Waitany:
-	case MPIVET_ID_MPI_Testany:
-	case MPIVET_ID_MPI_Waitall:
-	case MPIVET_ID_MPI_Testall:
-	case MPIVET_ID_MPI_Startall:
-		snapshot((int64_t)IN(MPI_Waitall, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_MPI_Waitall_array_of_requests + 1]);
+#define SNAP(c) \
+	case MPIVET_ID_##c: \
+		snapshot((int64_t)IN(c, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_##c##_array_of_requests + 1]); \
 		break;
-	case MPIVET_ID_MPI_Waitsome:
-	case MPIVET_ID_MPI_Testsome:
-		snapshot((int64_t)IN(MPI_Waitsome, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_MPI_Waitsome_array_of_requests + 1]);
-		break;
+		SNAP(MPI_Waitany)
+		SNAP(MPI_Testany)
+		SNAP(MPI_Waitall)
+		SNAP(MPI_Testall)
+		SNAP(MPI_Waitsome)
+		SNAP(MPI_Testsome)
+		SNAP(MPI_Startall)
+#undef SNAP
 	case MPIVET_ID_MPI_Finalize:
 	case MPIVET_ID_MPI_Abort:
 		/* pending operations at MPI_Finalize are request-lifecycle's; the
@@ -930,34 +937,11 @@ static int is_in_place(uint64_t p)
 	return 0;
 }
 
-/* coll registers the buffers of a nonblocking collective. */
-static void coll(unsigned call, uint64_t req, uint64_t at, uint64_t logref)
+/* coll registers the buffers of a nonblocking collective on comm. */
+static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64_t logref)
 {
-	MPI_Comm comm = MPI_COMM_NULL;
 	int inter = 0, rank = 0, size = 0;
 #define A(f) args[MPIVET_IN_##f]
-#define COMM(c) \
-	case MPIVET_ID_##c: \
-		comm = (MPI_Comm)(uintptr_t)A(c##_comm); \
-		break;
-	switch (call) {
-		COMM(MPI_Ibcast)
-		COMM(MPI_Igather)
-		COMM(MPI_Igatherv)
-		COMM(MPI_Iscatter)
-		COMM(MPI_Iscatterv)
-		COMM(MPI_Iallgather)
-		COMM(MPI_Iallgatherv)
-		COMM(MPI_Ialltoall)
-		COMM(MPI_Ialltoallv)
-		COMM(MPI_Ialltoallw)
-		COMM(MPI_Ireduce)
-		COMM(MPI_Iallreduce)
-		COMM(MPI_Ireduce_scatter)
-		COMM(MPI_Ireduce_scatter_block)
-		COMM(MPI_Iscan)
-		COMM(MPI_Iexscan)
-	}
 	if (comm == MPI_COMM_NULL)
 		return;
 	PMPI_Comm_test_inter(comm, &inter);
@@ -1074,19 +1058,16 @@ static void coll(unsigned call, uint64_t req, uint64_t at, uint64_t logref)
 	}
 	}
 #undef A
-#undef COMM
 #undef SEND
 #undef RECV
 }
 
 /* complete_array ends the operations of a request array: a nonpersistent one
  * the MPI set to MPI_REQUEST_NULL, a persistent one if chosen(i). */
-static void complete_array(int64_t n, const MPI_Request *after, uint64_t at, int64_t stride, int all, int64_t nidx,
-			   const int *idx, int base, int one)
+static void complete_array(const MPI_Request *after, uint64_t at, int64_t stride, int all, int64_t nidx, const int *idx,
+			   int base, int one)
 {
-	if (!after || n > nsnap)
-		n = after ? nsnap : 0;
-	for (int64_t i = 0; i < n; i++) {
+	for (int64_t i = 0; after && i < nsnap; i++) {
 		int chosen = all || i == one;
 		for (int64_t k = 0; !chosen && idx && k < nidx; k++)
 			chosen = idx[k] - base == i;
@@ -1159,7 +1140,7 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		int64_t stride = (int64_t)(waitany ? IN(MPI_Waitany, array_of_requests_stride) : IN(MPI_Testany, array_of_requests_stride));
 		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitany ? MPIVET_OUT_MPI_Waitany_array_of_requests_out : MPIVET_OUT_MPI_Testany_array_of_requests_out) + 1];
 		if (flag)
-			complete_array(nsnap, after, at, stride, 0, 0, NULL, 0, (int)index);
+			complete_array(after, at, stride, 0, 0, NULL, 0, (int)index);
 		break;
 	}
 	case MPIVET_ID_MPI_Waitall:
@@ -1170,7 +1151,7 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		uint64_t at = waitall ? IN(MPI_Waitall, array_of_requests_at) : IN(MPI_Testall, array_of_requests_at);
 		int64_t stride = (int64_t)(waitall ? IN(MPI_Waitall, array_of_requests_stride) : IN(MPI_Testall, array_of_requests_stride));
 		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitall ? MPIVET_OUT_MPI_Waitall_array_of_requests_out : MPIVET_OUT_MPI_Testall_array_of_requests_out) + 1];
-		complete_array(nsnap, after, at, stride, 1, 0, NULL, 0, -1);
+		complete_array(after, at, stride, 1, 0, NULL, 0, -1);
 		break;
 	}
 	case MPIVET_ID_MPI_Waitsome:
@@ -1180,37 +1161,35 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		int64_t stride = (int64_t)(ws ? IN(MPI_Waitsome, array_of_requests_stride) : IN(MPI_Testsome, array_of_requests_stride));
 		int k = ws ? MPIVET_OUT_MPI_Waitsome_array_of_requests_out : MPIVET_OUT_MPI_Testsome_array_of_requests_out;
 		int ki = ws ? MPIVET_OUT_MPI_Waitsome_array_of_indices : MPIVET_OUT_MPI_Testsome_array_of_indices;
-		complete_array(nsnap, (const MPI_Request *)(uintptr_t)o[k + 1], at, stride, 0, (int64_t)o[ki],
+		complete_array((const MPI_Request *)(uintptr_t)o[k + 1], at, stride, 0, (int64_t)o[ki],
 			       (const int *)(uintptr_t)o[ki + 1], (int)o[ki + 2], -1);
 		break;
 	}
 	default:
-		if (mpivet_bc_on) {
-			/* nonblocking collectives: every one has a request as its
-			 * last parameter, recorded as the only exit field */
-			switch (call) {
+		/* nonblocking collectives: every one has a request as its last
+		 * parameter, recorded as the only exit field */
+		switch (call) {
 #define NBC(c) \
 	case MPIVET_ID_##c: \
-		coll(call, OUT(c, request), IN(c, request_at), logref); \
+		coll(call, (MPI_Comm)(uintptr_t)IN(c, comm), OUT(c, request), IN(c, request_at), logref); \
 		break;
-				NBC(MPI_Ibcast)
-				NBC(MPI_Igather)
-				NBC(MPI_Igatherv)
-				NBC(MPI_Iscatter)
-				NBC(MPI_Iscatterv)
-				NBC(MPI_Iallgather)
-				NBC(MPI_Iallgatherv)
-				NBC(MPI_Ialltoall)
-				NBC(MPI_Ialltoallv)
-				NBC(MPI_Ialltoallw)
-				NBC(MPI_Ireduce)
-				NBC(MPI_Iallreduce)
-				NBC(MPI_Ireduce_scatter)
-				NBC(MPI_Ireduce_scatter_block)
-				NBC(MPI_Iscan)
-				NBC(MPI_Iexscan)
+			NBC(MPI_Ibcast)
+			NBC(MPI_Igather)
+			NBC(MPI_Igatherv)
+			NBC(MPI_Iscatter)
+			NBC(MPI_Iscatterv)
+			NBC(MPI_Iallgather)
+			NBC(MPI_Iallgatherv)
+			NBC(MPI_Ialltoall)
+			NBC(MPI_Ialltoallv)
+			NBC(MPI_Ialltoallw)
+			NBC(MPI_Ireduce)
+			NBC(MPI_Iallreduce)
+			NBC(MPI_Ireduce_scatter)
+			NBC(MPI_Ireduce_scatter_block)
+			NBC(MPI_Iscan)
+			NBC(MPI_Iexscan)
 #undef NBC
-			}
 		}
 	}
 }
@@ -1273,13 +1252,8 @@ static void access_at(uintptr_t a, int write, uintptr_t pc)
 		struct region *r = &regions[i];
 		if (!r->active || (!r->recv && !write) || !covers_range(r, a, a + 1))
 			continue;
-		int seen = 0;
-		for (int k = 0; k < r->nseen; k++)
-			seen |= r->seen[k] == pc;
-		if (seen)
+		if (!first_sighting(r, pc))
 			continue;
-		if (r->nseen < 4)
-			r->seen[r->nseen++] = pc;
 		/* the call stack: handler frames first, then the faulting frame */
 		void *frames[MAX_PCS + 8];
 		int n = backtrace(frames, MAX_PCS + 8), first = -1;
