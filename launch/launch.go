@@ -37,6 +37,9 @@ type Options struct {
 	// no, the run is stopped as deadlocked. Asked again only after progress.
 	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
 	Buffers    string // "off": do not check pending nonblocking buffers; "precise": single-step every access; "" or "on": within a time allowance
+	Clocks     string // "lamport" (default), "vector", or "off": the clock protocol that finds alternative matches
+	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
+	GDBRank    bool
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -164,6 +167,16 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	if s.Opts.Buffers == "off" || s.Opts.Buffers == "precise" {
 		conf += "buffers=" + s.Opts.Buffers + "\n"
+	}
+	if s.Opts.Clocks != "" {
+		conf += "clocks=" + s.Opts.Clocks + "\n"
+	}
+	if s.Opts.GDBRank {
+		conf += fmt.Sprintf("gdb=%d\n", s.Opts.GDB)
+	}
+	// A guided replay: the explorer wrote the decisions next to the records.
+	if _, err := os.Stat(filepath.Join(dir, "decisions")); err == nil {
+		conf += "decisions=" + filepath.Join(dir, "decisions") + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "layer.conf"), []byte(conf), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write to the run directory: %v", err)

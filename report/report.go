@@ -18,12 +18,24 @@ type Report struct {
 	Verdict       string          `json:"verdict"` // "ok" or "error"
 	Interleavings int             `json:"interleavings"`
 	Findings      []check.Finding `json:"findings"`
+	// Explored describes the replayed interleavings findings come from.
+	Explored []Interleaving `json:"explored,omitempty"`
+	Notes    []string       `json:"notes,omitempty"` // what limited the verification`
 	Program       string          `json:"program"`
 	Args          []string        `json:"args"`
 	Ranks         int             `json:"ranks"`
 	MPI           string          `json:"mpi"`
 	RunDir        string          `json:"run_dir"`
 	Seconds       float64         `json:"seconds"`
+}
+
+// Interleaving is a replayed execution: the forced matches that make it
+// differ from the first run, and the command that runs it again.
+type Interleaving struct {
+	N      int      `json:"n"`
+	Dir    string   `json:"dir"`
+	Steps  []string `json:"steps"`
+	Replay string   `json:"replay"`
 }
 
 // New builds a report and its verdict from findings.
@@ -91,6 +103,16 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 			}
 			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
 		}
+	}
+	for _, il := range r.Explored {
+		fmt.Fprintf(w, "\n%sinterleaving %d%s:\n", c.bold, il.N, c.reset)
+		for _, s := range il.Steps {
+			fmt.Fprintf(w, "    %s\n", s)
+		}
+		fmt.Fprintf(w, "  replay: %s\n", il.Replay)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\n%snote: %s%s\n", c.dim, n, c.reset)
 	}
 	errs, warns := 0, 0
 	for _, f := range r.Findings {

@@ -124,6 +124,52 @@ type BufferAccess struct {
 	PCs     []uint64 // the faulting instruction, then the return addresses of its callers
 }
 
+// Clocks says how the rank tracked causality (the clock protocol).
+type Clocks struct {
+	Mode  int    // 0: off, 1: Lamport clocks, 2: vector clocks
+	World int    // the rank in MPI_COMM_WORLD
+	Off   string // why the protocol is off, when it is
+}
+
+// Wildcard kinds.
+const (
+	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
+	WildProbe = 2 // a probe with MPI_ANY_SOURCE
+)
+
+// Wildcard is a wildcard event of one rank: a receive or probe from
+// MPI_ANY_SOURCE, numbered in the order the rank started them.
+type Wildcard struct {
+	Event     uint64
+	Kind      int
+	Comm      uint64 // the rank's serial number of the communicator
+	Tag       int64  // as the program wrote it (may be MPI_ANY_TAG)
+	Forced    int64  // the source a guided replay imposed, or MPI_ANY_SOURCE
+	Offset    uint64 // log offset of the call that started it (^0: not logged)
+	PC        uint64 // its call site
+	Quiet     bool   // started between MPI_Pcontrol(0) and MPI_Pcontrol(1): not explored
+	Matched   bool
+	Cancelled bool
+	Source    int64 // matched source, a rank of Comm
+	World     int   // its rank in MPI_COMM_WORLD (-1 if unknown)
+	MTag      int64 // matched tag
+	Clock     uint64
+}
+
+// Late is a message that arrived after some of the rank's wildcard events
+// had matched, with a clock that does not rule out that it could have matched
+// one of them instead (seed 000, Definition 5.1).
+type Late struct {
+	Source int64
+	World  int
+	Tag    int64
+	Comm   uint64
+	Clock  uint64 // the sender's clock (its component for this rank, with vector clocks)
+	Before uint64 // wildcard events the rank started before posting the receive that took it
+	Offset uint64 // that receive's entry record
+	PC     uint64 // the call site of the call that took it
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -145,6 +191,9 @@ type Process struct {
 	Signal   *Signal
 	Errors   []Error // errors MPI calls returned to the program
 	Buffers  []BufferAccess
+	Clocks   *Clocks
+	Wild     []*Wildcard // by event number
+	Late     []Late
 	Overflow bool
 	Exit     *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr   string // what the rank wrote on its standard error (first MiB)
@@ -403,6 +452,24 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
 			p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
 				Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		}
+	case api.MetaClocks:
+		if len(w) >= 3 {
+			p.Clocks = &Clocks{Mode: int(w[0]), World: int(w[1]), Off: metaString(w[2:])}
+		}
+	case api.MetaWildcard:
+		if len(w) >= 8 && w[0] == uint64(len(p.Wild)) {
+			p.Wild = append(p.Wild, &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
+				Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1})
+		}
+	case api.MetaMatched:
+		if len(w) >= 6 && w[0] < uint64(len(p.Wild)) {
+			e := p.Wild[w[0]]
+			e.Matched, e.Source, e.World, e.MTag, e.Clock, e.Cancelled = w[5] == 0, int64(w[1]), int(int64(w[2])), int64(w[3]), w[4], w[5] != 0
+		}
+	case api.MetaLate:
+		if len(w) >= 8 {
+			p.Late = append(p.Late, Late{Source: int64(w[0]), World: int(int64(w[1])), Tag: int64(w[2]), Comm: w[3], Clock: w[4], Before: w[5], Offset: w[6], PC: w[7]})
 		}
 	case api.MetaError:
 		if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {

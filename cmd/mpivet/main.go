@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
+	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
 	"mpivet/symbolize"
@@ -46,7 +48,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(&code), checksCmd(), explainCmd(), dumpCmd())
+	root.AddCommand(runCmd(&code), replayCmd(&code), checksCmd(), explainCmd(), dumpCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mpivet:", err)
 		os.Exit(exitFailure)
@@ -63,6 +65,13 @@ type runFlags struct {
 	noColor  bool
 	buffer   string
 	buffers  string
+
+	clocks           string
+	maxInterleavings int
+	budget           time.Duration
+	mixing           int
+	firstError       bool
+	gdb              int // replay: the rank to start under a debugger (-1: none)
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -94,6 +103,12 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
 	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
+	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
+	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
+	fl.DurationVar(&f.budget, "budget", 0, "stop exploring after this long (0: no limit)")
+	fl.IntVar(&f.mixing, "mixing-bound", -1, "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)")
+	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
+	f.gdb = -1
 	cmd.MarkFlagRequired("np")
 	return cmd
 }
@@ -121,8 +136,27 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.buffers != "on" && f.buffers != "off" && f.buffers != "precise" {
 		return exitFailure, fmt.Errorf("--buffers=%s: must be on, precise or off", f.buffers)
 	}
+	switch f.clocks {
+	case "lamport", "vector", "off":
+	default:
+		return exitFailure, fmt.Errorf("--clocks=%s: must be lamport, vector or off", f.clocks)
+	}
+	dir, err := newRunDir(f.dir)
+	if err != nil {
+		return exitFailure, err
+	}
+	if err := saveCommand(dir, f, args); err != nil {
+		return exitFailure, err
+	}
+	return verify(ctx, f, args, dir, nil)
+}
+
+// verify runs the program, explores its interleavings unless told not to
+// (replay passes the decisions of the one interleaving to run), checks each
+// and prints the report.
+func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
-		Buffers: f.buffers,
+		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
 		Stalled: deadlock.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}
@@ -135,32 +169,41 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if err != nil {
 		return exitFailure, err
 	}
-	dir, err := newRunDir(f.dir)
-	if err != nil {
-		return exitFailure, err
-	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	res, err := sess.Run(ctx, dir)
+	x := &exploration{ctx: ctx, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(), seen: map[string]bool{}}
+	start := time.Now()
+	first, err := x.once(1, replay, nil)
 	if err != nil {
 		return exitFailure, err
 	}
-	if res.Interrupted {
-		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", res.Dir)
+	stats := explore.Stats{Interleavings: 1, Complete: true}
+	if off := clocksOff(first.Run); off != "" {
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
+	} else if replay == nil && !first.Infeasible {
+		// Replays are not the user's run: their output goes to the records only.
+		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
+		progress := newProgress(os.Stderr)
+		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings, Budget: f.budget,
+			MixingBound: f.mixing, FirstError: f.firstError, Progress: progress.show})
+		progress.done()
+		if stats.Stopped != "" && ctx.Err() == nil {
+			x.notes = append(x.notes, "exploration incomplete: "+stats.Stopped)
+		}
+		if stats.Infeasible > 0 {
+			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
+				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
+		}
 	}
-	in := &check.Input{Run: res.Run, NP: f.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Timeout: f.timeout, Sym: symbolize.New(),
-		LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
-	findings, err := check.Run(all.Checks, in)
-	if err != nil {
-		return exitFailure, err
+	if ctx.Err() != nil {
+		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", dir)
 	}
-	for i := range findings {
-		findings[i].Interleaving = 1
-	}
-	rep := report.New(findings)
-	rep.Interleavings = 1
+	rep := report.New(x.findings)
+	rep.Interleavings = stats.Interleavings
+	rep.Explored = x.explored
+	rep.Notes = x.notes
 	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
-	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, res.Dir, res.Elapsed.Seconds()
+	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()
 	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
 	rep.PrintText(os.Stdout, color)
 	if f.json != "" {

@@ -65,6 +65,63 @@ func genIDs(a *api.API) []byte {
 			hookIndex(w, c)
 		}
 	}
+	// Per-call facts the clock protocol switches on: flags, and where the
+	// communicator, root and new request are among the parameters (-1: none).
+	flags := func(c *api.Call) int {
+		f := 0
+		if c.Has("coll") && !c.Has("finalize") {
+			f |= 1
+		}
+		if c.Has("nonblocking") {
+			f |= 2
+		}
+		if len(newComms(c)) > 0 {
+			f |= 4
+		}
+		return f
+	}
+	param := func(c *api.Call, ok func(api.Param) bool) int {
+		for i, p := range c.Params {
+			if ok(p) {
+				return i
+			}
+		}
+		return -1
+	}
+	tables := []struct {
+		name string
+		val  func(*api.Call) int
+	}{
+		{"flags", flags},
+		{"k_comm", func(c *api.Call) int {
+			return param(c, func(p api.Param) bool { return p.Handle == "comm" && p.Role != api.New && p.Role != api.Free })
+		}},
+		{"k_root", func(c *api.Call) int { return param(c, func(p api.Param) bool { return p.Name == "root" }) }},
+		{"k_request", func(c *api.Call) int {
+			return param(c, func(p api.Param) bool { return p.Handle == "request" && p.Role == api.New })
+		}},
+	}
+	w("\n#define MPIVET_CALL_COLL 1\n#define MPIVET_CALL_NONBLOCKING 2\n#define MPIVET_CALL_NEWCOMM 4\n")
+	for _, t := range tables {
+		w("static const signed char mpivet_call_%s[] = {", t.name)
+		for i, c := range a.Calls {
+			if i%16 == 0 {
+				w("\n\t")
+			} else {
+				w(" ")
+			}
+			w("%d,", t.val(c))
+		}
+		w("\n};\n")
+	}
+	w("\n")
+	for _, c := range a.Calls {
+		if clockHooked(c) {
+			for i, p := range c.Params {
+				w("#define MPIVET_K_%s_%s %d\n", c.Name, p.Name, i)
+			}
+		}
+	}
 	w("\n#endif\n")
 	return b.Bytes()
 }
@@ -199,6 +256,19 @@ func bufferHooked(c *api.Call) bool {
 	return c.Name == "MPI_Type_free"
 }
 
+// clockHooked reports whether the clock protocol (layer/src/clocks.c) sees the
+// call: everything that sends, receives, probes, completes or starts
+// operations, synchronises (collectives), creates or frees communicators,
+// and Pcontrol (regions not to explore).
+func clockHooked(c *api.Call) bool {
+	for _, t := range []string{"p2p", "completion", "start", "coll", "comm", "init", "finalize", "pcontrol"} {
+		if c.Has(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // hookWords lists the words passed to the buffer checker's hooks: first, then
 // every field as one word, except handle arrays (count, address), index arrays
 // (count, address, base) and statuses (source, tag). hookIndex gives each
@@ -308,6 +378,21 @@ func genC(w writer, c *api.Call) {
 		// wildcard receive is the point of recording it.
 		w("\tMPI_Status st_, *sp_ = (%s == MPI_STATUS_IGNORE) ? &st_ : %s;\n", status, status)
 	}
+	if clockHooked(c) {
+		// The clock protocol (clocks.c) sees the parameters by address: it
+		// rewrites the source of a guided wildcard receive, supplies status
+		// arrays, and piggybacks clocks around the call.
+		var ks []string
+		for _, p := range c.Params {
+			if p.Role == api.Status {
+				ks = append(ks, "(void *)&sp_")
+			} else {
+				ks = append(ks, "(void *)&"+p.Name)
+			}
+		}
+		w("\tvoid *k_[] = {%s};\n", strings.Join(ks, ", "))
+		w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
+	}
 	if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
 	} else {
@@ -315,6 +400,13 @@ func genC(w writer, c *api.Call) {
 	}
 	if c.Has("init") {
 		w("\tmpivet_post_init();\n")
+	}
+	if clockHooked(c) {
+		if c.Has("init") { // where the protocol starts
+			w("\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+		} else {
+			w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+		}
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
 	for _, p := range newComms(c) {

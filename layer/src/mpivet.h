@@ -35,6 +35,10 @@
 #define MPIVET_META_COMM 6
 #define MPIVET_META_ERROR 7
 #define MPIVET_META_BUFFER 8
+#define MPIVET_META_CLOCKS 9   /* clock mode, world rank, why exploration is off */
+#define MPIVET_META_WILDCARD 10 /* a wildcard event starts */
+#define MPIVET_META_MATCHED 11  /* a wildcard event matched */
+#define MPIVET_META_LATE 12     /* a message that may be late for an earlier wildcard event */
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -186,6 +190,16 @@ static inline void mpivet_bc_leave_call(void)
 	if (__builtin_expect(mpivet_bc_live | mpivet_bc_entered, 0))
 		mpivet_bc_leave();
 }
+
+/* The clock protocol (clocks.c): Lamport or vector clocks piggybacked on
+ * every message through a shadow communicator, wildcard events and late
+ * messages logged, guided replay of recorded decisions. The hooks see the
+ * wrapper's parameters by address (k[i] points to parameter i; ids.h names
+ * the positions) and may rewrite them before the MPI call. */
+extern int mpivet_ck_on;
+void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
+void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
+void mpivet_ck_config(const char *key, const char *value);
 
 /* The call site of a wrapper: its return address. */
 #define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))

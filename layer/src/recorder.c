@@ -438,6 +438,12 @@ static void read_config(const char *dir)
 			mpivet_bc_on = 0;
 		if (strncmp(line, "buffers=precise", 15) == 0)
 			mpivet_bc_precise = 1;
+		char *eq = strchr(line, '=');
+		if (eq) {
+			*eq = 0;
+			eq[strcspn(eq + 1, "\n") + 1] = 0;
+			mpivet_ck_config(line, eq + 1);
+		}
 	}
 	fclose(f);
 }

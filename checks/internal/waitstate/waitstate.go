@@ -112,6 +112,28 @@ func peer(rk *Rank, comm uint64, r int64, label string) *waitfor.Cond {
 	return waitfor.AnyProc(label) // a rank we cannot place: waits for nothing that can happen
 }
 
+// source is the source receive or probe c waits for: MPI_ANY_SOURCE, unless
+// a guided replay forced the wildcard event c started to match one rank.
+func source(rk *Rank, c *trace.Call) int64 {
+	s, p := c.Int("source"), rk.Proc
+	if v, ok := p.Const("MPI_ANY_SOURCE"); !ok || int64(v) != s {
+		return s
+	}
+	for i := len(p.Wild) - 1; i >= 0; i-- {
+		w := p.Wild[i]
+		if w.Matched || w.Cancelled {
+			continue
+		}
+		if (c.Seq >= 0 && w.Offset == c.Offset) || (c.Seq < 0 && w.PC == c.PC) {
+			if w.Forced != s {
+				return w.Forced
+			}
+			return s
+		}
+	}
+	return s
+}
+
 // condition is what a blocked rank waits for.
 func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	c := r.Call
@@ -119,9 +141,9 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	comm := c.Word("comm")
 	switch {
 	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
-		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, c.Int("source"), name))
+		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, source(r, c), name))
 	case c.Def.Has("recv") || c.Def.Has("probe"):
-		return peer(r, comm, c.Int("source"), name)
+		return peer(r, comm, source(r, c), name)
 	case c.Def.Has("send"):
 		if a.buffered && standard(name) {
 			return waitfor.AllOf(name) // buffered: waits for no one
@@ -273,7 +295,7 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 	comm := c.Word("comm")
 	switch {
 	case c.Def.Has("recv"):
-		return peer(r, comm, c.Int("source"), label)
+		return peer(r, comm, source(r, c), label)
 	case c.Def.Has("send"):
 		if a.buffered && standard(c.Name()) {
 			return waitfor.AllOf(label) // buffered: complete

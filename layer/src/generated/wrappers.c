@@ -4986,8 +4986,12 @@ int MPI_Init(int *argc, char ***argv)
 		return PMPI_Init(argc, argv);
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
+	void *k_[] = {(void *)&argc, (void *)&argv};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
 	int rc_ = PMPI_Init(argc, argv);
 	mpivet_post_init();
+	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
@@ -5001,8 +5005,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 		return PMPI_Init_thread(argc, argv, required, provided);
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(required));
+	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	int rc_ = PMPI_Init_thread(argc, argv, required, provided);
 	mpivet_post_init();
+	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
@@ -5018,7 +5026,12 @@ int MPI_Finalize(void)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
+	void *k_[] = {};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	int rc_ = PMPI_Finalize();
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
@@ -5050,7 +5063,12 @@ int MPI_Pcontrol(const int level, ...)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(level));
+	void *k_[] = {(void *)&level};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	int rc_ = PMPI_Pcontrol(level);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
@@ -5066,7 +5084,12 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
@@ -5082,7 +5105,12 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
@@ -5098,7 +5126,12 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
@@ -5114,7 +5147,12 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
@@ -5131,7 +5169,12 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5148,7 +5191,12 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5165,7 +5213,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5181,7 +5234,12 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5197,7 +5255,12 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5213,7 +5276,12 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5229,7 +5297,12 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5245,7 +5318,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5261,7 +5339,12 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5277,7 +5360,12 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5293,7 +5381,12 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5309,7 +5402,12 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5325,7 +5423,12 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5342,7 +5445,12 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5359,7 +5467,12 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5376,7 +5489,12 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5393,7 +5511,12 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5410,7 +5533,12 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5426,7 +5554,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5443,7 +5576,12 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&request, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	int rc_ = PMPI_Wait(request, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5460,7 +5598,12 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
 	int rc_ = PMPI_Test(request, flag, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5477,7 +5620,12 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5494,7 +5642,12 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5510,7 +5663,12 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -5526,7 +5684,12 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -5542,7 +5705,12 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
+	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5558,7 +5726,12 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
+	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5575,7 +5748,12 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
+	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	int rc_ = PMPI_Request_get_status(request, flag, sp_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5591,7 +5769,12 @@ int MPI_Request_free(MPI_Request *request)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	int rc_ = PMPI_Request_free(request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
@@ -5607,7 +5790,12 @@ int MPI_Cancel(MPI_Request *request)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 	int rc_ = PMPI_Cancel(request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5623,7 +5811,12 @@ int MPI_Start(MPI_Request *request)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
 	int rc_ = PMPI_Start(request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5639,7 +5832,12 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
 	int rc_ = PMPI_Startall(count, array_of_requests);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -5655,7 +5853,12 @@ int MPI_Buffer_attach(void *buffer, int size)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(size));
+	void *k_[] = {(void *)&buffer, (void *)&size};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	int rc_ = PMPI_Buffer_attach(buffer, size);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
@@ -5671,7 +5874,12 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
+	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	int rc_ = PMPI_Buffer_detach(buffer_addr, size);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
@@ -5687,7 +5895,12 @@ int MPI_Barrier(MPI_Comm comm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(comm));
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	int rc_ = PMPI_Barrier(comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
@@ -5703,7 +5916,12 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
@@ -5719,7 +5937,12 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
@@ -5735,7 +5958,12 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
@@ -5751,7 +5979,12 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
@@ -5767,7 +6000,12 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
@@ -5783,7 +6021,12 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
@@ -5799,7 +6042,12 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
@@ -5815,7 +6063,12 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
@@ -5831,7 +6084,12 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
@@ -5847,7 +6105,12 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
@@ -5863,7 +6126,12 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
@@ -5879,7 +6147,12 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
@@ -5895,7 +6168,12 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
@@ -5911,7 +6189,12 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
@@ -5927,7 +6210,12 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
@@ -5943,7 +6231,12 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
@@ -5959,7 +6252,12 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
@@ -5975,7 +6273,12 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
@@ -5991,7 +6294,12 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
@@ -6007,7 +6315,12 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
@@ -6023,7 +6336,12 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
@@ -6039,7 +6357,12 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	int rc_ = PMPI_Ibarrier(comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6055,7 +6378,12 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6071,7 +6399,12 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6087,7 +6420,12 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6103,7 +6441,12 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6119,7 +6462,12 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6135,7 +6483,12 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6151,7 +6504,12 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6167,7 +6525,12 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6183,7 +6546,12 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6199,7 +6567,12 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6215,7 +6588,12 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6231,7 +6609,12 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6247,7 +6630,12 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6263,7 +6651,12 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6279,7 +6672,12 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6295,7 +6693,12 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6311,7 +6714,12 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6327,7 +6735,12 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6343,7 +6756,12 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6359,7 +6777,12 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6375,7 +6798,12 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6391,7 +6819,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6409,7 +6842,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6427,7 +6865,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
+	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6443,7 +6886,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6461,7 +6909,12 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6479,7 +6932,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6497,7 +6955,12 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6515,7 +6978,12 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
+	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintercomm)
@@ -6533,7 +7001,12 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
+	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintracomm)
@@ -6551,7 +7024,12 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
+	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_cart)
@@ -6569,7 +7047,12 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -6587,7 +7070,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_graph)
@@ -6605,7 +7093,12 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -6623,7 +7116,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -6641,7 +7139,12 @@ int MPI_Comm_free(MPI_Comm *comm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	int rc_ = PMPI_Comm_free(comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
@@ -6657,7 +7160,12 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	int rc_ = PMPI_Comm_disconnect(comm);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);

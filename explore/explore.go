@@ -1,0 +1,229 @@
+package explore
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"mpivet/trace"
+)
+
+// Decision forces wildcard event Event of rank Rank to match Source (a rank
+// of the event's communicator).
+type Decision struct {
+	Rank   int
+	Event  uint64
+	Source int64
+}
+
+// WriteDecisions writes the decision file the layer reads (layer.conf's
+// decisions=PATH): "rank event source" lines, each rank's events in order.
+func WriteDecisions(path string, ds []Decision) error {
+	ds = append([]Decision(nil), ds...)
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Rank != ds[j].Rank {
+			return ds[i].Rank < ds[j].Rank
+		}
+		return ds[i].Event < ds[j].Event
+	})
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, d := range ds {
+		fmt.Fprintf(w, "%d %d %d\n", d.Rank, d.Event, d.Source)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Complete returns decisions that replay run r exactly: every wildcard event
+// that matched, forced to the source it matched.
+func Complete(r *trace.Run) []Decision {
+	var ds []Decision
+	for _, p := range Points(r) {
+		ds = append(ds, Decision{p.Rank, p.Wild.Event, p.Wild.Source})
+	}
+	return ds
+}
+
+// Branch is the deviation that made an interleaving: one wildcard event
+// forced to another source than it matched in the interleaving it came from.
+type Branch struct {
+	From        int // the interleaving it deviates from
+	Rank        int
+	Event       uint64
+	PC          uint64         // the event's call site
+	Proc        *trace.Process // the rank in the run it deviates from (where PC is mapped)
+	Was, Forced Alt
+}
+
+// Interleaving is one execution of the program.
+type Interleaving struct {
+	N          int // 1 for the first, free run
+	Decisions  []Decision
+	Branch     *Branch
+	Run        *trace.Run
+	Infeasible bool // a forced match could not happen: not a real execution
+	Errors     bool // checks found errors in it
+}
+
+// Infeasible reports whether run r, which stopped without finishing (deadlock
+// or time limit), stopped in a forced wildcard event that never matched: the
+// forced source never sent a message it could take, which the program's own
+// wildcard would not have waited for (another interleaving covers what it
+// would have matched), so the stop is not an error of the program.
+func Infeasible(r *trace.Run) bool {
+	for _, p := range r.Procs {
+		for _, w := range p.Wild {
+			if !w.Matched && !w.Cancelled && forced(&Point{Proc: p, Wild: w}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forced reports whether a decision imposed p's match.
+func forced(p *Point) bool {
+	anySource := int64(-1)
+	if v, ok := p.Proc.Const("MPI_ANY_SOURCE"); ok {
+		anySource = int64(v)
+	}
+	return p.Wild.Forced != anySource
+}
+
+// Runner executes the program with the given decisions forced and returns
+// the interleaving, checked (Errors set). n numbers it.
+type Runner func(n int, ds []Decision, b *Branch) (*Interleaving, error)
+
+// Options bound the exploration.
+type Options struct {
+	MaxInterleavings int           // 0: no limit
+	Budget           time.Duration // 0: no limit
+	MixingBound      int           // -1: unbounded; K: at most K+1 nested deviations from a run's own matches (§5.3.5.2)
+	FirstError       bool          // stop at the first interleaving with errors
+	Progress         func(Progress)
+}
+
+// Progress is the state of an exploration.
+type Progress struct {
+	Done, Frontier, Infeasible int
+	Elapsed                    time.Duration
+}
+
+// Stats says how an exploration ended.
+type Stats struct {
+	Interleavings int // executions, including infeasible ones
+	Infeasible    int
+	Complete      bool   // every outcome was covered (within the mixing bound)
+	Stopped       string // why not, otherwise
+}
+
+type explorer struct {
+	o     Options
+	run   Runner
+	start time.Time
+	n     int
+	prog  Progress
+	stop  string
+}
+
+// Explore runs the depth-first search of seed 000 Fig. 5.23 from the first
+// interleaving: for each matched wildcard event, latest first, and each of
+// its alternatives, replay with every earlier event (in Key order) forced to
+// what it matched and this one forced to the alternative; then explore the
+// events after it in that replay the same way. Events before the deviation do
+// not depend on it (their clocks are smaller), so the forced matches can
+// happen; an event's alternatives are tried once, in the subtree of the run
+// that found them.
+func Explore(first *Interleaving, run Runner, o Options) Stats {
+	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
+	x.prog.Done = 1
+	if !(o.FirstError && first.Errors) {
+		x.explore(first, nil, 0)
+	} else {
+		x.stop = "stopped at the first interleaving with errors"
+	}
+	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Complete: x.stop == "", Stopped: x.stop}
+}
+
+func (x *explorer) report() {
+	if x.o.Progress != nil {
+		x.prog.Elapsed = time.Since(x.start)
+		x.o.Progress(x.prog)
+	}
+}
+
+// explore covers the events of il after bound; false if the search stops.
+func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
+	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
+		return true
+	}
+	ps := Points(il.Run)
+	var todo []*Point
+	for _, p := range ps {
+		// Forced events were decided by the runs this one comes from.
+		if len(p.Alts) > 0 && !p.Wild.Quiet && !forced(p) && (bound == nil || bound.Less(p.Key())) {
+			todo = append(todo, p)
+		}
+	}
+	pending := 0
+	for _, p := range todo {
+		pending += len(p.Alts)
+	}
+	x.prog.Frontier += pending
+	defer func() { x.prog.Frontier -= pending }()
+	for i := len(todo) - 1; i >= 0; i-- {
+		p := todo[i]
+		key := p.Key()
+		var prefix []Decision
+		for _, q := range ps {
+			if q.Key().Less(key) {
+				prefix = append(prefix, Decision{q.Rank, q.Wild.Event, q.Wild.Source})
+			}
+		}
+		for _, alt := range p.Alts {
+			pending--
+			x.prog.Frontier--
+			if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
+				x.stop = fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings)
+				return false
+			}
+			if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
+				x.stop = fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget)
+				return false
+			}
+			ds := append(append([]Decision(nil), prefix...), Decision{p.Rank, p.Wild.Event, alt.Source})
+			b := &Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, PC: p.Wild.PC, Proc: p.Proc,
+				Was: Alt{p.Wild.Source, p.Wild.World}, Forced: alt}
+			x.n++
+			child, err := x.run(x.n, ds, b)
+			x.prog.Done++
+			if err != nil {
+				x.stop = err.Error()
+				return false
+			}
+			if child.Infeasible {
+				x.prog.Infeasible++
+				x.report()
+				continue
+			}
+			x.report()
+			if x.o.FirstError && child.Errors {
+				x.stop = "stopped at the first interleaving with errors"
+				return false
+			}
+			if !x.explore(child, &key, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,114 @@
+// Package explore covers the nondeterminism of an MPI program by replay, as
+// DAMPI does (seed 000, §5.3): from the clocks and wildcard events the ranks
+// logged (layer/src/clocks.c), it finds which other sources each wildcard
+// receive or probe could have matched, and runs the program again with
+// decisions that force them, depth first, until every outcome is covered or a
+// bound is reached.
+package explore
+
+import (
+	"sort"
+
+	"mpivet/trace"
+)
+
+// Alt is a source a wildcard event could have matched instead.
+type Alt struct {
+	Source int64 // rank in the event's communicator: what a decision forces
+	World  int   // its rank in MPI_COMM_WORLD, for reports (-1 unknown)
+}
+
+// Point is a matched wildcard event of a run, with its alternatives.
+type Point struct {
+	Rank  int // world rank of the process
+	Proc  *trace.Process
+	Wild  *trace.Wildcard
+	Alts  []Alt
+	clock uint64
+}
+
+// Key orders points: by final clock, then rank, then event number. An event
+// that matches-before another has a smaller clock (seed 000, Lemma 5.1/5.2),
+// so every point is after all those it may depend on.
+type Key struct {
+	Clock uint64
+	Rank  int
+	Event uint64
+}
+
+// Less reports whether k is before l.
+func (k Key) Less(l Key) bool {
+	if k.Clock != l.Clock {
+		return k.Clock < l.Clock
+	}
+	if k.Rank != l.Rank {
+		return k.Rank < l.Rank
+	}
+	return k.Event < l.Event
+}
+
+// Key returns the point's position in the order.
+func (p *Point) Key() Key { return Key{p.Wild.Clock, p.Rank, p.Wild.Event} }
+
+// Points returns the matched wildcard events of a run in Key order, each
+// with the sources it could have matched instead.
+func Points(r *trace.Run) []*Point {
+	var ps []*Point
+	for _, p := range r.Procs {
+		if p.Rank < 0 {
+			continue
+		}
+		alts := Potential(p)
+		for _, w := range p.Wild {
+			if w.Matched {
+				ps = append(ps, &Point{Rank: p.Rank, Proc: p, Wild: w, Alts: alts[w.Event], clock: w.Clock})
+			}
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Key().Less(ps[j].Key()) })
+	return ps
+}
+
+// Potential computes the potential matches of one rank's wildcard events
+// from the late messages it logged (seed 000, Theorem 5.3/5.5): a message m
+// from source s, taken by a receive posted after wildcard event e, could have
+// matched e if e is on the same communicator, e's tag accepts m's, e matched
+// another source, and m's clock does not say it was sent after e matched
+// (m.clock <= e.clock; with vector clocks the rank's own component, which
+// makes the test exact).
+func Potential(p *trace.Process) map[uint64][]Alt {
+	anyTag := int64(-1)
+	if v, ok := p.Const("MPI_ANY_TAG"); ok {
+		anyTag = int64(v)
+	}
+	// events by communicator, sorted by clock, so that a message only meets
+	// the events whose clock is at least its own
+	byComm := map[uint64][]*trace.Wildcard{}
+	for _, w := range p.Wild {
+		if w.Matched && !w.Quiet {
+			byComm[w.Comm] = append(byComm[w.Comm], w)
+		}
+	}
+	for _, ws := range byComm {
+		sort.Slice(ws, func(i, j int) bool { return ws[i].Clock < ws[j].Clock })
+	}
+	alts := map[uint64][]Alt{}
+	seen := map[[2]int64]bool{}
+	for _, m := range p.Late {
+		ws := byComm[m.Comm]
+		for i := sort.Search(len(ws), func(i int) bool { return ws[i].Clock >= m.Clock }); i < len(ws); i++ {
+			e := ws[i]
+			if e.Event >= m.Before || e.Source == m.Source || (e.Tag != anyTag && e.Tag != m.Tag) {
+				continue
+			}
+			if k := [2]int64{int64(e.Event), m.Source}; !seen[k] {
+				seen[k] = true
+				alts[e.Event] = append(alts[e.Event], Alt{Source: m.Source, World: m.World})
+			}
+		}
+	}
+	for _, as := range alts {
+		sort.Slice(as, func(i, j int) bool { return as[i].Source < as[j].Source })
+	}
+	return alts
+}

@@ -1,0 +1,1055 @@
+/*
+ * mpivet clock protocol: the per-rank half of the exploration of MPI
+ * nondeterminism (seed 000, DAMPI, ch. 5). The Go side (package explore)
+ * computes potential matches from what this file logs and decides which
+ * replays to run; a rank only:
+ *
+ *   - keeps a lazy Lamport clock (LLCP) or a lazy vector clock (LVCP) with the
+ *     update rules R1-R5 of §5.1.2;
+ *   - piggybacks it on every message, as a separate message on a shadow
+ *     communicator (a dup of each of the program's communicators);
+ *   - logs each wildcard event (a receive or probe with MPI_ANY_SOURCE) when
+ *     it starts and when it matches, with its final clock, and each incoming
+ *     message whose clock says it may be late for an earlier wildcard event;
+ *   - in a guided replay, rewrites the source of the wildcard events the
+ *     decision file names (rank, event number, source), leaving later events
+ *     free.
+ *
+ * Piggybacks travel separately, which works for collectives and costs no
+ * datatype per message, but the seed (§2.4.2) shows how separate piggybacks
+ * get attached to the wrong message once wildcard receives complete out of
+ * order. Here the piggyback of a receive is received when the receive
+ * completes, on the shadow communicator, from the message's source and with
+ * its tag, and never before every earlier-posted receive that could have taken
+ * that message has had its own: by the non-overtaking rule such a receive has
+ * already matched, so its status is available (MPI_Request_get_status), and
+ * piggybacks of one (source, tag) are then received in the order their
+ * messages were matched, which is the order they were sent. The same step is
+ * the seed's CompleteNow: pending wildcard receives that matched before a
+ * completing receive get their final clocks first, in order.
+ *
+ * Synchronous sends carry their clock like any other send: no portable way
+ * exists to return the receiver's clock with the acknowledgement (the seed
+ * patched MPICH), so a receive's clock may be missing from events after the
+ * matching synchronous send, which can only add potential matches; the
+ * explorer recognises a forced match that cannot happen (the forced receive
+ * never completes) and does not report it.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpivet.h"
+#include "generated/ids.h"
+
+int mpivet_ck_on;
+
+enum { OFF, LAMPORT, VECTOR };
+static int mode = LAMPORT; /* from layer.conf: clocks=lamport|vector|off */
+static int me, np;         /* rank and size in MPI_COMM_WORLD */
+static uint64_t *clk;      /* 1 word (Lamport) or np words (vector) */
+static int pbn;            /* words piggybacked */
+static uint64_t events;    /* wildcard events started */
+static uint64_t newest;    /* own clock at the newest matched wildcard event */
+static int matched_any;    /* some wildcard event has matched */
+static int quiet;          /* inside MPI_Pcontrol(0) ... MPI_Pcontrol(1): do not explore */
+static char decisions_path[4096];
+static int gdb_rank = -1;
+
+/* Guided replay: the forced sources of this rank's events, by event number. */
+static uint64_t *forced_event;
+static int *forced_src;
+static size_t nforced;
+
+static inline uint64_t *own(void) { return mode == VECTOR ? &clk[me] : &clk[0]; }
+
+static void merge(const uint64_t *pb)
+{
+	for (int i = 0; i < pbn; i++)
+		if (pb[i] > clk[i])
+			clk[i] = pb[i];
+}
+
+static void record(unsigned id, const uint64_t *w, uint64_t n)
+{
+	uint64_t off, *p = mpivet_begin(n, &off);
+	if (!p)
+		return;
+	memcpy(p, w, n * 8);
+	mpivet_commit(off, n, id, MPIVET_KIND_META);
+}
+
+/* ---- Shadow communicators ---- */
+
+struct shadow {
+	uint64_t key; /* the program's communicator (0: empty slot, 1: deleted) */
+	MPI_Comm comm, sh;
+	MPI_Group peers; /* the group sources are ranks of (remote group of an intercomm) */
+	uint64_t serial; /* per-rank number: handles are reused, serials are not */
+	int inter;
+};
+static struct shadow *shadows;
+static size_t nshadows, capshadows;
+static uint64_t serials;
+static MPI_Group world_group;
+
+static size_t hash(uint64_t k, size_t cap) { return (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1); }
+
+static struct shadow *find(MPI_Comm c)
+{
+	uint64_t k = MPIVET_H(c);
+	if (!capshadows)
+		return NULL;
+	for (size_t i = hash(k, capshadows);; i = (i + 1) & (capshadows - 1)) {
+		if (shadows[i].key == k)
+			return &shadows[i];
+		if (shadows[i].key == 0)
+			return NULL;
+	}
+}
+
+static struct shadow *insert(MPI_Comm c)
+{
+	if ((nshadows + 1) * 2 > capshadows) {
+		size_t cap = capshadows ? capshadows * 2 : 64;
+		struct shadow *t = calloc(cap, sizeof *t), *old = shadows;
+		for (size_t j = 0; j < capshadows; j++)
+			if (old[j].key > 1) {
+				size_t i = hash(old[j].key, cap);
+				while (t[i].key)
+					i = (i + 1) & (cap - 1);
+				t[i] = old[j];
+			}
+		free(old);
+		shadows = t, capshadows = cap;
+	}
+	uint64_t k = MPIVET_H(c);
+	size_t i = hash(k, capshadows);
+	while (shadows[i].key > 1 && shadows[i].key != k)
+		i = (i + 1) & (capshadows - 1);
+	if (shadows[i].key != k)
+		nshadows++;
+	memset(&shadows[i], 0, sizeof shadows[i]);
+	shadows[i].key = k;
+	return &shadows[i];
+}
+
+/* shadow_of gives c its shadow: a duplicate, collective over c's members,
+ * made where all of them create c. */
+static void shadow_of(MPI_Comm c, MPI_Comm sh)
+{
+	if (c == MPI_COMM_NULL)
+		return;
+	struct shadow *s = insert(c);
+	s->comm = c;
+	s->sh = sh;
+	s->serial = ++serials;
+	PMPI_Comm_test_inter(c, &s->inter);
+	if (s->inter)
+		PMPI_Comm_remote_group(c, &s->peers);
+	else
+		PMPI_Comm_group(c, &s->peers);
+}
+
+static void shadow_dup(MPI_Comm c)
+{
+	MPI_Comm sh;
+	if (c != MPI_COMM_NULL && PMPI_Comm_dup(c, &sh) == MPI_SUCCESS)
+		shadow_of(c, sh);
+}
+
+static void shadow_free(MPI_Comm c)
+{
+	struct shadow *s = find(c);
+	if (!s)
+		return;
+	PMPI_Comm_free(&s->sh);
+	PMPI_Group_free(&s->peers);
+	s->key = 1;
+}
+
+/* world is the MPI_COMM_WORLD rank of rank r of s's peers (rare path). */
+static int world(struct shadow *s, int r)
+{
+	int w = -1;
+	if (r >= 0 && PMPI_Group_translate_ranks(s->peers, 1, &r, world_group, &w) != MPI_SUCCESS)
+		w = -1;
+	return w;
+}
+
+/* ---- Sending piggybacks ---- */
+
+/* A ring of piggyback send buffers; a slot is reused once its send is done. */
+#define RING 256
+static uint64_t *ring;
+static MPI_Request ring_req[RING];
+static unsigned ring_next;
+
+static void send_pb(int dest, int tag, MPI_Comm c)
+{
+	struct shadow *s;
+	if (dest == MPI_PROC_NULL || !(s = find(c)))
+		return;
+	unsigned k = ring_next++ % RING;
+	if (ring_req[k] != MPI_REQUEST_NULL)
+		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+	memcpy(&ring[(size_t)k * pbn], clk, pbn * 8);
+	PMPI_Isend(&ring[(size_t)k * pbn], pbn, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
+}
+
+/* ---- Requests ---- */
+
+enum { RECV = 1, PRECV, PSEND, COLL };
+
+struct req {
+	MPI_Request h;
+	int kind, active, resolved;
+	int wild, src, tag, orig_src; /* src as posted (after forcing); orig_src as the program wrote it */
+	int dest;                     /* persistent send */
+	struct shadow *sh;
+	uint64_t event, before, logref, seq;
+	struct req *qprev, *qnext; /* receives whose piggyback is still to come, in posting order */
+	struct req *hnext;         /* hash chain */
+	MPI_Request aux;           /* clock collective of a nonblocking collective */
+	uint64_t *buf;             /* its clocks */
+	/* persistent receive, to re-create it with a forced source */
+	void *pbuf;
+	int count;
+	MPI_Datatype type;
+	MPI_Comm comm;
+	MPI_Comm *newcomm; /* MPI_Comm_idup: the new communicator, valid at completion */
+};
+
+#define RBUCKETS 4096
+static struct req *rtab[RBUCKETS];
+static struct req *qhead, *qtail;
+static uint64_t seqs;
+
+static struct req **rslot(MPI_Request h)
+{
+	uint64_t k = MPIVET_H(h);
+	return &rtab[(size_t)((k * 0x9E3779B97F4A7C15ULL) >> 40) & (RBUCKETS - 1)];
+}
+
+static struct req *rfind(MPI_Request h)
+{
+	if (h == MPI_REQUEST_NULL)
+		return NULL;
+	for (struct req *r = *rslot(h); r; r = r->hnext)
+		if (r->h == h)
+			return r;
+	return NULL;
+}
+
+static struct req *radd(MPI_Request h, int kind)
+{
+	struct req *r = calloc(1, sizeof *r);
+	r->h = h;
+	r->kind = kind;
+	struct req **b = rslot(h);
+	r->hnext = *b;
+	*b = r;
+	return r;
+}
+
+static void runhash(struct req *r)
+{
+	for (struct req **p = rslot(r->h); *p; p = &(*p)->hnext)
+		if (*p == r) {
+			*p = r->hnext;
+			return;
+		}
+}
+
+static void enqueue(struct req *r)
+{
+	r->seq = ++seqs;
+	r->resolved = 0;
+	r->qnext = NULL;
+	r->qprev = qtail;
+	if (qtail)
+		qtail->qnext = r;
+	else
+		qhead = r;
+	qtail = r;
+}
+
+static void dequeue(struct req *r)
+{
+	if (r->resolved)
+		return;
+	r->resolved = 1;
+	if (r->qprev)
+		r->qprev->qnext = r->qnext;
+	else
+		qhead = r->qnext;
+	if (r->qnext)
+		r->qnext->qprev = r->qprev;
+	else
+		qtail = r->qprev;
+	r->qprev = r->qnext = NULL;
+}
+
+static void rfree(struct req *r)
+{
+	dequeue(r);
+	runhash(r);
+	free(r->buf);
+	free(r);
+}
+
+/* ---- Wildcard events and the arrival of messages ---- */
+
+/* forced returns the source decided for event e, or MPI_ANY_SOURCE. */
+static int forced(uint64_t e)
+{
+	size_t lo = 0, hi = nforced;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (forced_event[m] < e)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < nforced && forced_event[lo] == e ? forced_src[lo] : MPI_ANY_SOURCE;
+}
+
+enum { EV_RECV = 1, EV_PROBE = 2 };
+
+/* start_event numbers a wildcard event and logs it. */
+static uint64_t start_event(int kind, struct shadow *s, int tag, int src, uint64_t logref)
+{
+	uint64_t e = events++;
+	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
+	record(MPIVET_META_WILDCARD, w, sizeof w / 8);
+	return e;
+}
+
+/* matched gives wildcard event e its final clock (rule R4). */
+static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelled)
+{
+	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
+	record(MPIVET_META_MATCHED, w, sizeof w / 8);
+	if (cancelled)
+		return;
+	newest = *own();
+	matched_any = 1;
+	++*own();
+}
+
+/* arrived applies the clock pb of a message from src with tag, taken by a
+ * receive posted after `before` wildcard events (rule R4's last step), and
+ * logs it if it may be late for one of them (Definition 5.1). */
+static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint64_t before, uint64_t logref)
+{
+	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
+	if (matched_any && m <= newest && before > 0) {
+		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_bc_pc};
+		record(MPIVET_META_LATE, w, sizeof w / 8);
+	}
+	merge(pb);
+}
+
+static uint64_t *scratch_pb(void)
+{
+	static uint64_t *b;
+	if (!b)
+		b = calloc(pbn, 8);
+	return b;
+}
+
+static void finish(struct req *r, const MPI_Status *st);
+
+/* settle_before gives the piggyback to every receive posted before seq on s
+ * that could have taken a message from src with tag: they have matched. */
+static void settle_before(uint64_t seq, struct shadow *s, int src, int tag)
+{
+again:
+	for (struct req *y = qhead; y && y->seq < seq; y = y->qnext) {
+		if (y->sh != s || (y->src != MPI_ANY_SOURCE && y->src != src) || (y->tag != MPI_ANY_TAG && y->tag != tag))
+			continue;
+		MPI_Status st;
+		int flag = 0;
+		while (!flag)
+			if (PMPI_Request_get_status(y->h, &flag, &st) != MPI_SUCCESS)
+				break;
+		if (!flag) {
+			dequeue(y); /* an error: nothing more can be learnt from it */
+			goto again;
+		}
+		finish(y, &st);
+		goto again; /* finish may have settled others */
+	}
+}
+
+/* receive_pb takes the piggyback of the message a receive (posted at seq)
+ * took from src with tag, after those of earlier receives. */
+static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_t *pb)
+{
+	settle_before(seq, s, src, tag);
+	PMPI_Recv(pb, pbn, MPI_UINT64_T, src, tag, s->sh, MPI_STATUS_IGNORE);
+}
+
+/* finish handles a nonblocking receive that has matched, with its status. */
+static void finish(struct req *r, const MPI_Status *st)
+{
+	if (r->resolved)
+		return;
+	int cancelled = 0;
+	PMPI_Test_cancelled(st, &cancelled);
+	if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) {
+		if (r->wild)
+			matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 1);
+		dequeue(r);
+		return;
+	}
+	dequeue(r); /* before settling others: it is being settled */
+	uint64_t *pb = scratch_pb();
+	settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
+	PMPI_Recv(pb, pbn, MPI_UINT64_T, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh, MPI_STATUS_IGNORE);
+	if (r->wild)
+		matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 0);
+	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
+}
+
+/* ---- Per-call state between the pre and post hooks ---- */
+
+static struct {
+	int wild;           /* the call is a wildcard receive or probe */
+	int src;            /* source as the program wrote it */
+	uint64_t event;     /* its event, if wild and already numbered */
+	uint64_t before;    /* wildcard events started before it */
+	MPI_Request *snap;  /* request handles on entry (completion calls) */
+	int nsnap, capsnap;
+	MPI_Status *sts;    /* statuses supplied where the program ignores them */
+	int capsts;
+	MPI_Status *user_sts; /* the program's statuses argument */
+	int forced_any;     /* Waitany turned into one request */
+	MPI_Request *any_reqs;
+	int any_count;
+} cur;
+
+static void snapshot(const MPI_Request *rs, int n)
+{
+	if (n < 0 || !rs)
+		n = 0;
+	if (n > cur.capsnap) {
+		free(cur.snap);
+		cur.capsnap = n * 2;
+		cur.snap = malloc(cur.capsnap * sizeof *cur.snap);
+	}
+	if (n)
+		memcpy(cur.snap, rs, n * sizeof *rs);
+	cur.nsnap = n;
+}
+
+/* statuses makes *p (a statuses argument) a real array of n. */
+static void statuses(MPI_Status **p, int n)
+{
+	cur.user_sts = *p;
+	if (*p != MPI_STATUSES_IGNORE)
+		return;
+	if (n > cur.capsts) {
+		free(cur.sts);
+		cur.capsts = n * 2;
+		cur.sts = malloc(cur.capsts * sizeof *cur.sts);
+	}
+	*p = cur.sts;
+}
+
+/* completed handles request handle h (as it was on entry) completing with st. */
+static void completed(MPI_Request h, const MPI_Status *st)
+{
+	struct req *r = rfind(h);
+	if (!r)
+		return;
+	switch (r->kind) {
+	case RECV:
+		finish(r, st);
+		rfree(r);
+		break;
+	case PRECV:
+		if (r->active)
+			finish(r, st);
+		r->active = 0;
+		break;
+	case PSEND:
+		r->active = 0;
+		break;
+	case COLL:
+		PMPI_Wait(&r->aux, MPI_STATUS_IGNORE);
+		if (r->newcomm) { /* MPI_Comm_idup: its shadow is ready too */
+			MPI_Comm *sh = r->pbuf;
+			if (*r->newcomm != MPI_COMM_NULL)
+				shadow_of(*r->newcomm, *sh);
+			free(sh);
+		} else if (r->active)
+			merge(r->buf);
+		rfree(r);
+		break;
+	}
+}
+
+/* ---- Receives and probes ---- */
+
+/* wild_pre numbers a wildcard receive or probe and applies a decision. */
+static void wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
+{
+	cur.wild = *src == MPI_ANY_SOURCE;
+	cur.src = *src;
+	cur.before = events;
+	if (!cur.wild)
+		return;
+	int f = forced(events);
+	cur.event = start_event(kind, find(c), tag, f, logref);
+	if (f != MPI_ANY_SOURCE)
+		*src = f;
+}
+
+/* recv_post handles a blocking receive that returned status st. */
+static void recv_post(MPI_Comm c, int *src, const MPI_Status *st, uint64_t logref)
+{
+	struct shadow *s = find(c);
+	*src = cur.src;
+	if (!s || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	uint64_t *pb = scratch_pb();
+	receive_pb(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG, pb);
+	if (cur.wild)
+		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
+	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
+}
+
+/* probe_post handles a probe that found a message (flag true); claim: the
+ * message is now the program's (MPI_Mprobe), so its piggyback comes now. */
+static void probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, uint64_t logref)
+{
+	struct shadow *s = find(c);
+	int wild = cur.src == MPI_ANY_SOURCE;
+	*src = cur.src;
+	if (!s || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	if (wild && !cur.wild) /* MPI_Iprobe: an event only when it finds a message */
+		cur.event = start_event(EV_PROBE, s, st->MPI_TAG, forced(events), logref);
+	settle_before(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG);
+	if (wild)
+		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
+	if (claim) {
+		uint64_t *pb = scratch_pb();
+		PMPI_Recv(pb, pbn, MPI_UINT64_T, st->MPI_SOURCE, st->MPI_TAG, s->sh, MPI_STATUS_IGNORE);
+		arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
+	}
+}
+
+static struct req *post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, uint64_t logref)
+{
+	struct req *r = radd(h, kind);
+	r->sh = find(c);
+	r->src = src;
+	r->orig_src = cur.src;
+	r->tag = tag;
+	r->wild = cur.wild;
+	r->event = cur.event;
+	r->before = cur.before;
+	r->logref = logref;
+	return r;
+}
+
+/* start_precv starts persistent receive *h: a wildcard one is an event, and
+ * a forced one is re-created with the decided source (the program's handle
+ * variable gets the new request). */
+static void start_precv(MPI_Request *h, struct req *r, uint64_t logref)
+{
+	r->wild = r->orig_src == MPI_ANY_SOURCE;
+	r->before = events;
+	if (r->wild) {
+		int f = forced(events);
+		r->event = start_event(EV_RECV, r->sh, r->tag, f, logref);
+		int want = f != MPI_ANY_SOURCE ? f : MPI_ANY_SOURCE;
+		if (want != r->src) {
+			MPI_Request n;
+			if (PMPI_Recv_init(r->pbuf, r->count, r->type, want, r->tag, r->comm, &n) == MPI_SUCCESS) {
+				PMPI_Request_free(h);
+				runhash(r);
+				r->h = *h = n;
+				struct req **b = rslot(n);
+				r->hnext = *b;
+				*b = r;
+				r->src = want;
+			}
+		}
+	}
+	r->active = 1;
+	enqueue(r);
+}
+
+/* ---- Collectives ---- */
+
+/* sync makes a collective a clock synchronisation (Fig. 5.7): the clocks of
+ * those the data flows from reach those it flows to. Nonblocking: started
+ * now, applied when the program's request completes. */
+static void clock_sync(unsigned call, void **k, int rc)
+{
+	int kc = mpivet_call_k_comm[call], kr = mpivet_call_k_root[call], kq = mpivet_call_k_request[call];
+	if (rc != MPI_SUCCESS || kc < 0)
+		return;
+	MPI_Comm c = *(MPI_Comm *)k[kc];
+	struct shadow *s = find(c);
+	if (!s)
+		return;
+	int root = kr >= 0 ? *(int *)k[kr] : -1, rank = 0;
+	PMPI_Comm_rank(c, &rank);
+	enum { ALL, FROM_ROOT, TO_ROOT } how = ALL;
+	switch (call) {
+	case MPIVET_ID_MPI_Bcast: case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv:
+	case MPIVET_ID_MPI_Ibcast: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
+		how = FROM_ROOT;
+		break;
+	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Reduce:
+	case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv: case MPIVET_ID_MPI_Ireduce:
+		how = TO_ROOT;
+		break;
+	}
+	if (s->inter)
+		how = ALL; /* both groups' clocks: more than needed, never less */
+	if (kq >= 0) {
+		MPI_Request *user = *(MPI_Request **)k[kq];
+		if (!user || *user == MPI_REQUEST_NULL)
+			return;
+		/* one buffer: what comes in, then what goes out (both must live
+		 * until the operation completes) */
+		struct req *r = radd(*user, COLL);
+		r->buf = calloc(2 * (size_t)pbn, 8);
+		uint64_t *in = r->buf, *out = r->buf + pbn;
+		memcpy(in, clk, pbn * 8);
+		memcpy(out, clk, pbn * 8);
+		r->active = how != TO_ROOT || rank == root; /* whether it brings clocks here */
+		if (how == FROM_ROOT)
+			PMPI_Ibcast(in, pbn, MPI_UINT64_T, root, s->sh, &r->aux);
+		else if (how == TO_ROOT)
+			PMPI_Ireduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh, &r->aux);
+		else
+			PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, &r->aux);
+		return;
+	}
+	uint64_t *in = calloc(pbn, 8), *out = malloc(pbn * 8);
+	memcpy(out, clk, pbn * 8);
+	if (how == FROM_ROOT) {
+		memcpy(in, clk, pbn * 8);
+		PMPI_Bcast(in, pbn, MPI_UINT64_T, root, s->sh);
+		merge(in);
+	} else if (how == TO_ROOT) {
+		PMPI_Reduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh);
+		if (rank == root)
+			merge(in);
+	} else {
+		PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
+		merge(in);
+	}
+	free(in);
+	free(out);
+}
+
+/* ---- Set-up ---- */
+
+void mpivet_ck_config(const char *key, const char *value)
+{
+	if (strcmp(key, "clocks") == 0)
+		mode = strcmp(value, "vector") == 0 ? VECTOR : strcmp(value, "off") == 0 ? OFF : LAMPORT;
+	else if (strcmp(key, "decisions") == 0)
+		snprintf(decisions_path, sizeof decisions_path, "%s", value);
+	else if (strcmp(key, "gdb") == 0)
+		gdb_rank = atoi(value);
+}
+
+static int fortran_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size, (void)data;
+	const char *n = info->dlpi_name;
+	return n && (strstr(n, "libmpi_mpifh") || strstr(n, "libmpi_usempi") || strstr(n, "libmpifort"));
+}
+
+static void load_decisions(void)
+{
+	FILE *f = decisions_path[0] ? fopen(decisions_path, "r") : NULL;
+	if (!f)
+		return;
+	size_t cap = 0;
+	long rank, src;
+	unsigned long long ev;
+	while (fscanf(f, "%ld %llu %ld", &rank, &ev, &src) == 3) {
+		if (rank != me)
+			continue;
+		if (nforced == cap) {
+			cap = cap ? cap * 2 : 64;
+			forced_event = realloc(forced_event, cap * sizeof *forced_event);
+			forced_src = realloc(forced_src, cap * sizeof *forced_src);
+		}
+		forced_event[nforced] = ev;
+		forced_src[nforced++] = (int)src;
+	}
+	fclose(f);
+	/* sorted by event number: the file lists a rank's events in order */
+}
+
+/* wait_for_gdb stops the rank the user wants to debug until a debugger is
+ * attached to it (replay --gdb RANK). */
+static void wait_for_gdb(void)
+{
+	fprintf(stderr, "mpivet: rank %d (pid %d) waits for a debugger: gdb -p %d  (then: continue)\n", me, (int)getpid(), (int)getpid());
+	for (;;) {
+		char line[256];
+		FILE *f = fopen("/proc/self/status", "r");
+		int traced = 0;
+		while (f && fgets(line, sizeof line, f))
+			if (strncmp(line, "TracerPid:", 10) == 0)
+				traced = atoi(line + 10) != 0;
+		if (f)
+			fclose(f);
+		if (traced)
+			return;
+		sleep(1);
+	}
+}
+
+static void start(int provided)
+{
+	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+	PMPI_Comm_size(MPI_COMM_WORLD, &np);
+	if (gdb_rank == me)
+		wait_for_gdb();
+	const char *why = NULL;
+	if (mode == OFF)
+		why = "--clocks=off";
+	else if (dl_iterate_phdr(fortran_lib, NULL))
+		why = "the program calls MPI from Fortran, which the clock protocol does not cover yet";
+	else if (provided == MPI_THREAD_MULTIPLE)
+		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
+	uint64_t w[2 + 64] = {why ? 0 : (uint64_t)mode, (uint64_t)me};
+	size_t n = why ? strlen(why) : 0;
+	if (n > 63 * 8)
+		n = 63 * 8;
+	w[2] = n;
+	if (n)
+		memcpy(&w[3], why, n);
+	record(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
+	if (why)
+		return;
+	pbn = mode == VECTOR ? np : 1;
+	clk = calloc(pbn, 8);
+	ring = calloc((size_t)RING * pbn, 8);
+	for (int i = 0; i < RING; i++)
+		ring_req[i] = MPI_REQUEST_NULL;
+	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+	shadow_dup(MPI_COMM_WORLD);
+	shadow_dup(MPI_COMM_SELF);
+	load_decisions();
+	mpivet_ck_on = 1;
+}
+
+/* ---- The hooks ---- */
+
+#define ARG(T, name) (*(T *)k[name])
+
+void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
+{
+	cur.wild = 0;
+	cur.src = MPI_ANY_SOURCE + 1;
+	cur.user_sts = NULL;
+	cur.forced_any = 0;
+	switch (call) {
+	case MPIVET_ID_MPI_Recv:
+		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Recv_source), ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Irecv:
+		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Irecv_source), ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Sendrecv:
+		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(int, MPIVET_K_MPI_Sendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Sendrecv_replace:
+		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(int, MPIVET_K_MPI_Sendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Probe:
+		wild_pre(EV_PROBE, &ARG(int, MPIVET_K_MPI_Probe_source), ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Mprobe:
+		wild_pre(EV_PROBE, &ARG(int, MPIVET_K_MPI_Mprobe_source), ARG(int, MPIVET_K_MPI_Mprobe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Mprobe_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Iprobe:
+	case MPIVET_ID_MPI_Improbe: {
+		/* numbered only when a message is found; the decision for the next
+		 * event applies to every attempt until then */
+		int *src = call == MPIVET_ID_MPI_Iprobe ? &ARG(int, MPIVET_K_MPI_Iprobe_source) : &ARG(int, MPIVET_K_MPI_Improbe_source);
+		cur.src = *src;
+		cur.before = events;
+		if (*src == MPI_ANY_SOURCE) {
+			int f = forced(events);
+			if (f != MPI_ANY_SOURCE)
+				*src = f;
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Start: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Start_request);
+		struct req *r = h ? rfind(*h) : NULL;
+		if (r && r->kind == PRECV)
+			start_precv(h, r, logref);
+		break;
+	}
+	case MPIVET_ID_MPI_Startall: {
+		int n = ARG(int, MPIVET_K_MPI_Startall_count);
+		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Startall_array_of_requests);
+		for (int i = 0; hs && i < n; i++) {
+			struct req *r = rfind(hs[i]);
+			if (r && r->kind == PRECV)
+				start_precv(&hs[i], r, logref);
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Wait:
+	case MPIVET_ID_MPI_Test: {
+		MPI_Request *h = ARG(MPI_Request *, 0);
+		snapshot(h, h ? 1 : 0);
+		break;
+	}
+	case MPIVET_ID_MPI_Request_get_status:
+		snapshot(&ARG(MPI_Request, 0), 1);
+		break;
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany:
+		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		break;
+	case MPIVET_ID_MPI_Waitall:
+		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Waitall_array_of_statuses), ARG(int, 0));
+		break;
+	case MPIVET_ID_MPI_Testall:
+		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Testall_array_of_statuses), ARG(int, 0));
+		break;
+	case MPIVET_ID_MPI_Waitsome:
+		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Waitsome_array_of_statuses), ARG(int, 0));
+		break;
+	case MPIVET_ID_MPI_Testsome:
+		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Testsome_array_of_statuses), ARG(int, 0));
+		break;
+	case MPIVET_ID_MPI_Request_free: {
+		MPI_Request *h = ARG(MPI_Request *, 0);
+		struct req *r = h ? rfind(*h) : NULL;
+		/* a receive freed while pending takes its piggyback with it: it can
+		 * no longer be settled (see the notes) */
+		if (r && (r->kind == RECV || r->kind == PSEND || (r->kind == PRECV && !r->active)))
+			rfree(r);
+		else if (r)
+			dequeue(r);
+		break;
+	}
+	case MPIVET_ID_MPI_Comm_free:
+	case MPIVET_ID_MPI_Comm_disconnect: {
+		MPI_Comm *c = ARG(MPI_Comm *, 0);
+		if (c)
+			shadow_free(*c);
+		break;
+	}
+	case MPIVET_ID_MPI_Pcontrol:
+		quiet = ARG(const int, 0) == 0;
+		break;
+	case MPIVET_ID_MPI_Finalize:
+		for (int i = 0; i < RING; i++)
+			if (ring_req[i] != MPI_REQUEST_NULL)
+				PMPI_Wait(&ring_req[i], MPI_STATUS_IGNORE);
+		mpivet_ck_on = 0;
+		break;
+	}
+}
+
+void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
+{
+	if (call == MPIVET_ID_MPI_Init || call == MPIVET_ID_MPI_Init_thread) {
+		int provided = MPI_THREAD_SINGLE;
+		if (rc == MPI_SUCCESS && call == MPIVET_ID_MPI_Init_thread)
+			provided = *ARG(int *, MPIVET_K_MPI_Init_thread_provided);
+		if (rc == MPI_SUCCESS)
+			start(provided);
+		return;
+	}
+	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
+	switch (call) {
+	case MPIVET_ID_MPI_Send: case MPIVET_ID_MPI_Bsend: case MPIVET_ID_MPI_Ssend: case MPIVET_ID_MPI_Rsend:
+	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
+		/* every send has dest, tag, comm as parameters 3, 4, 5 */
+		if (ok)
+			send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5));
+		break;
+	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init: case MPIVET_ID_MPI_Rsend_init: {
+		MPI_Request *h = ARG(MPI_Request *, 6);
+		if (ok && h && *h != MPI_REQUEST_NULL) {
+			struct req *r = radd(*h, PSEND);
+			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Recv_init: {
+		MPI_Request *h = ARG(MPI_Request *, 6);
+		if (ok && h && *h != MPI_REQUEST_NULL) {
+			struct req *r = radd(*h, PRECV);
+			r->sh = find(ARG(MPI_Comm, 5));
+			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
+			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1), r->type = ARG(MPI_Datatype, 2);
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
+		MPI_Request *hs = call == MPIVET_ID_MPI_Start ? ARG(MPI_Request *, 0) : ARG(MPI_Request *, 1);
+		int n = call == MPIVET_ID_MPI_Start ? 1 : ARG(int, 0);
+		for (int i = 0; ok && hs && i < n; i++) {
+			struct req *r = rfind(hs[i]);
+			if (r && r->kind == PSEND) {
+				r->active = 1;
+				send_pb(r->dest, r->tag, r->comm);
+			}
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Recv:
+		if (ok)
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), &ARG(int, MPIVET_K_MPI_Recv_source), ARG(MPI_Status *, MPIVET_K_MPI_Recv_status), logref);
+		break;
+	case MPIVET_ID_MPI_Sendrecv:
+		if (ok) {
+			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm));
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_status), logref);
+		}
+		break;
+	case MPIVET_ID_MPI_Sendrecv_replace:
+		if (ok) {
+			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm));
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_replace_status), logref);
+		}
+		break;
+	case MPIVET_ID_MPI_Irecv: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
+		int *src = &ARG(int, MPIVET_K_MPI_Irecv_source);
+		if (ok && h && *h != MPI_REQUEST_NULL)
+			enqueue(post_recv(*h, RECV, *src, ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref));
+		*src = cur.src;
+		break;
+	}
+	case MPIVET_ID_MPI_Probe:
+		if (ok)
+			probe_post(ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), &ARG(int, MPIVET_K_MPI_Probe_source), ARG(MPI_Status *, MPIVET_K_MPI_Probe_status), 0, logref);
+		break;
+	case MPIVET_ID_MPI_Mprobe:
+		if (ok)
+			probe_post(ARG(MPI_Comm, MPIVET_K_MPI_Mprobe_comm), &ARG(int, MPIVET_K_MPI_Mprobe_source), ARG(MPI_Status *, MPIVET_K_MPI_Mprobe_status), 1, logref);
+		break;
+	case MPIVET_ID_MPI_Iprobe:
+		if (ok && *ARG(int *, MPIVET_K_MPI_Iprobe_flag))
+			probe_post(ARG(MPI_Comm, MPIVET_K_MPI_Iprobe_comm), &ARG(int, MPIVET_K_MPI_Iprobe_source), ARG(MPI_Status *, MPIVET_K_MPI_Iprobe_status), 0, logref);
+		ARG(int, MPIVET_K_MPI_Iprobe_source) = cur.src;
+		break;
+	case MPIVET_ID_MPI_Improbe:
+		if (ok && *ARG(int *, MPIVET_K_MPI_Improbe_flag))
+			probe_post(ARG(MPI_Comm, MPIVET_K_MPI_Improbe_comm), &ARG(int, MPIVET_K_MPI_Improbe_source), ARG(MPI_Status *, MPIVET_K_MPI_Improbe_status), 1, logref);
+		ARG(int, MPIVET_K_MPI_Improbe_source) = cur.src;
+		break;
+	case MPIVET_ID_MPI_Wait:
+		if (ok && cur.nsnap)
+			completed(cur.snap[0], ARG(MPI_Status *, 1));
+		break;
+	case MPIVET_ID_MPI_Test:
+		if (ok && cur.nsnap && *ARG(int *, 1))
+			completed(cur.snap[0], ARG(MPI_Status *, 2));
+		break;
+	case MPIVET_ID_MPI_Request_get_status:
+		if (ok && *ARG(int *, 1)) {
+			struct req *r = rfind(cur.snap[0]);
+			if (r && (r->kind == RECV || r->kind == PRECV)) {
+				finish(r, ARG(MPI_Status *, 2)); /* its Wait will find it settled */
+			}
+		}
+		break;
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany: {
+		int *idx = ARG(int *, 2);
+		int flag = call == MPIVET_ID_MPI_Waitany || *ARG(int *, 3);
+		MPI_Status *st = ARG(MPI_Status *, call == MPIVET_ID_MPI_Waitany ? 3 : 4);
+		if (ok && flag && idx && *idx != MPI_UNDEFINED && *idx >= 0 && *idx < cur.nsnap)
+			completed(cur.snap[*idx], st);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitall:
+	case MPIVET_ID_MPI_Testall: {
+		MPI_Status **stp = &ARG(MPI_Status *, 2);
+		int flag = call == MPIVET_ID_MPI_Waitall || *ARG(int *, 2);
+		if (call == MPIVET_ID_MPI_Testall)
+			stp = &ARG(MPI_Status *, 3);
+		if (ok && flag)
+			for (int i = 0; i < cur.nsnap; i++)
+				completed(cur.snap[i], &(*stp)[i]);
+		*stp = cur.user_sts;
+		break;
+	}
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome: {
+		int out = *ARG(int *, 2);
+		int *idx = ARG(int *, 3);
+		MPI_Status **stp = &ARG(MPI_Status *, 4);
+		if (ok && out != MPI_UNDEFINED)
+			for (int i = 0; i < out; i++)
+				if (idx[i] >= 0 && idx[i] < cur.nsnap)
+					completed(cur.snap[idx[i]], &(*stp)[i]);
+		*stp = cur.user_sts;
+		break;
+	}
+	default:
+		if (!ok)
+			break;
+		if (mpivet_call_flags[call] & MPIVET_CALL_NEWCOMM) {
+			/* the new communicator is the last MPI_Comm* parameter */
+			if (call == MPIVET_ID_MPI_Comm_idup)
+				break;
+			MPI_Comm *c = NULL;
+			switch (call) {
+			case MPIVET_ID_MPI_Comm_dup: c = ARG(MPI_Comm *, 1); break;
+			case MPIVET_ID_MPI_Comm_dup_with_info: c = ARG(MPI_Comm *, 2); break;
+			case MPIVET_ID_MPI_Comm_create: c = ARG(MPI_Comm *, 2); break;
+			case MPIVET_ID_MPI_Comm_create_group: c = ARG(MPI_Comm *, 3); break;
+			case MPIVET_ID_MPI_Comm_split: c = ARG(MPI_Comm *, 3); break;
+			case MPIVET_ID_MPI_Comm_split_type: c = ARG(MPI_Comm *, 4); break;
+			case MPIVET_ID_MPI_Intercomm_create: c = ARG(MPI_Comm *, 5); break;
+			case MPIVET_ID_MPI_Intercomm_merge: c = ARG(MPI_Comm *, 2); break;
+			case MPIVET_ID_MPI_Cart_create: c = ARG(MPI_Comm *, 5); break;
+			case MPIVET_ID_MPI_Cart_sub: c = ARG(MPI_Comm *, 2); break;
+			case MPIVET_ID_MPI_Graph_create: c = ARG(MPI_Comm *, 5); break;
+			case MPIVET_ID_MPI_Dist_graph_create: c = ARG(MPI_Comm *, 8); break;
+			case MPIVET_ID_MPI_Dist_graph_create_adjacent: c = ARG(MPI_Comm *, 8); break;
+			}
+			if (c)
+				shadow_dup(*c);
+			break;
+		}
+		if (call == MPIVET_ID_MPI_Comm_idup) {
+			/* the shadow is an idup of the parent, completed with the program's */
+			MPI_Request *h = ARG(MPI_Request *, 2);
+			struct shadow *s = find(ARG(MPI_Comm, 0));
+			if (h && *h != MPI_REQUEST_NULL && s) {
+				struct req *r = radd(*h, COLL);
+				r->newcomm = ARG(MPI_Comm *, 1);
+				MPI_Comm *sh = malloc(sizeof *sh);
+				PMPI_Comm_idup(s->comm, sh, &r->aux);
+				r->pbuf = sh; /* the shadow, valid once aux completes */
+			}
+			break;
+		}
+		if (mpivet_call_flags[call] & MPIVET_CALL_COLL)
+			clock_sync(call, k, rc);
+		break;
+	}
+}
