@@ -11,7 +11,8 @@
 // program without wants must give no finding at all. Options: np (ranks),
 // args (program arguments, space separated), timeout, verdict (ok|error),
 // mpi (run only under this MPI), nolocation=KIND (a finding of KIND without a
-// source location is expected), flags (extra mpivet flags, comma separated).
+// source location is expected), flags (extra mpivet flags, comma separated),
+// interleavings (how many interleavings the exploration must run).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -52,15 +53,16 @@ func TestMain(m *testing.M) {
 
 // Program is one corpus program and its expectations.
 type Program struct {
-	Path       string
-	NP         int
-	Args       []string
-	Timeout    string
-	Verdict    string
-	MPI        string
-	NoLocation []string
-	Flags      []string       // extra mpivet flags
-	Wants      map[int][]want // line -> kinds
+	Path          string
+	NP            int
+	Args          []string
+	Timeout       string
+	Verdict       string
+	MPI           string
+	NoLocation    []string
+	Flags         []string       // extra mpivet flags
+	Interleavings int            // expected number of interleavings (0: not checked)
+	Wants         map[int][]want // line -> kinds
 }
 
 // want is one expected finding; mpi restricts it to one MPI ("want(mpich)").
@@ -102,6 +104,12 @@ func Parse(path string) (*Program, error) {
 					p.NoLocation = append(p.NoLocation, v)
 				case "flags":
 					p.Flags = strings.Split(v, ",")
+				case "interleavings":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: interleavings=%s", path, line, v)
+					}
+					p.Interleavings = n
 				default:
 					return nil, fmt.Errorf("%s:%d: unknown option %q", path, line, k)
 				}
@@ -249,6 +257,9 @@ func Compare(p *Program, r *Report, impl string) []string {
 		if !met["nolocation:"+k] {
 			errs = append(errs, fmt.Sprintf("no %s finding", k))
 		}
+	}
+	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
+		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))
 	}
 	if r.Verdict != p.Verdict {
 		errs = append(errs, fmt.Sprintf("verdict %q, want %q", r.Verdict, p.Verdict))

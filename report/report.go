@@ -21,12 +21,12 @@ type Report struct {
 	// Explored describes the replayed interleavings findings come from.
 	Explored []Interleaving `json:"explored,omitempty"`
 	Notes    []string       `json:"notes,omitempty"` // what limited the verification`
-	Program       string          `json:"program"`
-	Args          []string        `json:"args"`
-	Ranks         int             `json:"ranks"`
-	MPI           string          `json:"mpi"`
-	RunDir        string          `json:"run_dir"`
-	Seconds       float64         `json:"seconds"`
+	Program  string         `json:"program"`
+	Args     []string       `json:"args"`
+	Ranks    int            `json:"ranks"`
+	MPI      string         `json:"mpi"`
+	RunDir   string         `json:"run_dir"`
+	Seconds  float64        `json:"seconds"`
 }
 
 // Interleaving is a replayed execution: the forced matches that make it
