@@ -7,7 +7,9 @@
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
-// are not what is measured. Lower is better for every value.
+// are not what is measured, except for metric "wall", the wall time of the
+// whole run as the harness sees it (for replays: the time per replayed
+// interleaving against one native run). Lower is better for every value.
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"mpivet/explore"
 	"mpivet/launch"
 )
 
@@ -31,14 +34,30 @@ type benchmark struct {
 	name, src, metric string
 	np                int
 	args              []string
+	clocks, buffers   string // mpivet settings ("": the defaults, or -buffers)
+	replay            bool   // mpivet runs replay the first run's matches (a decision file)
 }
 
 var benchmarks = []benchmark{
-	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}},
-	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}},
+	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}, "", "", false},
+	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}, "", "", false},
 	// The interior updated while the halo is in flight: pages holding
 	// pending buffers are touched, the worst case of the buffer checker.
-	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}},
+	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "", "", false},
+	// The clock protocol alone (no wildcards: piggybacks and collective
+	// clock synchronisation only).
+	{"halo-clocks", "halo.c", "iter_us", 2, []string{"256", "2000"}, "lamport", "off", false},
+	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
+	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},
+	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false},
+	{"multipair-8-llcp", "multipair.c", "latency_us", 8, []string{"5000"}, "lamport", "off", false},
+	{"multipair-8-lvcp", "multipair.c", "latency_us", 8, []string{"5000"}, "vector", "off", false},
+	{"multipair-32-llcp", "multipair.c", "latency_us", 32, []string{"1000"}, "lamport", "off", false},
+	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false},
+	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
+	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
+	// One guided replay (every wildcard event forced) against a native run.
+	{"replay-master-worker", "master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
 }
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
@@ -75,6 +94,9 @@ func main() {
 			if *only != "" && !strings.Contains(b.name, *only) {
 				continue
 			}
+			if m == "mpich" && b.np > 4 {
+				continue // MPICH busy-polls: more ranks than cores take minutes
+			}
 			bin := filepath.Join(work, b.name+"-"+m)
 			if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
 				fail(fmt.Errorf("%s: %v\n%s", cc, err, out))
@@ -94,11 +116,27 @@ var buffers string
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
 	var buf bytes.Buffer
+	bufs := buffers
+	if b.buffers != "" {
+		bufs = b.buffers
+	}
+	if b.np > 2 { // more ranks than cores: no binding
+		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
+	}
 	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Buffers: buffers, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+		Buffers: bufs, Clocks: b.clocks, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
 	if err != nil {
 		return nil, nil, err
 	}
+	var decisions []explore.Decision
+	if b.replay { // the matches of a first run, forced in every measured one
+		res, err := sess.Run(context.Background(), filepath.Join(work, "first-"+filepath.Base(bin)))
+		if err != nil {
+			return nil, nil, err
+		}
+		decisions = explore.Complete(res.Run)
+	}
+	wall := b.metric == "wall_ms"
 	re := regexp.MustCompile(b.metric + `=([0-9.]+)`)
 	parse := func(out string) (float64, error) {
 		m := re.FindStringSubmatch(out)
@@ -113,27 +151,40 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 		cmdline := append(append(sess.Launcher(), bin), b.args...)
 		cmd := exec.Command(cmdline[0], cmdline[1:]...)
 		cmd.Env = sess.Env()
+		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return nil, nil, fmt.Errorf("native run: %v\n%s", err, out)
 		}
-		v, err := parse(string(out))
-		if err != nil {
-			return nil, nil, err
+		v := float64(time.Since(start).Microseconds()) / 1000
+		if !wall {
+			if v, err = parse(string(out)); err != nil {
+				return nil, nil, err
+			}
 		}
 		native = append(native, v)
 
 		buf.Reset()
-		res, err := sess.Run(context.Background(), filepath.Join(work, fmt.Sprintf("run-%s-%d", filepath.Base(bin), i)))
+		dir := filepath.Join(work, fmt.Sprintf("run-%s-%d", filepath.Base(bin), i))
+		if decisions != nil {
+			os.MkdirAll(dir, 0o755)
+			if err := explore.WriteDecisions(filepath.Join(dir, "decisions"), decisions); err != nil {
+				return nil, nil, err
+			}
+		}
+		start = time.Now()
+		res, err := sess.Run(context.Background(), dir)
 		if err != nil {
 			return nil, nil, err
 		}
 		if res.LauncherExit != 0 {
 			return nil, nil, fmt.Errorf("run under mpivet failed (exit %d)", res.LauncherExit)
 		}
-		v, err = parse(buf.String())
-		if err != nil {
-			return nil, nil, err
+		v = float64(time.Since(start).Microseconds()) / 1000
+		if !wall {
+			if v, err = parse(buf.String()); err != nil {
+				return nil, nil, err
+			}
 		}
 		under = append(under, v)
 	}

@@ -353,6 +353,44 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 	merge(pb);
 }
 
+/* A piggyback that does not come (a message sent by code the layer does not
+ * see, or an erroneous program) must not hang the rank: after a few seconds
+ * the rank stops expecting piggybacks, logs that its clocks are broken, and
+ * the explorer stops trusting this run's potential matches. */
+static int broken;
+
+static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
+{
+	MPI_Request r;
+	int flag = 0;
+	if (broken) {
+		memset(pb, 0, pbn * 8);
+		return;
+	}
+	PMPI_Irecv(pb, pbn, MPI_UINT64_T, src, tag, sh, &r);
+	PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+	double t0 = 0;
+	for (unsigned i = 0; !flag; i++) {
+		PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+		if (!flag && (i & 1023) == 0) {
+			double t = PMPI_Wtime();
+			if (t0 == 0)
+				t0 = t;
+			else if (t - t0 > 5.0) {
+				PMPI_Cancel(&r);
+				PMPI_Wait(&r, MPI_STATUS_IGNORE);
+				broken = 1;
+				memset(pb, 0, pbn * 8);
+				const char *why = "a message came without its clock";
+				uint64_t w[2 + 8] = {0, (uint64_t)me, strlen(why)};
+				memcpy(&w[3], why, strlen(why));
+				record(MPIVET_META_CLOCKS, w, 3 + (strlen(why) + 7) / 8);
+				return;
+			}
+		}
+	}
+}
+
 static uint64_t *scratch_pb(void)
 {
 	static uint64_t *b;
@@ -390,7 +428,7 @@ again:
 static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_t *pb)
 {
 	settle_before(seq, s, src, tag);
-	PMPI_Recv(pb, pbn, MPI_UINT64_T, src, tag, s->sh, MPI_STATUS_IGNORE);
+	take_pb(pb, src, tag, s->sh);
 }
 
 /* finish handles a nonblocking receive that has matched, with its status. */
@@ -409,7 +447,7 @@ static void finish(struct req *r, const MPI_Status *st)
 	dequeue(r); /* before settling others: it is being settled */
 	uint64_t *pb = scratch_pb();
 	settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
-	PMPI_Recv(pb, pbn, MPI_UINT64_T, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh, MPI_STATUS_IGNORE);
+	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh);
 	if (r->wild)
 		matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 0);
 	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
@@ -430,7 +468,26 @@ static struct {
 	int forced_any;     /* Waitany turned into one request */
 	MPI_Request *any_reqs;
 	int any_count;
+	struct req **started; /* persistent sends being started, found on entry */
+	int nstarted, capstarted;
 } cur;
+
+/* started_sends remembers the persistent sends among hs[0..n) on entry: an
+ * MPI may give a request a new handle when it is started wrongly. */
+static void started_sends(MPI_Request *hs, int n)
+{
+	cur.nstarted = 0;
+	for (int i = 0; hs && i < n; i++) {
+		struct req *r = rfind(hs[i]);
+		if (!r || r->kind != PSEND)
+			continue;
+		if (cur.nstarted == cur.capstarted) {
+			cur.capstarted = cur.capstarted ? 2 * cur.capstarted : 16;
+			cur.started = realloc(cur.started, cur.capstarted * sizeof *cur.started);
+		}
+		cur.started[cur.nstarted++] = r;
+	}
+}
 
 static void snapshot(const MPI_Request *rs, int n)
 {
@@ -539,7 +596,7 @@ static void probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, ui
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
 	if (claim) {
 		uint64_t *pb = scratch_pb();
-		PMPI_Recv(pb, pbn, MPI_UINT64_T, st->MPI_SOURCE, st->MPI_TAG, s->sh, MPI_STATUS_IGNORE);
+		take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, s->sh);
 		arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
 	}
 }
@@ -760,6 +817,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	cur.src = MPI_ANY_SOURCE + 1;
 	cur.user_sts = NULL;
 	cur.forced_any = 0;
+	cur.nstarted = 0;
 	switch (call) {
 	case MPIVET_ID_MPI_Recv:
 		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Recv_source), ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), logref);
@@ -798,6 +856,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		struct req *r = h ? rfind(*h) : NULL;
 		if (r && r->kind == PRECV)
 			start_precv(h, r, logref);
+		started_sends(h, h ? 1 : 0);
 		break;
 	}
 	case MPIVET_ID_MPI_Startall: {
@@ -808,6 +867,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 			if (r && r->kind == PRECV)
 				start_precv(&hs[i], r, logref);
 		}
+		started_sends(hs, n);
 		break;
 	}
 	case MPIVET_ID_MPI_Wait:
@@ -906,14 +966,10 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		break;
 	}
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
-		MPI_Request *hs = call == MPIVET_ID_MPI_Start ? ARG(MPI_Request *, 0) : ARG(MPI_Request *, 1);
-		int n = call == MPIVET_ID_MPI_Start ? 1 : ARG(int, 0);
-		for (int i = 0; ok && hs && i < n; i++) {
-			struct req *r = rfind(hs[i]);
-			if (r && r->kind == PSEND) {
-				r->active = 1;
-				send_pb(r->dest, r->tag, r->comm);
-			}
+		for (int i = 0; ok && i < cur.nstarted; i++) {
+			struct req *r = cur.started[i];
+			r->active = 1;
+			send_pb(r->dest, r->tag, r->comm);
 		}
 		break;
 	}
