@@ -66,19 +66,13 @@ func genIDs(a *api.API) []byte {
 		}
 	}
 	// Per-call facts the clock protocol switches on: flags, and where the
-	// communicator, root and new request are among the parameters (-1: none).
+	// communicator, root, new request and new communicator (one usable when
+	// the call returns) are among the parameters (-1: none).
 	flags := func(c *api.Call) int {
-		f := 0
 		if c.Has("coll") && !c.Has("finalize") {
-			f |= 1
+			return 1
 		}
-		if c.Has("nonblocking") {
-			f |= 2
-		}
-		if len(newComms(c)) > 0 {
-			f |= 4
-		}
-		return f
+		return 0
 	}
 	param := func(c *api.Call, ok func(api.Param) bool) int {
 		for i, p := range c.Params {
@@ -100,8 +94,12 @@ func genIDs(a *api.API) []byte {
 		{"k_request", func(c *api.Call) int {
 			return param(c, func(p api.Param) bool { return p.Handle == "request" && p.Role == api.New })
 		}},
+		{"k_newcomm", func(c *api.Call) int {
+			ps := newComms(c)
+			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
+		}},
 	}
-	w("\n#define MPIVET_CALL_COLL 1\n#define MPIVET_CALL_NONBLOCKING 2\n#define MPIVET_CALL_NEWCOMM 4\n")
+	w("\n#define MPIVET_CALL_COLL 1\n")
 	for _, t := range tables {
 		w("static const signed char mpivet_call_%s[] = {", t.name)
 		for i, c := range a.Calls {

@@ -82,6 +82,18 @@ static void record(unsigned id, const uint64_t *w, uint64_t n)
 	mpivet_commit(off, n, id, MPIVET_KIND_META);
 }
 
+/* record_clocks logs the clock mode, or 0 and why the protocol is off. */
+static void record_clocks(int m, const char *why)
+{
+	size_t n = why ? strlen(why) : 0;
+	uint64_t w[3 + 64] = {(uint64_t)m, (uint64_t)me, n};
+	if (n > 64 * 8)
+		n = w[2] = 64 * 8;
+	if (n)
+		memcpy(&w[3], why, n);
+	record(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
+}
+
 /* ---- Shadow communicators ---- */
 
 struct shadow {
@@ -206,7 +218,7 @@ enum { RECV = 1, PRECV, PSEND, COLL };
 
 struct req {
 	MPI_Request h;
-	int kind, active, resolved;
+	int kind, active, queued; /* queued: its piggyback is still to come */
 	int wild, src, tag, orig_src; /* src as posted (after forcing); orig_src as the program wrote it */
 	int dest;                     /* persistent send */
 	struct shadow *sh;
@@ -221,6 +233,7 @@ struct req {
 	MPI_Datatype type;
 	MPI_Comm comm;
 	MPI_Comm *newcomm; /* MPI_Comm_idup: the new communicator, valid at completion */
+	MPI_Comm idup;     /* ... and its shadow, valid once aux completes */
 };
 
 #define RBUCKETS 4096
@@ -267,7 +280,7 @@ static void runhash(struct req *r)
 static void enqueue(struct req *r)
 {
 	r->seq = ++seqs;
-	r->resolved = 0;
+	r->queued = 1;
 	r->qnext = NULL;
 	r->qprev = qtail;
 	if (qtail)
@@ -279,9 +292,9 @@ static void enqueue(struct req *r)
 
 static void dequeue(struct req *r)
 {
-	if (r->resolved)
+	if (!r->queued)
 		return;
-	r->resolved = 1;
+	r->queued = 0;
 	if (r->qprev)
 		r->qprev->qnext = r->qnext;
 	else
@@ -381,10 +394,7 @@ static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
 				PMPI_Wait(&r, MPI_STATUS_IGNORE);
 				broken = 1;
 				memset(pb, 0, pbn * 8);
-				const char *why = "a message came without its clock";
-				uint64_t w[2 + 8] = {0, (uint64_t)me, strlen(why)};
-				memcpy(&w[3], why, strlen(why));
-				record(MPIVET_META_CLOCKS, w, 3 + (strlen(why) + 7) / 8);
+				record_clocks(0, "a message came without its clock");
 				return;
 			}
 		}
@@ -434,7 +444,7 @@ static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_
 /* finish handles a nonblocking receive that has matched, with its status. */
 static void finish(struct req *r, const MPI_Status *st)
 {
-	if (r->resolved)
+	if (!r->queued)
 		return;
 	int cancelled = 0;
 	PMPI_Test_cancelled(st, &cancelled);
@@ -465,9 +475,6 @@ static struct {
 	MPI_Status *sts;    /* statuses supplied where the program ignores them */
 	int capsts;
 	MPI_Status *user_sts; /* the program's statuses argument */
-	int forced_any;     /* Waitany turned into one request */
-	MPI_Request *any_reqs;
-	int any_count;
 	struct req **started; /* persistent sends being started, found on entry */
 	int nstarted, capstarted;
 } cur;
@@ -539,10 +546,8 @@ static void completed(MPI_Request h, const MPI_Status *st)
 	case COLL:
 		PMPI_Wait(&r->aux, MPI_STATUS_IGNORE);
 		if (r->newcomm) { /* MPI_Comm_idup: its shadow is ready too */
-			MPI_Comm *sh = r->pbuf;
 			if (*r->newcomm != MPI_COMM_NULL)
-				shadow_of(*r->newcomm, *sh);
-			free(sh);
+				shadow_of(*r->newcomm, r->idup);
 		} else if (r->active)
 			merge(r->buf);
 		rfree(r);
@@ -672,42 +677,29 @@ static void clock_sync(unsigned call, void **k, int rc)
 	}
 	if (s->inter)
 		how = ALL; /* both groups' clocks: more than needed, never less */
-	if (kq >= 0) {
+	int brings = how != TO_ROOT || rank == root; /* whether clocks come here */
+	uint64_t local[2 * pbn], *in = local; /* what comes in, then what goes out */
+	MPI_Request *aux = NULL;
+	if (kq >= 0) { /* both buffers live until the program's request completes */
 		MPI_Request *user = *(MPI_Request **)k[kq];
 		if (!user || *user == MPI_REQUEST_NULL)
 			return;
-		/* one buffer: what comes in, then what goes out (both must live
-		 * until the operation completes) */
 		struct req *r = radd(*user, COLL);
-		r->buf = calloc(2 * (size_t)pbn, 8);
-		uint64_t *in = r->buf, *out = r->buf + pbn;
-		memcpy(in, clk, pbn * 8);
-		memcpy(out, clk, pbn * 8);
-		r->active = how != TO_ROOT || rank == root; /* whether it brings clocks here */
-		if (how == FROM_ROOT)
-			PMPI_Ibcast(in, pbn, MPI_UINT64_T, root, s->sh, &r->aux);
-		else if (how == TO_ROOT)
-			PMPI_Ireduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh, &r->aux);
-		else
-			PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, &r->aux);
-		return;
+		in = r->buf = malloc(2 * (size_t)pbn * 8);
+		r->active = brings;
+		aux = &r->aux;
 	}
-	uint64_t *in = calloc(pbn, 8), *out = malloc(pbn * 8);
+	uint64_t *out = in + pbn;
+	memcpy(in, clk, pbn * 8);
 	memcpy(out, clk, pbn * 8);
-	if (how == FROM_ROOT) {
-		memcpy(in, clk, pbn * 8);
-		PMPI_Bcast(in, pbn, MPI_UINT64_T, root, s->sh);
+	if (how == FROM_ROOT)
+		aux ? PMPI_Ibcast(in, pbn, MPI_UINT64_T, root, s->sh, aux) : PMPI_Bcast(in, pbn, MPI_UINT64_T, root, s->sh);
+	else if (how == TO_ROOT)
+		aux ? PMPI_Ireduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh, aux) : PMPI_Reduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh);
+	else
+		aux ? PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, aux) : PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
+	if (!aux && brings)
 		merge(in);
-	} else if (how == TO_ROOT) {
-		PMPI_Reduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh);
-		if (rank == root)
-			merge(in);
-	} else {
-		PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
-		merge(in);
-	}
-	free(in);
-	free(out);
 }
 
 /* ---- Set-up ---- */
@@ -785,14 +777,7 @@ static void start(int provided)
 		why = "the program calls MPI from Fortran, which the clock protocol does not cover yet";
 	else if (provided == MPI_THREAD_MULTIPLE)
 		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
-	uint64_t w[2 + 64] = {why ? 0 : (uint64_t)mode, (uint64_t)me};
-	size_t n = why ? strlen(why) : 0;
-	if (n > 63 * 8)
-		n = 63 * 8;
-	w[2] = n;
-	if (n)
-		memcpy(&w[3], why, n);
-	record(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
+	record_clocks(why ? 0 : mode, why);
 	if (why)
 		return;
 	pbn = mode == VECTOR ? np : 1;
@@ -816,7 +801,6 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	cur.wild = 0;
 	cur.src = MPI_ANY_SOURCE + 1;
 	cur.user_sts = NULL;
-	cur.forced_any = 0;
 	cur.nstarted = 0;
 	switch (call) {
 	case MPIVET_ID_MPI_Recv:
@@ -904,10 +888,8 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		struct req *r = h ? rfind(*h) : NULL;
 		/* a receive freed while pending takes its piggyback with it: it can
 		 * no longer be settled (see the notes) */
-		if (r && (r->kind == RECV || r->kind == PSEND || (r->kind == PRECV && !r->active)))
+		if (r && r->kind != COLL) /* a collective's buffers stay with its clock collective */
 			rfree(r);
-		else if (r)
-			dequeue(r);
 		break;
 	}
 	case MPIVET_ID_MPI_Comm_free:
@@ -1067,26 +1049,8 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 	default:
 		if (!ok)
 			break;
-		if (mpivet_call_flags[call] & MPIVET_CALL_NEWCOMM) {
-			/* the new communicator is the last MPI_Comm* parameter */
-			if (call == MPIVET_ID_MPI_Comm_idup)
-				break;
-			MPI_Comm *c = NULL;
-			switch (call) {
-			case MPIVET_ID_MPI_Comm_dup: c = ARG(MPI_Comm *, 1); break;
-			case MPIVET_ID_MPI_Comm_dup_with_info: c = ARG(MPI_Comm *, 2); break;
-			case MPIVET_ID_MPI_Comm_create: c = ARG(MPI_Comm *, 2); break;
-			case MPIVET_ID_MPI_Comm_create_group: c = ARG(MPI_Comm *, 3); break;
-			case MPIVET_ID_MPI_Comm_split: c = ARG(MPI_Comm *, 3); break;
-			case MPIVET_ID_MPI_Comm_split_type: c = ARG(MPI_Comm *, 4); break;
-			case MPIVET_ID_MPI_Intercomm_create: c = ARG(MPI_Comm *, 5); break;
-			case MPIVET_ID_MPI_Intercomm_merge: c = ARG(MPI_Comm *, 2); break;
-			case MPIVET_ID_MPI_Cart_create: c = ARG(MPI_Comm *, 5); break;
-			case MPIVET_ID_MPI_Cart_sub: c = ARG(MPI_Comm *, 2); break;
-			case MPIVET_ID_MPI_Graph_create: c = ARG(MPI_Comm *, 5); break;
-			case MPIVET_ID_MPI_Dist_graph_create: c = ARG(MPI_Comm *, 8); break;
-			case MPIVET_ID_MPI_Dist_graph_create_adjacent: c = ARG(MPI_Comm *, 8); break;
-			}
+		if (mpivet_call_k_newcomm[call] >= 0) {
+			MPI_Comm *c = ARG(MPI_Comm *, mpivet_call_k_newcomm[call]);
 			if (c)
 				shadow_dup(*c);
 			break;
@@ -1098,9 +1062,7 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 			if (h && *h != MPI_REQUEST_NULL && s) {
 				struct req *r = radd(*h, COLL);
 				r->newcomm = ARG(MPI_Comm *, 1);
-				MPI_Comm *sh = malloc(sizeof *sh);
-				PMPI_Comm_idup(s->comm, sh, &r->aux);
-				r->pbuf = sh; /* the shadow, valid once aux completes */
+				PMPI_Comm_idup(s->comm, &r->idup, &r->aux);
 			}
 			break;
 		}
