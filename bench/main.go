@@ -57,7 +57,7 @@ var benchmarks = []benchmark{
 	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
 	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
 	// One guided replay (every wildcard event forced) against a native run.
-	{"replay-master-worker", "master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
+	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
 }
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}

@@ -82,7 +82,7 @@ type Interleaving struct {
 func Infeasible(r *trace.Run) bool {
 	for _, p := range r.Procs {
 		for _, w := range p.Wild {
-			if !w.Matched && !w.Cancelled && forced(&Point{Proc: p, Wild: w}) {
+			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
 				return true
 			}
 		}
@@ -90,13 +90,13 @@ func Infeasible(r *trace.Run) bool {
 	return false
 }
 
-// forced reports whether a decision imposed p's match.
-func forced(p *Point) bool {
+// forcedIn reports whether a decision imposed the match of p's event w.
+func forcedIn(p *trace.Process, w *trace.Wildcard) bool {
 	anySource := int64(-1)
-	if v, ok := p.Proc.Const("MPI_ANY_SOURCE"); ok {
+	if v, ok := p.Const("MPI_ANY_SOURCE"); ok {
 		anySource = int64(v)
 	}
-	return p.Wild.Forced != anySource
+	return w.Forced != anySource
 }
 
 // Runner executes the program with the given decisions forced and returns
@@ -170,7 +170,7 @@ func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
 	var todo []*Point
 	for _, p := range ps {
 		// Forced events were decided by the runs this one comes from.
-		if len(p.Alts) > 0 && !p.Wild.Quiet && !forced(p) && (bound == nil || bound.Less(p.Key())) {
+		if len(p.Alts) > 0 && !p.Wild.Quiet && !forcedIn(p.Proc, p.Wild) && (bound == nil || bound.Less(p.Key())) {
 			todo = append(todo, p)
 		}
 	}

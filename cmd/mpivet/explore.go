@@ -66,9 +66,6 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		return nil, fmt.Errorf("interrupted; the run was stopped (records: %s)", d)
 	}
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run}
-	if x.branches == nil {
-		x.branches = map[int]*explore.Branch{}
-	}
 	x.branches[n] = b
 	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) {
 		il.Infeasible = true

@@ -171,7 +171,8 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	x := &exploration{ctx: ctx, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(), seen: map[string]bool{}}
+	x := &exploration{ctx: ctx, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
+		seen: map[string]bool{}, branches: map[int]*explore.Branch{}}
 	start := time.Now()
 	first, err := x.once(1, replay, nil)
 	if err != nil {
