@@ -353,6 +353,8 @@ const (
 	MetaWildcard  = 10 // a wildcard event starts: event number, kind, comm serial, tag, forced source or -1, entry record offset, flags
 	MetaMatched   = 11 // the event matched: event number, source (comm rank), source world rank, tag, final clock, cancelled
 	MetaLate      = 12 // a message that may be late: source, source world rank, tag, comm serial, clock, events before its receive, entry record offset
+	MetaChoice    = 13 // a Waitany-family event returned: event number, n, indexes..., m, (index, receive serial)... of its candidates
+	MetaArrival   = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
 	MetaBuffer    = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

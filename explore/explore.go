@@ -11,18 +11,34 @@ import (
 )
 
 // Decision forces wildcard event Event of rank Rank to match Source (a rank
-// of the event's communicator).
+// of the event's communicator), or a Waitany-family event (Kind
+// trace.WildAny) to return the request at index Source (several decisions for
+// one event: a Waitsome returning all of them).
 type Decision struct {
 	Rank   int
 	Event  uint64
 	Source int64
+	Kind   int
+}
+
+// decisions force event w of rank to the outcome it had.
+func decisions(rank int, w *trace.Wildcard) []Decision {
+	if w.Kind == trace.WildAny && len(w.Chosen) > 0 {
+		ds := make([]Decision, len(w.Chosen))
+		for i, c := range w.Chosen {
+			ds[i] = Decision{rank, w.Event, c, w.Kind}
+		}
+		return ds
+	}
+	return []Decision{{rank, w.Event, w.Source, w.Kind}}
 }
 
 // WriteDecisions writes the decision file the layer reads (layer.conf's
-// decisions=PATH): "rank event source" lines, each rank's events in order.
+// decisions=PATH): "rank event source kind" lines, each rank's events in
+// order.
 func WriteDecisions(path string, ds []Decision) error {
 	ds = append([]Decision(nil), ds...)
-	sort.Slice(ds, func(i, j int) bool {
+	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].Rank != ds[j].Rank {
 			return ds[i].Rank < ds[j].Rank
 		}
@@ -34,7 +50,7 @@ func WriteDecisions(path string, ds []Decision) error {
 	}
 	w := bufio.NewWriter(f)
 	for _, d := range ds {
-		fmt.Fprintf(w, "%d %d %d\n", d.Rank, d.Event, d.Source)
+		fmt.Fprintf(w, "%d %d %d %d\n", d.Rank, d.Event, d.Source, d.Kind)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -48,17 +64,19 @@ func WriteDecisions(path string, ds []Decision) error {
 func Complete(r *trace.Run) []Decision {
 	var ds []Decision
 	for _, p := range Points(r) {
-		ds = append(ds, Decision{p.Rank, p.Wild.Event, p.Wild.Source})
+		ds = append(ds, decisions(p.Rank, p.Wild)...)
 	}
 	return ds
 }
 
 // Branch is the deviation that made an interleaving: one wildcard event
-// forced to another source than it matched in the interleaving it came from.
+// forced to another source than it matched in the interleaving it came from
+// (or a Waitany-family event to another index than it returned).
 type Branch struct {
 	From        int // the interleaving it deviates from
 	Rank        int
 	Event       uint64
+	Kind        int            // of the event (trace.WildRecv, ...)
 	PC          uint64         // the event's call site
 	Proc        *trace.Process // the rank in the run it deviates from (where PC is mapped)
 	Was, Forced Alt
@@ -186,7 +204,7 @@ func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
 		var prefix []Decision
 		for _, q := range ps {
 			if q.Key().Less(key) {
-				prefix = append(prefix, Decision{q.Rank, q.Wild.Event, q.Wild.Source})
+				prefix = append(prefix, decisions(q.Rank, q.Wild)...)
 			}
 		}
 		for _, alt := range p.Alts {
@@ -200,8 +218,8 @@ func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
 				x.stop = fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget)
 				return false
 			}
-			ds := append(append([]Decision(nil), prefix...), Decision{p.Rank, p.Wild.Event, alt.Source})
-			b := &Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, PC: p.Wild.PC, Proc: p.Proc,
+			ds := append(append([]Decision(nil), prefix...), Decision{p.Rank, p.Wild.Event, alt.Source, p.Wild.Kind})
+			b := &Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Proc: p.Proc,
 				Was: Alt{p.Wild.Source, p.Wild.World}, Forced: alt}
 			x.n++
 			child, err := x.run(x.n, ds, b)

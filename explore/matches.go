@@ -1,9 +1,10 @@
 // Package explore covers the nondeterminism of an MPI program by replay, as
 // DAMPI does (seed 000, §5.3): from the clocks and wildcard events the ranks
 // logged (layer/src/clocks.c), it finds which other sources each wildcard
-// receive or probe could have matched, and runs the program again with
-// decisions that force them, depth first, until every outcome is covered or a
-// bound is reached.
+// receive or probe could have matched, and which other requests each
+// Waitany, Testany, Waitsome or Testsome could have returned, and runs the
+// program again with decisions that force them, depth first, until every
+// outcome is covered or a bound is reached.
 package explore
 
 import (
@@ -85,7 +86,7 @@ func Potential(p *trace.Process) map[uint64][]Alt {
 	// the events whose clock is at least its own
 	byComm := map[uint64][]*trace.Wildcard{}
 	for _, w := range p.Wild {
-		if w.Matched && !w.Quiet {
+		if w.Matched && !w.Quiet && w.Kind != trace.WildAny {
 			byComm[w.Comm] = append(byComm[w.Comm], w)
 		}
 	}
@@ -107,8 +108,27 @@ func Potential(p *trace.Process) map[uint64][]Alt {
 			}
 		}
 	}
+	for _, e := range p.Wild {
+		if e.Kind == trace.WildAny && e.Matched && !e.Quiet {
+			alts[e.Event] = anyAlts(p, e)
+		}
+	}
 	for _, as := range alts {
 		sort.Slice(as, func(i, j int) bool { return as[i].Source < as[j].Source })
 	}
 	return alts
+}
+
+// anyAlts are the indexes Waitany-family event e could have returned alone:
+// its candidate receives whose messages were not sent after e (the same test
+// as for late messages). A candidate that e returned together with others is
+// one of them: returning it alone is another outcome.
+func anyAlts(p *trace.Process, e *trace.Wildcard) []Alt {
+	var as []Alt
+	for _, c := range e.Cands {
+		if a, ok := p.Arrivals[c.Serial]; ok && a.Clock <= e.Clock {
+			as = append(as, Alt{Source: c.Index, World: a.World})
+		}
+	}
+	return as
 }

@@ -135,16 +135,23 @@ type Clocks struct {
 const (
 	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
 	WildProbe = 2 // a probe with MPI_ANY_SOURCE
+	WildAny   = 3 // a Waitany, Testany, Waitsome or Testsome over several live requests
 )
 
-// Wildcard is a wildcard event of one rank: a receive or probe from
-// MPI_ANY_SOURCE, numbered in the order the rank started them.
+// Wildcard is a nondeterministic event of one rank: a receive or probe from
+// MPI_ANY_SOURCE, or a Waitany-family call choosing among several requests
+// (WildAny), numbered in the order the rank started them.
+//
+// For WildAny, Source is the first index returned, Chosen all of them, Tag
+// the length of the request array, and Cands the receives in the array that
+// could have been returned instead, if their messages (Process.Arrivals) were
+// not sent after the event.
 type Wildcard struct {
 	Event     uint64
 	Kind      int
 	Comm      uint64 // the rank's serial number of the communicator
 	Tag       int64  // as the program wrote it (may be MPI_ANY_TAG)
-	Forced    int64  // the source a guided replay imposed, or MPI_ANY_SOURCE
+	Forced    int64  // the source (index) a guided replay imposed, or MPI_ANY_SOURCE
 	Offset    uint64 // log offset of the call that started it (^0: not logged)
 	PC        uint64 // its call site
 	Quiet     bool   // started between MPI_Pcontrol(0) and MPI_Pcontrol(1): not explored
@@ -154,6 +161,22 @@ type Wildcard struct {
 	World     int   // its rank in MPI_COMM_WORLD (-1 if unknown)
 	MTag      int64 // matched tag
 	Clock     uint64
+	Chosen    []int64
+	Cands     []Cand
+}
+
+// Cand is a receive a Waitany-family event did not return: its index in the
+// request array, and the rank's serial number of its operation.
+type Cand struct {
+	Index  int64
+	Serial uint64
+}
+
+// Arrival is the message a candidate receive took: the sender's clock (its
+// component for this rank, with vector clocks) and world rank.
+type Arrival struct {
+	Clock uint64
+	World int
 }
 
 // Late is a message that arrived after some of the rank's wildcard events
@@ -194,6 +217,7 @@ type Process struct {
 	Clocks   *Clocks
 	Wild     []*Wildcard // by event number
 	Late     []Late
+	Arrivals map[uint64]Arrival // by Cand.Serial
 	Overflow bool
 	Exit     *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr   string // what the rank wrote on its standard error (first MiB)
@@ -458,6 +482,11 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 			p.Clocks = &Clocks{Mode: int(w[0]), World: int(w[1]), Off: metaString(w[2:])}
 		}
 	case api.MetaWildcard:
+		if n := uint64(len(p.Wild)); len(w) >= 8 && n > 0 && w[0] == n-1 && !p.Wild[n-1].Matched {
+			// a forced polling event was logged before it happened, and its
+			// number went to another event (the replay diverged)
+			p.Wild = p.Wild[:n-1]
+		}
 		if len(w) >= 8 && w[0] == uint64(len(p.Wild)) {
 			p.Wild = append(p.Wild, &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
 				Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1})
@@ -466,6 +495,27 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		if len(w) >= 6 && w[0] < uint64(len(p.Wild)) {
 			e := p.Wild[w[0]]
 			e.Matched, e.Source, e.World, e.MTag, e.Clock, e.Cancelled = w[5] == 0, int64(w[1]), int(int64(w[2])), int64(w[3]), w[4], w[5] != 0
+		}
+	case api.MetaChoice:
+		if len(w) >= 2 && w[0] < uint64(len(p.Wild)) && uint64(len(w)) >= 3+w[1] {
+			e, k := p.Wild[w[0]], w[1]
+			e.Chosen = nil
+			for _, i := range w[2 : 2+k] {
+				e.Chosen = append(e.Chosen, int64(i))
+			}
+			rest := w[2+k:]
+			if nc := rest[0]; uint64(len(rest)) >= 1+2*nc {
+				for j := uint64(0); j < nc; j++ {
+					e.Cands = append(e.Cands, Cand{Index: int64(rest[1+2*j]), Serial: rest[2+2*j]})
+				}
+			}
+		}
+	case api.MetaArrival:
+		if len(w) >= 3 {
+			if p.Arrivals == nil {
+				p.Arrivals = map[uint64]Arrival{}
+			}
+			p.Arrivals[w[0]] = Arrival{Clock: w[1], World: int(int64(w[2]))}
 		}
 	case api.MetaLate:
 		if len(w) >= 8 {

@@ -110,8 +110,19 @@ func (x *exploration) steps(n int) []string {
 				where = " at " + l.String()
 			}
 		}
-		out = append([]string{fmt.Sprintf("rank %d: wildcard event %d%s matched rank %s instead of rank %s",
-			b.Rank, b.Event, where, rankName(b.Forced), rankName(b.Was))}, out...)
+		step := fmt.Sprintf("rank %d: wildcard event %d%s matched rank %s instead of rank %s",
+			b.Rank, b.Event, where, rankName(b.Forced), rankName(b.Was))
+		if b.Kind == trace.WildAny {
+			name := "a Waitany-family call"
+			if b.Proc != nil && b.Event < uint64(len(b.Proc.Wild)) {
+				if c := b.Proc.CallAt(b.Proc.Wild[b.Event].Offset); c != nil {
+					name = c.Name()
+				}
+			}
+			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
+				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
+		}
+		out = append([]string{step}, out...)
 	}
 	return out
 }

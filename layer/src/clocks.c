@@ -37,6 +37,7 @@
  */
 #define _GNU_SOURCE
 #include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,11 @@ static int quiet;          /* inside MPI_Pcontrol(0) ... MPI_Pcontrol(1): do not
 static char decisions_path[4096];
 static int gdb_rank = -1;
 
-/* Guided replay: the forced sources of this rank's events, by event number. */
+/* Guided replay: the forced sources of this rank's events, by event number,
+ * with the kind of event each decision is for (0: any kind). A Waitsome can
+ * be forced to a set of indexes: one line per index. */
 static uint64_t *forced_event;
-static int *forced_src;
+static int *forced_src, *forced_kind;
 static size_t nforced;
 
 static inline uint64_t *own(void) { return mode == VECTOR ? &clk[me] : &clk[0]; }
@@ -234,6 +237,10 @@ struct req {
 	MPI_Comm comm;
 	MPI_Comm *newcomm; /* MPI_Comm_idup: the new communicator, valid at completion */
 	MPI_Comm idup;     /* ... and its shadow, valid once aux completes */
+	/* a receive that a Waitany-family event could have returned instead */
+	int cand, has_m, logged_m;
+	uint64_t m; /* the clock of the message it took (own component) */
+	int mworld; /* its source in MPI_COMM_WORLD */
 };
 
 #define RBUCKETS 4096
@@ -316,8 +323,12 @@ static void rfree(struct req *r)
 
 /* ---- Wildcard events and the arrival of messages ---- */
 
-/* forced returns the source decided for event e, or MPI_ANY_SOURCE. */
-static int forced(uint64_t e)
+enum { EV_RECV = 1, EV_PROBE = 2, EV_ANY = 3 };
+
+/* forced_set finds the decisions for event e of the given kind: it returns
+ * how many there are, the first at *first. A decision for another kind of
+ * event (the replay has diverged) is not applied. */
+static size_t forced_set(uint64_t e, int kind, size_t *first)
 {
 	size_t lo = 0, hi = nforced;
 	while (lo < hi) {
@@ -327,17 +338,34 @@ static int forced(uint64_t e)
 		else
 			hi = m;
 	}
-	return lo < nforced && forced_event[lo] == e ? forced_src[lo] : MPI_ANY_SOURCE;
+	size_t n = 0;
+	while (lo + n < nforced && forced_event[lo + n] == e)
+		n++;
+	if (n && forced_kind[lo] && (forced_kind[lo] == EV_ANY) != (kind == EV_ANY))
+		n = 0;
+	*first = lo;
+	return n;
 }
 
-enum { EV_RECV = 1, EV_PROBE = 2 };
+/* forced returns the source decided for receive or probe event e, or
+ * MPI_ANY_SOURCE. */
+static int forced(uint64_t e, int kind)
+{
+	size_t i;
+	return forced_set(e, kind, &i) ? forced_src[i] : MPI_ANY_SOURCE;
+}
+
+static void record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src, uint64_t logref)
+{
+	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
+	record(MPIVET_META_WILDCARD, w, sizeof w / 8);
+}
 
 /* start_event numbers a wildcard event and logs it. */
 static uint64_t start_event(int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
 	uint64_t e = events++;
-	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
-	record(MPIVET_META_WILDCARD, w, sizeof w / 8);
+	record_wildcard(e, kind, s, tag, src, logref);
 	return e;
 }
 
@@ -411,6 +439,16 @@ static uint64_t *scratch_pb(void)
 
 static void finish(struct req *r, const MPI_Status *st);
 
+/* record_arrival logs the clock of the message candidate r took. */
+static void record_arrival(struct req *r)
+{
+	if (r->logged_m)
+		return;
+	r->logged_m = 1;
+	uint64_t w[] = {r->seq, r->m, (uint64_t)(int64_t)r->mworld};
+	record(MPIVET_META_ARRIVAL, w, sizeof w / 8);
+}
+
 /* settle_before gives the piggyback to every receive posted before seq on s
  * that could have taken a message from src with tag: they have matched. */
 static void settle_before(uint64_t seq, struct shadow *s, int src, int tag)
@@ -458,6 +496,11 @@ static void finish(struct req *r, const MPI_Status *st)
 	uint64_t *pb = scratch_pb();
 	settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
 	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh);
+	r->m = mode == VECTOR ? pb[me] : pb[0];
+	r->mworld = world(r->sh, st->MPI_SOURCE);
+	r->has_m = 1;
+	if (r->cand)
+		record_arrival(r);
 	if (r->wild)
 		matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 0);
 	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
@@ -555,6 +598,182 @@ static void completed(MPI_Request h, const MPI_Status *st)
 	}
 }
 
+/* ---- Waitany, Testany, Waitsome, Testsome ---- */
+
+/* Which of several requests completes first is nondeterminism too. A
+ * Waitany-family call over at least two live requests that returns something
+ * is an event, numbered with the wildcard events (blocking calls on entry,
+ * Testany and Testsome when they return something). Its outcome is the set
+ * of indexes it returned; its candidates are the receives in the array that
+ * it did not return alone, each logged with the clock of the message it takes
+ * when it takes it (an arrival). A candidate whose message is not causally
+ * after the event (its clock is not above the event's) could have been
+ * returned instead: the explorer forces that by a decision naming the index,
+ * and the call is then made with every other request hidden (MPI_REQUEST_NULL
+ * for its duration), so that the MPI can only return the forced ones. */
+
+#define MAXCAND 32 /* candidates logged per event */
+
+static struct {
+	int event;     /* the call is an event */
+	int numbered;  /* ... and has its number, e */
+	uint64_t e;
+	size_t nf, f0; /* forced indexes: forced_src[f0 .. f0+nf) */
+	int hid;       /* requests hidden from the call */
+	MPI_Request *hs;
+	int n;
+	uint64_t logref;
+} any;
+static uint64_t any_prelogged; /* event number + 1 of a polling call whose record is written */
+
+/* live reports whether h is a request a completion call can return. */
+static int live(MPI_Request h)
+{
+	if (h == MPI_REQUEST_NULL)
+		return 0;
+	struct req *r = rfind(h);
+	return !r || (r->kind != PRECV && r->kind != PSEND) || r->active;
+}
+
+static int any_forced(int i)
+{
+	for (size_t j = 0; j < any.nf; j++)
+		if (forced_src[any.f0 + j] == i)
+			return 1;
+	return 0;
+}
+
+static int done_now(MPI_Request h)
+{
+	int flag = 0;
+	if (PMPI_Request_get_status(h, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return 1; /* let the call itself report the error */
+	return flag;
+}
+
+/* any_pre numbers the event and applies its decision (cur.snap holds the
+ * requests on entry). */
+static void any_pre(MPI_Request *hs, int n, int blocking, uint64_t logref)
+{
+	memset(&any, 0, sizeof any);
+	int nlive = 0;
+	for (int i = 0; i < cur.nsnap; i++)
+		nlive += live(cur.snap[i]);
+	if (nlive < 2)
+		return;
+	any.event = 1;
+	any.hs = hs, any.n = n, any.logref = logref;
+	any.nf = forced_set(events, EV_ANY, &any.f0);
+	for (size_t j = 0; j < any.nf; j++) {
+		int i = forced_src[any.f0 + j];
+		if (i < 0 || i >= cur.nsnap || !live(cur.snap[i]))
+			any.nf = 0; /* the replay has diverged: run free */
+	}
+	int first = any.nf ? forced_src[any.f0] : MPI_ANY_SOURCE;
+	if (blocking) {
+		any.e = start_event(EV_ANY, NULL, n, first, logref);
+		any.numbered = 1;
+	} else if (any.nf && any_prelogged != events + 1) {
+		/* a forced request that cannot complete would make the program
+		 * poll forever: logged now, the explorer recognises that */
+		record_wildcard(events, EV_ANY, NULL, n, first, logref);
+		any_prelogged = events + 1;
+	}
+	if (!any.nf)
+		return;
+	int keep = -1; /* Testsome: the one incomplete forced request left */
+	if (any.nf > 1) { /* the call must return all of them, not some */
+		for (size_t j = 0; j < any.nf; j++) {
+			int i = forced_src[any.f0 + j];
+			while (!done_now(hs[i]) && blocking)
+				sched_yield();
+			if (!blocking && !done_now(hs[i])) {
+				keep = i;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (keep >= 0 ? i != keep : !any_forced(i))
+			hs[i] = MPI_REQUEST_NULL;
+	any.hid = 1;
+}
+
+/* any_restore gives the program back the requests hidden from the call. */
+static void any_restore(void)
+{
+	if (!any.hid)
+		return;
+	for (int i = 0; i < any.n; i++)
+		if (any.hs[i] == MPI_REQUEST_NULL && !(i < cur.nsnap && any_forced(i)))
+			any.hs[i] = cur.snap[i];
+	any.hid = 0;
+}
+
+/* any_candidates logs, with the event, the receives that could have been
+ * returned instead of idx[0..k); the arrivals of their messages follow. */
+static void any_candidates(const int *idx, int k)
+{
+	if (!any.numbered) { /* Testany, Testsome: numbered now */
+		if (any_prelogged == events + 1)
+			any.e = events++;
+		else
+			any.e = start_event(EV_ANY, NULL, any.n, MPI_ANY_SOURCE, any.logref);
+	}
+	any_prelogged = 0;
+	uint64_t w[3 + 3 * MAXCAND];
+	size_t n = 0;
+	w[n++] = any.e;
+	w[n++] = (uint64_t)(k < MAXCAND ? k : MAXCAND);
+	for (int j = 0; j < k && j < MAXCAND; j++)
+		w[n++] = (uint64_t)idx[j];
+	size_t at = n++, nc = 0;
+	for (int i = 0; i < cur.nsnap && nc < MAXCAND; i++) {
+		struct req *r = rfind(cur.snap[i]);
+		if (!r || !(r->kind == RECV || (r->kind == PRECV && r->active)))
+			continue;
+		if (k == 1 && idx[0] == i)
+			continue;
+		w[n++] = (uint64_t)i;
+		w[n++] = r->seq;
+		nc++;
+		r->cand = 1;
+		if (r->has_m)
+			record_arrival(r);
+	}
+	w[at] = nc;
+	record(MPIVET_META_CHOICE, w, n);
+}
+
+/* any_matched gives the event its outcome (first index returned) and clock;
+ * the world rank of the first returned message, if a receive, names it in
+ * reports. */
+static void any_matched(int first, int world, int tag)
+{
+	uint64_t w[] = {any.e, (uint64_t)(int64_t)first, (uint64_t)(int64_t)world, (uint64_t)(int64_t)tag, *own(), 0};
+	record(MPIVET_META_MATCHED, w, sizeof w / 8);
+	++*own();
+}
+
+/* any_complete finishes a Waitany-family call that returned the k requests
+ * at idx, with their statuses. */
+static void any_complete(const int *idx, int k, MPI_Status *sts)
+{
+	int event = any.event && k > 0;
+	int w = -1, tag = -1;
+	if (event) {
+		any_candidates(idx, k);
+		struct req *r = idx[0] < cur.nsnap ? rfind(cur.snap[idx[0]]) : NULL;
+		if (r && r->sh && (r->kind == RECV || r->kind == PRECV) && sts[0].MPI_SOURCE >= 0)
+			w = world(r->sh, sts[0].MPI_SOURCE), tag = sts[0].MPI_TAG;
+	}
+	for (int j = 0; j < k; j++)
+		if (idx[j] >= 0 && idx[j] < cur.nsnap)
+			completed(cur.snap[idx[j]], &sts[j]);
+	if (event)
+		any_matched(idx[0], w, tag);
+}
+
 /* ---- Receives and probes ---- */
 
 /* wild_pre numbers a wildcard receive or probe and applies a decision. */
@@ -565,7 +784,7 @@ static void wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
 	cur.before = events;
 	if (!cur.wild)
 		return;
-	int f = forced(events);
+	int f = forced(events, kind);
 	cur.event = start_event(kind, find(c), tag, f, logref);
 	if (f != MPI_ANY_SOURCE)
 		*src = f;
@@ -595,7 +814,7 @@ static void probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, ui
 	if (!s || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
 		return;
 	if (wild && !cur.wild) /* MPI_Iprobe: an event only when it finds a message */
-		cur.event = start_event(EV_PROBE, s, st->MPI_TAG, forced(events), logref);
+		cur.event = start_event(EV_PROBE, s, st->MPI_TAG, forced(events, EV_PROBE), logref);
 	settle_before(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG);
 	if (wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
@@ -628,7 +847,7 @@ static void start_precv(MPI_Request *h, struct req *r, uint64_t logref)
 	r->wild = r->orig_src == MPI_ANY_SOURCE;
 	r->before = events;
 	if (r->wild) {
-		int f = forced(events);
+		int f = forced(events, EV_RECV);
 		r->event = start_event(EV_RECV, r->sh, r->tag, f, logref);
 		int want = f != MPI_ANY_SOURCE ? f : MPI_ANY_SOURCE;
 		if (want != r->src) {
@@ -645,6 +864,7 @@ static void start_precv(MPI_Request *h, struct req *r, uint64_t logref)
 		}
 	}
 	r->active = 1;
+	r->cand = r->has_m = r->logged_m = 0;
 	enqueue(r);
 }
 
@@ -727,17 +947,20 @@ static void load_decisions(void)
 	if (!f)
 		return;
 	size_t cap = 0;
-	long rank, src;
-	unsigned long long ev;
-	while (fscanf(f, "%ld %llu %ld", &rank, &ev, &src) == 3) {
-		if (rank != me)
+	char line[128];
+	while (fgets(line, sizeof line, f)) {
+		long rank, src, kind = 0;
+		unsigned long long ev;
+		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me)
 			continue;
 		if (nforced == cap) {
 			cap = cap ? cap * 2 : 64;
 			forced_event = realloc(forced_event, cap * sizeof *forced_event);
 			forced_src = realloc(forced_src, cap * sizeof *forced_src);
+			forced_kind = realloc(forced_kind, cap * sizeof *forced_kind);
 		}
 		forced_event[nforced] = ev;
+		forced_kind[nforced] = (int)kind;
 		forced_src[nforced++] = (int)src;
 	}
 	fclose(f);
@@ -829,7 +1052,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		cur.src = *src;
 		cur.before = events;
 		if (*src == MPI_ANY_SOURCE) {
-			int f = forced(events);
+			int f = forced(events, EV_PROBE);
 			if (f != MPI_ANY_SOURCE)
 				*src = f;
 		}
@@ -866,6 +1089,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Waitany:
 	case MPIVET_ID_MPI_Testany:
 		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
+		any_pre(ARG(MPI_Request *, 1), ARG(int, 0), call == MPIVET_ID_MPI_Waitany, logref);
 		break;
 	case MPIVET_ID_MPI_Waitall:
 		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
@@ -876,12 +1100,10 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Testall_array_of_statuses), ARG(int, 0));
 		break;
 	case MPIVET_ID_MPI_Waitsome:
-		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
-		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Waitsome_array_of_statuses), ARG(int, 0));
-		break;
 	case MPIVET_ID_MPI_Testsome:
 		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
-		statuses(&ARG(MPI_Status *, MPIVET_K_MPI_Testsome_array_of_statuses), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, 4), ARG(int, 0));
+		any_pre(ARG(MPI_Request *, 1), ARG(int, 0), call == MPIVET_ID_MPI_Waitsome, logref);
 		break;
 	case MPIVET_ID_MPI_Request_free: {
 		MPI_Request *h = ARG(MPI_Request *, 0);
@@ -1018,8 +1240,9 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		int *idx = ARG(int *, 2);
 		int flag = call == MPIVET_ID_MPI_Waitany || *ARG(int *, 3);
 		MPI_Status *st = ARG(MPI_Status *, call == MPIVET_ID_MPI_Waitany ? 3 : 4);
+		any_restore();
 		if (ok && flag && idx && *idx != MPI_UNDEFINED && *idx >= 0 && *idx < cur.nsnap)
-			completed(cur.snap[*idx], st);
+			any_complete(idx, 1, st);
 		break;
 	}
 	case MPIVET_ID_MPI_Waitall:
@@ -1039,10 +1262,9 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		int out = *ARG(int *, 2);
 		int *idx = ARG(int *, 3);
 		MPI_Status **stp = &ARG(MPI_Status *, 4);
-		if (ok && out != MPI_UNDEFINED)
-			for (int i = 0; i < out; i++)
-				if (idx[i] >= 0 && idx[i] < cur.nsnap)
-					completed(cur.snap[idx[i]], &(*stp)[i]);
+		any_restore();
+		if (ok && out != MPI_UNDEFINED && out > 0)
+			any_complete(idx, out, *stp);
 		*stp = cur.user_sts;
 		break;
 	}

@@ -39,6 +39,8 @@
 #define MPIVET_META_WILDCARD 10 /* a wildcard event starts */
 #define MPIVET_META_MATCHED 11  /* a wildcard event matched */
 #define MPIVET_META_LATE 12     /* a message that may be late for an earlier wildcard event */
+#define MPIVET_META_CHOICE 13   /* what a Waitany-family event returned, and its candidates */
+#define MPIVET_META_ARRIVAL 14  /* the clock of the message a candidate of such an event took */
 
 #define MPIVET_NOREC UINT64_MAX
 
