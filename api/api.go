@@ -355,6 +355,7 @@ const (
 	MetaLate      = 12 // a message that may be late: source, source world rank, tag, comm serial, clock, events before its receive, entry record offset
 	MetaChoice    = 13 // a Waitany-family event returned: event number, n, indexes..., m, (index, receive serial)... of its candidates
 	MetaArrival   = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
+	MetaTypes     = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
 	MetaBuffer    = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

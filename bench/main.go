@@ -4,6 +4,7 @@
 //
 //	go run ./bench                 # all benchmarks, both MPIs
 //	go run ./bench -reps 9 -mpi openmpi
+//	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -72,9 +73,14 @@ var launchers = map[string]string{
 func main() {
 	reps := flag.Int("reps", 9, "runs of each variant")
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
-	only := flag.String("run", "", "only benchmarks whose name contains this")
+	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
 	flag.Parse()
+	match, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -run:", err)
+		os.Exit(2)
+	}
 	work, err := os.MkdirTemp("", "mpivet-bench-")
 	if err != nil {
 		fail(err)
@@ -91,7 +97,7 @@ func main() {
 			continue
 		}
 		for _, b := range benchmarks {
-			if *only != "" && !strings.Contains(b.name, *only) {
+			if !match.MatchString(b.name) {
 				continue
 			}
 			if m == "mpich" && b.np > 4 {

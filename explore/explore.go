@@ -90,6 +90,7 @@ type Interleaving struct {
 	Run        *trace.Run
 	Infeasible bool // a forced match could not happen: not a real execution
 	Errors     bool // checks found errors in it
+	TimedOut   bool // stopped at the time limit
 }
 
 // Infeasible reports whether run r, which stopped without finishing (deadlock

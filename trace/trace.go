@@ -193,6 +193,17 @@ type Late struct {
 	PC     uint64 // the call site of the call that took it
 }
 
+// TypeMismatch is a message received with a datatype whose type signature
+// differs from the send's (layer/src/signature.c defines the signature words).
+type TypeMismatch struct {
+	SendSig, RecvSig uint64
+	World            int // the sender's world rank
+	Tag              int64
+	SendPC           uint64 // the send's call site, in the sender's address space
+	RecvPC           uint64 // the receive's call site
+	Bytes            int    // size of the message
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -218,6 +229,7 @@ type Process struct {
 	Wild     []*Wildcard // by event number
 	Late     []Late
 	Arrivals map[uint64]Arrival // by Cand.Serial
+	Types    []TypeMismatch
 	Overflow bool
 	Exit     *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr   string // what the rank wrote on its standard error (first MiB)
@@ -516,6 +528,11 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 				p.Arrivals = map[uint64]Arrival{}
 			}
 			p.Arrivals[w[0]] = Arrival{Clock: w[1], World: int(int64(w[2]))}
+		}
+	case api.MetaTypes:
+		if len(w) >= 7 {
+			p.Types = append(p.Types, TypeMismatch{SendSig: w[0], RecvSig: w[1], World: int(int64(w[2])), Tag: int64(w[3]),
+				SendPC: w[4], RecvPC: w[5], Bytes: int(w[6])})
 		}
 	case api.MetaLate:
 		if len(w) >= 8 {

@@ -11,6 +11,7 @@ import (
 	"mpivet/checks/lifecycle"
 	"mpivet/checks/mpierror"
 	"mpivet/checks/timeout"
+	"mpivet/checks/typematch"
 )
 
 // Checks are all checks, in report order.
@@ -23,4 +24,5 @@ var Checks = []*check.Check{
 	lifecycle.Check,
 	bufferreuse.Check,
 	mpierror.Check,
+	typematch.Check,
 }

@@ -25,17 +25,86 @@ import (
 
 // exploration runs and checks the interleavings of one program.
 type exploration struct {
-	ctx      context.Context
-	sess     *launch.Session
-	dir      string
-	np       int
-	timeout  time.Duration
-	sym      *symbolize.Symbolizer
-	findings []check.Finding
-	seen     map[string]bool // findings already reported, by what they say
-	explored []report.Interleaving
-	branches map[int]*explore.Branch
-	notes    []string
+	ctx       context.Context
+	sess      *launch.Session
+	dir       string
+	np        int
+	timeout   time.Duration
+	sym       *symbolize.Symbolizer
+	findings  []check.Finding
+	seen      map[string]bool // findings already reported, by what they say
+	explored  []report.Interleaving
+	branches  map[int]*explore.Branch
+	notes     []string
+	zero      int           // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	firstWall time.Duration // how long the first run took
+}
+
+// zeroSteps describes the zero-buffering run in reports.
+const zeroSteps = "interleaving 1 again (every wildcard event forced to its match), with standard-mode sends synchronous: the MPI buffers none of them"
+
+// bufferingCheck runs interleaving 1 again as interleaving n, with zero
+// buffering: a send that the MPI's eager buffering let return before its
+// receive was posted now waits for it, so a program that relies on buffering
+// the standard does not guarantee deadlocks, and the deadlock check reports
+// that as unsafe-buffering. Only those findings are kept: the run is not one
+// the MPI would make.
+func (x *exploration) bufferingCheck(first *explore.Interleaving, n int) error {
+	var ds []explore.Decision
+	if clocksOff(first.Run) == "" {
+		ds = explore.Complete(first.Run)
+	}
+	// A program that polls (MPI_Test) for a send that now waits for its
+	// receive may spin instead of blocking: the run gets a few times the
+	// first one's time, not the whole time limit.
+	limit := 4*x.firstWall + 10*time.Second
+	saved, savedLimit := x.sess.Opts.Buffering, x.sess.Opts.Timeout
+	if savedLimit == 0 || limit < savedLimit {
+		x.sess.Opts.Timeout = limit
+	}
+	x.sess.Opts.Buffering, x.zero = "zero", n
+	defer func() { x.sess.Opts.Buffering, x.sess.Opts.Timeout = saved, savedLimit }()
+	if err := os.MkdirAll(interleavingDir(x.dir, n), 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %v", interleavingDir(x.dir, n), err)
+	}
+	if err := os.WriteFile(filepath.Join(interleavingDir(x.dir, n), "buffering"), []byte("zero\n"), 0o644); err != nil {
+		return fmt.Errorf("cannot write to the run directory: %v", err)
+	}
+	il, err := x.once(n, ds, nil)
+	if err != nil {
+		return err
+	}
+	switch {
+	case il.Infeasible:
+		x.notes = append(x.notes, "the zero-buffering run could not repeat the first interleaving's matches; buffering was not checked")
+	case il.TimedOut:
+		x.notes = append(x.notes, fmt.Sprintf("the zero-buffering run (standard-mode sends synchronous) did not end within %s; buffering was not checked (records: %s)",
+			x.sess.Opts.Timeout, interleavingDir(x.dir, n)))
+	}
+	return nil
+}
+
+// found reports whether a finding of one of the kinds was made in
+// interleaving n (0: in any).
+func (x *exploration) found(n int, kinds ...string) bool {
+	for _, f := range x.findings {
+		for _, k := range kinds {
+			if f.Kind == k && (n == 0 || f.Interleaving == n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errors reports whether an error was found.
+func (x *exploration) errors() bool {
+	for _, f := range x.findings {
+		if f.Severity == check.Error {
+			return true
+		}
+	}
+	return false
 }
 
 // interleavingDir is where interleaving n keeps its records: the first in the
@@ -65,7 +134,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	if res.Interrupted {
 		return nil, fmt.Errorf("interrupted; the run was stopped (records: %s)", d)
 	}
-	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run}
+	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	x.branches[n] = b
 	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) {
 		il.Infeasible = true
@@ -79,6 +148,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	}
 	fresh := false
 	for _, f := range fs {
+		if n == x.zero && f.Kind != "unsafe-buffering" {
+			continue
+		}
 		f.Interleaving = n
 		il.Errors = il.Errors || f.Severity == check.Error
 		key := f.Kind + "\x00" + f.Message
@@ -93,7 +165,11 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		fresh = true
 	}
 	if fresh && n > 1 {
-		x.explored = append(x.explored, report.Interleaving{N: n, Dir: d, Steps: x.steps(n),
+		steps := x.steps(n)
+		if n == x.zero {
+			steps = []string{zeroSteps}
+		}
+		x.explored = append(x.explored, report.Interleaving{N: n, Dir: d, Steps: steps,
 			Replay: fmt.Sprintf("mpivet replay %s --interleaving %d", x.dir, n)})
 	}
 	return il, nil
@@ -259,6 +335,9 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 		noColor: noColor, json: jsonOut, gdb: gdb}
 	if f.clocks == "off" {
 		f.clocks = "lamport" // decisions need the protocol
+	}
+	if b, err := os.ReadFile(filepath.Join(src, "buffering")); err == nil {
+		f.buffer = strings.TrimSpace(string(b)) // the zero-buffering run
 	}
 	if gdb >= 0 {
 		f.buffers, f.timeout = "off", 0 // the trap flag and a debugger do not mix; a person takes time

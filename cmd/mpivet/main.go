@@ -65,6 +65,7 @@ type runFlags struct {
 	noColor  bool
 	buffer   string
 	buffers  string
+	bufCheck bool
 
 	clocks           string
 	maxInterleavings int
@@ -102,6 +103,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
 	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
+	fl.BoolVar(&f.bufCheck, "buffering-check", true, "after the interleavings are explored, run the first once more with standard-mode sends synchronous (as --buffering=zero), to find deadlocks the MPI's buffering hides (unsafe-buffering)")
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
 	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
@@ -178,6 +180,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	if err != nil {
 		return exitFailure, err
 	}
+	x.firstWall = time.Since(start)
 	stats := explore.Stats{Interleavings: 1, Complete: true}
 	if off := clocksOff(first.Run); off != "" {
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
@@ -194,6 +197,14 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		if stats.Infeasible > 0 {
 			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
 				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
+		}
+	}
+	// The zero-buffering run, unless a deadlock is known already, or the
+	// first run did not end by itself (a second would not either).
+	if replay == nil && f.bufCheck && f.buffer != "zero" && ctx.Err() == nil && !(f.firstError && x.errors()) &&
+		!x.found(0, "deadlock", "unsafe-buffering") && !x.found(1, "timeout", "program-failure") {
+		if err := x.bufferingCheck(first, stats.Interleavings+1); err != nil {
+			return exitFailure, err
 		}
 	}
 	if ctx.Err() != nil {

@@ -259,6 +259,9 @@ func bufferHooked(c *api.Call) bool {
 // operations, synchronises (collectives), creates or frees communicators,
 // and Pcontrol (regions not to explore).
 func clockHooked(c *api.Call) bool {
+	if c.Name == "MPI_Type_free" { // its handle may be reused: the type's signature is forgotten
+		return true
+	}
 	for _, t := range []string{"p2p", "completion", "start", "coll", "comm", "init", "finalize", "pcontrol"} {
 		if c.Has(t) {
 			return true

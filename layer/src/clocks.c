@@ -52,7 +52,8 @@ enum { OFF, LAMPORT, VECTOR };
 static int mode = LAMPORT; /* from layer.conf: clocks=lamport|vector|off */
 static int me, np;         /* rank and size in MPI_COMM_WORLD */
 static uint64_t *clk;      /* 1 word (Lamport) or np words (vector) */
-static int pbn;            /* words piggybacked */
+static int pbn;            /* clock words piggybacked */
+static int pbw;            /* words piggybacked: the clock, the send's type signature and call site */
 static uint64_t events;    /* wildcard events started */
 static uint64_t newest;    /* own clock at the newest matched wildcard event */
 static int matched_any;    /* some wildcard event has matched */
@@ -203,7 +204,7 @@ static uint64_t *ring;
 static MPI_Request ring_req[RING];
 static unsigned ring_next;
 
-static void send_pb(int dest, int tag, MPI_Comm c)
+static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 {
 	struct shadow *s;
 	if (dest == MPI_PROC_NULL || !(s = find(c)))
@@ -211,8 +212,11 @@ static void send_pb(int dest, int tag, MPI_Comm c)
 	unsigned k = ring_next++ % RING;
 	if (ring_req[k] != MPI_REQUEST_NULL)
 		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
-	memcpy(&ring[(size_t)k * pbn], clk, pbn * 8);
-	PMPI_Isend(&ring[(size_t)k * pbn], pbn, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
+	uint64_t *pb = &ring[(size_t)k * pbw];
+	memcpy(pb, clk, pbn * 8);
+	pb[pbn] = mpivet_sig(type);
+	pb[pbn + 1] = mpivet_bc_pc;
+	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
 }
 
 /* ---- Requests ---- */
@@ -229,6 +233,7 @@ struct req {
 	struct req *qprev, *qnext; /* receives whose piggyback is still to come, in posting order */
 	struct req *hnext;         /* hash chain */
 	MPI_Request aux;           /* clock collective of a nonblocking collective */
+	uint64_t pc;               /* the call site that posted it */
 	uint64_t *buf;             /* its clocks */
 	/* persistent receive, to re-create it with a forced source */
 	void *pbuf;
@@ -394,6 +399,32 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 	merge(pb);
 }
 
+/* check_types compares the type signature of a message (in its piggyback)
+ * with the datatype it is received with, and logs a mismatch once per pair
+ * of call sites. */
+static void check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, const MPI_Status *st, uint64_t pc)
+{
+	uint64_t ss = pb[pbn], rs;
+	if (!ss || ss == (rs = mpivet_sig(rtype)) || !rs || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
+		return;
+	int bytes = 0;
+	PMPI_Get_count(st, MPI_BYTE, &bytes);
+	if (bytes <= 0)
+		return; /* nothing was transferred */
+	static uint64_t seen[256];
+	uint64_t h = (pb[pbn + 1] * 0x9E3779B97F4A7C15ULL) ^ pc;
+	for (int i = 0; i < 256; i++) {
+		if (seen[i] == h)
+			return;
+		if (!seen[i]) {
+			seen[i] = h;
+			uint64_t w[] = {ss, rs, (uint64_t)(int64_t)world(s, st->MPI_SOURCE), (uint64_t)(int64_t)st->MPI_TAG, pb[pbn + 1], pc, (uint64_t)bytes};
+			record(MPIVET_META_TYPES, w, sizeof w / 8);
+			return;
+		}
+	}
+}
+
 /* A piggyback that does not come (a message sent by code the layer does not
  * see, or an erroneous program) must not hang the rank: after a few seconds
  * the rank stops expecting piggybacks, logs that its clocks are broken, and
@@ -405,10 +436,10 @@ static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
 	MPI_Request r;
 	int flag = 0;
 	if (broken) {
-		memset(pb, 0, pbn * 8);
+		memset(pb, 0, pbw * 8);
 		return;
 	}
-	PMPI_Irecv(pb, pbn, MPI_UINT64_T, src, tag, sh, &r);
+	PMPI_Irecv(pb, pbw, MPI_UINT64_T, src, tag, sh, &r);
 	PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
 	double t0 = 0;
 	for (unsigned i = 0; !flag; i++) {
@@ -421,7 +452,7 @@ static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
 				PMPI_Cancel(&r);
 				PMPI_Wait(&r, MPI_STATUS_IGNORE);
 				broken = 1;
-				memset(pb, 0, pbn * 8);
+				memset(pb, 0, pbw * 8);
 				record_clocks(0, "a message came without its clock");
 				return;
 			}
@@ -433,7 +464,7 @@ static uint64_t *scratch_pb(void)
 {
 	static uint64_t *b;
 	if (!b)
-		b = calloc(pbn, 8);
+		b = calloc(pbw, 8);
 	return b;
 }
 
@@ -496,6 +527,7 @@ static void finish(struct req *r, const MPI_Status *st)
 	uint64_t *pb = scratch_pb();
 	settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
 	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh);
+	check_types(pb, r->type, r->sh, st, r->pc);
 	r->m = mode == VECTOR ? pb[me] : pb[0];
 	r->mworld = world(r->sh, st->MPI_SOURCE);
 	r->has_m = 1;
@@ -791,7 +823,7 @@ static void wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
 }
 
 /* recv_post handles a blocking receive that returned status st. */
-static void recv_post(MPI_Comm c, int *src, const MPI_Status *st, uint64_t logref)
+static void recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st, uint64_t logref)
 {
 	struct shadow *s = find(c);
 	*src = cur.src;
@@ -799,6 +831,7 @@ static void recv_post(MPI_Comm c, int *src, const MPI_Status *st, uint64_t logre
 		return;
 	uint64_t *pb = scratch_pb();
 	receive_pb(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG, pb);
+	check_types(pb, type, s, st, mpivet_bc_pc);
 	if (cur.wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
 	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
@@ -836,6 +869,7 @@ static struct req *post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm
 	r->event = cur.event;
 	r->before = cur.before;
 	r->logref = logref;
+	r->pc = mpivet_bc_pc;
 	return r;
 }
 
@@ -1004,8 +1038,9 @@ static void start(int provided)
 	if (why)
 		return;
 	pbn = mode == VECTOR ? np : 1;
+	pbw = pbn + 2;
 	clk = calloc(pbn, 8);
-	ring = calloc((size_t)RING * pbn, 8);
+	ring = calloc((size_t)RING * pbw, 8);
 	for (int i = 0; i < RING; i++)
 		ring_req[i] = MPI_REQUEST_NULL;
 	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
@@ -1124,6 +1159,12 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Pcontrol:
 		quiet = ARG(const int, 0) == 0;
 		break;
+	case MPIVET_ID_MPI_Type_free: {
+		MPI_Datatype *t = ARG(MPI_Datatype *, 0);
+		if (t)
+			mpivet_sig_forget(*t);
+		break;
+	}
 	case MPIVET_ID_MPI_Finalize:
 		for (int i = 0; i < RING; i++)
 			if (ring_req[i] != MPI_REQUEST_NULL)
@@ -1149,13 +1190,13 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
 		/* every send has dest, tag, comm as parameters 3, 4, 5 */
 		if (ok)
-			send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5));
+			send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5), ARG(MPI_Datatype, 2));
 		break;
 	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init: case MPIVET_ID_MPI_Rsend_init: {
 		MPI_Request *h = ARG(MPI_Request *, 6);
 		if (ok && h && *h != MPI_REQUEST_NULL) {
 			struct req *r = radd(*h, PSEND);
-			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
+			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5), r->type = ARG(MPI_Datatype, 2);
 		}
 		break;
 	}
@@ -1166,6 +1207,7 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 			r->sh = find(ARG(MPI_Comm, 5));
 			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
 			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1), r->type = ARG(MPI_Datatype, 2);
+			r->pc = mpivet_bc_pc;
 		}
 		break;
 	}
@@ -1173,31 +1215,34 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		for (int i = 0; ok && i < cur.nstarted; i++) {
 			struct req *r = cur.started[i];
 			r->active = 1;
-			send_pb(r->dest, r->tag, r->comm);
+			send_pb(r->dest, r->tag, r->comm, r->type);
 		}
 		break;
 	}
 	case MPIVET_ID_MPI_Recv:
 		if (ok)
-			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), &ARG(int, MPIVET_K_MPI_Recv_source), ARG(MPI_Status *, MPIVET_K_MPI_Recv_status), logref);
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Recv_datatype), &ARG(int, MPIVET_K_MPI_Recv_source), ARG(MPI_Status *, MPIVET_K_MPI_Recv_status), logref);
 		break;
 	case MPIVET_ID_MPI_Sendrecv:
 		if (ok) {
-			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm));
-			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_status), logref);
+			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_sendtype));
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_recvtype), &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_status), logref);
 		}
 		break;
 	case MPIVET_ID_MPI_Sendrecv_replace:
 		if (ok) {
-			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm));
-			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_replace_status), logref);
+			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype));
+			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_replace_status), logref);
 		}
 		break;
 	case MPIVET_ID_MPI_Irecv: {
 		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
 		int *src = &ARG(int, MPIVET_K_MPI_Irecv_source);
-		if (ok && h && *h != MPI_REQUEST_NULL)
-			enqueue(post_recv(*h, RECV, *src, ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref));
+		if (ok && h && *h != MPI_REQUEST_NULL) {
+			struct req *r = post_recv(*h, RECV, *src, ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
+			r->type = ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype);
+			enqueue(r);
+		}
 		*src = cur.src;
 		break;
 	}

@@ -41,6 +41,7 @@
 #define MPIVET_META_LATE 12     /* a message that may be late for an earlier wildcard event */
 #define MPIVET_META_CHOICE 13   /* what a Waitany-family event returned, and its candidates */
 #define MPIVET_META_ARRIVAL 14  /* the clock of the message a candidate of such an event took */
+#define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -202,6 +203,11 @@ extern int mpivet_ck_on;
 void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
 void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
 void mpivet_ck_config(const char *key, const char *value);
+
+/* Datatype signatures (signature.c): 0 unknown, else comparable words. */
+uint64_t mpivet_sig(MPI_Datatype t);
+void mpivet_sig_forget(MPI_Datatype t);
+int mpivet_sig_packed(uint64_t s);
 
 /* The call site of a wrapper: its return address. */
 #define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))

@@ -1167,5 +1167,6 @@ static const signed char mpivet_call_k_newcomm[] = {
 #define MPIVET_K_MPI_Dist_graph_create_adjacent_comm_dist_graph 9
 #define MPIVET_K_MPI_Comm_free_comm 0
 #define MPIVET_K_MPI_Comm_disconnect_comm 0
+#define MPIVET_K_MPI_Type_free_datatype 0
 
 #endif

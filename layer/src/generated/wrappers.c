@@ -7549,7 +7549,12 @@ int MPI_Type_free(MPI_Datatype *datatype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	int rc_ = PMPI_Type_free(datatype);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);

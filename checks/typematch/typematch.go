@@ -1,0 +1,120 @@
+// Package typematch defines the check of point-to-point type matching.
+package typematch
+
+import (
+	"fmt"
+
+	"mpivet/check"
+	"mpivet/trace"
+)
+
+// Check reports messages received with another type signature than sent.
+var Check = &check.Check{
+	Name:  "type-mismatch",
+	Kinds: []string{"type-mismatch"},
+	Doc: `a message received with a datatype whose basic types differ from the send's
+
+MPI requires the sequence of basic types a send transfers to match the one
+the receive expects (MPI 3.1 §3.3.1): 4 MPI_BYTE received as one MPI_INT
+(seed 000, Fig. 2.10), doubles received as floats or ints as unsigned are
+errors even when the sizes agree; the program depends on the representation
+the two processes happen to share. MPI_BYTE matches only MPI_BYTE, MPI_PACKED
+matches anything. Types of the same kind and size (MPI_INT and MPI_INT32_T,
+the char types) count as equal, and derived types compare by the basic types
+they contain, in order, so a struct sent twice matches a type holding two.
+Each send carries its signature with its clock (exploration's piggyback), so
+the check is off when the clock protocol is (--clocks=off, Fortran callers,
+MPI_THREAD_MULTIPLE).`,
+	Run: run,
+}
+
+func run(pass *check.Pass) error {
+	for _, p := range pass.In.Run.Procs {
+		for _, m := range p.Types {
+			recv := at(pass, p, m.RecvPC, "the receive")
+			locs := []check.Location{recv}
+			ranks := []int{p.Rank}
+			if s := pass.In.Run.Rank(m.World); s != nil {
+				locs = append(locs, at(pass, s, m.SendPC, "the send"))
+				ranks = append(ranks, m.World)
+			}
+			pass.Report(check.Finding{
+				Kind:  "type-mismatch",
+				Ranks: ranks,
+				Message: fmt.Sprintf("rank %d receives as %s a message of %d bytes that rank %d sent as %s (tag %d)",
+					p.Rank, Describe(m.RecvSig), m.Bytes, m.World, Describe(m.SendSig), m.Tag),
+				Locations: locs,
+			})
+		}
+	}
+	return nil
+}
+
+func at(pass *check.Pass, p *trace.Process, pc uint64, note string) check.Location {
+	l := check.Location{Rank: p.Rank, Note: note}
+	if pass.In.Sym != nil {
+		s := pass.In.Sym.Lookup(p.Maps, pc)
+		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	}
+	return l
+}
+
+// Basic type classes of a signature word (layer/src/signature.c).
+const (
+	classByte = 1 + iota
+	classPacked
+	classChar
+	classInt
+	classUint
+	classFloat
+	classComplex
+	classBool
+	classLogical
+	classWchar
+	classPair
+)
+
+var pairs = []string{"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT"}
+
+// Describe names the data a signature word stands for.
+func Describe(sig uint64) string {
+	if sig>>63 != 0 {
+		return fmt.Sprintf("a derived type mixing basic types (signature %04x)", sig&0xffff)
+	}
+	class, size := int(sig>>8), int(sig&0xff)
+	switch class {
+	case classByte:
+		return "MPI_BYTE"
+	case classPacked:
+		return "MPI_PACKED"
+	case classChar:
+		return "characters (MPI_CHAR)"
+	case classWchar:
+		return "wide characters (MPI_WCHAR)"
+	case classInt:
+		return sized("signed integers", size, map[int]string{1: "MPI_INT8_T", 2: "MPI_SHORT", 4: "MPI_INT", 8: "MPI_LONG"})
+	case classUint:
+		return sized("unsigned integers", size, map[int]string{1: "MPI_UINT8_T", 2: "MPI_UNSIGNED_SHORT", 4: "MPI_UNSIGNED", 8: "MPI_UNSIGNED_LONG"})
+	case classFloat:
+		return sized("floating point", size, map[int]string{4: "MPI_FLOAT", 8: "MPI_DOUBLE", 16: "MPI_LONG_DOUBLE"})
+	case classComplex:
+		return fmt.Sprintf("%d-byte complex numbers", size)
+	case classBool:
+		return "MPI_C_BOOL"
+	case classLogical:
+		return "MPI_LOGICAL"
+	case classPair:
+		if size < len(pairs) {
+			return pairs[size]
+		}
+	}
+	return fmt.Sprintf("basic type %d of %d bytes", class, size)
+}
+
+// sized describes a basic type by size, with the usual C name of that size.
+func sized(what string, size int, names map[int]string) string {
+	if n, ok := names[size]; ok {
+		return fmt.Sprintf("%d-byte %s (%s)", size, what, n)
+	}
+	return fmt.Sprintf("%d-byte %s", size, what)
+}

@@ -1,0 +1,267 @@
+/*
+ * mpivet type signatures: what the type-mismatch check compares. A send's
+ * signature travels with its clock in the piggyback (clocks.c), and the
+ * receive compares it with its own datatype's when the message arrives.
+ *
+ * MPI requires the sequence of basic types a send transfers to match the
+ * receive's (MPI 3.1 §3.3.1): typed data matches the same type, MPI_BYTE
+ * matches MPI_BYTE (seed 000 Fig. 2.10: 4 MPI_BYTE received as 1 MPI_INT is
+ * an error), and MPI_PACKED matches anything. A signature word is
+ *
+ *   0                          unknown: not compared (MPI_Type_create_darray,
+ *                              an unnamed type the layer cannot classify)
+ *   class << 8 | size          one basic type, repeated: the type map is
+ *                              homogeneous (MPI_INT, a vector of doubles ...)
+ *   1 << 63 | hash             several basic types: a hash of the shortest
+ *                              period of the sequence, so that struct {int,
+ *                              double} x 2 and a contiguous type of two such
+ *                              structs compare equal
+ *
+ * Basic types are compared by class and size, not by name: MPI_INT and
+ * MPI_INT32_T, or MPI_LONG and MPI_LONG_LONG on LP64, are the same data, and
+ * reporting them would only be noise; the char types are one class.
+ *
+ * Signatures are cached by handle, and a freed datatype's entry is dropped
+ * (mpivet_sig_forget), since MPI reuses handles.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpivet.h"
+
+enum { C_BYTE = 1, C_PACKED, C_CHAR, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_BOOL, C_LOGICAL, C_WCHAR, C_PAIR };
+
+#define MIXED (1ULL << 63)
+#define MAXRUNS 64
+
+struct run {
+	uint64_t code, n;
+};
+
+/* ---- Predefined types ---- */
+
+static struct {
+	MPI_Datatype t;
+	int class;
+} named[] = {
+	{MPI_BYTE, C_BYTE}, {MPI_PACKED, C_PACKED},
+	{MPI_CHAR, C_CHAR}, {MPI_SIGNED_CHAR, C_CHAR}, {MPI_UNSIGNED_CHAR, C_CHAR}, {MPI_CHARACTER, C_CHAR},
+	{MPI_WCHAR, C_WCHAR},
+	{MPI_SHORT, C_INT}, {MPI_INT, C_INT}, {MPI_LONG, C_INT}, {MPI_LONG_LONG, C_INT}, {MPI_LONG_LONG_INT, C_INT},
+	{MPI_INT8_T, C_INT}, {MPI_INT16_T, C_INT}, {MPI_INT32_T, C_INT}, {MPI_INT64_T, C_INT},
+	{MPI_AINT, C_INT}, {MPI_OFFSET, C_INT}, {MPI_COUNT, C_INT}, {MPI_INTEGER, C_INT},
+	{MPI_UNSIGNED_SHORT, C_UINT}, {MPI_UNSIGNED, C_UINT}, {MPI_UNSIGNED_LONG, C_UINT}, {MPI_UNSIGNED_LONG_LONG, C_UINT},
+	{MPI_UINT8_T, C_UINT}, {MPI_UINT16_T, C_UINT}, {MPI_UINT32_T, C_UINT}, {MPI_UINT64_T, C_UINT},
+	{MPI_FLOAT, C_FLOAT}, {MPI_DOUBLE, C_FLOAT}, {MPI_LONG_DOUBLE, C_FLOAT}, {MPI_REAL, C_FLOAT}, {MPI_DOUBLE_PRECISION, C_FLOAT},
+	{MPI_C_FLOAT_COMPLEX, C_COMPLEX}, {MPI_C_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, C_COMPLEX},
+	{MPI_COMPLEX, C_COMPLEX}, {MPI_DOUBLE_COMPLEX, C_COMPLEX},
+	{MPI_C_BOOL, C_BOOL}, {MPI_LOGICAL, C_LOGICAL},
+	/* the pair types are told apart by their position (C_PAIR << 8 | i) */
+	{MPI_FLOAT_INT, C_PAIR}, {MPI_DOUBLE_INT, C_PAIR}, {MPI_LONG_INT, C_PAIR}, {MPI_2INT, C_PAIR},
+	{MPI_SHORT_INT, C_PAIR}, {MPI_LONG_DOUBLE_INT, C_PAIR},
+};
+
+static uint64_t named_code(MPI_Datatype t)
+{
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+		if (named[i].t != t || t == MPI_DATATYPE_NULL)
+			continue;
+		if (named[i].class == C_PAIR)
+			return (uint64_t)C_PAIR << 8 | i;
+		int size = 0;
+		PMPI_Type_size(t, &size);
+		return (uint64_t)named[i].class << 8 | (size & 0xff);
+	}
+	return 0;
+}
+
+/* ---- Flattening ---- */
+
+/* A flattened type: the shortest period of its basic type sequence, run-length
+ * encoded, repeated reps times. */
+struct flat {
+	struct run r[MAXRUNS];
+	int n; /* -1: unknown */
+	uint64_t reps;
+};
+
+static void push(struct flat *f, uint64_t code, uint64_t n)
+{
+	if (f->n < 0 || n == 0)
+		return;
+	if (f->n > 0 && f->r[f->n - 1].code == code) {
+		f->r[f->n - 1].n += n;
+		return;
+	}
+	if (f->n == MAXRUNS) {
+		f->n = -1;
+		return;
+	}
+	f->r[f->n++] = (struct run){code, n};
+}
+
+/* append adds k copies of g's sequence to f. */
+static void append(struct flat *f, const struct flat *g, uint64_t k)
+{
+	if (g->n < 0) {
+		f->n = -1;
+		return;
+	}
+	k *= g->reps;
+	if (g->n == 1) {
+		push(f, g->r[0].code, g->r[0].n * k);
+		return;
+	}
+	for (uint64_t j = 0; j < k && f->n >= 0; j++)
+		for (int i = 0; i < g->n; i++)
+			push(f, g->r[i].code, g->r[i].n);
+}
+
+/* period reduces f to its shortest period. */
+static void period(struct flat *f)
+{
+	if (f->n <= 0)
+		return;
+	if (f->n == 1) { /* homogeneous: one element per period */
+		f->reps *= f->r[0].n;
+		f->r[0].n = 1;
+		return;
+	}
+	for (int p = 1; p < f->n; p++) {
+		if (f->n % p)
+			continue;
+		int ok = 1;
+		for (int i = p; i < f->n && ok; i++)
+			ok = f->r[i].code == f->r[i - p].code && f->r[i].n == f->r[i - p].n;
+		if (ok) {
+			f->reps *= (uint64_t)(f->n / p);
+			f->n = p;
+			return;
+		}
+	}
+}
+
+static void flatten(MPI_Datatype t, struct flat *f, int depth)
+{
+	f->n = 0;
+	f->reps = 1;
+	int ni, na, nd, comb;
+	if (depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+		f->n = -1;
+		return;
+	}
+	if (comb == MPI_COMBINER_NAMED) {
+		uint64_t c = named_code(t);
+		if (c)
+			push(f, c, 1);
+		else
+			f->n = -1;
+		return;
+	}
+	int ints[ni > 0 ? ni : 1];
+	MPI_Aint aints[na > 0 ? na : 1];
+	MPI_Datatype types[nd > 0 ? nd : 1];
+	if (PMPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
+		f->n = -1;
+		return;
+	}
+	struct flat *g = malloc(sizeof *g);
+	uint64_t k = 0;
+	switch (comb) {
+	case MPI_COMBINER_DUP:
+	case MPI_COMBINER_RESIZED:
+		k = 1;
+		break;
+	case MPI_COMBINER_CONTIGUOUS:
+		k = (uint64_t)ints[0];
+		break;
+	case MPI_COMBINER_VECTOR:
+	case MPI_COMBINER_HVECTOR:
+	case MPI_COMBINER_INDEXED_BLOCK:
+	case MPI_COMBINER_HINDEXED_BLOCK:
+		k = (uint64_t)ints[0] * (uint64_t)ints[1];
+		break;
+	case MPI_COMBINER_INDEXED:
+	case MPI_COMBINER_HINDEXED:
+		for (int i = 0; i < ints[0]; i++)
+			k += (uint64_t)ints[1 + i];
+		break;
+	case MPI_COMBINER_SUBARRAY:
+		k = 1;
+		for (int i = 0; i < ints[0]; i++)
+			k *= (uint64_t)ints[1 + ints[0] + i];
+		break;
+	case MPI_COMBINER_STRUCT:
+		for (int i = 0; i < ints[0] && f->n >= 0; i++) {
+			flatten(types[i], g, depth + 1);
+			append(f, g, (uint64_t)ints[1 + i]);
+		}
+		k = 0;
+		comb = -1; /* done */
+		break;
+	default: /* darray, Fortran parameterised types: not classified */
+		f->n = -1;
+		comb = -1;
+		break;
+	}
+	if (comb != -1) {
+		flatten(types[0], g, depth + 1);
+		append(f, g, k);
+	}
+	for (int i = 0; i < nd; i++) {
+		int tni, tna, tnd, tc;
+		if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tc) == MPI_SUCCESS && tc != MPI_COMBINER_NAMED)
+			PMPI_Type_free(&types[i]);
+	}
+	free(g);
+	period(f);
+}
+
+static uint64_t signature_of(MPI_Datatype t)
+{
+	struct flat *f = malloc(sizeof *f);
+	flatten(t, f, 0);
+	uint64_t s = 0;
+	if (f->n == 1)
+		s = f->r[0].code;
+	else if (f->n > 1) {
+		uint64_t h = 1469598103934665603ULL;
+		for (int i = 0; i < f->n; i++) {
+			h = (h ^ f->r[i].code) * 1099511628211ULL;
+			h = (h ^ f->r[i].n) * 1099511628211ULL;
+		}
+		s = MIXED | (h & ~MIXED);
+	}
+	free(f);
+	return s;
+}
+
+/* ---- Cache by handle ---- */
+
+#define SIGS 1024
+static struct {
+	uint64_t key, sig;
+} cache[SIGS];
+
+uint64_t mpivet_sig(MPI_Datatype t)
+{
+	uint64_t k = MPIVET_H(t);
+	if (t == MPI_DATATYPE_NULL)
+		return 0;
+	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 54) & (SIGS - 1);
+	if (cache[i].key == k + 1)
+		return cache[i].sig;
+	uint64_t s = signature_of(t);
+	cache[i].key = k + 1, cache[i].sig = s;
+	return s;
+}
+
+void mpivet_sig_forget(MPI_Datatype t)
+{
+	uint64_t k = MPIVET_H(t);
+	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 54) & (SIGS - 1);
+	if (cache[i].key == k + 1)
+		cache[i].key = 0;
+}
+
+int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED; }
