@@ -127,6 +127,11 @@ type Options struct {
 	MaxInterleavings int           // 0: no limit
 	Budget           time.Duration // 0: no limit
 	MixingBound      int           // -1: unbounded; K: at most K+1 nested deviations from a run's own matches (§5.3.5.2)
+	// OrderBound bounds the Waitany-family deviations the same way, on
+	// their own: -1 explores every order in which requests can complete
+	// (n! for a Waitany loop over n receives); 0, each other outcome of each
+	// such call once, in the run that found it (about n²/2).
+	OrderBound int
 	FirstError       bool          // stop at the first interleaving with errors
 	Progress         func(Progress)
 }
@@ -166,7 +171,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
 	x.prog.Done = 1
 	if !(o.FirstError && first.Errors) {
-		x.explore(first, nil, 0)
+		x.explore(first, nil, 0, 0)
 	} else {
 		x.stop = "stopped at the first interleaving with errors"
 	}
@@ -181,13 +186,18 @@ func (x *explorer) report() {
 }
 
 // explore covers the events of il after bound; false if the search stops.
-func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
+// depth counts the deviations that led to il, orders those of Waitany-family
+// events among them.
+func (x *explorer) explore(il *Interleaving, bound *Key, depth, orders int) bool {
 	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
 		return true
 	}
 	ps := Points(il.Run)
 	var todo []*Point
 	for _, p := range ps {
+		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
+			continue
+		}
 		// Forced events were decided by the runs this one comes from.
 		if len(p.Alts) > 0 && !p.Wild.Quiet && !forcedIn(p.Proc, p.Wild) && (bound == nil || bound.Less(p.Key())) {
 			todo = append(todo, p)
@@ -239,7 +249,11 @@ func (x *explorer) explore(il *Interleaving, bound *Key, depth int) bool {
 				x.stop = "stopped at the first interleaving with errors"
 				return false
 			}
-			if !x.explore(child, &key, depth+1) {
+			nextOrders := orders
+			if p.Wild.Kind == trace.WildAny {
+				nextOrders++
+			}
+			if !x.explore(child, &key, depth+1, nextOrders) {
 				return false
 			}
 		}

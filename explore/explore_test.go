@@ -66,10 +66,21 @@ func TestExploreCounts(t *testing.T) {
 	for _, kind := range []int{trace.WildRecv, trace.WildAny} {
 		for _, c := range []struct{ n, k, want int }{{3, -1, 8}, {4, -1, 16}, {3, 0, 4}, {5, 0, 6}, {3, 1, 7}} {
 			m := &model{n: c.n, kind: kind}
-			st := explore(t, m, Options{MixingBound: c.k})
+			st := explore(t, m, Options{MixingBound: c.k, OrderBound: -1})
 			if st.Interleavings != c.want || m.runs != c.want || !st.Complete {
 				t.Errorf("kind %d, %d events, K=%d: %d interleavings (%d runs, complete %v), want %d", kind, c.n, c.k, st.Interleavings, m.runs, st.Complete, c.want)
 			}
+		}
+	}
+}
+
+func TestOrderBound(t *testing.T) {
+	// Waitany-family events: with K=0, each alternative once (1 + n); wildcard
+	// receives are not bounded by it
+	for _, c := range []struct{ kind, n, k, want int }{{trace.WildAny, 4, 0, 5}, {trace.WildAny, 4, 1, 11}, {trace.WildAny, 4, -1, 16}, {trace.WildRecv, 4, 0, 16}} {
+		m := &model{n: c.n, kind: c.kind}
+		if st := explore(t, m, Options{MixingBound: -1, OrderBound: c.k}); st.Interleavings != c.want {
+			t.Errorf("kind %d, %d events, order bound %d: %d interleavings, want %d", c.kind, c.n, c.k, st.Interleavings, c.want)
 		}
 	}
 }

@@ -141,3 +141,7 @@ func writeGraph(dir string, g *waitfor.Graph) string {
 // CannotResume reports whether some ranks of a run that stopped making
 // progress are deadlocked: the run driver's question while the run is live.
 func CannotResume(run *trace.Run) bool { return len(waitstate.Analyze(run).Deadlocked) > 0 }
+
+// ForcedOnly reports whether the deadlock of a guided replay comes only from
+// a forced wildcard match that cannot happen (see waitstate.ForcedOnly).
+func ForcedOnly(run *trace.Run) bool { return waitstate.ForcedOnly(run) }

@@ -16,6 +16,7 @@ import (
 
 	"mpivet/check"
 	"mpivet/checks/all"
+	"mpivet/checks/deadlock"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -136,7 +137,12 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	}
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	x.branches[n] = b
-	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) {
+	// A forced match that cannot happen leaves its receive waiting: the
+	// replay deadlocks, or times out, with a forced event unmatched. A
+	// deadlock that stays when that receive may match any source is the
+	// program's, though (the forced match happened, but the call that
+	// completes it is blocked: seed 003 Fig. 8).
+	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) && (!res.Deadlocked || deadlock.ForcedOnly(res.Run)) {
 		il.Infeasible = true
 		return il, nil
 	}

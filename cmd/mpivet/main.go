@@ -71,6 +71,7 @@ type runFlags struct {
 	maxInterleavings int
 	budget           time.Duration
 	mixing           int
+	orders           int
 	firstError       bool
 	gdb              int // replay: the rank to start under a debugger (-1: none)
 }
@@ -109,6 +110,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
 	fl.DurationVar(&f.budget, "budget", 0, "stop exploring after this long (0: no limit)")
 	fl.IntVar(&f.mixing, "mixing-bound", -1, "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)")
+	fl.IntVar(&f.orders, "order-bound", 0, "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)")
 	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
 	f.gdb = -1
 	cmd.MarkFlagRequired("np")
@@ -189,7 +191,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
 		progress := newProgress(os.Stderr)
 		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings, Budget: f.budget,
-			MixingBound: f.mixing, FirstError: f.firstError, Progress: progress.show})
+			MixingBound: f.mixing, OrderBound: f.orders, FirstError: f.firstError, Progress: progress.show})
 		progress.done()
 		if stats.Stopped != "" && ctx.Err() == nil {
 			x.notes = append(x.notes, "exploration incomplete: "+stats.Stopped)

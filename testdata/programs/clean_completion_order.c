@@ -4,7 +4,8 @@
  * Waitany (2 orders: the receive's message is sent after rank 3 has the
  * send's, but not after the Waitany). Every order gives the same sums: 12
  * interleavings, no finding.
- * mpivet: np=4 verdict=ok interleavings=12
+ * With --order-bound=-1 every order is explored.
+ * mpivet: np=4 flags=--order-bound=-1 verdict=ok interleavings=12
  */
 #include <mpi.h>
 #include <stdio.h>

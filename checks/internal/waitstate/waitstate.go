@@ -39,17 +39,31 @@ type Analysis struct {
 	// buffered takes standard-mode sends as buffered: complete, waiting
 	// for no one, as an MPI with unlimited buffering would make them.
 	buffered bool
+	// unforced takes the wildcard receives a guided replay forced to one
+	// source as the program wrote them (any source).
+	unforced bool
 }
 
 // Analyze builds the wait-for conditions of a run and decides deadlock.
-func Analyze(run *trace.Run) *Analysis { return analyze(run, false) }
+func Analyze(run *trace.Run) *Analysis { return analyze(run, false, false) }
+
+// ForcedOnly reports whether the deadlock of run, a guided replay, vanishes
+// when the wildcard receives it forced to one source may match any: the
+// replay stopped because a forced source never sent (a match the clocks
+// could not rule out, but that cannot happen), not because of the program.
+// A forced receive that matched but whose completion call is blocked (seed
+// 003 Fig. 8, §6) looks the same in the records, but there the deadlock
+// stays when the receive accepts any source.
+func ForcedOnly(run *trace.Run) bool {
+	return len(Analyze(run).Deadlocked) > 0 && len(analyze(run, false, true).Deadlocked) == 0
+}
 
 // NeedsBuffering reports whether the deadlock a found in run would vanish
 // if the MPI buffered every standard-mode send: the program relies on
 // buffering the MPI standard does not guarantee (seed 003 Fig. 1(c), seed
 // 000 Fig. 2.5).
 func (a *Analysis) NeedsBuffering(run *trace.Run) bool {
-	return len(a.Deadlocked) > 0 && len(analyze(run, true).Deadlocked) == 0
+	return len(a.Deadlocked) > 0 && len(analyze(run, true, a.unforced).Deadlocked) == 0
 }
 
 // standard reports whether a call is a standard-mode send.
@@ -57,8 +71,8 @@ func standard(name string) bool {
 	return name == "MPI_Send" || name == "MPI_Isend" || name == "MPI_Send_init"
 }
 
-func analyze(run *trace.Run, buffered bool) *Analysis {
-	a := &Analysis{Ranks: map[int]*Rank{}, buffered: buffered}
+func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
+	a := &Analysis{Ranks: map[int]*Rank{}, buffered: buffered, unforced: unforced}
 	var ps []waitfor.Process
 	for _, p := range run.Procs {
 		if p.Rank < 0 {
@@ -114,9 +128,9 @@ func peer(rk *Rank, comm uint64, r int64, label string) *waitfor.Cond {
 
 // source is the source receive or probe c waits for: MPI_ANY_SOURCE, unless
 // a guided replay forced the wildcard event c started to match one rank.
-func source(rk *Rank, c *trace.Call) int64 {
+func (a *Analysis) source(rk *Rank, c *trace.Call) int64 {
 	s, p := c.Int("source"), rk.Proc
-	if v, ok := p.Const("MPI_ANY_SOURCE"); !ok || int64(v) != s {
+	if v, ok := p.Const("MPI_ANY_SOURCE"); !ok || int64(v) != s || a.unforced {
 		return s
 	}
 	for i := len(p.Wild) - 1; i >= 0; i-- {
@@ -141,9 +155,9 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	comm := c.Word("comm")
 	switch {
 	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
-		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, source(r, c), name))
+		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, a.source(r, c), name))
 	case c.Def.Has("recv") || c.Def.Has("probe"):
-		return peer(r, comm, source(r, c), name)
+		return peer(r, comm, a.source(r, c), name)
 	case c.Def.Has("send"):
 		if a.buffered && standard(name) {
 			return waitfor.AllOf(name) // buffered: waits for no one
@@ -295,7 +309,7 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 	comm := c.Word("comm")
 	switch {
 	case c.Def.Has("recv"):
-		return peer(r, comm, source(r, c), label)
+		return peer(r, comm, a.source(r, c), label)
 	case c.Def.Has("send"):
 		if a.buffered && standard(c.Name()) {
 			return waitfor.AllOf(label) // buffered: complete
