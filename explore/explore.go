@@ -109,6 +109,23 @@ func Infeasible(r *trace.Run) bool {
 	return false
 }
 
+// PendingOnly reports whether every forced event of run r that never matched
+// is a nonblocking receive whose completion call is blocked, rather than the
+// receive or probe its rank is blocked in. Such a receive may have matched
+// (the MPI says so only when the completion returns: seed 003 Fig. 8), so its
+// stop is not proof that the forced match was impossible.
+func PendingOnly(r *trace.Run) bool {
+	for _, p := range r.Procs {
+		cur := p.Last()
+		for _, w := range p.Wild {
+			if !w.Matched && !w.Cancelled && forcedIn(p, w) && cur != nil && !cur.Returned && cur.Offset == w.Offset {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // forcedIn reports whether a decision imposed the match of p's event w.
 func forcedIn(p *trace.Process, w *trace.Wildcard) bool {
 	anySource := int64(-1)
@@ -132,8 +149,8 @@ type Options struct {
 	// (n! for a Waitany loop over n receives); 0, each other outcome of each
 	// such call once, in the run that found it (about n²/2).
 	OrderBound int
-	FirstError       bool          // stop at the first interleaving with errors
-	Progress         func(Progress)
+	FirstError bool // stop at the first interleaving with errors
+	Progress   func(Progress)
 }
 
 // Progress is the state of an exploration.

@@ -138,11 +138,12 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	x.branches[n] = b
 	// A forced match that cannot happen leaves its receive waiting: the
-	// replay deadlocks, or times out, with a forced event unmatched. A
-	// deadlock that stays when that receive may match any source is the
-	// program's, though (the forced match happened, but the call that
-	// completes it is blocked: seed 003 Fig. 8).
-	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) && (!res.Deadlocked || deadlock.ForcedOnly(res.Run)) {
+	// replay deadlocks, or times out, with a forced event unmatched. When
+	// that receive is nonblocking, its match may have happened with the
+	// call that completes it blocked (seed 003 Fig. 8): then a deadlock
+	// that stays when the receive may match any source is the program's.
+	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) &&
+		(!res.Deadlocked || !explore.PendingOnly(res.Run) || deadlock.ForcedOnly(res.Run)) {
 		il.Infeasible = true
 		return il, nil
 	}

@@ -571,6 +571,15 @@ static void started_sends(MPI_Request *hs, int n)
 	}
 }
 
+static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type);
+
+/* send_started sends the piggybacks of the persistent sends being started. */
+static void send_started(void)
+{
+	for (int i = 0; i < cur.nstarted; i++)
+		send_pb(cur.started[i]->dest, cur.started[i]->tag, cur.started[i]->comm, cur.started[i]->type);
+}
+
 static void snapshot(const MPI_Request *rs, int n)
 {
 	if (n < 0 || !rs)
@@ -1061,6 +1070,15 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	cur.user_sts = NULL;
 	cur.nstarted = 0;
 	switch (call) {
+	/* Piggybacks go before their message: a synchronous send (or a
+	 * standard one the MPI does not buffer) returns only once its receive
+	 * has matched, and a receiver that claimed the message (MPI_Mprobe)
+	 * waits for the piggyback before it receives. */
+	case MPIVET_ID_MPI_Send: case MPIVET_ID_MPI_Bsend: case MPIVET_ID_MPI_Ssend: case MPIVET_ID_MPI_Rsend:
+	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
+		/* every send has datatype, dest, tag, comm as parameters 2, 3, 4, 5 */
+		send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5), ARG(MPI_Datatype, 2));
+		break;
 	case MPIVET_ID_MPI_Recv:
 		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Recv_source), ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), logref);
 		break;
@@ -1068,9 +1086,11 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Irecv_source), ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Sendrecv:
+		send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_sendtype));
 		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(int, MPIVET_K_MPI_Sendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Sendrecv_replace:
+		send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype));
 		wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(int, MPIVET_K_MPI_Sendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Probe:
@@ -1099,6 +1119,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		if (r && r->kind == PRECV)
 			start_precv(h, r, logref);
 		started_sends(h, h ? 1 : 0);
+		send_started();
 		break;
 	}
 	case MPIVET_ID_MPI_Startall: {
@@ -1110,6 +1131,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 				start_precv(&hs[i], r, logref);
 		}
 		started_sends(hs, n);
+		send_started();
 		break;
 	}
 	case MPIVET_ID_MPI_Wait:
@@ -1186,12 +1208,6 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 	}
 	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
 	switch (call) {
-	case MPIVET_ID_MPI_Send: case MPIVET_ID_MPI_Bsend: case MPIVET_ID_MPI_Ssend: case MPIVET_ID_MPI_Rsend:
-	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
-		/* every send has dest, tag, comm as parameters 3, 4, 5 */
-		if (ok)
-			send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5), ARG(MPI_Datatype, 2));
-		break;
 	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init: case MPIVET_ID_MPI_Rsend_init: {
 		MPI_Request *h = ARG(MPI_Request *, 6);
 		if (ok && h && *h != MPI_REQUEST_NULL) {
@@ -1212,11 +1228,8 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		break;
 	}
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
-		for (int i = 0; ok && i < cur.nstarted; i++) {
-			struct req *r = cur.started[i];
-			r->active = 1;
-			send_pb(r->dest, r->tag, r->comm, r->type);
-		}
+		for (int i = 0; ok && i < cur.nstarted; i++)
+			cur.started[i]->active = 1;
 		break;
 	}
 	case MPIVET_ID_MPI_Recv:
@@ -1225,13 +1238,11 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		break;
 	case MPIVET_ID_MPI_Sendrecv:
 		if (ok) {
-			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_sendtype));
 			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_recvtype), &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_status), logref);
 		}
 		break;
 	case MPIVET_ID_MPI_Sendrecv_replace:
 		if (ok) {
-			send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype));
 			recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_replace_status), logref);
 		}
 		break;
