@@ -93,37 +93,26 @@ type Interleaving struct {
 	TimedOut   bool // stopped at the time limit
 }
 
-// Infeasible reports whether run r, which stopped without finishing (deadlock
-// or time limit), stopped in a forced wildcard event that never matched: the
-// forced source never sent a message it could take, which the program's own
-// wildcard would not have waited for (another interleaving covers what it
-// would have matched), so the stop is not an error of the program.
-func Infeasible(r *trace.Run) bool {
-	for _, p := range r.Procs {
-		for _, w := range p.Wild {
-			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// PendingOnly reports whether every forced event of run r that never matched
-// is a nonblocking receive whose completion call is blocked, rather than the
-// receive or probe its rank is blocked in. Such a receive may have matched
-// (the MPI says so only when the completion returns: seed 003 Fig. 8), so its
-// stop is not proof that the forced match was impossible.
-func PendingOnly(r *trace.Run) bool {
+// Unmatched says how a run that stopped without finishing (deadlock or time
+// limit) left its forced events. unmatched: a forced event never matched, so the
+// forced source may never have sent a message it could take, which the
+// program's own wildcard would not have waited for (another interleaving
+// covers what it would have matched), and the stop need not be an error of
+// the program. blocked: such an event is the receive or probe its rank is
+// blocked in, which proves it. Otherwise they are nonblocking receives whose
+// completion call is blocked, and those may have matched (the MPI says so
+// only when the completion returns: seed 003 Fig. 8).
+func Unmatched(r *trace.Run) (unmatched, blocked bool) {
 	for _, p := range r.Procs {
 		cur := p.Last()
 		for _, w := range p.Wild {
-			if !w.Matched && !w.Cancelled && forcedIn(p, w) && cur != nil && !cur.Returned && cur.Offset == w.Offset {
-				return false
+			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
+				unmatched = true
+				blocked = blocked || (cur != nil && !cur.Returned && cur.Offset == w.Offset)
 			}
 		}
 	}
-	return true
+	return unmatched, blocked
 }
 
 // forcedIn reports whether a decision imposed the match of p's event w.

@@ -65,15 +65,13 @@ func (x *exploration) bufferingCheck(first *explore.Interleaving, n int) error {
 	}
 	x.sess.Opts.Buffering, x.zero = "zero", n
 	defer func() { x.sess.Opts.Buffering, x.sess.Opts.Timeout = saved, savedLimit }()
-	if err := os.MkdirAll(interleavingDir(x.dir, n), 0o755); err != nil {
-		return fmt.Errorf("cannot create %s: %v", interleavingDir(x.dir, n), err)
-	}
-	if err := os.WriteFile(filepath.Join(interleavingDir(x.dir, n), "buffering"), []byte("zero\n"), 0o644); err != nil {
-		return fmt.Errorf("cannot write to the run directory: %v", err)
-	}
 	il, err := x.once(n, ds, nil)
 	if err != nil {
 		return err
+	}
+	// replay runs it with zero buffering again
+	if err := os.WriteFile(filepath.Join(interleavingDir(x.dir, n), "buffering"), []byte("zero\n"), 0o644); err != nil {
+		return fmt.Errorf("cannot write to the run directory: %v", err)
 	}
 	switch {
 	case il.Infeasible:
@@ -142,10 +140,11 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	// that receive is nonblocking, its match may have happened with the
 	// call that completes it blocked (seed 003 Fig. 8): then a deadlock
 	// that stays when the receive may match any source is the program's.
-	if ds != nil && (res.TimedOut || res.Deadlocked) && explore.Infeasible(res.Run) &&
-		(!res.Deadlocked || !explore.PendingOnly(res.Run) || deadlock.ForcedOnly(res.Run)) {
-		il.Infeasible = true
-		return il, nil
+	if ds != nil && (res.TimedOut || res.Deadlocked) {
+		if unmatched, blocked := explore.Unmatched(res.Run); unmatched && (!res.Deadlocked || blocked || deadlock.ForcedOnly(res.Run)) {
+			il.Infeasible = true
+			return il, nil
+		}
 	}
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Timeout: x.timeout, Sym: x.sym,
 		LauncherOutput: res.Output, LauncherExit: res.LauncherExit}

@@ -245,7 +245,7 @@ struct req {
 	/* a receive that a Waitany-family event could have returned instead */
 	int cand, has_m, logged_m;
 	uint64_t m; /* the clock of the message it took (own component) */
-	int mworld; /* its source in MPI_COMM_WORLD */
+	int msrc;   /* its source, a rank of sh's communicator */
 };
 
 #define RBUCKETS 4096
@@ -476,7 +476,7 @@ static void record_arrival(struct req *r)
 	if (r->logged_m)
 		return;
 	r->logged_m = 1;
-	uint64_t w[] = {r->seq, r->m, (uint64_t)(int64_t)r->mworld};
+	uint64_t w[] = {r->seq, r->m, (uint64_t)(int64_t)world(r->sh, r->msrc)};
 	record(MPIVET_META_ARRIVAL, w, sizeof w / 8);
 }
 
@@ -529,7 +529,7 @@ static void finish(struct req *r, const MPI_Status *st)
 	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh);
 	check_types(pb, r->type, r->sh, st, r->pc);
 	r->m = mode == VECTOR ? pb[me] : pb[0];
-	r->mworld = world(r->sh, st->MPI_SOURCE);
+	r->msrc = st->MPI_SOURCE;
 	r->has_m = 1;
 	if (r->cand)
 		record_arrival(r);
@@ -554,8 +554,9 @@ static struct {
 	int nstarted, capstarted;
 } cur;
 
-/* started_sends remembers the persistent sends among hs[0..n) on entry: an
- * MPI may give a request a new handle when it is started wrongly. */
+/* started_sends remembers the persistent sends among hs[0..n) on entry (an
+ * MPI may give a request a new handle when it is started wrongly) and sends
+ * their piggybacks, ahead of their messages. */
 static void started_sends(MPI_Request *hs, int n)
 {
 	cur.nstarted = 0;
@@ -568,16 +569,8 @@ static void started_sends(MPI_Request *hs, int n)
 			cur.started = realloc(cur.started, cur.capstarted * sizeof *cur.started);
 		}
 		cur.started[cur.nstarted++] = r;
+		send_pb(r->dest, r->tag, r->comm, r->type);
 	}
-}
-
-static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type);
-
-/* send_started sends the piggybacks of the persistent sends being started. */
-static void send_started(void)
-{
-	for (int i = 0; i < cur.nstarted; i++)
-		send_pb(cur.started[i]->dest, cur.started[i]->tag, cur.started[i]->comm, cur.started[i]->type);
 }
 
 static void snapshot(const MPI_Request *rs, int n)
@@ -660,7 +653,8 @@ static struct {
 	int numbered;  /* ... and has its number, e */
 	uint64_t e;
 	size_t nf, f0; /* forced indexes: forced_src[f0 .. f0+nf) */
-	int hid;       /* requests hidden from the call */
+	int hid;       /* requests hidden from the call: any_hidden */
+	int keep;      /* Testsome: the one incomplete forced request left, or -1 */
 	MPI_Request *hs;
 	int n;
 	uint64_t logref;
@@ -682,6 +676,13 @@ static int any_forced(int i)
 		if (forced_src[any.f0 + j] == i)
 			return 1;
 	return 0;
+}
+
+/* any_hidden reports whether the request at index i is hidden from the call:
+ * all but the forced ones, or all but keep. */
+static int any_hidden(int i)
+{
+	return any.hid && (any.keep >= 0 ? i != any.keep : !any_forced(i));
 }
 
 static int done_now(MPI_Request h)
@@ -722,31 +723,30 @@ static void any_pre(MPI_Request *hs, int n, int blocking, uint64_t logref)
 	}
 	if (!any.nf)
 		return;
-	int keep = -1; /* Testsome: the one incomplete forced request left */
+	any.keep = -1;
 	if (any.nf > 1) { /* the call must return all of them, not some */
 		for (size_t j = 0; j < any.nf; j++) {
 			int i = forced_src[any.f0 + j];
 			while (!done_now(hs[i]) && blocking)
 				sched_yield();
 			if (!blocking && !done_now(hs[i])) {
-				keep = i;
+				any.keep = i;
 				break;
 			}
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (keep >= 0 ? i != keep : !any_forced(i))
-			hs[i] = MPI_REQUEST_NULL;
 	any.hid = 1;
+	for (int i = 0; i < n; i++)
+		if (any_hidden(i))
+			hs[i] = MPI_REQUEST_NULL;
 }
 
-/* any_restore gives the program back the requests hidden from the call. */
+/* any_restore gives the program back the requests hidden from the call
+ * (the call itself saw none of them, so none has completed). */
 static void any_restore(void)
 {
-	if (!any.hid)
-		return;
-	for (int i = 0; i < any.n; i++)
-		if (any.hs[i] == MPI_REQUEST_NULL && !(i < cur.nsnap && any_forced(i)))
+	for (int i = 0; i < any.n && i < cur.nsnap; i++)
+		if (any_hidden(i))
 			any.hs[i] = cur.snap[i];
 	any.hid = 0;
 }
@@ -1119,7 +1119,6 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		if (r && r->kind == PRECV)
 			start_precv(h, r, logref);
 		started_sends(h, h ? 1 : 0);
-		send_started();
 		break;
 	}
 	case MPIVET_ID_MPI_Startall: {
@@ -1131,7 +1130,6 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 				start_precv(&hs[i], r, logref);
 		}
 		started_sends(hs, n);
-		send_started();
 		break;
 	}
 	case MPIVET_ID_MPI_Wait:
@@ -1159,7 +1157,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Waitsome:
 	case MPIVET_ID_MPI_Testsome:
 		snapshot(ARG(MPI_Request *, 1), ARG(int, 0));
-		statuses(&ARG(MPI_Status *, 4), ARG(int, 0));
+		statuses(&ARG(MPI_Status *, call == MPIVET_ID_MPI_Waitsome ? MPIVET_K_MPI_Waitsome_array_of_statuses : MPIVET_K_MPI_Testsome_array_of_statuses), ARG(int, 0));
 		any_pre(ARG(MPI_Request *, 1), ARG(int, 0), call == MPIVET_ID_MPI_Waitsome, logref);
 		break;
 	case MPIVET_ID_MPI_Request_free: {
