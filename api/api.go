@@ -356,6 +356,7 @@ const (
 	MetaChoice    = 13 // a Waitany-family event returned: event number, n, indexes..., m, (index, receive serial)... of its candidates
 	MetaArrival   = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
 	MetaTypes     = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
+	MetaColl      = 16 // what a rank gives a collective: entry record offset, flags, send signature, send periods, receive signature, receive periods
 	MetaBuffer    = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

@@ -41,6 +41,19 @@ type Call struct {
 	Out      []Value
 	Returned bool
 	RC       int64
+	Data     *CollData // the type signatures a collective was given (C callers only)
+}
+
+// CollData is what one rank gives a collective, in type signatures
+// (layer/src/signature.c): a side is significant on this rank when its flag
+// is set; its count is in periods of its signature, or, for vector variants
+// (Totals), summed over the per-rank counts.
+type CollData struct {
+	Send, Recv       bool
+	Totals           bool // counts are sums over the per-rank count arrays
+	NoCount          bool // counts are per neighbour: compare signatures only
+	SendSig, RecvSig uint64
+	SendN, RecvN     uint64
 }
 
 // Name is the MPI function name.
@@ -371,6 +384,14 @@ func Decode(path string, data []byte) (*Process, error) {
 				delete(entries, words[0])
 			}
 		case api.KindMeta:
+			if id == api.MetaColl && len(words) >= 6 {
+				if c := entries[words[0]]; c != nil {
+					f := words[1]
+					c.Data = &CollData{Send: f&1 != 0, Recv: f&2 != 0, Totals: f&4 != 0, NoCount: f&8 != 0,
+						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
+				}
+				break
+			}
 			if id == api.MetaComm && len(p.Calls) > 0 {
 				p.Calls[len(p.Calls)-1].Comm = decodeComm(words)
 				break

@@ -24,8 +24,17 @@ works with some MPIs and deadlocks with others; different roots or
 operations give wrong results. mpivet compares the sequence of collectives
 every rank made on each communicator, from each rank's own records (no
 central process), and reports the first place where they differ, with the
-call on each rank. Predefined reduction operations are compared by name;
-user-defined operations and type signatures are not compared yet.`,
+call on each rank. Predefined reduction operations are compared by name,
+user-defined ones by the function they were created with.
+
+The data must agree too (MPI 3.1 §5.1): count x datatype of a Bcast or a
+reduction is the same type signature on every rank, each rank's sendcount
+x sendtype of a Gather equals recvcount x recvtype at the root, and so on.
+Each rank logs the type signatures it gives (see layer/src/signature.c);
+they are compared block by block, and for the vector variants (Gatherv,
+Alltoallv ...) by their unit and by the totals sent and received. Fortran
+callers and MPI_THREAD_MULTIPLE programs are compared by name, root and
+operation only.`,
 	Run: run,
 }
 
@@ -37,7 +46,7 @@ type call struct {
 	what  string // name, root, op
 }
 
-func describe(p *trace.Process, c *trace.Call, inter bool) string {
+func describe(p *trace.Process, c *trace.Call, inter bool, ops map[uint64]string) string {
 	parts := []string{c.Name()}
 	if c.HasField("root") && !inter {
 		parts = append(parts, fmt.Sprintf("root=%d", c.Int("root")))
@@ -45,11 +54,30 @@ func describe(p *trace.Process, c *trace.Call, inter bool) string {
 	if c.HasField("op") {
 		if names := p.Consts[c.Word("op")]; len(names) > 0 {
 			parts = append(parts, "op="+names[0])
+		} else if fn, ok := ops[c.Word("op")]; ok {
+			parts = append(parts, "op="+fn)
 		} else {
 			parts = append(parts, "op=user-defined")
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// userOp names an operation MPI_Op_create made by the function it was given
+// (the same on every rank of one program, wherever it is loaded) and
+// whether it commutes.
+func userOp(pass *check.Pass, p *trace.Process, c *trace.Call) string {
+	fn := c.Word("user_fn")
+	name := fmt.Sprintf("%#x", fn)
+	if pass.In.Sym != nil {
+		if l := pass.In.Sym.LookupExact(p.Maps, fn); l.Function != "" {
+			name = l.Function
+		}
+	}
+	if c.Int("commute") == 0 {
+		name += " (non-commutative)"
+	}
+	return name
 }
 
 func run(pass *check.Pass) error {
@@ -60,7 +88,11 @@ func run(pass *check.Pass) error {
 			continue
 		}
 		ix := comms.NewIndex(p)
+		ops := map[uint64]string{} // user-defined operations by handle, as the rank goes
 		for _, c := range p.Calls {
+			if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
+				ops[c.Word("op")] = userOp(pass, p, c)
+			}
 			if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
 				continue
 			}
@@ -68,7 +100,7 @@ func run(pass *check.Pass) error {
 			if seqs[key] == nil {
 				seqs[key] = map[int][]call{}
 			}
-			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, describe(p, c, ix.IsInter(c.Word("comm")))})
+			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, describe(p, c, ix.IsInter(c.Word("comm")), ops)})
 		}
 	}
 	keys := make([]string, 0, len(seqs))
@@ -100,6 +132,10 @@ func run(pass *check.Pass) error {
 				break
 			}
 			if len(variants) < 2 {
+				if msg := dataMismatch(at); msg != "" {
+					reportData(pass, k, at, msg)
+					break
+				}
 				continue
 			}
 			report(pass, k, at, variants)
@@ -128,6 +164,133 @@ func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
 		Ranks: ranks,
 		Message: fmt.Sprintf("collective number %d on %s differs between ranks: %s",
 			k+1, first.comms.Name(first.c.Word("comm")), strings.Join(kinds, "; ")),
+		Locations: locs,
+	})
+}
+
+// Signature words (layer/src/signature.c): 0 is unknown, bit 63 marks a
+// mixed sequence, else class << 8 | size, where class 2 is MPI_PACKED,
+// which matches anything.
+func comparable(sig uint64) bool { return sig != 0 && (sig>>63 != 0 || sig>>8 != 2) }
+
+// side is what one rank gives one side (send or receive) of a collective.
+type side struct {
+	cl   call
+	send bool
+	sig  uint64
+	n    uint64
+}
+
+func sidesOf(at []call) []side {
+	var ss []side
+	for _, cl := range at {
+		d := cl.c.Data
+		if d == nil {
+			continue
+		}
+		if d.Send && comparable(d.SendSig) {
+			ss = append(ss, side{cl, true, d.SendSig, d.SendN})
+		}
+		if d.Recv && comparable(d.RecvSig) {
+			ss = append(ss, side{cl, false, d.RecvSig, d.RecvN})
+		}
+	}
+	return ss
+}
+
+// text describes what a side gives, from the call's own arguments.
+func (s side) text() string {
+	c, p := s.cl.c, s.cl.proc
+	count, typ, verb := "sendcount", "sendtype", "sends"
+	if !s.send {
+		count, typ, verb = "recvcount", "recvtype", "receives"
+	}
+	if !c.HasField(typ) { // one datatype: Bcast, the reductions
+		count, typ, verb = "count", "datatype", "gives"
+		if !c.HasField(count) {
+			count = "recvcount"
+		}
+	}
+	t := check.HandleName(p, c.Word(typ))
+	if !c.HasField(count) || s.cl.c.Data.Totals {
+		return fmt.Sprintf("rank %d %s %s", p.Rank, verb, t)
+	}
+	return fmt.Sprintf("rank %d %s %d x %s", p.Rank, verb, c.Int(count), t)
+}
+
+// dataMismatch compares the type signatures the ranks gave one collective
+// and says how they differ ("" if they agree, or cannot be compared).
+func dataMismatch(at []call) string {
+	ss := sidesOf(at)
+	if len(ss) < 2 {
+		return ""
+	}
+	totals := ss[0].cl.c.Data.Totals
+	if !totals {
+		// every significant block is one type signature: (signature, periods)
+		first := ss[0]
+		for _, s := range ss[1:] {
+			if s.n != first.n || (s.n != 0 && s.sig != first.sig) {
+				return fmt.Sprintf("%s, but %s: the type signatures differ", first.text(), s.text())
+			}
+		}
+		return ""
+	}
+	// vector variants: one unit signature, and as much received as sent
+	var first *side
+	for i, s := range ss {
+		if s.n == 0 && !s.cl.c.Data.NoCount {
+			continue
+		}
+		if first == nil {
+			first = &ss[i]
+		} else if s.sig != first.sig {
+			return fmt.Sprintf("%s, but %s: the type signatures differ", first.text(), s.text())
+		}
+	}
+	cl := at[0]
+	if cl.c.Data.NoCount || len(at) != len(cl.comms.Members(cl.c.Word("comm"))) {
+		return ""
+	}
+	var sent, recvd uint64
+	for _, cl := range at {
+		if cl.c.Data == nil {
+			return "" // a rank whose data is unknown
+		}
+		if cl.c.Data.Send {
+			sent += cl.c.Data.SendN
+		}
+	}
+	if strings.Contains(cl.c.Name(), "llgatherv") { // every rank receives what all send
+		for _, cl := range at {
+			if d := cl.c.Data; d.Recv && d.RecvN != sent {
+				return fmt.Sprintf("the ranks send %d elements in all, but rank %d's recvcounts add up to %d", sent, cl.proc.Rank, d.RecvN)
+			}
+		}
+		return ""
+	}
+	for _, cl := range at {
+		if cl.c.Data.Recv {
+			recvd += cl.c.Data.RecvN
+		}
+	}
+	if sent != recvd {
+		return fmt.Sprintf("the ranks send %d elements in all but receive %d: the counts do not match", sent, recvd)
+	}
+	return ""
+}
+
+func reportData(pass *check.Pass, k int, at []call, msg string) {
+	var locs []check.Location
+	for _, cl := range at {
+		l := pass.At(cl.proc, cl.c)
+		l.Note = check.Describe(cl.proc, cl.c)
+		locs = append(locs, l)
+	}
+	first := at[0]
+	pass.Report(check.Finding{
+		Message: fmt.Sprintf("collective number %d on %s (%s) is given different data: %s",
+			k+1, first.comms.Name(first.c.Word("comm")), first.c.Name(), msg),
 		Locations: locs,
 	})
 }

@@ -17,6 +17,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mpivet/api"
@@ -69,10 +70,19 @@ func genIDs(a *api.API) []byte {
 	// communicator, root, new request and new communicator (one usable when
 	// the call returns) are among the parameters (-1: none).
 	flags := func(c *api.Call) int {
+		f := 0
 		if c.Has("coll") && !c.Has("finalize") {
-			return 1
+			f |= 1
 		}
-		return 0
+		for _, p := range c.Params { // per-rank counts
+			if p.Array && p.Name == "sendcounts" {
+				f |= 2
+			}
+			if p.Array && p.Name == "recvcounts" {
+				f |= 4
+			}
+		}
+		return f
 	}
 	param := func(c *api.Call, ok func(api.Param) bool) int {
 		for i, p := range c.Params {
@@ -99,7 +109,28 @@ func genIDs(a *api.API) []byte {
 			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
 		}},
 	}
-	w("\n#define MPIVET_CALL_COLL 1\n")
+	// Where a collective's data is described (signature.c compares what the
+	// ranks give): buffers, counts (scalar or per-rank array) and datatypes.
+	named := func(names ...string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if !collTyped(c) {
+				return -1
+			}
+			return param(c, func(p api.Param) bool { return slices.Contains(names, p.Name) })
+		}
+	}
+	tables = append(tables, []struct {
+		name string
+		val  func(*api.Call) int
+	}{
+		{"k_sendbuf", named("sendbuf", "buffer")},
+		{"k_recvbuf", named("recvbuf")},
+		{"k_sendcount", named("sendcount", "sendcounts", "count")},
+		{"k_recvcount", named("recvcount", "recvcounts")},
+		{"k_sendtype", named("sendtype", "datatype")},
+		{"k_recvtype", named("recvtype")},
+	}...)
+	w("\n#define MPIVET_CALL_COLL 1\n#define MPIVET_CALL_VSEND 2\n#define MPIVET_CALL_VRECV 4\n")
 	for _, t := range tables {
 		w("static const signed char mpivet_call_%s[] = {", t.name)
 		for i, c := range a.Calls {
@@ -258,6 +289,20 @@ func bufferHooked(c *api.Call) bool {
 // call: everything that sends, receives, probes, completes or starts
 // operations, synchronises (collectives), creates or frees communicators,
 // and Pcontrol (regions not to explore).
+// collTyped reports whether c is a collective that transfers typed data,
+// whose type signatures the ranks must agree on.
+func collTyped(c *api.Call) bool {
+	if !c.Has("coll") {
+		return false
+	}
+	for _, p := range c.Params {
+		if p.Name == "datatype" || p.Name == "sendtype" {
+			return true
+		}
+	}
+	return false
+}
+
 func clockHooked(c *api.Call) bool {
 	if c.Name == "MPI_Type_free" { // its handle may be reused: the type's signature is forgotten
 		return true
@@ -393,6 +438,9 @@ func genC(w writer, c *api.Call) {
 		}
 		w("\tvoid *k_[] = {%s};\n", strings.Join(ks, ", "))
 		w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
+		if collTyped(c) {
+			w("\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
+		}
 	}
 	if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))

@@ -42,6 +42,7 @@
 #define MPIVET_META_CHOICE 13   /* what a Waitany-family event returned, and its candidates */
 #define MPIVET_META_ARRIVAL 14  /* the clock of the message a candidate of such an event took */
 #define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
+#define MPIVET_META_COLL 16     /* the type signatures a rank gives a collective */
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -208,6 +209,7 @@ void mpivet_ck_config(const char *key, const char *value);
 uint64_t mpivet_sig(MPI_Datatype t);
 void mpivet_sig_forget(MPI_Datatype t);
 int mpivet_sig_packed(uint64_t s);
+void mpivet_coll_types(unsigned call, uint64_t logref, void **k);
 
 /* The call site of a wrapper: its return address. */
 #define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))

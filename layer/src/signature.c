@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "mpivet.h"
+#include "generated/ids.h"
 
 enum { C_BYTE = 1, C_PACKED, C_CHAR, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_BOOL, C_LOGICAL, C_WCHAR, C_PAIR };
 
@@ -217,11 +218,14 @@ static void flatten(MPI_Datatype t, struct flat *f, int depth)
 	period(f);
 }
 
-static uint64_t signature_of(MPI_Datatype t)
+/* signature_of gives t's signature and how many periods of it one element
+ * of t holds (0 for an unknown signature). */
+static uint64_t signature_of(MPI_Datatype t, uint64_t *reps)
 {
 	struct flat *f = malloc(sizeof *f);
 	flatten(t, f, 0);
 	uint64_t s = 0;
+	*reps = f->n > 0 ? f->reps : 0;
 	if (f->n == 1)
 		s = f->r[0].code;
 	else if (f->n > 1) {
@@ -236,24 +240,44 @@ static uint64_t signature_of(MPI_Datatype t)
 	return s;
 }
 
+static void record_coll(const uint64_t w[6])
+{
+	uint64_t off, *p = mpivet_begin(6, &off);
+	if (!p)
+		return;
+	memcpy(p, w, 6 * 8);
+	mpivet_commit(off, 6, MPIVET_META_COLL, MPIVET_KIND_META);
+}
+
 /* ---- Cache by handle ---- */
 
 #define SIGS 1024
 static struct {
-	uint64_t key, sig;
+	uint64_t key, sig, reps;
 } cache[SIGS];
 
-uint64_t mpivet_sig(MPI_Datatype t)
+/* sig_reps gives t's signature, and in *reps how many periods of it one
+ * element of t holds. */
+static uint64_t sig_reps(MPI_Datatype t, uint64_t *reps)
 {
 	uint64_t k = MPIVET_H(t);
+	*reps = 0;
 	if (t == MPI_DATATYPE_NULL)
 		return 0;
 	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 54) & (SIGS - 1);
-	if (cache[i].key == k + 1)
+	if (cache[i].key == k + 1) {
+		*reps = cache[i].reps;
 		return cache[i].sig;
-	uint64_t s = signature_of(t);
-	cache[i].key = k + 1, cache[i].sig = s;
+	}
+	uint64_t s = signature_of(t, reps);
+	cache[i].key = k + 1, cache[i].sig = s, cache[i].reps = *reps;
 	return s;
+}
+
+uint64_t mpivet_sig(MPI_Datatype t)
+{
+	uint64_t reps;
+	return sig_reps(t, &reps);
 }
 
 void mpivet_sig_forget(MPI_Datatype t)
@@ -265,3 +289,102 @@ void mpivet_sig_forget(MPI_Datatype t)
 }
 
 int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED; }
+
+/* ---- Collectives ----
+ *
+ * Every member of a communicator must give a collective data of the same
+ * type signature (MPI 3.1 §5.1): count x datatype of a Bcast or Reduce on
+ * every rank, sendcount x sendtype of each rank of a Gather equal to
+ * recvcount x recvtype at the root, and so on. Each rank logs what it gives,
+ * as (signature, number of periods), for the sides that are significant on
+ * it; the collective-mismatch check compares the ranks' records after the
+ * run. Vector variants are logged as totals over their count arrays. */
+
+enum { CT_SEND = 1, CT_RECV = 2, CT_TOTALS = 4, CT_NOCOUNT = 8 };
+
+/* count_of gives the count at parameter kc, or the sum of the per-rank
+ * counts there but skip's when v says it is an array. */
+static uint64_t count_of(int v, int kc, void **k, int size, int skip)
+{
+	if (!v)
+		return (uint64_t)(int64_t) * (int *)k[kc];
+	const int *a = *(const int **)k[kc];
+	int64_t n = 0;
+	for (int i = 0; a && i < size; i++)
+		if (i != skip)
+			n += a[i];
+	return (uint64_t)n;
+}
+
+void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
+{
+	int kc = mpivet_call_k_comm[call], kr = mpivet_call_k_root[call];
+	int ksb = mpivet_call_k_sendbuf[call], krb = mpivet_call_k_recvbuf[call];
+	int ksc = mpivet_call_k_sendcount[call], krc = mpivet_call_k_recvcount[call];
+	int kst = mpivet_call_k_sendtype[call], krt = mpivet_call_k_recvtype[call];
+	if (mpivet_mt || logref == MPIVET_NOREC || kc < 0 || kst < 0)
+		return;
+	MPI_Comm c = *(MPI_Comm *)k[kc];
+	int inter = 1, rank = 0, size = 0;
+	if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+		return; /* intercommunicators: the groups give different things */
+	PMPI_Comm_rank(c, &rank);
+	PMPI_Comm_size(c, &size);
+	int root = kr >= 0 ? *(int *)k[kr] : -1;
+	int vs = mpivet_call_flags[call] & MPIVET_CALL_VSEND, vr = mpivet_call_flags[call] & MPIVET_CALL_VRECV;
+	int neighbor = 0, gather = 0, scatter = 0, allgatherv = 0, alltoallv = 0;
+	switch (call) {
+	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv:
+		gather = 1;
+		break;
+	case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
+		scatter = 1;
+		break;
+	case MPIVET_ID_MPI_Allgatherv: case MPIVET_ID_MPI_Iallgatherv:
+		allgatherv = 1;
+		break;
+	case MPIVET_ID_MPI_Alltoallv: case MPIVET_ID_MPI_Ialltoallv:
+		alltoallv = 1;
+		break;
+	case MPIVET_ID_MPI_Neighbor_allgather: case MPIVET_ID_MPI_Neighbor_allgatherv:
+	case MPIVET_ID_MPI_Neighbor_alltoall: case MPIVET_ID_MPI_Neighbor_alltoallv:
+	case MPIVET_ID_MPI_Ineighbor_allgather: case MPIVET_ID_MPI_Ineighbor_allgatherv:
+	case MPIVET_ID_MPI_Ineighbor_alltoall: case MPIVET_ID_MPI_Ineighbor_alltoallv:
+		neighbor = 1;
+		break;
+	}
+	uint64_t w[6] = {logref, 0, 0, 0, 0, 0}, reps;
+	if (krt < 0) { /* one datatype: Bcast, Reduce, Allreduce, Scan, Reduce_scatter ... */
+		w[1] = CT_SEND;
+		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
+		w[3] = (ksc >= 0 ? count_of(0, ksc, k, size, -1) : count_of(vr, krc, k, size, -1)) * reps;
+		record_coll(w);
+		return;
+	}
+	int sendplace = ksb >= 0 && *(const void **)k[ksb] == MPI_IN_PLACE;
+	int recvplace = krb >= 0 && *(const void **)k[krb] == MPI_IN_PLACE;
+	int sends = !sendplace && (!scatter || rank == root);
+	int recvs = !recvplace && (!gather || rank == root);
+	if (neighbor) /* counts are per neighbour, not per rank: compare the signatures only */
+		w[1] |= CT_NOCOUNT | (vs | vr ? CT_TOTALS : 0);
+	else if (vs | vr)
+		w[1] |= CT_TOTALS;
+	if (recvs) {
+		w[1] |= CT_RECV;
+		w[4] = sig_reps(*(MPI_Datatype *)k[krt], &reps);
+		/* a root's own block of an in-place Gatherv is not received */
+		w[5] = neighbor ? 0 : count_of(vr, krc, k, size, gather && sendplace ? rank : -1) * reps;
+	}
+	if (sends) {
+		w[1] |= CT_SEND;
+		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
+		w[3] = neighbor ? 0 : count_of(vs, ksc, k, size, scatter && recvplace ? rank : -1) * reps;
+	} else if (sendplace && (allgatherv || alltoallv) && recvs) {
+		/* in place: what a rank gives is in its receive buffer */
+		w[1] |= CT_SEND;
+		w[2] = w[4];
+		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(*(const int **)k[krc])[rank] * reps;
+	}
+	if (w[1] & (CT_SEND | CT_RECV))
+		record_coll(w);
+}

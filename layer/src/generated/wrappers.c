@@ -5919,6 +5919,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
@@ -5940,6 +5941,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
@@ -5961,6 +5963,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
@@ -5982,6 +5985,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
@@ -6003,6 +6007,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
@@ -6024,6 +6029,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
@@ -6045,6 +6051,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
@@ -6066,6 +6073,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
@@ -6087,6 +6095,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
@@ -6129,6 +6138,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
@@ -6150,6 +6160,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
@@ -6171,6 +6182,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
@@ -6192,6 +6204,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
@@ -6213,6 +6226,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
@@ -6234,6 +6248,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
@@ -6255,6 +6270,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
@@ -6276,6 +6292,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
@@ -6297,6 +6314,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
@@ -6318,6 +6336,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
@@ -6381,6 +6400,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ibcast, e_, k_);
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
@@ -6402,6 +6422,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Igather, e_, k_);
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
@@ -6423,6 +6444,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
@@ -6444,6 +6466,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iscatter, e_, k_);
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
@@ -6465,6 +6488,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
@@ -6486,6 +6510,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iallgather, e_, k_);
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
@@ -6507,6 +6532,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
@@ -6528,6 +6554,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
@@ -6549,6 +6576,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
@@ -6591,6 +6619,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ireduce, e_, k_);
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
@@ -6612,6 +6641,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
@@ -6633,6 +6663,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
@@ -6654,6 +6685,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
@@ -6675,6 +6707,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iscan, e_, k_);
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
@@ -6696,6 +6729,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Iexscan, e_, k_);
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
@@ -6717,6 +6751,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
@@ -6738,6 +6773,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
@@ -6759,6 +6795,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
@@ -6780,6 +6817,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
