@@ -347,7 +347,7 @@ const (
 	MetaMaps      = 3  // executable mappings of the process (string, /proc/self/maps lines)
 	MetaSignal    = 4  // signal number, faulting pc, fault address
 	MetaOverflow  = 5  // the log reached its size limit; later records are lost
-	MetaError     = 7  // a call returned an error: call id, return code, error class, call site
+	MetaError     = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
 	MetaComm      = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
 	MetaClocks    = 9  // clock protocol: mode (0 off, 1 Lamport, 2 vector), world rank, why it is off (string)
 	MetaWildcard  = 10 // a wildcard event starts: event number, kind, comm serial, tag, forced source or -1, entry record offset, flags

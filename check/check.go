@@ -305,3 +305,13 @@ func RankList(ranks []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ErrorClass names an MPI error class, e.g. MPI_ERR_RANK.
+func ErrorClass(proc *trace.Process, class int64) string {
+	for _, n := range proc.Consts[uint64(class)] {
+		if strings.HasPrefix(n, "MPI_ERR_") {
+			return n
+		}
+	}
+	return fmt.Sprintf("error class %d", class)
+}

@@ -96,6 +96,7 @@ type Result struct {
 	Run          *trace.Run
 	TimedOut     bool
 	Deadlocked   bool // stopped because Stalled said the run cannot resume
+	AbortStuck   bool // stopped because a rank's MPI_Abort did not end the job
 	Interrupted  bool
 	LauncherExit int    // the launcher's exit status (-1: killed)
 	Output       string // the last part of what the launcher printed on stderr
@@ -160,6 +161,14 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		return nil, fmt.Errorf("cannot create the run directory: %v", err)
 	}
 	dir, _ = filepath.Abs(dir)
+	// Records of an earlier run in the same directory would be read as
+	// this run's ranks.
+	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 	// The layer's settings go through the (shared) run directory.
 	conf := ""
 	if s.Opts.Buffering == "zero" {
@@ -219,6 +228,8 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		stallAfter = time.Second
 	}
 	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
+	aborting := false // a rank is in MPI_Abort, and nothing moved since
+	const abortGrace = 5 * time.Second
 	stalled := s.Opts.Stalled
 wait:
 	for {
@@ -247,8 +258,17 @@ wait:
 				continue
 			}
 			if pr.Calls != last.Calls {
-				last, lastChange = pr, time.Now()
+				last, lastChange, aborting = pr, time.Now(), false
 				continue
+			}
+			if aborting && time.Since(lastChange) >= abortGrace {
+				// The MPI should have ended the job by now (Open MPI's
+				// launcher can hang here when its help messages collide).
+				if s.Opts.Notify != nil {
+					s.Opts.Notify(fmt.Sprintf("a rank called MPI_Abort %v ago and the MPI has not ended the job; mpivet ends it", abortGrace))
+				}
+				res.AbortStuck = true
+				break wait
 			}
 			if pr.InMPI == 0 || time.Since(lastChange) < stallAfter || asked == pr.Calls {
 				continue
@@ -257,6 +277,11 @@ wait:
 			run, err := trace.ReadRun(dir)
 			if err != nil {
 				continue
+			}
+			for _, p := range run.Procs {
+				if c := p.Last(); c != nil && c.Def.Has("abort") && !c.Returned {
+					aborting = true
+				}
 			}
 			if stalled(run) {
 				res.Deadlocked, res.Run = true, run
@@ -267,7 +292,7 @@ wait:
 			}
 		}
 	}
-	if res.Deadlocked {
+	if res.Deadlocked || res.AbortStuck {
 		// Nothing of a deadlocked run can be saved: end it at once.
 		waitErr = kill(cmd.Process.Pid, done)
 	}
@@ -281,7 +306,7 @@ wait:
 	res.Elapsed = time.Since(start)
 	res.LauncherExit = exitCode(waitErr)
 	killStrays(dir)
-	stopped := res.TimedOut || res.Interrupted || res.Deadlocked
+	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck
 	if !stopped {
 		waitForExits(dir, 2*time.Second)
 	}

@@ -121,6 +121,7 @@ type Error struct {
 	RC    int64
 	Class int64 // MPI error class
 	PC    uint64
+	Fatal bool // raised to MPI_ERRORS_ARE_FATAL: the call did not return, the job ends
 }
 
 // BufferAccess is an access the program made to the buffer of a pending
@@ -236,7 +237,7 @@ type Process struct {
 	Maps     []Mapping
 	Calls    []*Call
 	Signal   *Signal
-	Errors   []Error // errors MPI calls returned to the program
+	Errors   []Error // errors MPI calls returned to the program, or raised to the fatal handler
 	Buffers  []BufferAccess
 	Clocks   *Clocks
 	Wild     []*Wildcard // by event number
@@ -561,7 +562,7 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		}
 	case api.MetaError:
 		if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
-			p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3]})
+			p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
 		}
 	}
 }

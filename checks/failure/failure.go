@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/internal/waitstate"
 	"mpivet/trace"
@@ -94,9 +95,38 @@ func run(pass *check.Pass) error {
 				abort = c
 			}
 		}
+		var fatal *trace.Error
+		for i, e := range p.Errors {
+			if e.Fatal {
+				fatal = &p.Errors[i]
+			}
+		}
 		switch {
 		case x != nil && x.ExecError != "":
 			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false})
+		case fatal != nil:
+			// The layer's handler saw the error before MPI_ERRORS_ARE_FATAL
+			// ended the job.
+			call := fatal.Call.Name
+			if last != nil && last.Def == fatal.Call && !last.Returned {
+				call = check.Describe(p, last)
+			}
+			msg := fmt.Sprintf("%s failed in %s with %s, and the MPI's default error handler (MPI_ERRORS_ARE_FATAL) ended the job",
+				rankName(p), call, check.ErrorClass(p, fatal.Class))
+			kind := ""
+			if tr, ok := p.Const("MPI_ERR_TRUNCATE"); ok && int64(tr) == fatal.Class && receiving(fatal.Call) {
+				kind = "truncation"
+				msg = "a receive buffer was too small for the message that matched it: " + msg
+			}
+			if why := mpiSays(p.Stderr + "\n" + in.LauncherOutput); why != "" {
+				msg += "; it said:\n" + why
+			}
+			l := check.Location{Rank: p.Rank, Call: fatal.Call.Name, Note: "the call that failed"}
+			if in.Sym != nil {
+				s := in.Sym.Lookup(p.Maps, fatal.PC)
+				l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+			}
+			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true})
 		case abort != nil:
 			l := pass.At(p, abort)
 			l.Note = "MPI_Abort called here"
@@ -258,9 +288,9 @@ func run(pass *check.Pass) error {
 // receives reports whether a call takes in point-to-point data: only there
 // is a truncated message a receive buffer the program sized (inside a
 // collective it is the MPI's own traffic, e.g. after mismatched collectives).
-func receives(c *trace.Call) bool {
-	return c != nil && !c.Def.Has("coll") && (c.Def.Has("recv") || c.Def.Has("completion"))
-}
+func receives(c *trace.Call) bool { return c != nil && receiving(c.Def) }
+
+func receiving(d *api.Call) bool { return !d.Has("coll") && (d.Has("recv") || d.Has("completion")) }
 
 var truncated = regexp.MustCompile(`(?i)MPI_ERR_TRUNCATE|message truncated`)
 
@@ -269,9 +299,11 @@ var errLine = regexp.MustCompile(`(?i)fatal|error|abort|signal|killed|failed|tru
 // mpiSays picks the lines of the launcher's output that explain an error.
 func mpiSays(out string) string {
 	var lines []string
+	seen := map[string]bool{} // a rank's words reach mpivet and the launcher alike
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
-		if l != "" && errLine.MatchString(l) && !strings.HasPrefix(l, "---") {
+		if l != "" && errLine.MatchString(l) && !strings.HasPrefix(l, "---") && !seen[l] {
+			seen[l] = true
 			lines = append(lines, l)
 		}
 		if len(lines) == 6 {

@@ -27,7 +27,10 @@ func run(pass *check.Pass) error {
 	for _, p := range pass.In.Run.Procs {
 		truncate, _ := p.Const("MPI_ERR_TRUNCATE")
 		for _, e := range p.Errors {
-			kind, what := "mpi-error", fmt.Sprintf("error code %d (class %d)", e.RC, e.Class)
+			if e.Fatal {
+				continue // the job ended there: program-failure reports it
+			}
+			kind, what := "mpi-error", fmt.Sprintf("%s (error code %d)", check.ErrorClass(p, e.Class), e.RC)
 			if e.Class == int64(truncate) {
 				kind, what = "truncation", "the message is larger than the receive buffer (MPI_ERR_TRUNCATE)"
 			}

@@ -163,6 +163,10 @@ static void shadow_of(MPI_Comm c, MPI_Comm sh)
 	s->comm = c;
 	s->sh = sh;
 	s->serial = ++serials;
+	/* A piggyback for an erroneous send (to a rank that does not exist) must
+	 * fail quietly: the program's own call then raises the error on the
+	 * program's communicator, to the program's handler. */
+	PMPI_Comm_set_errhandler(sh, MPI_ERRORS_RETURN);
 	PMPI_Comm_test_inter(c, &s->inter);
 	if (s->inter)
 		PMPI_Comm_remote_group(c, &s->peers);

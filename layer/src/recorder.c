@@ -337,6 +337,52 @@ static int env_int(const char *const *names)
 /* mpivet_post_init runs once MPI is initialised, whichever way the program
  * initialised it (C, Fortran, or MPICH's f08 binding that bypasses
  * MPI_Init): it records who this process is. */
+/* ---- Fatal errors ----
+ *
+ * With the default handler, MPI_ERRORS_ARE_FATAL, an error ends the job
+ * inside the call that failed, and what the MPI prints about it may never
+ * reach mpivet (MPICH's launcher kills the ranks quickly). So the layer puts
+ * its own handler on MPI_COMM_WORLD and MPI_COMM_SELF, which communicators
+ * created from them inherit: it logs the error with the call the thread is
+ * in, then hands the error to MPI_ERRORS_ARE_FATAL, which ends the job as it
+ * would have. A handler the program sets replaces it. */
+
+static void fatal_error(MPI_Comm *comm, int *code, ...)
+{
+	uint64_t *s = mpivet_slot, call = 0, pc = 0, off, *w = NULL;
+	int class = *code;
+	PMPI_Error_class(*code, &class);
+	if (s && s[MPIVET_STATE_STATUS] == 1) { /* inside a call: its entry record */
+		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD]
+									     : (const uint64_t *)(mpivet_base + s[MPIVET_STATE_LOGREF]);
+		call = e[0] >> 32 & 0xffff;
+		pc = e[1];
+		w = mpivet_begin(5, &off);
+	}
+	if (w) {
+		w[0] = call, w[1] = (uint64_t)(int64_t)*code, w[2] = (uint64_t)(int64_t)class, w[3] = pc, w[4] = 1;
+		mpivet_commit(off, 5, MPIVET_META_ERROR, MPIVET_KIND_META);
+	}
+	PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
+	PMPI_Comm_call_errhandler(*comm, *code);
+	PMPI_Abort(*comm, *code); /* not reached */
+}
+
+static void install_error_handler(void)
+{
+	MPI_Errhandler eh, old;
+	if (PMPI_Comm_create_errhandler(fatal_error, &eh) != MPI_SUCCESS)
+		return;
+	MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+	for (int i = 0; i < 2; i++) {
+		if (PMPI_Comm_get_errhandler(comms[i], &old) != MPI_SUCCESS)
+			continue;
+		if (old == MPI_ERRORS_ARE_FATAL) /* predefined: no reference to free */
+			PMPI_Comm_set_errhandler(comms[i], eh);
+	}
+	PMPI_Errhandler_free(&eh);
+}
+
 void mpivet_post_init(void)
 {
 	if (!mpivet_on || __atomic_exchange_n(&mpivet_inited, 1, __ATOMIC_ACQ_REL))
@@ -352,6 +398,7 @@ void mpivet_post_init(void)
 	write_maps();
 	mpivet_bc_init();
 	install_crash_handlers();
+	install_error_handler();
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata

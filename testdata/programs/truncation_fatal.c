@@ -1,9 +1,9 @@
 /* A receive too small for its message with the default (fatal) error
- * handler: the MPI ends the job inside the receive. Open MPI's handler exits
- * with the error code, which says truncation. (MPICH's launcher can kill the
- * rank's supervisor before its error text is read, so that MPI is left out
- * of this test until the layer records fatal errors itself.)
- * mpivet: np=2 mpi=openmpi verdict=error
+ * handler: the MPI ends the job inside the receive. The layer's own handler
+ * on MPI_COMM_WORLD logs the error class before the MPI's fatal handler
+ * ends the job, so this does not depend on what the MPI prints or on how
+ * quickly its launcher kills the ranks.
+ * mpivet: np=2 verdict=error
  */
 #include <mpi.h>
 

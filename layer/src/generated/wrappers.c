@@ -7714,7 +7714,7 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[82] = {0};
+	uint64_t v[98] = {0};
 	int k = 2;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
@@ -8046,73 +8046,153 @@ void mpivet_write_constants(void)
 	v[k] = MPIVET_H(MPI_ERR_PENDING);
 #endif
 	k++;
-#ifdef MPI_MAX
+#ifdef MPI_ERR_BUFFER
 	v[1] |= 1ULL << 2;
+	v[k] = MPIVET_H(MPI_ERR_BUFFER);
+#endif
+	k++;
+#ifdef MPI_ERR_COUNT
+	v[1] |= 1ULL << 3;
+	v[k] = MPIVET_H(MPI_ERR_COUNT);
+#endif
+	k++;
+#ifdef MPI_ERR_TYPE
+	v[1] |= 1ULL << 4;
+	v[k] = MPIVET_H(MPI_ERR_TYPE);
+#endif
+	k++;
+#ifdef MPI_ERR_TAG
+	v[1] |= 1ULL << 5;
+	v[k] = MPIVET_H(MPI_ERR_TAG);
+#endif
+	k++;
+#ifdef MPI_ERR_COMM
+	v[1] |= 1ULL << 6;
+	v[k] = MPIVET_H(MPI_ERR_COMM);
+#endif
+	k++;
+#ifdef MPI_ERR_RANK
+	v[1] |= 1ULL << 7;
+	v[k] = MPIVET_H(MPI_ERR_RANK);
+#endif
+	k++;
+#ifdef MPI_ERR_REQUEST
+	v[1] |= 1ULL << 8;
+	v[k] = MPIVET_H(MPI_ERR_REQUEST);
+#endif
+	k++;
+#ifdef MPI_ERR_ROOT
+	v[1] |= 1ULL << 9;
+	v[k] = MPIVET_H(MPI_ERR_ROOT);
+#endif
+	k++;
+#ifdef MPI_ERR_GROUP
+	v[1] |= 1ULL << 10;
+	v[k] = MPIVET_H(MPI_ERR_GROUP);
+#endif
+	k++;
+#ifdef MPI_ERR_OP
+	v[1] |= 1ULL << 11;
+	v[k] = MPIVET_H(MPI_ERR_OP);
+#endif
+	k++;
+#ifdef MPI_ERR_TOPOLOGY
+	v[1] |= 1ULL << 12;
+	v[k] = MPIVET_H(MPI_ERR_TOPOLOGY);
+#endif
+	k++;
+#ifdef MPI_ERR_DIMS
+	v[1] |= 1ULL << 13;
+	v[k] = MPIVET_H(MPI_ERR_DIMS);
+#endif
+	k++;
+#ifdef MPI_ERR_ARG
+	v[1] |= 1ULL << 14;
+	v[k] = MPIVET_H(MPI_ERR_ARG);
+#endif
+	k++;
+#ifdef MPI_ERR_UNKNOWN
+	v[1] |= 1ULL << 15;
+	v[k] = MPIVET_H(MPI_ERR_UNKNOWN);
+#endif
+	k++;
+#ifdef MPI_ERR_OTHER
+	v[1] |= 1ULL << 16;
+	v[k] = MPIVET_H(MPI_ERR_OTHER);
+#endif
+	k++;
+#ifdef MPI_ERR_INTERN
+	v[1] |= 1ULL << 17;
+	v[k] = MPIVET_H(MPI_ERR_INTERN);
+#endif
+	k++;
+#ifdef MPI_MAX
+	v[1] |= 1ULL << 18;
 	v[k] = MPIVET_H(MPI_MAX);
 #endif
 	k++;
 #ifdef MPI_MIN
-	v[1] |= 1ULL << 3;
+	v[1] |= 1ULL << 19;
 	v[k] = MPIVET_H(MPI_MIN);
 #endif
 	k++;
 #ifdef MPI_SUM
-	v[1] |= 1ULL << 4;
+	v[1] |= 1ULL << 20;
 	v[k] = MPIVET_H(MPI_SUM);
 #endif
 	k++;
 #ifdef MPI_PROD
-	v[1] |= 1ULL << 5;
+	v[1] |= 1ULL << 21;
 	v[k] = MPIVET_H(MPI_PROD);
 #endif
 	k++;
 #ifdef MPI_LAND
-	v[1] |= 1ULL << 6;
+	v[1] |= 1ULL << 22;
 	v[k] = MPIVET_H(MPI_LAND);
 #endif
 	k++;
 #ifdef MPI_BAND
-	v[1] |= 1ULL << 7;
+	v[1] |= 1ULL << 23;
 	v[k] = MPIVET_H(MPI_BAND);
 #endif
 	k++;
 #ifdef MPI_LOR
-	v[1] |= 1ULL << 8;
+	v[1] |= 1ULL << 24;
 	v[k] = MPIVET_H(MPI_LOR);
 #endif
 	k++;
 #ifdef MPI_BOR
-	v[1] |= 1ULL << 9;
+	v[1] |= 1ULL << 25;
 	v[k] = MPIVET_H(MPI_BOR);
 #endif
 	k++;
 #ifdef MPI_LXOR
-	v[1] |= 1ULL << 10;
+	v[1] |= 1ULL << 26;
 	v[k] = MPIVET_H(MPI_LXOR);
 #endif
 	k++;
 #ifdef MPI_BXOR
-	v[1] |= 1ULL << 11;
+	v[1] |= 1ULL << 27;
 	v[k] = MPIVET_H(MPI_BXOR);
 #endif
 	k++;
 #ifdef MPI_MAXLOC
-	v[1] |= 1ULL << 12;
+	v[1] |= 1ULL << 28;
 	v[k] = MPIVET_H(MPI_MAXLOC);
 #endif
 	k++;
 #ifdef MPI_MINLOC
-	v[1] |= 1ULL << 13;
+	v[1] |= 1ULL << 29;
 	v[k] = MPIVET_H(MPI_MINLOC);
 #endif
 	k++;
 #ifdef MPI_REPLACE
-	v[1] |= 1ULL << 14;
+	v[1] |= 1ULL << 30;
 	v[k] = MPIVET_H(MPI_REPLACE);
 #endif
 	k++;
 #ifdef MPI_NO_OP
-	v[1] |= 1ULL << 15;
+	v[1] |= 1ULL << 31;
 	v[k] = MPIVET_H(MPI_NO_OP);
 #endif
 	k++;
