@@ -45,9 +45,15 @@ var benchmarks = []benchmark{
 	// The interior updated while the halo is in flight: pages holding
 	// pending buffers are touched, the worst case of the buffer checker.
 	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "", "", false},
+	// Recording and the live wait state alone (what deadlock detection needs).
+	{"halo-state", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "off", false},
 	// The clock protocol alone (no wildcards: piggybacks and collective
 	// clock synchronisation only).
 	{"halo-clocks", "halo.c", "iter_us", 2, []string{"256", "2000"}, "lamport", "off", false},
+	// The buffer checker alone, without and with accesses to pages of
+	// pending buffers.
+	{"halo-buffers", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "on", false},
+	{"halo-overlap-buffers", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "off", "on", false},
 	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
 	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},
 	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false},

@@ -417,16 +417,18 @@ struct span {
 };
 static struct span *spans;
 static int nspans, capspans;
-/* Single-stepping an access costs two signals and two mprotect calls (some
+/* Single-stepping an access costs two signals and two mprotect calls (10 to
  * 35 us in a virtual machine), and programs that compute on data sharing
  * pages with pending buffers (a halo exchange overlapped with the interior
- * update) fault on every access. So stepping has an allowance: GRACE faults,
- * then as many as keep it under RATE of the time since MPI started (unless
- * --buffers=precise). Past it, a page that faults stays open until the next
- * MPI call, and the bytes of pending buffers on it are compared then: a
- * change is reported as a write somewhere between the two calls. */
-#define GRACE 20000
-#define RATE 0.3
+ * update) fault on every access. So stepping has an allowance: GRACE_NS of
+ * stepping, plus RATE of the time since MPI started (unless
+ * --buffers=precise). Past it, a page whose fault missed the pending bytes
+ * is demoted (see demoted[]); one whose fault hit them (the program keeps
+ * accessing a pending buffer) stays open until the next MPI call, and the
+ * bytes of pending buffers on it are compared then: a change is reported as
+ * a write somewhere between the two calls. */
+#define GRACE_NS 50e6
+#define RATE 0.05
 int mpivet_bc_precise;
 static uint64_t stepped, t_start;
 static double fault_ns = 35000; /* measured by calibrate() */
@@ -441,9 +443,9 @@ static uint64_t now_ns(void)
 /* may_step reports whether one more fault may be single-stepped. */
 static int may_step(void)
 {
-	if (mpivet_bc_precise || stepped < GRACE)
+	if (mpivet_bc_precise)
 		return 1;
-	return (double)stepped * fault_ns < RATE * (double)(now_ns() - t_start);
+	return (double)stepped * fault_ns < GRACE_NS + RATE * (double)(now_ns() - t_start);
 }
 static uint64_t window_pc; /* site of the MPI call the window began after */
 __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
@@ -454,6 +456,39 @@ static struct {
 	uint64_t hash;
 } opened[MAX_OPENED];
 static int nopened;
+
+/* Pages demoted for false sharing. A page whose faults miss the bytes of
+ * pending buffers (the program works on other data in the same page: the
+ * interior of a halo-exchanged array) would be single-stepped on every
+ * access. Within the stepping allowance (may_step) that is what happens, so
+ * a later access to the pending bytes is caught exactly. Past it, a page
+ * that faults that way is demoted for DEMOTED_WINDOWS windows (stretches of
+ * program between MPI calls): made read-only if the fault was a read, so
+ * that writes are still caught exactly and only reads of a pending receive
+ * buffer on that page go unseen; opened entirely if it was a write, its
+ * pending bytes then compared at the next MPI call (a change is reported
+ * between the two calls). Then it is protected fully again, and a change
+ * found by comparison ends the demotion at once, so that the next such
+ * access is caught with its line. */
+#define DEMOTED_WINDOWS 256
+#define MAX_DEMOTED 256
+static struct {
+	uintptr_t page;
+	int prot;     /* the protection it is demoted to */
+	unsigned ttl; /* windows left */
+} demoted[MAX_DEMOTED];
+static int ndemoted;
+
+static int demotion(uintptr_t page)
+{
+	for (int i = 0; i < ndemoted; i++)
+		if (demoted[i].page == page)
+			return i;
+	return -1;
+}
+
+/* wider gives the more open of two protections. */
+static int wider(int a, int b) { return a == RW || b == RW ? RW : (a | b); }
 
 static int dirty;       /* regions changed since spans were computed */
 static int unprotected; /* spans are open: a thread is inside MPI */
@@ -542,8 +577,10 @@ static int want_prot(uintptr_t page)
 		if (opened[i].page == page)
 			return RW;
 	for (int i = 0; i < nspans; i++)
-		if (page >= spans[i].lo && page < spans[i].hi)
-			return spans[i].prot;
+		if (page >= spans[i].lo && page < spans[i].hi) {
+			int d = demotion(page);
+			return d >= 0 ? wider(spans[i].prot, demoted[d].prot) : spans[i].prot;
+		}
 	return RW;
 }
 
@@ -570,7 +607,7 @@ static void compute_spans(void)
 		n += regions[i].active;
 	if (!n)
 		return;
-	uintptr_t *cut = malloc(2 * n * sizeof *cut);
+	uintptr_t *cut = malloc(2 * (n + ndemoted) * sizeof *cut);
 	if (!cut)
 		return;
 	int k = 0;
@@ -581,6 +618,8 @@ static void compute_spans(void)
 		cut[k++] = r->lo & ~(pagesz - 1);
 		cut[k++] = (r->hi + pagesz - 1) & ~(pagesz - 1);
 	}
+	for (int i = 0; i < ndemoted; i++)
+		cut[k++] = demoted[i].page, cut[k++] = demoted[i].page + pagesz;
 	qsort(cut, k, sizeof *cut, cmp_uptr);
 	for (int j = 0; j + 1 < k; j++) {
 		uintptr_t lo = cut[j], hi = cut[j + 1];
@@ -598,6 +637,9 @@ static void compute_spans(void)
 		}
 		if (prot < 0)
 			continue;
+		int d = hi - lo == pagesz ? demotion(lo) : -1;
+		if (d >= 0 && (prot = wider(prot, demoted[d].prot)) == RW)
+			continue; /* open: compared at the next MPI call instead */
 		if (nspans && spans[nspans - 1].hi == lo && spans[nspans - 1].prot == prot) {
 			spans[nspans - 1].hi = hi;
 			continue;
@@ -635,6 +677,9 @@ static void close_window(void)
 		struct region *r = &regions[opened[i].region];
 		if (opened[i].region >= nregions || !r->active || hash_page(r, opened[i].page) == opened[i].hash)
 			continue;
+		int d = demotion(opened[i].page);
+		if (d >= 0)
+			demoted[d].ttl = 1, dirty = 1; /* protect it fully again: catch the next one exactly */
 		uint64_t pcs[2] = {window_pc, mpivet_bc_pc};
 		if (!first_sighting(r, window_pc * 31 + mpivet_bc_pc))
 			continue;
@@ -642,6 +687,39 @@ static void close_window(void)
 		record(r->recv ? WINDOW_WRITE_RECV : WINDOW_WRITE_SEND, lo, r, 0, pcs, 2);
 	}
 	nopened = 0;
+}
+
+/* open_page leaves page open for the window that starts, with the pending
+ * bytes on it remembered for close_window. */
+static void open_page(uintptr_t page)
+{
+	for (int i = 0; i < nregions && nopened < MAX_OPENED; i++)
+		if (regions[i].active && regions[i].hi > page && regions[i].lo < page + pagesz) {
+			opened[nopened].page = page;
+			opened[nopened].region = i;
+			opened[nopened].hash = hash_page(&regions[i], page);
+			nopened++;
+		}
+}
+
+/* age_demotions counts a window off every demotion, ends the expired ones
+ * and remembers the pending bytes of the open ones (at a leave, before the
+ * pages are protected again). */
+static void age_demotions(void)
+{
+	for (int i = 0; i < ndemoted; i++) {
+		if (--demoted[i].ttl == 0) {
+			demoted[i] = demoted[--ndemoted];
+			i--;
+			if (nspans) {
+				/* the page's span protection comes back */
+				compute_spans();
+			}
+			continue;
+		}
+		if (demoted[i].prot == RW)
+			open_page(demoted[i].page);
+	}
 }
 
 void mpivet_bc_enter(void)
@@ -677,11 +755,12 @@ void mpivet_bc_leave(void)
 		}
 		window_pc = mpivet_bc_pc;
 		nopened = 0;
+		age_demotions();
 		unprotected = 0; /* first: a fault on the way must find the pages closed */
 		if (mpivet_bc_on)
 			set_spans(0);
 	}
-	mpivet_bc_live = nspans > 0 || dirty;
+	mpivet_bc_live = nspans > 0 || dirty || nopened > 0;
 	unlock();
 }
 
@@ -1245,13 +1324,39 @@ static TLS uintptr_t stale; /* a fault on a page no longer protected, retried on
 
 #define MAX_PCS 24
 
-/* access checks an access by the program to address a. */
-static void access_at(uintptr_t a, int write, uintptr_t pc)
+/* demote demotes page after a fault that missed every pending buffer
+ * (see demoted[]); 1 if it did. */
+static int demote(uintptr_t page, int write)
 {
+	if (mpivet_bc_precise)
+		return 0;
+	int d = demotion(page);
+	if (d < 0) {
+		if (ndemoted == MAX_DEMOTED)
+			return 0;
+		d = ndemoted++;
+		demoted[d].page = page;
+		demoted[d].prot = want_prot(page);
+	}
+	demoted[d].prot = wider(demoted[d].prot, write ? RW : PROT_READ);
+	demoted[d].ttl = DEMOTED_WINDOWS;
+	mprotect((void *)page, pagesz, demoted[d].prot);
+	if (demoted[d].prot == RW)
+		open_page(page);
+	dirty = 1;
+	return 1;
+}
+
+/* access checks an access by the program to address a; 1 if it is to the
+ * bytes of a pending buffer that the access type concerns. */
+static int access_at(uintptr_t a, int write, uintptr_t pc)
+{
+	int hit = 0;
 	for (int i = 0; i < nregions; i++) {
 		struct region *r = &regions[i];
 		if (!r->active || (!r->recv && !write) || !covers_range(r, a, a + 1))
 			continue;
+		hit = 1;
 		if (!first_sighting(r, pc))
 			continue;
 		/* the call stack: handler frames first, then the faulting frame */
@@ -1268,11 +1373,12 @@ static void access_at(uintptr_t a, int write, uintptr_t pc)
 		if (first >= 0)
 			for (int k = first + 1; k < n && npcs < MAX_PCS; k++) {
 				if (in_mpi_code((uintptr_t)frames[k]))
-					return; /* called from within MPI (a callback, a user op) */
+					return hit; /* called from within MPI (a callback, a user op) */
 				pcs[npcs++] = (uintptr_t)frames[k];
 			}
 		record(r->recv ? (write ? WRITE_RECV : READ_RECV) : WRITE_SEND, a, r, 0, pcs, npcs);
 	}
+	return hit;
 }
 
 int mpivet_bc_fault(void *sip, void *ucp)
@@ -1301,17 +1407,15 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
-		access_at(a, write, pc);
+		int hit = access_at(a, write, pc);
+		if (!may_step() && !hit && demote(page, write)) {
+			unlock();
+			return 1;
+		}
 		if (!may_step() && nopened + nregions <= MAX_OPENED) {
 			/* over the allowance: leave the page open until the next MPI call */
 			mprotect((void *)page, pagesz, RW);
-			for (int i = 0; i < nregions; i++)
-				if (regions[i].active && regions[i].hi > page && regions[i].lo < page + pagesz) {
-					opened[nopened].page = page;
-					opened[nopened].region = i;
-					opened[nopened].hash = hash_page(&regions[i], page);
-					nopened++;
-				}
+			open_page(page);
 			unlock();
 			return 1;
 		}

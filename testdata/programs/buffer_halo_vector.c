@@ -1,7 +1,9 @@
 /* A halo exchange of columns with an MPI_Type_vector: while the halo columns
  * are in flight the rank updates the interior, which lies in the same pages
- * (between the strided elements of the datatype) -- correct. Then, in the
- * last iteration, it writes a halo cell of the pending receive: an error.
+ * (between the strided elements of the datatype) -- correct. In the first
+ * iteration it also writes a halo cell of the pending receive: an error,
+ * reported with its line. (A write after many iterations of such false
+ * sharing: buffer_false_sharing_late.c.)
  * mpivet: np=2 verdict=error
  */
 #include <mpi.h>
@@ -27,11 +29,11 @@ int main(int argc, char **argv)
 		MPI_Irecv(&u[0][N + 1], 1, column, right, 1, MPI_COMM_WORLD, &r[1]); // want "buffer-reuse"
 		MPI_Isend(&u[0][N], 1, column, right, 0, MPI_COMM_WORLD, &r[2]);
 		MPI_Isend(&u[0][1], 1, column, left, 1, MPI_COMM_WORLD, &r[3]);
+		if (it == 0)
+			u[N / 2][N + 1] = -1; // want "buffer-reuse"
 		for (int i = 0; i < N; i++)
 			for (int j = 2; j < N; j++) /* the interior, not the sent columns */
 				u[i][j] = 0.5 * u[i][j] + it;
-		if (it == 9)
-			u[N / 2][N + 1] = -1; // want "buffer-reuse"
 		MPI_Waitall(4, r, MPI_STATUSES_IGNORE); // want "buffer-reuse"
 		for (int i = 0; i < N; i++)
 			u[i][1] = u[i][N] = u[i][0] + u[i][N + 1];
