@@ -586,8 +586,13 @@ static int want_prot(uintptr_t page)
 
 static void set_spans(int open)
 {
-	for (int i = 0; i < nspans; i++)
-		mprotect((void *)spans[i].lo, spans[i].hi - spans[i].lo, open ? RW : spans[i].prot);
+	for (int i = 0; i < nspans; i++) {
+		uintptr_t lo = spans[i].lo;
+		if (open) /* one call for a run of touching spans, whatever their protection */
+			while (i + 1 < nspans && spans[i + 1].lo == spans[i].hi)
+				i++;
+		mprotect((void *)lo, spans[i].hi - lo, open ? RW : spans[i].prot);
+	}
 }
 
 static int cmp_uptr(const void *a, const void *b)
