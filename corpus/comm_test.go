@@ -1,8 +1,13 @@
 package corpus
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,6 +65,40 @@ func TestCommunicatorMembers(t *testing.T) {
 					t.Errorf("rank %d: %s members %q, MPI says %q", p.Rank, name, g, w)
 				}
 			}
+		}
+	})
+}
+
+// Ranks on other hosts than mpivet's reach it through the shared run
+// directory: their supervisors write their pages back every 250 ms, and a
+// deadlock is decided only on pages written back after the run stalled.
+// MPIVET_TEST_REMOTE=1 treats every rank as remote, on this one machine.
+func TestSharedDirectoryProtocol(t *testing.T) {
+	run := func(t *testing.T, bin string, np int) (*Report, string, string) {
+		dir := t.TempDir()
+		js, rundir := filepath.Join(dir, "report.json"), filepath.Join(dir, "run")
+		cmd := exec.Command(mpivetBin, "run", "-n", strconv.Itoa(np), "--timeout", "60s", "--json", js, "--dir", rundir, "--no-color", bin)
+		cmd.Env = append(os.Environ(), "MPIVET_TEST_REMOTE=1")
+		out, _ := cmd.CombinedOutput()
+		var r Report
+		data, err := os.ReadFile(js)
+		if err != nil || json.Unmarshal(data, &r) != nil {
+			t.Fatalf("no report:\n%s", out)
+		}
+		return &r, string(out), rundir
+	}
+	underEachMPI(t, "fig1b_recv_recv.c", func(t *testing.T, bin, _ string) {
+		r, out, dir := run(t, bin, 2)
+		if r.Verdict != "error" || len(r.Findings) != 1 || r.Findings[0].Kind != "deadlock" {
+			t.Errorf("want one deadlock:\n%s", out)
+		}
+		if syncs, _ := filepath.Glob(filepath.Join(dir, "p.*.sync")); len(syncs) != 2 {
+			t.Errorf("%d sync files, want one per rank", len(syncs))
+		}
+	})
+	underEachMPI(t, "compute_while_waiting.c", func(t *testing.T, bin, _ string) {
+		if r, out, _ := run(t, bin, 3); r.Verdict != "ok" {
+			t.Errorf("a computing rank is not a deadlock:\n%s", out)
 		}
 	})
 }

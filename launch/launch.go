@@ -163,7 +163,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	dir, _ = filepath.Abs(dir)
 	// Records of an earlier run in the same directory would be read as
 	// this run's ranks.
-	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit"} {
+	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"} {
 		old, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range old {
 			os.Remove(f)
@@ -182,6 +182,14 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	if s.Opts.GDBRank {
 		conf += fmt.Sprintf("gdb=%d\n", s.Opts.GDB)
+	}
+	// Supervisors on other hosts write their ranks' pages back to the shared
+	// run directory periodically (supervise.c).
+	if host, err := os.Hostname(); err == nil {
+		conf += "host=" + host + "\n"
+	}
+	if trace.TestRemote() {
+		conf += "sync=always\n"
 	}
 	// A guided replay: the explorer wrote the decisions next to the records.
 	if _, err := os.Stat(filepath.Join(dir, "decisions")); err == nil {
@@ -229,6 +237,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
 	aborting := false // a rank is in MPI_Abort, and nothing moved since
+	var synced map[string]uint64 // remote ranks' sync counts when the stall was noticed
 	const abortGrace = 5 * time.Second
 	stalled := s.Opts.Stalled
 wait:
@@ -247,18 +256,8 @@ wait:
 				continue
 			}
 			pr := trace.ReadProgress(dir)
-			if pr.Remote > 0 {
-				// Pages written on other hosts reach this one through the
-				// shared file system, maybe late: a stale page looks like a
-				// stall. Without a coherent view, only --timeout ends a hang.
-				if s.Opts.Notify != nil {
-					s.Opts.Notify("ranks run on other hosts: deadlocks are not detected live; --timeout ends a hang")
-				}
-				stalled = nil
-				continue
-			}
 			if pr.Calls != last.Calls {
-				last, lastChange, aborting = pr, time.Now(), false
+				last, lastChange, aborting, synced = pr, time.Now(), false, nil
 				continue
 			}
 			if aborting && time.Since(lastChange) >= abortGrace {
@@ -272,6 +271,18 @@ wait:
 			}
 			if pr.InMPI == 0 || time.Since(lastChange) < stallAfter || asked == pr.Calls {
 				continue
+			}
+			if len(pr.Syncs) > 0 {
+				// Pages written on other hosts reach this one through the
+				// shared file system: decide only on pages written back
+				// twice since the stall was noticed (supervise.c).
+				if synced == nil {
+					synced = pr.Syncs
+					continue
+				}
+				if !pr.SyncedSince(synced, 2) {
+					continue
+				}
 			}
 			asked = pr.Calls
 			run, err := trace.ReadRun(dir)

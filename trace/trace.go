@@ -728,7 +728,26 @@ type Progress struct {
 	InMPI   int
 	Outside int
 	Remote  int // processes on other hosts (their pages may be stale here)
+	// Syncs counts, for each running process on another host, how often
+	// its supervisor wrote its pages back to the shared run directory.
+	Syncs map[string]uint64
 }
+
+// SyncedSince reports whether every process of before that still runs has
+// written its pages back at least n more times since.
+func (pr Progress) SyncedSince(before map[string]uint64, n uint64) bool {
+	for k, c := range before {
+		if now, ok := pr.Syncs[k]; ok && now < c+n {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRemote reports whether tests asked (MPIVET_TEST_REMOTE=1) to treat
+// every rank as running on another host, so that the write-back protocol
+// for shared run directories is exercised on one machine.
+func TestRemote() bool { return os.Getenv("MPIVET_TEST_REMOTE") == "1" }
 
 // ReadProgress reads the state pages of a run directory.
 func ReadProgress(dir string) Progress {
@@ -737,11 +756,22 @@ func ReadProgress(dir string) Progress {
 	buf := make([]byte, 8*(api.StateProgress+1))
 	host, _ := os.Hostname()
 	for _, s := range states {
-		if !strings.HasPrefix(filepath.Base(s), "p."+host+".") {
+		remote := !strings.HasPrefix(filepath.Base(s), "p."+host+".") || TestRemote()
+		if remote {
 			pr.Remote++
 		}
 		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
 			continue // finished
+		}
+		if remote {
+			if pr.Syncs == nil {
+				pr.Syncs = map[string]uint64{}
+			}
+			var c uint64
+			if b, err := os.ReadFile(strings.TrimSuffix(s, ".state") + ".sync"); err == nil && len(b) >= 8 {
+				c = le.Uint64(b)
+			}
+			pr.Syncs[s] = c
 		}
 		f, err := os.Open(s)
 		if err != nil {

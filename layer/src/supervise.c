@@ -17,11 +17,22 @@
  * No stray processes: the program dies with its supervisor (PDEATHSIG), and
  * the supervisor with its launcher daemon.
  *
+ * On a host other than mpivet's (RUNDIR/layer.conf says which host that is),
+ * the rank's state page and log reach mpivet through the shared file system,
+ * whose clients cache what they read. So every SYNC_MS the supervisor writes
+ * them back (fsync: the pages the rank wrote through its mapping are in this
+ * host's page cache) and then counts the sync in RUNDIR/p.HOST.PID.sync.
+ * mpivet decides a deadlock only from state read after every remote rank's
+ * count moved on twice since the run stopped progressing: that state is at
+ * most one period old, and newer than the stall. 
+ *
  * Plain C without MPI; built once per machine next to the layer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +83,59 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 		return;
 	if (write(fd, buf, n) == n && close(fd) == 0)
 		rename(tmp, path);
+}
+
+#define SYNC_MS 250
+
+/* remote reports whether mpivet runs on another host than this one. */
+static int remote(const char *dir, const char *host)
+{
+	char path[4200], line[512];
+	snprintf(path, sizeof path, "%s/layer.conf", dir);
+	FILE *f = fopen(path, "r");
+	int r = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "host=", 5) == 0)
+			r = strcmp(line + 5, host) != 0;
+		if (strcmp(line, "sync=always") == 0) /* tests: as if remote */
+			r = 1;
+	}
+	fclose(f);
+	return r;
+}
+
+/* sync writes the rank's state page and log back to the shared file system
+ * and counts it. */
+static void sync_files(const char *dir, const char *host, int pid, uint64_t *count)
+{
+	static const char *const exts[] = {"state", "log"};
+	char path[4400];
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/p.%s.%d.%s", dir, host, pid, exts[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	}
+	++*count;
+	snprintf(path, sizeof path, "%s/p.%s.%d.sync", dir, host, pid);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (pwrite(fd, count, sizeof *count, 0) == sizeof *count)
+		fsync(fd);
+	close(fd);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 int main(int argc, char **argv)
@@ -148,7 +212,23 @@ int main(int argc, char **argv)
 	int efile = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	long kept = 0;
 	char buf[8192];
+	int syncing = remote(dir, host);
+	uint64_t syncs = 0;
+	long long next = now_ms() + SYNC_MS;
 	for (;;) {
+		if (syncing) {
+			long long wait = next - now_ms();
+			struct pollfd pf = {efd[0], POLLIN, 0};
+			int k = poll(&pf, 1, wait > 0 ? (int)wait : 0);
+			if (k < 0 && errno != EINTR)
+				break;
+			if (now_ms() >= next) {
+				sync_files(dir, host, pid, &syncs);
+				next = now_ms() + SYNC_MS;
+			}
+			if (k <= 0)
+				continue;
+		}
 		ssize_t n = read(efd[0], buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -171,8 +251,16 @@ int main(int argc, char **argv)
 		close(efile);
 	close(efd[0]);
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, syncing ? WNOHANG : 0);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (w == 0) { /* the program closed its error stream but still runs */
+			sync_files(dir, host, pid, &syncs);
+			struct timespec t = {0, SYNC_MS * 1000000L};
+			nanosleep(&t, NULL);
+		}
+	}
 	write_exit(dir, host, pid, status, NULL);
 	if (WIFSIGNALED(status)) {
 		/* End the same way, without a second core dump. */
