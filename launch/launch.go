@@ -236,7 +236,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		stallAfter = time.Second
 	}
 	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
-	aborting := false // a rank is in MPI_Abort, and nothing moved since
+	aborting := false            // a rank is in MPI_Abort, and nothing moved since
 	var synced map[string]uint64 // remote ranks' sync counts when the stall was noticed
 	const abortGrace = 5 * time.Second
 	stalled := s.Opts.Stalled
