@@ -872,6 +872,13 @@ static void remove_at(int i)
 {
 	drop_flat(regions[i].t);
 	regions[i] = regions[--nregions];
+	/* pages left open refer to regions by index */
+	for (int k = 0; k < nopened; k++) {
+		if (opened[k].region == i)
+			opened[k] = opened[--nopened], k--;
+		else if (opened[k].region == nregions)
+			opened[k].region = i;
+	}
 }
 
 /* find returns the index of a region of the operation with request h kept at
@@ -1481,14 +1488,17 @@ static void thread_exit(void *unused)
 	(void)unused;
 	if (!mpivet_bc_on || !stack_hi)
 		return;
-	mpivet_bc_enter();
+	/* The buffers on the dying thread's stack go first: the exit path's
+	 * own frames (this one too) overwrite them, which is no access of the
+	 * program's to compare in the window that ends. */
 	lock();
 	for (int j = nregions - 1; j >= 0; j--)
 		if (regions[j].hi > stack_lo && regions[j].lo < stack_hi) {
 			remove_at(j);
-			dirty = 1;
+			dirty = mpivet_bc_live = 1;
 		}
 	unlock();
+	mpivet_bc_enter();
 	mpivet_bc_leave();
 }
 
