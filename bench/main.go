@@ -55,7 +55,7 @@ var benchmarks = []benchmark{
 	{"halo-buffers", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "on", false},
 	{"halo-overlap-buffers", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "off", "on", false},
 	// The same for ten times as long: the stepping allowance (the first
-	// 50 ms, then 5%) weighs less, as in a real run of minutes.
+	// 20 ms, then 5%) weighs less, as in a real run of minutes.
 	{"halo-overlap-long", "halo.c", "iter_us", 2, []string{"256", "20000", "overlap"}, "", "", false},
 	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
 	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},

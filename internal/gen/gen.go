@@ -222,8 +222,14 @@ func genRecorders(w writer, c *api.Call) {
 	}
 	in := append([]string{"uint64_t pc_"}, recArgs(c.In, c)...)
 	w("static uint64_t mpivet_in_%s(%s)\n{\n", c.Name, strings.Join(in, ", "))
-	// Pending nonblocking buffers are unprotected while the MPI runs.
-	w("\tmpivet_bc_enter_call(pc_);\n")
+	// Pending nonblocking buffers are unprotected while the MPI runs; a call
+	// that only starts point-to-point operations may leave the pages of
+	// small ones closed (buffers.c, lazy_host).
+	lazy := 0
+	if c.Has("start") || (c.Has("p2p") && (c.Has("nonblocking") || c.Has("persistent"))) {
+		lazy = 1
+	}
+	w("\tmpivet_bc_enter_call(pc_, %d);\n", lazy)
 	clamp(c.In)
 	if bufferHooked(c) {
 		w("\tif (__builtin_expect(mpivet_bc_on, 0)) {\n\t\tconst uint64_t a_[] = {%s};\n\t\tmpivet_bc_in(MPIVET_ID_%s, a_, sizeof a_ / sizeof *a_);\n\t}\n",

@@ -19,10 +19,13 @@
  *    Either way it opens the page and single-steps the one instruction (the
  *    x86 trap flag), and the trap handler closes the page again.
  *  - The MPI library must be free to touch the buffers: every wrapper opens
- *    all protected pages on entry and closes them on return (in a
+ *    the protected pages on entry and closes them on return (in a
  *    multithreaded rank, when the last thread leaves MPI). The kernel, too,
  *    copies into receive buffers for the library (shared-memory single copy,
- *    sockets); it would fail on a protected page instead of faulting.
+ *    sockets); it would fail on a protected page instead of faulting. Calls
+ *    that only start point-to-point operations may leave the pages of small
+ *    ones closed (see lazy_host), and on return only pages whose protection
+ *    changes are touched.
  *  - Nothing is done when no operation is pending (mpivet_bc_live is 0), the
  *    seed's ER optimisation; only the pages of pending buffers are protected,
  *    its MR optimisation.
@@ -135,6 +138,7 @@ struct flat {
 	int64_t n, *off, *len;
 	int64_t lo, hi; /* first byte covered, one past the last */
 	int64_t extent;
+	int64_t size; /* bytes covered */
 };
 
 struct blocks {
@@ -342,6 +346,9 @@ static struct flat *make_flat(MPI_Datatype t)
 	f->lo = n ? b.off[0] : 0;
 	f->hi = n ? b.off[n - 1] + b.len[n - 1] : 0;
 	f->extent = type_extent(t);
+	f->size = 0;
+	for (int64_t i = 0; i < n; i++)
+		f->size += b.len[i];
 	return f;
 fail:
 	xfree(f), free(pairs), xfree(b.off), xfree(b.len);
@@ -400,6 +407,7 @@ struct region {
 	uint64_t req, at, logref, initref;
 	unsigned call;
 	unsigned char recv, active, persistent;
+	unsigned char lazy; /* small: its pages may stay closed in calls that start operations */
 	uintptr_t buf;
 	int64_t count;
 	struct flat *t;
@@ -414,9 +422,50 @@ static int nregions, capregions;
 struct span {
 	uintptr_t lo, hi; /* pages */
 	int prot;
+	int eager; /* holds a buffer that is not lazy: opened on entry to every call */
 };
-static struct span *spans;
-static int nspans, capspans;
+static struct span *spans, *old_spans;
+static int nspans, capspans, cap_old;
+
+/* Opening every protected page on entry to every MPI call and closing it on
+ * return costs two mprotect calls per run of pages per call: most of the
+ * checker's cost in a loop of Isend, Irecv and Waitall. A call that only
+ * starts point-to-point operations rarely touches the buffers of earlier
+ * ones, and when it does (a page shared with the buffer it sends, or
+ * progress made inside the call), the MPI's instructions fault, and the page
+ * is opened until the call returns. The kernel, which would fail instead of
+ * faulting, copies only large messages (single-copy shared memory) or
+ * between hosts. So when every rank runs on this host (lazy_host), such calls
+ * leave closed the pages of messages up to LAZY_BYTES. On return, only the
+ * pages whose protection changes are touched. */
+#define LAZY_BYTES 4096
+#define LAZY_SPAN (64 << 10)
+static int lazy_host;
+#define MAX_LISTED 64
+static uintptr_t mpi_pages[MAX_LISTED]; /* opened since entry: by the MPI, or left open by the window */
+static int nmpi_pages;
+static uintptr_t unsure[MAX_LISTED]; /* protection changed outside the spans' bookkeeping (demotions) */
+static int nunsure;
+static int all_open;  /* every span is open */
+static int all_unsure; /* a list overflowed: set every page of the old spans again */
+
+static int listed(const uintptr_t *l, int n, uintptr_t page)
+{
+	for (int i = 0; i < n; i++)
+		if (l[i] == page)
+			return 1;
+	return 0;
+}
+
+static void list_page(uintptr_t *l, int *n, uintptr_t page)
+{
+	if (listed(l, *n, page))
+		return;
+	if (*n < MAX_LISTED)
+		l[(*n)++] = page;
+	else
+		all_unsure = 1;
+}
 /* Single-stepping an access costs two signals and two mprotect calls (10 to
  * 35 us in a virtual machine), and programs that compute on data sharing
  * pages with pending buffers (a halo exchange overlapped with the interior
@@ -427,7 +476,7 @@ static int nspans, capspans;
  * accessing a pending buffer) stays open until the next MPI call, and the
  * bytes of pending buffers on it are compared then: a change is reported as
  * a write somewhere between the two calls. */
-#define GRACE_NS 50e6
+#define GRACE_NS 20e6
 #define RATE 0.05
 int mpivet_bc_precise;
 static uint64_t stepped, t_start;
@@ -571,34 +620,61 @@ static uint64_t hash_page(const struct region *r, uintptr_t page)
 
 static int want_prot(uintptr_t page)
 {
-	if (unprotected)
-		return RW;
 	for (int i = 0; i < nopened; i++)
 		if (opened[i].page == page)
 			return RW;
 	for (int i = 0; i < nspans; i++)
 		if (page >= spans[i].lo && page < spans[i].hi) {
+			if (unprotected && (spans[i].eager || all_open || listed(mpi_pages, nmpi_pages, page)))
+				return RW;
 			int d = demotion(page);
 			return d >= 0 ? wider(spans[i].prot, demoted[d].prot) : spans[i].prot;
 		}
 	return RW;
 }
 
-static void set_spans(int open)
+/* open_spans opens every span (or only the eager ones), one call for a run
+ * of touching spans whatever their protection. */
+static void open_spans(int eager_only)
 {
 	for (int i = 0; i < nspans; i++) {
+		if (eager_only && !spans[i].eager)
+			continue;
 		uintptr_t lo = spans[i].lo;
-		if (open) /* one call for a run of touching spans, whatever their protection */
-			while (i + 1 < nspans && spans[i + 1].lo == spans[i].hi)
-				i++;
-		mprotect((void *)lo, spans[i].hi - lo, open ? RW : spans[i].prot);
+		while (i + 1 < nspans && spans[i + 1].lo == spans[i].hi && (!eager_only || spans[i + 1].eager))
+			i++;
+		mprotect((void *)lo, spans[i].hi - lo, RW);
 	}
+	if (!eager_only)
+		all_open = 1;
 }
 
-static int cmp_uptr(const void *a, const void *b)
+/* span_at returns the span of ss (sorted, disjoint) holding page, or NULL. */
+static const struct span *span_at(const struct span *ss, int n, uintptr_t page)
 {
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-	return x < y ? -1 : x > y;
+	int l = 0, h = n;
+	while (l < h) {
+		int m = (l + h) / 2;
+		if (ss[m].hi <= page)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < n && ss[l].lo <= page ? &ss[l] : NULL;
+}
+
+/* sort_uptr sorts in place without allocating (qsort may call malloc, whose
+ * heap can share pages with closed buffers). Shell sort. */
+static void sort_uptr(uintptr_t *a, int n)
+{
+	for (int gap = n / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11)
+		for (int i = gap; i < n; i++) {
+			uintptr_t v = a[i];
+			int j = i;
+			for (; j >= gap && a[j - gap] > v; j -= gap)
+				a[j] = a[j - gap];
+			a[j] = v;
+		}
 }
 
 /* compute_spans turns the active regions into runs of pages with one
@@ -612,9 +688,16 @@ static void compute_spans(void)
 		n += regions[i].active;
 	if (!n)
 		return;
-	uintptr_t *cut = malloc(2 * (n + ndemoted) * sizeof *cut);
-	if (!cut)
-		return;
+	/* the checker's own pages: the heap may share pages with closed buffers */
+	static uintptr_t *cut;
+	static size_t capcut;
+	size_t need = 2 * (size_t)(n + ndemoted);
+	if (need > capcut) {
+		uintptr_t *c = xrealloc(cut, 2 * need * sizeof *c);
+		if (!c)
+			return;
+		cut = c, capcut = 2 * need;
+	}
 	int k = 0;
 	for (int i = 0; i < nregions; i++) {
 		struct region *r = &regions[i];
@@ -625,12 +708,12 @@ static void compute_spans(void)
 	}
 	for (int i = 0; i < ndemoted; i++)
 		cut[k++] = demoted[i].page, cut[k++] = demoted[i].page + pagesz;
-	qsort(cut, k, sizeof *cut, cmp_uptr);
+	sort_uptr(cut, k);
 	for (int j = 0; j + 1 < k; j++) {
 		uintptr_t lo = cut[j], hi = cut[j + 1];
 		if (lo == hi)
 			continue;
-		int prot = -1;
+		int prot = -1, eager = 0;
 		for (int i = 0; i < nregions; i++) {
 			struct region *r = &regions[i];
 			uintptr_t plo = r->lo & ~(pagesz - 1), phi = (r->hi + pagesz - 1) & ~(pagesz - 1);
@@ -639,13 +722,14 @@ static void compute_spans(void)
 			int p = r->recv ? PROT_NONE : PROT_READ;
 			if (prot < 0 || p == PROT_NONE)
 				prot = p;
+			eager |= !r->lazy;
 		}
 		if (prot < 0)
 			continue;
 		int d = hi - lo == pagesz ? demotion(lo) : -1;
 		if (d >= 0 && (prot = wider(prot, demoted[d].prot)) == RW)
 			continue; /* open: compared at the next MPI call instead */
-		if (nspans && spans[nspans - 1].hi == lo && spans[nspans - 1].prot == prot) {
+		if (nspans && spans[nspans - 1].hi == lo && spans[nspans - 1].prot == prot && spans[nspans - 1].eager == eager) {
 			spans[nspans - 1].hi = hi;
 			continue;
 		}
@@ -656,9 +740,8 @@ static void compute_spans(void)
 				break;
 			spans = s, capspans = cap;
 		}
-		spans[nspans++] = (struct span){lo, hi, prot};
+		spans[nspans++] = (struct span){lo, hi, prot, eager};
 	}
-	free(cut);
 }
 
 static void record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs);
@@ -679,6 +762,7 @@ static int first_sighting(struct region *r, uint64_t key)
 static void close_window(void)
 {
 	for (int i = 0; i < nopened; i++) {
+		list_page(mpi_pages, &nmpi_pages, opened[i].page); /* open: closed again on return */
 		struct region *r = &regions[opened[i].region];
 		if (opened[i].region >= nregions || !r->active || hash_page(r, opened[i].page) == opened[i].hash)
 			continue;
@@ -716,18 +800,12 @@ static void age_demotions(void)
 		if (--demoted[i].ttl == 0) {
 			demoted[i] = demoted[--ndemoted];
 			i--;
-			if (nspans) {
-				/* the page's span protection comes back */
-				compute_spans();
-			}
-			continue;
+			dirty = 1; /* the page's span protection comes back */
 		}
-		if (demoted[i].prot == RW)
-			open_page(demoted[i].page);
 	}
 }
 
-void mpivet_bc_enter(void)
+void mpivet_bc_enter(int lazy)
 {
 	lock();
 	if (in_mpi == 0)
@@ -738,9 +816,87 @@ void mpivet_bc_enter(void)
 	}
 	if (!unprotected) {
 		unprotected = 1;
-		set_spans(1);
+		open_spans(lazy);
+	} else if (!lazy && !all_open) {
+		open_spans(0);
 	}
 	unlock();
+}
+
+/* protect_all sets every span's protection, whatever the pages are now. */
+static void protect_all(void)
+{
+	for (int i = 0; i < nspans; i++)
+		mprotect((void *)spans[i].lo, spans[i].hi - spans[i].lo, spans[i].prot);
+}
+
+/* reprotect closes the pages after the last thread left MPI: it sets the
+ * protection of the spans (recomputed if the pending operations changed)
+ * where it differs from what it is now. */
+static void reprotect(int changed)
+{
+	int nold = nspans;
+	if (nold > cap_old) {
+		struct span *o = xrealloc(old_spans, 2 * nold * sizeof *o);
+		if (!o) { /* no room to compare: set everything */
+			open_spans(0);
+			if (changed)
+				compute_spans();
+			protect_all();
+			return;
+		}
+		old_spans = o, cap_old = 2 * nold;
+	}
+	memcpy(old_spans, spans, nold * sizeof *spans);
+	if (changed)
+		compute_spans();
+	static uintptr_t *pts;
+	static size_t cappts;
+	size_t need = 2 * ((size_t)nold + nspans + nmpi_pages + nunsure);
+	if (need > cappts) {
+		uintptr_t *p = xrealloc(pts, 2 * need * sizeof *p);
+		if (!p) {
+			for (int i = 0; i < nold; i++)
+				mprotect((void *)old_spans[i].lo, old_spans[i].hi - old_spans[i].lo, RW);
+			protect_all();
+			return;
+		}
+		pts = p, cappts = 2 * need;
+	}
+	int k = 0;
+	for (int i = 0; i < nold; i++)
+		pts[k++] = old_spans[i].lo, pts[k++] = old_spans[i].hi;
+	for (int i = 0; i < nspans; i++)
+		pts[k++] = spans[i].lo, pts[k++] = spans[i].hi;
+	for (int i = 0; i < nmpi_pages; i++)
+		pts[k++] = mpi_pages[i], pts[k++] = mpi_pages[i] + pagesz;
+	for (int i = 0; i < nunsure; i++)
+		pts[k++] = unsure[i], pts[k++] = unsure[i] + pagesz;
+	sort_uptr(pts, k);
+	uintptr_t run_lo = 0, run_hi = 0;
+	int run_prot = 0;
+	for (int j = 0; j + 1 < k; j++) {
+		uintptr_t a = pts[j], b = pts[j + 1];
+		if (a == b)
+			continue;
+		const struct span *o = span_at(old_spans, nold, a), *n = span_at(spans, nspans, a);
+		int want = n ? n->prot : RW, cur = RW;
+		if (o && !o->eager && !all_open && !listed(mpi_pages, nmpi_pages, a))
+			cur = o->prot; /* left closed through the call */
+		if ((o && all_unsure) || listed(unsure, nunsure, a))
+			cur = -1;
+		if (cur == want)
+			continue;
+		if (run_hi == a && run_prot == want) {
+			run_hi = b;
+			continue;
+		}
+		if (run_hi > run_lo)
+			mprotect((void *)run_lo, run_hi - run_lo, run_prot);
+		run_lo = a, run_hi = b, run_prot = want;
+	}
+	if (run_hi > run_lo)
+		mprotect((void *)run_lo, run_hi - run_lo, run_prot);
 }
 
 void mpivet_bc_leave(void)
@@ -752,18 +908,17 @@ void mpivet_bc_leave(void)
 	}
 	if (in_mpi <= 0) {
 		in_mpi = 0;
-		if (dirty) {
-			if (!unprotected)
-				set_spans(1);
-			compute_spans();
-			dirty = 0;
-		}
 		window_pc = mpivet_bc_pc;
 		nopened = 0;
 		age_demotions();
 		unprotected = 0; /* first: a fault on the way must find the pages closed */
 		if (mpivet_bc_on)
-			set_spans(0);
+			reprotect(dirty);
+		dirty = 0;
+		nmpi_pages = nunsure = all_open = all_unsure = 0;
+		for (int i = 0; i < ndemoted; i++) /* now that the spans are final */
+			if (demoted[i].prot == RW)
+				open_page(demoted[i].page);
 	}
 	mpivet_bc_live = nspans > 0 || dirty || nopened > 0;
 	unlock();
@@ -861,6 +1016,7 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
 	r->lo = buf + t->lo;
 	r->hi = buf + last + t->hi;
+	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
 	if (r->active) {
 		check_overlap(r);
 		dirty = mpivet_bc_live = 1;
@@ -984,8 +1140,7 @@ static void snapshot(int64_t n, const MPI_Request *r)
 static void disable(void)
 {
 	lock();
-	if (!unprotected)
-		set_spans(1);
+	open_spans(0);
 	unprotected = 1;
 	mpivet_bc_on = 0;
 	nspans = 0;
@@ -1353,6 +1508,7 @@ static int demote(uintptr_t page, int write)
 	demoted[d].prot = wider(demoted[d].prot, write ? RW : PROT_READ);
 	demoted[d].ttl = DEMOTED_WINDOWS;
 	mprotect((void *)page, pagesz, demoted[d].prot);
+	list_page(unsure, &nunsure, page);
 	if (demoted[d].prot == RW)
 		open_page(page);
 	dirty = 1;
@@ -1416,6 +1572,17 @@ int mpivet_bc_fault(void *sip, void *ucp)
 		return 1;
 	}
 	stale = 0;
+	if (mpivet_guard && unprotected) {
+		/* this thread is in an MPI call that left the page closed: the
+		 * MPI's own access; the page stays open until the call returns */
+		mprotect((void *)page, pagesz, RW);
+		list_page(mpi_pages, &nmpi_pages, page);
+		if (all_unsure && !all_open)
+			open_spans(0);
+		if (locked)
+			unlock();
+		return 1;
+	}
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
@@ -1498,7 +1665,7 @@ static void thread_exit(void *unused)
 			dirty = mpivet_bc_live = 1;
 		}
 	unlock();
-	mpivet_bc_enter();
+	mpivet_bc_enter(0);
 	mpivet_bc_leave();
 }
 
@@ -1575,6 +1742,27 @@ static void calibrate(void)
 #endif
 }
 
+/* single_host reports whether the launcher says every rank runs on this
+ * host (see lazy_host); when it does not say, they may not.
+ * MPIVET_BUFFERS_EAGER=1 opens every page in every call regardless. */
+static int single_host(void)
+{
+	static const char *const pairs[][2] = {
+		{"OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"}, /* Open MPI */
+		{"MPI_LOCALNRANKS", "PMI_SIZE"},                         /* MPICH's Hydra */
+	};
+	const char *eager = getenv("MPIVET_BUFFERS_EAGER");
+	if (eager && strcmp(eager, "1") == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		const char *local = getenv(pairs[i][0]), *all = getenv(pairs[i][1]);
+		if (local && all && *local)
+			return strcmp(local, all) == 0;
+	}
+	const char *nodes = getenv("SLURM_NNODES");
+	return nodes && strcmp(nodes, "1") == 0;
+}
+
 /* mpivet_bc_init runs when the layer loads and again after MPI_Init (when
  * the MPI's transports are loaded). */
 void mpivet_bc_init(void)
@@ -1617,6 +1805,7 @@ void mpivet_bc_init(void)
 	lock();
 	nlibs = 0;
 	dl_iterate_phdr(add_lib, NULL);
+	lazy_host = single_host();
 	unlock();
 	if (mpivet_inited)
 		calibrate(); /* MPI is initialised: its threads run */

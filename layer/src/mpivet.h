@@ -172,7 +172,7 @@ extern int mpivet_bc_on;   /* the checker is enabled */
 extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
 extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
 extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
-void mpivet_bc_enter(void);
+void mpivet_bc_enter(int lazy);
 void mpivet_bc_leave(void);
 void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
 void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o);
@@ -182,11 +182,11 @@ void mpivet_bc_thread(void);
 
 extern __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
 
-static inline void mpivet_bc_enter_call(uint64_t pc)
+static inline void mpivet_bc_enter_call(uint64_t pc, int lazy)
 {
 	mpivet_bc_pc = pc;
 	if (__builtin_expect(mpivet_bc_live, 0))
-		mpivet_bc_enter();
+		mpivet_bc_enter(lazy);
 }
 
 static inline void mpivet_bc_leave_call(void)

@@ -9,7 +9,7 @@
 
 static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -37,7 +37,7 @@ static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -67,7 +67,7 @@ static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 
 static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_};
 		mpivet_bc_in(MPIVET_ID_MPI_Finalize, a_, sizeof a_ / sizeof *a_);
@@ -103,7 +103,7 @@ static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorcode)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)errorcode};
 		mpivet_bc_in(MPIVET_ID_MPI_Abort, a_, sizeof a_ / sizeof *a_);
@@ -141,7 +141,7 @@ static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -170,7 +170,7 @@ static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -197,7 +197,7 @@ static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -224,7 +224,7 @@ static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -251,7 +251,7 @@ static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -278,7 +278,7 @@ static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -307,7 +307,7 @@ static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_
 
 static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -341,7 +341,7 @@ static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, in
 
 static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -372,7 +372,7 @@ static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_st
 
 static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Isend, a_, sizeof a_ / sizeof *a_);
@@ -416,7 +416,7 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibsend, a_, sizeof a_ / sizeof *a_);
@@ -460,7 +460,7 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Issend, a_, sizeof a_ / sizeof *a_);
@@ -504,7 +504,7 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Irsend, a_, sizeof a_ / sizeof *a_);
@@ -548,7 +548,7 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Irecv, a_, sizeof a_ / sizeof *a_);
@@ -592,7 +592,7 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Send_init, a_, sizeof a_ / sizeof *a_);
@@ -636,7 +636,7 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Bsend_init, a_, sizeof a_ / sizeof *a_);
@@ -680,7 +680,7 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ssend_init, a_, sizeof a_ / sizeof *a_);
@@ -724,7 +724,7 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Rsend_init, a_, sizeof a_ / sizeof *a_);
@@ -768,7 +768,7 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Recv_init, a_, sizeof a_ / sizeof *a_);
@@ -812,7 +812,7 @@ static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -838,7 +838,7 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -865,7 +865,7 @@ static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t sr
 
 static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -900,7 +900,7 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 
 static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -936,7 +936,7 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 
 static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -971,7 +971,7 @@ static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)message_at, (uint64_t)message, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Imrecv, a_, sizeof a_ / sizeof *a_);
@@ -1014,7 +1014,7 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Wait, a_, sizeof a_ / sizeof *a_);
@@ -1055,7 +1055,7 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Test, a_, sizeof a_ / sizeof *a_);
@@ -1097,7 +1097,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1149,7 +1149,7 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1202,7 +1202,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1251,7 +1251,7 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1301,7 +1301,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1356,7 +1356,7 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1411,7 +1411,7 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_get_status, a_, sizeof a_ / sizeof *a_);
@@ -1451,7 +1451,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_free, a_, sizeof a_ / sizeof *a_);
@@ -1489,7 +1489,7 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Cancel, a_, sizeof a_ / sizeof *a_);
@@ -1528,7 +1528,7 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 
 static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Start, a_, sizeof a_ / sizeof *a_);
@@ -1567,7 +1567,7 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 
 static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 1);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1616,7 +1616,7 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64_t size)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1639,7 +1639,7 @@ static void mpivet_out_MPI_Buffer_attach(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1662,7 +1662,7 @@ static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 
 static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1691,7 +1691,7 @@ static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1724,7 +1724,7 @@ static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1760,7 +1760,7 @@ static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1797,7 +1797,7 @@ static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1833,7 +1833,7 @@ static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1870,7 +1870,7 @@ static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1905,7 +1905,7 @@ static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1941,7 +1941,7 @@ static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1976,7 +1976,7 @@ static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2013,7 +2013,7 @@ static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2050,7 +2050,7 @@ static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2085,7 +2085,7 @@ static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2119,7 +2119,7 @@ static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2153,7 +2153,7 @@ static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2187,7 +2187,7 @@ static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2221,7 +2221,7 @@ static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2255,7 +2255,7 @@ static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2290,7 +2290,7 @@ static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2326,7 +2326,7 @@ static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2361,7 +2361,7 @@ static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2398,7 +2398,7 @@ static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2435,7 +2435,7 @@ static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibarrier, a_, sizeof a_ / sizeof *a_);
@@ -2474,7 +2474,7 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buffer, (uint64_t)count, (uint64_t)datatype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibcast, a_, sizeof a_ / sizeof *a_);
@@ -2517,7 +2517,7 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Igather, a_, sizeof a_ / sizeof *a_);
@@ -2563,7 +2563,7 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Igatherv, a_, sizeof a_ / sizeof *a_);
@@ -2610,7 +2610,7 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscatter, a_, sizeof a_ / sizeof *a_);
@@ -2656,7 +2656,7 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)displs, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscatterv, a_, sizeof a_ / sizeof *a_);
@@ -2703,7 +2703,7 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallgather, a_, sizeof a_ / sizeof *a_);
@@ -2748,7 +2748,7 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallgatherv, a_, sizeof a_ / sizeof *a_);
@@ -2794,7 +2794,7 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoall, a_, sizeof a_ / sizeof *a_);
@@ -2839,7 +2839,7 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallv, a_, sizeof a_ / sizeof *a_);
@@ -2886,7 +2886,7 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallw, a_, sizeof a_ / sizeof *a_);
@@ -2933,7 +2933,7 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce, a_, sizeof a_ / sizeof *a_);
@@ -2978,7 +2978,7 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallreduce, a_, sizeof a_ / sizeof *a_);
@@ -3022,7 +3022,7 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter, a_, sizeof a_ / sizeof *a_);
@@ -3066,7 +3066,7 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 
 static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter_block, a_, sizeof a_ / sizeof *a_);
@@ -3110,7 +3110,7 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 
 static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscan, a_, sizeof a_ / sizeof *a_);
@@ -3154,7 +3154,7 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iexscan, a_, sizeof a_ / sizeof *a_);
@@ -3198,7 +3198,7 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgather, a_, sizeof a_ / sizeof *a_);
@@ -3243,7 +3243,7 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgatherv, a_, sizeof a_ / sizeof *a_);
@@ -3289,7 +3289,7 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoall, a_, sizeof a_ / sizeof *a_);
@@ -3334,7 +3334,7 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallv, a_, sizeof a_ / sizeof *a_);
@@ -3381,7 +3381,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallw, a_, sizeof a_ / sizeof *a_);
@@ -3428,7 +3428,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 
 static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3459,7 +3459,7 @@ static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3491,7 +3491,7 @@ static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at, uint64_t request_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)newcomm_at, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Comm_idup, a_, sizeof a_ / sizeof *a_);
@@ -3532,7 +3532,7 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 
 static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3564,7 +3564,7 @@ static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3597,7 +3597,7 @@ static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newc
 
 static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3630,7 +3630,7 @@ static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3664,7 +3664,7 @@ static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcom
 
 static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag, uint64_t newintercomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3699,7 +3699,7 @@ static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newin
 
 static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high, uint64_t newintracomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3731,7 +3731,7 @@ static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newint
 
 static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder, uint64_t comm_cart_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3766,7 +3766,7 @@ static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 
 static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims, uint64_t newcomm_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3798,7 +3798,7 @@ static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 
 static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder, uint64_t comm_graph_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3833,7 +3833,7 @@ static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_grap
 
 static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3871,7 +3871,7 @@ static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm
 
 static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3910,7 +3910,7 @@ static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint
 
 static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3940,7 +3940,7 @@ static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3970,7 +3970,7 @@ static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4001,7 +4001,7 @@ static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 
 static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4032,7 +4032,7 @@ static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t grou
 
 static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4065,7 +4065,7 @@ static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4098,7 +4098,7 @@ static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4131,7 +4131,7 @@ static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4164,7 +4164,7 @@ static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4196,7 +4196,7 @@ static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 
 static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4228,7 +4228,7 @@ static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4260,7 +4260,7 @@ static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgr
 
 static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64_t group)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4290,7 +4290,7 @@ static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4322,7 +4322,7 @@ static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtyp
 
 static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4356,7 +4356,7 @@ static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4390,7 +4390,7 @@ static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t ne
 
 static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4424,7 +4424,7 @@ static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4458,7 +4458,7 @@ static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t n
 
 static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4492,7 +4492,7 @@ static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint6
 
 static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4526,7 +4526,7 @@ static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint
 
 static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4560,7 +4560,7 @@ static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4596,7 +4596,7 @@ static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t n
 
 static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4635,7 +4635,7 @@ static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t new
 
 static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4668,7 +4668,7 @@ static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t ne
 
 static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t newtype_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4699,7 +4699,7 @@ static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 
 static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4730,7 +4730,7 @@ static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_o
 
 static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)datatype_at, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_Type_free, a_, sizeof a_ / sizeof *a_);
@@ -4768,7 +4768,7 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute, uint64_t op_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4800,7 +4800,7 @@ static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 
 static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4830,7 +4830,7 @@ static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4860,7 +4860,7 @@ static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 
 static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t newinfo_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4891,7 +4891,7 @@ static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 
 static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t info)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4921,7 +4921,7 @@ static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 
 static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn, uint64_t errhandler_at)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4952,7 +4952,7 @@ static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t
 
 static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_at, uint64_t errhandler)
 {
-	mpivet_bc_enter_call(pc_);
+	mpivet_bc_enter_call(pc_, 0);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
