@@ -204,3 +204,50 @@ func TestBufferReuse(t *testing.T) {
 		}
 	}
 }
+
+// Collective data: the type signatures each rank logged are compared, and a
+// rank without them (Fortran, threads) or an uncomparable side (MPI_PACKED)
+// is left out rather than taken for a mismatch.
+func TestCollectiveData(t *testing.T) {
+	const (
+		send, recv, totals = 1, 2, 4
+		intSig, packedSig  = 4<<8 | 4, 2<<8 | 1
+	)
+	world := func(l *tracetest.Log) uint64 { v, _ := l.Process().Const("MPI_COMM_WORLD"); return v }
+	cases := []struct {
+		name string
+		data [][]uint64 // per rank: flags, send sig, send n, recv sig, recv n (nil: no record)
+		want int
+	}{
+		{"bcast agrees", [][]uint64{{send, intSig, 4, 0, 0}, {send, intSig, 4, 0, 0}}, 0},
+		{"bcast counts differ", [][]uint64{{send, intSig, 4, 0, 0}, {send, intSig, 2, 0, 0}}, 1},
+		{"gatherv totals match", [][]uint64{{send | recv | totals, intSig, 1, intSig, 3}, {send | totals, intSig, 2, 0, 0}}, 0},
+		{"gatherv totals differ", [][]uint64{{send | recv | totals, intSig, 1, intSig, 4}, {send | totals, intSig, 2, 0, 0}}, 1},
+		{"gatherv, a rank unknown", [][]uint64{{send | recv | totals, intSig, 1, intSig, 4}, nil}, 0},
+		{"gatherv, packed root", [][]uint64{{send | recv | totals, intSig, 1, packedSig, 12}, {send | totals, intSig, 2, 0, 0}}, 0},
+		{"gatherv, root unknown", [][]uint64{nil, {send | totals, intSig, 2, 0, 0}}, 0},
+	}
+	for _, tc := range cases {
+		var procs []*trace.Process
+		for r := 0; r < 2; r++ {
+			l := tracetest.New(r, 2)
+			l.Call("MPI_Init", 1, nil, map[string]any{})
+			name := "MPI_Bcast"
+			if strings.HasPrefix(tc.name, "gatherv") {
+				name = "MPI_Gatherv"
+			}
+			in := map[string]any{"comm": world(l)}
+			if tc.data[r] == nil {
+				l.Call(name, 2, in, map[string]any{})
+			} else {
+				l.CollCall(name, 2, in, map[string]any{}, tc.data[r]...)
+			}
+			l.Call("MPI_Finalize", 3, nil, map[string]any{})
+			procs = append(procs, finished(l.Process()))
+		}
+		fs := run(t, &check.Input{Run: &trace.Run{Procs: procs}, NP: 2})
+		if len(fs) != tc.want || (tc.want > 0 && fs[0].Kind != "collective-mismatch") {
+			t.Errorf("%s: findings %s, want %d collective-mismatch", tc.name, kinds(fs), tc.want)
+		}
+	}
+}

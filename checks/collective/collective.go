@@ -248,15 +248,30 @@ func dataMismatch(at []call) string {
 			return fmt.Sprintf("%s, but %s: the type signatures differ", first.text(), s.text())
 		}
 	}
-	cl := at[0]
+	// Totals add periods of one signature: every rank of the communicator
+	// must be there, with every significant side comparable.
+	cl := ss[0].cl
 	if cl.c.Data.NoCount || len(at) != len(cl.comms.Members(cl.c.Word("comm"))) {
 		return ""
 	}
+	significant := 0
+	for _, cl := range at {
+		d := cl.c.Data
+		if d == nil {
+			return "" // a rank whose data is unknown (Fortran, threads)
+		}
+		if d.Send {
+			significant++
+		}
+		if d.Recv {
+			significant++
+		}
+	}
+	if significant != len(ss) {
+		return "" // MPI_PACKED, or a type the layer could not classify
+	}
 	var sent, recvd uint64
 	for _, cl := range at {
-		if cl.c.Data == nil {
-			return "" // a rank whose data is unknown
-		}
 		if cl.c.Data.Send {
 			sent += cl.c.Data.SendN
 		}

@@ -100,6 +100,23 @@ func (l *Log) Call(name string, pc uint64, in, out map[string]any) uint64 {
 	return off
 }
 
+// CollCall is Call for a collective, with the record of the type
+// signatures the rank gave it (api.MetaColl: flags, send signature and
+// periods, receive signature and periods) between entry and exit.
+func (l *Log) CollCall(name string, pc uint64, in, out map[string]any, data ...uint64) uint64 {
+	c := api.MPI.ByName[name]
+	if c == nil {
+		panic("no call " + name)
+	}
+	off := l.record(api.KindEntry, c.ID, append([]uint64{pc}, encode(c.In, in)...))
+	l.record(api.KindMeta, api.MetaColl, append([]uint64{off}, data...))
+	if out != nil {
+		rc, _ := out["rc"].(int)
+		l.record(api.KindExit, c.ID, append([]uint64{off, uint64(rc)}, encode(c.Out, out)...))
+	}
+	return off
+}
+
 // Buffer appends a buffer-access record (api.MetaBuffer) for the operation
 // started by the call whose entry record is at op.
 func (l *Log) Buffer(kind int, addr, op uint64, call string, req, other uint64, pcs ...uint64) {
