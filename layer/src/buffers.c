@@ -1017,6 +1017,18 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->lo = buf + t->lo;
 	r->hi = buf + last + t->hi;
 	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
+	if (!recv && !persistent && unprotected && !all_open) {
+		/* the MPI reads a send buffer in the call that starts it: open the
+		 * pages it shares with a closed receive buffer now, instead of
+		 * taking a fault for each */
+		for (uintptr_t pg = r->lo & ~(pagesz - 1); pg < r->hi; pg += pagesz) {
+			const struct span *sp = span_at(spans, nspans, pg);
+			if (sp && !sp->eager && sp->prot == PROT_NONE && !listed(mpi_pages, nmpi_pages, pg)) {
+				mprotect((void *)pg, pagesz, RW);
+				list_page(mpi_pages, &nmpi_pages, pg);
+			}
+		}
+	}
 	if (r->active) {
 		check_overlap(r);
 		dirty = mpivet_bc_live = 1;
