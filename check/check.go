@@ -119,13 +119,18 @@ func (p *Pass) Report(f Finding) {
 
 // At returns the location of call c of process proc.
 func (p *Pass) At(proc *trace.Process, c *trace.Call) Location {
-	l := Location{Rank: proc.Rank}
 	if c == nil {
-		return l
+		return Location{Rank: proc.Rank}
 	}
-	l.Call = c.Name()
+	return p.AtSite(proc, c.Name(), c.PC)
+}
+
+// AtSite returns the location of a call to the MPI function named call
+// made from call site pc (a return address) in process proc.
+func (p *Pass) AtSite(proc *trace.Process, call string, pc uint64) Location {
+	l := Location{Rank: proc.Rank, Call: call}
 	if p.In.Sym != nil {
-		s := p.In.Sym.Lookup(proc.Maps, c.PC)
+		s := p.In.Sym.Lookup(proc.Maps, pc)
 		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
 	}
 	return l

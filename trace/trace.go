@@ -727,9 +727,9 @@ type Progress struct {
 	Calls   uint64
 	InMPI   int
 	Outside int
-	Remote  int // processes on other hosts (their pages may be stale here)
-	// Syncs counts, for each running process on another host, how often
-	// its supervisor wrote its pages back to the shared run directory.
+	// Syncs counts, for each running process on another host (whose pages
+	// may be stale here), how often its supervisor wrote them back to the
+	// shared run directory.
 	Syncs map[string]uint64
 }
 
@@ -757,9 +757,6 @@ func ReadProgress(dir string) Progress {
 	host, _ := os.Hostname()
 	for _, s := range states {
 		remote := !strings.HasPrefix(filepath.Base(s), "p."+host+".") || TestRemote()
-		if remote {
-			pr.Remote++
-		}
 		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
 			continue // finished
 		}

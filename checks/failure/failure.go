@@ -121,11 +121,8 @@ func run(pass *check.Pass) error {
 			if why := mpiSays(p.Stderr + "\n" + in.LauncherOutput); why != "" {
 				msg += "; it said:\n" + why
 			}
-			l := check.Location{Rank: p.Rank, Call: fatal.Call.Name, Note: "the call that failed"}
-			if in.Sym != nil {
-				s := in.Sym.Lookup(p.Maps, fatal.PC)
-				l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
-			}
+			l := pass.AtSite(p, fatal.Call.Name, fatal.PC)
+			l.Note = "the call that failed"
 			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true})
 		case abort != nil:
 			l := pass.At(p, abort)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"mpivet/check"
-	"mpivet/trace"
 )
 
 // Check reports errors that MPI calls returned to the program.
@@ -34,7 +33,8 @@ func run(pass *check.Pass) error {
 			if e.Class == int64(truncate) {
 				kind, what = "truncation", "the message is larger than the receive buffer (MPI_ERR_TRUNCATE)"
 			}
-			l := at(pass, p, e)
+			l := pass.AtSite(p, e.Call.Name, e.PC)
+			l.Note = "the call that failed"
 			pass.Report(check.Finding{
 				Kind:      kind,
 				Message:   fmt.Sprintf("%s returned an error: %s", e.Call.Name, what),
@@ -43,13 +43,4 @@ func run(pass *check.Pass) error {
 		}
 	}
 	return nil
-}
-
-func at(pass *check.Pass, p *trace.Process, e trace.Error) check.Location {
-	l := check.Location{Rank: p.Rank, Call: e.Call.Name, Note: "the call that failed"}
-	if pass.In.Sym != nil {
-		s := pass.In.Sym.Lookup(p.Maps, e.PC)
-		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
-	}
-	return l
 }

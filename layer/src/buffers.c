@@ -1598,12 +1598,12 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
-		int hit = access_at(a, write, pc);
-		if (!may_step() && !hit && demote(page, write)) {
+		int hit = access_at(a, write, pc), step = may_step();
+		if (!step && !hit && demote(page, write)) {
 			unlock();
 			return 1;
 		}
-		if (!may_step() && nopened + nregions <= MAX_OPENED) {
+		if (!step && nopened + nregions <= MAX_OPENED) {
 			/* over the allowance: leave the page open until the next MPI call */
 			mprotect((void *)page, pagesz, RW);
 			open_page(page);

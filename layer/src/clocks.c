@@ -77,15 +77,6 @@ static void merge(const uint64_t *pb)
 			clk[i] = pb[i];
 }
 
-static void record(unsigned id, const uint64_t *w, uint64_t n)
-{
-	uint64_t off, *p = mpivet_begin(n, &off);
-	if (!p)
-		return;
-	memcpy(p, w, n * 8);
-	mpivet_commit(off, n, id, MPIVET_KIND_META);
-}
-
 /* record_clocks logs the clock mode, or 0 and why the protocol is off. */
 static void record_clocks(int m, const char *why)
 {
@@ -95,7 +86,7 @@ static void record_clocks(int m, const char *why)
 		n = w[2] = 64 * 8;
 	if (n)
 		memcpy(&w[3], why, n);
-	record(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
+	mpivet_meta(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
 }
 
 /* ---- Shadow communicators ---- */
@@ -367,7 +358,7 @@ static int forced(uint64_t e, int kind)
 static void record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
 	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
-	record(MPIVET_META_WILDCARD, w, sizeof w / 8);
+	mpivet_meta(MPIVET_META_WILDCARD, w, sizeof w / 8);
 }
 
 /* start_event numbers a wildcard event and logs it. */
@@ -382,7 +373,7 @@ static uint64_t start_event(int kind, struct shadow *s, int tag, int src, uint64
 static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelled)
 {
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
-	record(MPIVET_META_MATCHED, w, sizeof w / 8);
+	mpivet_meta(MPIVET_META_MATCHED, w, sizeof w / 8);
 	if (cancelled)
 		return;
 	newest = *own();
@@ -398,7 +389,7 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
 	if (matched_any && m <= newest && before > 0) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_bc_pc};
-		record(MPIVET_META_LATE, w, sizeof w / 8);
+		mpivet_meta(MPIVET_META_LATE, w, sizeof w / 8);
 	}
 	merge(pb);
 }
@@ -423,7 +414,7 @@ static void check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s
 		if (!seen[i]) {
 			seen[i] = h;
 			uint64_t w[] = {ss, rs, (uint64_t)(int64_t)world(s, st->MPI_SOURCE), (uint64_t)(int64_t)st->MPI_TAG, pb[pbn + 1], pc, (uint64_t)bytes};
-			record(MPIVET_META_TYPES, w, sizeof w / 8);
+			mpivet_meta(MPIVET_META_TYPES, w, sizeof w / 8);
 			return;
 		}
 	}
@@ -481,7 +472,7 @@ static void record_arrival(struct req *r)
 		return;
 	r->logged_m = 1;
 	uint64_t w[] = {r->seq, r->m, (uint64_t)(int64_t)world(r->sh, r->msrc)};
-	record(MPIVET_META_ARRIVAL, w, sizeof w / 8);
+	mpivet_meta(MPIVET_META_ARRIVAL, w, sizeof w / 8);
 }
 
 /* settle_before gives the piggyback to every receive posted before seq on s
@@ -787,7 +778,7 @@ static void any_candidates(const int *idx, int k)
 			record_arrival(r);
 	}
 	w[at] = nc;
-	record(MPIVET_META_CHOICE, w, n);
+	mpivet_meta(MPIVET_META_CHOICE, w, n);
 }
 
 /* any_matched gives the event its outcome (first index returned) and clock;
@@ -796,7 +787,7 @@ static void any_candidates(const int *idx, int k)
 static void any_matched(int first, int world, int tag)
 {
 	uint64_t w[] = {any.e, (uint64_t)(int64_t)first, (uint64_t)(int64_t)world, (uint64_t)(int64_t)tag, *own(), 0};
-	record(MPIVET_META_MATCHED, w, sizeof w / 8);
+	mpivet_meta(MPIVET_META_MATCHED, w, sizeof w / 8);
 	++*own();
 }
 

@@ -102,6 +102,16 @@ static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, u
 	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
 }
+/* mpivet_meta appends a meta record of n words (dropped when the log is full). */
+static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
+{
+	uint64_t off, *p = mpivet_begin(n, &off);
+	if (!p)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		p[i] = w[i];
+	mpivet_commit(off, n, id, MPIVET_KIND_META);
+}
 
 /* The state page: what each thread of the rank is doing now (api.State* in
  * Go). Every wrapper updates its thread's slot; it stays in the cache, so

@@ -334,9 +334,6 @@ static int env_int(const char *const *names)
 	return -1;
 }
 
-/* mpivet_post_init runs once MPI is initialised, whichever way the program
- * initialised it (C, Fortran, or MPICH's f08 binding that bypasses
- * MPI_Init): it records who this process is. */
 /* ---- Fatal errors ----
  *
  * With the default handler, MPI_ERRORS_ARE_FATAL, an error ends the job
@@ -347,21 +344,15 @@ static int env_int(const char *const *names)
  * in, then hands the error to MPI_ERRORS_ARE_FATAL, which ends the job as it
  * would have. A handler the program sets replaces it. */
 
+static void record_error(unsigned call, int rc, uint64_t pc, int fatal);
+
 static void fatal_error(MPI_Comm *comm, int *code, ...)
 {
-	uint64_t *s = mpivet_slot, call = 0, pc = 0, off, *w = NULL;
-	int class = *code;
-	PMPI_Error_class(*code, &class);
+	uint64_t *s = mpivet_slot;
 	if (s && s[MPIVET_STATE_STATUS] == 1) { /* inside a call: its entry record */
 		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD]
 									     : (const uint64_t *)(mpivet_base + s[MPIVET_STATE_LOGREF]);
-		call = e[0] >> 32 & 0xffff;
-		pc = e[1];
-		w = mpivet_begin(5, &off);
-	}
-	if (w) {
-		w[0] = call, w[1] = (uint64_t)(int64_t)*code, w[2] = (uint64_t)(int64_t)class, w[3] = pc, w[4] = 1;
-		mpivet_commit(off, 5, MPIVET_META_ERROR, MPIVET_KIND_META);
+		record_error(e[0] >> 32 & 0xffff, *code, e[1], 1);
 	}
 	PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
 	PMPI_Comm_call_errhandler(*comm, *code);
@@ -383,6 +374,9 @@ static void install_error_handler(void)
 	PMPI_Errhandler_free(&eh);
 }
 
+/* mpivet_post_init runs once MPI is initialised, whichever way the program
+ * initialised it (C, Fortran, or MPICH's f08 binding that bypasses
+ * MPI_Init): it records who this process is. */
 void mpivet_post_init(void)
 {
 	if (!mpivet_on || __atomic_exchange_n(&mpivet_inited, 1, __ATOMIC_ACQ_REL))
@@ -495,19 +489,17 @@ static void read_config(const char *dir)
 	fclose(f);
 }
 
-/* mpivet_error records an error an MPI call returned (the program's error
- * handler let it return): rare, so it may take a call into MPI. */
-void mpivet_error(unsigned call, int rc, uint64_t pc)
+/* record_error logs an error of call at pc, with its class; fatal: raised
+ * to MPI_ERRORS_ARE_FATAL, which ends the job. Rare, so it may take a call
+ * into MPI. */
+static void record_error(unsigned call, int rc, uint64_t pc, int fatal)
 {
 	int class = rc;
 	PMPI_Error_class(rc, &class);
-	uint64_t off;
-	uint64_t *w = mpivet_begin(4, &off);
-	if (!w)
-		return;
-	w[0] = call;
-	w[1] = (uint64_t)(int64_t)rc;
-	w[2] = (uint64_t)(int64_t)class;
-	w[3] = pc;
-	mpivet_commit(off, 4, MPIVET_META_ERROR, MPIVET_KIND_META);
+	uint64_t w[] = {call, (uint64_t)(int64_t)rc, (uint64_t)(int64_t)class, pc, (uint64_t)fatal};
+	mpivet_meta(MPIVET_META_ERROR, w, 5);
 }
+
+/* mpivet_error records an error an MPI call returned (the program's error
+ * handler let it return). */
+void mpivet_error(unsigned call, int rc, uint64_t pc) { record_error(call, rc, pc, 0); }

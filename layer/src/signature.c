@@ -240,15 +240,6 @@ static uint64_t signature_of(MPI_Datatype t, uint64_t *reps)
 	return s;
 }
 
-static void record_coll(const uint64_t w[6])
-{
-	uint64_t off, *p = mpivet_begin(6, &off);
-	if (!p)
-		return;
-	memcpy(p, w, 6 * 8);
-	mpivet_commit(off, 6, MPIVET_META_COLL, MPIVET_KIND_META);
-}
-
 /* ---- Cache by handle ---- */
 
 #define SIGS 1024
@@ -358,7 +349,7 @@ void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 		w[1] = CT_SEND;
 		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
 		w[3] = (ksc >= 0 ? count_of(0, ksc, k, size, -1) : count_of(vr, krc, k, size, -1)) * reps;
-		record_coll(w);
+		mpivet_meta(MPIVET_META_COLL, w, 6);
 		return;
 	}
 	int sendplace = ksb >= 0 && *(const void **)k[ksb] == MPI_IN_PLACE;
@@ -386,5 +377,5 @@ void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(*(const int **)k[krc])[rank] * reps;
 	}
 	if (w[1] & (CT_SEND | CT_RECV))
-		record_coll(w);
+		mpivet_meta(MPIVET_META_COLL, w, 6);
 }
