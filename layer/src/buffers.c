@@ -95,6 +95,39 @@ static int lock_in_handler(void)
 	return 1;
 }
 
+/* ---- Statistics ---- */
+
+/* With MPIVET_BUFFERS_STATS=1 each rank prints, at exit, what the checker
+ * did: mprotect calls by reason and faults by outcome (what its cost is made
+ * of; see bench/). Counting costs nothing measurable. */
+enum { S_ENTRY, S_ALL, S_LEAVE, S_START, S_DEMOTE, S_MPI, S_OPEN, S_STEP, S_UNSTEP, NPROT,
+       F_MPI = NPROT, F_HIT, F_DEMOTED, F_OPENED, F_STEPPED, F_STALE, C_LAZY, C_EAGER, NSTATS };
+static const char *const stat_names[NSTATS] = {
+	"mprotect:entry", "mprotect:all", "mprotect:leave", "mprotect:start", "mprotect:demote",
+	"mprotect:mpi-fault", "mprotect:window", "mprotect:step", "mprotect:unstep",
+	"fault:mpi", "fault:hit", "fault:demoted", "fault:window", "fault:stepped", "fault:stale",
+	"calls:lazy", "calls:eager",
+};
+static uint64_t stats[NSTATS];
+
+/* prot is mprotect, counted by reason. */
+static void prot(uintptr_t lo, uintptr_t len, int p, int why)
+{
+	stats[why]++;
+	mprotect((void *)lo, len, p);
+}
+
+static void print_stats(void)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d:", (int)getpid());
+	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
+		if (stats[i])
+			n += snprintf(line + n, sizeof line - n, " %s=%llu", stat_names[i], (unsigned long long)stats[i]);
+	line[n < (int)sizeof line - 1 ? n : (int)sizeof line - 2] = '\n';
+	write(2, line, (size_t)(n < (int)sizeof line - 1 ? n + 1 : (int)sizeof line - 1));
+}
+
 /* ---- Memory of the checker ---- */
 
 /* What the fault handler reads lives in pages of its own, never in the
@@ -414,6 +447,7 @@ struct region {
 	uintptr_t lo, hi; /* address bounds of the covered bytes */
 	uint64_t seen[4]; /* access sites already recorded */
 	int nseen;
+	uint64_t hit_window; /* the last window in which a write was caught exactly */
 };
 
 static struct region *regions;
@@ -466,21 +500,26 @@ static void list_page(uintptr_t *l, int *n, uintptr_t page)
 	else
 		all_unsure = 1;
 }
-/* Single-stepping an access costs two signals and two mprotect calls (10 to
- * 35 us in a virtual machine), and programs that compute on data sharing
- * pages with pending buffers (a halo exchange overlapped with the interior
- * update) fault on every access. So stepping has an allowance: GRACE_NS of
- * stepping, plus RATE of the time since MPI started (unless
- * --buffers=precise). Past it, a page whose fault missed the pending bytes
+/* Single-stepping an access costs two signals and two mprotect calls (25 to
+ * 30 us measured in an MPI rank in a virtual machine, five times what the
+ * same takes in a one-threaded program), and programs that compute on data
+ * sharing pages with pending buffers (a halo exchange overlapped with the
+ * interior update) fault on every access. So stepping has an allowance,
+ * measured in time spent stepping: GRACE_NS, plus RATE of the time since MPI
+ * started (unless --buffers=precise). Past it, a page whose fault missed the pending bytes
  * is demoted (see demoted[]); one whose fault hit them (the program keeps
  * accessing a pending buffer) stays open until the next MPI call, and the
  * bytes of pending buffers on it are compared then: a change is reported as
  * a write somewhere between the two calls. */
 #define GRACE_NS 20e6
-#define RATE 0.05
+#define RATE 0.03
 int mpivet_bc_precise;
-static uint64_t stepped, t_start;
-static double fault_ns = 35000; /* measured by calibrate() */
+static uint64_t stepped_ns, t_start;
+/* What a stepped fault costs outside the two handlers (delivering the first
+ * signal, returning from the second), measured by calibrate(); the time in
+ * between is measured fault by fault. */
+static uint64_t signal_ns = 5000;
+static TLS uint64_t step_t0;
 
 static uint64_t now_ns(void)
 {
@@ -494,9 +533,10 @@ static int may_step(void)
 {
 	if (mpivet_bc_precise)
 		return 1;
-	return (double)stepped * fault_ns < GRACE_NS + RATE * (double)(now_ns() - t_start);
+	return (double)stepped_ns < GRACE_NS + RATE * (double)(now_ns() - t_start);
 }
-static uint64_t window_pc; /* site of the MPI call the window began after */
+static uint64_t window_pc;     /* site of the MPI call the window began after */
+static uint64_t window_serial = 1; /* windows begun (0: none, for regions) */
 __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
 #define MAX_OPENED 512
 static struct {
@@ -510,9 +550,13 @@ static int nopened;
  * pending buffers (the program works on other data in the same page: the
  * interior of a halo-exchanged array) would be single-stepped on every
  * access. Within the stepping allowance (may_step) that is what happens, so
- * a later access to the pending bytes is caught exactly. Past it, a page
- * that faults that way is demoted for DEMOTED_WINDOWS windows (stretches of
- * program between MPI calls): made read-only if the fault was a read, so
+ * a later access to the pending bytes is caught exactly, unless one
+ * instruction misses LOOP_MISSES times on the page in one window: that is a
+ * loop over the other data, which would spend the allowance that stack
+ * pages and straight-line code need. Past the allowance, or after such a
+ * loop, a page that faults that way is demoted for DEMOTED_WINDOWS windows
+ * (stretches of program between MPI calls), twice as long each time it is
+ * demoted again (up to 2^MAX_STRIKES times): made read-only if the fault was a read, so
  * that writes are still caught exactly and only reads of a pending receive
  * buffer on that page go unseen; opened entirely if it was a write, its
  * pending bytes then compared at the next MPI call (a change is reported
@@ -520,6 +564,8 @@ static int nopened;
  * found by comparison ends the demotion at once, so that the next such
  * access is caught with its line. */
 #define DEMOTED_WINDOWS 256
+#define MAX_STRIKES 4
+#define LOOP_MISSES 4
 #define MAX_DEMOTED 256
 static struct {
 	uintptr_t page;
@@ -534,6 +580,46 @@ static int demotion(uintptr_t page)
 		if (demoted[i].page == page)
 			return i;
 	return -1;
+}
+
+/* Demotions so far by page (the most recent pages, if there are many). */
+#define STRIKE_PAGES 64
+static struct {
+	uintptr_t page;
+	unsigned n;
+} strikes[STRIKE_PAGES];
+static unsigned nstrikes;
+
+/* strike counts a demotion of page and returns how many came before. */
+static unsigned strike(uintptr_t page)
+{
+	unsigned n = nstrikes < STRIKE_PAGES ? nstrikes : STRIKE_PAGES;
+	for (unsigned i = 0; i < n; i++)
+		if (strikes[i].page == page)
+			return strikes[i].n++;
+	unsigned i = nstrikes++ % STRIKE_PAGES;
+	strikes[i].page = page, strikes[i].n = 1;
+	return 0;
+}
+
+/* Misses in this window by page and instruction. */
+#define MISS_SITES 32
+static struct {
+	uintptr_t page, pc;
+	int n;
+} misses[MISS_SITES];
+static int nmisses;
+
+/* missed counts a miss on page by the instruction at pc in this window and
+ * returns how many there were. */
+static int missed(uintptr_t page, uintptr_t pc)
+{
+	for (int i = 0; i < nmisses; i++)
+		if (misses[i].page == page && misses[i].pc == pc)
+			return ++misses[i].n;
+	int i = nmisses < MISS_SITES ? nmisses++ : MISS_SITES - 1;
+	misses[i].page = page, misses[i].pc = pc, misses[i].n = 1;
+	return 1;
 }
 
 /* wider gives the more open of two protections. */
@@ -643,7 +729,7 @@ static void open_spans(int eager_only)
 		uintptr_t lo = spans[i].lo;
 		while (i + 1 < nspans && spans[i + 1].lo == spans[i].hi && (!eager_only || spans[i + 1].eager))
 			i++;
-		mprotect((void *)lo, spans[i].hi - lo, RW);
+		prot(lo, spans[i].hi - lo, RW, S_ENTRY);
 	}
 	if (!eager_only)
 		all_open = 1;
@@ -766,6 +852,8 @@ static void close_window(void)
 		struct region *r = &regions[opened[i].region];
 		if (opened[i].region >= nregions || !r->active || hash_page(r, opened[i].page) == opened[i].hash)
 			continue;
+		if (r->hit_window == window_serial)
+			continue; /* a write was caught exactly in this window already */
 		int d = demotion(opened[i].page);
 		if (d >= 0)
 			demoted[d].ttl = 1, dirty = 1; /* protect it fully again: catch the next one exactly */
@@ -808,6 +896,7 @@ static void age_demotions(void)
 void mpivet_bc_enter(int lazy)
 {
 	lock();
+	stats[lazy ? C_LAZY : C_EAGER]++;
 	if (in_mpi == 0)
 		close_window();
 	if (!mpivet_bc_entered) {
@@ -827,7 +916,7 @@ void mpivet_bc_enter(int lazy)
 static void protect_all(void)
 {
 	for (int i = 0; i < nspans; i++)
-		mprotect((void *)spans[i].lo, spans[i].hi - spans[i].lo, spans[i].prot);
+		prot(spans[i].lo, spans[i].hi - spans[i].lo, spans[i].prot, S_ALL);
 }
 
 /* reprotect closes the pages after the last thread left MPI: it sets the
@@ -857,7 +946,7 @@ static void reprotect(int changed)
 		uintptr_t *p = xrealloc(pts, 2 * need * sizeof *p);
 		if (!p) {
 			for (int i = 0; i < nold; i++)
-				mprotect((void *)old_spans[i].lo, old_spans[i].hi - old_spans[i].lo, RW);
+				prot(old_spans[i].lo, old_spans[i].hi - old_spans[i].lo, RW, S_ALL);
 			protect_all();
 			return;
 		}
@@ -892,11 +981,11 @@ static void reprotect(int changed)
 			continue;
 		}
 		if (run_hi > run_lo)
-			mprotect((void *)run_lo, run_hi - run_lo, run_prot);
+			prot(run_lo, run_hi - run_lo, run_prot, S_LEAVE);
 		run_lo = a, run_hi = b, run_prot = want;
 	}
 	if (run_hi > run_lo)
-		mprotect((void *)run_lo, run_hi - run_lo, run_prot);
+		prot(run_lo, run_hi - run_lo, run_prot, S_LEAVE);
 }
 
 void mpivet_bc_leave(void)
@@ -909,7 +998,8 @@ void mpivet_bc_leave(void)
 	if (in_mpi <= 0) {
 		in_mpi = 0;
 		window_pc = mpivet_bc_pc;
-		nopened = 0;
+		window_serial++;
+		nopened = nmisses = 0;
 		age_demotions();
 		unprotected = 0; /* first: a fault on the way must find the pages closed */
 		if (mpivet_bc_on)
@@ -1017,18 +1107,6 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->lo = buf + t->lo;
 	r->hi = buf + last + t->hi;
 	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
-	if (!recv && !persistent && unprotected && !all_open) {
-		/* the MPI reads a send buffer in the call that starts it: open the
-		 * pages it shares with a closed receive buffer now, instead of
-		 * taking a fault for each */
-		for (uintptr_t pg = r->lo & ~(pagesz - 1); pg < r->hi; pg += pagesz) {
-			const struct span *sp = span_at(spans, nspans, pg);
-			if (sp && !sp->eager && sp->prot == PROT_NONE && !listed(mpi_pages, nmpi_pages, pg)) {
-				mprotect((void *)pg, pagesz, RW);
-				list_page(mpi_pages, &nmpi_pages, pg);
-			}
-		}
-	}
 	if (r->active) {
 		check_overlap(r);
 		dirty = mpivet_bc_live = 1;
@@ -1123,6 +1201,51 @@ static void start(uint64_t h, uint64_t out, uint64_t logref)
 	unlock();
 }
 
+/* open_closed opens, for the call this thread is entering, the pages of
+ * [lo, hi) that a lazy entry left closed against reads: the MPI copies a
+ * small message out of its send buffer in the call that starts it, and
+ * opening the page now costs one mprotect instead of a fault and one. */
+static void open_closed(uintptr_t lo, uintptr_t hi)
+{
+	if (!unprotected || all_open)
+		return;
+	for (uintptr_t pg = lo & ~(pagesz - 1); pg < hi; pg += pagesz) {
+		const struct span *sp = span_at(spans, nspans, pg);
+		if (sp && !sp->eager && sp->prot == PROT_NONE && !listed(mpi_pages, nmpi_pages, pg)) {
+			prot(pg, pagesz, RW, S_START);
+			list_page(mpi_pages, &nmpi_pages, pg);
+		}
+	}
+}
+
+/* entering_send opens the closed pages of the send buffer of the call being
+ * entered (count elements of type at buf). */
+static void entering_send(uint64_t buf, int64_t count, uint64_t type)
+{
+	if (count <= 0 || !buf)
+		return;
+	lock();
+	if (unprotected && !all_open) {
+		struct flat *t = flat_of((MPI_Datatype)(uintptr_t)type);
+		if (t && t->n) {
+			int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
+			open_closed(buf + t->lo, buf + last + t->hi);
+		}
+		drop_flat(t);
+	}
+	unlock();
+}
+
+/* entering_start does the same for the persistent sends request h starts. */
+static void entering_start(uint64_t h)
+{
+	lock();
+	for (int j = 0; j < nregions && unprotected && !all_open; j++)
+		if (regions[j].persistent && !regions[j].recv && regions[j].req == h)
+			open_closed(regions[j].lo, regions[j].hi);
+	unlock();
+}
+
 /* ---- Hooks from the generated wrappers ---- */
 
 static TLS uint64_t args[48];
@@ -1183,6 +1306,26 @@ void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
 		/* pending operations at MPI_Finalize are request-lifecycle's; the
 		 * program's exit must not fault on them */
 		disable();
+		return;
+	}
+	if (!mpivet_bc_entered)
+		return; /* nothing closed */
+	switch (call) {
+#define SEND(c) \
+	case MPIVET_ID_##c: \
+		entering_send(IN(c, buf), (int64_t)IN(c, count), IN(c, datatype)); \
+		break;
+		SEND(MPI_Isend)
+		SEND(MPI_Ibsend)
+		SEND(MPI_Issend)
+		SEND(MPI_Irsend)
+#undef SEND
+	case MPIVET_ID_MPI_Start:
+		entering_start(IN(MPI_Start, request));
+		break;
+	case MPIVET_ID_MPI_Startall:
+		for (int64_t i = 0; i < nsnap; i++)
+			entering_start(snap[i]);
 		break;
 	}
 }
@@ -1516,10 +1659,11 @@ static int demote(uintptr_t page, int write)
 		d = ndemoted++;
 		demoted[d].page = page;
 		demoted[d].prot = want_prot(page);
+		unsigned n = strike(page);
+		demoted[d].ttl = DEMOTED_WINDOWS << (n < MAX_STRIKES ? n : MAX_STRIKES);
 	}
 	demoted[d].prot = wider(demoted[d].prot, write ? RW : PROT_READ);
-	demoted[d].ttl = DEMOTED_WINDOWS;
-	mprotect((void *)page, pagesz, demoted[d].prot);
+	prot(page, pagesz, demoted[d].prot, S_DEMOTE);
 	list_page(unsure, &nunsure, page);
 	if (demoted[d].prot == RW)
 		open_page(page);
@@ -1537,6 +1681,8 @@ static int access_at(uintptr_t a, int write, uintptr_t pc)
 		if (!r->active || (!r->recv && !write) || !covers_range(r, a, a + 1))
 			continue;
 		hit = 1;
+		if (write)
+			r->hit_window = window_serial;
 		if (!first_sighting(r, pc))
 			continue;
 		/* the call stack: handler frames first, then the faulting frame */
@@ -1569,6 +1715,7 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	if (!si || !uc || si->si_code != SEGV_ACCERR)
 		return 0;
 	uintptr_t a = (uintptr_t)si->si_addr, page = a & ~(pagesz - 1);
+	uint64_t t0 = now_ns();
 	int locked = lock_in_handler();
 	int ours = 0;
 	for (int i = 0; i < nspans && !ours; i++)
@@ -1581,13 +1728,15 @@ int mpivet_bc_fault(void *sip, void *ucp)
 		if (stale == a)
 			return stale = 0, 0;
 		stale = a;
+		stats[F_STALE]++;
 		return 1;
 	}
 	stale = 0;
 	if (mpivet_guard && unprotected) {
 		/* this thread is in an MPI call that left the page closed: the
 		 * MPI's own access; the page stays open until the call returns */
-		mprotect((void *)page, pagesz, RW);
+		stats[F_MPI]++;
+		prot(page, pagesz, RW, S_MPI);
 		list_page(mpi_pages, &nmpi_pages, page);
 		if (all_unsure && !all_open)
 			open_spans(0);
@@ -1599,20 +1748,28 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
 	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
 		int hit = access_at(a, write, pc), step = may_step();
-		if (!step && !hit && demote(page, write)) {
+		int loop = step && missed(page, pc) >= LOOP_MISSES;
+		stats[F_HIT] += hit;
+		if (!hit && (!step || loop) && demote(page, write)) {
+			stats[F_DEMOTED]++;
 			unlock();
 			return 1;
 		}
-		if (!step && nopened + nregions <= MAX_OPENED) {
-			/* over the allowance: leave the page open until the next MPI call */
-			mprotect((void *)page, pagesz, RW);
+		if ((!step || loop) && nopened + nregions <= MAX_OPENED) {
+			/* over the allowance, or a loop over a pending buffer whose
+			 * access is recorded: leave the page open until the next MPI
+			 * call */
+			stats[F_OPENED]++;
+			prot(page, pagesz, RW, S_OPEN);
 			open_page(page);
 			unlock();
 			return 1;
 		}
 	}
-	mprotect((void *)page, pagesz, RW);
-	stepped++;
+	prot(page, pagesz, RW, S_STEP);
+	stats[F_STEPPED]++;
+	if (nstep == 0)
+		step_t0 = t0;
 	if (nstep < 8)
 		step_pages[nstep++] = page;
 	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* trap after this one instruction */
@@ -1634,8 +1791,9 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 		ucontext_t *uc = ucp;
 		int locked = lock_in_handler();
 		for (int i = 0; i < nstep; i++)
-			mprotect((void *)step_pages[i], pagesz, want_prot(step_pages[i]));
+			prot(step_pages[i], pagesz, want_prot(step_pages[i]), S_UNSTEP);
 		nstep = 0;
+		stepped_ns += now_ns() - step_t0 + signal_ns;
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
 		if (locked)
 			unlock();
@@ -1711,12 +1869,14 @@ void mpivet_bc_thread(void)
 	sigaltstack(&ss, NULL);
 }
 
-/* calibrate measures what a stepped fault costs here, where the MPI's
- * threads now run (mprotect may have to stop them to flush their TLBs). */
+/* calibrate measures what a stepped fault costs outside its handlers here,
+ * where the MPI's threads now run (signal_ns). */
 static volatile char *cal_page;
+static uint64_t cal_t0, cal_in;
 static void cal_segv(int sig, siginfo_t *si, void *ucp)
 {
 	(void)sig, (void)si;
+	cal_t0 = now_ns();
 	mprotect((void *)cal_page, pagesz, RW);
 	((ucontext_t *)ucp)->uc_mcontext.gregs[REG_EFL] |= 0x100;
 }
@@ -1725,6 +1885,7 @@ static void cal_trap(int sig, siginfo_t *si, void *ucp)
 	(void)sig, (void)si;
 	mprotect((void *)cal_page, pagesz, PROT_NONE);
 	((ucontext_t *)ucp)->uc_mcontext.gregs[REG_EFL] &= ~0x100;
+	cal_in += now_ns() - cal_t0;
 }
 
 static void calibrate(void)
@@ -1743,6 +1904,7 @@ static void calibrate(void)
 	sa.sa_sigaction = cal_trap;
 	sigaction(SIGTRAP, &sa, &old_trap_);
 	mprotect((void *)cal_page, pagesz, PROT_NONE);
+	cal_in = 0;
 	uint64_t t0 = now_ns();
 	for (int i = 0; i < N; i++)
 		cal_page[i] = (char)i;
@@ -1750,7 +1912,8 @@ static void calibrate(void)
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGTRAP, &old_trap_, NULL);
 	munmap((void *)cal_page, pagesz);
-	fault_ns = (double)t / N;
+	if (t > cal_in)
+		signal_ns = (t - cal_in) / N;
 #endif
 }
 
@@ -1819,6 +1982,10 @@ void mpivet_bc_init(void)
 	dl_iterate_phdr(add_lib, NULL);
 	lazy_host = single_host();
 	unlock();
+	const char *st = getenv("MPIVET_BUFFERS_STATS");
+	static int registered;
+	if (st && strcmp(st, "1") == 0 && !registered++)
+		atexit(print_stats);
 	if (mpivet_inited)
 		calibrate(); /* MPI is initialised: its threads run */
 }
