@@ -357,6 +357,7 @@ const (
 	MetaArrival   = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
 	MetaTypes     = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
 	MetaColl      = 16 // what a rank gives a collective: entry record offset, flags, send signature, send periods, receive signature, receive periods
+	MetaWatch     = 17 // buffer checker, at MPI_Finalize: nonblocking operations started, and those whose buffers were watched
 	MetaBuffer    = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

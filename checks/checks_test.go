@@ -251,3 +251,35 @@ func TestCollectiveData(t *testing.T) {
 		}
 	}
 }
+
+// A loop that writes a pending receive buffer in every iteration is caught
+// at its line in some and by comparison in others: one finding, with the
+// line. A write found by comparison at another call site stays reported.
+func TestBufferReuseOneFindingPerSite(t *testing.T) {
+	l := tracetest.New(0, 1)
+	l.Call("MPI_Init", 1, nil, map[string]any{})
+	var ops []uint64
+	for i := 0; i < 2; i++ { // two iterations of one loop: same call site
+		op := l.Call("MPI_Irecv", 3, map[string]any{"request_at": uint64(0x108)}, map[string]any{"request": uint64(0x78)})
+		ops = append(ops, op)
+		l.Call("MPI_Wait", 4, map[string]any{"request": uint64(0x78), "request_at": uint64(0x108)}, map[string]any{"request_out": uint64(0x2000)})
+	}
+	other := l.Call("MPI_Irecv", 9, map[string]any{"request_at": uint64(0x110)}, map[string]any{"request": uint64(0x79)})
+	l.Call("MPI_Wait", 10, map[string]any{"request": uint64(0x79), "request_at": uint64(0x110)}, map[string]any{"request_out": uint64(0x2000)})
+	l.Buffer(api.AccessWriteRecv, 0x6000, ops[0], "MPI_Irecv", 0x78, 0, 0x400)
+	l.Buffer(api.AccessWindowWriteRecv, 0x6000, ops[1], "MPI_Irecv", 0x78, 0, 0x3, 0x4)
+	l.Buffer(api.AccessWindowWriteRecv, 0x7000, other, "MPI_Irecv", 0x79, 0, 0x9, 0xa)
+	l.Call("MPI_Finalize", 11, nil, map[string]any{})
+	fs := run(t, &check.Input{Run: &trace.Run{Procs: []*trace.Process{finished(l.Process())}}, NP: 1})
+	var locs []int
+	for _, f := range fs {
+		if f.Kind == "buffer-reuse" {
+			locs = append(locs, len(f.Locations))
+		}
+	}
+	// the exact write: access, start, completion; the other site's window:
+	// after, before, start, completion
+	if len(locs) != 2 || locs[0]+locs[1] != 7 {
+		t.Errorf("buffer-reuse findings with %v locations, want one exact (3) and one by comparison (4)", locs)
+	}
+}

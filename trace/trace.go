@@ -139,6 +139,13 @@ type BufferAccess struct {
 }
 
 // Clocks says how the rank tracked causality (the clock protocol).
+// Watch says how many nonblocking operations a rank started and how many
+// of them the buffer checker watched: past its cost budget it leaves some of
+// those of hot call sites unwatched (layer/src/buffers.c, watching).
+type Watch struct {
+	Started, Watched uint64
+}
+
 type Clocks struct {
 	Mode  int    // 0: off, 1: Lamport clocks, 2: vector clocks
 	World int    // the rank in MPI_COMM_WORLD
@@ -239,6 +246,7 @@ type Process struct {
 	Signal   *Signal
 	Errors   []Error // errors MPI calls returned to the program, or raised to the fatal handler
 	Buffers  []BufferAccess
+	Watch    *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
 	Clocks   *Clocks
 	Wild     []*Wildcard // by event number
 	Late     []Late
@@ -510,6 +518,10 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
 			p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
 				Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		}
+	case api.MetaWatch:
+		if len(w) >= 2 {
+			p.Watch = &Watch{Started: w[0], Watched: w[1]}
 		}
 	case api.MetaClocks:
 		if len(w) >= 3 {

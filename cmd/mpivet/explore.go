@@ -217,6 +217,28 @@ func rankName(a explore.Alt) string {
 }
 
 // clocksOff says why the ranks did not track causality, if they did not.
+// watchNote says how many nonblocking operations the buffer checker left
+// unwatched in run r, if any.
+func watchNote(r *trace.Run) string {
+	var started, watched uint64
+	for _, p := range r.Procs {
+		if p.Watch != nil {
+			started += p.Watch.Started
+			watched += p.Watch.Watched
+		}
+	}
+	if watched >= started {
+		return ""
+	}
+	pct := fmt.Sprintf("%.0f%%", 100*float64(watched)/float64(started))
+	if watched*100 < started {
+		pct = "less than 1%"
+	}
+	return fmt.Sprintf("buffers: %d of %d nonblocking operations had their buffers watched (%s); to keep the checker's cost "+
+		"within a fifth of the run, the others, started at call sites already watched many times, were not (--buffers=precise watches all)",
+		watched, started, pct)
+}
+
 func clocksOff(r *trace.Run) string {
 	for _, p := range r.Procs {
 		if p.Clocks != nil && p.Clocks.Mode == 0 {

@@ -184,6 +184,9 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	}
 	x.firstWall = time.Since(start)
 	stats := explore.Stats{Interleavings: 1, Complete: true}
+	if n := watchNote(first.Run); n != "" {
+		x.notes = append(x.notes, n)
+	}
 	if off := clocksOff(first.Run); off != "" {
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
 	} else if replay == nil && !first.Infeasible {

@@ -46,6 +46,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -110,17 +111,50 @@ static const char *const stat_names[NSTATS] = {
 };
 static uint64_t stats[NSTATS];
 
-/* prot is mprotect, counted by reason. */
+static uint64_t now_ns(void);
+/* The checker's cost (see watching): the time spent in its hooks and fault
+ * handlers, measured with the time-stamp counter (a clock_gettime pair on
+ * every hook would cost more than some of them), plus what that does not
+ * see: fault delivery and what mprotect costs after it returns. */
+static uint64_t spent_ns;
+static double tsc_per_ns; /* 0: not calibrated, hooks are not timed */
+static uint64_t n_started, n_watched; /* operations, and those watched (see watching) */
+
+static inline uint64_t tsc(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return 0;
+#endif
+}
+
+/* spend adds the time since tsc() returned t0. */
+static inline void spend(uint64_t t0)
+{
+	if (tsc_per_ns > 0)
+		__atomic_fetch_add(&spent_ns, (uint64_t)((double)(tsc() - t0) / tsc_per_ns), __ATOMIC_RELAXED);
+}
+
+/* prot is mprotect, counted by reason. What a call costs the rank is about
+ * twice the time it takes (a loop of small exchanges slowed by 17 us per
+ * watched iteration whose mprotect calls took 10 us): the TLB entries it
+ * drops are refilled afterwards, and the other cores running the rank's
+ * threads are interrupted to drop theirs. The hook it runs in counts the
+ * call's time once; prot counts it once more. */
 static void prot(uintptr_t lo, uintptr_t len, int p, int why)
 {
 	stats[why]++;
+	uint64_t t0 = tsc();
 	mprotect((void *)lo, len, p);
+	spend(t0);
 }
 
 static void print_stats(void)
 {
 	char line[1024];
-	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d:", (int)getpid());
+	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: spent_ms=%llu watched=%llu/%llu", (int)getpid(),
+			 (unsigned long long)(spent_ns / 1000000), (unsigned long long)n_watched, (unsigned long long)n_started);
 	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
 		if (stats[i])
 			n += snprintf(line + n, sizeof line - n, " %s=%llu", stat_names[i], (unsigned long long)stats[i]);
@@ -440,7 +474,8 @@ struct region {
 	uint64_t req, at, logref, initref;
 	unsigned call;
 	unsigned char recv, active, persistent;
-	unsigned char lazy; /* small: its pages may stay closed in calls that start operations */
+	unsigned char lazy;    /* small: its pages may stay closed in calls that start operations */
+	unsigned char watched; /* its pages are protected (see watch) */
 	uintptr_t buf;
 	int64_t count;
 	struct flat *t;
@@ -535,6 +570,79 @@ static int may_step(void)
 		return 1;
 	return (double)stepped_ns < GRACE_NS + RATE * (double)(now_ns() - t_start);
 }
+/* Protecting pages costs about 2.5 us per mprotect call in an MPI rank here,
+ * and an operation costs two to four of them: nothing next to a computation
+ * of a millisecond between exchanges, twenty times the run in a loop that
+ * only exchanges small messages. So the checker's cost has a budget too.
+ * Time is cut into periods of WATCH_PERIOD_NS, and in each, operations are
+ * watched until the checker has spent WATCH_RATE of the period (measured:
+ * its hooks, mprotect calls, fault deliveries). For the rest of the period,
+ * an operation started at a call site that has had MIN_WATCHED operations
+ * watched already is left unwatched: its buffer is tracked (for overlaps
+ * and completions) but its pages are not protected. Periods start at the
+ * same wall-clock times in every rank, so that ranks that wait for each
+ * other watch, and slow down, at the same time: each rank's stretch of
+ * watching would otherwise hold up the others in theirs.
+ *
+ * So every hot site keeps being watched in stretches all through the run,
+ * and a site that errs every time it runs (the common case of a missing or
+ * misplaced Wait) is still caught; one that errs once in many runs of a hot
+ * site may be missed. --buffers=precise watches everything. The log says
+ * how many operations were watched (MetaWatch). */
+#define WATCH_PERIOD_NS 100000000ull
+#define WATCH_RATE 0.2
+#define MIN_WATCHED 16
+static uint64_t period, period_spent;
+#define SITES 512
+static struct {
+	uint64_t pc, watched;
+} sites[SITES];
+
+/* watching reports whether operations are watched now. */
+static int watching(void)
+{
+	if (mpivet_bc_precise)
+		return 1;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t p = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / WATCH_PERIOD_NS;
+	uint64_t spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
+	if (p != period)
+		period = p, period_spent = spent;
+	return (double)(spent - period_spent) < WATCH_RATE * WATCH_PERIOD_NS;
+}
+
+/* watch decides whether an operation started at call site pc is watched. */
+static int watch(uint64_t pc)
+{
+	n_started++;
+	unsigned h = (unsigned)((pc * 0x9E3779B97F4A7C15ULL) >> 55) % SITES;
+	for (int k = 0; k < 8; k++) {
+		unsigned i = (h + k) % SITES;
+		if (sites[i].pc == pc || sites[i].pc == 0) {
+			sites[i].pc = pc;
+			if (sites[i].watched >= MIN_WATCHED && !watching())
+				return 0;
+			sites[i].watched++;
+			n_watched++;
+			return 1;
+		}
+	}
+	if (!watching()) /* the table is full: sites not in it count as hot */
+		return 0;
+	n_watched++;
+	return 1;
+}
+
+/* log_watched logs how many operations were started and watched. */
+static void log_watched(void)
+{
+	if (!mpivet_on || !n_started)
+		return;
+	uint64_t w[2] = {n_started, n_watched};
+	mpivet_meta(MPIVET_META_WATCH, w, 2);
+}
+
 static uint64_t window_pc;     /* site of the MPI call the window began after */
 static uint64_t window_serial = 1; /* windows begun (0: none, for regions) */
 __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
@@ -771,7 +879,7 @@ static void compute_spans(void)
 	nspans = 0;
 	int n = 0;
 	for (int i = 0; i < nregions; i++)
-		n += regions[i].active;
+		n += regions[i].active && regions[i].watched;
 	if (!n)
 		return;
 	/* the checker's own pages: the heap may share pages with closed buffers */
@@ -787,7 +895,7 @@ static void compute_spans(void)
 	int k = 0;
 	for (int i = 0; i < nregions; i++) {
 		struct region *r = &regions[i];
-		if (!r->active)
+		if (!r->active || !r->watched)
 			continue;
 		cut[k++] = r->lo & ~(pagesz - 1);
 		cut[k++] = (r->hi + pagesz - 1) & ~(pagesz - 1);
@@ -803,7 +911,7 @@ static void compute_spans(void)
 		for (int i = 0; i < nregions; i++) {
 			struct region *r = &regions[i];
 			uintptr_t plo = r->lo & ~(pagesz - 1), phi = (r->hi + pagesz - 1) & ~(pagesz - 1);
-			if (!r->active || phi <= lo || plo >= hi)
+			if (!r->active || !r->watched || phi <= lo || plo >= hi)
 				continue;
 			int p = r->recv ? PROT_NONE : PROT_READ;
 			if (prot < 0 || p == PROT_NONE)
@@ -893,7 +1001,7 @@ static void age_demotions(void)
 	}
 }
 
-void mpivet_bc_enter(int lazy)
+static void enter(int lazy)
 {
 	lock();
 	stats[lazy ? C_LAZY : C_EAGER]++;
@@ -910,6 +1018,13 @@ void mpivet_bc_enter(int lazy)
 		open_spans(0);
 	}
 	unlock();
+}
+
+void mpivet_bc_enter(int lazy)
+{
+	uint64_t t0 = tsc();
+	enter(lazy);
+	spend(t0);
 }
 
 /* protect_all sets every span's protection, whatever the pages are now. */
@@ -988,7 +1103,7 @@ static void reprotect(int changed)
 		prot(run_lo, run_hi - run_lo, run_prot, S_LEAVE);
 }
 
-void mpivet_bc_leave(void)
+static void leave(void)
 {
 	lock();
 	if (mpivet_bc_entered) {
@@ -1012,6 +1127,13 @@ void mpivet_bc_leave(void)
 	}
 	mpivet_bc_live = nspans > 0 || dirty || nopened > 0;
 	unlock();
+}
+
+void mpivet_bc_leave(void)
+{
+	uint64_t t0 = tsc();
+	leave();
+	spend(t0);
 }
 
 /* record writes a buffer record: the access kind, the address, the
@@ -1107,9 +1229,11 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->lo = buf + t->lo;
 	r->hi = buf + last + t->hi;
 	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
+	r->watched = r->active && watch(mpivet_bc_pc);
 	if (r->active) {
 		check_overlap(r);
-		dirty = mpivet_bc_live = 1;
+		if (r->watched)
+			dirty = mpivet_bc_live = 1;
 	}
 	unlock();
 }
@@ -1153,14 +1277,17 @@ static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
 	int i = find(h, at, 1);
 	if (i >= 0 && ((regions[i].persistent && persistent_done) || (!regions[i].persistent && nulled))) {
 		uint64_t ref = regions[i].logref;
+		int changed = 0;
 		for (int j = nregions - 1; j >= 0; j--)
 			if (regions[j].req == h && regions[j].logref == ref && regions[j].active) {
+				changed |= regions[j].watched;
 				if (regions[j].persistent)
 					regions[j].active = 0;
 				else
 					remove_at(j);
 			}
-		dirty = mpivet_bc_live = 1;
+		if (changed)
+			dirty = mpivet_bc_live = 1;
 	}
 	unlock();
 }
@@ -1172,11 +1299,15 @@ static void forget(uint64_t h, uint64_t at)
 	int i = find(h, at, 0);
 	if (i >= 0) {
 		uint64_t ref = regions[i].initref != MPIVET_NOREC ? regions[i].initref : regions[i].logref;
+		int changed = 0;
 		for (int j = nregions - 1; j >= 0; j--)
 			if (regions[j].req == h &&
-			    (regions[j].initref != MPIVET_NOREC ? regions[j].initref : regions[j].logref) == ref)
+			    (regions[j].initref != MPIVET_NOREC ? regions[j].initref : regions[j].logref) == ref) {
+				changed |= regions[j].active && regions[j].watched;
 				remove_at(j);
-		dirty = mpivet_bc_live = 1;
+			}
+		if (changed)
+			dirty = mpivet_bc_live = 1;
 	}
 	unlock();
 }
@@ -1186,10 +1317,13 @@ static void forget(uint64_t h, uint64_t at)
 static void start(uint64_t h, uint64_t out, uint64_t logref)
 {
 	lock();
+	int changed = 0;
 	for (int j = 0; j < nregions; j++)
 		if (regions[j].persistent && regions[j].req == h) {
 			if (!regions[j].active) {
 				regions[j].active = 1;
+				regions[j].watched = watch(mpivet_bc_pc);
+				changed |= regions[j].watched;
 				regions[j].logref = logref;
 				regions[j].nseen = 0;
 				check_overlap(&regions[j]);
@@ -1197,7 +1331,8 @@ static void start(uint64_t h, uint64_t out, uint64_t logref)
 			if (out != h && out != req_null)
 				regions[j].req = out;
 		}
-	dirty = mpivet_bc_live = 1;
+	if (changed)
+		dirty = mpivet_bc_live = 1;
 	unlock();
 }
 
@@ -1275,6 +1410,7 @@ static void snapshot(int64_t n, const MPI_Request *r)
 static void disable(void)
 {
 	lock();
+	log_watched();
 	open_spans(0);
 	unprotected = 1;
 	mpivet_bc_on = 0;
@@ -1476,7 +1612,7 @@ static void complete_array(const MPI_Request *after, uint64_t at, int64_t stride
 	}
 }
 
-void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 {
 	switch (call) {
 	case MPIVET_ID_MPI_Type_free:
@@ -1595,6 +1731,11 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 	}
 }
 
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	out(call, logref, rc, o); /* bookkeeping only: not what the watching budget controls */
+}
+
 /* ---- Faults ---- */
 
 /* Code of the MPI library and its transports: an access from there is the
@@ -1707,7 +1848,7 @@ static int access_at(uintptr_t a, int write, uintptr_t pc)
 	return hit;
 }
 
-int mpivet_bc_fault(void *sip, void *ucp)
+static int fault(void *sip, void *ucp)
 {
 #if defined(__x86_64__)
 	siginfo_t *si = sip;
@@ -1782,18 +1923,31 @@ int mpivet_bc_fault(void *sip, void *ucp)
 #endif
 }
 
+int mpivet_bc_fault(void *sip, void *ucp)
+{
+	uint64_t t0 = tsc();
+	int r = fault(sip, ucp);
+	if (r)
+		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
+	spend(t0);
+	return r;
+}
+
 static struct sigaction old_trap;
 
 static void on_trap(int sig, siginfo_t *si, void *ucp)
 {
 #if defined(__x86_64__)
 	if (nstep > 0) {
+		uint64_t t0 = tsc();
 		ucontext_t *uc = ucp;
 		int locked = lock_in_handler();
 		for (int i = 0; i < nstep; i++)
 			prot(step_pages[i], pagesz, want_prot(step_pages[i]), S_UNSTEP);
 		nstep = 0;
 		stepped_ns += now_ns() - step_t0 + signal_ns;
+		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
+		spend(t0);
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
 		if (locked)
 			unlock();
@@ -1831,8 +1985,9 @@ static void thread_exit(void *unused)
 	lock();
 	for (int j = nregions - 1; j >= 0; j--)
 		if (regions[j].hi > stack_lo && regions[j].lo < stack_hi) {
+			if (regions[j].active && regions[j].watched)
+				dirty = mpivet_bc_live = 1;
 			remove_at(j);
-			dirty = mpivet_bc_live = 1;
 		}
 	unlock();
 	mpivet_bc_enter(0);
@@ -1914,6 +2069,11 @@ static void calibrate(void)
 	munmap((void *)cal_page, pagesz);
 	if (t > cal_in)
 		signal_ns = (t - cal_in) / N;
+	/* the time-stamp counter's rate, over a millisecond */
+	uint64_t c0 = tsc(), n0 = now_ns(), n1;
+	while ((n1 = now_ns()) - n0 < 1000000)
+		;
+	tsc_per_ns = (double)(tsc() - c0) / (double)(n1 - n0);
 #endif
 }
 

@@ -43,6 +43,7 @@
 #define MPIVET_META_ARRIVAL 14  /* the clock of the message a candidate of such an event took */
 #define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
 #define MPIVET_META_COLL 16     /* the type signatures a rank gives a collective */
+#define MPIVET_META_WATCH 17    /* buffer checker: operations started, operations watched */
 
 #define MPIVET_NOREC UINT64_MAX
 
