@@ -102,11 +102,11 @@ static int lock_in_handler(void)
  * did: mprotect calls by reason and faults by outcome (what its cost is made
  * of; see bench/). Counting costs nothing measurable. */
 enum { S_ENTRY, S_ALL, S_LEAVE, S_START, S_DEMOTE, S_MPI, S_OPEN, S_STEP, S_UNSTEP, NPROT,
-       F_MPI = NPROT, F_HIT, F_DEMOTED, F_OPENED, F_STEPPED, F_STALE, C_LAZY, C_EAGER, NSTATS };
+       F_MPI = NPROT, F_HIT, F_LOOP, F_DEMOTED, F_OPENED, F_STEPPED, F_STALE, C_LAZY, C_EAGER, NSTATS };
 static const char *const stat_names[NSTATS] = {
 	"mprotect:entry", "mprotect:all", "mprotect:leave", "mprotect:start", "mprotect:demote",
 	"mprotect:mpi-fault", "mprotect:window", "mprotect:step", "mprotect:unstep",
-	"fault:mpi", "fault:hit", "fault:demoted", "fault:window", "fault:stepped", "fault:stale",
+	"fault:mpi", "fault:hit", "fault:loop", "fault:demoted", "fault:window", "fault:stepped", "fault:stale",
 	"calls:lazy", "calls:eager",
 };
 static uint64_t stats[NSTATS];
@@ -546,7 +546,7 @@ static void list_page(uintptr_t *l, int *n, uintptr_t page)
  * accessing a pending buffer) stays open until the next MPI call, and the
  * bytes of pending buffers on it are compared then: a change is reported as
  * a write somewhere between the two calls. */
-#define GRACE_NS 20e6
+#define GRACE_NS 50e6
 #define RATE 0.03
 int mpivet_bc_precise;
 static uint64_t stepped_ns, t_start;
@@ -555,6 +555,7 @@ static uint64_t stepped_ns, t_start;
  * between is measured fault by fault. */
 static uint64_t signal_ns = 5000;
 static TLS uint64_t step_t0;
+static TLS int step_charged; /* the step is the program's: it counts against the allowance */
 
 static uint64_t now_ns(void)
 {
@@ -1781,6 +1782,7 @@ static int in_mpi_code(uintptr_t pc)
 	return 0;
 }
 
+static TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, if known */
 static TLS uintptr_t step_pages[8];
 static TLS int nstep;
 static TLS uintptr_t stale; /* a fault on a page no longer protected, retried once */
@@ -1887,9 +1889,14 @@ static int fault(void *sip, void *ucp)
 	}
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-	if (locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on) {
+	int program = locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on;
+	if (program) {
 		int hit = access_at(a, write, pc), step = may_step();
-		int loop = step && missed(page, pc) >= LOOP_MISSES;
+		/* not on the thread's stack: every frame touches those pages, from
+		 * scattered instructions, and its buffers are small */
+		int on_stack = a >= stack_lo && a < stack_hi;
+		int loop = step && !on_stack && missed(page, pc) >= LOOP_MISSES;
+		stats[F_LOOP] += loop;
 		stats[F_HIT] += hit;
 		if (!hit && (!step || loop) && demote(page, write)) {
 			stats[F_DEMOTED]++;
@@ -1910,7 +1917,7 @@ static int fault(void *sip, void *ucp)
 	prot(page, pagesz, RW, S_STEP);
 	stats[F_STEPPED]++;
 	if (nstep == 0)
-		step_t0 = t0;
+		step_t0 = t0, step_charged = program;
 	if (nstep < 8)
 		step_pages[nstep++] = page;
 	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* trap after this one instruction */
@@ -1945,7 +1952,12 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 		for (int i = 0; i < nstep; i++)
 			prot(step_pages[i], pagesz, want_prot(step_pages[i]), S_UNSTEP);
 		nstep = 0;
-		stepped_ns += now_ns() - step_t0 + signal_ns;
+		/* The layer's and the MPI's own accesses (a wrapper's frame on a
+		 * stack page that holds a pending buffer) are stepped too, but a
+		 * few per call: they would use up the allowance of a program that
+		 * keeps buffers on its stack. */
+		if (step_charged)
+			stepped_ns += now_ns() - step_t0 + signal_ns;
 		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
 		spend(t0);
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
@@ -1969,7 +1981,6 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 static pthread_key_t exit_key;
 static void thread_exit(void *);
 static void make_exit_key(void) { pthread_key_create(&exit_key, thread_exit); }
-static TLS uintptr_t stack_lo, stack_hi;
 
 /* thread_exit forgets the pending operations whose buffers are on the stack
  * of a thread that ends (a bug of the program, but its exit must not fault:
