@@ -111,7 +111,6 @@ static const char *const stat_names[NSTATS] = {
 };
 static uint64_t stats[NSTATS];
 
-static uint64_t now_ns(void);
 /* The checker's cost (see watching): the time spent in its hooks and fault
  * handlers, measured with the time-stamp counter (a clock_gettime pair on
  * every hook would cost more than some of them), plus what that does not
@@ -129,11 +128,16 @@ static inline uint64_t tsc(void)
 #endif
 }
 
+/* since returns the nanoseconds since tsc() returned t0 (0 until calibrated). */
+static inline uint64_t since(uint64_t t0)
+{
+	return tsc_per_ns > 0 ? (uint64_t)((double)(tsc() - t0) / tsc_per_ns) : 0;
+}
+
 /* spend adds the time since tsc() returned t0. */
 static inline void spend(uint64_t t0)
 {
-	if (tsc_per_ns > 0)
-		__atomic_fetch_add(&spent_ns, (uint64_t)((double)(tsc() - t0) / tsc_per_ns), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&spent_ns, since(t0), __ATOMIC_RELAXED);
 }
 
 /* prot is mprotect, counted by reason. What a call costs the rank is about
@@ -158,8 +162,10 @@ static void print_stats(void)
 	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
 		if (stats[i])
 			n += snprintf(line + n, sizeof line - n, " %s=%llu", stat_names[i], (unsigned long long)stats[i]);
-	line[n < (int)sizeof line - 1 ? n : (int)sizeof line - 2] = '\n';
-	write(2, line, (size_t)(n < (int)sizeof line - 1 ? n + 1 : (int)sizeof line - 1));
+	if (n > (int)sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	write(2, line, (size_t)n);
 }
 
 /* ---- Memory of the checker ---- */
@@ -541,11 +547,12 @@ static void list_page(uintptr_t *l, int *n, uintptr_t page)
  * sharing pages with pending buffers (a halo exchange overlapped with the
  * interior update) fault on every access. So stepping has an allowance,
  * measured in time spent stepping: GRACE_NS, plus RATE of the time since MPI
- * started (unless --buffers=precise). Past it, a page whose fault missed the pending bytes
- * is demoted (see demoted[]); one whose fault hit them (the program keeps
- * accessing a pending buffer) stays open until the next MPI call, and the
- * bytes of pending buffers on it are compared then: a change is reported as
- * a write somewhere between the two calls. */
+ * started (unless --buffers=precise); only the program's own accesses
+ * count. Past it, a page whose fault missed the pending bytes is demoted
+ * (see demoted[]); one whose fault hit them (the program keeps accessing a
+ * pending buffer) stays open until the next MPI call, and the bytes of
+ * pending buffers on it are compared then: a change is reported as a write
+ * somewhere between the two calls. */
 #define GRACE_NS 50e6
 #define RATE 0.03
 int mpivet_bc_precise;
@@ -660,12 +667,13 @@ static int nopened;
  * interior of a halo-exchanged array) would be single-stepped on every
  * access. Within the stepping allowance (may_step) that is what happens, so
  * a later access to the pending bytes is caught exactly, unless one
- * instruction misses LOOP_MISSES times on the page in one window: that is a
- * loop over the other data, which would spend the allowance that stack
- * pages and straight-line code need. Past the allowance, or after such a
- * loop, a page that faults that way is demoted for DEMOTED_WINDOWS windows
- * (stretches of program between MPI calls), twice as long each time it is
- * demoted again (up to 2^MAX_STRIKES times): made read-only if the fault was a read, so
+ * instruction misses LOOP_MISSES times on a page off the thread's stack in
+ * one window: that is a loop over the other data, which would spend the
+ * allowance that stack pages and straight-line code need. Past the
+ * allowance, or after such a loop, a page that faults that way is demoted
+ * for DEMOTED_WINDOWS windows (stretches of program between MPI calls),
+ * twice as long each time it is demoted again (up to 2^MAX_STRIKES times):
+ * made read-only if the fault was a read, so
  * that writes are still caught exactly and only reads of a pending receive
  * buffer on that page go unseen; opened entirely if it was a write, its
  * pending bytes then compared at the next MPI call (a change is reported
@@ -1204,6 +1212,15 @@ static struct region *new_region(void)
 	return r;
 }
 
+/* bounds sets [*lo, *hi) to the address bounds of the bytes count elements
+ * of type t at buf cover. */
+static void bounds(const struct flat *t, uint64_t buf, int64_t count, uintptr_t *lo, uintptr_t *hi)
+{
+	int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
+	*lo = buf + t->lo;
+	*hi = buf + last + t->hi;
+}
+
 /* add registers a buffer of count elements of type at buf. */
 static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t type, uint64_t req, uint64_t at,
 		uint64_t logref, int persistent)
@@ -1226,9 +1243,7 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->req = req, r->at = at, r->logref = logref, r->initref = persistent ? logref : MPIVET_NOREC;
 	r->call = call, r->recv = recv, r->persistent = persistent, r->active = !persistent;
 	r->buf = buf, r->count = count, r->t = t;
-	int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
-	r->lo = buf + t->lo;
-	r->hi = buf + last + t->hi;
+	bounds(t, buf, count, &r->lo, &r->hi);
 	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
 	r->watched = r->active && watch(mpivet_bc_pc);
 	if (r->active) {
@@ -1364,8 +1379,9 @@ static void entering_send(uint64_t buf, int64_t count, uint64_t type)
 	if (unprotected && !all_open) {
 		struct flat *t = flat_of((MPI_Datatype)(uintptr_t)type);
 		if (t && t->n) {
-			int64_t last = t->extent > 0 ? (count - 1) * t->extent : 0;
-			open_closed(buf + t->lo, buf + last + t->hi);
+			uintptr_t lo, hi;
+			bounds(t, buf, count, &lo, &hi);
+			open_closed(lo, hi);
 		}
 		drop_flat(t);
 	}
@@ -1613,7 +1629,7 @@ static void complete_array(const MPI_Request *after, uint64_t at, int64_t stride
 	}
 }
 
-static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 {
 	switch (call) {
 	case MPIVET_ID_MPI_Type_free:
@@ -1730,11 +1746,6 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 #undef NBC
 		}
 	}
-}
-
-void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
-{
-	out(call, logref, rc, o); /* bookkeeping only: not what the watching budget controls */
 }
 
 /* ---- Faults ---- */
@@ -1858,7 +1869,7 @@ static int fault(void *sip, void *ucp)
 	if (!si || !uc || si->si_code != SEGV_ACCERR)
 		return 0;
 	uintptr_t a = (uintptr_t)si->si_addr, page = a & ~(pagesz - 1);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = tsc();
 	int locked = lock_in_handler();
 	int ours = 0;
 	for (int i = 0; i < nspans && !ours; i++)
@@ -1957,7 +1968,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 		 * few per call: they would use up the allowance of a program that
 		 * keeps buffers on its stack. */
 		if (step_charged)
-			stepped_ns += now_ns() - step_t0 + signal_ns;
+			stepped_ns += since(step_t0) + signal_ns;
 		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
 		spend(t0);
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
