@@ -61,6 +61,7 @@ var benchmarks = []benchmark{
 	// which watches only as many operations as a fifth of the run pays for.
 	{"halo-16", "halo.c", "iter_us", 2, []string{"16", "100000"}, "", "", false},
 	{"halo-16-state", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "off", false},
+	{"halo-16-buffers", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "on", false},
 	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
 	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},
 	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false},

@@ -42,14 +42,17 @@
 #include "generated/ids.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <link.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -63,37 +66,110 @@ enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4, WINDOW_WRITE_
 #define RW (PROT_READ | PROT_WRITE)
 
 static uintptr_t pagesz = 4096;
-static int lk; /* guards everything below; also taken by the fault handler */
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-static TLS int holding; /* this thread holds lk */
+/* ---- The lock ----
+ *
+ * One lock guards everything below; the hooks take it on every MPI call and
+ * the fault handler on every fault, from whichever thread faults (a
+ * program's worker thread, the MPI's progress thread). An atomic exchange
+ * per hook was most of the checker's cost on small messages: it waits for
+ * the stores before it to drain, and the log's stores miss the cache. So
+ * in a rank where one thread calls MPI (MPI_THREAD_SINGLE or FUNNELED), the
+ * lock is asymmetric (as in liburcu's and folly's): that thread, the fast
+ * side, announces itself with a plain store and checks that no other thread
+ * wants the lock, with no fence; another thread, the slow side, takes a
+ * spin lock among its kind, says it wants the lock, and issues membarrier(2),
+ * which runs a full fence on every CPU running the process. After it, the
+ * fast side either sees the want or its announcement is visible, and the
+ * slow side waits for it to leave. Faults on other threads are rare and
+ * cost microseconds anyway. With MPI_THREAD_SERIALIZED or MULTIPLE, or
+ * without membarrier, every thread takes the spin lock. */
+static int lk;                   /* the spin lock */
+static int asym;                 /* the lock is asymmetric */
+static volatile int fast_in;     /* the fast side holds the lock */
+static volatile int slow_want;   /* a slow side wants or holds it */
+static TLS int fast_thread;      /* this thread is the fast side */
+static TLS int holding;          /* this thread holds the lock */
 
-/* holding is set before taking lk and cleared after releasing it, so that a
- * fault anywhere in between sees it. */
+static inline void relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static void membarrier_all(void)
+{
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* holding is set before taking the lock and cleared after releasing it, so
+ * that a fault anywhere in between sees it. */
 static void lock(void)
 {
 	holding = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (asym && fast_thread) {
+		for (;;) {
+			fast_in = 1;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the slow side's membarrier orders it */
+			if (!__atomic_load_n(&slow_want, __ATOMIC_ACQUIRE))
+				return;
+			__atomic_store_n(&fast_in, 0, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&slow_want, __ATOMIC_ACQUIRE))
+				relax();
+		}
+	}
 	while (__atomic_exchange_n(&lk, 1, __ATOMIC_ACQUIRE))
-		;
+		relax();
+	if (asym) {
+		__atomic_store_n(&slow_want, 1, __ATOMIC_SEQ_CST);
+		membarrier_all();
+		while (__atomic_load_n(&fast_in, __ATOMIC_ACQUIRE))
+			relax();
+	}
 }
+
 static void unlock(void)
 {
-	__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	if (asym && fast_thread)
+		__atomic_store_n(&fast_in, 0, __ATOMIC_RELEASE);
+	else {
+		if (asym)
+			__atomic_store_n(&slow_want, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	holding = 0;
 }
 
-/* The signal handlers may interrupt this thread while it holds lk: a buffer
- * on the stack shares its page with the layer's own stack frames. They then
- * work without taking it (the thread is in the layer, not the program). */
+/* The signal handlers may interrupt this thread while it holds the lock: a
+ * buffer on the stack shares its page with the layer's own stack frames.
+ * They then work without taking it (the thread is in the layer, not the
+ * program). */
 static int lock_in_handler(void)
 {
 	if (holding)
 		return 0;
 	lock();
 	return 1;
+}
+
+/* choose_lock makes the lock asymmetric, with the calling thread (the one
+ * that initialised MPI) as its fast side, when no other thread may call MPI.
+ * It runs once MPI is initialised, before any buffer is protected, when no
+ * other thread can hold the lock. */
+static void choose_lock(void)
+{
+	int level = MPI_THREAD_MULTIPLE;
+	if (PMPI_Query_thread(&level) != MPI_SUCCESS || level > MPI_THREAD_FUNNELED || asym)
+		return;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return; /* an old kernel, or a sandbox that forbids it */
+	fast_thread = 1;
+	asym = 1;
 }
 
 /* ---- Statistics ---- */
@@ -134,10 +210,21 @@ static inline uint64_t since(uint64_t t0)
 	return tsc_per_ns > 0 ? (uint64_t)((double)(tsc() - t0) / tsc_per_ns) : 0;
 }
 
+/* add_spent adds ns to spent_ns. An atomic add would be a fence on every
+ * hook (see lock); where one thread calls MPI, a fault handler on another
+ * thread may rarely lose an update of this estimate instead. */
+static inline void add_spent(uint64_t ns)
+{
+	if (asym)
+		__atomic_store_n(&spent_ns, __atomic_load_n(&spent_ns, __ATOMIC_RELAXED) + ns, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&spent_ns, ns, __ATOMIC_RELAXED);
+}
+
 /* spend adds the time since tsc() returned t0. */
 static inline void spend(uint64_t t0)
 {
-	__atomic_fetch_add(&spent_ns, since(t0), __ATOMIC_RELAXED);
+	add_spent(since(t0));
 }
 
 /* prot is mprotect, counted by reason. What a call costs the rank is about
@@ -157,7 +244,7 @@ static void prot(uintptr_t lo, uintptr_t len, int p, int why)
 static void print_stats(void)
 {
 	char line[1024];
-	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: spent_ms=%llu watched=%llu/%llu", (int)getpid(),
+	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: lock=%s spent_ms=%llu watched=%llu/%llu", (int)getpid(), asym ? "asymmetric" : "spin",
 			 (unsigned long long)(spent_ns / 1000000), (unsigned long long)n_watched, (unsigned long long)n_started);
 	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
 		if (stats[i])
@@ -441,14 +528,19 @@ static struct {
 	uint64_t type;
 	struct flat *f;
 } cache[CACHE];
-static unsigned cache_next;
+static unsigned cache_next, cache_last;
 
 static struct flat *flat_of(MPI_Datatype t)
 {
 	uint64_t h = MPIVET_H(t);
+	if (cache[cache_last].f && cache[cache_last].type == h) {
+		cache[cache_last].f->refs++;
+		return cache[cache_last].f;
+	}
 	for (int i = 0; i < CACHE; i++)
 		if (cache[i].f && cache[i].type == h) {
 			cache[i].f->refs++;
+			cache_last = i;
 			return cache[i].f;
 		}
 	struct flat *f = make_flat(t);
@@ -457,6 +549,7 @@ static struct flat *flat_of(MPI_Datatype t)
 	unsigned i = cache_next++ % CACHE;
 	drop_flat(cache[i].f);
 	cache[i].type = h, cache[i].f = f;
+	cache_last = i;
 	f->refs++;
 	return f;
 }
@@ -601,23 +694,40 @@ static int may_step(void)
 #define WATCH_RATE 0.2
 #define MIN_WATCHED 16
 static uint64_t period, period_spent;
+static uint64_t period_end; /* time-stamp counter at the end of the period */
 #define SITES 512
 static struct {
 	uint64_t pc, watched;
 } sites[SITES];
 
-/* watching reports whether operations are watched now. */
+/* watching reports whether operations are watched now. It reads the clock
+ * once a period, the time-stamp counter otherwise; once the budget is
+ * spent, only every SKIP-th call (an operation at a hot site, the loop it
+ * slows down least: microseconds apart). */
+#define SKIP 64
+static unsigned skip;
+
 static int watching(void)
 {
 	if (mpivet_bc_precise)
 		return 1;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t p = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / WATCH_PERIOD_NS;
-	uint64_t spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
-	if (p != period)
-		period = p, period_spent = spent;
-	return (double)(spent - period_spent) < WATCH_RATE * WATCH_PERIOD_NS;
+	if (skip) {
+		skip--;
+		return 0;
+	}
+	uint64_t now = tsc();
+	if (now >= period_end || tsc_per_ns == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, p = ns / WATCH_PERIOD_NS;
+		if (p != period)
+			period = p, period_spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
+		period_end = now + (uint64_t)((double)((p + 1) * WATCH_PERIOD_NS - ns) * tsc_per_ns);
+	}
+	if ((double)(__atomic_load_n(&spent_ns, __ATOMIC_RELAXED) - period_spent) < WATCH_RATE * WATCH_PERIOD_NS)
+		return 1;
+	skip = SKIP - 1;
+	return 0;
 }
 
 /* watch decides whether an operation started at call site pc is watched. */
@@ -1284,12 +1394,11 @@ static int find(uint64_t h, uint64_t at, int active_only)
 }
 
 /* finish ends the operation of request h (kept at at): a persistent one
- * becomes inactive, another one is forgotten. */
+ * becomes inactive, another one is forgotten. The caller holds the lock. */
 static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
 {
 	if (h == req_null)
 		return;
-	lock();
 	int i = find(h, at, 1);
 	if (i >= 0 && ((regions[i].persistent && persistent_done) || (!regions[i].persistent && nulled))) {
 		uint64_t ref = regions[i].logref;
@@ -1305,7 +1414,6 @@ static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
 		if (changed)
 			dirty = mpivet_bc_live = 1;
 	}
-	unlock();
 }
 
 /* forget drops every region of request h (MPI_Request_free). */
@@ -1436,11 +1544,15 @@ static void disable(void)
 	unlock();
 }
 
-void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
+/* in keeps the arguments of the call being entered (for out) and opens the
+ * pages the call will read that a lazy entry left closed. The arguments are
+ * copied in a loop: memcpy's string move costs more on a few words. */
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) static void in(unsigned call, const uint64_t *a, unsigned n)
 {
 	if (n > sizeof args / sizeof args[0])
 		n = sizeof args / sizeof args[0];
-	memcpy(args, a, n * sizeof *a);
+	for (unsigned i = 0; i < n; i++)
+		args[i] = a[i];
 	switch (call) {
 #define SNAP(c) \
 	case MPIVET_ID_##c: \
@@ -1621,15 +1733,19 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 static void complete_array(const MPI_Request *after, uint64_t at, int64_t stride, int all, int64_t nidx, const int *idx,
 			   int base, int one)
 {
+	lock();
 	for (int64_t i = 0; after && i < nsnap; i++) {
 		int chosen = all || i == one;
 		for (int64_t k = 0; !chosen && idx && k < nidx; k++)
 			chosen = idx[k] - base == i;
 		finish(snap[i], at ? at + i * stride : 0, chosen, MPIVET_H(after[i]) == req_null);
 	}
+	unlock();
 }
 
-void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+/* out registers the operations a call started and forgets those it
+ * completed. */
+static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 {
 	switch (call) {
 	case MPIVET_ID_MPI_Type_free:
@@ -1672,17 +1788,24 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		break;
 	}
 	case MPIVET_ID_MPI_Wait:
+		lock();
 		finish(IN(MPI_Wait, request), IN(MPI_Wait, request_at), 1, OUT(MPI_Wait, request_out) == req_null);
+		unlock();
 		break;
 	case MPIVET_ID_MPI_Test:
-		if (OUT(MPI_Test, flag))
+		if (OUT(MPI_Test, flag)) {
+			lock();
 			finish(IN(MPI_Test, request), IN(MPI_Test, request_at), 1, OUT(MPI_Test, request_out) == req_null);
+			unlock();
+		}
 		break;
 	case MPIVET_ID_MPI_Request_get_status:
 		if (OUT(MPI_Request_get_status, flag)) {
 			/* complete, though the request lives on: the buffer is free */
 			uint64_t h = IN(MPI_Request_get_status, request);
+			lock();
 			finish(h, 0, 1, 1);
+			unlock();
 		}
 		break;
 	case MPIVET_ID_MPI_Waitany:
@@ -1746,6 +1869,42 @@ void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 #undef NBC
 		}
 	}
+}
+
+/* The bookkeeping of every operation, watched or not, counts in the
+ * checker's cost (see watching): in a loop of small exchanges it is a
+ * large part of it. Timing every hook would cost a third of what it
+ * measures, so one call in SAMPLE, chosen at random, is timed and counts
+ * SAMPLE times. */
+#define SAMPLE 16
+static TLS uint32_t rng = 2463534242u;
+
+static inline int sampled(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5; /* xorshift */
+	return (rng & (SAMPLE - 1)) == 0;
+}
+
+void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
+{
+	if (!sampled()) {
+		in(call, a, n);
+		return;
+	}
+	uint64_t t0 = tsc();
+	in(call, a, n);
+	add_spent(SAMPLE * since(t0));
+}
+
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	if (!sampled()) {
+		out(call, logref, rc, o);
+		return;
+	}
+	uint64_t t0 = tsc();
+	out(call, logref, rc, o);
+	add_spent(SAMPLE * since(t0));
 }
 
 /* ---- Faults ---- */
@@ -1946,7 +2105,7 @@ int mpivet_bc_fault(void *sip, void *ucp)
 	uint64_t t0 = tsc();
 	int r = fault(sip, ucp);
 	if (r)
-		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
+		add_spent(signal_ns / 2);
 	spend(t0);
 	return r;
 }
@@ -1969,7 +2128,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucp)
 		 * keeps buffers on its stack. */
 		if (step_charged)
 			stepped_ns += since(step_t0) + signal_ns;
-		__atomic_fetch_add(&spent_ns, signal_ns / 2, __ATOMIC_RELAXED);
+		add_spent(signal_ns / 2);
 		spend(t0);
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
 		if (locked)
@@ -2014,6 +2173,32 @@ static void thread_exit(void *unused)
 	unlock();
 	mpivet_bc_enter(0);
 	mpivet_bc_leave();
+}
+
+/* pthread_create runs part of its work with every signal blocked, and
+ * writes the new thread's handle into the caller's variable then: a fault
+ * there, on a page protected for a pending buffer (a receive into a
+ * variable on the same stack page, in a hybrid code), would kill the rank
+ * instead of reaching the handler. So the pages are open while it runs, as
+ * in an MPI call. */
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real) {
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+		if (!real)
+			return EAGAIN;
+	}
+	if (!mpivet_bc_live)
+		return real(t, attr, f, arg);
+	if (mpivet_bc_entered) { /* inside an MPI call: open until it returns */
+		mpivet_bc_enter(0);
+		return real(t, attr, f, arg);
+	}
+	mpivet_bc_enter(0);
+	int r = real(t, attr, f, arg);
+	mpivet_bc_leave();
+	return r;
 }
 
 /* mpivet_bc_thread gives the calling thread an alternate signal stack: a
@@ -2168,6 +2353,8 @@ void mpivet_bc_init(void)
 	static int registered;
 	if (st && strcmp(st, "1") == 0 && !registered++)
 		atexit(print_stats);
-	if (mpivet_inited)
+	if (mpivet_inited) {
+		choose_lock();
 		calibrate(); /* MPI is initialised: its threads run */
+	}
 }
