@@ -533,16 +533,14 @@ static unsigned cache_next, cache_last;
 static struct flat *flat_of(MPI_Datatype t)
 {
 	uint64_t h = MPIVET_H(t);
-	if (cache[cache_last].f && cache[cache_last].type == h) {
-		cache[cache_last].f->refs++;
-		return cache[cache_last].f;
-	}
-	for (int i = 0; i < CACHE; i++)
+	for (unsigned k = 0; k < CACHE; k++) { /* the last type used first */
+		unsigned i = (cache_last + k) % CACHE;
 		if (cache[i].f && cache[i].type == h) {
 			cache[i].f->refs++;
 			cache_last = i;
 			return cache[i].f;
 		}
+	}
 	struct flat *f = make_flat(t);
 	if (!f)
 		return NULL;
@@ -1416,6 +1414,14 @@ static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
 	}
 }
 
+/* finish_one is finish for a call that completes one request. */
+static void finish_one(uint64_t h, uint64_t at, int persistent_done, int nulled)
+{
+	lock();
+	finish(h, at, persistent_done, nulled);
+	unlock();
+}
+
 /* forget drops every region of request h (MPI_Request_free). */
 static void forget(uint64_t h, uint64_t at)
 {
@@ -1788,24 +1794,16 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		break;
 	}
 	case MPIVET_ID_MPI_Wait:
-		lock();
-		finish(IN(MPI_Wait, request), IN(MPI_Wait, request_at), 1, OUT(MPI_Wait, request_out) == req_null);
-		unlock();
+		finish_one(IN(MPI_Wait, request), IN(MPI_Wait, request_at), 1, OUT(MPI_Wait, request_out) == req_null);
 		break;
 	case MPIVET_ID_MPI_Test:
-		if (OUT(MPI_Test, flag)) {
-			lock();
-			finish(IN(MPI_Test, request), IN(MPI_Test, request_at), 1, OUT(MPI_Test, request_out) == req_null);
-			unlock();
-		}
+		if (OUT(MPI_Test, flag))
+			finish_one(IN(MPI_Test, request), IN(MPI_Test, request_at), 1, OUT(MPI_Test, request_out) == req_null);
 		break;
 	case MPIVET_ID_MPI_Request_get_status:
 		if (OUT(MPI_Request_get_status, flag)) {
 			/* complete, though the request lives on: the buffer is free */
-			uint64_t h = IN(MPI_Request_get_status, request);
-			lock();
-			finish(h, 0, 1, 1);
-			unlock();
+			finish_one(IN(MPI_Request_get_status, request), 0, 1, 1);
 		}
 		break;
 	case MPIVET_ID_MPI_Waitany:
@@ -1885,26 +1883,30 @@ static inline int sampled(void)
 	return (rng & (SAMPLE - 1)) == 0;
 }
 
+/* sample_start returns the time-stamp counter if this call is timed, or 0. */
+static inline uint64_t sample_start(void)
+{
+	return sampled() ? tsc() : 0;
+}
+
+static inline void sample_stop(uint64_t t0)
+{
+	if (t0)
+		add_spent(SAMPLE * since(t0));
+}
+
 void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
 {
-	if (!sampled()) {
-		in(call, a, n);
-		return;
-	}
-	uint64_t t0 = tsc();
+	uint64_t t0 = sample_start();
 	in(call, a, n);
-	add_spent(SAMPLE * since(t0));
+	sample_stop(t0);
 }
 
 void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 {
-	if (!sampled()) {
-		out(call, logref, rc, o);
-		return;
-	}
-	uint64_t t0 = tsc();
+	uint64_t t0 = sample_start();
 	out(call, logref, rc, o);
-	add_spent(SAMPLE * since(t0));
+	sample_stop(t0);
 }
 
 /* ---- Faults ---- */
@@ -2191,13 +2193,11 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	}
 	if (!mpivet_bc_live)
 		return real(t, attr, f, arg);
-	if (mpivet_bc_entered) { /* inside an MPI call: open until it returns */
-		mpivet_bc_enter(0);
-		return real(t, attr, f, arg);
-	}
+	int nested = mpivet_bc_entered; /* inside an MPI call: open until it returns */
 	mpivet_bc_enter(0);
 	int r = real(t, attr, f, arg);
-	mpivet_bc_leave();
+	if (!nested)
+		mpivet_bc_leave();
 	return r;
 }
 

@@ -33,14 +33,19 @@ static void *use(void *arg)
 	return NULL;
 }
 
-static void run(void *(*f)(void *))
+static pthread_t t[WORKERS];
+static int ids[WORKERS];
+
+static void start(void *(*f)(void *))
 {
-	pthread_t t[WORKERS];
-	int ids[WORKERS];
 	for (int i = 0; i < WORKERS; i++) {
 		ids[i] = i;
 		pthread_create(&t[i], NULL, f, &ids[i]);
 	}
+}
+
+static void join(void)
+{
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(t[i], NULL);
 }
@@ -56,20 +61,15 @@ int main(int argc, char **argv)
 			MPI_Request r;
 			int flag = 0, go = round;
 			MPI_Irecv(a, 8, MPI_DOUBLE, 1, round, MPI_COMM_WORLD, &r);
-			pthread_t t[WORKERS];
-			int ids[WORKERS];
-			for (int i = 0; i < WORKERS; i++) {
-				ids[i] = i;
-				pthread_create(&t[i], NULL, update, &ids[i]);
-			}
+			start(update);
 			for (int i = 0; i < 1000 && !flag; i++) /* MPI calls while the workers fault */
 				MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-			for (int i = 0; i < WORKERS; i++)
-				pthread_join(t[i], NULL);
+			join();
 			MPI_Send(&go, 1, MPI_INT, 1, 100, MPI_COMM_WORLD);
 			if (!flag)
 				MPI_Wait(&r, MPI_STATUS_IGNORE);
-			run(use);
+			start(use);
+			join();
 		} else if (rank == 1) {
 			double v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 			int go;
