@@ -69,11 +69,15 @@ type Finding struct {
 // Input is one execution of the program, as the checks see it.
 type Input struct {
 	Run      *trace.Run
-	NP       int           // ranks requested
-	TimedOut bool          // mpivet stopped the run at its time limit
-	Stalled  bool          // mpivet stopped the run: no progress, and it could not resume
-	Timeout  time.Duration // that limit
-	Sym      *symbolize.Symbolizer
+	NP       int  // ranks requested
+	TimedOut bool // mpivet stopped the run at its time limit
+	Stalled  bool // mpivet stopped the run: no progress, and it could not resume
+	// Interrupted: mpivet stopped the run before its end at its user's
+	// request (a signal) or at its time budget; what it did up to then is
+	// checked, how it ended is not.
+	Interrupted bool
+	Timeout     time.Duration // that limit
+	Sym         *symbolize.Symbolizer
 	// What the launcher said on its error stream (the end of it): where an
 	// MPI library explains why it ended a job.
 	LauncherOutput string

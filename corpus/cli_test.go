@@ -1,11 +1,14 @@
 package corpus
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -143,4 +146,109 @@ func TestMPINotInstalled(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "libmpich.so.99") || !strings.Contains(out, "not installed") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+}
+
+// Interrupted mid-exploration, mpivet stops the ranks and still writes the
+// text and JSON reports of what it covered, with the incomplete verdict and
+// its own exit status; while it explores without a terminal, it prints
+// plain progress lines. A second interrupt quits at once. Neither leaves a
+// process behind.
+func TestInterruptReports(t *testing.T) {
+	underEachMPI(t, "wildcard_master_worker.c", func(t *testing.T, bin, dir string) {
+		js := filepath.Join(t.TempDir(), "r.json")
+		cmd := exec.Command(mpivetBin, "run", "-n", "3", "--no-color", "--json", js, "--dir", dir, bin, "7")
+		var out strings.Builder
+		errs := &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
+		cmd.Stdout, cmd.Stderr = &out, errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-errs.seen:
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("no progress line on stderr:\n%s", errs.String())
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		code := cmd.ProcessState.ExitCode()
+		if code != 3 {
+			t.Fatalf("exit %d (%v), want 3:\n%s\n%s", code, err, out.String(), errs.String())
+		}
+		data, _ := os.ReadFile(js)
+		var r struct {
+			Verdict  string
+			Complete bool
+			Stopped  string
+			Coverage struct{ Done, Queued int }
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("JSON report: %v: %s", err, data)
+		}
+		if r.Verdict != "incomplete" || r.Complete || r.Stopped != "interrupted (SIGINT)" || r.Coverage.Done < 1 || r.Coverage.Queued < 1 {
+			t.Errorf("report: %+v", r)
+		}
+		if !strings.Contains(out.String(), "verdict: incomplete") || !strings.Contains(out.String(), "more known but not run") {
+			t.Errorf("text report:\n%s", out.String())
+		}
+		abs, _ := filepath.Abs(dir)
+		if pids := processesOf(abs); len(pids) > 0 {
+			t.Errorf("processes of the run still alive: %v", pids)
+		}
+
+		// Twice: at once, no report.
+		dir2 := filepath.Join(t.TempDir(), "run2")
+		cmd = exec.Command(mpivetBin, "run", "-n", "3", "--no-color", "--dir", dir2, bin, "7")
+		errs = &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
+		out.Reset()
+		cmd.Stdout, cmd.Stderr = &out, errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-errs.seen:
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("no progress line on stderr:\n%s", errs.String())
+		}
+		// (two different signals: two of one kind may merge into one)
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 || strings.Contains(out.String(), "verdict") {
+			t.Errorf("second interrupt: exit %d, want 130 and no report:\n%s", code, out.String())
+		}
+		abs, _ = filepath.Abs(dir2)
+		time.Sleep(500 * time.Millisecond) // pdeathsig reaches the ranks
+		if pids := processesOf(abs); len(pids) > 0 {
+			t.Errorf("processes of the run still alive after the second interrupt: %v", pids)
+		}
+	})
+}
+
+// lineWatch collects what a process writes and signals when a line
+// containing want appears.
+type lineWatch struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.done && strings.Contains(w.buf.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -9,7 +9,7 @@
 // one MPI only, for erroneous programs the MPIs treat differently.) Every finding must have a location on
 // a line that wants its kind, and every want must be met by a finding; a
 // program without wants must give no finding at all. Options: np (ranks),
-// args (program arguments, space separated), timeout, verdict (ok|error),
+// args (program arguments, space separated), timeout, verdict (ok|error|incomplete),
 // mpi (run only under this MPI), nolocation=KIND (a finding of KIND without a
 // source location is expected), flags (extra mpivet flags, comma separated),
 // interleavings (how many interleavings the exploration must run).
@@ -297,7 +297,7 @@ func TestCorpus(t *testing.T) {
 				bin := filepath.Join(bins, name+"-"+m.name)
 				compile(t, m, src, bin)
 				r, out, code := RunMpivet(t, p, bin, p.Flags...)
-				wantCode := map[string]int{"ok": 0, "error": 1}[p.Verdict]
+				wantCode := map[string]int{"ok": 0, "error": 1, "incomplete": 3}[p.Verdict]
 				errs := Compare(p, r, m.name)
 				if code != wantCode {
 					errs = append(errs, fmt.Sprintf("exit status %d, want %d", code, wantCode))

@@ -59,6 +59,25 @@ func WriteDecisions(path string, ds []Decision) error {
 	return f.Close()
 }
 
+// ReadDecisions reads a file WriteDecisions wrote.
+func ReadDecisions(path string) ([]Decision, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ds []Decision
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var d Decision
+		if _, err := fmt.Sscan(sc.Text(), &d.Rank, &d.Event, &d.Source, &d.Kind); err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
+		}
+		ds = append(ds, d)
+	}
+	return ds, sc.Err()
+}
+
 // Complete returns decisions that replay run r exactly: every wildcard event
 // that matched, forced to the source it matched.
 func Complete(r *trace.Run) []Decision {
@@ -71,14 +90,16 @@ func Complete(r *trace.Run) []Decision {
 
 // Branch is the deviation that made an interleaving: one wildcard event
 // forced to another source than it matched in the interleaving it came from
-// (or a Waitany-family event to another index than it returned).
+// (or a Waitany-family event to another index than it returned). It holds
+// what a report needs to describe it, not the run it came from.
 type Branch struct {
 	From        int // the interleaving it deviates from
 	Rank        int
 	Event       uint64
-	Kind        int            // of the event (trace.WildRecv, ...)
-	PC          uint64         // the event's call site
-	Proc        *trace.Process // the rank in the run it deviates from (where PC is mapped)
+	Kind        int             // of the event (trace.WildRecv, ...)
+	PC          uint64          // the event's call site
+	Maps        []trace.Mapping // the rank's mappings in that run, to place PC
+	Call        string          // the MPI call of the event
 	Was, Forced Alt
 }
 
@@ -89,8 +110,12 @@ type Interleaving struct {
 	Branch     *Branch
 	Run        *trace.Run
 	Infeasible bool // a forced match could not happen: not a real execution
+	Diverged   bool // the program took another path before a forced match: not the execution asked for
 	Errors     bool // checks found errors in it
 	TimedOut   bool // stopped at the time limit
+	// Stopped says why the run was cut short by mpivet's user or budget
+	// (interrupt, time budget): the exploration ends there.
+	Stopped string
 }
 
 // Unmatched says how a run that stopped without finishing (deadlock or time
@@ -142,27 +167,39 @@ type Options struct {
 	Progress   func(Progress)
 }
 
-// Progress is the state of an exploration.
+// Progress is the state of an exploration. Frontier counts the alternatives
+// known and not run yet; more may be found in the replays still to run.
 type Progress struct {
-	Done, Frontier, Infeasible int
-	Elapsed                    time.Duration
+	Done, Frontier, Running        int
+	Infeasible, Diverged, TimedOut int
+	Elapsed                        time.Duration
 }
 
 // Stats says how an exploration ended.
 type Stats struct {
-	Interleavings int // executions, including infeasible ones
+	Interleavings int // executions, including infeasible and diverged ones
 	Infeasible    int
+	Diverged      int
+	TimedOut      int
+	Queued        int    // alternatives known but not run when it stopped
 	Complete      bool   // every outcome was covered (within the mixing bound)
 	Stopped       string // why not, otherwise
 }
 
 type explorer struct {
-	o     Options
-	run   Runner
-	start time.Time
-	n     int
-	prog  Progress
-	stop  string
+	o      Options
+	run    Runner
+	start  time.Time
+	n      int
+	prog   Progress
+	stop   string
+	queued int // the frontier when the search stopped
+}
+
+// halt stops the search for the reason given.
+func (x *explorer) halt(reason string) bool {
+	x.stop, x.queued = reason, x.prog.Frontier
+	return false
 }
 
 // Explore runs the depth-first search of seed 000 Fig. 5.23 from the first
@@ -173,15 +210,21 @@ type explorer struct {
 // not depend on it (their clocks are smaller), so the forced matches can
 // happen; an event's alternatives are tried once, in the subtree of the run
 // that found them.
+//
+// Only a plan of each interleaving (its decisions and alternatives) is kept
+// while the search is below it, never its records: memory grows with the
+// depth of the search times the wildcard events, not with the runs.
 func Explore(first *Interleaving, run Runner, o Options) Stats {
 	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
 	x.prog.Done = 1
+	x.count(first)
 	if !(o.FirstError && first.Errors) {
-		x.explore(first, nil, 0, 0)
+		x.explore(x.plan(first, nil, 0), 0, 0)
 	} else {
 		x.stop = "stopped at the first interleaving with errors"
 	}
-	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Complete: x.stop == "", Stopped: x.stop}
+	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
+		Queued: x.queued, Complete: x.stop == "", Stopped: x.stop}
 }
 
 func (x *explorer) report() {
@@ -191,75 +234,112 @@ func (x *explorer) report() {
 	}
 }
 
-// explore covers the events of il after bound; false if the search stops.
-// depth counts the deviations that led to il, orders those of Waitany-family
-// events among them.
-func (x *explorer) explore(il *Interleaving, bound *Key, depth, orders int) bool {
-	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
-		return true
+func (x *explorer) count(il *Interleaving) {
+	if il.Infeasible {
+		x.prog.Infeasible++
+	}
+	if il.Diverged {
+		x.prog.Diverged++
+	}
+	if il.TimedOut {
+		x.prog.TimedOut++
+	}
+}
+
+// step is one matched wildcard event of an interleaving, in Key order: the
+// decisions that force it to what it matched, and, when it is to be
+// explored, its alternatives and the branch that describes each.
+type step struct {
+	key    Key
+	forced []Decision
+	alts   []Alt
+	branch Branch // Forced is set per alternative
+}
+
+// plan returns the steps of il (nil if it is not to be explored further):
+// its events after bound are explored, unless forced by the runs it comes
+// from, quiet, or Waitany-family events beyond the order bound.
+func (x *explorer) plan(il *Interleaving, bound *Key, orders int) []step {
+	if il.Run == nil || il.Infeasible || il.Diverged {
+		return nil
 	}
 	ps := Points(il.Run)
-	var todo []*Point
-	for _, p := range ps {
+	steps := make([]step, len(ps))
+	for i, p := range ps {
+		s := &steps[i]
+		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
 		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
 			continue
 		}
-		// Forced events were decided by the runs this one comes from.
-		if len(p.Alts) > 0 && !p.Wild.Quiet && !forcedIn(p.Proc, p.Wild) && (bound == nil || bound.Less(p.Key())) {
-			todo = append(todo, p)
+		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
+			continue
+		}
+		s.alts = p.Alts
+		s.branch = Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Maps: p.Proc.Maps,
+			Was: Alt{p.Wild.Source, p.Wild.World}}
+		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
+			s.branch.Call = c.Name()
 		}
 	}
+	return steps
+}
+
+// explore covers the alternatives of the steps of one interleaving; false
+// if the search stops. depth counts the deviations that led to it, orders
+// those of Waitany-family events among them.
+func (x *explorer) explore(steps []step, depth, orders int) bool {
+	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
+		return true
+	}
 	pending := 0
-	for _, p := range todo {
-		pending += len(p.Alts)
+	for _, s := range steps {
+		pending += len(s.alts)
 	}
 	x.prog.Frontier += pending
 	defer func() { x.prog.Frontier -= pending }()
-	for i := len(todo) - 1; i >= 0; i-- {
-		p := todo[i]
-		key := p.Key()
-		var prefix []Decision
-		for _, q := range ps {
-			if q.Key().Less(key) {
-				prefix = append(prefix, decisions(q.Rank, q.Wild)...)
-			}
-		}
-		for _, alt := range p.Alts {
-			pending--
-			x.prog.Frontier--
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := &steps[i]
+		for _, alt := range s.alts {
 			if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
-				x.stop = fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings)
-				return false
+				return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
 			}
 			if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
-				x.stop = fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget)
-				return false
+				return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
 			}
-			ds := append(append([]Decision(nil), prefix...), Decision{p.Rank, p.Wild.Event, alt.Source, p.Wild.Kind})
-			b := &Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Proc: p.Proc,
-				Was: Alt{p.Wild.Source, p.Wild.World}, Forced: alt}
+			pending--
+			x.prog.Frontier--
+			var ds []Decision
+			for _, q := range steps[:i] {
+				ds = append(ds, q.forced...)
+			}
+			ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
+			b := s.branch
+			b.Forced = alt
 			x.n++
-			child, err := x.run(x.n, ds, b)
-			x.prog.Done++
+			x.prog.Running = 1
+			x.report()
+			child, err := x.run(x.n, ds, &b)
+			x.prog.Running = 0
 			if err != nil {
-				x.stop = err.Error()
-				return false
+				return x.halt(err.Error())
 			}
-			if child.Infeasible {
-				x.prog.Infeasible++
-				x.report()
-				continue
+			if child.Stopped != "" {
+				// A replay cut short is not done: it was not checked to its end.
+				pending++
+				x.prog.Frontier++
+				return x.halt(child.Stopped)
 			}
+			x.prog.Done++
+			x.count(child)
 			x.report()
 			if x.o.FirstError && child.Errors {
-				x.stop = "stopped at the first interleaving with errors"
-				return false
+				return x.halt("stopped at the first interleaving with errors")
 			}
 			nextOrders := orders
-			if p.Wild.Kind == trace.WildAny {
+			if s.branch.Kind == trace.WildAny {
 				nextOrders++
 			}
-			if !x.explore(child, &key, depth+1, nextOrders) {
+			if !x.explore(x.plan(child, &s.key, nextOrders), depth+1, nextOrders) {
 				return false
 			}
 		}

@@ -218,6 +218,8 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the launcher %s: %v", args[0], err)
 	}
+	active.Store(cmd.Process.Pid, dir)
+	defer active.Delete(cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -338,6 +340,21 @@ wait:
 			strings.Join(args[:min(len(args), 4)], " "), res.LauncherExit, lastLines(res.Output, 20))}
 	}
 	return res, nil
+}
+
+// active holds the runs in progress, launcher pid -> run directory, for
+// KillAll.
+var active sync.Map
+
+// KillAll ends every run in progress at once, launcher, supervisors and
+// ranks, for a user who wants mpivet to quit now (a second Ctrl-C): no
+// grace period, no records read.
+func KillAll() {
+	active.Range(func(k, v any) bool {
+		syscall.Kill(-k.(int), syscall.SIGKILL)
+		killStrays(v.(string))
+		return true
+	})
 }
 
 // stop ends the launcher's process group: TERM first (launchers then stop

@@ -15,8 +15,14 @@ import (
 
 // Report is the outcome of checking a program.
 type Report struct {
-	Verdict       string          `json:"verdict"` // "ok" or "error"
+	// Verdict is "error" when errors were found, "incomplete" when none
+	// were but the verification stopped before covering what it set out to
+	// (Stopped says why), and "ok" otherwise.
+	Verdict       string          `json:"verdict"`
+	Complete      bool            `json:"complete"`
+	Stopped       string          `json:"stopped,omitempty"` // why the verification is incomplete
 	Interleavings int             `json:"interleavings"`
+	Coverage      Coverage        `json:"coverage"`
 	Findings      []check.Finding `json:"findings"`
 	// Explored describes the replayed interleavings findings come from.
 	Explored []Interleaving `json:"explored,omitempty"`
@@ -29,6 +35,17 @@ type Report struct {
 	Seconds  float64        `json:"seconds"`
 }
 
+// Coverage says what the exploration covered: interleavings run (Done),
+// alternatives known but not run when it stopped (Queued), and replays that
+// did not give a checkable execution.
+type Coverage struct {
+	Done       int `json:"done"`
+	Queued     int `json:"queued"`
+	Infeasible int `json:"infeasible"` // a forced match that could not happen
+	Diverged   int `json:"diverged"`   // the program took another path before the forced match
+	TimedOut   int `json:"timed_out"`
+}
+
 // Interleaving is a replayed execution: the forced matches that make it
 // differ from the first run, and the command that runs it again.
 type Interleaving struct {
@@ -38,9 +55,13 @@ type Interleaving struct {
 	Replay string   `json:"replay"`
 }
 
-// New builds a report and its verdict from findings.
-func New(findings []check.Finding) *Report {
-	r := &Report{Verdict: "ok", Findings: findings}
+// New builds a report and its verdict from findings, for a verification
+// that stopped early (stopped says why) or went to its end (stopped empty).
+func New(findings []check.Finding, stopped string) *Report {
+	r := &Report{Verdict: "ok", Findings: findings, Complete: stopped == "", Stopped: stopped}
+	if stopped != "" {
+		r.Verdict = "incomplete"
+	}
 	if r.Findings == nil {
 		r.Findings = []check.Finding{}
 	}
@@ -52,12 +73,23 @@ func New(findings []check.Finding) *Report {
 	return r
 }
 
-// ExitCode is mpivet's exit status for the report: 0 clean, 1 errors found.
+// Exit statuses of a verification that ran (2, mpivet could not do its
+// job, is the command's own).
+const (
+	ExitOK         = 0 // no error found, everything covered
+	ExitErrors     = 1 // errors found (complete or not)
+	ExitIncomplete = 3 // no error found in what was covered, but the verification stopped early
+)
+
+// ExitCode is mpivet's exit status for the report.
 func (r *Report) ExitCode() int {
-	if r.Verdict == "error" {
-		return 1
+	switch r.Verdict {
+	case "error":
+		return ExitErrors
+	case "incomplete":
+		return ExitIncomplete
 	}
-	return 0
+	return ExitOK
 }
 
 // WriteJSON writes the JSON document to path.
@@ -123,7 +155,15 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 		}
 	}
 	fmt.Fprintln(w)
+	if !r.Complete {
+		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, r.Stopped, r.Coverage)
+	}
 	if len(r.Findings) == 0 {
+		if r.Verdict == "incomplete" {
+			fmt.Fprintf(w, "%sverdict: incomplete%s: no MPI usage errors found in the %d %s covered (records: %s)\n",
+				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+			return
+		}
 		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
 			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
 		return
@@ -135,6 +175,23 @@ func (r *Report) PrintText(w io.Writer, color bool) {
 	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
 		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
 		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+}
+
+// String says what was covered, in words.
+func (c Coverage) String() string {
+	s := fmt.Sprintf("%d %s run", c.Done, check.Plural(c.Done, "interleaving", "interleavings"))
+	if c.Queued > 0 {
+		s += fmt.Sprintf(", %d more known but not run", c.Queued)
+	}
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{c.Infeasible, "infeasible"}, {c.Diverged, "diverged"}, {c.TimedOut, "timed out"}} {
+		if x.n > 0 {
+			s += fmt.Sprintf(", %d %s", x.n, x.what)
+		}
+	}
+	return s
 }
 
 // interleaving names the interleaving a finding comes from, when there were several.

@@ -13,7 +13,7 @@ import (
 
 func TestJSONFields(t *testing.T) {
 	r := New([]check.Finding{{Kind: "resource-leak", Severity: check.Error, Ranks: []int{0},
-		Message: "m", Locations: []check.Location{{Rank: 0, File: "leak.c", Line: 12, Function: "main"}}}})
+		Message: "m", Locations: []check.Location{{Rank: 0, File: "leak.c", Line: 12, Function: "main"}}}}, "")
 	r.Interleavings = 1
 	path := filepath.Join(t.TempDir(), "r.json")
 	if err := r.WriteJSON(path); err != nil {
@@ -43,7 +43,7 @@ func TestJSONFields(t *testing.T) {
 }
 
 func TestCleanAndWarnings(t *testing.T) {
-	r := New(nil)
+	r := New(nil, "")
 	r.Interleavings = 1
 	var b bytes.Buffer
 	r.PrintText(&b, false)
@@ -54,8 +54,35 @@ func TestCleanAndWarnings(t *testing.T) {
 	if !strings.Contains(string(data), `"findings":[]`) {
 		t.Errorf("findings must be an empty list, not null: %s", data)
 	}
-	w := New([]check.Finding{{Kind: "request-lifecycle", Severity: check.Warning}})
+	w := New([]check.Finding{{Kind: "request-lifecycle", Severity: check.Warning}}, "")
 	if w.Verdict != "ok" || w.ExitCode() != 0 {
 		t.Error("warnings alone must not fail the run")
+	}
+}
+
+// A verification that stopped early says so: its own verdict and exit
+// status when nothing was found, the error verdict when something was, and
+// what was covered either way.
+func TestIncomplete(t *testing.T) {
+	r := New(nil, "interrupted (SIGINT)")
+	r.Interleavings = 3
+	r.Coverage = Coverage{Done: 3, Queued: 5, Diverged: 1}
+	var b bytes.Buffer
+	r.PrintText(&b, false)
+	out := b.String()
+	if r.Verdict != "incomplete" || r.ExitCode() != ExitIncomplete || r.Complete ||
+		!strings.Contains(out, "verdict: incomplete") || !strings.Contains(out, "interrupted (SIGINT)") ||
+		!strings.Contains(out, "3 interleavings run, 5 more known but not run, 1 diverged") {
+		t.Fatalf("incomplete report (exit %d):\n%s", r.ExitCode(), out)
+	}
+	e := New([]check.Finding{{Kind: "deadlock", Severity: check.Error}}, "stopped at the time budget (1m0s)")
+	b.Reset()
+	e.PrintText(&b, false)
+	if e.Verdict != "error" || e.ExitCode() != ExitErrors || e.Complete || !strings.Contains(b.String(), "incomplete: stopped at the time budget") {
+		t.Fatalf("errors in an incomplete verification (exit %d):\n%s", e.ExitCode(), b.String())
+	}
+	data, _ := json.Marshal(e)
+	if !strings.Contains(string(data), `"complete":false`) || !strings.Contains(string(data), `"stopped":"stopped at the time budget (1m0s)"`) {
+		t.Errorf("JSON: %s", data)
 	}
 }

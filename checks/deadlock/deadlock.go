@@ -42,7 +42,7 @@ when messages grow or on another MPI (head-to-head sends, for instance).`,
 
 func run(pass *check.Pass) error {
 	in := pass.In
-	if !in.Stalled && !in.TimedOut {
+	if !in.Stalled && !in.TimedOut || in.Interrupted {
 		return nil
 	}
 	a := waitstate.Analyze(in.Run)

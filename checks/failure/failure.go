@@ -180,8 +180,8 @@ func run(pass *check.Pass) error {
 			fs = append(fs, failed{p, check.Finding{
 				Message: fmt.Sprintf("%s exited (status %d) without initialising MPI: nothing of it was checked", rankName(p), x.Code),
 			}, true, false})
-		case in.TimedOut || in.Stalled:
-			// ended by mpivet (time limit, or deadlock): those checks report it
+		case in.TimedOut || in.Stalled || in.Interrupted:
+			// ended by mpivet (time limit, deadlock, interrupt): those checks report it
 		case x == nil || x.Signal != 0:
 			// terminated from outside: by the launcher after another rank
 			// failed, or by someone else

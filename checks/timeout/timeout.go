@@ -25,7 +25,7 @@ usually mean a deadlock.`,
 
 func run(pass *check.Pass) error {
 	in := pass.In
-	if !in.TimedOut || len(waitstate.Analyze(in.Run).Deadlocked) > 0 {
+	if !in.TimedOut || in.Interrupted || len(waitstate.Analyze(in.Run).Deadlocked) > 0 {
 		return nil // no timeout, or the deadlock check explains it
 	}
 	var lines []string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"mpivet/check"
 	"mpivet/checks/all"
@@ -27,6 +25,10 @@ import (
 // exploration runs and checks the interleavings of one program.
 type exploration struct {
 	ctx       context.Context
+	sig       *interrupts
+	deadline  time.Time // of the time budget (zero: none)
+	budget    time.Duration
+	keep      bool // keep the records of replays without new findings
 	sess      *launch.Session
 	dir       string
 	np        int
@@ -49,11 +51,12 @@ const zeroSteps = "interleaving 1 again (every wildcard event forced to its matc
 // receive was posted now waits for it, so a program that relies on buffering
 // the standard does not guarantee deadlocks, and the deadlock check reports
 // that as unsafe-buffering. Only those findings are kept: the run is not one
-// the MPI would make.
-func (x *exploration) bufferingCheck(first *explore.Interleaving, n int) error {
-	var ds []explore.Decision
-	if clocksOff(first.Run) == "" {
-		ds = explore.Complete(first.Run)
+// the MPI would make. ds force the first run's matches (forced: they exist).
+func (x *exploration) bufferingCheck(ds []explore.Decision, forced bool, n int) (*explore.Interleaving, error) {
+	if !forced {
+		ds = nil
+	} else if ds == nil {
+		ds = []explore.Decision{}
 	}
 	// A program that polls (MPI_Test) for a send that now waits for its
 	// receive may spin instead of blocking: the run gets a few times the
@@ -67,20 +70,21 @@ func (x *exploration) bufferingCheck(first *explore.Interleaving, n int) error {
 	defer func() { x.sess.Opts.Buffering, x.sess.Opts.Timeout = saved, savedLimit }()
 	il, err := x.once(n, ds, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// replay runs it with zero buffering again
 	if err := os.WriteFile(filepath.Join(interleavingDir(x.dir, n), "buffering"), []byte("zero\n"), 0o644); err != nil {
-		return fmt.Errorf("cannot write to the run directory: %v", err)
+		return nil, fmt.Errorf("cannot write to the run directory: %v", err)
 	}
 	switch {
+	case il.Stopped != "":
 	case il.Infeasible:
 		x.notes = append(x.notes, "the zero-buffering run could not repeat the first interleaving's matches; buffering was not checked")
 	case il.TimedOut:
 		x.notes = append(x.notes, fmt.Sprintf("the zero-buffering run (standard-mode sends synchronous) did not end within %s; buffering was not checked (records: %s)",
 			x.sess.Opts.Timeout, interleavingDir(x.dir, n)))
 	}
-	return nil
+	return il, nil
 }
 
 // found reports whether a finding of one of the kinds was made in
@@ -115,8 +119,25 @@ func interleavingDir(dir string, n int) string {
 	return filepath.Join(dir, "interleaving-"+strconv.Itoa(n))
 }
 
-// once runs interleaving n with decisions ds forced and checks it.
+// why says what cut the verification short: an interrupt, or the time
+// budget; "" if neither did.
+func (x *exploration) why() string {
+	if s := x.sig.why(); s != "" {
+		return s
+	}
+	if !x.deadline.IsZero() && !time.Now().Before(x.deadline) {
+		return fmt.Sprintf("stopped at the time budget (%s)", x.budget)
+	}
+	return ""
+}
+
+// once runs interleaving n with decisions ds forced and checks it. A run
+// that an interrupt or the budget cuts short is checked for what it did
+// (not for how it ended), and comes back Stopped.
 func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*explore.Interleaving, error) {
+	if why := x.why(); why != "" && n > 1 {
+		return &explore.Interleaving{N: n, Decisions: ds, Branch: b, Stopped: why}, nil
+	}
 	d := interleavingDir(x.dir, n)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", d, err)
@@ -126,14 +147,23 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 			return nil, fmt.Errorf("cannot write the decisions: %v", err)
 		}
 	}
-	res, err := x.sess.Run(x.ctx, d)
+	ctx := x.ctx
+	if !x.deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, x.deadline)
+		defer cancel()
+	}
+	res, err := x.sess.Run(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	if res.Interrupted {
-		return nil, fmt.Errorf("interrupted; the run was stopped (records: %s)", d)
-	}
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
+	if res.Interrupted {
+		il.Stopped = x.why()
+		if il.Stopped == "" {
+			il.Stopped = "interrupted"
+		}
+	}
 	x.branches[n] = b
 	// A forced match that cannot happen leaves its receive waiting: the
 	// replay deadlocks, or times out, with a forced event unmatched. When
@@ -143,11 +173,12 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	if ds != nil && (res.TimedOut || res.Deadlocked) {
 		if unmatched, blocked := explore.Unmatched(res.Run); unmatched && (!res.Deadlocked || blocked || deadlock.ForcedOnly(res.Run)) {
 			il.Infeasible = true
+			x.prune(n, res.Run)
 			return il, nil
 		}
 	}
-	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Timeout: x.timeout, Sym: x.sym,
-		LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
+	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
+		Timeout: x.timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	fs, err := check.Run(all.Checks, in)
 	if err != nil {
 		return nil, err
@@ -178,7 +209,33 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		x.explored = append(x.explored, report.Interleaving{N: n, Dir: d, Steps: steps,
 			Replay: fmt.Sprintf("mpivet replay %s --interleaving %d", x.dir, n)})
 	}
+	if !fresh {
+		x.prune(n, res.Run)
+	}
 	return il, nil
+}
+
+// completeFile keeps, in the directory of a replay whose records were
+// deleted, the decisions that replay it exactly (for mpivet replay).
+const completeFile = "decisions.complete"
+
+// prune deletes the records of replay n, which gave no new finding, once
+// checked: an exploration of thousands of replays would otherwise keep
+// gigabytes nobody reads. The decisions that replay it stay.
+func (x *exploration) prune(n int, r *trace.Run) {
+	if n == 1 || x.keep || n == x.zero {
+		return
+	}
+	d := interleavingDir(x.dir, n)
+	if explore.WriteDecisions(filepath.Join(d, completeFile), explore.Complete(r)) != nil {
+		return
+	}
+	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"} {
+		old, _ := filepath.Glob(filepath.Join(d, pat))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 }
 
 // steps describes how interleaving n differs from the first: the chain of
@@ -187,19 +244,15 @@ func (x *exploration) steps(n int) []string {
 	var out []string
 	for b := x.branches[n]; b != nil; b = x.branches[b.From] {
 		where := ""
-		if b.Proc != nil {
-			if l := x.sym.Lookup(b.Proc.Maps, b.PC); l.File != "" || l.Function != "" {
-				where = " at " + l.String()
-			}
+		if l := x.sym.Lookup(b.Maps, b.PC); l.File != "" || l.Function != "" {
+			where = " at " + l.String()
 		}
 		step := fmt.Sprintf("rank %d: wildcard event %d%s matched rank %s instead of rank %s",
 			b.Rank, b.Event, where, rankName(b.Forced), rankName(b.Was))
 		if b.Kind == trace.WildAny {
 			name := "a Waitany-family call"
-			if b.Proc != nil && b.Event < uint64(len(b.Proc.Wild)) {
-				if c := b.Proc.CallAt(b.Proc.Wild[b.Event].Offset); c != nil {
-					name = c.Name()
-				}
+			if b.Call != "" {
+				name = b.Call
 			}
 			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
@@ -246,41 +299,6 @@ func clocksOff(r *trace.Run) string {
 		}
 	}
 	return ""
-}
-
-// progress shows the exploration on a terminal (one line, rewritten) or, on
-// a pipe, a line every few seconds.
-type progressLine struct {
-	w    io.Writer
-	tty  bool
-	last time.Time
-	any  bool
-}
-
-func newProgress(f *os.File) *progressLine {
-	return &progressLine{w: f, tty: term.IsTerminal(int(f.Fd()))}
-}
-
-func (p *progressLine) show(pr explore.Progress) {
-	msg := fmt.Sprintf("mpivet: exploring: %d %s done, %d to try, %.1fs", pr.Done,
-		check.Plural(pr.Done, "interleaving", "interleavings"), pr.Frontier, pr.Elapsed.Seconds())
-	if pr.Infeasible > 0 {
-		msg += fmt.Sprintf(", %d infeasible", pr.Infeasible)
-	}
-	switch {
-	case p.tty:
-		fmt.Fprintf(p.w, "\r\x1b[K%s", msg)
-		p.any = true
-	case time.Since(p.last) >= 5*time.Second:
-		fmt.Fprintln(p.w, msg)
-		p.last = time.Now()
-	}
-}
-
-func (p *progressLine) done() {
-	if p.any {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
 }
 
 // command is what a run directory remembers of the command that made it,
@@ -347,11 +365,13 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 		return exitFailure, fmt.Errorf("%s/command.json: %v", dir, err)
 	}
 	src := interleavingDir(dir, n)
-	r, err := trace.ReadRun(src)
-	if err != nil || len(r.Procs) == 0 {
+	var ds []explore.Decision
+	if r, err := trace.ReadRun(src); err == nil && len(r.Procs) > 0 {
+		ds = explore.Complete(r)
+	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		// (records of a replay without findings are deleted, its decisions kept)
 		return exitFailure, fmt.Errorf("no interleaving %d in %s", n, dir)
 	}
-	ds := explore.Complete(r)
 	if ds == nil {
 		ds = []explore.Decision{}
 	}

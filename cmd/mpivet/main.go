@@ -6,7 +6,9 @@
 //	mpivet checks            # list the checks
 //	mpivet explain KIND      # what a finding kind means
 //
-// Exit status: 0 no error found, 1 errors found, 2 mpivet could not do its job.
+// Exit status: 0 no error found, 1 errors found, 2 mpivet could not do its
+// job, 3 no error found but the verification stopped early (interrupted,
+// --budget, --max-interleavings), 130 quit at once on a second interrupt.
 package main
 
 import (
@@ -15,10 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,6 +73,7 @@ type runFlags struct {
 	mixing           int
 	orders           int
 	firstError       bool
+	keepRecords      bool
 	gdb              int // replay: the rank to start under a debugger (-1: none)
 }
 
@@ -108,10 +109,11 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
 	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
-	fl.DurationVar(&f.budget, "budget", 0, "stop exploring after this long (0: no limit)")
+	fl.DurationVar(&f.budget, "budget", 0, "stop the whole verification after this long, the run in progress included, and report what was found (0: no limit)")
 	fl.IntVar(&f.mixing, "mixing-bound", -1, "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)")
 	fl.IntVar(&f.orders, "order-bound", 0, "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)")
 	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
+	fl.BoolVar(&f.keepRecords, "keep-records", false, "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)")
 	f.gdb = -1
 	cmd.MarkFlagRequired("np")
 	return cmd
@@ -157,7 +159,8 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 
 // verify runs the program, explores its interleavings unless told not to
 // (replay passes the decisions of the one interleaving to run), checks each
-// and prints the report.
+// and prints the report. Interrupted (SIGINT, SIGTERM) or out of budget, it
+// stops the ranks and reports what it found so far, as incomplete.
 func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
 		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
@@ -173,32 +176,45 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	if err != nil {
 		return exitFailure, err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	x := &exploration{ctx: ctx, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
-		seen: map[string]bool{}, branches: map[int]*explore.Branch{}}
+	sig := catchInterrupts(ctx)
+	defer sig.stop()
 	start := time.Now()
+	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
+		seen: map[string]bool{}, branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget}
+	if f.budget > 0 {
+		x.deadline = start.Add(f.budget)
+	}
 	first, err := x.once(1, replay, nil)
 	if err != nil {
 		return exitFailure, err
 	}
 	x.firstWall = time.Since(start)
 	stats := explore.Stats{Interleavings: 1, Complete: true}
+	stopped := first.Stopped
 	if n := watchNote(first.Run); n != "" {
 		x.notes = append(x.notes, n)
 	}
-	if off := clocksOff(first.Run); off != "" {
+	// What the zero-buffering run needs of the first run, taken now: the
+	// exploration lets go of the records of every run it has planned.
+	off := clocksOff(first.Run)
+	var again []explore.Decision
+	if off == "" {
+		again = explore.Complete(first.Run)
+	}
+	firstEnded := !x.found(1, "timeout", "program-failure")
+	switch {
+	case stopped != "":
+	case off != "":
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
-	} else if replay == nil && !first.Infeasible {
+	case replay == nil && !first.Infeasible:
 		// Replays are not the user's run: their output goes to the records only.
 		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
 		progress := newProgress(os.Stderr)
-		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings, Budget: f.budget,
+		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings,
 			MixingBound: f.mixing, OrderBound: f.orders, FirstError: f.firstError, Progress: progress.show})
+		first = nil
 		progress.done()
-		if stats.Stopped != "" && ctx.Err() == nil {
-			x.notes = append(x.notes, "exploration incomplete: "+stats.Stopped)
-		}
+		stopped = stats.Stopped
 		if stats.Infeasible > 0 {
 			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
 				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
@@ -206,17 +222,18 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	}
 	// The zero-buffering run, unless a deadlock is known already, or the
 	// first run did not end by itself (a second would not either).
-	if replay == nil && f.bufCheck && f.buffer != "zero" && ctx.Err() == nil && !(f.firstError && x.errors()) &&
-		!x.found(0, "deadlock", "unsafe-buffering") && !x.found(1, "timeout", "program-failure") {
-		if err := x.bufferingCheck(first, stats.Interleavings+1); err != nil {
+	if replay == nil && stopped == "" && f.bufCheck && f.buffer != "zero" && !(f.firstError && x.errors()) &&
+		!x.found(0, "deadlock", "unsafe-buffering") && firstEnded {
+		il, err := x.bufferingCheck(again, off == "", stats.Interleavings+1)
+		if err != nil {
 			return exitFailure, err
 		}
+		stopped = il.Stopped
 	}
-	if ctx.Err() != nil {
-		return exitFailure, fmt.Errorf("interrupted; the run was stopped (records: %s)", dir)
-	}
-	rep := report.New(x.findings)
+	rep := report.New(x.findings, stopped)
 	rep.Interleavings = stats.Interleavings
+	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
+		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
 	rep.Explored = x.explored
 	rep.Notes = x.notes
 	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"mpivet/check"
+	"mpivet/explore"
+)
+
+// progress shows how an exploration goes. On a terminal it is a bar
+// (github.com/schollz/progressbar: a maintained library that redraws one
+// line and clears it at the end, instead of escape codes written here) over
+// the interleavings known so far; on a pipe, as in CI logs, a plain line
+// every plainEvery (the first after plainFirst), so that a long exploration
+// is visibly alive without flooding the log.
+type progress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar // nil when not a terminal
+	last  time.Time
+	start time.Time
+}
+
+const (
+	plainFirst = 2 * time.Second
+	plainEvery = 10 * time.Second
+)
+
+func newProgress(f *os.File) *progress {
+	p := &progress{w: f, start: time.Now(), last: time.Now().Add(plainFirst - plainEvery)}
+	if term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(f),
+			progressbar.OptionSetDescription("mpivet: exploring"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(20),
+			progressbar.OptionThrottle(200*time.Millisecond),
+		)
+	}
+	return p
+}
+
+// line describes the state in words, with an estimate of the time left for
+// the alternatives known now (more may be found on the way).
+func line(pr explore.Progress) string {
+	msg := fmt.Sprintf("%d %s done, %d queued, %d running", pr.Done,
+		check.Plural(pr.Done, "interleaving", "interleavings"), pr.Frontier, pr.Running)
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{pr.Infeasible, "infeasible"}, {pr.Diverged, "diverged"}, {pr.TimedOut, "timed out"}} {
+		if x.n > 0 {
+			msg += fmt.Sprintf(", %d %s", x.n, x.what)
+		}
+	}
+	msg += fmt.Sprintf(", %s elapsed", pr.Elapsed.Round(time.Second))
+	if pr.Done > 0 && pr.Frontier > 0 {
+		left := time.Duration(float64(pr.Elapsed) / float64(pr.Done) * float64(pr.Frontier))
+		msg += fmt.Sprintf(", at least %s left", left.Round(time.Second))
+	}
+	return msg
+}
+
+func (p *progress) show(pr explore.Progress) {
+	if p.bar != nil {
+		p.bar.ChangeMax(pr.Done + pr.Frontier + pr.Running)
+		p.bar.Describe(fmt.Sprintf("mpivet: exploring (%d queued, %d running%s)", pr.Frontier, pr.Running, trouble(pr)))
+		p.bar.Set(pr.Done)
+		return
+	}
+	if time.Since(p.last) >= plainEvery {
+		fmt.Fprintln(p.w, "mpivet: exploring: "+line(pr))
+		p.last = time.Now()
+	}
+}
+
+// trouble lists the replays that gave no checkable run, for the bar.
+func trouble(pr explore.Progress) string {
+	s := ""
+	if pr.Infeasible > 0 {
+		s += fmt.Sprintf(", %d infeasible", pr.Infeasible)
+	}
+	if pr.Diverged > 0 {
+		s += fmt.Sprintf(", %d diverged", pr.Diverged)
+	}
+	if pr.TimedOut > 0 {
+		s += fmt.Sprintf(", %d timed out", pr.TimedOut)
+	}
+	return s
+}
+
+func (p *progress) done() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"mpivet/launch"
+)
+
+// exitKilled is the status when a second interrupt makes mpivet quit at
+// once, without a report (128 + SIGINT, as a shell reports a process
+// killed by Ctrl-C).
+const exitKilled = 130
+
+// interrupts turns the first SIGINT or SIGTERM into a cancelled context:
+// the run in progress is stopped and the report of what was found so far
+// is written. A second one ends every run at once and exits without a
+// report. Why says which signal came (empty if none).
+type interrupts struct {
+	ctx  context.Context
+	sig  atomic.Value // os.Signal
+	stop func()
+}
+
+func catchInterrupts(parent context.Context) *interrupts {
+	ctx, cancel := context.WithCancel(parent)
+	in := &interrupts{ctx: ctx}
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	quit := make(chan struct{})
+	in.stop = func() {
+		signal.Stop(ch)
+		close(quit)
+		cancel()
+	}
+	go func() {
+		select {
+		case s := <-ch:
+			in.sig.Store(s)
+			fmt.Fprintf(os.Stderr, "\nmpivet: %s: stopping the ranks and writing the report of what was found so far (interrupt again to quit at once)\n", signalName(s))
+			cancel()
+		case <-quit:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(os.Stderr, "\nmpivet: quitting at once: no report")
+			launch.KillAll()
+			os.Exit(exitKilled)
+		case <-quit:
+		}
+	}()
+	return in
+}
+
+// why says which signal stopped the verification, or "" if none did.
+func (in *interrupts) why() string {
+	if s, ok := in.sig.Load().(os.Signal); ok {
+		return fmt.Sprintf("interrupted (%s)", signalName(s))
+	}
+	return ""
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
