@@ -299,6 +299,10 @@ static uint64_t sig_reps(MPI_Datatype t, uint64_t *reps)
 		return 0;
 	struct cached *c = NULL;
 	int found = 0;
+	/* MPI_Type_create_f90_* types are predefined ones, not classified:
+	 * nothing to cache, and nothing to set attributes on */
+	if (comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER)
+		return 0;
 	if (comb != MPI_COMBINER_NAMED) {
 		if (sig_key == MPI_KEYVAL_INVALID)
 			PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, drop_cached, &sig_key, NULL);
