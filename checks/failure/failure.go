@@ -146,8 +146,10 @@ func run(pass *check.Pass) error {
 			var locs []check.Location
 			if s := p.Signal; s != nil && s.Number == x.Signal && in.Sym != nil {
 				at := in.Sym.LookupExact(p.Maps, s.PC)
-				if at.File != "" || at.Function != "" {
-					locs = append(locs, check.Location{Rank: p.Rank, File: at.File, Line: at.Line, Function: at.Function, Path: at.Path, Note: "crashed here"})
+				if at.File != "" || at.Function != "" || at.Module != "" {
+					l := check.Location{Rank: p.Rank, Note: "crashed here"}
+					l.SetSource(at)
+					locs = append(locs, l)
 					msg += " at " + at.String()
 				}
 				if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
