@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,14 +38,33 @@ type Location struct {
 	Call     string `json:"call,omitempty"` // the MPI call made there, if any
 	Path     string `json:"path,omitempty"` // full path of File
 	Note     string `json:"note,omitempty"` // what happened there
+	// The machine address, for binaries without debug information: the
+	// executable or library (full path), the address in it as
+	// addr2line -e MODULE OFFSET takes it ("0x1234"), and the ELF symbol
+	// there, if any ("main+0x1c").
+	Module string `json:"module,omitempty"`
+	Offset string `json:"offset,omitempty"`
+	Symbol string `json:"symbol,omitempty"`
 }
 
-// Where formats the source position: file:line in function.
+// SetSource fills the source position and machine address from s.
+func (l *Location) SetSource(s symbolize.Location) {
+	l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	l.Module, l.Symbol, l.Offset = s.Module, s.Symbol, ""
+	if s.Offset != 0 {
+		l.Offset = fmt.Sprintf("%#x", s.Offset)
+	}
+}
+
+// Where formats the source position, file:line in function, or without
+// debug information the machine address, module+0xoffset in symbol.
 func (l Location) Where() string {
-	if l.File == "" && l.Function == "" {
+	if l.File == "" && l.Function == "" && l.Module == "" {
 		return "(unknown location)"
 	}
-	return symbolize.Location{File: l.File, Line: l.Line, Function: l.Function}.String()
+	s := symbolize.Location{File: l.File, Line: l.Line, Function: l.Function, Module: l.Module, Symbol: l.Symbol}
+	s.Offset, _ = strconv.ParseUint(l.Offset, 0, 64)
+	return s.String()
 }
 
 // String formats the location for a terminal, with the call made there.
@@ -88,22 +108,85 @@ type Input struct {
 type Check struct {
 	Name string // identifier; also the Kind of its findings unless Kinds says otherwise
 	Doc  string // first line: short lowercase title; then details
-	// Kinds lists the finding kinds the check reports (default: Name).
+	// Kinds lists the finding kinds the check reports (default: Name). A
+	// finding of any other kind is an error of the check.
 	Kinds []string
-	Run   func(*Pass) error
+	// KindDocs explains each kind other than Name, in Doc's form (a short
+	// lowercase title, then details): mpivet explain KIND prints it, and
+	// Validate rejects a declared kind without one.
+	KindDocs map[string]string
+	Run      func(*Pass) error
+}
+
+// AllKinds returns the kinds of finding the check reports.
+func (c *Check) AllKinds() []string {
+	if len(c.Kinds) == 0 {
+		return []string{c.Name}
+	}
+	return c.Kinds
+}
+
+func (c *Check) reports(kind string) bool {
+	for _, k := range c.AllKinds() {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// Explain returns what a finding of kind means, as the check reports it:
+// its KindDocs entry, or for the kind named after the check its Doc.
+func (c *Check) Explain(kind string) (string, bool) {
+	if !c.reports(kind) {
+		return "", false
+	}
+	if d, ok := c.KindDocs[kind]; ok && d != "" {
+		return d, true
+	}
+	if kind == c.Name {
+		return c.Doc, true
+	}
+	return "", false
+}
+
+// Explanation is what one check says about a kind of finding.
+type Explanation struct {
+	Check *Check
+	Text  string
+}
+
+// Explain collects what the checks say about kind: one explanation per
+// check that reports it (two checks report truncation: one from errors
+// returned to the program, one from the MPI's fatal handler).
+func Explain(checks []*Check, kind string) []Explanation {
+	var out []Explanation
+	for _, c := range checks {
+		if t, ok := c.Explain(kind); ok {
+			out = append(out, Explanation{c, t})
+		}
+	}
+	return out
 }
 
 // Pass connects a Check to one Input.
 type Pass struct {
-	Check    *Check
-	In       *Input
-	findings []Finding
+	Check      *Check
+	In         *Input
+	findings   []Finding
+	undeclared []string // kinds reported but not declared
 }
 
-// Report records a finding. Kind defaults to the check's name, severity to error.
+// Report records a finding. Kind defaults to the check's name, severity to
+// error; a kind the check does not declare is an error of the check (Run
+// returns it), so that every kind a user sees can be explained.
 func (p *Pass) Report(f Finding) {
 	if f.Kind == "" {
 		f.Kind = p.Check.Name
+	}
+	if !p.Check.reports(f.Kind) {
+		p.undeclared = append(p.undeclared, f.Kind)
+		return
 	}
 	if f.Severity == "" {
 		f.Severity = Error
@@ -134,8 +217,7 @@ func (p *Pass) At(proc *trace.Process, c *trace.Call) Location {
 func (p *Pass) AtSite(proc *trace.Process, call string, pc uint64) Location {
 	l := Location{Rank: proc.Rank, Call: call}
 	if p.In.Sym != nil {
-		s := p.In.Sym.Lookup(proc.Maps, pc)
-		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+		l.SetSource(p.In.Sym.Lookup(proc.Maps, pc))
 	}
 	return l
 }
@@ -193,6 +275,18 @@ func HandleName(proc *trace.Process, v uint64) string {
 	if v == trace.Unknown {
 		return "?"
 	}
+	return HandleHex(v)
+}
+
+// HandleHex formats a handle value in hex as the MPI has it. The layer
+// records handles as 64-bit words; MPICH's are C ints, so those with the
+// high bit set (every derived datatype: 0x8c000003) arrive sign-extended,
+// and print as the 32-bit value MPICH and its debuggers show. No 64-bit
+// user-space pointer (Open MPI's handles) has its upper 33 bits set.
+func HandleHex(v uint64) string {
+	if v>>31 == 1<<33-1 {
+		v &= 1<<32 - 1
+	}
 	return fmt.Sprintf("%#x", v)
 }
 
@@ -214,6 +308,18 @@ func Validate(checks []*Check) error {
 			errs = append(errs, fmt.Errorf("check %s: registered twice", c.Name))
 		}
 		seen[c.Name] = true
+		for _, k := range c.AllKinds() {
+			if !nameRE.MatchString(k) {
+				errs = append(errs, fmt.Errorf("check %s: kind %q must be lower-case words joined by '-'", c.Name, k))
+			} else if _, ok := c.Explain(k); !ok {
+				errs = append(errs, fmt.Errorf("check %s: kind %s has no explanation (KindDocs)", c.Name, k))
+			}
+		}
+		for k := range c.KindDocs {
+			if !c.reports(k) {
+				errs = append(errs, fmt.Errorf("check %s: KindDocs explains %s, which is not in Kinds", c.Name, k))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -226,6 +332,9 @@ func Run(checks []*Check, in *Input) ([]Finding, error) {
 		p := &Pass{Check: c, In: in}
 		if err := c.Run(p); err != nil {
 			return nil, fmt.Errorf("check %s: %v", c.Name, err)
+		}
+		if len(p.undeclared) > 0 {
+			return nil, fmt.Errorf("check %s: reported kind %q, which it does not declare in Kinds", c.Name, p.undeclared[0])
 		}
 		all = append(all, p.findings...)
 	}
@@ -242,6 +351,9 @@ func Merge(fs []Finding) []Finding {
 		where := ""
 		for _, l := range f.Locations {
 			where += fmt.Sprintf("%s:%d:%s:%s;", l.File, l.Line, l.Function, l.Call)
+			if l.File == "" { // no line: the address tells call sites apart
+				where += l.Module + "+" + l.Offset + ";"
+			}
 		}
 		k := key{f.Kind, string(f.Severity), f.Message, where}
 		i, ok := index[k]

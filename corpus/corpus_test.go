@@ -12,7 +12,11 @@
 // args (program arguments, space separated), timeout, verdict (ok|error|incomplete),
 // mpi (run only under this MPI), nolocation=KIND (a finding of KIND without a
 // source location is expected), flags (extra mpivet flags, comma separated),
-// interleavings (how many interleavings the exploration must run).
+// interleavings (how many interleavings the exploration must run), strip=1
+// (run the program stripped of its symbols and debug information, as
+// distributions ship binaries: findings must then locate their calls by
+// module and offset, which the test resolves to lines with addr2line on the
+// unstripped build, as a user would).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -62,6 +66,7 @@ type Program struct {
 	NoLocation    []string
 	Flags         []string       // extra mpivet flags
 	Interleavings int            // expected number of interleavings (0: not checked)
+	Strip         bool           // run the program stripped
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -104,6 +109,8 @@ func Parse(path string) (*Program, error) {
 					p.NoLocation = append(p.NoLocation, v)
 				case "flags":
 					p.Flags = strings.Split(v, ",")
+				case "strip":
+					p.Strip = v == "1"
 				case "interleavings":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -214,6 +221,39 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	return &r, string(out), code
 }
 
+// resolveStripped gives the locations of a stripped program's findings
+// their lines, from the module and offset mpivet reports, with addr2line on
+// the unstripped build (what the report tells a user to do). A location in
+// the program with a line already, or without an offset, is an error: the
+// binary had no debug information to give one.
+func resolveStripped(t *testing.T, r *Report, bin, debug, out string) []string {
+	t.Helper()
+	var errs []string
+	for i := range r.Findings {
+		for j := range r.Findings[i].Locations {
+			l := &r.Findings[i].Locations[j]
+			if l.Module != bin {
+				continue
+			}
+			if l.File != "" || l.Offset == "" {
+				errs = append(errs, fmt.Sprintf("location in the stripped program without its offset, or with a line: %+v", *l))
+				continue
+			}
+			if want := filepath.Base(bin) + "+" + l.Offset; !strings.Contains(out, want) {
+				errs = append(errs, fmt.Sprintf("the report does not show %s", want))
+			}
+			b, err := exec.Command("addr2line", "-e", debug, l.Offset).Output()
+			if err != nil {
+				t.Fatalf("addr2line: %v", err)
+			}
+			file, line, _ := strings.Cut(strings.Fields(string(b))[0], ":")
+			l.File, l.Path = filepath.Base(file), file
+			l.Line, _ = strconv.Atoi(line)
+		}
+	}
+	return errs
+}
+
 // Compare checks a report against a program's expectations under one MPI.
 func Compare(p *Program, r *Report, impl string) []string {
 	var errs []string
@@ -296,9 +336,22 @@ func TestCorpus(t *testing.T) {
 			t.Run(name+"/"+m.name, func(t *testing.T) {
 				bin := filepath.Join(bins, name+"-"+m.name)
 				compile(t, m, src, bin)
+				var errs []string
+				if p.Strip {
+					debug := bin + ".debug"
+					if err := os.Rename(bin, debug); err != nil {
+						t.Fatal(err)
+					}
+					if b, err := exec.Command("strip", "-o", bin, debug).CombinedOutput(); err != nil {
+						t.Fatalf("strip: %v\n%s", err, b)
+					}
+				}
 				r, out, code := RunMpivet(t, p, bin, p.Flags...)
+				if p.Strip {
+					errs = append(errs, resolveStripped(t, r, bin, bin+".debug", out)...)
+				}
 				wantCode := map[string]int{"ok": 0, "error": 1, "incomplete": 3}[p.Verdict]
-				errs := Compare(p, r, m.name)
+				errs = append(errs, Compare(p, r, m.name)...)
 				if code != wantCode {
 					errs = append(errs, fmt.Sprintf("exit status %d, want %d", code, wantCode))
 				}

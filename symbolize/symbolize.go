@@ -7,8 +7,10 @@ package symbolize
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,25 +19,37 @@ import (
 	"mpivet/trace"
 )
 
-// Location is a source position.
+// Location is a source position, and the machine address it comes from.
 type Location struct {
 	File     string // as given to the compiler (relative to its directory), else the full path
 	Path     string // full path, when known
 	Line     int
 	Function string
 	Module   string // the executable or library
+	// Offset is the address in Module as its ELF headers and symbols give
+	// it, what addr2line -e Module and objdump take: the same in every
+	// process, wherever the module is loaded. 0 when Module is unknown.
+	Offset uint64
+	// Symbol is the ELF symbol (from .symtab, or .dynsym when the module is
+	// stripped) that holds Offset, as name+0xdelta; empty when none does.
+	Symbol string
 }
 
-// String formats the location as file:line (function).
+// String formats the location as file:line in function, or, without debug
+// information, as module+0xoffset in symbol.
 func (l Location) String() string {
+	if l.File == "" && l.Module != "" {
+		s := l.Addr()
+		if l.Symbol != "" {
+			s += " in " + l.Symbol
+		}
+		return s
+	}
 	s := l.File
 	if s == "" {
-		s = filepath.Base(l.Module)
-		if s == "." || s == "" {
-			s = "??"
-		}
+		s = "??"
 	} else if l.Line > 0 {
-		s += ":" + itoa(l.Line)
+		s += ":" + strconv.Itoa(l.Line)
 	}
 	if l.Function != "" {
 		s += " in " + l.Function
@@ -43,15 +57,16 @@ func (l Location) String() string {
 	return s
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
+// Addr formats the machine address as module+0xoffset (the module's base
+// name), e.g. libfoo.so+0x1234; the module alone if it could not be read.
+func (l Location) Addr() string {
+	if l.Module == "" {
+		return ""
 	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
+	if l.Offset == 0 {
+		return filepath.Base(l.Module)
 	}
-	return string(b)
+	return fmt.Sprintf("%s+%#x", filepath.Base(l.Module), l.Offset)
 }
 
 type lineEntry struct {
@@ -118,6 +133,7 @@ func (s *Symbolizer) lookup(maps []trace.Mapping, pc uint64, ret bool) Location 
 		if !ok {
 			return loc
 		}
+		loc.Offset = vaddr
 		if i := sort.Search(len(mod.lines), func(i int) bool { return mod.lines[i].addr > vaddr }); i > 0 {
 			if e := mod.lines[i-1]; e.line > 0 {
 				loc.File, loc.Path, loc.Line = e.file, e.path, e.line
@@ -126,6 +142,10 @@ func (s *Symbolizer) lookup(maps []trace.Mapping, pc uint64, ret bool) Location 
 		if i := sort.Search(len(mod.syms), func(i int) bool { return mod.syms[i].addr > vaddr }); i > 0 {
 			if y := mod.syms[i-1]; vaddr < y.addr+y.size || y.size == 0 {
 				loc.Function = y.name
+				loc.Symbol = y.name
+				if vaddr > y.addr {
+					loc.Symbol += fmt.Sprintf("+%#x", vaddr-y.addr)
+				}
 			}
 		}
 		return loc

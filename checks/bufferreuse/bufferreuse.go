@@ -169,13 +169,12 @@ func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location
 			s = pass.In.Sym.LookupExact(p.Maps, pc)
 		}
 		if s.File != "" {
-			l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+			l.SetSource(s)
 			return l
 		}
 	}
 	// No frame has a line: the function of the faulting instruction.
-	s := pass.In.Sym.LookupExact(p.Maps, pcs[0])
-	l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+	l.SetSource(pass.In.Sym.LookupExact(p.Maps, pcs[0]))
 	return l
 }
 
@@ -183,8 +182,7 @@ func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location
 func callSite(pass *check.Pass, p *trace.Process, pc uint64) check.Location {
 	l := check.Location{Rank: p.Rank}
 	if pass.In.Sym != nil {
-		s := pass.In.Sym.Lookup(p.Maps, pc)
-		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+		l.SetSource(pass.In.Sym.Lookup(p.Maps, pc))
 	}
 	return l
 }

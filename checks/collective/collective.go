@@ -25,7 +25,9 @@ operations give wrong results. mpivet compares the sequence of collectives
 every rank made on each communicator, from each rank's own records (no
 central process), and reports the first place where they differ, with the
 call on each rank. Predefined reduction operations are compared by name,
-user-defined ones by the function they were created with.
+user-defined ones by the function they were created with: its module and
+its address in the module, the same in every rank wherever address-space
+randomisation loads the program and its libraries.
 
 The data must agree too (MPI 3.1 §5.1): count x datatype of a Bcast or a
 reduction is the same type signature on every rank, each rank's sendcount
@@ -43,41 +45,60 @@ type call struct {
 	proc  *trace.Process
 	comms *comms.Index
 	c     *trace.Call
-	what  string // name, root, op
+	what  string // name, root, op: what is compared
+	text  string // the same for a report
 }
 
-func describe(p *trace.Process, c *trace.Call, inter bool, ops map[uint64]string) string {
+// userFn is the function an MPI_Op_create gave: key identifies it the same
+// way in every rank, name shows it.
+type userFn struct{ key, name string }
+
+func describe(p *trace.Process, c *trace.Call, inter bool, ops map[uint64]userFn) (what, text string) {
 	parts := []string{c.Name()}
 	if c.HasField("root") && !inter {
 		parts = append(parts, fmt.Sprintf("root=%d", c.Int("root")))
 	}
+	text = strings.Join(parts, " ")
 	if c.HasField("op") {
 		if names := p.Consts[c.Word("op")]; len(names) > 0 {
 			parts = append(parts, "op="+names[0])
+			text += " op=" + names[0]
 		} else if fn, ok := ops[c.Word("op")]; ok {
-			parts = append(parts, "op="+fn)
+			parts = append(parts, "op="+fn.key)
+			text += " op=" + fn.name
 		} else {
 			parts = append(parts, "op=user-defined")
+			text += " op=user-defined"
 		}
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), text
 }
 
-// userOp names an operation MPI_Op_create made by the function it was given
-// (the same on every rank of one program, wherever it is loaded) and
-// whether it commutes.
-func userOp(pass *check.Pass, p *trace.Process, c *trace.Call) string {
+// userOp identifies the function an MPI_Op_create was given, and whether
+// the operation commutes. Ranks run the same program, but not at the same
+// addresses: position-independent executables and libraries are loaded
+// wherever address-space randomisation puts them, so the function is
+// compared by its module and its address in that module (what the module's
+// symbols give, the same in every process), and shown by name when the
+// module has symbols. A function outside every module mapped at MPI_Init
+// (code loaded later) cannot be placed and compares equal to any other.
+func userOp(pass *check.Pass, p *trace.Process, c *trace.Call) userFn {
 	fn := c.Word("user_fn")
-	name := fmt.Sprintf("%#x", fn)
+	op := userFn{"unknown", "a user function"}
 	if pass.In.Sym != nil {
-		if l := pass.In.Sym.LookupExact(p.Maps, fn); l.Function != "" {
-			name = l.Function
+		if l := pass.In.Sym.LookupExact(p.Maps, fn); l.Module != "" && l.Offset != 0 {
+			op.key = l.Addr()
+			op.name = l.Addr()
+			if l.Function != "" {
+				op.name = l.Function
+			}
 		}
 	}
 	if c.Int("commute") == 0 {
-		name += " (non-commutative)"
+		op.key += " (non-commutative)"
+		op.name += " (non-commutative)"
 	}
-	return name
+	return op
 }
 
 func run(pass *check.Pass) error {
@@ -88,7 +109,7 @@ func run(pass *check.Pass) error {
 			continue
 		}
 		ix := comms.NewIndex(p)
-		ops := map[uint64]string{} // user-defined operations by handle, as the rank goes
+		ops := map[uint64]userFn{} // user-defined operations by handle, as the rank goes
 		for _, c := range p.Calls {
 			if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
 				ops[c.Word("op")] = userOp(pass, p, c)
@@ -100,7 +121,8 @@ func run(pass *check.Pass) error {
 			if seqs[key] == nil {
 				seqs[key] = map[int][]call{}
 			}
-			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, describe(p, c, ix.IsInter(c.Word("comm")), ops)})
+			what, text := describe(p, c, ix.IsInter(c.Word("comm")), ops)
+			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, what, text})
 		}
 	}
 	keys := make([]string, 0, len(seqs))
@@ -146,16 +168,31 @@ func run(pass *check.Pass) error {
 }
 
 func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
+	// Two functions of the same name (static functions of two files) are
+	// told apart by their addresses.
+	texts := map[string]string{}
+	shown := map[string]int{}
+	for _, cl := range at {
+		if _, ok := texts[cl.what]; !ok {
+			texts[cl.what] = cl.text
+			shown[cl.text]++
+		}
+	}
+	for what, text := range texts {
+		if shown[text] > 1 {
+			texts[what] = text + " [" + what + "]"
+		}
+	}
 	var kinds []string
 	for what, rs := range variants {
-		kinds = append(kinds, fmt.Sprintf("%s on %s %s", what, check.Plural(len(rs), "rank", "ranks"), check.RankList(rs)))
+		kinds = append(kinds, fmt.Sprintf("%s on %s %s", texts[what], check.Plural(len(rs), "rank", "ranks"), check.RankList(rs)))
 	}
 	sort.Strings(kinds)
 	var locs []check.Location
 	var ranks []int
 	for _, cl := range at {
 		l := pass.At(cl.proc, cl.c)
-		l.Note = cl.what
+		l.Note = texts[cl.what]
 		locs = append(locs, l)
 		ranks = append(ranks, cl.proc.Rank)
 	}

@@ -37,6 +37,20 @@ A deadlock that would vanish if the MPI buffered every standard-mode send
 (MPI_Send, MPI_Isend) is reported as unsafe-buffering instead: the program
 relies on buffering that the MPI standard does not guarantee, and hangs
 when messages grow or on another MPI (head-to-head sends, for instance).`,
+	KindDocs: map[string]string{"unsafe-buffering": `a deadlock that only the MPI's buffering of standard-mode sends avoids
+
+A standard-mode send (MPI_Send, MPI_Isend) may return before its receive is
+posted only if the MPI buffers the message, and MPI 3.1 §3.4 leaves that to
+the implementation: most buffer small messages, none buffers every size.
+A program whose ranks all send before they receive (head-to-head sends, a
+ring of MPI_Send) works while messages are small and hangs when they grow,
+or on another MPI. mpivet reports unsafe-buffering when a deadlock found
+with standard-mode sends taken as synchronous vanishes once they are taken
+as buffered, and after the interleavings are explored it runs the first
+once more with every standard-mode send synchronous (as --buffering=zero
+does) to find what the MPI's buffering hid. The finding names the ranks and
+the sends; use MPI_Sendrecv, nonblocking operations or an order that pairs
+each send with a posted receive.`},
 	Run: run,
 }
 

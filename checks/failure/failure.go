@@ -29,6 +29,16 @@ that exits after MPI_Init without calling MPI_Finalize are each reported with
 the rank, the cause, where it happened when known, and the last MPI call the
 rank made. Ranks the launcher terminated because another rank failed are
 named in that rank's finding rather than reported on their own.`,
+	KindDocs: map[string]string{"truncation": `a message larger than its receive buffer ended the job
+
+A receive must give room for the whole message that matches it (MPI 3.1
+§3.2.4): a message longer than count x datatype of the receive is an
+MPI_ERR_TRUNCATE error. Under the MPI's default error handler,
+MPI_ERRORS_ARE_FATAL, that error ends the job inside the receive; mpivet
+reports it as truncation, with the receive's rank and line and what the MPI
+said, instead of as a crash. The sender and the receiver disagree on the
+message's size: check the counts and datatypes on both sides, or probe
+(MPI_Probe, MPI_Get_count) before receiving messages of varying length.`},
 	Run: run,
 }
 
@@ -136,8 +146,10 @@ func run(pass *check.Pass) error {
 			var locs []check.Location
 			if s := p.Signal; s != nil && s.Number == x.Signal && in.Sym != nil {
 				at := in.Sym.LookupExact(p.Maps, s.PC)
-				if at.File != "" || at.Function != "" {
-					locs = append(locs, check.Location{Rank: p.Rank, File: at.File, Line: at.Line, Function: at.Function, Path: at.Path, Note: "crashed here"})
+				if at.File != "" || at.Function != "" || at.Module != "" {
+					l := check.Location{Rank: p.Rank, Note: "crashed here"}
+					l.SetSource(at)
+					locs = append(locs, l)
 					msg += " at " + at.String()
 				}
 				if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {

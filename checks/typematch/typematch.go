@@ -53,8 +53,7 @@ func run(pass *check.Pass) error {
 func at(pass *check.Pass, p *trace.Process, pc uint64, note string) check.Location {
 	l := check.Location{Rank: p.Rank, Note: note}
 	if pass.In.Sym != nil {
-		s := pass.In.Sym.Lookup(p.Maps, pc)
-		l.File, l.Line, l.Function, l.Path = s.File, s.Line, s.Function, s.Path
+		l.SetSource(pass.In.Sym.Lookup(p.Maps, pc))
 	}
 	return l
 }

@@ -251,29 +251,70 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 func checksCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "checks",
-		Short: "list the checks mpivet runs",
+		Short: "list the checks mpivet runs and the kinds of finding each reports",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
-			for _, c := range all.Checks {
-				fmt.Printf("%-20s %s\n", c.Name, strings.SplitN(c.Doc, "\n", 2)[0])
-			}
+			listChecks(os.Stdout, all.Checks)
 		},
 	}
 }
 
+// listChecks prints one line per check, and the kinds it reports (what
+// mpivet explain takes) when they are not just its name.
+func listChecks(w io.Writer, checks []*check.Check) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "%-20s %s\n", c.Name, title(c.Doc))
+		if ks := c.AllKinds(); len(ks) > 1 || ks[0] != c.Name {
+			fmt.Fprintf(w, "%-20s kinds: %s\n", "", strings.Join(ks, ", "))
+		}
+	}
+}
+
+func title(doc string) string { return strings.SplitN(doc, "\n", 2)[0] }
+
 func explainCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain KIND",
-		Short: "explain a kind of finding",
+		Short: "explain a kind of finding (see: mpivet checks)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, c := range all.Checks {
-				if c.Name == args[0] {
-					fmt.Println(c.Name + ": " + c.Doc)
-					return nil
-				}
-			}
-			return fmt.Errorf("no check %q (see: mpivet checks)", args[0])
+			return explain(os.Stdout, all.Checks, args[0])
 		},
 	}
+}
+
+// explain prints what a kind of finding means, from every check that
+// reports it; a check's name stands for the kind named after it.
+func explain(w io.Writer, checks []*check.Check, kind string) error {
+	ex := check.Explain(checks, kind)
+	if len(ex) == 0 {
+		for _, c := range checks {
+			if c.Name == kind { // a check whose kinds are not named after it
+				fmt.Fprintf(w, "%s (check): %s\n", c.Name, c.Doc)
+				return nil
+			}
+		}
+		var kinds []string
+		seen := map[string]bool{}
+		for _, c := range checks {
+			for _, k := range c.AllKinds() {
+				if !seen[k] {
+					seen[k] = true
+					kinds = append(kinds, k)
+				}
+			}
+		}
+		return fmt.Errorf("no kind of finding %q; the kinds are: %s", kind, strings.Join(kinds, ", "))
+	}
+	for i, e := range ex {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		from := ""
+		if e.Check.Name != kind || len(ex) > 1 {
+			from = " (check " + e.Check.Name + ")"
+		}
+		fmt.Fprintf(w, "%s%s: %s\n", kind, from, e.Text)
+	}
+	return nil
 }

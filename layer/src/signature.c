@@ -21,8 +21,8 @@
  * MPI_INT32_T, or MPI_LONG and MPI_LONG_LONG on LP64, are the same data, and
  * reporting them would only be noise; the char types are one class.
  *
- * Signatures are cached by handle, and a freed datatype's entry is dropped
- * (mpivet_sig_forget), since MPI reuses handles.
+ * Signatures are cached: a predefined type's by handle, a derived type's
+ * on the type, as an attribute the MPI deletes with it (see Caches).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +60,13 @@ static struct {
 	/* the pair types are told apart by their position (C_PAIR << 8 | i) */
 	{MPI_FLOAT_INT, C_PAIR}, {MPI_DOUBLE_INT, C_PAIR}, {MPI_LONG_INT, C_PAIR}, {MPI_2INT, C_PAIR},
 	{MPI_SHORT_INT, C_PAIR}, {MPI_LONG_DOUBLE_INT, C_PAIR},
+	/* Fortran's sized types and C++'s (an MPI may define some as MPI_DATATYPE_NULL) */
+	{MPI_INTEGER1, C_INT}, {MPI_INTEGER2, C_INT}, {MPI_INTEGER4, C_INT}, {MPI_INTEGER8, C_INT},
+	{MPI_REAL4, C_FLOAT}, {MPI_REAL8, C_FLOAT}, {MPI_REAL16, C_FLOAT},
+	{MPI_COMPLEX8, C_COMPLEX}, {MPI_COMPLEX16, C_COMPLEX}, {MPI_COMPLEX32, C_COMPLEX},
+	{MPI_CXX_BOOL, C_BOOL}, {MPI_CXX_FLOAT_COMPLEX, C_COMPLEX}, {MPI_CXX_DOUBLE_COMPLEX, C_COMPLEX},
+	{MPI_CXX_LONG_DOUBLE_COMPLEX, C_COMPLEX},
+	{MPI_2INTEGER, C_PAIR}, {MPI_2REAL, C_PAIR}, {MPI_2DOUBLE_PRECISION, C_PAIR},
 };
 
 static uint64_t named_code(MPI_Datatype t)
@@ -159,14 +166,17 @@ static void flatten(MPI_Datatype t, struct flat *f, int depth)
 			f->n = -1;
 		return;
 	}
-	int ints[ni > 0 ? ni : 1];
-	MPI_Aint aints[na > 0 ? na : 1];
-	MPI_Datatype types[nd > 0 ? nd : 1];
-	if (PMPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
+	/* on the heap: an indexed type of a million blocks has as many ints and
+	 * addresses, more than a thread's stack holds */
+	int *ints = malloc(sizeof *ints * (ni > 0 ? ni : 1));
+	MPI_Aint *aints = malloc(sizeof *aints * (na > 0 ? na : 1));
+	MPI_Datatype *types = malloc(sizeof *types * (nd > 0 ? nd : 1));
+	struct flat *g = malloc(sizeof *g);
+	if (!ints || !aints || !types || !g || PMPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
 		f->n = -1;
+		free(ints), free(aints), free(types), free(g);
 		return;
 	}
-	struct flat *g = malloc(sizeof *g);
 	uint64_t k = 0;
 	switch (comb) {
 	case MPI_COMBINER_DUP:
@@ -214,7 +224,7 @@ static void flatten(MPI_Datatype t, struct flat *f, int depth)
 		if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tc) == MPI_SUCCESS && tc != MPI_COMBINER_NAMED)
 			PMPI_Type_free(&types[i]);
 	}
-	free(g);
+	free(ints), free(aints), free(types), free(g);
 	period(f);
 }
 
@@ -240,12 +250,36 @@ static uint64_t signature_of(MPI_Datatype t, uint64_t *reps)
 	return s;
 }
 
-/* ---- Cache by handle ---- */
+/* ---- Caches ----
+ *
+ * A predefined type lives as long as MPI and keeps its handle: its
+ * signature is cached by handle. A derived type's is cached on the type
+ * itself, as an MPI attribute, which the MPI deletes when the type is freed,
+ * whichever language frees it and whether or not the clock protocol (which
+ * sees MPI_Type_free) runs. MPI reuses the handles of freed types (MPICH
+ * its handle slots, Open MPI the memory malloc gives back): a cache by
+ * handle that missed one free, as it did with the clock protocol off
+ * (Fortran callers, --clocks=off), gave the next type made on that handle
+ * the freed type's signature, so ranks that freed and made types in a
+ * different order gave the same Bcast different signatures. */
 
-#define SIGS 1024
+#define SIGS 256
 static struct {
 	uint64_t key, sig, reps;
-} cache[SIGS];
+} named_cache[SIGS];
+
+struct cached {
+	uint64_t sig, reps;
+};
+
+static int sig_key = MPI_KEYVAL_INVALID;
+
+static int drop_cached(MPI_Datatype t, int key, void *val, void *extra)
+{
+	(void)t, (void)key, (void)extra;
+	free(val);
+	return MPI_SUCCESS;
+}
 
 /* sig_reps gives t's signature, and in *reps how many periods of it one
  * element of t holds. */
@@ -255,13 +289,36 @@ static uint64_t sig_reps(MPI_Datatype t, uint64_t *reps)
 	*reps = 0;
 	if (t == MPI_DATATYPE_NULL)
 		return 0;
-	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 54) & (SIGS - 1);
-	if (cache[i].key == k + 1) {
-		*reps = cache[i].reps;
-		return cache[i].sig;
+	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 56) & (SIGS - 1);
+	if (named_cache[i].key == k + 1) {
+		*reps = named_cache[i].reps;
+		return named_cache[i].sig;
+	}
+	int ni, na, nd, comb;
+	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+		return 0;
+	struct cached *c = NULL;
+	int found = 0;
+	/* MPI_Type_create_f90_* types are predefined ones, not classified:
+	 * nothing to cache, and nothing to set attributes on */
+	if (comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER)
+		return 0;
+	if (comb != MPI_COMBINER_NAMED) {
+		if (sig_key == MPI_KEYVAL_INVALID)
+			PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, drop_cached, &sig_key, NULL);
+		if (sig_key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(t, sig_key, &c, &found) == MPI_SUCCESS && found && c) {
+			*reps = c->reps;
+			return c->sig;
+		}
 	}
 	uint64_t s = signature_of(t, reps);
-	cache[i].key = k + 1, cache[i].sig = s, cache[i].reps = *reps;
+	if (comb == MPI_COMBINER_NAMED) {
+		named_cache[i].key = k + 1, named_cache[i].sig = s, named_cache[i].reps = *reps;
+	} else if (sig_key != MPI_KEYVAL_INVALID && (c = malloc(sizeof *c))) {
+		c->sig = s, c->reps = *reps;
+		if (PMPI_Type_set_attr(t, sig_key, c) != MPI_SUCCESS)
+			free(c);
+	}
 	return s;
 }
 
@@ -271,12 +328,18 @@ uint64_t mpivet_sig(MPI_Datatype t)
 	return sig_reps(t, &reps);
 }
 
+/* mpivet_sig_forget drops t's signature before MPI_Type_free; the MPI would
+ * delete it with the type anyway. Only an attribute that is there is
+ * deleted: deleting a missing one is an error, raised on MPI_COMM_WORLD,
+ * whose handler may end the job. */
 void mpivet_sig_forget(MPI_Datatype t)
 {
-	uint64_t k = MPIVET_H(t);
-	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 54) & (SIGS - 1);
-	if (cache[i].key == k + 1)
-		cache[i].key = 0;
+	int ni, na, nd, comb, found = 0;
+	struct cached *c;
+	if (sig_key != MPI_KEYVAL_INVALID && t != MPI_DATATYPE_NULL &&
+	    PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED &&
+	    PMPI_Type_get_attr(t, sig_key, &c, &found) == MPI_SUCCESS && found)
+		PMPI_Type_delete_attr(t, sig_key);
 }
 
 int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED; }

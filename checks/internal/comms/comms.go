@@ -8,6 +8,7 @@ package comms
 import (
 	"fmt"
 
+	"mpivet/check"
 	"mpivet/trace"
 )
 
@@ -113,5 +114,5 @@ func (x *Index) Name(comm uint64) string {
 	if ms := x.Members(comm); ms != nil {
 		return fmt.Sprintf("the communicator of world ranks %v", ms)
 	}
-	return fmt.Sprintf("communicator %#x", comm)
+	return "communicator " + check.HandleHex(comm)
 }
