@@ -358,6 +358,7 @@ const (
 	MetaTypes     = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
 	MetaColl      = 16 // what a rank gives a collective: entry record offset, flags, send signature, send periods, receive signature, receive periods
 	MetaWatch     = 17 // buffer checker, at MPI_Finalize: nonblocking operations started, and those whose buffers were watched
+	MetaDiverged  = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
 	MetaBuffer    = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

@@ -35,6 +35,7 @@ import (
 	"testing"
 
 	"mpivet/check"
+	"mpivet/report"
 )
 
 var mpivetBin string
@@ -192,6 +193,7 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 type Report struct {
 	Verdict       string          `json:"verdict"`
 	Interleavings int             `json:"interleavings"`
+	Coverage      report.Coverage `json:"coverage"`
 	Findings      []check.Finding `json:"findings"`
 }
 

@@ -101,6 +101,18 @@ type Branch struct {
 	Maps        []trace.Mapping // the rank's mappings in that run, to place PC
 	Call        string          // the MPI call of the event
 	Was, Forced Alt
+	// Expect says, for each rank with a forced event, where in its log of
+	// the run deviated from the replay must still make the same calls.
+	Expect []Expect
+}
+
+// Expect is what a rank of a replay must repeat of the run it comes from:
+// its calls in Log (its log of that run) up to the entry record at Limit,
+// the last event the replay forces in it (layer/src/divergence.c).
+type Expect struct {
+	Rank  int
+	Log   string
+	Limit uint64
 }
 
 // Interleaving is one execution of the program.
@@ -165,6 +177,10 @@ type Options struct {
 	OrderBound int
 	FirstError bool // stop at the first interleaving with errors
 	Progress   func(Progress)
+	// Done is told when the search below a replay is over: its records,
+	// which the replays below it compare themselves with, are no longer
+	// needed.
+	Done func(n int)
 }
 
 // Progress is the state of an exploration. Frontier counts the alternatives
@@ -252,22 +268,74 @@ func (x *explorer) count(il *Interleaving) {
 type step struct {
 	key    Key
 	forced []Decision
+	log    string // the log of the event's rank in the run
+	offset uint64 // the event's entry record there (^0: not logged)
 	alts   []Alt
-	branch Branch // Forced is set per alternative
+	branch Branch // Forced and Expect are set per alternative
 }
 
-// plan returns the steps of il (nil if it is not to be explored further):
+// plan is what the search keeps of an interleaving while it explores below
+// it: its steps, and what every rank of it does before it can learn
+// anything from another (alone).
+type plan struct {
+	steps []step
+	alone []Expect
+}
+
+// expect says what each rank of a replay forcing steps must repeat: up to
+// its last forced event, or, for a rank without one, up to its first call
+// that takes anything from another rank (before it, a rank depends on
+// nothing the replay changes).
+func (pl plan) expect(steps []step) []Expect {
+	at := map[int]Expect{}
+	for _, e := range pl.alone {
+		at[e.Rank] = e
+	}
+	for _, s := range steps {
+		if s.offset != trace.Unknown && s.log != "" {
+			at[s.key.Rank] = Expect{Rank: s.key.Rank, Log: s.log, Limit: s.offset}
+		}
+	}
+	es := make([]Expect, 0, len(at))
+	for _, e := range at {
+		es = append(es, e)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Rank < es[j].Rank })
+	return es
+}
+
+// alone finds, for each rank of r, the entry record of its first call that
+// may take something from another rank: a receive, probe, collective or
+// completion.
+func alone(r *trace.Run) []Expect {
+	var es []Expect
+	for _, p := range r.Procs {
+		if p.Rank < 0 || p.File == "" {
+			continue
+		}
+		for _, c := range p.Calls {
+			if d := c.Def; d.Has("recv") || d.Has("probe") || d.Has("coll") || d.Has("completion") {
+				es = append(es, Expect{Rank: p.Rank, Log: p.File, Limit: c.Offset})
+				break
+			}
+		}
+	}
+	return es
+}
+
+// plan returns the steps of il (none if it is not to be explored further):
 // its events after bound are explored, unless forced by the runs it comes
 // from, quiet, or Waitany-family events beyond the order bound.
-func (x *explorer) plan(il *Interleaving, bound *Key, orders int) []step {
+func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 	if il.Run == nil || il.Infeasible || il.Diverged {
-		return nil
+		return plan{}
 	}
 	ps := Points(il.Run)
 	steps := make([]step, len(ps))
 	for i, p := range ps {
 		s := &steps[i]
 		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
+		s.log, s.offset = p.Proc.File, p.Wild.Offset
 		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
 			continue
 		}
@@ -281,16 +349,17 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) []step {
 			s.branch.Call = c.Name()
 		}
 	}
-	return steps
+	return plan{steps: steps, alone: alone(il.Run)}
 }
 
 // explore covers the alternatives of the steps of one interleaving; false
 // if the search stops. depth counts the deviations that led to it, orders
 // those of Waitany-family events among them.
-func (x *explorer) explore(steps []step, depth, orders int) bool {
+func (x *explorer) explore(pl plan, depth, orders int) bool {
 	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
 		return true
 	}
+	steps := pl.steps
 	pending := 0
 	for _, s := range steps {
 		pending += len(s.alts)
@@ -315,6 +384,7 @@ func (x *explorer) explore(steps []step, depth, orders int) bool {
 			ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
 			b := s.branch
 			b.Forced = alt
+			b.Expect = pl.expect(steps[:i+1])
 			x.n++
 			x.prog.Running = 1
 			x.report()
@@ -339,8 +409,12 @@ func (x *explorer) explore(steps []step, depth, orders int) bool {
 			if s.branch.Kind == trace.WildAny {
 				nextOrders++
 			}
+			n := child.N
 			if !x.explore(x.plan(child, &s.key, nextOrders), depth+1, nextOrders) {
 				return false
+			}
+			if x.o.Done != nil {
+				x.o.Done(n)
 			}
 		}
 	}

@@ -40,6 +40,7 @@ type Options struct {
 	Clocks     string // "lamport" (default), "vector", or "off": the clock protocol that finds alternative matches
 	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
 	GDBRank    bool
+	Env        []string // more environment for the program's ranks (NAME=value)
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -121,7 +122,7 @@ func (s *Session) Env() []string {
 	if os.Geteuid() == 0 && s.MPI.Impl == mpi.OpenMPI {
 		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
-	return env
+	return append(env, s.Opts.Env...)
 }
 
 // Command returns the command line that runs the program under mpivet with
@@ -194,6 +195,10 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// A guided replay: the explorer wrote the decisions next to the records.
 	if _, err := os.Stat(filepath.Join(dir, "decisions")); err == nil {
 		conf += "decisions=" + filepath.Join(dir, "decisions") + "\n"
+	}
+	// ... and what each rank must repeat of the run it replays.
+	if _, err := os.Stat(filepath.Join(dir, "expect")); err == nil {
+		conf += "expect=" + filepath.Join(dir, "expect") + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "layer.conf"), []byte(conf), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write to the run directory: %v", err)

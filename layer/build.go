@@ -11,6 +11,7 @@
 //	buffers.c            the nonblocking-buffer checker (page protection)
 //	clocks.c             the clock protocol: piggybacks, wildcard events, guided replay
 //	signature.c          datatype signatures, carried by piggybacks, for the type-mismatch check
+//	divergence.c         a guided replay compares its calls with its parent run's, stops where they differ
 //	generated/wrappers.c C and Fortran wrappers, generated from api/mpi.api
 //	supervise.c          the per-rank supervisor that records how a rank ended
 package layer
@@ -59,7 +60,7 @@ func Build(cc, identity string) (*Built, error) {
 		show, _ = exec.Command(cc, "--showme").CombinedOutput()
 	}
 	h.Write(show)
-	names := []string{"mpivet.h", "recorder.c", "buffers.c", "clocks.c", "signature.c", "supervise.c", "generated/wrappers.c", "generated/ids.h"}
+	names := []string{"mpivet.h", "recorder.c", "buffers.c", "clocks.c", "signature.c", "divergence.c", "supervise.c", "generated/wrappers.c", "generated/ids.h"}
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
 		h.Write(b)
@@ -95,7 +96,7 @@ func Build(cc, identity string) (*Built, error) {
 		}
 		return nil
 	}
-	if err := run(cc, "-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so", "recorder.c", "buffers.c", "clocks.c", "signature.c", "generated/wrappers.c", "-ldl"); err != nil {
+	if err := run(cc, "-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so", "recorder.c", "buffers.c", "clocks.c", "signature.c", "divergence.c", "generated/wrappers.c", "-ldl"); err != nil {
 		return nil, err
 	}
 	// The supervisor needs no MPI; any C compiler will do, the wrapper included.

@@ -225,6 +225,19 @@ type TypeMismatch struct {
 	Bytes            int    // size of the message
 }
 
+// Divergence is where a guided replay of a rank stopped following the run it
+// replays (layer/src/divergence.c): at its Index-th compared call it made
+// Got at GotPC where the parent run made Want at WantPC (an address in the
+// parent process). ParentOffset is that call's entry record in the parent's
+// log.
+type Divergence struct {
+	Index        uint64
+	Want, Got    *api.Call // nil if the id is unknown
+	WantPC       uint64
+	GotPC        uint64
+	ParentOffset uint64
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -253,9 +266,10 @@ type Process struct {
 	Arrivals map[uint64]Arrival // by Cand.Serial
 	Types    []TypeMismatch
 	Overflow bool
-	Exit     *Exit  // from the supervisor; nil if it left none (killed)
-	Stderr   string // what the rank wrote on its standard error (first MiB)
-	End      int64  // end of the last whole record in the log
+	Diverged *Divergence // a guided replay made another call than its parent run did
+	Exit     *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr   string      // what the rank wrote on its standard error (first MiB)
+	End      int64       // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.
@@ -518,6 +532,17 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
 			p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
 				Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		}
+	case api.MetaDiverged:
+		if len(w) >= 6 {
+			d := &Divergence{Index: w[0], WantPC: w[2], GotPC: w[4], ParentOffset: w[5]}
+			if w[1] < uint64(len(api.MPI.Calls)) {
+				d.Want = api.MPI.Calls[w[1]]
+			}
+			if w[3] < uint64(len(api.MPI.Calls)) {
+				d.Got = api.MPI.Calls[w[3]]
+			}
+			p.Diverged = d
 		}
 	case api.MetaWatch:
 		if len(w) >= 2 {

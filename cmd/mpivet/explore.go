@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
@@ -28,7 +30,10 @@ type exploration struct {
 	sig       *interrupts
 	deadline  time.Time // of the time budget (zero: none)
 	budget    time.Duration
-	keep      bool // keep the records of replays without new findings
+	keep      bool         // keep the records of replays without new findings
+	hook      string       // shell command run before each replay (--replay-hook)
+	fresh     map[int]bool // replays that gave a new finding (their records are kept)
+	diverged  []string     // how the first diverged replays diverged
 	sess      *launch.Session
 	dir       string
 	np        int
@@ -147,12 +152,23 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 			return nil, fmt.Errorf("cannot write the decisions: %v", err)
 		}
 	}
+	if b != nil {
+		if err := writeExpect(filepath.Join(d, "expect"), b.Expect); err != nil {
+			return nil, fmt.Errorf("cannot write to the run directory: %v", err)
+		}
+	}
+	if n > 1 && x.hook != "" {
+		if err := x.runHook(n, d); err != nil {
+			return nil, err
+		}
+	}
 	ctx := x.ctx
 	if !x.deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, x.deadline)
 		defer cancel()
 	}
+	x.sess.Opts.Env = []string{fmt.Sprintf("MPIVET_INTERLEAVING=%d", n)}
 	res, err := x.sess.Run(ctx, d)
 	if err != nil {
 		return nil, err
@@ -165,6 +181,20 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		}
 	}
 	x.branches[n] = b
+	if n > 1 {
+		// Replays without findings lose their records once the search
+		// below them is over (prune); these decisions replay them.
+		if err := explore.WriteDecisions(filepath.Join(d, completeFile), explore.Complete(res.Run)); err != nil {
+			return nil, fmt.Errorf("cannot write the decisions: %v", err)
+		}
+	}
+	if msg := x.divergence(n, b, res.Run); msg != "" {
+		il.Diverged = true
+		if len(x.diverged) < 3 {
+			x.diverged = append(x.diverged, msg)
+		}
+		return il, nil
+	}
 	// A forced match that cannot happen leaves its receive waiting: the
 	// replay deadlocks, or times out, with a forced event unmatched. When
 	// that receive is nonblocking, its match may have happened with the
@@ -173,7 +203,6 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	if ds != nil && (res.TimedOut || res.Deadlocked) {
 		if unmatched, blocked := explore.Unmatched(res.Run); unmatched && (!res.Deadlocked || blocked || deadlock.ForcedOnly(res.Run)) {
 			il.Infeasible = true
-			x.prune(n, res.Run)
 			return il, nil
 		}
 	}
@@ -192,7 +221,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		il.Errors = il.Errors || f.Severity == check.Error
 		key := f.Kind + "\x00" + f.Message
 		for _, l := range f.Locations {
-			key += fmt.Sprintf("\x00%d %s:%d", l.Rank, l.File, l.Line)
+			key += fmt.Sprintf("\x00%d %s:%d %s", l.Rank, l.File, l.Line, l.Offset)
 		}
 		if x.seen[key] {
 			continue
@@ -209,9 +238,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		x.explored = append(x.explored, report.Interleaving{N: n, Dir: d, Steps: steps,
 			Replay: fmt.Sprintf("mpivet replay %s --interleaving %d", x.dir, n)})
 	}
-	if !fresh {
-		x.prune(n, res.Run)
-	}
+	x.fresh[n] = fresh
 	return il, nil
 }
 
@@ -219,23 +246,92 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 // deleted, the decisions that replay it exactly (for mpivet replay).
 const completeFile = "decisions.complete"
 
-// prune deletes the records of replay n, which gave no new finding, once
-// checked: an exploration of thousands of replays would otherwise keep
-// gigabytes nobody reads. The decisions that replay it stay.
-func (x *exploration) prune(n int, r *trace.Run) {
-	if n == 1 || x.keep || n == x.zero {
+// prune deletes the records of replay n if it gave no new finding: an
+// exploration of thousands of replays would otherwise keep gigabytes nobody
+// reads. Its decisions (completeFile) stay, so mpivet replay still runs it.
+// Called once the replays below n, which compare themselves with its
+// records, are done.
+func (x *exploration) prune(n int) {
+	if n == 1 || x.keep || n == x.zero || x.fresh[n] {
 		return
 	}
 	d := interleavingDir(x.dir, n)
-	if explore.WriteDecisions(filepath.Join(d, completeFile), explore.Complete(r)) != nil {
-		return
-	}
 	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"} {
 		old, _ := filepath.Glob(filepath.Join(d, pat))
 		for _, f := range old {
 			os.Remove(f)
 		}
 	}
+}
+
+// writeExpect writes the file layer.conf's expect= names for a replay
+// (layer/src/divergence.c): the calls not compared, because whether and how
+// often a program makes them depends on timing (completions and probes: a
+// polling loop), then for each rank with forced events its log of the run
+// replayed and where comparing stops.
+func writeExpect(path string, es []explore.Expect) error {
+	var b strings.Builder
+	b.WriteString("skip")
+	for i, c := range api.MPI.Calls {
+		if c.Has("completion") || c.Has("probe") {
+			fmt.Fprintf(&b, " %d", i)
+		}
+	}
+	b.WriteString("\n")
+	for _, e := range es {
+		fmt.Fprintf(&b, "rank %d %s %d\n", e.Rank, e.Log, e.Limit)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// runHook runs --replay-hook before replay n, in mpivet's working
+// directory, with the replay's number and directory in its environment.
+func (x *exploration) runHook(n int, dir string) error {
+	cmd := exec.Command("/bin/sh", "-c", x.hook)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("MPIVET_INTERLEAVING=%d", n), "MPIVET_RUN_DIR="+dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("--replay-hook %q failed before interleaving %d: %v", x.hook, n, err)
+	}
+	return nil
+}
+
+// divergence describes how replay n stopped following the run it comes
+// from, or returns "" if it did not.
+func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) string {
+	if b == nil || r == nil {
+		return ""
+	}
+	for _, p := range r.Procs {
+		d := p.Diverged
+		if d == nil {
+			continue
+		}
+		name := func(c *api.Call) string {
+			if c == nil {
+				return "an unknown call"
+			}
+			return c.Name
+		}
+		got := name(d.Got)
+		if l := x.sym.Lookup(p.Maps, d.GotPC); l.File != "" || l.Function != "" {
+			got += " at " + l.String()
+		}
+		want := name(d.Want)
+		for _, e := range b.Expect {
+			if e.Rank != p.Rank {
+				continue
+			}
+			if parent, err := trace.ReadLog(e.Log); err == nil {
+				if l := x.sym.Lookup(parent.Maps, d.WantPC); l.File != "" || l.Function != "" {
+					want += " at " + l.String()
+				}
+			}
+		}
+		return fmt.Sprintf("interleaving %d, rank %d, at its call %d (of those compared): interleaving %d made %s, the replay %s",
+			n, p.Rank, d.Index, b.From, want, got)
+	}
+	return ""
 }
 
 // steps describes how interleaving n differs from the first: the chain of

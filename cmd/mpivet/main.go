@@ -74,6 +74,7 @@ type runFlags struct {
 	orders           int
 	firstError       bool
 	keepRecords      bool
+	replayHook       string
 	gdb              int // replay: the rank to start under a debugger (-1: none)
 }
 
@@ -113,6 +114,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.IntVar(&f.mixing, "mixing-bound", -1, "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)")
 	fl.IntVar(&f.orders, "order-bound", 0, "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)")
 	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
+	fl.StringVar(&f.replayHook, "replay-hook", "", "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run")
 	fl.BoolVar(&f.keepRecords, "keep-records", false, "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)")
 	f.gdb = -1
 	cmd.MarkFlagRequired("np")
@@ -180,7 +182,8 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	defer sig.stop()
 	start := time.Now()
 	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
-		seen: map[string]bool{}, branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget}
+		seen: map[string]bool{}, branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
+		hook: f.replayHook, fresh: map[int]bool{}}
 	if f.budget > 0 {
 		x.deadline = start.Add(f.budget)
 	}
@@ -211,10 +214,21 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
 		progress := newProgress(os.Stderr)
 		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings,
-			MixingBound: f.mixing, OrderBound: f.orders, FirstError: f.firstError, Progress: progress.show})
+			MixingBound: f.mixing, OrderBound: f.orders, FirstError: f.firstError, Progress: progress.show, Done: x.prune})
 		first = nil
 		progress.done()
 		stopped = stats.Stopped
+		if stopped == "" && stats.Diverged > 0 {
+			stopped = fmt.Sprintf("%d %s diverged (see the note)", stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"))
+		}
+		if stats.Diverged > 0 {
+			x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+
+				"for reasons outside MPI (files an earlier run left, clocks, process ids, random seeds), so %s not checked. "+
+				"Make replays repeat the first run: --replay-hook 'CMD' runs CMD before each replay (e.g. to remove an output directory; "+
+				"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
+				stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
+				strings.Join(x.diverged, "; ")))
+		}
 		if stats.Infeasible > 0 {
 			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
 				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))

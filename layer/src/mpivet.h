@@ -44,6 +44,7 @@
 #define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
 #define MPIVET_META_COLL 16     /* the type signatures a rank gives a collective */
 #define MPIVET_META_WATCH 17    /* buffer checker: operations started, operations watched */
+#define MPIVET_META_DIVERGED 24 /* a replay made another call than its parent run (divergence.c) */
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -98,10 +99,18 @@ static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 	return (uint64_t *)(mpivet_base + o + 8);
 }
 
+/* Divergence of a guided replay from its parent run (divergence.c). */
+extern int mpivet_dv_on;
+void mpivet_dv_entry(unsigned call, uint64_t off);
+void mpivet_dv_start(int rank);
+void mpivet_dv_config(const char *key, const char *value);
+
 static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, unsigned kind)
 {
 	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
+	if (__builtin_expect(mpivet_dv_on, 0) && kind == MPIVET_KIND_ENTRY && nwords > 0)
+		mpivet_dv_entry(call, off);
 }
 /* mpivet_meta appends a meta record of n words (dropped when the log is full). */
 static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)

@@ -393,6 +393,7 @@ void mpivet_post_init(void)
 	mpivet_bc_init();
 	install_crash_handlers();
 	install_error_handler();
+	mpivet_dv_start(rank);
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata
@@ -484,6 +485,7 @@ static void read_config(const char *dir)
 			*eq = 0;
 			eq[strcspn(eq + 1, "\n") + 1] = 0;
 			mpivet_ck_config(line, eq + 1);
+			mpivet_dv_config(line, eq + 1);
 		}
 	}
 	fclose(f);

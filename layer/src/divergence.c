@@ -1,0 +1,166 @@
+/*
+ * mpivet interposition layer: divergence of a guided replay.
+ *
+ * A replay forces wildcard events to the matches they had in the run it
+ * comes from (its parent), up to one event forced to a new match. Up to the
+ * last forced event of a rank, a program that depends on nothing but MPI
+ * makes the calls it made in the parent. One that reads clocks, PIDs,
+ * random seeds, or files an earlier run left behind may not: the replay is
+ * then not the execution asked for, and its forced receive would wait for a
+ * message that never comes until the time limit. So each rank compares the
+ * calls it logs with its own log of the parent run, entry record by entry
+ * record (call id, and call site modulo the page size: address-space
+ * randomisation moves whole pages), up to the entry of its last forced
+ * event. At the first difference it logs what it expected and what it got,
+ * and ends at once with exit status MPIVET_DIVERGED, which ends the replay.
+ *
+ * Calls whose occurrence depends on timing are not compared: completion
+ * calls and probes (a polling loop calls MPI_Test as often as it has to).
+ * The "expect" file the run directory's layer.conf names lists their ids,
+ * and for each rank the parent's log and where comparing stops:
+ *
+ *   skip ID ID ...
+ *   rank R PATH LIMIT
+ *
+ * Nothing of this runs outside a guided replay, nor with several threads
+ * calling MPI (their calls interleave differently in every run).
+ */
+#define _GNU_SOURCE
+#include "mpivet.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MPIVET_DIVERGED 86 /* exit status of a rank that diverged (launch reads it) */
+#define MAX_IDS 4096
+
+int mpivet_dv_on;
+static char expect_path[4096];
+static unsigned char skip[MAX_IDS];
+static const char *parent;      /* the parent's log of this rank, mapped */
+static uint64_t parent_len, cursor, limit, compared;
+
+void mpivet_dv_config(const char *key, const char *value)
+{
+	if (strcmp(key, "expect") == 0)
+		snprintf(expect_path, sizeof expect_path, "%s", value);
+}
+
+static int comparable(unsigned id) { return id >= MAX_IDS || !skip[id]; }
+
+/* next_entry moves the cursor to the parent's next comparable entry record
+ * at or after it; 0 past the limit or the end of the log. */
+static int next_entry(uint64_t *hdr)
+{
+	while (cursor + 8 <= parent_len && cursor <= limit) {
+		uint64_t h = *(const uint64_t *)(parent + cursor);
+		uint64_t size = h & 0xffffffff;
+		unsigned id = (unsigned)(h >> 32 & 0xffff), kind = (unsigned)(h >> 48 & 0xff);
+		if (h == 0 || size < 8 || size % 8 != 0 || cursor + size > parent_len)
+			return 0;
+		if (kind == MPIVET_KIND_ENTRY && comparable(id)) {
+			*hdr = h;
+			return 1;
+		}
+		cursor += size;
+	}
+	return 0;
+}
+
+static void stop_comparing(void)
+{
+	mpivet_dv_on = 0;
+	if (parent)
+		munmap((void *)parent, parent_len);
+	parent = NULL;
+}
+
+/* mpivet_dv_entry compares the entry record just committed at off (of call
+ * id) with the parent's next one. */
+void mpivet_dv_entry(unsigned id, uint64_t off)
+{
+	if (!comparable(id))
+		return;
+	uint64_t h;
+	if (!next_entry(&h)) {
+		stop_comparing();
+		return;
+	}
+	unsigned want = (unsigned)(h >> 32 & 0xffff);
+	uint64_t want_pc = (h & 0xffffffff) >= 16 ? *(const uint64_t *)(parent + cursor + 8) : 0;
+	uint64_t got_pc = *(const uint64_t *)(mpivet_base + off + 8);
+	compared++;
+	if (want == id && (want_pc & 0xfff) == (got_pc & 0xfff)) {
+		cursor += h & 0xffffffff;
+		return;
+	}
+	uint64_t w[] = {compared, want, want_pc, id, got_pc, cursor};
+	mpivet_meta(MPIVET_META_DIVERGED, w, sizeof w / sizeof *w);
+	_exit(MPIVET_DIVERGED);
+}
+
+/* mpivet_dv_start runs once the rank knows its number: it finds its line
+ * in the expect file, maps the parent's log, and skips there the entries
+ * this rank already logged (those of MPI initialisation). */
+void mpivet_dv_start(int rank)
+{
+	if (!expect_path[0] || mpivet_mt)
+		return;
+	FILE *f = fopen(expect_path, "r");
+	if (!f)
+		return;
+	char line[8192], path[4096] = "";
+	unsigned long long lim = 0;
+	int found = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "skip", 4) == 0) {
+			char *p = line + 4, *end;
+			for (long id; (id = strtol(p, &end, 10)), end != p; p = end)
+				if (id >= 0 && id < MAX_IDS)
+					skip[id] = 1;
+			continue;
+		}
+		int r;
+		if (sscanf(line, "rank %d %4095s %llu", &r, path, &lim) == 3 && r == rank) {
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 8) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	parent = m;
+	parent_len = (uint64_t)st.st_size;
+	cursor = 8;
+	limit = lim;
+	/* Skip as many comparable entries as this rank logged so far. */
+	uint64_t own = 0;
+	for (uint64_t o = 8; o + 8 <= mpivet_pos;) {
+		uint64_t h = *(const uint64_t *)(mpivet_base + o), size = h & 0xffffffff;
+		if (h == 0 || size < 8)
+			break;
+		if ((h >> 48 & 0xff) == MPIVET_KIND_ENTRY && comparable((unsigned)(h >> 32 & 0xffff)))
+			own++;
+		o += size;
+	}
+	uint64_t h;
+	for (uint64_t i = 0; i < own && next_entry(&h); i++)
+		cursor += h & 0xffffffff;
+	mpivet_dv_on = 1;
+}
