@@ -169,6 +169,18 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		defer cancel()
 	}
 	x.sess.Opts.Env = []string{fmt.Sprintf("MPIVET_INTERLEAVING=%d", n)}
+	if n > 1 && n != x.zero {
+		// A replay repeats the first run up to its forced match and then
+		// runs the same program on the same input: it gets a few times the
+		// first run's time, not the whole limit. One whose forced match
+		// cannot happen, while its ranks poll rather than block, would
+		// otherwise spend the whole limit each time.
+		saved := x.sess.Opts.Timeout
+		if limit := replayFactor*x.firstWall + replaySlack; saved == 0 || limit < saved {
+			x.sess.Opts.Timeout = limit
+		}
+		defer func() { x.sess.Opts.Timeout = saved }()
+	}
 	res, err := x.sess.Run(ctx, d)
 	if err != nil {
 		return nil, err
@@ -207,7 +219,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		}
 	}
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
-		Timeout: x.timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
+		Timeout: x.sess.Opts.Timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	fs, err := check.Run(all.Checks, in)
 	if err != nil {
 		return nil, err
@@ -241,6 +253,13 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	x.fresh[n] = fresh
 	return il, nil
 }
+
+// The time limit of a replay: replayFactor times the first run's, plus
+// replaySlack, unless --timeout is shorter.
+const (
+	replayFactor = 4
+	replaySlack  = 30 * time.Second
+)
 
 // completeFile keeps, in the directory of a replay whose records were
 // deleted, the decisions that replay it exactly (for mpivet replay).
