@@ -345,7 +345,7 @@ const (
 	MetaProcess   = 1  // rank, size, pid, thread level, then host name (string)
 	MetaConstants = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
 	MetaMaps      = 3  // executable mappings of the process (string, /proc/self/maps lines)
-	MetaSignal    = 4  // signal number, faulting pc, fault address
+	MetaSignal    = 4  // signal number, faulting pc, fault address, callers' return addresses
 	MetaOverflow  = 5  // the log reached its size limit; later records are lost
 	MetaError     = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
 	MetaComm      = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]

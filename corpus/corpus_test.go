@@ -16,13 +16,18 @@
 // (run the program stripped of its symbols and debug information, as
 // distributions ship binaries: findings must then locate their calls by
 // module and offset, which the test resolves to lines with addr2line on the
-// unstripped build, as a user would).
+// unstripped build, as a user would),
+// sameoutput=1 (the program's standard output and error must be byte for
+// byte what a native run prints: mpivet must not change what it does),
+// says=TEXT (some finding's message must contain TEXT, e.g. the program's
+// message quoted from its standard error; no spaces).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -36,6 +41,7 @@ import (
 
 	"mpivet/check"
 	"mpivet/report"
+	"mpivet/launch"
 )
 
 var mpivetBin string
@@ -68,6 +74,8 @@ type Program struct {
 	Flags         []string       // extra mpivet flags
 	Interleavings int            // expected number of interleavings (0: not checked)
 	Strip         bool           // run the program stripped
+	SameOutput    bool           // the program prints the same with and without mpivet
+	Says          []string       // texts that findings' messages must contain
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -112,6 +120,10 @@ func Parse(path string) (*Program, error) {
 					p.Flags = strings.Split(v, ",")
 				case "strip":
 					p.Strip = v == "1"
+				case "says":
+					p.Says = append(p.Says, v)
+				case "sameoutput":
+					p.SameOutput = v == "1"
 				case "interleavings":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -300,6 +312,15 @@ func Compare(p *Program, r *Report, impl string) []string {
 			errs = append(errs, fmt.Sprintf("no %s finding", k))
 		}
 	}
+	for _, text := range p.Says {
+		found := false
+		for _, f := range r.Findings {
+			found = found || strings.Contains(f.Message, text)
+		}
+		if !found {
+			errs = append(errs, fmt.Sprintf("no finding says %q", text))
+		}
+	}
 	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
 		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))
 	}
@@ -360,7 +381,52 @@ func TestCorpus(t *testing.T) {
 				if len(errs) > 0 {
 					t.Errorf("%s:\n  %s\nmpivet output:\n%s", src, strings.Join(errs, "\n  "), out)
 				}
+				if p.SameOutput {
+					sameOutput(t, p, bin)
+				}
 			})
 		}
+	}
+}
+
+// sameOutput runs the program natively and under mpivet, and fails if
+// mpivet changed what the program printed: its standard output (up to
+// mpivet's report) and its standard error (without mpivet's own lines,
+// which start with "mpivet:") must be byte for byte the same. The program
+// must print deterministically (from one rank, say).
+func sameOutput(t *testing.T, p *Program, bin string) {
+	t.Helper()
+	sess, err := launch.Prepare(launch.Options{NP: p.NP, Program: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func(args ...string) (string, string) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = sess.Env(), dir, &stdout, &stderr
+		cmd.Run() // the status is compared elsewhere; the output here
+		return stdout.String(), stderr.String()
+	}
+	nout, nerr := run(append(append(sess.Launcher(), bin), p.Args...)...)
+	args := append([]string{mpivetBin, "run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--dir", filepath.Join(dir, "run"), "--no-color"}, p.Flags...)
+	vout, verr := run(append(append(args, bin), p.Args...)...)
+	if i := strings.Index(vout, "\n== mpivet: "); i >= 0 {
+		vout = vout[:i]
+	} else {
+		t.Errorf("no report in mpivet's output:\n%s", vout)
+	}
+	var own []string
+	for _, l := range strings.SplitAfter(verr, "\n") {
+		if !strings.HasPrefix(l, "mpivet:") {
+			own = append(own, l)
+		}
+	}
+	verr = strings.Join(own, "")
+	if nout != vout {
+		t.Errorf("standard output differs:\nnative:\n%s\nunder mpivet:\n%s", nout, vout)
+	}
+	if nerr != verr {
+		t.Errorf("standard error differs:\nnative:\n%s\nunder mpivet:\n%s", nerr, verr)
 	}
 }

@@ -98,6 +98,7 @@ type Result struct {
 	TimedOut     bool
 	Deadlocked   bool // stopped because Stalled said the run cannot resume
 	AbortStuck   bool // stopped because a rank's MPI_Abort did not end the job
+	Failed       bool // stopped soon after a rank crashed or exited non-zero, without waiting for the launcher's teardown
 	Interrupted  bool
 	LauncherExit int    // the launcher's exit status (-1: killed)
 	Output       string // the last part of what the launcher printed on stderr
@@ -247,11 +248,28 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	var synced map[string]uint64 // remote ranks' sync counts when the stall was noticed
 	const abortGrace = 5 * time.Second
 	stalled := s.Opts.Stalled
+	// A rank that crashed or exited non-zero ends the job, but launchers
+	// take their time to tear it down (Open MPI's mpirun a second or more).
+	// Its supervisor wrote how it ended at once: the run is over then, and
+	// mpivet ends it after failureGrace, which lets the MPI's own words
+	// about it arrive.
+	exitTick := time.NewTicker(failurePoll)
+	defer exitTick.Stop()
+	var failedAt time.Time
 wait:
 	for {
 		select {
 		case waitErr = <-done:
 			break wait
+		case <-exitTick.C:
+			if failedAt.IsZero() {
+				if rankFailed(dir) {
+					failedAt = time.Now()
+				}
+			} else if time.Since(failedAt) >= failureGrace {
+				res.Failed = true
+				break wait
+			}
 		case <-timer:
 			res.TimedOut = true
 			break wait
@@ -310,7 +328,13 @@ wait:
 			}
 		}
 	}
-	if res.Deadlocked || res.AbortStuck {
+	if res.Failed {
+		// The ranks too: launchers whose daemons live in sessions of their
+		// own (Hydra's proxies) hold the output pipes until they notice.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killStrays(dir)
+	}
+	if res.Deadlocked || res.AbortStuck || res.Failed {
 		// Nothing of a deadlocked run can be saved: end it at once.
 		waitErr = kill(cmd.Process.Pid, done)
 	}
@@ -324,7 +348,7 @@ wait:
 	res.Elapsed = time.Since(start)
 	res.LauncherExit = exitCode(waitErr)
 	killStrays(dir)
-	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck
+	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck || res.Failed
 	if !stopped {
 		waitForExits(dir, 2*time.Second)
 	}
@@ -407,14 +431,74 @@ func killStrays(dir string) {
 	}
 }
 
+const (
+	failurePoll  = 50 * time.Millisecond
+	failureGrace = 250 * time.Millisecond
+)
+
+// rankFailed reports whether a supervisor recorded that its rank was killed
+// by a signal other than the ones launchers end jobs with, or exited with a
+// non-zero status.
+func rankFailed(dir string) bool {
+	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
+	for _, f := range exits {
+		x, err := trace.ReadExit(f)
+		if err != nil {
+			continue
+		}
+		switch {
+		case x.ExecError != "" || (x.Exited && x.Code != 0):
+			return true
+		case x.Signal != 0 && x.Signal != x.Forwarded:
+			switch syscall.Signal(x.Signal) {
+			case syscall.SIGTERM, syscall.SIGKILL, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE:
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// alive reports whether process pid exists and has not ended: a zombie has
+// (an orphan whose new parent does not reap it stays one).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the name may hold anything
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
 // waitForExits gives supervisors a moment to write the exit records of
-// ranks that ended as the launcher went away.
+// ranks that ended as the launcher went away. A rank of this host whose
+// process has ended is not waited for: its supervisor wrote its record right
+// after reaping it, or was killed with it and never will.
 func waitForExits(dir string, max time.Duration) {
+	host, _ := os.Hostname()
 	deadline := time.Now().Add(max)
-	for time.Now().Before(deadline) {
+	for {
 		logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
-		exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
-		if len(exits) >= len(logs) {
+		pending, gone := 0, 0
+		for _, l := range logs {
+			base := strings.TrimSuffix(l, ".log")
+			if _, err := os.Stat(base + ".exit"); err == nil {
+				continue
+			}
+			if name := filepath.Base(base); strings.HasPrefix(name, "p."+host+".") {
+				if pid, err := strconv.Atoi(name[strings.LastIndex(name, ".")+1:]); err == nil && !alive(pid) {
+					gone++
+					continue
+				}
+			}
+			pending++
+		}
+		if pending == 0 || !time.Now().Before(deadline) {
+			if gone > 0 {
+				time.Sleep(20 * time.Millisecond) // a supervisor that reaped one may be writing
+			}
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

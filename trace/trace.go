@@ -110,9 +110,10 @@ type Comm struct {
 
 // Signal is a crash signal the layer saw in the rank.
 type Signal struct {
-	Number int
-	PC     uint64
-	Addr   uint64
+	Number  int
+	PC      uint64   // the interrupted instruction (from the signal's context)
+	Addr    uint64   // the faulting address
+	Callers []uint64 // return addresses of the frames that called it, innermost first
 }
 
 // Error is an error an MPI call returned to the program.
@@ -524,7 +525,7 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		p.Maps = parseMaps(metaString(w))
 	case api.MetaSignal:
 		if len(w) >= 3 {
-			p.Signal = &Signal{Number: int(w[0]), PC: w[1], Addr: w[2]}
+			p.Signal = &Signal{Number: int(w[0]), PC: w[1], Addr: w[2], Callers: append([]uint64(nil), w[3:]...)}
 		}
 	case api.MetaOverflow:
 		p.Overflow = true

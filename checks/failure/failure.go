@@ -14,6 +14,7 @@ import (
 	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/internal/waitstate"
+	"mpivet/symbolize"
 	"mpivet/trace"
 )
 
@@ -76,8 +77,9 @@ func run(pass *check.Pass) error {
 	type failed struct {
 		p      *trace.Process
 		f      check.Finding
-		prim   bool // a cause, not a consequence
-		strong bool // an abort or a crash: what ends a job
+		prim   bool   // a cause, not a consequence
+		strong bool   // an abort or a crash: what ends a job
+		detail string // the stack and the rank's own words, after the rest of the message
 	}
 	var fs []failed
 	var victims []int
@@ -113,7 +115,7 @@ func run(pass *check.Pass) error {
 		}
 		switch {
 		case x != nil && x.ExecError != "":
-			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false})
+			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false, ""})
 		case fatal != nil:
 			// The layer's handler saw the error before MPI_ERRORS_ARE_FATAL
 			// ended the job.
@@ -133,31 +135,28 @@ func run(pass *check.Pass) error {
 			}
 			l := pass.AtSite(p, fatal.Call.Name, fatal.PC)
 			l.Note = "the call that failed"
-			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true})
+			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true, ""})
 		case abort != nil:
 			l := pass.At(p, abort)
 			l.Note = "MPI_Abort called here"
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), abort.Int("errorcode"), check.HandleName(p, abort.Word("comm"))),
 				Locations: []check.Location{l},
-			}, true, true})
+			}, true, true, ""})
 		case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
 			msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 			var locs []check.Location
+			stack := ""
 			if s := p.Signal; s != nil && s.Number == x.Signal && in.Sym != nil {
-				at := in.Sym.LookupExact(p.Maps, s.PC)
-				if at.File != "" || at.Function != "" || at.Module != "" {
-					l := check.Location{Rank: p.Rank, Note: "crashed here"}
-					l.SetSource(at)
-					locs = append(locs, l)
-					msg += " at " + at.String()
-				}
+				var where string
+				locs, where, stack = crashSite(in.Sym, p, s)
+				msg += where
 				if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
 					msg += fmt.Sprintf(" (address %#x)", s.Addr)
 				}
 			}
 			locs = append(locs, lastLoc("last MPI call")...)
-			fs = append(fs, failed{p, check.Finding{Message: msg + lastText, Locations: locs}, true, true})
+			fs = append(fs, failed{p: p, f: check.Finding{Message: msg + lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)})
 		case x != nil && x.Exited && x.Code != 0 && last != nil && !last.Returned:
 			// Exited from inside an MPI call: the MPI's error handler ended
 			// the process (Open MPI's does so with the error code).
@@ -173,25 +172,25 @@ func run(pass *check.Pass) error {
 				kind = "truncation"
 				msg = "a receive buffer was too small for the message that matched it: " + msg
 			}
-			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: lastLoc("the call the MPI failed in")}, true, false})
+			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: lastLoc("the call the MPI failed in")}, true, false, ""})
 		case x != nil && x.Exited && x.Code != 0:
 			after := ""
 			if p.Finalized() {
 				after = " after MPI_Finalize"
 			}
-			fs = append(fs, failed{p, check.Finding{
+			fs = append(fs, failed{p: p, f: check.Finding{
 				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
 				Locations: lastLoc("last MPI call"),
-			}, true, false})
+			}, prim: true, detail: said(p)})
 		case x != nil && x.Exited && p.Initialized() && !p.Finalized():
 			fs = append(fs, failed{p, check.Finding{
 				Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), lastText),
 				Locations: lastLoc("last MPI call"),
-			}, true, false})
+			}, true, false, ""})
 		case x != nil && x.Exited && !p.Initialized():
 			fs = append(fs, failed{p, check.Finding{
 				Message: fmt.Sprintf("%s exited (status %d) without initialising MPI: nothing of it was checked", rankName(p), x.Code),
-			}, true, false})
+			}, true, false, ""})
 		case in.TimedOut || in.Stalled || in.Interrupted:
 			// ended by mpivet (time limit, deadlock, interrupt): those checks report it
 		case x == nil || x.Signal != 0:
@@ -206,7 +205,7 @@ func run(pass *check.Pass) error {
 			} else if p.Finalized() {
 				continue // finished; its supervisor was killed after the fact
 			}
-			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false, false})
+			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false, false, ""})
 		}
 	}
 	// An abort or a crash ends the whole job: a rank that then exits on its
@@ -289,6 +288,7 @@ func run(pass *check.Pass) error {
 		if f.f.Ranks == nil && f.p.Rank >= 0 {
 			f.f.Ranks = []int{f.p.Rank}
 		}
+		f.f.Message += f.detail
 		pass.Report(f.f)
 	}
 	return nil
@@ -320,4 +320,83 @@ func mpiSays(out string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// crashSite symbolizes a crash: the interrupted instruction and its callers.
+// The finding is located at the innermost frame with a source line (a crash
+// inside a library without debug information, abort() called by assert, is
+// placed at the program's line that called it), its callers with source
+// lines follow, and the whole stack is listed in the message.
+func crashSite(sym *symbolize.Symbolizer, p *trace.Process, s *trace.Signal) (locs []check.Location, where, stack string) {
+	frames := []symbolize.Location{sym.LookupExact(p.Maps, s.PC)}
+	for _, pc := range s.Callers {
+		frames = append(frames, sym.Lookup(p.Maps, pc))
+	}
+	var names []string
+	for _, f := range frames {
+		if f.File == "" && f.Function == "" && f.Module == "" {
+			break
+		}
+		names = append(names, f.String())
+		if f.File != "" && len(locs) < 4 {
+			note := "called from here"
+			if len(locs) == 0 {
+				note = "crashed here"
+				where = " at " + f.String()
+				if f != frames[0] {
+					where = fmt.Sprintf(" in %s, called at %s", frames[0].String(), f.String())
+				}
+			}
+			l := check.Location{Rank: p.Rank, Note: note}
+			l.SetSource(f)
+			locs = append(locs, l)
+		}
+		if f.Function == "main" || f.Function == "MAIN__" || len(names) == 12 {
+			break // the rest is the C runtime
+		}
+	}
+	if where == "" && len(names) > 0 {
+		where = " in " + names[0]
+		if frames[0].Module != "" {
+			// no line anywhere (a stripped binary): the module and offset
+			// still say where, for addr2line
+			l := check.Location{Rank: p.Rank, Note: "crashed here"}
+			l.SetSource(frames[0])
+			locs = append(locs, l)
+		}
+	}
+	if len(names) > 1 {
+		stack = "\nstack: " + strings.Join(names, " <- ")
+	}
+	return locs, where, stack
+}
+
+// said quotes the last lines the rank wrote on its standard error: an
+// assert's text, the message printed before abort() or exit(1). The MPI's
+// own report of a crash (Open MPI and UCX prefix their lines with
+// [host:pid) is left out; the program's words are what explain it.
+func said(p *trace.Process) string {
+	const max = 6
+	own := fmt.Sprintf(":%d]", p.Pid)
+	own2 := fmt.Sprintf(":%d:", p.Pid)
+	var lines []string
+	for _, l := range strings.Split(p.Stderr, "\n") {
+		l = strings.TrimRight(l, "\r ")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "[") {
+			if i := strings.IndexByte(l, ']'); i > 0 && (strings.Contains(l[:i+1], own) || strings.Contains(l[:i+1], own2)) {
+				continue
+			}
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	if len(lines) > max {
+		lines = lines[len(lines)-max:]
+	}
+	return "\nits last lines on standard error:\n  " + strings.Join(lines, "\n  ")
 }

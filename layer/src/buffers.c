@@ -241,11 +241,14 @@ static void prot(uintptr_t lo, uintptr_t len, int p, int why)
 	spend(t0);
 }
 
+static int64_t peer_copy_min;
+
 static void print_stats(void)
 {
 	char line[1024];
-	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: lock=%s spent_ms=%llu watched=%llu/%llu", (int)getpid(), asym ? "asymmetric" : "spin",
-			 (unsigned long long)(spent_ns / 1000000), (unsigned long long)n_watched, (unsigned long long)n_started);
+	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: lock=%s spent_ms=%llu watched=%llu/%llu peer_copy_min=%lld", (int)getpid(),
+			 asym ? "asymmetric" : "spin", (unsigned long long)(spent_ns / 1000000), (unsigned long long)n_watched,
+			 (unsigned long long)n_started, (long long)peer_copy_min);
 	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
 		if (stats[i])
 			n += snprintf(line + n, sizeof line - n, " %s=%llu", stat_names[i], (unsigned long long)stats[i]);
@@ -573,6 +576,8 @@ struct region {
 	unsigned char recv, active, persistent;
 	unsigned char lazy;    /* small: its pages may stay closed in calls that start operations */
 	unsigned char watched; /* its pages are protected (see watch) */
+	unsigned char peer_reads;   /* a peer may copy out of it while it is pending: never closed to reads */
+	unsigned char peer_written; /* a peer may copy into it while it is pending: never closed */
 	uintptr_t buf;
 	int64_t count;
 	struct flat *t;
@@ -607,6 +612,35 @@ static int nspans, capspans, cap_old;
 #define LAZY_BYTES 4096
 #define LAZY_SPAN (64 << 10)
 static int lazy_host;
+
+/* ---- Copies made by a peer ----
+ *
+ * Shared-memory transports move a large message with one copy, from the
+ * sender's buffer straight into the receiver's: the kernel's cross-memory
+ * attach (process_vm_readv: Open MPI's vader BTL, UCX's cma transport, which
+ * Debian's MPICH uses) or a mapping of the sender's pages (XPMEM, KNEM). The
+ * receiver makes that copy inside its own MPI calls, so at any time between
+ * the send's start and its completion, while the sender computes with its
+ * pages closed. The kernel fails a copy from a page the sender cannot read
+ * (EFAULT: vader prints "Read -1, expected N, errno = 14" and falls back, UCX
+ * aborts the job), and no fault handler sees it. So the pages of a pending
+ * send that a peer may copy are never closed against reads, even where a
+ * pending receive shares them: the program's reads of that receive buffer on
+ * those pages go unseen (its writes, and every access to the rest of the
+ * receive buffer, are still caught). Which sends: contiguous ones (both
+ * transports pack other datatypes inside the sender's own calls) of at least
+ * peer_copy_min bytes, the size where the transport switches to its
+ * rendezvous, and every buffer of a nonblocking collective of that size (its
+ * schedule sends pieces of it, and of its receive buffer once they have
+ * arrived). The receiver's kernel writes into its own receive buffer during
+ * its MPI calls, so such receives are never lazy. Both transports here copy
+ * by reading; where the sender writes instead (UCX_RNDV_SCHEME=put_zcopy),
+ * receives of that size are not watched. detect_peer_copies sets these when
+ * MPI is initialised; until then, and for a transport it does not know, every
+ * send may be copied by a peer. */
+static int64_t peer_copy_min; /* declared above, for print_stats */
+static int peer_writes; /* the sender writes large messages into the receiver's buffer */
+
 #define MAX_LISTED 64
 static uintptr_t mpi_pages[MAX_LISTED]; /* opened since entry: by the MPI, or left open by the window */
 static int nmpi_pages;
@@ -994,15 +1028,17 @@ static void sort_uptr(uintptr_t *a, int n)
 static void compute_spans(void)
 {
 	nspans = 0;
-	int n = 0;
-	for (int i = 0; i < nregions; i++)
+	int n = 0, m = 0;
+	for (int i = 0; i < nregions; i++) {
 		n += regions[i].active && regions[i].watched;
+		m += regions[i].active && (regions[i].watched || regions[i].peer_reads || regions[i].peer_written);
+	}
 	if (!n)
 		return;
 	/* the checker's own pages: the heap may share pages with closed buffers */
 	static uintptr_t *cut;
 	static size_t capcut;
-	size_t need = 2 * (size_t)(n + ndemoted);
+	size_t need = 2 * (size_t)(m + ndemoted);
 	if (need > capcut) {
 		uintptr_t *c = xrealloc(cut, 2 * need * sizeof *c);
 		if (!c)
@@ -1012,7 +1048,7 @@ static void compute_spans(void)
 	int k = 0;
 	for (int i = 0; i < nregions; i++) {
 		struct region *r = &regions[i];
-		if (!r->active || !r->watched)
+		if (!r->active || !(r->watched || r->peer_reads || r->peer_written))
 			continue;
 		cut[k++] = r->lo & ~(pagesz - 1);
 		cut[k++] = (r->hi + pagesz - 1) & ~(pagesz - 1);
@@ -1024,19 +1060,25 @@ static void compute_spans(void)
 		uintptr_t lo = cut[j], hi = cut[j + 1];
 		if (lo == hi)
 			continue;
-		int prot = -1, eager = 0;
+		int prot = -1, eager = 0, peer = 0, written = 0;
 		for (int i = 0; i < nregions; i++) {
 			struct region *r = &regions[i];
 			uintptr_t plo = r->lo & ~(pagesz - 1), phi = (r->hi + pagesz - 1) & ~(pagesz - 1);
-			if (!r->active || !r->watched || phi <= lo || plo >= hi)
+			if (!r->active || phi <= lo || plo >= hi)
+				continue;
+			written |= r->peer_written;
+			peer |= r->peer_reads; /* watched or not */
+			if (!r->watched)
 				continue;
 			int p = r->recv ? PROT_NONE : PROT_READ;
 			if (prot < 0 || p == PROT_NONE)
 				prot = p;
 			eager |= !r->lazy;
 		}
-		if (prot < 0)
-			continue;
+		if (prot < 0 || written)
+			continue; /* open: a peer's kernel may write it now */
+		if (peer && prot == PROT_NONE)
+			prot = PROT_READ; /* a peer's kernel may read it now */
 		int d = hi - lo == pagesz ? demotion(lo) : -1;
 		if (d >= 0 && (prot = wider(prot, demoted[d].prot)) == RW)
 			continue; /* open: compared at the next MPI call instead */
@@ -1329,10 +1371,15 @@ static void bounds(const struct flat *t, uint64_t buf, int64_t count, uintptr_t 
 	*hi = buf + last + t->hi;
 }
 
+/* COLL marks, in add's recv argument, a buffer of a nonblocking collective. */
+#define COLL 2
+
 /* add registers a buffer of count elements of type at buf. */
 static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t type, uint64_t req, uint64_t at,
 		uint64_t logref, int persistent)
 {
+	int coll = recv & COLL;
+	recv &= 1;
 	if (count <= 0 || req == req_null)
 		return;
 	lock();
@@ -1352,11 +1399,16 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->call = call, r->recv = recv, r->persistent = persistent, r->active = !persistent;
 	r->buf = buf, r->count = count, r->t = t;
 	bounds(t, buf, count, &r->lo, &r->hi);
-	r->lazy = lazy_host && count * t->size <= LAZY_BYTES && r->hi - r->lo <= LAZY_SPAN;
-	r->watched = r->active && watch(mpivet_bc_pc);
+	int64_t bytes = count * t->size;
+	int contiguous = t->n == 1 && (count == 1 || t->len[0] == t->extent);
+	int peer_copied = bytes >= peer_copy_min && (contiguous || coll);
+	r->peer_reads = peer_copied && (!recv || coll);
+	r->lazy = lazy_host && bytes <= LAZY_BYTES && !(recv && peer_copied) && r->hi - r->lo <= LAZY_SPAN;
+	r->peer_written = recv && peer_copied && peer_writes;
+	r->watched = r->active && !r->peer_written && watch(mpivet_bc_pc);
 	if (r->active) {
 		check_overlap(r);
-		if (r->watched)
+		if (r->watched || r->peer_reads || r->peer_written)
 			dirty = mpivet_bc_live = 1;
 	}
 	unlock();
@@ -1403,7 +1455,7 @@ static void finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
 		int changed = 0;
 		for (int j = nregions - 1; j >= 0; j--)
 			if (regions[j].req == h && regions[j].logref == ref && regions[j].active) {
-				changed |= regions[j].watched;
+				changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
 				if (regions[j].persistent)
 					regions[j].active = 0;
 				else
@@ -1433,7 +1485,7 @@ static void forget(uint64_t h, uint64_t at)
 		for (int j = nregions - 1; j >= 0; j--)
 			if (regions[j].req == h &&
 			    (regions[j].initref != MPIVET_NOREC ? regions[j].initref : regions[j].logref) == ref) {
-				changed |= regions[j].active && regions[j].watched;
+				changed |= regions[j].active && (regions[j].watched || regions[j].peer_reads || regions[j].peer_written);
 				remove_at(j);
 			}
 		if (changed)
@@ -1452,8 +1504,8 @@ static void start(uint64_t h, uint64_t out, uint64_t logref)
 		if (regions[j].persistent && regions[j].req == h) {
 			if (!regions[j].active) {
 				regions[j].active = 1;
-				regions[j].watched = watch(mpivet_bc_pc);
-				changed |= regions[j].watched;
+				regions[j].watched = !regions[j].peer_written && watch(mpivet_bc_pc);
+				changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
 				regions[j].logref = logref;
 				regions[j].nseen = 0;
 				check_overlap(&regions[j]);
@@ -1623,12 +1675,12 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 	PMPI_Comm_size(comm, &size);
 #define SEND(b, n, t) \
 	if (!is_in_place(b)) \
-	add(call, 0, b, n, t, req, at, logref, 0)
-#define RECV(b, n, t) add(call, 1, b, n, t, req, at, logref, 0)
+	add(call, COLL | 0, b, n, t, req, at, logref, 0)
+#define RECV(b, n, t) add(call, COLL | 1, b, n, t, req, at, logref, 0)
 	const int *cs, *ds;
 	switch (call) {
 	case MPIVET_ID_MPI_Ibcast:
-		add(call, (int)A(MPI_Ibcast_root) != rank, A(MPI_Ibcast_buffer), (int64_t)A(MPI_Ibcast_count), A(MPI_Ibcast_datatype), req, at, logref, 0);
+		add(call, COLL | ((int)A(MPI_Ibcast_root) != rank), A(MPI_Ibcast_buffer), (int64_t)A(MPI_Ibcast_count), A(MPI_Ibcast_datatype), req, at, logref, 0);
 		break;
 	case MPIVET_ID_MPI_Igather:
 		SEND(A(MPI_Igather_sendbuf), (int)A(MPI_Igather_sendcount), A(MPI_Igather_sendtype));
@@ -2305,6 +2357,114 @@ static int single_host(void)
 	return nodes && strcmp(nodes, "1") == 0;
 }
 
+/* cvar reads the MPI_T control variable name: its value as an integer, or,
+ * for an enumeration, its item's name in item. Returns 0 if there is no such
+ * variable (an MCA parameter exists only while its component is loaded). */
+static int cvar(const char *name, long long *v, char *item, int itemsz)
+{
+	int idx, verb, bind, scope, count, nl = 0, dl = 0, ni;
+	MPI_Datatype dt;
+	MPI_T_enum et;
+	MPI_T_cvar_handle h;
+	if (PMPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS ||
+	    PMPI_T_cvar_get_info(idx, NULL, &nl, &verb, &dt, &et, NULL, &dl, &bind, &scope) != MPI_SUCCESS ||
+	    bind != MPI_T_BIND_NO_OBJECT || PMPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
+		return 0;
+	int ok = count == 1;
+	union { int i; unsigned u; long l; unsigned long ul; long long ll; unsigned long long ull; double d; char c[64]; } x;
+	memset(&x, 0, sizeof x);
+	if (ok)
+		ok = PMPI_T_cvar_read(h, &x) == MPI_SUCCESS;
+	PMPI_T_cvar_handle_free(&h);
+	if (!ok)
+		return 0;
+	if (dt == MPI_INT)
+		*v = x.i;
+	else if (dt == MPI_UNSIGNED)
+		*v = x.u;
+	else if (dt == MPI_LONG)
+		*v = x.l;
+	else if (dt == MPI_UNSIGNED_LONG)
+		*v = (long long)x.ul;
+	else if (dt == MPI_LONG_LONG || dt == MPI_UNSIGNED_LONG_LONG)
+		*v = x.ll;
+	else
+		return 0;
+	int el = 0;
+	if (item && et != MPI_T_ENUM_NULL && PMPI_T_enum_get_info(et, &ni, NULL, &el) == MPI_SUCCESS)
+		for (int k = 0; k < ni; k++) {
+			int val, il = itemsz;
+			if (PMPI_T_enum_get_item(et, k, &val, item, &il) == MPI_SUCCESS && val == *v)
+				return 1;
+		}
+	if (item)
+		item[0] = 0;
+	return 1;
+}
+
+/* min_size lowers *min to the smallest size in s ("8192", "16k", "auto",
+ * "intra:8k,inter:32k"; UCX's units). */
+static void min_size(const char *s, int64_t div, int64_t *min)
+{
+	while (s && *s) {
+		if (*s < '0' || *s > '9') {
+			s++;
+			continue;
+		}
+		char *e;
+		int64_t n = strtoll(s, &e, 10);
+		switch (*e) {
+		case 'k': case 'K': n <<= 10; break;
+		case 'm': case 'M': n <<= 20; break;
+		case 'g': case 'G': n <<= 30; break;
+		}
+		if (n / div < *min)
+			*min = n / div;
+		s = e;
+	}
+}
+
+/* detect_peer_copies finds which messages the MPI's transports copy with a
+ * peer's kernel (see peer_copy_min), once MPI is initialised. */
+static void detect_peer_copies(void)
+{
+	int64_t min = INT64_MAX;
+	int known = 0, prov;
+	if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS) {
+		/* Open MPI's vader BTL: messages above its eager limit (the limit
+		 * includes the PML's header) go by single copy unless it has none. */
+		long long mech, eager;
+		char name[64];
+		if (cvar("btl_vader_single_copy_mechanism", &mech, name, sizeof name)) {
+			known = 1;
+			if (strcmp(name, "none") != 0)
+				min = cvar("btl_vader_eager_limit", &eager, NULL, 0) && eager > 64 ? eager - 64 : 0;
+		}
+		PMPI_T_finalize();
+	}
+	/* UCX (MPICH's ch4:ucx, Open MPI's pml ucx): the rendezvous protocol
+	 * reads with cma, above UCX_RNDV_THRESH. Its "auto" value is computed
+	 * from the transports' performance; measured here with UCX 1.13, it is
+	 * the shared-memory transport's largest eager copy (8 KiB, from
+	 * UCX_MM_SEG_SIZE: 8 KiB messages are copied, 8.6 KiB ones use cma).
+	 * Half of that leaves a margin. */
+	if (dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD)) {
+		known = 1;
+		int64_t u = 4096;
+		min_size(getenv("UCX_RNDV_THRESH"), 1, &u);
+		min_size(getenv("UCX_MM_SEG_SIZE"), 2, &u);
+		if (u < min)
+			min = u;
+		const char *scheme = getenv("UCX_RNDV_SCHEME");
+		peer_writes = scheme && strstr(scheme, "put");
+	}
+	/* XPMEM maps the sender's pages into the receiver: its thresholds are
+	 * the MPI's (MPICH's CVARs when built with it); not known here. */
+	if (dlopen("libxpmem.so.0", RTLD_LAZY | RTLD_NOLOAD))
+		known = 0;
+	peer_copy_min = known ? min : 0;
+}
+
 /* mpivet_bc_init runs when the layer loads and again after MPI_Init (when
  * the MPI's transports are loaded). */
 void mpivet_bc_init(void)
@@ -2354,6 +2514,7 @@ void mpivet_bc_init(void)
 	if (st && strcmp(st, "1") == 0 && !registered++)
 		atexit(print_stats);
 	if (mpivet_inited) {
+		detect_peer_copies();
 		choose_lock();
 		calibrate(); /* MPI is initialised: its threads run */
 	}

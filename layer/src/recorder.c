@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -148,6 +149,8 @@ __attribute__((constructor)) static void mpivet_open(void)
 	mpivet_bc_on = 1;
 	read_config(dir);
 	mpivet_bc_init();
+	void *f[2];
+	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
 	install_crash_handlers();
 }
 
@@ -244,25 +247,57 @@ static void write_maps(void)
 static struct sigaction old_actions[32];
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
+/* The callers of a crashing frame recorded with the signal. */
+#define CRASH_FRAMES 32
+
+/* crash_stack sets f to the return addresses of the frames that called the
+ * one interrupted at pc, innermost first, and returns how many. backtrace
+ * (libgcc's unwinder, loaded at start-up) walks from this handler through
+ * the kernel's signal frame, whose unwind information restores the
+ * registers saved in the signal's ucontext: the frame after it is the
+ * interrupted one, at exactly pc, and its callers follow. When the unwinder
+ * cannot go on from pc (a jump to address 0, code without unwind tables),
+ * the return address on top of the interrupted stack is its caller, if a
+ * call just happened. */
+static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
+{
+	void *bt[CRASH_FRAMES + 8];
+	int n = backtrace(bt, CRASH_FRAMES + 8), k = 0;
+	for (int i = 0; i < n; i++)
+		if ((uint64_t)(uintptr_t)bt[i] == pc) {
+			for (int j = i + 1; j < n && k < CRASH_FRAMES; j++)
+				f[k++] = (uint64_t)(uintptr_t)bt[j];
+			return k;
+		}
+	Dl_info d;
+	if (sp && (pc == 0 || !dladdr((void *)(uintptr_t)pc, &d)) && dladdr((void *)(uintptr_t)*(uint64_t *)(uintptr_t)sp, &d))
+		f[k++] = *(uint64_t *)(uintptr_t)sp;
+	return k;
+}
+
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
 	/* a protected page of a pending nonblocking buffer, not a crash */
 	if (sig == SIGSEGV && mpivet_bc_fault(si, uc))
 		return;
-	uint64_t pc = 0;
+	uint64_t pc = 0, sp = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
 #elif defined(__aarch64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
+	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.sp;
 #endif
 	if (mpivet_on) {
-		uint64_t off;
-		uint64_t *w = mpivet_begin(3, &off);
+		uint64_t f[CRASH_FRAMES], off;
+		int n = crash_stack(pc, sp, f);
+		uint64_t *w = mpivet_begin(3 + n, &off);
 		if (w) {
 			w[0] = (uint64_t)sig;
 			w[1] = pc;
 			w[2] = MPIVET_A(si ? si->si_addr : 0);
-			mpivet_commit(off, 3, MPIVET_META_SIGNAL, MPIVET_KIND_META);
+			memcpy(w + 3, f, n * sizeof *f);
+			mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
 		}
 	}
 	/* Hand the signal on to whoever had it before us (MPI's own handler, or

@@ -11,8 +11,9 @@
  * launcher sees what it would have seen without mpivet.
  *
  * It also passes the program's standard error on to the launcher and keeps a
- * copy in RUNDIR/p.HOST.PID.err: an MPI that ends a job prints why there,
- * and launchers may kill their forwarders before passing it on.
+ * copy in RUNDIR/p.HOST.PID.err (its first MiB and its last 64 KiB): an MPI
+ * that ends a job prints why there, a program says why it gives up, and
+ * launchers may kill their forwarders before passing it on.
  *
  * No stray processes: the program dies with its supervisor (PDEATHSIG), and
  * the supervisor with its launcher daemon.
@@ -131,6 +132,40 @@ static void sync_files(const char *dir, const char *host, int pid, uint64_t *cou
 	close(fd);
 }
 
+/* The rank's standard error is kept in p.HOST.PID.err: its first
+ * HEAD_BYTES (how it started) and, past that, its last TAIL_BYTES (how it
+ * ended: the message before a crash, an assert's text). */
+#define HEAD_BYTES (1L << 20)
+#define TAIL_BYTES (64L << 10)
+static char tail_buf[TAIL_BYTES];
+static long long tail_total; /* bytes seen past the head */
+
+static void keep_tail(const char *b, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++)
+		tail_buf[(tail_total + i) % TAIL_BYTES] = b[i];
+	tail_total += n;
+}
+
+static void write_tail(int fd)
+{
+	if (tail_total == 0)
+		return;
+	long long n = tail_total < TAIL_BYTES ? tail_total : TAIL_BYTES;
+	char note[128];
+	int k = snprintf(note, sizeof note, "\n[mpivet: %lld bytes of standard error not kept]\n", tail_total - n);
+	if (tail_total > n && write(fd, note, k) < 0)
+		return;
+	long long start = tail_total - n;
+	for (long long i = 0; i < n;) { /* at most two pieces of the ring */
+		long long at = (start + i) % TAIL_BYTES, len = TAIL_BYTES - at < n - i ? TAIL_BYTES - at : n - i;
+		ssize_t w = write(fd, tail_buf + at, len);
+		if (w <= 0)
+			return;
+		i += w;
+	}
+}
+
 static long long now_ms(void)
 {
 	struct timespec t;
@@ -242,13 +277,17 @@ int main(int argc, char **argv)
 				break;
 			o += w;
 		}
-		if (efile >= 0 && kept < (1L << 20)) { /* the first MiB is plenty */
+		if (efile >= 0 && kept < HEAD_BYTES) {
 			if (write(efile, buf, n) > 0)
 				kept += n;
+		} else {
+			keep_tail(buf, n);
 		}
 	}
-	if (efile >= 0)
+	if (efile >= 0) {
+		write_tail(efile);
 		close(efile);
+	}
 	close(efd[0]);
 	int status = 0;
 	for (;;) {
