@@ -40,8 +40,8 @@ import (
 	"testing"
 
 	"mpivet/check"
-	"mpivet/report"
 	"mpivet/launch"
+	"mpivet/report"
 )
 
 var mpivetBin string
