@@ -5,6 +5,7 @@
 //	go run ./bench                 # all benchmarks, both MPIs
 //	go run ./bench -reps 9 -mpi openmpi
 //	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
+//	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -89,6 +90,7 @@ func main() {
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
+	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
 	flag.Parse()
 	match, err := regexp.Compile(*only)
 	if err != nil {
@@ -100,6 +102,10 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
+	if *withApps {
+		runApps(work, *reps, match)
+		return
+	}
 	src := sourceDir()
 	fmt.Printf("%-8s %-14s %-10s %10s %10s %8s %10s %10s %8s\n", "MPI", "benchmark", "metric",
 		"native", "mpivet", "ratio", "native", "mpivet", "ratio")

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// app is a real application from Debian's archive, run as a user would:
+// its own input in a fresh working directory.
+type app struct {
+	name    string
+	program string
+	args    []string
+	inputs  map[string]string // file in the working directory <- installed file
+	pkg     string            // the Debian packages that install it
+}
+
+var apps = []app{
+	{"lammps-melt", "lmp", []string{"-in", "in.melt"},
+		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples"},
+	{"hpcc", "hpcc", nil,
+		map[string]string{"hpccinf.txt": "/usr/share/doc/hpcc/examples/_hpccinf.txt"}, "hpcc"},
+}
+
+// appVariant is one way of running an application: natively, or under
+// mpivet with the given flags.
+type appVariant struct {
+	name  string
+	flags []string // nil: native
+}
+
+var appVariants = []appVariant{
+	{"native", nil},
+	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}},
+	{"default", []string{}},
+}
+
+// appSample is one run: wall time, mpivet's peak resident memory, the size
+// of the records it left, and its verdict.
+type appSample struct {
+	wall    time.Duration
+	peakKB  int64
+	records int64
+	verdict string
+}
+
+// runApps measures each application at 4 ranks under Open MPI (the MPI
+// Debian links them to), the variants alternated, reps times, and prints
+// the medians and their ratios to the native run.
+func runApps(work string, reps int, match *regexp.Regexp) {
+	mpivet := filepath.Join(work, "mpivet")
+	if out, err := exec.Command("go", "build", "-o", mpivet, "mpivet/cmd/mpivet").CombinedOutput(); err != nil {
+		fail(fmt.Errorf("building mpivet: %v\n%s", err, out))
+	}
+	fmt.Printf("%-12s %-10s %10s %7s %12s %12s  %s\n", "application", "variant", "wall s", "ratio", "mpivet MiB", "records MiB", "verdict")
+	for _, a := range apps {
+		if !match.MatchString(a.name) {
+			continue
+		}
+		if _, err := exec.LookPath(a.program); err != nil {
+			fmt.Printf("%-12s (not installed: apt-get install %s)\n", a.name, a.pkg)
+			continue
+		}
+		samples := map[string][]appSample{}
+		for i := 0; i < reps; i++ {
+			for _, v := range appVariants {
+				s, err := runApp(a, v, mpivet, filepath.Join(work, fmt.Sprintf("%s-%s-%d", a.name, v.name, i)))
+				if err != nil {
+					fail(fmt.Errorf("%s %s: %v", a.name, v.name, err))
+				}
+				samples[v.name] = append(samples[v.name], s)
+			}
+		}
+		native := medianSample(samples["native"])
+		for _, v := range appVariants {
+			m := medianSample(samples[v.name])
+			mem, rec := "-", "-"
+			if v.flags != nil {
+				mem = fmt.Sprintf("%.0f", float64(m.peakKB)/1024)
+				rec = fmt.Sprintf("%.1f", float64(m.records)/(1<<20))
+			}
+			fmt.Printf("%-12s %-10s %10.2f %7.2f %12s %12s  %s\n", a.name, v.name, m.wall.Seconds(),
+				m.wall.Seconds()/native.wall.Seconds(), mem, rec, m.verdict)
+		}
+	}
+}
+
+// runApp runs one variant in a fresh working directory holding the inputs.
+func runApp(a app, v appVariant, mpivet, dir string) (appSample, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return appSample{}, err
+	}
+	defer os.RemoveAll(dir)
+	for name, from := range a.inputs {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			return appSample{}, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return appSample{}, err
+		}
+	}
+	var cmd *exec.Cmd
+	runDir := filepath.Join(dir, "mpivet-run")
+	if v.flags == nil {
+		args := append([]string{"--oversubscribe", "-n", "4", a.program}, a.args...)
+		cmd = exec.Command("mpirun.openmpi", args...)
+	} else {
+		args := append([]string{"run", "-n", "4", "--dir", runDir}, v.flags...)
+		cmd = exec.Command(mpivet, append(append(args, a.program), a.args...)...)
+	}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return appSample{}, err
+	}
+	cmd.Stderr = io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return appSample{}, err
+	}
+	// mpivet's own peak memory: its VmHWM, read until it exits.
+	stop, peakc := make(chan struct{}), make(chan int64)
+	go func() {
+		var peak int64
+		for {
+			if kb := vmHWM(cmd.Process.Pid); kb > peak {
+				peak = kb
+			}
+			select {
+			case <-stop:
+				peakc <- peak
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	verdict := ""
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "verdict: ") {
+			verdict = strings.SplitN(strings.TrimPrefix(l, "verdict: "), " (records", 2)[0]
+		}
+	}
+	// (the last reading is taken before Wait reaps the process)
+	wall := time.Since(start)
+	close(stop)
+	peak := <-peakc
+	err = cmd.Wait()
+	s := appSample{wall: wall, peakKB: peak, verdict: verdict, records: dirSize(runDir)}
+	if v.flags == nil && err != nil {
+		return s, fmt.Errorf("native run failed: %v", err)
+	}
+	return s, nil
+}
+
+// vmHWM is a process's peak resident set in KiB (0 once it is gone).
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				return kb
+			}
+		}
+	}
+	return 0
+}
+
+// dirSize is the space the files below dir take on disk (logs are sparse).
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				n += st.Blocks * 512
+			} else {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func medianSample(xs []appSample) appSample {
+	ys := append([]appSample(nil), xs...)
+	sort.Slice(ys, func(i, j int) bool { return ys[i].wall < ys[j].wall })
+	return ys[len(ys)/2]
+}
