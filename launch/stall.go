@@ -114,6 +114,11 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	now := trace.ReadSched(w.dir)
 	held := strings.Join(trace.Held(w.before, now), " ")
+	for k, s := range now {
+		if _, ok := w.before[k]; !ok {
+			w.before[k] = s // started after the stall was noticed: the reference from now on
+		}
+	}
 	if w.asked == pr.Calls && w.askedHeld == held {
 		return stallNone, nil
 	}
