@@ -158,7 +158,7 @@ func TestTimeout(t *testing.T) {
 func TestDeadlockOnFinalizedRank(t *testing.T) {
 	for _, tc := range []struct {
 		call, field, want string
-		exited           bool
+		exited            bool
 	}{
 		{"MPI_Send", "dest", "rank 1 sends to rank 0, which has called MPI_Finalize", false},
 		{"MPI_Recv", "source", "rank 1 waits for a message from rank 0, which has called MPI_Finalize", false},
