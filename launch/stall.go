@@ -83,10 +83,17 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		w.last, w.lastChange, w.aborting, w.synced, w.before, w.first = pr, time.Now(), false, nil, nil, nil
 		return stallNone, nil
 	}
-	if w.before == nil {
-		// At most one tick into the stall: the reference for "has had a
-		// CPU since".
-		w.before = trace.ReadSched(w.dir)
+	if w.before == nil || len(w.before) < pr.InMPI+pr.Outside {
+		// At most one tick into the stall, or into a process's life: the
+		// reference for "has had a CPU since".
+		for k, s := range trace.ReadSched(w.dir) {
+			if w.before == nil {
+				w.before = map[string]trace.Sched{}
+			}
+			if _, ok := w.before[k]; !ok {
+				w.before[k] = s
+			}
+		}
 	}
 	if w.aborting && time.Since(w.lastChange) >= abortGrace {
 		// The MPI should have ended the job by now (Open MPI's launcher
@@ -114,11 +121,6 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	now := trace.ReadSched(w.dir)
 	held := strings.Join(trace.Held(w.before, now), " ")
-	for k, s := range now {
-		if _, ok := w.before[k]; !ok {
-			w.before[k] = s // started after the stall was noticed: the reference from now on
-		}
-	}
 	if w.asked == pr.Calls && w.askedHeld == held {
 		return stallNone, nil
 	}
