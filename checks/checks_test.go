@@ -152,6 +152,39 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// A rank that sends to, or waits for a message from, a rank that has called
+// MPI_Finalize is deadlocked, and the report says why; buffering is not the
+// cause (it would only leave the message unreceived).
+func TestDeadlockOnFinalizedRank(t *testing.T) {
+	for _, tc := range []struct {
+		call, field, want string
+		exited            bool
+	}{
+		{"MPI_Send", "dest", "rank 1 sends to rank 0, which has called MPI_Finalize", false},
+		{"MPI_Recv", "source", "rank 1 waits for a message from rank 0, which has called MPI_Finalize", false},
+		{"MPI_Ssend", "dest", "rank 1 sends to rank 0, which has called MPI_Finalize", true},
+	} {
+		l0 := tracetest.New(0, 2)
+		l0.Call("MPI_Init", 1, nil, map[string]any{})
+		if tc.exited {
+			l0.Call("MPI_Finalize", 2, nil, map[string]any{})
+		} else {
+			l0.Call("MPI_Finalize", 2, nil, nil)
+		}
+		l1 := tracetest.New(1, 2)
+		l1.Call("MPI_Init", 1, nil, map[string]any{})
+		l1.Call(tc.call, 3, map[string]any{tc.field: 0, "tag": 0, "comm": uint64(0x1000)}, nil)
+		p0 := l0.Process()
+		if tc.exited {
+			p0 = finished(p0)
+		}
+		fs := run(t, &check.Input{Run: &trace.Run{Procs: []*trace.Process{p0, l1.Process()}}, NP: 2, Stalled: true})
+		if kinds(fs) != "error:deadlock" || !strings.Contains(fs[0].Message, tc.want) {
+			t.Errorf("%s to a finalized rank: %s\n%v", tc.call, kinds(fs), fs)
+		}
+	}
+}
+
 func TestRankList(t *testing.T) {
 	for in, want := range map[string]string{"0 1 2 3": "0-3", "0 2 4": "0, 2, 4", "1 2 5 6 7": "1, 2, 5-7", "": ""} {
 		var ranks []int

@@ -70,8 +70,9 @@ func TestCommunicatorMembers(t *testing.T) {
 }
 
 // Ranks on other hosts than mpivet's reach it through the shared run
-// directory: their supervisors write their pages back every 250 ms, and a
-// deadlock is decided only on pages written back after the run stalled.
+// directory: their supervisors write their pages back every 250 ms, with
+// what /proc says of the rank, and a deadlock is decided only on pages
+// written back after the run stalled.
 // MPIVET_TEST_REMOTE=1 treats every rank as remote, on this one machine.
 func TestSharedDirectoryProtocol(t *testing.T) {
 	run := func(t *testing.T, bin string, np int) (*Report, string, string) {
@@ -99,6 +100,13 @@ func TestSharedDirectoryProtocol(t *testing.T) {
 	underEachMPI(t, "compute_while_waiting.c", func(t *testing.T, bin, _ string) {
 		if r, out, _ := run(t, bin, 3); r.Verdict != "ok" {
 			t.Errorf("a computing rank is not a deadlock:\n%s", out)
+		}
+	})
+	// The supervisors also say whether their ranks run: a rank stopped in
+	// MPI_Recv, which looks deadlocked by its calls alone, is not.
+	underEachMPI(t, "stall_stopped_recv.c", func(t *testing.T, bin, _ string) {
+		if r, out, _ := run(t, bin, 2); r.Verdict != "ok" {
+			t.Errorf("a stopped rank is no deadlock:\n%s", out)
 		}
 	})
 }

@@ -239,15 +239,6 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	var waitErr error
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	stallAfter := s.Opts.StallAfter
-	if stallAfter <= 0 {
-		stallAfter = time.Second
-	}
-	last, lastChange, asked := trace.Progress{}, time.Now(), uint64(1<<63)
-	aborting := false            // a rank is in MPI_Abort, and nothing moved since
-	var synced map[string]uint64 // remote ranks' sync counts when the stall was noticed
-	const abortGrace = 5 * time.Second
-	stalled := s.Opts.Stalled
 	// A rank that crashed or exited non-zero ends the job, but launchers
 	// take their time to tear it down (Open MPI's mpirun a second or more).
 	// Its supervisor wrote how it ended at once: the run is over then, and
@@ -256,6 +247,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	exitTick := time.NewTicker(failurePoll)
 	defer exitTick.Stop()
 	var failedAt time.Time
+	watch := newStallWatch(dir, s.Opts)
 wait:
 	for {
 		select {
@@ -277,54 +269,13 @@ wait:
 			res.Interrupted = true
 			break wait
 		case <-tick.C:
-			if stalled == nil {
-				continue
-			}
-			pr := trace.ReadProgress(dir)
-			if pr.Calls != last.Calls {
-				last, lastChange, aborting, synced = pr, time.Now(), false, nil
-				continue
-			}
-			if aborting && time.Since(lastChange) >= abortGrace {
-				// The MPI should have ended the job by now (Open MPI's
-				// launcher can hang here when its help messages collide).
-				if s.Opts.Notify != nil {
-					s.Opts.Notify(fmt.Sprintf("a rank called MPI_Abort %v ago and the MPI has not ended the job; mpivet ends it", abortGrace))
-				}
-				res.AbortStuck = true
-				break wait
-			}
-			if pr.InMPI == 0 || time.Since(lastChange) < stallAfter || asked == pr.Calls {
-				continue
-			}
-			if len(pr.Syncs) > 0 {
-				// Pages written on other hosts reach this one through the
-				// shared file system: decide only on pages written back
-				// twice since the stall was noticed (supervise.c).
-				if synced == nil {
-					synced = pr.Syncs
-					continue
-				}
-				if !pr.SyncedSince(synced, 2) {
-					continue
-				}
-			}
-			asked = pr.Calls
-			run, err := trace.ReadRun(dir)
-			if err != nil {
-				continue
-			}
-			for _, p := range run.Procs {
-				if c := p.Last(); c != nil && c.Def.Has("abort") && !c.Returned {
-					aborting = true
-				}
-			}
-			if stalled(run) {
+			switch outcome, run := watch.tick(); outcome {
+			case stallDeadlocked:
 				res.Deadlocked, res.Run = true, run
 				break wait
-			}
-			if s.Opts.Notify != nil {
-				s.Opts.Notify(fmt.Sprintf("no MPI call completed for %v, but the run can still go on (a rank is computing, or a blocked rank waits on one); waiting", stallAfter))
+			case stallAbortStuck:
+				res.AbortStuck = true
+				break wait
 			}
 		}
 	}
@@ -341,6 +292,7 @@ wait:
 	if res.TimedOut || res.Interrupted {
 		// Read what every rank is doing before stopping anything.
 		if run, err := trace.ReadRun(dir); err == nil {
+			watch.mark(run)
 			res.Run = run
 		}
 		waitErr = stop(cmd.Process.Pid, done)

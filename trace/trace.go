@@ -277,6 +277,11 @@ type Process struct {
 	Current  *Call
 	Threads  []*Call
 	Progress uint64
+	// Suspended is set by the run driver on a live rank whose process gave
+	// no evidence of waiting while the run stalled (stopped, or not
+	// scheduled: Held): the call it is in says nothing about whether it
+	// can return, so it counts as running.
+	Suspended bool
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.

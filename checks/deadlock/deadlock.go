@@ -36,7 +36,19 @@ others wait for it is no deadlock: mpivet keeps waiting, up to --timeout.
 A deadlock that would vanish if the MPI buffered every standard-mode send
 (MPI_Send, MPI_Isend) is reported as unsafe-buffering instead: the program
 relies on buffering that the MPI standard does not guarantee, and hangs
-when messages grow or on another MPI (head-to-head sends, for instance).`,
+when messages grow or on another MPI (head-to-head sends, for instance). A
+send to a rank that has called MPI_Finalize is never buffering's fault: no
+receive will ever take its message, and the report says so ("rank 1 sends
+to rank 0, which has called MPI_Finalize").
+
+The verdict rests only on what cannot change. A rank inside a call that
+never blocks (MPI_Test, MPI_Iprobe, MPI_Isend, ...) is running. A send whose
+destination has posted a receive it can match, or a receive whose source is
+sending it a matching message, waits for no one. And while the run is live,
+a rank whose process is stopped (SIGSTOP, a debugger), or that neither had a
+CPU nor slept in the kernel while the run stalled, counts as able to act:
+mpivet waits, and decides only when a second look some time later gives the
+same verdict with no MPI call completed in between.`,
 	KindDocs: map[string]string{"unsafe-buffering": `a deadlock that only the MPI's buffering of standard-mode sends avoids
 
 A standard-mode send (MPI_Send, MPI_Isend) may return before its receive is
@@ -83,23 +95,22 @@ func run(pass *check.Pass) error {
 		locs = append(locs, l)
 		lines = append(lines, fmt.Sprintf("rank %d: %s at %s", r, check.Describe(rk.Proc, rk.Call), l.Where()))
 	}
+	explained := map[int]bool{}
+	why := finalized(a, explained)
 	for _, c := range a.Cores {
 		for _, r := range c {
 			rk := a.Ranks[r]
-			if rk == nil || rk.State != waitfor.Finished {
+			if rk == nil || rk.State != waitfor.Finished || explained[r] {
 				continue
 			}
-			how := "has finished"
-			if x := rk.Proc.Exit; x != nil && x.Signal != 0 {
-				how = fmt.Sprintf("died (signal %d)", x.Signal)
-			} else if x != nil && !rk.Proc.Finalized() {
-				how = fmt.Sprintf("exited (status %d)", x.Code)
-			}
-			lines = append(lines, fmt.Sprintf("rank %d: %s, so it will never do what the others wait for", r, how))
+			lines = append(lines, fmt.Sprintf("rank %d: %s, so it will never do what the others wait for", r, ended(rk)))
 		}
 	}
 	msg := fmt.Sprintf("%d %s (%s) can never return from %s MPI %s", len(a.Deadlocked), check.Plural(len(a.Deadlocked), "rank", "ranks"),
 		check.RankList(a.Deadlocked), check.Plural(len(a.Deadlocked), "its", "their"), check.Plural(len(a.Deadlocked), "call", "calls"))
+	if len(why) > 0 {
+		msg = strings.Join(why, "; ") + ": " + msg
+	}
 	if len(cores) > 0 {
 		msg += fmt.Sprintf("; the core of the deadlock (waiting for each other, or for a rank that finished): %s", strings.Join(cores, "; "))
 	}
@@ -117,6 +128,50 @@ func run(pass *check.Pass) error {
 	}
 	pass.Report(check.Finding{Kind: kind, Ranks: a.Deadlocked, Message: msg, Locations: locs})
 	return nil
+}
+
+// ended says how a finished rank ended.
+func ended(rk *waitstate.Rank) string {
+	x := rk.Proc.Exit
+	switch {
+	case x != nil && x.Signal != 0:
+		return fmt.Sprintf("died (signal %d)", x.Signal)
+	case x != nil && !rk.Proc.Finalized():
+		return fmt.Sprintf("exited (status %d)", x.Code)
+	case x != nil:
+		return "has called MPI_Finalize and exited"
+	}
+	return "has finished"
+}
+
+// finalized explains the deadlocked ranks that send to, or wait for a
+// message from, a rank that has called MPI_Finalize or ended: no receive
+// or send of that rank will ever come (a program that hangs so is no
+// buffering problem). It marks the ranks it explained.
+func finalized(a *waitstate.Analysis, explained map[int]bool) []string {
+	var why []string
+	seen := map[string]bool{}
+	say := func(r int, verb string, peers []int) {
+		for _, d := range peers {
+			o, key := a.Ranks[d], fmt.Sprint(r, verb, d)
+			if o == nil || !o.Finalizing || seen[key] {
+				continue
+			}
+			seen[key] = true
+			how := "which has called MPI_Finalize"
+			if o.State == waitfor.Finished && (o.Proc.Exit == nil || !o.Proc.Finalized()) {
+				how = "which " + ended(o)
+			}
+			why = append(why, fmt.Sprintf("rank %d %s rank %d, %s", r, verb, d, how))
+			explained[d] = true
+		}
+	}
+	for _, r := range a.Deadlocked {
+		rk := a.Ranks[r]
+		say(r, "sends to", rk.SendsTo)
+		say(r, "waits for a message from", rk.RecvsFrom)
+	}
+	return why
 }
 
 // onlyAfterFailure reports whether every core of the deadlock is a rank

@@ -25,7 +25,9 @@
  * host's page cache) and then counts the sync in RUNDIR/p.HOST.PID.sync.
  * mpivet decides a deadlock only from state read after every remote rank's
  * count moved on twice since the run stopped progressing: that state is at
- * most one period old, and newer than the stall. 
+ * most one period old, and newer than the stall. With the count goes what
+ * /proc says about the rank (sched), which mpivet cannot read from its
+ * host: a stopped or unscheduled rank is no evidence of a deadlock.
  *
  * Plain C without MPI; built once per machine next to the layer.
  */
@@ -108,8 +110,49 @@ static int remote(const char *dir, const char *host)
 	return r;
 }
 
+/* sched samples what the kernel says about the rank (trace.Sched): its
+ * state letter and a number that grows whenever it has had a CPU (main
+ * thread's run time from schedstat plus all threads' user and system time,
+ * in ns). mpivet decides a deadlock only on ranks shown to wait: not
+ * stopped, and sleeping or having run since the stall began. */
+static void sched(int pid, uint64_t *state, uint64_t *ran)
+{
+	char path[64], buf[1024];
+	*state = 0;
+	*ran = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command name may hold anything */
+	unsigned long long ut = 0, st = 0;
+	char c;
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &c, &ut, &st) != 3)
+		return;
+	*ran = (ut + st) * 10000000ULL; /* USER_HZ is 100 */
+	snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		unsigned long long ns = 0;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (sscanf(buf, "%llu", &ns) == 1)
+				*ran += ns;
+		}
+	}
+	*state = (unsigned char)c;
+}
+
 /* sync writes the rank's state page and log back to the shared file system
- * and counts it. */
+ * and counts it, with a sample of the rank's scheduling state: the file
+ * holds three words, the count, the state letter and the run time. */
 static void sync_files(const char *dir, const char *host, int pid, uint64_t *count)
 {
 	static const char *const exts[] = {"state", "log"};
@@ -123,11 +166,13 @@ static void sync_files(const char *dir, const char *host, int pid, uint64_t *cou
 		}
 	}
 	++*count;
+	uint64_t w[3] = {*count};
+	sched(pid, &w[1], &w[2]);
 	snprintf(path, sizeof path, "%s/p.%s.%d.sync", dir, host, pid);
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	if (pwrite(fd, count, sizeof *count, 0) == sizeof *count)
+	if (pwrite(fd, w, sizeof w, 0) == sizeof w)
 		fsync(fd);
 	close(fd);
 }

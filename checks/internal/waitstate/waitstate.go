@@ -12,10 +12,30 @@
 // member of its communicator that is not in the same collective; MPI_Wait
 // and MPI_Waitall wait for all their pending operations, MPI_Waitany and
 // MPI_Waitsome for any; MPI_Finalize waits for every rank still using MPI.
+//
+// A verdict must rest on what cannot change, so the conditions err towards
+// "can proceed" wherever the records leave a doubt (a deadlock missed so is
+// still reported as a hang at the time limit; a false one kills a healthy
+// run):
+//   - only calls that can block make a rank blocked: one inside MPI_Test,
+//     MPI_Iprobe or MPI_Isend is running, even when it is descheduled or
+//     stopped there;
+//   - a rank the run driver marked Suspended (stopped, or not scheduled
+//     while the run stalled) is running;
+//   - a send whose destination has posted a receive it can match (an
+//     active receive request, or the receive the destination is blocked
+//     in: same communicator, source or MPI_ANY_SOURCE, tag or MPI_ANY_TAG)
+//     waits for no one: the MPI completes it when both progress;
+//   - likewise a receive whose source is sending it a message (an active
+//     send request, or the send the source is blocked in). A blocking send
+//     that already returned leaves no record; its message would have been
+//     taken by a receiver that has been polling in its receive since the
+//     run stalled, which is what the run driver checks before asking.
 package waitstate
 
 import (
 	"fmt"
+	"strings"
 
 	"mpivet/check"
 	"mpivet/checks/internal/comms"
@@ -30,6 +50,17 @@ type Rank struct {
 	Comms *comms.Index // its communicators, indexed once
 	State waitfor.State
 	Call  *trace.Call // the call it is blocked in
+	// SendsTo and RecvsFrom are the world ranks its blocked call still
+	// waits to send to and to receive from (named sources only).
+	SendsTo, RecvsFrom []int
+
+	// Finalizing: it has called MPI_Finalize (it may be blocked in it) or
+	// ended, so it will never receive a message again.
+	Finalizing bool
+
+	pending []*trace.Call // the calls of its point-to-point operations in progress
+	live    []*objects.Object
+	follow  bool // pending and live computed
 }
 
 // Analysis is the outcome.
@@ -83,9 +114,10 @@ func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
 		switch {
 		case p.Exit != nil || p.Finalized():
 			r.State = waitfor.Finished
-		case last != nil && !last.Returned && !last.Def.Has("abort") && allThreadsBlocked(p):
+		case last != nil && !p.Suspended && allThreadsBlocked(p):
 			r.State, r.Call = waitfor.Blocked, last
 		}
+		r.Finalizing = r.State == waitfor.Finished || p.FinalizeCall() != nil
 		a.Ranks[p.Rank] = r
 	}
 	for id, r := range a.Ranks {
@@ -108,22 +140,181 @@ func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
 	return a
 }
 
+// done is the condition of an operation that waits for no one.
+func done(label string) *waitfor.Cond { return waitfor.AllOf(label) }
+
 // peer is the condition of waiting for communicator rank r (source or
-// destination) of comm, as rank rk sees it; nil if it needs no one
-// (MPI_PROC_NULL).
+// destination) of comm, as rank rk sees it.
 func peer(rk *Rank, comm uint64, r int64, label string) *waitfor.Cond {
 	p := rk.Proc
-	if v, ok := p.Const("MPI_PROC_NULL"); ok && int64(v) == r {
-		return nil
+	if isConst(p, "MPI_PROC_NULL", r) {
+		return done(label)
 	}
 	ms := rk.Comms.Members(comm)
-	if v, ok := p.Const("MPI_ANY_SOURCE"); ok && int64(v) == r {
+	if isConst(p, "MPI_ANY_SOURCE", r) {
 		return waitfor.AnyProc(label, ms...)
 	}
 	if r >= 0 && int(r) < len(ms) {
 		return waitfor.P(ms[r])
 	}
 	return waitfor.AnyProc(label) // a rank we cannot place: waits for nothing that can happen
+}
+
+func isConst(p *trace.Process, name string, v int64) bool {
+	c, ok := p.Const(name)
+	return ok && int64(c) == v
+}
+
+// world returns the world rank of communicator rank r of comm as rank rk
+// sees it, or -1 (MPI_PROC_NULL, MPI_ANY_SOURCE, or a rank it cannot place).
+func world(rk *Rank, comm uint64, r int64) int {
+	if ms := rk.Comms.Members(comm); r >= 0 && int(r) < len(ms) {
+		return ms[r]
+	}
+	return -1
+}
+
+// send is what rank r's send c (a blocking call, or the call that started
+// a pending request) waits for. The MPI completes a send whose destination
+// has posted a receive it can match as both ranks progress; only a send
+// with no such receive waits for its destination. With buffering, a
+// standard-mode send waits for no one, unless its destination has called
+// MPI_Finalize: no receive will ever take its message, so buffering hides
+// nothing there.
+func (a *Analysis) send(r *Rank, c *trace.Call, label string) *waitfor.Cond {
+	comm, dest := c.Word("comm"), c.Int("dest")
+	if isConst(r.Proc, "MPI_PROC_NULL", dest) {
+		return done(label)
+	}
+	d := a.Ranks[world(r, comm, dest)]
+	if d == nil {
+		return peer(r, comm, dest, label)
+	}
+	if a.posted(r, c, d) {
+		return done(label)
+	}
+	if a.buffered && standard(c.Name()) && !d.Finalizing {
+		return done(label) // buffered: waits for no one
+	}
+	r.SendsTo = append(r.SendsTo, d.Proc.Rank)
+	return waitfor.P(d.Proc.Rank)
+}
+
+// recv is what rank r's receive or probe c waits for: its source (any
+// member of the communicator for MPI_ANY_SOURCE), unless a rank it can
+// receive from is sending it a matching message.
+func (a *Analysis) recv(r *Rank, c *trace.Call, label string) *waitfor.Cond {
+	if !c.HasField("source") {
+		return done(label) // MPI_Mrecv: its message was matched by the probe
+	}
+	comm, src := c.Word("comm"), a.source(r, c)
+	if isConst(r.Proc, "MPI_PROC_NULL", src) {
+		return done(label)
+	}
+	if isConst(r.Proc, "MPI_ANY_SOURCE", src) {
+		for _, m := range r.Comms.Members(comm) {
+			if s := a.Ranks[m]; s != nil && a.sending(s, r, c) {
+				return done(label)
+			}
+		}
+		return peer(r, comm, src, label)
+	}
+	s := a.Ranks[world(r, comm, src)]
+	if s == nil {
+		return peer(r, comm, src, label)
+	}
+	if a.sending(s, r, c) {
+		return done(label)
+	}
+	r.RecvsFrom = append(r.RecvsFrom, s.Proc.Rank)
+	return waitfor.P(s.Proc.Rank)
+}
+
+// inProgress returns the calls of rank r's point-to-point operations in
+// progress: those of its active requests (the calls that created them:
+// MPI_Irecv, MPI_Send_init, ...) and the blocking calls its threads are in.
+func (r *Rank) inProgress() []*trace.Call {
+	if r.follow {
+		return r.pending
+	}
+	r.follow = true
+	r.live = objects.Follow(r.Proc).Live
+	for _, o := range r.live {
+		if o.Kind == "request" && o.Active && o.Created.Def.Has("p2p") {
+			r.pending = append(r.pending, o.Created)
+		}
+	}
+	for _, c := range r.Proc.Threads {
+		if !c.Returned && c.Def.Has("p2p") && c.Def.Has("blocking") {
+			r.pending = append(r.pending, c)
+		}
+	}
+	if len(r.Proc.Threads) == 0 {
+		if c := r.Proc.Last(); c != nil && !c.Returned && c.Def.Has("p2p") && c.Def.Has("blocking") {
+			r.pending = append(r.pending, c)
+		}
+	}
+	return r.pending
+}
+
+// posted reports whether rank d has a receive in progress that send c of
+// rank s can match.
+func (a *Analysis) posted(s *Rank, c *trace.Call, d *Rank) bool {
+	for _, x := range d.inProgress() {
+		if (x.Def.Has("recv") || x.Def.Has("probe")) && a.matches(s, c, d, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// sending reports whether rank s has a send in progress that receive c of
+// rank d can match.
+func (a *Analysis) sending(s *Rank, d *Rank, c *trace.Call) bool {
+	for _, x := range s.inProgress() {
+		if x.Def.Has("send") && a.matches(s, x, d, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether send sc of rank s and receive (or probe) rc of
+// rank d can match: same communicator, the send addressed to d, the
+// receive from s or MPI_ANY_SOURCE, the tags equal or MPI_ANY_TAG. Where
+// the records cannot tell (a communicator one side cannot name, an
+// intercommunicator, whose two sides name it differently) it errs towards
+// a match.
+func (a *Analysis) matches(s *Rank, sc *trace.Call, d *Rank, rc *trace.Call) bool {
+	scomm, rcomm := sc.Word("comm"), rc.Word("comm")
+	if !rc.HasField("source") {
+		return false // a matched-message receive takes no new message
+	}
+	if !s.Comms.IsInter(scomm) && !d.Comms.IsInter(rcomm) {
+		ks, kr := s.Comms.KeyOf(sc), d.Comms.KeyOf(rc)
+		if ks != kr && !strings.HasPrefix(ks, "unknown:") && !strings.HasPrefix(kr, "unknown:") {
+			return false
+		}
+	}
+	if w := world(s, scomm, sc.Int("dest")); w >= 0 && w != d.Proc.Rank {
+		return false
+	}
+	if src := a.source(d, rc); !isConst(d.Proc, "MPI_ANY_SOURCE", src) {
+		if w := world(d, rcomm, src); w >= 0 && w != s.Proc.Rank {
+			return false
+		}
+	}
+	stag, rtag := tag(sc, "sendtag"), tag(rc, "recvtag")
+	return isConst(d.Proc, "MPI_ANY_TAG", rtag) || stag == rtag
+}
+
+// tag is the tag of a point-to-point call (field tag, or the named side's
+// of MPI_Sendrecv).
+func tag(c *trace.Call, side string) int64 {
+	if c.HasField(side) {
+		return c.Int(side)
+	}
+	return c.Int("tag")
 }
 
 // source is the source receive or probe c waits for: MPI_ANY_SOURCE, unless
@@ -152,17 +343,13 @@ func (a *Analysis) source(rk *Rank, c *trace.Call) int64 {
 func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	c := r.Call
 	name := c.Name()
-	comm := c.Word("comm")
 	switch {
 	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
-		return all(name, peer(r, comm, c.Int("dest"), name), peer(r, comm, a.source(r, c), name))
+		return waitfor.AllOf(name, a.send(r, c, name), a.recv(r, c, name))
 	case c.Def.Has("recv") || c.Def.Has("probe"):
-		return peer(r, comm, a.source(r, c), name)
+		return a.recv(r, c, name)
 	case c.Def.Has("send"):
-		if a.buffered && standard(name) {
-			return waitfor.AllOf(name) // buffered: waits for no one
-		}
-		return peer(r, comm, c.Int("dest"), name)
+		return a.send(r, c, name)
 	case c.Def.Has("finalize"):
 		return a.collective(r, c, true)
 	case c.Def.Has("init"):
@@ -172,17 +359,15 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	case c.Def.Has("completion"):
 		return a.requests(r)
 	}
-	return waitfor.AnyProc(name) // blocked where nothing can release it
-}
-
-func all(label string, cs ...*waitfor.Cond) *waitfor.Cond {
-	var keep []*waitfor.Cond
-	for _, c := range cs {
-		if c != nil {
-			keep = append(keep, c)
+	// MPI_Buffer_detach waits for the buffered sends to be delivered, to
+	// ranks it does not name: any other rank that can act may release it.
+	var others []int
+	for id, o := range a.Ranks {
+		if id != r.Proc.Rank && o.State != waitfor.Finished {
+			others = append(others, id)
 		}
 	}
-	return waitfor.AllOf(label, keep...)
+	return waitfor.AnyProc(name, others...)
 }
 
 // position returns which collective on its communicator (key) c is for
@@ -270,8 +455,9 @@ func (r *Rank) Failed() bool {
 // requests is what a blocked Wait-family call waits for: its pending
 // operations, all of them or any.
 func (a *Analysis) requests(r *Rank) *waitfor.Cond {
-	c, p := r.Call, r.Proc
-	live := objects.Follow(p).Live
+	c := r.Call
+	r.inProgress()
+	live := r.live
 	var conds []*waitfor.Cond
 	for i, h := range c.Words("array_of_requests") {
 		conds = append(conds, a.operation(r, live, h, fmt.Sprintf("[%d]", i)))
@@ -285,8 +471,10 @@ func (a *Analysis) requests(r *Rank) *waitfor.Cond {
 			keep = append(keep, x)
 		}
 	}
-	switch c.Name() {
-	case "MPI_Waitany", "MPI_Waitsome":
+	switch {
+	case len(keep) == 0:
+		return done(c.Name()) // only null or inactive requests: returns at once
+	case c.Name() == "MPI_Waitany" || c.Name() == "MPI_Waitsome":
 		return waitfor.AnyOf(c.Name(), keep...)
 	}
 	return waitfor.AllOf(c.Name(), keep...)
@@ -306,15 +494,11 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 	}
 	label := fmt.Sprintf("%s request%s", o.Created.Name(), index)
 	c := o.Created
-	comm := c.Word("comm")
 	switch {
 	case c.Def.Has("recv"):
-		return peer(r, comm, a.source(r, c), label)
+		return a.recv(r, c, label)
 	case c.Def.Has("send"):
-		if a.buffered && standard(c.Name()) {
-			return waitfor.AllOf(label) // buffered: complete
-		}
-		return peer(r, comm, c.Int("dest"), label)
+		return a.send(r, c, label)
 	case c.Def.Has("coll"):
 		cond := a.collective(r, c, false)
 		cond.Label = label
@@ -323,11 +507,23 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 	return waitfor.AnyProc(label)
 }
 
+// canBlock reports whether a call can wait for other ranks. A rank inside
+// a call that cannot (MPI_Test, MPI_Iprobe, MPI_Isend, MPI_Comm_rank, ...)
+// is running, whatever keeps it there for now (the scheduler, SIGSTOP).
+func canBlock(c *trace.Call) bool {
+	return !c.Def.Has("abort") && (c.Def.Has("blocking") || c.Def.Has("init") || c.Def.Has("finalize"))
+}
+
 // allThreadsBlocked reports whether every thread of the rank that called
-// MPI is inside a call: a thread outside MPI may still release the others.
+// MPI is inside a call that can block: a thread outside MPI, or in a call
+// that returns by itself, may still release the others.
 func allThreadsBlocked(p *trace.Process) bool {
+	if len(p.Threads) == 0 {
+		c := p.Last()
+		return c != nil && !c.Returned && canBlock(c)
+	}
 	for _, c := range p.Threads {
-		if c.Returned {
+		if c.Returned || !canBlock(c) {
 			return false
 		}
 	}

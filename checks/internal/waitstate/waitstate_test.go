@@ -63,3 +63,163 @@ func TestWildcardReceive(t *testing.T) {
 		t.Fatalf("deadlocked %v", a.Deadlocked)
 	}
 }
+
+const worldComm = uint64(0x1000)
+
+// exchange is a rank that posted an MPI_Irecv from peer (tag rtag, on
+// comm) and is now in call, which has not returned.
+func exchange(rank, peer int, rtag int, comm uint64, call string, in map[string]any) *tracetest.Log {
+	l := tracetest.New(rank, 2)
+	l.Call("MPI_Init", 1, nil, map[string]any{})
+	l.Call("MPI_Irecv", 2, map[string]any{"source": peer, "tag": rtag, "comm": comm, "request_at": uint64(0x100)},
+		map[string]any{"request": uint64(0x7000 + rank)})
+	l.Call(call, 3, in, nil)
+	return l
+}
+
+func procs(ls ...*tracetest.Log) *trace.Run {
+	var ps []*trace.Process
+	for _, l := range ls {
+		ps = append(ps, l.Process())
+	}
+	return &trace.Run{Procs: ps}
+}
+
+// A rank inside a call that never blocks is running, whatever keeps it
+// there: ranks each polling for the other's message are no deadlock, while
+// the same ranks in MPI_Wait are.
+func TestPollingCallsNeverBlock(t *testing.T) {
+	for _, tc := range []struct {
+		call string
+		in   func(rank int) map[string]any
+		dead bool
+	}{
+		{"MPI_Testany", func(r int) map[string]any {
+			return map[string]any{"count": 1, "array_of_requests": []uint64{uint64(0x7000 + r)}}
+		}, false},
+		{"MPI_Test", func(r int) map[string]any { return map[string]any{"request": uint64(0x7000 + r)} }, false},
+		{"MPI_Testall", func(r int) map[string]any {
+			return map[string]any{"count": 1, "array_of_requests": []uint64{uint64(0x7000 + r)}}
+		}, false},
+		{"MPI_Iprobe", func(r int) map[string]any { return map[string]any{"source": 1 - r, "tag": 5, "comm": worldComm} }, false},
+		{"MPI_Isend", func(r int) map[string]any { return map[string]any{"dest": 1 - r, "tag": 5, "comm": worldComm} }, false},
+		{"MPI_Wait", func(r int) map[string]any { return map[string]any{"request": uint64(0x7000 + r)} }, true},
+		{"MPI_Probe", func(r int) map[string]any { return map[string]any{"source": 1 - r, "tag": 5, "comm": worldComm} }, true},
+	} {
+		a := Analyze(procs(exchange(0, 1, 0, worldComm, tc.call, tc.in(0)), exchange(1, 0, 0, worldComm, tc.call, tc.in(1))))
+		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
+			t.Errorf("both ranks in %s: deadlocked %v, want %v", tc.call, a.Deadlocked, tc.dead)
+		}
+	}
+}
+
+// Irecv posted, then MPI_Send to each other: the most common exchange. Each
+// send's receive is posted, so neither waits for the other's current call;
+// a receive posted with another tag, on another communicator or from
+// another rank does not release the send.
+func TestPostedReceiveReleasesSend(t *testing.T) {
+	dup := uint64(0x5000)
+	for _, tc := range []struct {
+		name       string
+		rtag, stag int
+		rcomm      uint64
+		dead       bool
+	}{
+		{"matching", 0, 0, worldComm, false},
+		{"any tag", -1, 7, worldComm, false}, // tracetest's MPI_ANY_TAG is -1
+		{"other tag", 1, 0, worldComm, true},
+		{"other communicator", 0, 0, dup, true},
+	} {
+		var ls []*tracetest.Log
+		for r := 0; r < 2; r++ {
+			l := tracetest.New(r, 2)
+			l.Call("MPI_Init", 1, nil, map[string]any{})
+			l.Call("MPI_Comm_dup", 2, map[string]any{"comm": worldComm}, map[string]any{"newcomm": dup})
+			l.Call("MPI_Irecv", 3, map[string]any{"source": 1 - r, "tag": tc.rtag, "comm": tc.rcomm, "request_at": uint64(0x100)},
+				map[string]any{"request": uint64(0x7000)})
+			l.Call("MPI_Send", 4, map[string]any{"dest": 1 - r, "tag": tc.stag, "comm": worldComm}, nil)
+			ls = append(ls, l)
+		}
+		run := procs(ls...)
+		for _, p := range run.Procs {
+			p.Calls[1].Comm = &trace.Comm{Handle: dup, World: []int{0, 1}}
+		}
+		a := Analyze(run)
+		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
+			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)
+		}
+	}
+}
+
+// A receive whose source is in the middle of sending it a matching message
+// (here inside MPI_Sendrecv) waits for no one: no deadlock, although each
+// rank's call names the other as its source.
+func TestReceiveFromSendingRank(t *testing.T) {
+	l0 := tracetest.New(0, 2)
+	l0.Call("MPI_Init", 1, nil, map[string]any{})
+	l0.Call("MPI_Recv", 2, map[string]any{"source": 1, "tag": 0, "comm": worldComm}, nil)
+	l1 := tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	l1.Call("MPI_Sendrecv", 2, map[string]any{"dest": 0, "sendtag": 0, "source": 0, "recvtag": 0, "comm": worldComm}, nil)
+	if a := Analyze(procs(l0, l1)); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v", a.Deadlocked)
+	}
+	// Without the send half, the two receives wait for each other.
+	l1 = tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	l1.Call("MPI_Recv", 2, map[string]any{"source": 0, "tag": 0, "comm": worldComm}, nil)
+	if a := Analyze(procs(l0, l1)); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v, want both", a.Deadlocked)
+	}
+}
+
+// A rank the run driver found stopped or unscheduled counts as running.
+func TestSuspendedRankCanAct(t *testing.T) {
+	var ls []*tracetest.Log
+	for r := 0; r < 2; r++ {
+		l := tracetest.New(r, 2)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		l.Call("MPI_Recv", 2, map[string]any{"source": 1 - r, "tag": 0, "comm": worldComm}, nil)
+		ls = append(ls, l)
+	}
+	run := procs(ls...)
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v, want both", a.Deadlocked)
+	}
+	run.Procs[1].Suspended = true
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v with rank 1 stopped", a.Deadlocked)
+	}
+}
+
+// A send to a rank in MPI_Finalize waits forever whatever the buffering:
+// the deadlock is not one that buffering would remove (unlike head-to-head
+// sends), and the rank sending to it is recorded for the report.
+func TestSendToFinalizingRank(t *testing.T) {
+	l0 := tracetest.New(0, 2)
+	l0.Call("MPI_Init", 1, nil, map[string]any{})
+	l0.Call("MPI_Finalize", 2, nil, nil)
+	l1 := tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	l1.Call("MPI_Send", 2, map[string]any{"dest": 0, "tag": 0, "comm": worldComm}, nil)
+	run := procs(l0, l1)
+	a := Analyze(run)
+	if len(a.Deadlocked) != 2 || a.NeedsBuffering(run) {
+		t.Fatalf("deadlocked %v, needs buffering %v; want both, no", a.Deadlocked, a.NeedsBuffering(run))
+	}
+	if r := a.Ranks[1]; len(r.SendsTo) != 1 || r.SendsTo[0] != 0 || !a.Ranks[0].Finalizing {
+		t.Fatalf("rank 1 sends to %v; rank 0 finalizing %v", r.SendsTo, a.Ranks[0].Finalizing)
+	}
+	// Head-to-head sends deadlock only without buffering.
+	var ls []*tracetest.Log
+	for r := 0; r < 2; r++ {
+		l := tracetest.New(r, 2)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		l.Call("MPI_Send", 2, map[string]any{"dest": 1 - r, "tag": 0, "comm": worldComm}, nil)
+		ls = append(ls, l)
+	}
+	run = procs(ls...)
+	if a := Analyze(run); len(a.Deadlocked) != 2 || !a.NeedsBuffering(run) {
+		t.Fatalf("head to head: deadlocked %v, needs buffering %v", a.Deadlocked, a.NeedsBuffering(run))
+	}
+}
