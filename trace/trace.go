@@ -262,6 +262,10 @@ type Process struct {
 	Current  *Call
 	Threads  []*Call
 	Progress uint64
+	// Polls counts the polls (api.Call.Poll) the rank's threads made that
+	// returned having done nothing: the layer counts them in the state page
+	// instead of logging them.
+	Polls uint64
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
@@ -358,7 +362,13 @@ func Decode(path string, data []byte) (*Process, error) {
 		p.Host = strings.Join(parts[:len(parts)-1], ".")
 		fmt.Sscan(parts[len(parts)-1], &p.Pid)
 	}
-	entries := map[uint64]*Call{}
+	// A Waitany-family event of a poll (Testany, Testsome) is logged by
+	// the clock protocol while the poll runs, before the poll's own entry
+	// record, which the layer appends only once the poll has returned
+	// something (layer/src/mpivet.h, Polls): the event's Offset is not
+	// known to the layer, and is the next entry record's.
+	var poll *Wildcard
+	var words []uint64 // the record being decoded; reused, as nothing keeps it
 	off := uint64(8)
 	defer func() { p.End = int64(off) }()
 	for off+8 <= uint64(len(data)) {
@@ -367,9 +377,9 @@ func Decode(path string, data []byte) (*Process, error) {
 		if h == 0 || size < 8 || size%8 != 0 || off+size > uint64(len(data)) {
 			break
 		}
-		words := make([]uint64, (size-8)/8)
-		for i := range words {
-			words[i] = le.Uint64(data[off+8+uint64(i)*8:])
+		words = words[:0]
+		for i := off + 8; i < off+size; i += 8 {
+			words = append(words, le.Uint64(data[i:]))
 		}
 		switch kind {
 		case api.KindEntry:
@@ -381,20 +391,22 @@ func Decode(path string, data []byte) (*Process, error) {
 				c.PC = words[0]
 				c.In = decodeFields(c.Def.In, words[1:])
 			}
-			entries[off] = c
 			p.Calls = append(p.Calls, c)
+			if poll != nil && c.Def.Poll() {
+				poll.Offset = off
+			}
+			poll = nil
 		case api.KindExit:
 			if len(words) < 2 {
 				break
 			}
-			if c := entries[words[0]]; c != nil {
+			if c := p.CallAt(words[0]); c != nil && !c.Returned {
 				c.Returned, c.RC = true, int64(words[1])
 				c.Out = decodeFields(c.Def.Out, words[2:])
-				delete(entries, words[0])
 			}
 		case api.KindMeta:
 			if id == api.MetaColl && len(words) >= 6 {
-				if c := entries[words[0]]; c != nil {
+				if c := p.CallAt(words[0]); c != nil && !c.Returned {
 					f := words[1]
 					c.Data = &CollData{Send: f&1 != 0, Recv: f&2 != 0, Totals: f&4 != 0, NoCount: f&8 != 0,
 						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
@@ -406,14 +418,30 @@ func Decode(path string, data []byte) (*Process, error) {
 				break
 			}
 			p.decodeMeta(id, words)
+			if id == api.MetaChoice && len(words) > 0 && words[0] < uint64(len(p.Wild)) && p.Wild[words[0]].Offset == Unknown {
+				poll = p.Wild[words[0]]
+			}
 		}
 		off += size
 	}
 	return p, nil
 }
 
+// decodeFields decodes the fields fs from the words w of a record. The
+// values of a record's arrays share one allocation.
 func decodeFields(fs []api.Field, w []uint64) []Value {
 	vals := make([]Value, len(fs))
+	var arrays []uint64 // every array's words come from w
+	take := func(ws ...uint64) []uint64 {
+		if len(ws) == 0 {
+			return nil
+		}
+		if arrays == nil {
+			arrays = make([]uint64, 0, max(len(w), len(ws)))
+		}
+		arrays = append(arrays, ws...)
+		return arrays[len(arrays)-len(ws) : len(arrays) : len(arrays)]
+	}
 	k := 0
 	next := func() uint64 {
 		if k < len(w) {
@@ -429,11 +457,11 @@ func decodeFields(fs []api.Field, w []uint64) []Value {
 			if n < 0 || n > len(w)-k {
 				n = 0
 			}
-			vals[i].Words = append([]uint64(nil), w[k:k+n]...)
+			vals[i].Words = take(w[k : k+n]...)
 			vals[i].Word = uint64(n)
 			k += n
 		case api.FStatus:
-			vals[i].Words = []uint64{next(), next()}
+			vals[i].Words = take(next(), next())
 			vals[i].Word = vals[i].Words[0]
 		default:
 			vals[i].Word = next()
@@ -588,11 +616,12 @@ func (p *Process) readState(path string) {
 	}
 	defer f.Close()
 	for slot := 0; slot < api.StateSlots; slot++ {
-		c, progress, ok := p.readSlot(f, int64(slot*api.StateWords*8))
+		c, progress, polls, ok := p.readSlot(f, int64(slot*api.StateWords*8))
 		if !ok {
 			break
 		}
 		p.Progress += progress
+		p.Polls += polls
 		if c != nil {
 			p.Threads = append(p.Threads, c)
 		}
@@ -602,12 +631,12 @@ func (p *Process) readState(path string) {
 	}
 }
 
-func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
+func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 	buf := make([]byte, api.StateWords*8)
 	var w [api.StateWords]uint64
 	for try := 0; try < 100; try++ {
 		if n, _ := f.ReadAt(buf, at); n < len(buf) {
-			return nil, 0, false
+			return nil, 0, 0, false
 		}
 		for i := range w {
 			w[i] = le.Uint64(buf[i*8:])
@@ -620,21 +649,16 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
 	}
 	status := w[api.StateStatus]
 	if status == 0 {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
 	var c *Call
 	if ref := w[api.StateLogRef]; ref != Unknown {
-		for i := len(p.Calls) - 1; i >= 0; i-- {
-			if p.Calls[i].Offset == ref {
-				c = p.Calls[i]
-				break
-			}
-		}
+		c = p.CallAt(ref)
 	} else {
 		h := w[api.StateRecord]
 		size, id := h&0xffffffff, int(h>>32&0xffff)
 		n := int(size/8) - 1
-		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StateWords {
+		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StatePolls {
 			words := w[api.StateRecord+1 : api.StateRecord+1+n]
 			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], In: decodeFields(api.MPI.Calls[id].In, words[1:])}
 		}
@@ -643,7 +667,7 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
 		c.Returned, c.RC = true, int64(w[api.StateRC])
 		c.Out = decodeFields(c.Def.Out, nil)
 	}
-	return c, w[api.StateProgress], true
+	return c, w[api.StateProgress], w[api.StatePolls], true
 }
 
 func parseMaps(s string) []Mapping {
