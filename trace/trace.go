@@ -369,6 +369,7 @@ func Decode(path string, data []byte) (*Process, error) {
 	// known to the layer, and is the next entry record's.
 	var poll *Wildcard
 	var words []uint64 // the record being decoded; reused, as nothing keeps it
+	var arrays arena
 	off := uint64(8)
 	defer func() { p.End = int64(off) }()
 	for off+8 <= uint64(len(data)) {
@@ -389,7 +390,7 @@ func Decode(path string, data []byte) (*Process, error) {
 			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls), Offset: off}
 			if len(words) > 0 {
 				c.PC = words[0]
-				c.In = decodeFields(c.Def.In, words[1:])
+				c.In = arrays.fields(c.Def.In, words[1:])
 			}
 			p.Calls = append(p.Calls, c)
 			if poll != nil && c.Def.Poll() {
@@ -402,7 +403,7 @@ func Decode(path string, data []byte) (*Process, error) {
 			}
 			if c := p.CallAt(words[0]); c != nil && !c.Returned {
 				c.Returned, c.RC = true, int64(words[1])
-				c.Out = decodeFields(c.Def.Out, words[2:])
+				c.Out = arrays.fields(c.Def.Out, words[2:])
 			}
 		case api.KindMeta:
 			if id == api.MetaColl && len(words) >= 6 {
@@ -427,21 +428,32 @@ func Decode(path string, data []byte) (*Process, error) {
 	return p, nil
 }
 
-// decodeFields decodes the fields fs from the words w of a record. The
-// values of a record's arrays share one allocation.
-func decodeFields(fs []api.Field, w []uint64) []Value {
-	vals := make([]Value, len(fs))
-	var arrays []uint64 // every array's words come from w
-	take := func(ws ...uint64) []uint64 {
-		if len(ws) == 0 {
-			return nil
-		}
-		if arrays == nil {
-			arrays = make([]uint64, 0, max(len(w), len(ws)))
-		}
-		arrays = append(arrays, ws...)
-		return arrays[len(arrays)-len(ws) : len(arrays) : len(arrays)]
+// decodeFields decodes the fields fs from the words w of a record.
+func decodeFields(fs []api.Field, w []uint64) []Value { return (*arena)(nil).fields(fs, w) }
+
+// An arena holds the array values of a log's records: a few large
+// allocations instead of one or two small ones per call.
+type arena struct{ free []uint64 }
+
+// words returns a copy of ws from the arena (a new slice if a is nil).
+func (a *arena) words(ws ...uint64) []uint64 {
+	if len(ws) == 0 {
+		return nil
 	}
+	if a == nil {
+		return append([]uint64(nil), ws...)
+	}
+	if len(ws) > cap(a.free)-len(a.free) {
+		a.free = make([]uint64, 0, max(1<<12, len(ws)))
+	}
+	a.free = append(a.free, ws...)
+	return a.free[len(a.free)-len(ws) : len(a.free) : len(a.free)]
+}
+
+// fields decodes the fields fs from the words w of a record, its arrays
+// kept in a.
+func (a *arena) fields(fs []api.Field, w []uint64) []Value {
+	vals := make([]Value, len(fs))
 	k := 0
 	next := func() uint64 {
 		if k < len(w) {
@@ -457,11 +469,11 @@ func decodeFields(fs []api.Field, w []uint64) []Value {
 			if n < 0 || n > len(w)-k {
 				n = 0
 			}
-			vals[i].Words = take(w[k : k+n]...)
+			vals[i].Words = a.words(w[k : k+n]...)
 			vals[i].Word = uint64(n)
 			k += n
 		case api.FStatus:
-			vals[i].Words = take(next(), next())
+			vals[i].Words = a.words(next(), next())
 			vals[i].Word = vals[i].Words[0]
 		default:
 			vals[i].Word = next()
