@@ -1,8 +1,9 @@
 /* A polling-heavy exchange, like HPCC's RandomAccess: each rank posts a
  * receive from its partner, sends to it halfway through a round, and polls
  * all along with MPI_Testany (over the receive and the send) and MPI_Iprobe
- * (for a tag never sent). Almost every poll finds nothing; two Testany per
- * round complete a request.
+ * (for a tag never sent), and once per round tests the completed (null)
+ * requests. Almost every poll finds nothing; two Testany per round
+ * complete a request.
  * Usage: polls [rounds] [polls-per-round]. Prints (rank 0): RESULT
  * poll_ns=<time per poll> polls=<polls made> completed=<requests Testany
  * completed> bad=<received integers that differ from what was sent>.
@@ -45,6 +46,12 @@ int main(int argc, char **argv)
 			polls += 2;
 		}
 		MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+		/* polls of requests long completed: they say nothing either */
+		int flag;
+		MPI_Test(&reqs[0], &flag, MPI_STATUS_IGNORE);
+		MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+		MPI_Request_get_status(reqs[1], &flag, MPI_STATUS_IGNORE);
+		polls += 3;
 		for (int i = 0; partner != MPI_PROC_NULL && i < N; i++)
 			bad += in[i] != partner + i;
 	}

@@ -302,20 +302,40 @@ func genRecorders(w writer, c *api.Call) {
 	}
 }
 
-// pollIdle is the C condition, on the exit fields of poll c, under which it
-// returned having done nothing: no flag, no request completed (MPI_UNDEFINED
-// when every request is null or inactive).
+// pollIdle is the C condition, on the exit fields of poll c and its entry
+// record (mpivet_poll_rec), under which it returned having done nothing: no
+// flag, no request completed (MPI_UNDEFINED when every request is null or
+// inactive), or only null requests tested (a flag that says nothing: a
+// loop may test a request long completed in every iteration).
 func pollIdle(c *api.Call) string {
 	var or []string
+	any := false
 	for _, f := range c.Out {
 		switch f.Name {
 		case "flag":
 			or = append(or, "flag == 0")
 		case "index":
 			or = append(or, "index == MPI_UNDEFINED")
+			any = true
 		case "outcount":
 			or = append(or, "outcount == 0", "outcount == MPI_UNDEFINED")
+			any = true
 		}
+	}
+	// Words of the entry record: header, call site, then the fields, up
+	// to the first array (whose length the record gives).
+	at := 2
+	for _, f := range c.In {
+		if f.Handle == "request" && f.Kind == api.FHandle {
+			or = append(or, fmt.Sprintf("(mpivet_poll_rec && mpivet_poll_rec[%d] == MPIVET_H(MPI_REQUEST_NULL))", at))
+		}
+		if f.Kind == api.FHandles || f.Kind == api.FInts {
+			if f.Handle == "request" && !any {
+				or = append(or, fmt.Sprintf("mpivet_poll_nulls(%d)", at))
+			}
+			break
+		}
+		at += len(hookWords("", []api.Field{f})) - 1
 	}
 	return strings.Join(or, " || ")
 }

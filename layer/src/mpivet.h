@@ -239,6 +239,20 @@ static inline uint64_t mpivet_poll_log(void)
 	return off;
 }
 
+/* mpivet_poll_nulls reports whether the request array whose length is word
+ * k of the entry record of the poll the thread is in holds only null
+ * requests. */
+static inline int mpivet_poll_nulls(unsigned k)
+{
+	const uint64_t *r = mpivet_poll_rec;
+	if (!r)
+		return 0;
+	for (uint64_t i = 0; i < r[k]; i++)
+		if (r[k + 1 + i] != MPIVET_H(MPI_REQUEST_NULL))
+			return 0;
+	return 1;
+}
+
 /* mpivet_state_polled marks a poll that did nothing as returned, and counts it. */
 static inline void mpivet_state_polled(void)
 {

@@ -1102,7 +1102,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[3] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
 		return;
 	}
@@ -1314,7 +1314,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Testall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+	if (rc_ == MPI_SUCCESS && (flag == 0 || mpivet_poll_nulls(5))) {
 		mpivet_state_polled();
 		return;
 	}
@@ -1473,7 +1473,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[2] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
 		return;
 	}
