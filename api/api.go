@@ -129,6 +129,24 @@ func (c *Call) Logged() bool {
 	return false
 }
 
+// Poll reports whether the call is a poll: a nonblocking Test or probe that
+// may return having done nothing (flag false, or no request completed). The
+// layer counts such a return in the state page instead of logging it: a
+// program that polls a million times between two messages would otherwise
+// fill its log with records that say nothing (issue 16). What a poll that
+// does something returns is logged as for any other call.
+func (c *Call) Poll() bool {
+	if c.Has("blocking") || !(c.Has("completion") || c.Has("probe")) {
+		return false
+	}
+	for _, f := range c.Out {
+		if f.Name == "flag" || f.Name == "outcount" {
+			return true
+		}
+	}
+	return false
+}
+
 // Param returns the index of the named parameter, or -1.
 func (c *Call) Param(name string) int {
 	for i, p := range c.Params {
@@ -330,12 +348,13 @@ const (
 // slots of StateWords words, one per thread that calls MPI (in the order they
 // first did), each a seqlock counter, then what the thread is doing.
 const (
-	StateSeq      = 0 // odd while being written
-	StateStatus   = 1 // 0 no call yet, 1 inside a call, 2 returned
-	StateLogRef   = 2 // offset of the call's entry record in the log, or ^0 if inline
-	StateRC       = 3 // return code once returned
-	StateProgress = 4 // number of MPI calls returned so far
-	StateRecord   = 5 // inline entry record (header, words) of a call not logged
+	StateSeq      = 0  // odd while being written
+	StateStatus   = 1  // 0 no call yet, 1 inside a call, 2 returned
+	StateLogRef   = 2  // offset of the call's entry record in the log, or ^0 if inline
+	StateRC       = 3  // return code once returned
+	StateProgress = 4  // number of MPI calls returned so far
+	StateRecord   = 5  // inline entry record (header, words) of a call not logged, up to StatePolls
+	StatePolls    = 63 // polls (Call.Poll) that returned having done nothing, which are not logged
 	StateWords    = 64
 	StateSlots    = 8
 )

@@ -54,6 +54,15 @@ func TestLayouts(t *testing.T) {
 	if !MPI.ByName["MPI_Isend"].Logged() || MPI.ByName["MPI_Send"].Logged() || !MPI.ByName["MPI_Comm_dup"].Logged() {
 		t.Error("wrong choice of logged calls")
 	}
+	var polls []string
+	for _, c := range MPI.Calls {
+		if c.Poll() {
+			polls = append(polls, c.Name)
+		}
+	}
+	if got := strings.Join(polls, ","); got != "MPI_Iprobe,MPI_Improbe,MPI_Test,MPI_Testany,MPI_Testall,MPI_Testsome,MPI_Request_get_status" {
+		t.Errorf("polls: %s", got)
+	}
 }
 
 func TestParseErrors(t *testing.T) {

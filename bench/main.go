@@ -63,6 +63,14 @@ var benchmarks = []benchmark{
 	{"halo-16", "halo.c", "iter_us", 2, []string{"16", "100000"}, "", "", false},
 	{"halo-16-state", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "off", false},
 	{"halo-16-buffers", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "on", false},
+	// A polling loop (MPI_Testany and MPI_Iprobe, 2M polls per rank of
+	// which a few hundred find something), as in HPCC's RandomAccess: per
+	// poll, and the wall time of the whole run.
+	{"polls", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "", "", false},
+	{"polls-wall", "polls.c", "wall_ms", 2, []string{"100", "10000"}, "", "", false},
+	{"polls-state", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "off", false},
+	{"polls-clocks", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "lamport", "off", false},
+	{"polls-buffers", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "on", false},
 	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
 	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},
 	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false},

@@ -145,7 +145,7 @@ func Unmatched(r *trace.Run) (unmatched, blocked bool) {
 		for _, w := range p.Wild {
 			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
 				unmatched = true
-				blocked = blocked || (cur != nil && !cur.Returned && cur.Offset == w.Offset)
+				blocked = blocked || (cur != nil && !cur.Returned && cur.Offset == w.Offset && w.Offset != trace.Unknown)
 			}
 		}
 	}

@@ -282,6 +282,10 @@ type Process struct {
 	// scheduled: Held): the call it is in says nothing about whether it
 	// can return, so it counts as running.
 	Suspended bool
+	// Polls counts the polls (api.Call.Poll) the rank's threads made that
+	// returned having done nothing: the layer counts them in the state page
+	// instead of logging them.
+	Polls uint64
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
@@ -378,7 +382,14 @@ func Decode(path string, data []byte) (*Process, error) {
 		p.Host = strings.Join(parts[:len(parts)-1], ".")
 		fmt.Sscan(parts[len(parts)-1], &p.Pid)
 	}
-	entries := map[uint64]*Call{}
+	// A Waitany-family event of a poll (Testany, Testsome) is logged by
+	// the clock protocol while the poll runs, before the poll's own entry
+	// record, which the layer appends only once the poll has returned
+	// something (layer/src/mpivet.h, Polls): the event's Offset is not
+	// known to the layer, and is the next entry record's.
+	var poll *Wildcard
+	var words []uint64 // the record being decoded; reused, as nothing keeps it
+	var arrays arena
 	off := uint64(8)
 	defer func() { p.End = int64(off) }()
 	for off+8 <= uint64(len(data)) {
@@ -387,9 +398,9 @@ func Decode(path string, data []byte) (*Process, error) {
 		if h == 0 || size < 8 || size%8 != 0 || off+size > uint64(len(data)) {
 			break
 		}
-		words := make([]uint64, (size-8)/8)
-		for i := range words {
-			words[i] = le.Uint64(data[off+8+uint64(i)*8:])
+		words = words[:0]
+		for i := off + 8; i < off+size; i += 8 {
+			words = append(words, le.Uint64(data[i:]))
 		}
 		switch kind {
 		case api.KindEntry:
@@ -399,22 +410,24 @@ func Decode(path string, data []byte) (*Process, error) {
 			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls), Offset: off}
 			if len(words) > 0 {
 				c.PC = words[0]
-				c.In = decodeFields(c.Def.In, words[1:])
+				c.In = arrays.fields(c.Def.In, words[1:])
 			}
-			entries[off] = c
 			p.Calls = append(p.Calls, c)
+			if poll != nil && c.Def.Poll() {
+				poll.Offset = off
+			}
+			poll = nil
 		case api.KindExit:
 			if len(words) < 2 {
 				break
 			}
-			if c := entries[words[0]]; c != nil {
+			if c := p.CallAt(words[0]); c != nil && !c.Returned {
 				c.Returned, c.RC = true, int64(words[1])
-				c.Out = decodeFields(c.Def.Out, words[2:])
-				delete(entries, words[0])
+				c.Out = arrays.fields(c.Def.Out, words[2:])
 			}
 		case api.KindMeta:
 			if id == api.MetaColl && len(words) >= 6 {
-				if c := entries[words[0]]; c != nil {
+				if c := p.CallAt(words[0]); c != nil && !c.Returned {
 					f := words[1]
 					c.Data = &CollData{Send: f&1 != 0, Recv: f&2 != 0, Totals: f&4 != 0, NoCount: f&8 != 0,
 						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
@@ -426,13 +439,40 @@ func Decode(path string, data []byte) (*Process, error) {
 				break
 			}
 			p.decodeMeta(id, words)
+			if id == api.MetaChoice && len(words) > 0 && words[0] < uint64(len(p.Wild)) && p.Wild[words[0]].Offset == Unknown {
+				poll = p.Wild[words[0]]
+			}
 		}
 		off += size
 	}
 	return p, nil
 }
 
-func decodeFields(fs []api.Field, w []uint64) []Value {
+// decodeFields decodes the fields fs from the words w of a record.
+func decodeFields(fs []api.Field, w []uint64) []Value { return (*arena)(nil).fields(fs, w) }
+
+// An arena holds the array values of a log's records: a few large
+// allocations instead of one or two small ones per call.
+type arena struct{ free []uint64 }
+
+// words returns a copy of ws from the arena (a new slice if a is nil).
+func (a *arena) words(ws ...uint64) []uint64 {
+	if len(ws) == 0 {
+		return nil
+	}
+	if a == nil {
+		return append([]uint64(nil), ws...)
+	}
+	if len(ws) > cap(a.free)-len(a.free) {
+		a.free = make([]uint64, 0, max(1<<12, len(ws)))
+	}
+	a.free = append(a.free, ws...)
+	return a.free[len(a.free)-len(ws) : len(a.free) : len(a.free)]
+}
+
+// fields decodes the fields fs from the words w of a record, its arrays
+// kept in a.
+func (a *arena) fields(fs []api.Field, w []uint64) []Value {
 	vals := make([]Value, len(fs))
 	k := 0
 	next := func() uint64 {
@@ -449,11 +489,11 @@ func decodeFields(fs []api.Field, w []uint64) []Value {
 			if n < 0 || n > len(w)-k {
 				n = 0
 			}
-			vals[i].Words = append([]uint64(nil), w[k:k+n]...)
+			vals[i].Words = a.words(w[k : k+n]...)
 			vals[i].Word = uint64(n)
 			k += n
 		case api.FStatus:
-			vals[i].Words = []uint64{next(), next()}
+			vals[i].Words = a.words(next(), next())
 			vals[i].Word = vals[i].Words[0]
 		default:
 			vals[i].Word = next()
@@ -619,11 +659,12 @@ func (p *Process) readState(path string) {
 	}
 	defer f.Close()
 	for slot := 0; slot < api.StateSlots; slot++ {
-		c, progress, ok := p.readSlot(f, int64(slot*api.StateWords*8))
+		c, progress, polls, ok := p.readSlot(f, int64(slot*api.StateWords*8))
 		if !ok {
 			break
 		}
 		p.Progress += progress
+		p.Polls += polls
 		if c != nil {
 			p.Threads = append(p.Threads, c)
 		}
@@ -633,12 +674,12 @@ func (p *Process) readState(path string) {
 	}
 }
 
-func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
+func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 	buf := make([]byte, api.StateWords*8)
 	var w [api.StateWords]uint64
 	for try := 0; try < 100; try++ {
 		if n, _ := f.ReadAt(buf, at); n < len(buf) {
-			return nil, 0, false
+			return nil, 0, 0, false
 		}
 		for i := range w {
 			w[i] = le.Uint64(buf[i*8:])
@@ -651,21 +692,16 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
 	}
 	status := w[api.StateStatus]
 	if status == 0 {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
 	var c *Call
 	if ref := w[api.StateLogRef]; ref != Unknown {
-		for i := len(p.Calls) - 1; i >= 0; i-- {
-			if p.Calls[i].Offset == ref {
-				c = p.Calls[i]
-				break
-			}
-		}
+		c = p.CallAt(ref)
 	} else {
 		h := w[api.StateRecord]
 		size, id := h&0xffffffff, int(h>>32&0xffff)
 		n := int(size/8) - 1
-		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StateWords {
+		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StatePolls {
 			words := w[api.StateRecord+1 : api.StateRecord+1+n]
 			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], In: decodeFields(api.MPI.Calls[id].In, words[1:])}
 		}
@@ -674,7 +710,7 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, bool) {
 		c.Returned, c.RC = true, int64(w[api.StateRC])
 		c.Out = decodeFields(c.Def.Out, nil)
 	}
-	return c, w[api.StateProgress], true
+	return c, w[api.StateProgress], w[api.StatePolls], true
 }
 
 func parseMaps(s string) []Mapping {

@@ -1,10 +1,12 @@
 package trace_test
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"mpivet/api"
 	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
@@ -84,5 +86,77 @@ func TestReadRunWithUnstartedLog(t *testing.T) {
 	}
 	if len(run.Procs) != 2 || run.Procs[1].Pid != 11 || run.Procs[1].Exit == nil || run.Procs[1].Exit.Signal != 9 {
 		t.Fatalf("procs: %+v", run.Procs)
+	}
+}
+
+// A poll's entry record is logged after the records the clock protocol
+// writes while the poll runs (layer/src/mpivet.h, Polls): a Testany event,
+// logged without an offset, belongs to the next poll logged.
+func TestPollEvent(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	unknown := ^uint64(0)
+	// event 0: a wildcard receive, logged with its call's offset
+	recv := l.Call("MPI_Irecv", 0x20, map[string]any{"source": tracetest.Consts["MPI_ANY_SOURCE"]}, map[string]any{"request": uint64(0x9000)})
+	l.Meta(api.MetaWildcard, 0, trace.WildRecv, 1, 0, unknown-1, recv, 0, 0x20)
+	// event 1: a Testany that returned request 1, then its poll
+	l.Meta(api.MetaWildcard, 1, trace.WildAny, 0, 2, unknown-1, unknown, 0, 0x30)
+	l.Meta(api.MetaChoice, 1, 1, 1, 1, 0, 7)
+	l.Meta(api.MetaMatched, 0, 1, 1, 5, 3, 0)
+	l.Meta(api.MetaMatched, 1, 1, unknown, unknown, 4, 0)
+	poll := l.Call("MPI_Testany", 0x30, map[string]any{"count": 2, "array_of_requests": []uint64{0x9000, 0x9100}},
+		map[string]any{"array_of_requests_out": []uint64{0x9000, 0x2000}, "index": 1, "flag": 1})
+	// event 2: a Testany forced but never matched: no poll of its own
+	l.Meta(api.MetaWildcard, 2, trace.WildAny, 0, 2, 0, unknown, 0, 0x30)
+	l.Call("MPI_Wait", 0x40, map[string]any{"request": uint64(0x9000)}, map[string]any{"request_out": uint64(0x2000)})
+	p := l.Process()
+	if len(p.Wild) != 3 {
+		t.Fatalf("%d events", len(p.Wild))
+	}
+	if p.Wild[0].Offset != recv || p.Wild[1].Offset != poll || p.Wild[2].Offset != unknown {
+		t.Errorf("event offsets %#x %#x %#x, want %#x %#x unknown", p.Wild[0].Offset, p.Wild[1].Offset, p.Wild[2].Offset, recv, poll)
+	}
+	if c := p.CallAt(poll); c == nil || c.Name() != "MPI_Testany" || !c.Returned || c.Int("index") != 1 {
+		t.Errorf("poll decoded as %+v", c)
+	}
+}
+
+// The state page counts the polls that found nothing, per thread.
+func TestStatePolls(t *testing.T) {
+	dir := t.TempDir()
+	l := tracetest.New(0, 1)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	if err := os.WriteFile(filepath.Join(dir, "p.h.10.log"), l.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := make([]byte, api.StateSlots*api.StateWords*8)
+	put := func(slot, word int, v uint64) {
+		binary.LittleEndian.PutUint64(page[(slot*api.StateWords+word)*8:], v)
+	}
+	testany := api.MPI.ByName["MPI_Testany"]
+	for slot, polls := range []uint64{1000000, 234} {
+		put(slot, api.StateStatus, 2)
+		put(slot, api.StateLogRef, ^uint64(0))
+		put(slot, api.StateProgress, polls+1)
+		put(slot, api.StatePolls, polls)
+		// the inline record of the last poll, its request array cut short
+		put(slot, api.StateRecord, 8+5*8|uint64(testany.ID)<<32|api.KindEntry<<48)
+		put(slot, api.StateRecord+1, 0x30)
+		put(slot, api.StateRecord+2, 100)
+		put(slot, api.StateRecord+5, 100)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.h.10.state"), page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := trace.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := run.Procs[0]
+	if p.Polls != 1000234 || p.Progress != 1000236 {
+		t.Errorf("polls %d, progress %d", p.Polls, p.Progress)
+	}
+	if c := p.Current; c == nil || c.Name() != "MPI_Testany" || !c.Returned || c.PC != 0x30 || c.Int("count") != 100 || len(c.Words("array_of_requests")) != 0 {
+		t.Errorf("current call %+v", c)
 	}
 }

@@ -38,7 +38,11 @@ func dumpCmd() *cobra.Command {
 				if rank >= 0 && p.Rank != rank {
 					continue
 				}
-				fmt.Printf("== rank %d (pid %d on %s, %d calls)", p.Rank, p.Pid, p.Host, len(p.Calls))
+				fmt.Printf("== rank %d (pid %d on %s, %d calls", p.Rank, p.Pid, p.Host, len(p.Calls))
+				if p.Polls > 0 {
+					fmt.Printf(", and %d polls that found nothing, not recorded", p.Polls)
+				}
+				fmt.Printf(")")
 				if p.Exit != nil {
 					fmt.Printf(" exit: code %d signal %d", p.Exit.Code, p.Exit.Signal)
 				}

@@ -133,6 +133,8 @@ static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
 #define MPIVET_STATE_RC 3
 #define MPIVET_STATE_PROGRESS 4
 #define MPIVET_STATE_RECORD 5
+#define MPIVET_STATE_POLLS 63 /* polls that did nothing: counted here, not logged */
+#define MPIVET_STATE_INLINE (MPIVET_STATE_POLLS - MPIVET_STATE_RECORD) /* room for an inline record */
 #define MPIVET_STATE_WORDS 64 /* one slot */
 #define MPIVET_STATE_SLOTS 8  /* one per thread calling MPI; later threads share the last */
 
@@ -177,6 +179,107 @@ static inline void mpivet_state_returned(int rc)
 {
 	uint64_t *s = mpivet_state_open();
 	s[MPIVET_STATE_STATUS] = 2;
+	s[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
+	s[MPIVET_STATE_PROGRESS]++;
+	mpivet_state_close(s);
+}
+
+/* Polls (api.Call.Poll: MPI_Test, Testany, Testall, Testsome,
+ * Request_get_status, Iprobe, Improbe). A program may poll a million times
+ * between two messages, and a poll that finds nothing changes nothing the
+ * checks follow. So a poll's entry record is written where a call that is
+ * not logged keeps it (the state page shows it while the thread is inside),
+ * and only a poll that did something, or failed, is appended to the log
+ * when it returns: its entry record, then its exit record. One that did
+ * nothing is counted in the thread's slot (MPIVET_STATE_POLLS). Its hooks
+ * get MPIVET_NOREC as the entry's log offset.
+ *
+ * The record is kept in the thread's slot when it fits and the slot is the
+ * thread's own (not MPI_THREAD_MULTIPLE, where threads past the eighth share
+ * one), else in a buffer of the thread's (mpivet_poll_scratch, generated),
+ * of which the slot shows what fits: a request array cut short reads as
+ * empty. */
+extern __thread uint64_t *mpivet_poll_rec __attribute__((tls_model("initial-exec"))); /* header, words */
+uint64_t *mpivet_poll_scratch(uint64_t nwords);
+
+/* mpivet_poll_begin returns where to write the nwords words of a poll's
+ * entry record (NULL: nowhere, memory is short), having opened the
+ * thread's slot for writing. */
+static inline uint64_t *mpivet_poll_begin(uint64_t nwords)
+{
+	uint64_t *r = mpivet_state_inline();
+	if (__builtin_expect(mpivet_mt || nwords + 1 > MPIVET_STATE_INLINE, 0))
+		r = mpivet_poll_scratch(nwords);
+	mpivet_poll_rec = r;
+	return r ? r + 1 : NULL;
+}
+
+/* mpivet_poll_entered completes the entry record begun by mpivet_poll_begin
+ * and marks the thread as inside the call. */
+static inline void mpivet_poll_entered(unsigned call, uint64_t nwords)
+{
+	uint64_t *r = mpivet_poll_rec, *s = &mpivet_slot[MPIVET_STATE_RECORD];
+	if (r != s) {
+		uint64_t n = nwords < MPIVET_STATE_INLINE - 1 ? nwords : MPIVET_STATE_INLINE - 1;
+		for (uint64_t i = 1; r && i <= n; i++)
+			s[i] = r[i];
+		s[0] = r ? (8 + n * 8) | ((uint64_t)call << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48) : 0;
+	}
+	if (r)
+		r[0] = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+}
+
+/* mpivet_poll_log appends the entry record of the poll the thread is in to
+ * the log, and returns its offset (MPIVET_NOREC: the log is full). Records
+ * the clock hooks wrote while the poll ran precede it. */
+static inline uint64_t mpivet_poll_log(void)
+{
+	uint64_t *r = mpivet_poll_rec, off;
+	if (!r || !r[0])
+		return MPIVET_NOREC;
+	uint64_t n = (r[0] & 0xffffffff) / 8 - 1;
+	uint64_t *w = mpivet_begin(n, &off);
+	if (!w)
+		return MPIVET_NOREC;
+	for (uint64_t i = 0; i < n; i++)
+		w[i] = r[1 + i];
+	mpivet_commit(off, n, (unsigned)(r[0] >> 32 & 0xffff), MPIVET_KIND_ENTRY);
+	return off;
+}
+
+/* mpivet_poll_nulls reports whether the request array whose length is word
+ * k of the entry record of the poll the thread is in holds only null
+ * requests. */
+static inline int mpivet_poll_nulls(unsigned k)
+{
+	const uint64_t *r = mpivet_poll_rec;
+	if (!r)
+		return 0;
+	for (uint64_t i = 0; i < r[k]; i++)
+		if (r[k + 1 + i] != MPIVET_H(MPI_REQUEST_NULL))
+			return 0;
+	return 1;
+}
+
+/* mpivet_state_polled marks a poll that did nothing as returned, and counts it. */
+static inline void mpivet_state_polled(void)
+{
+	uint64_t *s = mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = 2;
+	s[MPIVET_STATE_RC] = 0;
+	s[MPIVET_STATE_PROGRESS]++;
+	s[MPIVET_STATE_POLLS]++;
+	mpivet_state_close(s);
+}
+
+/* mpivet_state_logged marks a poll that did something as returned, its
+ * entry record now at logref in the log. */
+static inline void mpivet_state_logged(int rc, uint64_t logref)
+{
+	uint64_t *s = mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = 2;
+	s[MPIVET_STATE_LOGREF] = logref;
 	s[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
 	s[MPIVET_STATE_PROGRESS]++;
 	mpivet_state_close(s);

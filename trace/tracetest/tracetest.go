@@ -124,6 +124,11 @@ func (l *Log) Buffer(kind int, addr, op uint64, call string, req, other uint64, 
 	l.record(api.KindMeta, api.MetaBuffer, append(w, pcs...))
 }
 
+// Meta appends a meta record (api.Meta*) of the given words.
+func (l *Log) Meta(id int, words ...uint64) {
+	l.record(api.KindMeta, id, words)
+}
+
 // Bytes returns the log.
 func (l *Log) Bytes() []byte { return l.buf }
 

@@ -7,6 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+__thread uint64_t *mpivet_poll_rec __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *mpivet_poll_buf __attribute__((tls_model("initial-exec")));
+static __thread uint64_t mpivet_poll_cap __attribute__((tls_model("initial-exec")));
+
+uint64_t *mpivet_poll_scratch(uint64_t nwords)
+{
+	if (nwords + 1 > mpivet_poll_cap) {
+		uint64_t cap = 2 * (nwords + 1), *b = realloc(mpivet_poll_buf, cap * 8);
+		if (!b)
+			return NULL;
+		mpivet_poll_buf = b, mpivet_poll_cap = cap;
+	}
+	return mpivet_poll_buf;
+}
+
 static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 {
 	mpivet_bc_enter_call(pc_, 0);
@@ -838,7 +853,7 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -856,6 +871,10 @@ static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, 
 static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+		mpivet_state_polled();
+		return;
+	}
 	(void)flag;
 	(void)src_status;
 	(void)tag_status;
@@ -900,9 +919,9 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 
 static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
-	mpivet_bc_enter_call(pc_, 0);
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	mpivet_bc_enter_call(pc_, 1);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
@@ -910,15 +929,19 @@ static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag,
 		w_[k_++] = (uint64_t)tag;
 		w_[k_++] = comm;
 		w_[k_++] = message_at;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Improbe, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Improbe, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t message, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -931,7 +954,7 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Improbe, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
@@ -1055,22 +1078,21 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Test, a_, sizeof a_ / sizeof *a_);
 	}
-	uint64_t off_, n_ = 1 + 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = request_at;
 		w_[k_++] = request;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Test, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64_t flag, int64_t src_status, int64_t tag_status)
@@ -1080,6 +1102,11 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[3] == MPIVET_H(MPI_REQUEST_NULL)))) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1092,7 +1119,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1149,15 +1176,15 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
 		mpivet_bc_in(MPIVET_ID_MPI_Testany, a_, sizeof a_ / sizeof *a_);
 	}
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
@@ -1167,10 +1194,9 @@ static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t arra
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testany, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Testany, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t index, int64_t flag, int64_t src_status, int64_t tag_status)
@@ -1182,6 +1208,11 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Testany, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (index == MPI_UNDEFINED || flag == 0)) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1197,7 +1228,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testany, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1251,15 +1282,15 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
 		mpivet_bc_in(MPIVET_ID_MPI_Testall, a_, sizeof a_ / sizeof *a_);
 	}
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
@@ -1269,10 +1300,9 @@ static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t arra
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testall, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Testall, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t flag)
@@ -1284,6 +1314,11 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Testall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0 || mpivet_poll_nulls(5))) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1296,7 +1331,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		w_[k_++] = (uint64_t)flag;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testall, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1356,15 +1391,15 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)incount, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
 		mpivet_bc_in(MPIVET_ID_MPI_Testsome, a_, sizeof a_ / sizeof *a_);
 	}
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + n_array_of_requests;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
@@ -1374,10 +1409,9 @@ static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t a
 		w_[k_++] = (uint64_t)n_array_of_requests;
 		for (int64_t i_ = 0; i_ < n_array_of_requests; i_++)
 			w_[k_++] = MPIVET_H(array_of_requests[i_]);
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testsome, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Testsome, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t outcount, int64_t n_array_of_indices, const int *array_of_indices, int base_array_of_indices)
@@ -1391,6 +1425,11 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 		mpivet_bc_out(MPIVET_ID_MPI_Testsome, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (outcount == 0 || outcount == MPI_UNDEFINED)) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1406,26 +1445,25 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 			w_[k_++] = MPIVET_I(array_of_indices[i_] - base_array_of_indices);
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testsome, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 {
-	mpivet_bc_enter_call(pc_, 0);
+	mpivet_bc_enter_call(pc_, 1);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_get_status, a_, sizeof a_ / sizeof *a_);
 	}
-	uint64_t off_, n_ = 1 + 1;
-	uint64_t *w_ = mpivet_begin(n_, &off_);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
 		w_[k_++] = request;
-		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_get_status, MPIVET_KIND_ENTRY);
 	}
-	mpivet_state_entered(off_, 0);
-	return off_;
+	mpivet_poll_entered(MPIVET_ID_MPI_Request_get_status, n_);
+	return MPIVET_NOREC;
 }
 
 static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
@@ -1435,6 +1473,11 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[2] == MPIVET_H(MPI_REQUEST_NULL)))) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1446,7 +1489,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_get_status, MPIVET_KIND_EXIT);
 	}
-	mpivet_state_returned(rc_);
+	mpivet_state_logged(rc_, e_);
 }
 
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
