@@ -46,7 +46,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-n", "2", dir}, "not an executable file"},
 		{[]string{"run", "-n", "0", plain}, "at least 1"},
 		{[]string{"run", plain}, "np"},
-		{[]string{"explain", "no-such-check"}, "no check"},
+		{[]string{"explain", "no-such-check"}, "no kind of finding"},
 	} {
 		out, code := mpivet(t, tc.args...)
 		if code != 2 || !strings.Contains(out, tc.msg) || strings.Contains(out, "panic") || strings.Contains(out, "goroutine") {
