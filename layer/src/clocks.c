@@ -36,7 +36,6 @@
  * never completes) and does not report it.
  */
 #define _GNU_SOURCE
-#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -972,13 +971,6 @@ void mpivet_ck_config(const char *key, const char *value)
 		gdb_rank = atoi(value);
 }
 
-static int fortran_lib(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size, (void)data;
-	const char *n = info->dlpi_name;
-	return n && (strstr(n, "libmpi_mpifh") || strstr(n, "libmpi_usempi") || strstr(n, "libmpifort"));
-}
-
 static void load_decisions(void)
 {
 	FILE *f = decisions_path[0] ? fopen(decisions_path, "r") : NULL;
@@ -1034,8 +1026,6 @@ static void start(int provided)
 	const char *why = NULL;
 	if (mode == OFF)
 		why = "--clocks=off";
-	else if (dl_iterate_phdr(fortran_lib, NULL))
-		why = "the program calls MPI from Fortran, which the clock protocol does not cover yet";
 	else if (provided == MPI_THREAD_MULTIPLE)
 		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
 	record_clocks(why ? 0 : mode, why);
