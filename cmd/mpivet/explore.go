@@ -17,6 +17,7 @@ import (
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
+	"mpivet/checks/unreceived"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -38,6 +39,7 @@ type exploration struct {
 	branches  map[int]*explore.Branch
 	notes     []string
 	zero      int           // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	first     *trace.Run    // the records of interleaving 1
 	firstWall time.Duration // how long the first run took
 }
 
@@ -63,7 +65,7 @@ func (x *exploration) bufferingCheck(first *explore.Interleaving, n int) error {
 	if savedLimit == 0 || limit < savedLimit {
 		x.sess.Opts.Timeout = limit
 	}
-	x.sess.Opts.Buffering, x.zero = "zero", n
+	x.sess.Opts.Buffering, x.zero, x.first = "zero", n, first.Run
 	defer func() { x.sess.Opts.Buffering, x.sess.Opts.Timeout = saved, savedLimit }()
 	il, err := x.once(n, ds, nil)
 	if err != nil {
@@ -154,7 +156,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	}
 	fresh := false
 	for _, f := range fs {
-		if n == x.zero && f.Kind != "unsafe-buffering" {
+		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
 		f.Interleaving = n
