@@ -209,7 +209,7 @@ static int world(struct shadow *s, int r)
 
 /* A ring of piggyback send buffers; a slot is reused once its send is done. */
 #define RING 256
-#define PB_EAGER 1024 /* bytes every transport of both MPIs sends eagerly */
+#define PB_EAGER 64 /* bytes of a piggyback waited for: a shared-memory fast path in both MPIs */
 static uint64_t *ring;
 static MPI_Request ring_req[RING];
 static unsigned ring_next;
@@ -238,9 +238,11 @@ static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 	 * overtake it. A sender that then computes for seconds, or is stopped,
 	 * would leave the receiver waiting for it. Waiting here costs one test
 	 * when it has left, and never more than the message's own send would,
-	 * which needs the same room; a piggyback too large to be sure it goes
-	 * eagerly (vector clocks of more than 126 ranks) is not waited for,
-	 * since its send may need the receive posted after the message. */
+	 * which needs the same room. Only small piggybacks (Lamport clocks;
+	 * vector clocks of up to 6 ranks) are waited for: a larger one takes
+	 * the MPI's slower path for small messages, where waiting for it tripled
+	 * the latency of 32 ranks' vector clocks, and one too large to go
+	 * eagerly could need the receive that is posted after its message. */
 	if (pbw * 8 <= PB_EAGER)
 		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 }
