@@ -9,7 +9,8 @@
 //	mpivet.h             record format and the inline recording primitives
 //	recorder.c           per-rank log, process metadata, crash handler
 //	buffers.c            the nonblocking-buffer checker (page protection)
-//	clocks.c             the clock protocol: piggybacks, wildcard events, guided replay
+//	clocks.c             the clock protocol: piggybacks, wildcard events, guided replay;
+//	                     messages never received, found at MPI_Finalize
 //	signature.c          datatype signatures, carried by piggybacks, for the type-mismatch check
 //	divergence.c         a guided replay compares its calls with its parent run's, stops where they differ
 //	generated/wrappers.c C and Fortran wrappers, generated from api/mpi.api

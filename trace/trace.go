@@ -239,6 +239,18 @@ type Divergence struct {
 	ParentOffset uint64
 }
 
+// Unreceived is a message sent to this rank that no receive matched: the
+// layer found it waiting when the program could no longer receive it.
+type Unreceived struct {
+	World  int   // the sender's world rank
+	Source int64 // ... its rank in Comm
+	Tag    int64
+	Comm   uint64 // the communicator, as this rank's handle
+	SendPC uint64 // the send's call site, in the sender's address space (0: unknown, without the clock protocol)
+	Bytes  int
+	Freed  bool // found when the program freed Comm (else at MPI_Finalize)
+}
+
 // Mapping is an executable mapping of the process, for symbolisation.
 type Mapping struct {
 	Start, End, Offset uint64
@@ -247,30 +259,31 @@ type Mapping struct {
 
 // Process is everything recorded about one rank.
 type Process struct {
-	File     string // log path
-	Host     string
-	Pid      int
-	Rank     int // -1 until the process initialised MPI
-	Size     int
-	Level    int // thread support level provided; -1 before MPI is initialised
-	Consts   map[uint64][]string
-	ConstVal map[string]uint64
-	Maps     []Mapping
-	Calls    []*Call
-	Signal   *Signal
-	Errors   []Error // errors MPI calls returned to the program, or raised to the fatal handler
-	Buffers  []BufferAccess
-	Watch    *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
-	Clocks   *Clocks
-	Wild     []*Wildcard // by event number
-	Late     []Late
-	Arrivals map[uint64]Arrival // by Cand.Serial
-	Types    []TypeMismatch
-	Overflow bool
-	Diverged *Divergence // a guided replay made another call than its parent run did
-	Exit     *Exit       // from the supervisor; nil if it left none (killed)
-	Stderr   string      // what the rank wrote on its standard error (first MiB)
-	End      int64       // end of the last whole record in the log
+	File       string // log path
+	Host       string
+	Pid        int
+	Rank       int // -1 until the process initialised MPI
+	Size       int
+	Level      int // thread support level provided; -1 before MPI is initialised
+	Consts     map[uint64][]string
+	ConstVal   map[string]uint64
+	Maps       []Mapping
+	Calls      []*Call
+	Signal     *Signal
+	Errors     []Error // errors MPI calls returned to the program, or raised to the fatal handler
+	Buffers    []BufferAccess
+	Watch      *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
+	Clocks     *Clocks
+	Wild       []*Wildcard // by event number
+	Late       []Late
+	Arrivals   map[uint64]Arrival // by Cand.Serial
+	Types      []TypeMismatch
+	Unreceived []Unreceived
+	Overflow   bool
+	Diverged   *Divergence // a guided replay made another call than its parent run did
+	Exit       *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr     string      // what the rank wrote on its standard error (first MiB)
+	End        int64       // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.
@@ -638,6 +651,11 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 		if len(w) >= 7 {
 			p.Types = append(p.Types, TypeMismatch{SendSig: w[0], RecvSig: w[1], World: int(int64(w[2])), Tag: int64(w[3]),
 				SendPC: w[4], RecvPC: w[5], Bytes: int(w[6])})
+		}
+	case api.MetaUnreceived:
+		if len(w) >= 7 {
+			p.Unreceived = append(p.Unreceived, Unreceived{World: int(int64(w[0])), Source: int64(w[1]), Tag: int64(w[2]),
+				Comm: w[3], SendPC: w[4], Bytes: int(w[5]), Freed: w[6] == 1})
 		}
 	case api.MetaLate:
 		if len(w) >= 8 {

@@ -12,6 +12,7 @@ import (
 	"mpivet/checks/mpierror"
 	"mpivet/checks/timeout"
 	"mpivet/checks/typematch"
+	"mpivet/checks/unreceived"
 )
 
 // Checks are all checks, in report order.
@@ -25,4 +26,5 @@ var Checks = []*check.Check{
 	bufferreuse.Check,
 	mpierror.Check,
 	typematch.Check,
+	unreceived.Check,
 }

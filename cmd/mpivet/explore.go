@@ -17,6 +17,7 @@ import (
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
+	"mpivet/checks/unreceived"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -45,6 +46,7 @@ type exploration struct {
 	branches  map[int]*explore.Branch
 	notes     []string
 	zero      int           // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	first     *trace.Run    // of interleaving 1's records, only the messages never received (unreceivedOnly)
 	firstWall time.Duration // how long the first run took
 }
 
@@ -90,6 +92,18 @@ func (x *exploration) bufferingCheck(ds []explore.Decision, forced bool, n int) 
 			x.sess.Opts.Timeout, interleavingDir(x.dir, n)))
 	}
 	return il, nil
+}
+
+// unreceivedOnly keeps of run r what the zero-buffering run needs to
+// tell a send that waits forever for want of a receive from one that
+// waits for want of buffering: each rank's messages never received. The
+// exploration does not keep whole runs.
+func unreceivedOnly(r *trace.Run) *trace.Run {
+	lean := &trace.Run{Dir: r.Dir}
+	for _, p := range r.Procs {
+		lean.Procs = append(lean.Procs, &trace.Process{Rank: p.Rank, Unreceived: p.Unreceived})
+	}
+	return lean
 }
 
 // found reports whether a finding of one of the kinds was made in
@@ -226,7 +240,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	}
 	fresh := false
 	for _, f := range fs {
-		if n == x.zero && f.Kind != "unsafe-buffering" {
+		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
 		f.Interleaving = n

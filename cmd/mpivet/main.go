@@ -205,6 +205,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		again = explore.Complete(first.Run)
 	}
 	firstEnded := !x.found(1, "timeout", "program-failure")
+	x.first = unreceivedOnly(first.Run)
 	switch {
 	case stopped != "":
 	case off != "":

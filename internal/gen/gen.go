@@ -465,6 +465,73 @@ func cParams(c *api.Call) string {
 	return strings.Join(ps, ", ")
 }
 
+// recordIn returns the arguments of mpivet_in_X after the call site, for a
+// wrapper whose C parameters (C) or C views of its Fortran arguments
+// (Fortran) have the names of the call's parameters; at gives where the
+// program keeps a handle parameter, and stride the size of a request-array
+// element.
+func recordIn(c *api.Call, at, stride func(api.Param) string) []string {
+	var args []string
+	for _, f := range c.In {
+		p := c.Params[f.Param]
+		switch {
+		case f.Name == p.Name+"_at":
+			args = append(args, at(p))
+		case f.Name == p.Name+"_stride":
+			args = append(args, stride(p))
+		case f.Kind == api.FInt:
+			args = append(args, "MPIVET_I("+p.Name+")")
+		case f.Kind == api.FAddr:
+			args = append(args, "MPIVET_A("+p.Name+")")
+		case f.Kind == api.FHandles:
+			args = append(args, "MPIVET_I("+p.Len+")", p.Name)
+		case p.Role == api.Free || p.Role == api.Inout:
+			args = append(args, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		default:
+			args = append(args, "MPIVET_H("+p.Name+")")
+		}
+	}
+	return args
+}
+
+// recordOut returns the arguments of mpivet_out_X after e_ and rc_, named as
+// for recordIn; the status is the one sp_ points to.
+func recordOut(c *api.Call) []string {
+	var args []string
+	for _, f := range c.Out {
+		p := c.Params[f.Param]
+		switch p.Role {
+		case api.New:
+			args = append(args, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		case api.Inout:
+			args = append(args, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		case api.Reqs:
+			args = append(args, "MPIVET_I("+p.Len+")", p.Name)
+		case api.Out, api.Index:
+			args = append(args, fmt.Sprintf("%s ? MPIVET_I(*%s) : MPIVET_NOREC", p.Name, p.Name))
+		case api.Indices:
+			args = append(args, fmt.Sprintf("(%s && *%s != MPI_UNDEFINED) ? *%s : 0", p.Len, p.Len, p.Len), p.Name, "0")
+		case api.Status:
+			args = append(args, "sp_->MPI_SOURCE", "sp_->MPI_TAG")
+		}
+	}
+	return args
+}
+
+// hookViews lists the addresses the clock protocol's hooks see the
+// parameters through (k_[i] for parameter i): the status through sp_.
+func hookViews(c *api.Call) []string {
+	var ks []string
+	for _, p := range c.Params {
+		if p.Role == api.Status {
+			ks = append(ks, "(void *)&sp_")
+		} else {
+			ks = append(ks, "(void *)&"+p.Name)
+		}
+	}
+	return ks
+}
+
 // genC writes the C wrapper.
 func genC(w writer, c *api.Call) {
 	var args, callArgs []string
@@ -484,26 +551,9 @@ func genC(w writer, c *api.Call) {
 	if !c.Has("init") {
 		w("\tif (!mpivet_inited)\n\t\tmpivet_lazy_init();\n")
 	}
-	inArgs := []string{"MPIVET_PC()"}
-	for _, f := range c.In {
-		p := c.Params[f.Param]
-		switch {
-		case f.Name == p.Name+"_at":
-			inArgs = append(inArgs, "MPIVET_A("+p.Name+")")
-		case f.Name == p.Name+"_stride":
-			inArgs = append(inArgs, "(int64_t)sizeof *"+p.Name)
-		case f.Kind == api.FInt:
-			inArgs = append(inArgs, "MPIVET_I("+p.Name+")")
-		case f.Kind == api.FAddr:
-			inArgs = append(inArgs, "MPIVET_A("+p.Name+")")
-		case f.Kind == api.FHandles:
-			inArgs = append(inArgs, "MPIVET_I("+p.Len+")", p.Name)
-		case p.Role == api.Free || p.Role == api.Inout:
-			inArgs = append(inArgs, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
-		default:
-			inArgs = append(inArgs, "MPIVET_H("+p.Name+")")
-		}
-	}
+	inArgs := append([]string{"MPIVET_PC()"}, recordIn(c,
+		func(p api.Param) string { return "MPIVET_A(" + p.Name + ")" },
+		func(p api.Param) string { return "(int64_t)sizeof *" + p.Name })...)
 	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
 	if status != "" {
 		// A status the program ignores is still wanted: the source of a
@@ -514,15 +564,7 @@ func genC(w writer, c *api.Call) {
 		// The clock protocol (clocks.c) sees the parameters by address: it
 		// rewrites the source of a guided wildcard receive, supplies status
 		// arrays, and piggybacks clocks around the call.
-		var ks []string
-		for _, p := range c.Params {
-			if p.Role == api.Status {
-				ks = append(ks, "(void *)&sp_")
-			} else {
-				ks = append(ks, "(void *)&"+p.Name)
-			}
-		}
-		w("\tvoid *k_[] = {%s};\n", strings.Join(ks, ", "))
+		w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
 		w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
 		if collTyped(c) {
 			w("\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
@@ -547,25 +589,7 @@ func genC(w writer, c *api.Call) {
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS && %s)\n\t\tmpivet_record_comm(*%s);\n", p.Name, p.Name)
 	}
-	outArgs := []string{"e_", "rc_"}
-	for _, f := range c.Out {
-		p := c.Params[f.Param]
-		switch p.Role {
-		case api.New:
-			outArgs = append(outArgs, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
-		case api.Inout:
-			outArgs = append(outArgs, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
-		case api.Reqs:
-			outArgs = append(outArgs, "MPIVET_I("+p.Len+")", p.Name)
-		case api.Out, api.Index:
-			outArgs = append(outArgs, fmt.Sprintf("%s ? MPIVET_I(*%s) : MPIVET_NOREC", p.Name, p.Name))
-		case api.Indices:
-			outArgs = append(outArgs, fmt.Sprintf("(%s && *%s != MPI_UNDEFINED) ? *%s : 0", p.Len, p.Len, p.Len), p.Name, "0")
-		case api.Status:
-			outArgs = append(outArgs, "sp_->MPI_SOURCE", "sp_->MPI_TAG")
-		}
-	}
-	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(outArgs, ", "))
+	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append([]string{"e_", "rc_"}, recordOut(c)...), ", "))
 	w("\tmpivet_guard--;\n\treturn rc_;\n}\n\n")
 }
 
@@ -585,11 +609,21 @@ func genConstants(w writer, a *api.API) {
 
 const fortranPrelude = `/* Fortran wrappers. Both MPIs' Fortran bindings may call PMPI_* directly
  * (Open MPI always, MPICH for mpi_f08), so the Fortran symbols are wrapped
- * themselves: the wrapper converts handles to C only to record them, and calls
- * the MPI's own binding (the next definition of the same symbol), so that
- * Fortran-specific constants (MPI_BOTTOM, MPI_STATUS_IGNORE, ...) never need
- * translating. The guard makes a binding that calls the C MPI_* (MPICH's F77
- * bindings) pass through the C wrapper without recording twice. */
+ * themselves, and each calls the MPI's own binding (the next definition of
+ * the same symbol): Fortran-specific constants (MPI_BOTTOM, MPI_IN_PLACE,
+ * ...) and choice buffers (MPICH's f08 descriptors of array sections) stay
+ * the binding's business. Around that call the wrapper does what the C
+ * wrapper does around PMPI_X, on C views of the Fortran arguments: a
+ * variable of the C parameter's type and name for each (handles converted
+ * with MPI_*_f2c, 1-based indexes made 0-based, statuses converted with
+ * MPI_Status_f2c after the call), so that the records and the clock
+ * protocol's hooks are the C wrapper's. What a hook rewrites reaches the
+ * binding through its own Fortran variable (a forced source, whose Fortran
+ * argument may be a constant) or the program's (a request hidden from a
+ * Waitany, or re-created). A status the program ignores is replaced by one of
+ * the wrapper's, to learn the source of a wildcard receive. The guard makes a
+ * binding that calls the C MPI_* (MPICH's F77 bindings) pass through the C
+ * wrapper without recording twice. */
 
 static void *mpivet_next(const char *sym)
 {
@@ -604,18 +638,83 @@ static void *mpivet_next(const char *sym)
 #if defined(MPICH_VERSION)
 #define MPIVET_F08_BUF(name) name##_f08ts_
 #define MPIVET_F08_BUFNAME(name) #name "_f08ts_"
-#define MPIVET_F08_ADDR(p) MPIVET_A(MPIVET_CFI_ADDR(p))
+#define MPIVET_F08_PTR(p) MPIVET_CFI_ADDR(p)
 #else
 #define MPIVET_F08_BUF(name) name##_f08_
 #define MPIVET_F08_BUFNAME(name) #name "_f08_"
-#define MPIVET_F08_ADDR(p) MPIVET_A(p)
+#define MPIVET_F08_PTR(p) (p)
 #endif
+
+/* A Fortran status is MPI_STATUS_SIZE integers; type(MPI_Status) of mpi_f08
+ * has the same layout in both MPIs (Open MPI's f08 bindings hand it to the
+ * F77 code, MPICH's is MPI_F08_status), and so does MPI_Status in C. */
+#ifdef MPI_F_STATUS_SIZE
+#define MPIVET_F_STATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define MPIVET_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#endif
+
+/* mpivet_f_ignored reports whether a Fortran status (statuses: array)
+ * argument is MPI_STATUS_IGNORE (MPI_STATUSES_IGNORE). MPICH's mpi_f08 has
+ * its own; Open MPI's is the F77 one. */
+static int mpivet_f_ignored(const void *p, int f08, int statuses)
+{
+#if defined(MPICH_VERSION)
+	if (f08)
+		return p == (const void *)(statuses ? MPI_F08_STATUSES_IGNORE : MPI_F08_STATUS_IGNORE);
+#endif
+	(void)f08;
+	return p == (const void *)(statuses ? MPI_F_STATUSES_IGNORE : MPI_F_STATUS_IGNORE);
+}
+
+/* mpivet_f_index_base tells how a binding numbers the indexes it returns
+ * from Waitany, Testany, Waitsome and Testsome: from 1, as the standard says,
+ * or from 0, as MPICH 4.0's mpi_f08 does. The request the reported index i
+ * names is one the call set to MPI_REQUEST_NULL (before: the requests on
+ * entry, after: the program's array on return), which tells them apart; the
+ * first call that tells decides for the binding. */
+static int mpivet_f_index_base(int f08, int i, const MPI_Request *before, const MPI_Fint *after, int n)
+{
+	static int base[2] = {-1, -1};
+	if (base[f08] >= 0 || i == MPI_UNDEFINED)
+		return base[f08] >= 0 ? base[f08] : 1;
+	MPI_Fint null = MPI_Request_c2f(MPI_REQUEST_NULL);
+	int one = i >= 1 && i <= n && before[i - 1] != MPI_REQUEST_NULL && after[i - 1] == null;
+	int zero = i >= 0 && i < n && before[i] != MPI_REQUEST_NULL && after[i] == null;
+	if (one == zero)
+		return 1; /* persistent requests, or both: not told yet */
+	return base[f08] = one;
+}
+
+/* mpivet_f_alloc returns room for n elements of size bytes: stack (of
+ * room elements) when they fit. */
+static void *mpivet_f_alloc(int n, size_t size, void *stack, int room)
+{
+	if (n <= room)
+		return stack;
+	void *p = malloc((size_t)n * size);
+	if (!p) {
+		fprintf(stderr, "mpivet: out of memory\n");
+		abort();
+	}
+	return p;
+}
 
 `
 
 var f2c = map[api.HandleKind]string{
 	"comm": "MPI_Comm_f2c", "group": "MPI_Group_f2c", "datatype": "MPI_Type_f2c", "op": "MPI_Op_f2c",
 	"request": "MPI_Request_f2c", "info": "MPI_Info_f2c", "errhandler": "MPI_Errhandler_f2c", "message": "MPI_Message_f2c",
+}
+
+var c2f = map[api.HandleKind]string{
+	"comm": "MPI_Comm_c2f", "group": "MPI_Group_c2f", "datatype": "MPI_Type_c2f", "op": "MPI_Op_c2f",
+	"request": "MPI_Request_c2f", "info": "MPI_Info_c2f", "errhandler": "MPI_Errhandler_c2f", "message": "MPI_Message_c2f",
+}
+
+var null = map[api.HandleKind]string{
+	"comm": "MPI_COMM_NULL", "group": "MPI_GROUP_NULL", "datatype": "MPI_DATATYPE_NULL", "op": "MPI_OP_NULL",
+	"request": "MPI_REQUEST_NULL", "info": "MPI_INFO_NULL", "errhandler": "MPI_ERRHANDLER_NULL", "message": "MPI_MESSAGE_NULL",
 }
 
 // fortranParams are the parameters of the Fortran binding: argc and argv of
@@ -630,7 +729,33 @@ func fortranParams(c *api.Call) []api.Param {
 	return ps
 }
 
-// genFortran writes the F77 wrapper (four spellings) and the f08 wrapper.
+// fortranHooked reports whether the Fortran wrapper calls the clock
+// protocol's hooks. Not for MPI_Comm_idup, whose new communicator the hook
+// reads through the program's variable when the request completes, which a
+// C view cannot be: a communicator it makes has no shadow, on every rank.
+func fortranHooked(c *api.Call) bool {
+	if !clockHooked(c) {
+		return false
+	}
+	for _, p := range c.Params {
+		if p.Role == api.New && p.Handle == "comm" && c.Has("nonblocking") {
+			return false
+		}
+	}
+	return true
+}
+
+// isStatuses reports whether p is an array of statuses.
+func isStatuses(p api.Param) bool { return p.Base == "MPI_Status" && p.Array }
+
+// rewritable reports whether a hook may rewrite p before the call (the
+// source of a receive or probe): an int passed by value.
+func rewritable(p api.Param) bool {
+	return p.Role == api.Value && p.Base == "int" && p.Ptrs == 0 && !p.Array && p.Name == "source"
+}
+
+// genFortran writes the body shared by the F77 and f08 symbols of c, the F77
+// wrapper (four spellings) and the f08 wrapper.
 func genFortran(w writer, c *api.Call) {
 	lower := strings.ToLower(c.Name)
 	ps := fortranParams(c)
@@ -650,111 +775,233 @@ func genFortran(w writer, c *api.Call) {
 	}
 	if len(types) == 0 {
 		types = append(types, "void")
-		formals = append(formals, "void")
 	}
 	w("typedef void (*mpivet_ft_%s)(%s);\n\n", c.Name, strings.Join(types, ", "))
 
-	body := func(sym string, f08 bool) {
-		w("\tstatic mpivet_ft_%s real_;\n\tif (!real_)\n\t\treal_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, sym)
-		w("\tif (!mpivet_should_record()) {\n\t\treal_(%s);\n\t\treturn;\n\t}\n", strings.Join(args, ", "))
-		w("\tmpivet_guard++;\n")
-		if !c.Has("init") {
-			w("\tif (!mpivet_inited)\n\t\tmpivet_lazy_init();\n")
+	hooked := fortranHooked(c)
+	fint := func(p api.Param) string { return "*(MPI_Fint *)f_" + p.Name }
+	var reqs, indices, statuses, flag *api.Param
+	for i, p := range c.Params {
+		switch {
+		case p.Role == api.Reqs:
+			reqs = &c.Params[i]
+		case p.Role == api.Indices:
+			indices = &c.Params[i]
+		case isStatuses(p):
+			statuses = &c.Params[i]
+		case p.Role == api.Out && p.Name == "flag":
+			flag = &c.Params[i]
 		}
-		fint := func(p api.Param) string { return "*(MPI_Fint *)f_" + p.Name }
-		inArgs := []string{"MPIVET_PC()"}
-		var cleanup []string
-		for _, f := range c.In {
-			p := c.Params[f.Param]
-			switch {
-			case f.Name == p.Name+"_at":
-				inArgs = append(inArgs, "MPIVET_A(f_"+p.Name+")")
-			case f.Name == p.Name+"_stride":
-				inArgs = append(inArgs, "(int64_t)sizeof(MPI_Fint)")
-			case f.Kind == api.FInt && p.Base == "MPI_Aint":
-				inArgs = append(inArgs, "MPIVET_I(*(MPI_Aint *)f_"+p.Name+")")
-			case f.Kind == api.FInt:
-				inArgs = append(inArgs, "MPIVET_I("+fint(p)+")")
-			case f.Kind == api.FAddr && p.IsBuffer() && f08:
-				inArgs = append(inArgs, "MPIVET_F08_ADDR(f_"+p.Name+")")
-			case f.Kind == api.FAddr:
-				inArgs = append(inArgs, "MPIVET_A(f_"+p.Name+")")
-			case f.Kind == api.FHandles:
-				n := "*(MPI_Fint *)f_" + p.Len
-				w("\tint rn_ = %s;\n\tMPI_Request rs_[16], *rv_ = rs_;\n", n)
-				w("\tif (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))\n\t\trn_ = 0;\n")
-				w("\tfor (int i_ = 0; i_ < rn_; i_++)\n\t\trv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", p.Name)
-				inArgs = append(inArgs, "rn_", "rv_")
-				cleanup = append(cleanup, "\tif (rv_ != rs_)\n\t\tfree(rv_);\n")
-			default: // a handle, by value or through Free/Inout
-				inArgs = append(inArgs, fmt.Sprintf("MPIVET_H(%s(%s))", f2c[p.Handle], fint(p)))
-			}
+	}
+	// The arguments given to the binding: the program's, but statuses
+	// may be replaced, and rewritten sources are.
+	callArgs := make([]string, len(args))
+	copy(callArgs, args)
+	for i, p := range ps {
+		if p.Role == api.Status || (p.Role == api.Ignore && isStatuses(p)) || (hooked && rewritable(p)) {
+			callArgs[i] = "a_" + p.Name
 		}
-		w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
-		if c.Sync != "" {
-			// Under zero buffering, call the MPI's binding of the synchronous send.
-			syncSym := strings.Replace(sym, strings.ToLower(c.Name), strings.ToLower(c.Sync), 1)
-			w("\tstatic mpivet_ft_%s sync_;\n\tif (mpivet_zero_buffering && !sync_)\n\t\tsync_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, syncSym)
-			w("\t(mpivet_zero_buffering ? sync_ : real_)(%s);\n", strings.Join(args, ", "))
-		} else {
-			w("\treal_(%s);\n", strings.Join(args, ", "))
-		}
-		if c.Has("init") {
-			w("\tmpivet_post_init();\n")
-		}
-		if hasIerr {
-			w("\tint rc_ = ierr ? *ierr : 0;\n")
-		} else {
-			w("\tint rc_ = 0;\n")
-		}
-		w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
-		for _, p := range newComms(c) {
-			w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_%s));\n", p.Name)
-		}
-		outArgs := []string{"e_", "rc_"}
-		for _, f := range c.Out {
-			p := c.Params[f.Param]
-			switch p.Role {
-			case api.New:
-				outArgs = append(outArgs, fmt.Sprintf("rc_ == MPI_SUCCESS ? MPIVET_H(%s(%s)) : MPIVET_NOREC", f2c[p.Handle], fint(p)))
-			case api.Inout:
-				outArgs = append(outArgs, fmt.Sprintf("MPIVET_H(%s(%s))", f2c[p.Handle], fint(p)))
-			case api.Reqs:
-				w("\tfor (int i_ = 0; i_ < rn_; i_++)\n\t\trv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", p.Name)
-				outArgs = append(outArgs, "rn_", "rv_")
-			case api.Out:
-				outArgs = append(outArgs, "MPIVET_I("+fint(p)+")")
-			case api.Index:
-				outArgs = append(outArgs, fmt.Sprintf("(%s >= 1) ? MPIVET_I(%s - 1) : MPIVET_I(%s)", fint(p), fint(p), fint(p)))
-			case api.Indices:
-				n := "*(MPI_Fint *)f_" + p.Len
-				outArgs = append(outArgs, fmt.Sprintf("(%s != MPI_UNDEFINED) ? %s : 0", n, n), "(const int *)f_"+p.Name, "1")
-			case api.Status:
-				// Fortran status layouts and "ignore" addresses differ per
-				// binding; the source is not recorded from Fortran.
-				outArgs = append(outArgs, "-1", "-1")
-			}
-		}
-		w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(outArgs, ", "))
-		for _, s := range cleanup {
-			w("%s", s)
-		}
-		w("\tmpivet_guard--;\n")
 	}
 
-	w("void %s_(%s)\n{\n", lower, strings.Join(formals, ", "))
-	body(fmt.Sprintf("%q", lower+"_"), false)
-	w("}\n")
+	bodyFormals := append([]string{"mpivet_ft_" + c.Name + " real_", "int f08_", "uint64_t pc_"}, formals...)
+	w("static void mpivet_f_%s(%s)\n{\n", c.Name, strings.Join(bodyFormals, ", "))
+	w("\tmpivet_guard++;\n")
+	if !c.Has("init") {
+		w("\tif (!mpivet_inited)\n\t\tmpivet_lazy_init();\n")
+	}
+	w("\t(void)f08_;\n")
+	// The request array's length, for the arrays of the same length.
+	if reqs != nil {
+		w("\tint n_ = %s;\n\tif (n_ < 0)\n\t\tn_ = 0;\n", fint(c.Params[c.Param(reqs.Len)]))
+	}
+	// C views of the parameters, with their C names and types.
+	var cleanup []string
+	for _, p := range c.Params {
+		n := p.Name
+		switch p.Role {
+		case api.Value:
+			switch {
+			case p.Ptrs == 0 && !p.Array && p.Handle != "":
+				w("\t%s %s = %s(%s);\n", p.Base, n, f2c[p.Handle], fint(p))
+			case p.Ptrs == 0 && !p.Array && p.Base == "MPI_Aint":
+				w("\tMPI_Aint %s = *(MPI_Aint *)f_%s;\n", n, n)
+			case p.Ptrs == 0 && !p.Array:
+				w("\tint %s = %s;\n", n, fint(p))
+			case p.IsBuffer():
+				w("\tvoid *%s = f08_ ? MPIVET_F08_PTR(f_%s) : f_%s;\n", n, n, n)
+			default:
+				// Integer arrays, handle arrays (of Fortran integers: no
+				// hook reads them), functions: only the address is recorded.
+				w("\tvoid *%s = f_%s;\n", n, n)
+			}
+		case api.New:
+			w("\t%s c_%s = %s, *%s = &c_%s;\n", p.Base, n, null[p.Handle], n, n)
+		case api.Free, api.Inout:
+			w("\t%s c_%s = %s(%s), *%s = &c_%s;\n", p.Base, n, f2c[p.Handle], fint(p), n, n)
+		case api.Reqs:
+			w("\tMPI_Request rs_[16], *%s = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);\n", n)
+			w("\tfor (int i_ = 0; i_ < n_; i_++)\n\t\t%s[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", n, n)
+			cleanup = append(cleanup, fmt.Sprintf("\tif (%s != rs_)\n\t\tfree(%s);\n", n, n))
+		case api.Out:
+			w("\tint c_%s = 0, *%s = &c_%s;\n", n, n, n)
+		case api.Index:
+			w("\tint c_%s = MPI_UNDEFINED, *%s = &c_%s;\n", n, n, n)
+		case api.Indices:
+			w("\tint is_[16], *%s = mpivet_f_alloc(n_, sizeof(int), is_, 16);\n", n)
+			cleanup = append(cleanup, fmt.Sprintf("\tif (%s != is_)\n\t\tfree(%s);\n", n, n))
+		case api.Status:
+			w("\tMPI_Status st_, *sp_ = &st_;\n\tMPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};\n")
+			w("\tvoid *a_%s = mpivet_f_ignored(f_%s, f08_, 0) ? fst_ : f_%s;\n", n, n, n)
+		case api.Ignore:
+			if isStatuses(p) {
+				// Only the hooks read statuses: made when they run.
+				w("\tMPI_Status ss_[16], *%s = ss_;\n\tMPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];\n\tvoid *a_%s = f_%s;\n", n, n, n)
+				w("\tif (mpivet_ck_on) {\n\t\t%s = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);\n", n)
+				w("\t\tif (mpivet_f_ignored(f_%s, f08_, 1))\n\t\t\ta_%s = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);\n\t}\n", n, n)
+				cleanup = append(cleanup, fmt.Sprintf("\tif (%s != ss_)\n\t\tfree(%s);\n\tif (a_%s != f_%s && a_%s != fss_)\n\t\tfree(a_%s);\n", n, n, n, n, n, n))
+			} else { // argc, argv of MPI_Init: not in Fortran
+				w("\t%s = NULL;\n", p.Decl)
+			}
+		}
+	}
+	inArgs := append([]string{"pc_"}, recordIn(c,
+		func(p api.Param) string { return "MPIVET_A(f_" + p.Name + ")" },
+		func(p api.Param) string { return "(int64_t)sizeof(MPI_Fint)" })...)
+	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
+
+	// writeBack gives the binding what the hooks changed in the views.
+	writeBack := func(indent string) {
+		for _, p := range c.Params {
+			switch {
+			case p.Role == api.Inout:
+				w("%s{\n%s\tMPI_Fint v_ = %s(c_%s);\n%s\tif (v_ != %s)\n%s\t\t%s = v_;\n%s}\n",
+					indent, indent, c2f[p.Handle], p.Name, indent, fint(p), indent, fint(p), indent)
+			case p.Role == api.Reqs:
+				w("%sfor (int i_ = 0; i_ < n_; i_++) {\n%s\tMPI_Fint v_ = MPI_Request_c2f(%s[i_]);\n%s\tif (v_ != ((MPI_Fint *)f_%s)[i_])\n%s\t\t((MPI_Fint *)f_%s)[i_] = v_;\n%s}\n",
+					indent, indent, p.Name, indent, p.Name, indent, p.Name, indent)
+			}
+		}
+	}
+	if hooked {
+		for _, p := range ps {
+			if rewritable(p) {
+				w("\tMPI_Fint w_%s;\n\tvoid *a_%s = f_%s;\n", p.Name, p.Name, p.Name)
+			}
+		}
+		w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
+		w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
+		for _, p := range ps {
+			if rewritable(p) {
+				w("\t\tif ((w_%s = %s) != %s)\n\t\t\ta_%s = &w_%s;\n", p.Name, p.Name, fint(p), p.Name, p.Name)
+			}
+		}
+		writeBack("\t\t")
+		w("\t}\n")
+	}
+	if c.Sync != "" {
+		// Under zero buffering, the MPI's binding of the synchronous send.
+		w("\tstatic mpivet_ft_%s sync_[2];\n", c.Name)
+		w("\tif (mpivet_zero_buffering && !sync_[f08_])\n\t\tsync_[f08_] = (mpivet_ft_%s)mpivet_next(f08_ ? %s : %q);\n", c.Name,
+			f08Name(strings.ToLower(c.Sync), hasBuf), strings.ToLower(c.Sync)+"_")
+		w("\t(mpivet_zero_buffering ? sync_[f08_] : real_)(%s);\n", strings.Join(callArgs, ", "))
+	} else {
+		w("\treal_(%s);\n", strings.Join(callArgs, ", "))
+	}
+	if c.Has("init") {
+		w("\tmpivet_post_init();\n")
+	}
+	if hasIerr {
+		w("\tint rc_ = ierr ? *ierr : 0;\n")
+	} else {
+		w("\tint rc_ = 0;\n")
+	}
+	// What the call gave, seen from C. Indexes first, while the views
+	// still hold the requests on entry.
+	if reqs != nil && (indices != nil || c.Param("index") >= 0) {
+		first := "*(MPI_Fint *)f_index"
+		if indices != nil {
+			first = fmt.Sprintf("(*(MPI_Fint *)f_%s > 0 ? *(MPI_Fint *)f_%s : MPI_UNDEFINED)", indices.Len, indices.Name)
+		}
+		w("\tint b_ = mpivet_f_index_base(f08_, %s, %s, f_%s, n_);\n", first, reqs.Name, reqs.Name)
+	}
+	for _, p := range c.Params {
+		n := p.Name
+		switch p.Role {
+		case api.New:
+			w("\tif (rc_ == MPI_SUCCESS)\n\t\tc_%s = %s(%s);\n", n, f2c[p.Handle], fint(p))
+		case api.Inout:
+			w("\tc_%s = %s(%s);\n", n, f2c[p.Handle], fint(p))
+		case api.Reqs:
+			w("\tfor (int i_ = 0; i_ < n_; i_++)\n\t\t%s[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", n, n)
+		case api.Out:
+			w("\tc_%s = %s;\n", n, fint(p))
+		case api.Index:
+			w("\tc_%s = %s == MPI_UNDEFINED ? MPI_UNDEFINED : %s - b_;\n", n, fint(p), fint(p))
+		case api.Indices:
+			w("\tfor (int i_ = 0; i_ < c_%s && c_%s != MPI_UNDEFINED && i_ < n_; i_++)\n\t\t%s[i_] = ((MPI_Fint *)f_%s)[i_] - b_;\n", p.Len, p.Len, n, n)
+		case api.Status:
+			w("\tPMPI_Status_f2c(a_%s, &st_);\n", n)
+		}
+	}
+	if statuses != nil && hooked {
+		// As many statuses as the call filled.
+		filled := "n_"
+		switch {
+		case indices != nil:
+			filled = fmt.Sprintf("(c_%s == MPI_UNDEFINED ? 0 : c_%s)", indices.Len, indices.Len)
+		case flag != nil:
+			filled = "(c_flag ? n_ : 0)"
+		}
+		w("\tif (mpivet_ck_on)\n\t\tfor (int i_ = 0; i_ < %s; i_++)\n\t\t\tPMPI_Status_f2c((MPI_Fint *)a_%s + i_ * MPIVET_F_STATUS_SIZE, &%s[i_]);\n",
+			filled, statuses.Name, statuses.Name)
+	}
+	if hooked {
+		if c.Has("init") { // where the protocol starts
+			w("\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+		} else {
+			w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+			writeBack("\t\t")
+			w("\t}\n")
+		}
+	}
+	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, pc_);\n", c.Name)
+	for _, p := range newComms(c) {
+		w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(*%s);\n", p.Name)
+	}
+	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append([]string{"e_", "rc_"}, recordOut(c)...), ", "))
+	for _, s := range cleanup {
+		w("%s", s)
+	}
+	w("\tmpivet_guard--;\n}\n\n")
+
+	entry := func(name, sym string, f08 bool) {
+		w("void %s(%s)\n{\n", name, strings.Join(formals, ", "))
+		w("\tstatic mpivet_ft_%s real_;\n\tif (!real_)\n\t\treal_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, sym)
+		w("\tif (!mpivet_should_record()) {\n\t\treal_(%s);\n\t\treturn;\n\t}\n", strings.Join(args, ", "))
+		f := 0
+		if f08 {
+			f = 1
+		}
+		w("\tmpivet_f_%s(%s);\n}\n", c.Name, strings.Join(append([]string{"real_", fmt.Sprint(f), "MPIVET_PC()"}, args...), ", "))
+	}
+	entry(lower+"_", fmt.Sprintf("%q", lower+"_"), false)
 	for _, alias := range []string{lower + "__", lower, strings.ToUpper(c.Name)} {
 		w("void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, strings.Join(formals, ", "), lower)
 	}
 	w("\n")
 	if hasBuf {
-		w("void MPIVET_F08_BUF(%s)(%s)\n{\n", lower, strings.Join(formals, ", "))
-		body(fmt.Sprintf("MPIVET_F08_BUFNAME(%s)", lower), true)
+		entry("MPIVET_F08_BUF("+lower+")", f08Name(lower, true), true)
 	} else {
-		w("void %s_f08_(%s)\n{\n", lower, strings.Join(formals, ", "))
-		body(fmt.Sprintf("%q", lower+"_f08_"), true)
+		entry(lower+"_f08_", f08Name(lower, false), true)
 	}
-	w("}\n\n")
+	w("\n")
+}
+
+// f08Name is the C expression naming the mpi_f08 symbol of a call (lower
+// case name), whose binding takes choice buffers if buf.
+func f08Name(lower string, buf bool) string {
+	if buf {
+		return "MPIVET_F08_BUFNAME(" + lower + ")"
+	}
+	return fmt.Sprintf("%q", lower+"_f08_")
 }

@@ -36,7 +36,6 @@
  * never completes) and does not report it.
  */
 #define _GNU_SOURCE
-#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +49,11 @@ int mpivet_ck_on;
 
 enum { OFF, LAMPORT, VECTOR };
 static int mode = LAMPORT; /* from layer.conf: clocks=lamport|vector|off */
+/* Piggybacks and event records are on (mode is not OFF). Without them the
+ * hooks still track receives and communicators and count messages, for the
+ * messages never received (below). */
+static int clocking;
+static uint64_t nsent, nreceived; /* messages sent and received by this rank */
 static int me, np;         /* rank and size in MPI_COMM_WORLD */
 static uint64_t *clk;      /* 1 word (Lamport) or np words (vector) */
 static int pbn;            /* clock words piggybacked */
@@ -67,6 +71,13 @@ static int gdb_rank = -1;
 static uint64_t *forced_event;
 static int *forced_src, *forced_kind;
 static size_t nforced;
+
+/* log_event logs a record of the clock protocol, when it is on. */
+static void log_event(unsigned id, const uint64_t *w, uint64_t n)
+{
+	if (clocking)
+		mpivet_meta(id, w, n);
+}
 
 static inline uint64_t *own(void) { return mode == VECTOR ? &clk[me] : &clk[0]; }
 
@@ -145,7 +156,8 @@ static struct shadow *insert(MPI_Comm c)
 }
 
 /* shadow_of gives c its shadow: a duplicate, collective over c's members,
- * made where all of them create c. */
+ * made where all of them create c (none without the clock protocol: the
+ * entry then only says that the layer knows c). */
 static void shadow_of(MPI_Comm c, MPI_Comm sh)
 {
 	if (c == MPI_COMM_NULL)
@@ -157,7 +169,8 @@ static void shadow_of(MPI_Comm c, MPI_Comm sh)
 	/* A piggyback for an erroneous send (to a rank that does not exist) must
 	 * fail quietly: the program's own call then raises the error on the
 	 * program's communicator, to the program's handler. */
-	PMPI_Comm_set_errhandler(sh, MPI_ERRORS_RETURN);
+	if (sh != MPI_COMM_NULL)
+		PMPI_Comm_set_errhandler(sh, MPI_ERRORS_RETURN);
 	PMPI_Comm_test_inter(c, &s->inter);
 	if (s->inter)
 		PMPI_Comm_remote_group(c, &s->peers);
@@ -167,8 +180,8 @@ static void shadow_of(MPI_Comm c, MPI_Comm sh)
 
 static void shadow_dup(MPI_Comm c)
 {
-	MPI_Comm sh;
-	if (c != MPI_COMM_NULL && PMPI_Comm_dup(c, &sh) == MPI_SUCCESS)
+	MPI_Comm sh = MPI_COMM_NULL;
+	if (c != MPI_COMM_NULL && (!clocking || PMPI_Comm_dup(c, &sh) == MPI_SUCCESS))
 		shadow_of(c, sh);
 }
 
@@ -177,7 +190,8 @@ static void shadow_free(MPI_Comm c)
 	struct shadow *s = find(c);
 	if (!s)
 		return;
-	PMPI_Comm_free(&s->sh);
+	if (s->sh != MPI_COMM_NULL)
+		PMPI_Comm_free(&s->sh);
 	PMPI_Group_free(&s->peers);
 	s->key = 1;
 }
@@ -195,14 +209,19 @@ static int world(struct shadow *s, int r)
 
 /* A ring of piggyback send buffers; a slot is reused once its send is done. */
 #define RING 256
+#define PB_EAGER 64 /* bytes of a piggyback waited for: a shared-memory fast path in both MPIs */
 static uint64_t *ring;
 static MPI_Request ring_req[RING];
 static unsigned ring_next;
 
+/* send_pb counts a message to dest and sends its piggyback ahead of it. */
 static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 {
 	struct shadow *s;
-	if (dest == MPI_PROC_NULL || !(s = find(c)))
+	if (dest == MPI_PROC_NULL)
+		return;
+	nsent++;
+	if (!clocking || !(s = find(c)))
 		return;
 	unsigned k = ring_next++ % RING;
 	if (ring_req[k] != MPI_REQUEST_NULL)
@@ -212,6 +231,20 @@ static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 	pb[pbn] = mpivet_sig(type);
 	pb[pbn + 1] = mpivet_bc_pc;
 	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
+	/* The piggyback leaves before its message: sent as soon as posted
+	 * unless the transport is full (a shared-memory queue the receiver has
+	 * not drained, a socket buffer), when it waits in the sender until the
+	 * sender's next progress, and the message, on another communicator, may
+	 * overtake it. A sender that then computes for seconds, or is stopped,
+	 * would leave the receiver waiting for it. Waiting here costs one test
+	 * when it has left, and never more than the message's own send would,
+	 * which needs the same room. Only small piggybacks (Lamport clocks;
+	 * vector clocks of up to 6 ranks) are waited for: a larger one takes
+	 * the MPI's slower path for small messages, where waiting for it tripled
+	 * the latency of 32 ranks' vector clocks, and one too large to go
+	 * eagerly could need the receive that is posted after its message. */
+	if (pbw * 8 <= PB_EAGER)
+		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 }
 
 /* ---- Requests ---- */
@@ -358,7 +391,7 @@ static int forced(uint64_t e, int kind)
 static void record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
 	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
-	mpivet_meta(MPIVET_META_WILDCARD, w, sizeof w / 8);
+	log_event(MPIVET_META_WILDCARD, w, sizeof w / 8);
 }
 
 /* start_event numbers a wildcard event and logs it. */
@@ -373,7 +406,7 @@ static uint64_t start_event(int kind, struct shadow *s, int tag, int src, uint64
 static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelled)
 {
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
-	mpivet_meta(MPIVET_META_MATCHED, w, sizeof w / 8);
+	log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
 	if (cancelled)
 		return;
 	newest = *own();
@@ -389,7 +422,7 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
 	if (matched_any && m <= newest && before > 0) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_bc_pc};
-		mpivet_meta(MPIVET_META_LATE, w, sizeof w / 8);
+		log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
 	merge(pb);
 }
@@ -414,26 +447,18 @@ static void check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s
 		if (!seen[i]) {
 			seen[i] = h;
 			uint64_t w[] = {ss, rs, (uint64_t)(int64_t)world(s, st->MPI_SOURCE), (uint64_t)(int64_t)st->MPI_TAG, pb[pbn + 1], pc, (uint64_t)bytes};
-			mpivet_meta(MPIVET_META_TYPES, w, sizeof w / 8);
+			log_event(MPIVET_META_TYPES, w, sizeof w / 8);
 			return;
 		}
 	}
 }
 
-/* A piggyback that does not come (a message sent by code the layer does not
- * see, or an erroneous program) must not hang the rank: after a few seconds
- * the rank stops expecting piggybacks, logs that its clocks are broken, and
- * the explorer stops trusting this run's potential matches. */
-static int broken;
-
-static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
+/* await_pb receives the piggyback from src with tag on shadow sh into pb,
+ * waiting for it at most limit seconds; 0 (and pb zero) if it did not come. */
+static int await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
 {
 	MPI_Request r;
 	int flag = 0;
-	if (broken) {
-		memset(pb, 0, pbw * 8);
-		return;
-	}
 	PMPI_Irecv(pb, pbw, MPI_UINT64_T, src, tag, sh, &r);
 	PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
 	double t0 = 0;
@@ -443,16 +468,41 @@ static void take_pb(uint64_t *pb, int src, int tag, MPI_Comm sh)
 			double t = PMPI_Wtime();
 			if (t0 == 0)
 				t0 = t;
-			else if (t - t0 > 5.0) {
+			else if (t - t0 > limit) {
 				PMPI_Cancel(&r);
 				PMPI_Wait(&r, MPI_STATUS_IGNORE);
-				broken = 1;
 				memset(pb, 0, pbw * 8);
-				record_clocks(0, "a message came without its clock");
-				return;
+				return 0;
 			}
 		}
 	}
+	return 1;
+}
+
+/* A piggyback leaves before its message (send_pb), so one that has not come
+ * seconds after its message never will: the message was sent by a call the
+ * layer did not see (one mpivet does not wrap, such as MPI-4's MPI_Isendrecv
+ * or the large-count MPI_Send_c, or an MPI call made from inside another,
+ * as from a reduction operation or an error handler). The rank must not
+ * hang for it: it stops expecting piggybacks, and logs why, and the explorer
+ * stops trusting this run's potential matches. */
+static int broken;
+
+static void take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
+{
+	if (broken || !clocking) {
+		memset(pb, 0, pbw * 8);
+		return;
+	}
+	if (await_pb(pb, src, tag, s->sh, 5.0))
+		return;
+	broken = 1;
+	char why[400];
+	snprintf(why, sizeof why, "rank %d received a message from rank %d (tag %d) that was sent without its clock, by a call "
+		 "mpivet does not see (one it does not wrap, such as MPI_Isendrecv or a large-count MPI_Send_c, or a send made "
+		 "inside another MPI call, from a reduction operation or an error handler); from then on, its matches are not explored",
+		 me, world(s, src), tag);
+	record_clocks(0, why);
 }
 
 static uint64_t *scratch_pb(void)
@@ -472,7 +522,7 @@ static void record_arrival(struct req *r)
 		return;
 	r->logged_m = 1;
 	uint64_t w[] = {r->seq, r->m, (uint64_t)(int64_t)world(r->sh, r->msrc)};
-	mpivet_meta(MPIVET_META_ARRIVAL, w, sizeof w / 8);
+	log_event(MPIVET_META_ARRIVAL, w, sizeof w / 8);
 }
 
 /* settle_before gives the piggyback to every receive posted before seq on s
@@ -502,7 +552,7 @@ again:
 static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_t *pb)
 {
 	settle_before(seq, s, src, tag);
-	take_pb(pb, src, tag, s->sh);
+	take_pb(pb, src, tag, s);
 }
 
 /* finish handles a nonblocking receive that has matched, with its status. */
@@ -512,16 +562,21 @@ static void finish(struct req *r, const MPI_Status *st)
 		return;
 	int cancelled = 0;
 	PMPI_Test_cancelled(st, &cancelled);
-	if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) {
-		if (r->wild)
+	/* MPICH 4.0 completes a nonblocking receive from MPI_PROC_NULL with
+	 * source 0 and tag 0 in its status: the posted source says. */
+	int null = r->src == MPI_PROC_NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0;
+	if (cancelled || null || !r->sh) {
+		if (r->wild && r->sh)
 			matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 1);
+		nreceived += !cancelled && !null;
 		dequeue(r);
 		return;
 	}
+	nreceived++;
 	dequeue(r); /* before settling others: it is being settled */
 	uint64_t *pb = scratch_pb();
 	settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
-	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh->sh);
+	take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh);
 	check_types(pb, r->type, r->sh, st, r->pc);
 	r->m = mode == VECTOR ? pb[me] : pb[0];
 	r->msrc = st->MPI_SOURCE;
@@ -778,7 +833,7 @@ static void any_candidates(const int *idx, int k)
 			record_arrival(r);
 	}
 	w[at] = nc;
-	mpivet_meta(MPIVET_META_CHOICE, w, n);
+	log_event(MPIVET_META_CHOICE, w, n);
 }
 
 /* any_matched gives the event its outcome (first index returned) and clock;
@@ -787,7 +842,7 @@ static void any_candidates(const int *idx, int k)
 static void any_matched(int first, int world, int tag)
 {
 	uint64_t w[] = {any.e, (uint64_t)(int64_t)first, (uint64_t)(int64_t)world, (uint64_t)(int64_t)tag, *own(), 0};
-	mpivet_meta(MPIVET_META_MATCHED, w, sizeof w / 8);
+	log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
 	++*own();
 }
 
@@ -800,7 +855,7 @@ static void any_complete(const int *idx, int k, MPI_Status *sts)
 	if (event) {
 		any_candidates(idx, k);
 		struct req *r = idx[0] < cur.nsnap ? rfind(cur.snap[idx[0]]) : NULL;
-		if (r && r->sh && (r->kind == RECV || r->kind == PRECV) && sts[0].MPI_SOURCE >= 0)
+		if (r && r->sh && (r->kind == RECV || r->kind == PRECV) && r->src != MPI_PROC_NULL && sts[0].MPI_SOURCE >= 0)
 			w = world(r->sh, sts[0].MPI_SOURCE), tag = sts[0].MPI_TAG;
 	}
 	for (int j = 0; j < k; j++)
@@ -831,7 +886,10 @@ static void recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status 
 {
 	struct shadow *s = find(c);
 	*src = cur.src;
-	if (!s || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+	if (cur.src == MPI_PROC_NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	nreceived++;
+	if (!s)
 		return;
 	uint64_t *pb = scratch_pb();
 	receive_pb(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG, pb);
@@ -848,7 +906,10 @@ static void probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, ui
 	struct shadow *s = find(c);
 	int wild = cur.src == MPI_ANY_SOURCE;
 	*src = cur.src;
-	if (!s || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+	if (cur.src == MPI_PROC_NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	nreceived += claim;
+	if (!s)
 		return;
 	if (wild && !cur.wild) /* MPI_Iprobe: an event only when it finds a message */
 		cur.event = start_event(EV_PROBE, s, st->MPI_TAG, forced(events, EV_PROBE), logref);
@@ -857,7 +918,7 @@ static void probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, ui
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
 	if (claim) {
 		uint64_t *pb = scratch_pb();
-		take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, s->sh);
+		take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, s);
 		arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
 	}
 }
@@ -918,7 +979,7 @@ static void clock_sync(unsigned call, void **k, int rc)
 		return;
 	MPI_Comm c = *(MPI_Comm *)k[kc];
 	struct shadow *s = find(c);
-	if (!s)
+	if (!s || !clocking)
 		return;
 	int root = kr >= 0 ? *(int *)k[kr] : -1, rank = 0;
 	PMPI_Comm_rank(c, &rank);
@@ -960,6 +1021,111 @@ static void clock_sync(unsigned call, void **k, int rc)
 		merge(in);
 }
 
+/* ---- Messages never received ---- */
+
+/* A message that no receive matches before MPI_Finalize is an error (MPI 3.1
+ * §8.7: every communication must be complete). A send may well have
+ * completed (buffered, or sent eagerly), so nothing in the sender says so;
+ * the message waits at its destination, where MPI_Improbe finds it, once the
+ * program can no longer receive it: inside its MPI_Finalize, or inside the
+ * MPI_Comm_free of its communicator. Each rank counts the messages it sends
+ * and receives (the receives the hooks see complete), and one reduction of
+ * both over MPI_COMM_WORLD, in MPI_Finalize, tells whether any message is
+ * unreceived; only then do the ranks probe the communicators they know, until
+ * they have found them all or for at most half a second (a message may still
+ * be on its way), agreeing by a reduction after each round. Each message is
+ * logged with its send's call site, from its piggyback (unknown without the
+ * clock protocol), and received into the layer's buffer: the program is done
+ * with MPI by then. One freed before MPI_Finalize is claimed (MPI_Improbe)
+ * when its communicator is freed, and received in MPI_Finalize: receiving it
+ * at once could complete a send the program leaves blocked. */
+
+#define UNRECEIVED_LOGGED 1024 /* messages logged per rank; the rest are received and counted */
+#define UNRECEIVED_WAIT 0.5    /* seconds for messages still on their way */
+
+static MPI_Comm fin_comm = MPI_COMM_NULL; /* a duplicate of MPI_COMM_WORLD for the reductions */
+static unsigned nlogged;
+static struct claimed {
+	MPI_Message m;
+	int bytes;
+} *claimed; /* claimed from freed communicators, to receive in MPI_Finalize */
+static size_t nclaimed, capclaimed;
+
+/* drain receives message m into the layer's buffer. */
+static void drain(MPI_Message *m, int bytes)
+{
+	static char *buf;
+	static int cap;
+	if (bytes > cap) {
+		free(buf);
+		cap = bytes;
+		if (!(buf = malloc(cap)))
+			cap = 0;
+	}
+	PMPI_Mrecv(buf, bytes <= cap ? bytes : 0, MPI_BYTE, m, MPI_STATUS_IGNORE);
+}
+
+/* claim_unreceived claims (MPI_Improbe) every message waiting on s's
+ * communicator, logs it, and receives it, or keeps it for MPI_Finalize
+ * (freed: the communicator is being freed). It returns how many it found. */
+static int64_t claim_unreceived(struct shadow *s, int freed)
+{
+	int64_t n = 0;
+	for (;;) {
+		int flag = 0, bytes = 0;
+		MPI_Message m;
+		MPI_Status st;
+		if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, &m, &st) != MPI_SUCCESS || !flag)
+			return n;
+		n++;
+		PMPI_Get_count(&st, MPI_BYTE, &bytes);
+		uint64_t pc = 0;
+		if (clocking && !broken) {
+			uint64_t *pb = scratch_pb();
+			settle_before(seqs + 1, s, st.MPI_SOURCE, st.MPI_TAG);
+			if (await_pb(pb, st.MPI_SOURCE, st.MPI_TAG, s->sh, UNRECEIVED_WAIT))
+				pc = pb[pbn + 1];
+		}
+		if (nlogged++ < UNRECEIVED_LOGGED) {
+			uint64_t w[] = {(uint64_t)(int64_t)world(s, st.MPI_SOURCE), (uint64_t)(int64_t)st.MPI_SOURCE, (uint64_t)(int64_t)st.MPI_TAG,
+					MPIVET_H(s->comm), pc, (uint64_t)bytes, (uint64_t)freed};
+			mpivet_meta(MPIVET_META_UNRECEIVED, w, sizeof w / 8);
+		}
+		if (!freed) {
+			drain(&m, bytes);
+			continue;
+		}
+		nreceived++; /* accounted for: MPI_Finalize does not look for it */
+		if (nclaimed == capclaimed) {
+			capclaimed = capclaimed ? 2 * capclaimed : 16;
+			claimed = realloc(claimed, capclaimed * sizeof *claimed);
+		}
+		claimed[nclaimed++] = (struct claimed){m, bytes};
+	}
+}
+
+/* unreceived runs at MPI_Finalize, before the MPI's. */
+static void unreceived(void)
+{
+	if (fin_comm == MPI_COMM_NULL)
+		return;
+	for (size_t i = 0; i < nclaimed; i++)
+		drain(&claimed[i].m, claimed[i].bytes);
+	int64_t l[2] = {(int64_t)nsent, (int64_t)nreceived}, g[2];
+	if (PMPI_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] <= g[1])
+		return;
+	int64_t missing = g[0] - g[1], found = 0;
+	double t0 = PMPI_Wtime();
+	for (;;) {
+		for (size_t i = 0; i < capshadows; i++)
+			if (shadows[i].key > 1)
+				found += claim_unreceived(&shadows[i], 0);
+		l[0] = found, l[1] = PMPI_Wtime() - t0 > UNRECEIVED_WAIT;
+		if (PMPI_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] >= missing || g[1])
+			return;
+	}
+}
+
 /* ---- Set-up ---- */
 
 void mpivet_ck_config(const char *key, const char *value)
@@ -970,13 +1136,6 @@ void mpivet_ck_config(const char *key, const char *value)
 		snprintf(decisions_path, sizeof decisions_path, "%s", value);
 	else if (strcmp(key, "gdb") == 0)
 		gdb_rank = atoi(value);
-}
-
-static int fortran_lib(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size, (void)data;
-	const char *n = info->dlpi_name;
-	return n && (strstr(n, "libmpi_mpifh") || strstr(n, "libmpi_usempi") || strstr(n, "libmpifort"));
 }
 
 static void load_decisions(void)
@@ -1032,15 +1191,14 @@ static void start(int provided)
 	if (gdb_rank == me)
 		wait_for_gdb();
 	const char *why = NULL;
-	if (mode == OFF)
-		why = "--clocks=off";
-	else if (dl_iterate_phdr(fortran_lib, NULL))
-		why = "the program calls MPI from Fortran, which the clock protocol does not cover yet";
-	else if (provided == MPI_THREAD_MULTIPLE)
+	if (provided == MPI_THREAD_MULTIPLE)
 		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
+	else if (mode == OFF)
+		why = "--clocks=off";
 	record_clocks(why ? 0 : mode, why);
-	if (why)
-		return;
+	if (provided == MPI_THREAD_MULTIPLE)
+		return; /* the hooks' tables are not made for threads */
+	clocking = mode != OFF;
 	pbn = mode == VECTOR ? np : 1;
 	pbw = pbn + 2;
 	clk = calloc(pbn, 8);
@@ -1050,7 +1208,9 @@ static void start(int provided)
 	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
 	shadow_dup(MPI_COMM_WORLD);
 	shadow_dup(MPI_COMM_SELF);
-	load_decisions();
+	PMPI_Comm_dup(MPI_COMM_WORLD, &fin_comm);
+	if (clocking)
+		load_decisions();
 	mpivet_ck_on = 1;
 }
 
@@ -1167,6 +1327,9 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Comm_free:
 	case MPIVET_ID_MPI_Comm_disconnect: {
 		MPI_Comm *c = ARG(MPI_Comm *, 0);
+		struct shadow *s = c ? find(*c) : NULL;
+		if (s)
+			claim_unreceived(s, 1);
 		if (c)
 			shadow_free(*c);
 		break;
@@ -1181,6 +1344,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		break;
 	}
 	case MPIVET_ID_MPI_Finalize:
+		unreceived();
 		for (int i = 0; i < RING; i++)
 			if (ring_req[i] != MPI_REQUEST_NULL)
 				PMPI_Wait(&ring_req[i], MPI_STATUS_IGNORE);
@@ -1333,7 +1497,9 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 			if (h && *h != MPI_REQUEST_NULL && s) {
 				struct req *r = radd(*h, COLL);
 				r->newcomm = ARG(MPI_Comm *, 1);
-				PMPI_Comm_idup(s->comm, &r->idup, &r->aux);
+				r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
+				if (clocking)
+					PMPI_Comm_idup(s->comm, &r->idup, &r->aux);
 			}
 			break;
 		}

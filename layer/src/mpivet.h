@@ -44,6 +44,7 @@
 #define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
 #define MPIVET_META_COLL 16     /* the type signatures a rank gives a collective */
 #define MPIVET_META_WATCH 17    /* buffer checker: operations started, operations watched */
+#define MPIVET_META_UNRECEIVED 18 /* a message no receive matched: source, tag, comm, its send's call site, bytes, freed */
 #define MPIVET_META_DIVERGED 24 /* a replay made another call than its parent run (divergence.c) */
 
 #define MPIVET_NOREC UINT64_MAX

@@ -129,6 +129,16 @@ func (l *Log) Meta(id int, words ...uint64) {
 	l.record(api.KindMeta, id, words)
 }
 
+// Unreceived appends the record of a message sent by world rank world
+// (rank source of comm) that no receive matched (api.MetaUnreceived).
+func (l *Log) Unreceived(world int, source, tag int64, comm, sendPC uint64, bytes int, freed bool) {
+	f := uint64(0)
+	if freed {
+		f = 1
+	}
+	l.record(api.KindMeta, api.MetaUnreceived, []uint64{uint64(int64(world)), uint64(source), uint64(tag), comm, sendPC, uint64(bytes), f})
+}
+
 // Bytes returns the log.
 func (l *Log) Bytes() []byte { return l.buf }
 

@@ -8252,11 +8252,21 @@ void mpivet_write_constants(void)
 
 /* Fortran wrappers. Both MPIs' Fortran bindings may call PMPI_* directly
  * (Open MPI always, MPICH for mpi_f08), so the Fortran symbols are wrapped
- * themselves: the wrapper converts handles to C only to record them, and calls
- * the MPI's own binding (the next definition of the same symbol), so that
- * Fortran-specific constants (MPI_BOTTOM, MPI_STATUS_IGNORE, ...) never need
- * translating. The guard makes a binding that calls the C MPI_* (MPICH's F77
- * bindings) pass through the C wrapper without recording twice. */
+ * themselves, and each calls the MPI's own binding (the next definition of
+ * the same symbol): Fortran-specific constants (MPI_BOTTOM, MPI_IN_PLACE,
+ * ...) and choice buffers (MPICH's f08 descriptors of array sections) stay
+ * the binding's business. Around that call the wrapper does what the C
+ * wrapper does around PMPI_X, on C views of the Fortran arguments: a
+ * variable of the C parameter's type and name for each (handles converted
+ * with MPI_*_f2c, 1-based indexes made 0-based, statuses converted with
+ * MPI_Status_f2c after the call), so that the records and the clock
+ * protocol's hooks are the C wrapper's. What a hook rewrites reaches the
+ * binding through its own Fortran variable (a forced source, whose Fortran
+ * argument may be a constant) or the program's (a request hidden from a
+ * Waitany, or re-created). A status the program ignores is replaced by one of
+ * the wrapper's, to learn the source of a wildcard receive. The guard makes a
+ * binding that calls the C MPI_* (MPICH's F77 bindings) pass through the C
+ * wrapper without recording twice. */
 
 static void *mpivet_next(const char *sym)
 {
@@ -8271,14 +8281,90 @@ static void *mpivet_next(const char *sym)
 #if defined(MPICH_VERSION)
 #define MPIVET_F08_BUF(name) name##_f08ts_
 #define MPIVET_F08_BUFNAME(name) #name "_f08ts_"
-#define MPIVET_F08_ADDR(p) MPIVET_A(MPIVET_CFI_ADDR(p))
+#define MPIVET_F08_PTR(p) MPIVET_CFI_ADDR(p)
 #else
 #define MPIVET_F08_BUF(name) name##_f08_
 #define MPIVET_F08_BUFNAME(name) #name "_f08_"
-#define MPIVET_F08_ADDR(p) MPIVET_A(p)
+#define MPIVET_F08_PTR(p) (p)
 #endif
 
+/* A Fortran status is MPI_STATUS_SIZE integers; type(MPI_Status) of mpi_f08
+ * has the same layout in both MPIs (Open MPI's f08 bindings hand it to the
+ * F77 code, MPICH's is MPI_F08_status), and so does MPI_Status in C. */
+#ifdef MPI_F_STATUS_SIZE
+#define MPIVET_F_STATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define MPIVET_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#endif
+
+/* mpivet_f_ignored reports whether a Fortran status (statuses: array)
+ * argument is MPI_STATUS_IGNORE (MPI_STATUSES_IGNORE). MPICH's mpi_f08 has
+ * its own; Open MPI's is the F77 one. */
+static int mpivet_f_ignored(const void *p, int f08, int statuses)
+{
+#if defined(MPICH_VERSION)
+	if (f08)
+		return p == (const void *)(statuses ? MPI_F08_STATUSES_IGNORE : MPI_F08_STATUS_IGNORE);
+#endif
+	(void)f08;
+	return p == (const void *)(statuses ? MPI_F_STATUSES_IGNORE : MPI_F_STATUS_IGNORE);
+}
+
+/* mpivet_f_index_base tells how a binding numbers the indexes it returns
+ * from Waitany, Testany, Waitsome and Testsome: from 1, as the standard says,
+ * or from 0, as MPICH 4.0's mpi_f08 does. The request the reported index i
+ * names is one the call set to MPI_REQUEST_NULL (before: the requests on
+ * entry, after: the program's array on return), which tells them apart; the
+ * first call that tells decides for the binding. */
+static int mpivet_f_index_base(int f08, int i, const MPI_Request *before, const MPI_Fint *after, int n)
+{
+	static int base[2] = {-1, -1};
+	if (base[f08] >= 0 || i == MPI_UNDEFINED)
+		return base[f08] >= 0 ? base[f08] : 1;
+	MPI_Fint null = MPI_Request_c2f(MPI_REQUEST_NULL);
+	int one = i >= 1 && i <= n && before[i - 1] != MPI_REQUEST_NULL && after[i - 1] == null;
+	int zero = i >= 0 && i < n && before[i] != MPI_REQUEST_NULL && after[i] == null;
+	if (one == zero)
+		return 1; /* persistent requests, or both: not told yet */
+	return base[f08] = one;
+}
+
+/* mpivet_f_alloc returns room for n elements of size bytes: stack (of
+ * room elements) when they fit. */
+static void *mpivet_f_alloc(int n, size_t size, void *stack, int room)
+{
+	if (n <= room)
+		return stack;
+	void *p = malloc((size_t)n * size);
+	if (!p) {
+		fprintf(stderr, "mpivet: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
 typedef void (*mpivet_ft_MPI_Init)(MPI_Fint *);
+
+static void mpivet_f_MPI_Init(mpivet_ft_MPI_Init real_, int f08_, uint64_t pc_, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	(void)f08_;
+	int *argc = NULL;
+	char ***argv = NULL;
+	uint64_t e_ = mpivet_in_MPI_Init(pc_);
+	void *k_[] = {(void *)&argc, (void *)&argv};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
+	}
+	real_(ierr);
+	mpivet_post_init();
+	int rc_ = ierr ? *ierr : 0;
+	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init, rc_, pc_);
+	mpivet_out_MPI_Init(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_init_(MPI_Fint *ierr)
 {
@@ -8289,15 +8375,7 @@ void mpi_init_(MPI_Fint *ierr)
 		real_(ierr);
 		return;
 	}
-	mpivet_guard++;
-	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
-	real_(ierr);
-	mpivet_post_init();
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Init(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Init(real_, 0, MPIVET_PC(), ierr);
 }
 void mpi_init__(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
 void mpi_init(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
@@ -8312,18 +8390,34 @@ void mpi_init_f08_(MPI_Fint *ierr)
 		real_(ierr);
 		return;
 	}
-	mpivet_guard++;
-	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
-	real_(ierr);
-	mpivet_post_init();
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Init(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Init(real_, 1, MPIVET_PC(), ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Init_thread)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Init_thread(mpivet_ft_MPI_Init_thread real_, int f08_, uint64_t pc_, void *f_required, void *f_provided, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	(void)f08_;
+	int *argc = NULL;
+	char ***argv = NULL;
+	int required = *(MPI_Fint *)f_required;
+	int c_provided = 0, *provided = &c_provided;
+	uint64_t e_ = mpivet_in_MPI_Init_thread(pc_, MPIVET_I(required));
+	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
+	}
+	real_(f_required, f_provided, ierr);
+	mpivet_post_init();
+	int rc_ = ierr ? *ierr : 0;
+	c_provided = *(MPI_Fint *)f_provided;
+	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, pc_);
+	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_init_thread_(void *f_required, void *f_provided, MPI_Fint *ierr)
 {
@@ -8334,15 +8428,7 @@ void mpi_init_thread_(void *f_required, void *f_provided, MPI_Fint *ierr)
 		real_(f_required, f_provided, ierr);
 		return;
 	}
-	mpivet_guard++;
-	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_required));
-	real_(f_required, f_provided, ierr);
-	mpivet_post_init();
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
-	mpivet_out_MPI_Init_thread(e_, rc_, MPIVET_I(*(MPI_Fint *)f_provided));
-	mpivet_guard--;
+	mpivet_f_MPI_Init_thread(real_, 0, MPIVET_PC(), f_required, f_provided, ierr);
 }
 void mpi_init_thread__(void *f_required, void *f_provided, MPI_Fint *ierr) __attribute__((alias("mpi_init_thread_")));
 void mpi_init_thread(void *f_required, void *f_provided, MPI_Fint *ierr) __attribute__((alias("mpi_init_thread_")));
@@ -8357,18 +8443,32 @@ void mpi_init_thread_f08_(void *f_required, void *f_provided, MPI_Fint *ierr)
 		real_(f_required, f_provided, ierr);
 		return;
 	}
-	mpivet_guard++;
-	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_required));
-	real_(f_required, f_provided, ierr);
-	mpivet_post_init();
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
-	mpivet_out_MPI_Init_thread(e_, rc_, MPIVET_I(*(MPI_Fint *)f_provided));
-	mpivet_guard--;
+	mpivet_f_MPI_Init_thread(real_, 1, MPIVET_PC(), f_required, f_provided, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Finalize)(MPI_Fint *);
+
+static void mpivet_f_MPI_Finalize(mpivet_ft_MPI_Finalize real_, int f08_, uint64_t pc_, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	uint64_t e_ = mpivet_in_MPI_Finalize(pc_);
+	void *k_[] = {};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
+	}
+	real_(ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, pc_);
+	mpivet_out_MPI_Finalize(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_finalize_(MPI_Fint *ierr)
 {
@@ -8379,16 +8479,7 @@ void mpi_finalize_(MPI_Fint *ierr)
 		real_(ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
-	real_(ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
-	mpivet_out_MPI_Finalize(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Finalize(real_, 0, MPIVET_PC(), ierr);
 }
 void mpi_finalize__(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
 void mpi_finalize(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
@@ -8403,19 +8494,27 @@ void mpi_finalize_f08_(MPI_Fint *ierr)
 		real_(ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
-	real_(ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
-	mpivet_out_MPI_Finalize(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Finalize(real_, 1, MPIVET_PC(), ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Abort)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Abort(mpivet_ft_MPI_Abort real_, int f08_, uint64_t pc_, void *f_comm, void *f_errorcode, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int errorcode = *(MPI_Fint *)f_errorcode;
+	uint64_t e_ = mpivet_in_MPI_Abort(pc_, MPIVET_H(comm), MPIVET_I(errorcode));
+	real_(f_comm, f_errorcode, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Abort, rc_, pc_);
+	mpivet_out_MPI_Abort(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_abort_(void *f_comm, void *f_errorcode, MPI_Fint *ierr)
 {
@@ -8426,16 +8525,7 @@ void mpi_abort_(void *f_comm, void *f_errorcode, MPI_Fint *ierr)
 		real_(f_comm, f_errorcode, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Abort(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_errorcode));
-	real_(f_comm, f_errorcode, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Abort, rc_, MPIVET_PC());
-	mpivet_out_MPI_Abort(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Abort(real_, 0, MPIVET_PC(), f_comm, f_errorcode, ierr);
 }
 void mpi_abort__(void *f_comm, void *f_errorcode, MPI_Fint *ierr) __attribute__((alias("mpi_abort_")));
 void mpi_abort(void *f_comm, void *f_errorcode, MPI_Fint *ierr) __attribute__((alias("mpi_abort_")));
@@ -8450,19 +8540,33 @@ void mpi_abort_f08_(void *f_comm, void *f_errorcode, MPI_Fint *ierr)
 		real_(f_comm, f_errorcode, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Abort(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_errorcode));
-	real_(f_comm, f_errorcode, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Abort, rc_, MPIVET_PC());
-	mpivet_out_MPI_Abort(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Abort(real_, 1, MPIVET_PC(), f_comm, f_errorcode, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Pcontrol)(void *);
+
+static void mpivet_f_MPI_Pcontrol(mpivet_ft_MPI_Pcontrol real_, int f08_, uint64_t pc_, void *f_level)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int level = *(MPI_Fint *)f_level;
+	uint64_t e_ = mpivet_in_MPI_Pcontrol(pc_, MPIVET_I(level));
+	void *k_[] = {(void *)&level};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
+	}
+	real_(f_level);
+	int rc_ = 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, pc_);
+	mpivet_out_MPI_Pcontrol(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_pcontrol_(void *f_level)
 {
@@ -8473,16 +8577,7 @@ void mpi_pcontrol_(void *f_level)
 		real_(f_level);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_level));
-	real_(f_level);
-	int rc_ = 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
-	mpivet_out_MPI_Pcontrol(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Pcontrol(real_, 0, MPIVET_PC(), f_level);
 }
 void mpi_pcontrol__(void *f_level) __attribute__((alias("mpi_pcontrol_")));
 void mpi_pcontrol(void *f_level) __attribute__((alias("mpi_pcontrol_")));
@@ -8497,19 +8592,41 @@ void mpi_pcontrol_f08_(void *f_level)
 		real_(f_level);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_level));
-	real_(f_level);
-	int rc_ = 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
-	mpivet_out_MPI_Pcontrol(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Pcontrol(real_, 1, MPIVET_PC(), f_level);
 }
 
 typedef void (*mpivet_ft_MPI_Send)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Send(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
+	}
+	static mpivet_ft_MPI_Send sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Send)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend) : "mpi_ssend_");
+	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send, rc_, pc_);
+	mpivet_out_MPI_Send(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_send_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
 {
@@ -8520,19 +8637,7 @@ void mpi_send_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void 
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	static mpivet_ft_MPI_Send sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Send)mpivet_next("mpi_ssend_");
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
-	mpivet_out_MPI_Send(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Send(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 void mpi_send__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_send_")));
 void mpi_send(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_send_")));
@@ -8547,22 +8652,38 @@ void MPIVET_F08_BUF(mpi_send)(void *f_buf, void *f_count, void *f_datatype, void
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	static mpivet_ft_MPI_Send sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Send)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend));
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
-	mpivet_out_MPI_Send(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Send(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Bsend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Bsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, pc_);
+	mpivet_out_MPI_Bsend(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_bsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
 {
@@ -8573,16 +8694,7 @@ void mpi_bsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bsend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Bsend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 void mpi_bsend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_bsend_")));
 void mpi_bsend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_bsend_")));
@@ -8597,19 +8709,38 @@ void MPIVET_F08_BUF(mpi_bsend)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bsend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Bsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ssend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Ssend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, pc_);
+	mpivet_out_MPI_Ssend(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_ssend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
 {
@@ -8620,16 +8751,7 @@ void mpi_ssend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ssend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Ssend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 void mpi_ssend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_ssend_")));
 void mpi_ssend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_ssend_")));
@@ -8644,19 +8766,38 @@ void MPIVET_F08_BUF(mpi_ssend)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ssend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Ssend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Rsend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Rsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, pc_);
+	mpivet_out_MPI_Rsend(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_rsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
 {
@@ -8667,16 +8808,7 @@ void mpi_rsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Rsend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Rsend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 void mpi_rsend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_rsend_")));
 void mpi_rsend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_rsend_")));
@@ -8691,19 +8823,46 @@ void MPIVET_F08_BUF(mpi_rsend)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Rsend(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Rsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Recv)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Recv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv, rc_, pc_);
+	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_recv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
 {
@@ -8714,16 +8873,7 @@ void mpi_recv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, voi
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Recv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Recv(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 }
 void mpi_recv__(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_recv_")));
 void mpi_recv(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_recv_")));
@@ -8738,19 +8888,51 @@ void MPIVET_F08_BUF(mpi_recv)(void *f_buf, void *f_count, void *f_datatype, void
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Recv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Recv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Sendrecv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Sendrecv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, pc_);
+	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_sendrecv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
 {
@@ -8761,16 +8943,7 @@ void mpi_sendrecv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Sendrecv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Sendrecv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 void mpi_sendrecv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_sendrecv_")));
 void mpi_sendrecv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_sendrecv_")));
@@ -8785,19 +8958,48 @@ void MPIVET_F08_BUF(mpi_sendrecv)(void *f_sendbuf, void *f_sendcount, void *f_se
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Sendrecv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Sendrecv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Sendrecv_replace)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, pc_);
+	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_sendrecv_replace_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
 {
@@ -8808,16 +9010,7 @@ void mpi_sendrecv_replace_(void *f_buf, void *f_count, void *f_datatype, void *f
 		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
-	mpivet_out_MPI_Sendrecv_replace(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Sendrecv_replace(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 void mpi_sendrecv_replace__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_sendrecv_replace_")));
 void mpi_sendrecv_replace(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_sendrecv_replace_")));
@@ -8832,19 +9025,44 @@ void MPIVET_F08_BUF(mpi_sendrecv_replace)(void *f_buf, void *f_count, void *f_da
 		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_sendtag), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_recvtag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
-	mpivet_out_MPI_Sendrecv_replace(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Sendrecv_replace(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Isend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Isend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
+	}
+	static mpivet_ft_MPI_Isend sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Isend)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_issend) : "mpi_issend_");
+	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isend, rc_, pc_);
+	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_isend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -8855,19 +9073,7 @@ void mpi_isend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	static mpivet_ft_MPI_Isend sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Isend)mpivet_next("mpi_issend_");
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Isend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_isend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isend_")));
 void mpi_isend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isend_")));
@@ -8882,22 +9088,41 @@ void MPIVET_F08_BUF(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	static mpivet_ft_MPI_Isend sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Isend)mpivet_next(MPIVET_F08_BUFNAME(mpi_issend));
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Isend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Isend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ibsend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ibsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, pc_);
+	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ibsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -8908,16 +9133,7 @@ void mpi_ibsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibsend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_ibsend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibsend_")));
 void mpi_ibsend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibsend_")));
@@ -8932,19 +9148,41 @@ void MPIVET_F08_BUF(mpi_ibsend)(void *f_buf, void *f_count, void *f_datatype, vo
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Issend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Issend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Issend, rc_, pc_);
+	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_issend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -8955,16 +9193,7 @@ void mpi_issend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Issend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_issend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_issend_")));
 void mpi_issend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_issend_")));
@@ -8979,19 +9208,41 @@ void MPIVET_F08_BUF(mpi_issend)(void *f_buf, void *f_count, void *f_datatype, vo
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Issend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Issend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Irsend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Irsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, pc_);
+	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_irsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9002,16 +9253,7 @@ void mpi_irsend_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, voi
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Irsend(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_irsend__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_irsend_")));
 void mpi_irsend(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_irsend_")));
@@ -9026,19 +9268,45 @@ void MPIVET_F08_BUF(mpi_irsend)(void *f_buf, void *f_count, void *f_datatype, vo
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
-	mpivet_out_MPI_Irsend(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Irsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Irecv)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Irecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, pc_);
+	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_irecv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9049,16 +9317,7 @@ void mpi_irecv_(void *f_buf, void *f_count, void *f_datatype, void *f_source, vo
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Irecv(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 void mpi_irecv__(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_irecv_")));
 void mpi_irecv(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_irecv_")));
@@ -9073,19 +9332,44 @@ void MPIVET_F08_BUF(mpi_irecv)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Irecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Irecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Send_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Send_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Send_init sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Send_init)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend_init) : "mpi_ssend_init_");
+	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, pc_);
+	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_send_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9096,19 +9380,7 @@ void mpi_send_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, 
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	static mpivet_ft_MPI_Send_init sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next("mpi_ssend_init_");
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Send_init(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_send_init__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_send_init_")));
 void mpi_send_init(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_send_init_")));
@@ -9123,22 +9395,41 @@ void MPIVET_F08_BUF(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype,
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	static mpivet_ft_MPI_Send_init sync_;
-	if (mpivet_zero_buffering && !sync_)
-		sync_ = (mpivet_ft_MPI_Send_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend_init));
-	(mpivet_zero_buffering ? sync_ : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Send_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Send_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Bsend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Bsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, pc_);
+	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_bsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9149,16 +9440,7 @@ void mpi_bsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Bsend_init(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_bsend_init__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_bsend_init_")));
 void mpi_bsend_init(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_bsend_init_")));
@@ -9173,19 +9455,41 @@ void MPIVET_F08_BUF(mpi_bsend_init)(void *f_buf, void *f_count, void *f_datatype
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Bsend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ssend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ssend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, pc_);
+	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ssend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9196,16 +9500,7 @@ void mpi_ssend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ssend_init(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_ssend_init__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ssend_init_")));
 void mpi_ssend_init(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ssend_init_")));
@@ -9220,19 +9515,41 @@ void MPIVET_F08_BUF(mpi_ssend_init)(void *f_buf, void *f_count, void *f_datatype
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ssend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ssend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Rsend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Rsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, pc_);
+	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_rsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9243,16 +9560,7 @@ void mpi_rsend_init_(void *f_buf, void *f_count, void *f_datatype, void *f_dest,
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Rsend_init(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 void mpi_rsend_init__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rsend_init_")));
 void mpi_rsend_init(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rsend_init_")));
@@ -9267,19 +9575,45 @@ void MPIVET_F08_BUF(mpi_rsend_init)(void *f_buf, void *f_count, void *f_datatype
 		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_dest), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Rsend_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Rsend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Recv_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Recv_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, pc_);
+	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_recv_init_(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -9290,16 +9624,7 @@ void mpi_recv_init_(void *f_buf, void *f_count, void *f_datatype, void *f_source
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Recv_init(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 void mpi_recv_init__(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_recv_init_")));
 void mpi_recv_init(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_recv_init_")));
@@ -9314,19 +9639,43 @@ void MPIVET_F08_BUF(mpi_recv_init)(void *f_buf, void *f_count, void *f_datatype,
 		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
-	mpivet_out_MPI_Recv_init(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Recv_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Probe)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Probe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(a_source, f_tag, f_comm, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Probe, rc_, pc_);
+	mpivet_out_MPI_Probe(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_probe_(void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
 {
@@ -9337,16 +9686,7 @@ void mpi_probe_(void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_F
 		real_(f_source, f_tag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_source, f_tag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Probe(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Probe(real_, 0, MPIVET_PC(), f_source, f_tag, f_comm, f_status, ierr);
 }
 void mpi_probe__(void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_probe_")));
 void mpi_probe(void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_probe_")));
@@ -9361,19 +9701,45 @@ void mpi_probe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_status, M
 		real_(f_source, f_tag, f_comm, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_source, f_tag, f_comm, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Probe(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Probe(real_, 1, MPIVET_PC(), f_source, f_tag, f_comm, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iprobe)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t pc_, void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Iprobe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(a_source, f_tag, f_comm, f_flag, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, pc_);
+	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_iprobe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_status, MPI_Fint *ierr)
 {
@@ -9384,16 +9750,7 @@ void mpi_iprobe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *
 		real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iprobe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Iprobe(real_, 0, MPIVET_PC(), f_source, f_tag, f_comm, f_flag, f_status, ierr);
 }
 void mpi_iprobe__(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_iprobe_")));
 void mpi_iprobe(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_iprobe_")));
@@ -9408,19 +9765,46 @@ void mpi_iprobe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_flag, vo
 		real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iprobe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Iprobe(real_, 1, MPIVET_PC(), f_source, f_tag, f_comm, f_flag, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Mprobe)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t pc_, void *f_source, void *f_tag, void *f_comm, void *f_message, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Message c_message = MPI_MESSAGE_NULL, *message = &c_message;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Mprobe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_message));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(a_source, f_tag, f_comm, f_message, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_message = MPI_Message_f2c(*(MPI_Fint *)f_message);
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, pc_);
+	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_mprobe_(void *f_source, void *f_tag, void *f_comm, void *f_message, void *f_status, MPI_Fint *ierr)
 {
@@ -9431,16 +9815,7 @@ void mpi_mprobe_(void *f_source, void *f_tag, void *f_comm, void *f_message, voi
 		real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
-	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Mprobe(real_, 0, MPIVET_PC(), f_source, f_tag, f_comm, f_message, f_status, ierr);
 }
 void mpi_mprobe__(void *f_source, void *f_tag, void *f_comm, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_mprobe_")));
 void mpi_mprobe(void *f_source, void *f_tag, void *f_comm, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_mprobe_")));
@@ -9455,19 +9830,48 @@ void mpi_mprobe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_message,
 		real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
-	real_(f_source, f_tag, f_comm, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Mprobe(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Mprobe(real_, 1, MPIVET_PC(), f_source, f_tag, f_comm, f_message, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Improbe)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t pc_, void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_message, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Message c_message = MPI_MESSAGE_NULL, *message = &c_message;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Improbe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_message));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(a_source, f_tag, f_comm, f_flag, f_message, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	if (rc_ == MPI_SUCCESS)
+		c_message = MPI_Message_f2c(*(MPI_Fint *)f_message);
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, pc_);
+	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_improbe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_message, void *f_status, MPI_Fint *ierr)
 {
@@ -9478,16 +9882,7 @@ void mpi_improbe_(void *f_source, void *f_tag, void *f_comm, void *f_flag, void 
 		real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
-	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Improbe(real_, 0, MPIVET_PC(), f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 }
 void mpi_improbe__(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_improbe_")));
 void mpi_improbe(void *f_source, void *f_tag, void *f_comm, void *f_flag, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_improbe_")));
@@ -9502,19 +9897,40 @@ void mpi_improbe_f08_(void *f_source, void *f_tag, void *f_comm, void *f_flag, v
 		real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_source), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_message));
-	real_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Improbe(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)) : MPIVET_NOREC, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Improbe(real_, 1, MPIVET_PC(), f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Mrecv)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Message c_message = MPI_Message_f2c(*(MPI_Fint *)f_message), *message = &c_message;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Mrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC);
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_message, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, pc_);
+	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_mrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr)
 {
@@ -9525,16 +9941,7 @@ void mpi_mrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, v
 		real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
-	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Mrecv(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_status, ierr);
 }
 void mpi_mrecv__(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_mrecv_")));
 void mpi_mrecv(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_mrecv_")));
@@ -9549,19 +9956,39 @@ void MPIVET_F08_BUF(mpi_mrecv)(void *f_buf, void *f_count, void *f_datatype, voi
 		real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)));
-	real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Mrecv(e_, rc_, -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Mrecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Imrecv)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Message c_message = MPI_Message_f2c(*(MPI_Fint *)f_message), *message = &c_message;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Imrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
+	}
+	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, pc_);
+	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_imrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr)
 {
@@ -9572,16 +9999,7 @@ void mpi_imrecv_(void *f_buf, void *f_count, void *f_datatype, void *f_message, 
 		real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Imrecv(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_request, ierr);
 }
 void mpi_imrecv__(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_imrecv_")));
 void mpi_imrecv(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_imrecv_")));
@@ -9596,19 +10014,48 @@ void MPIVET_F08_BUF(mpi_imrecv)(void *f_buf, void *f_count, void *f_datatype, vo
 		real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_F08_ADDR(f_buf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_A(f_message), MPIVET_H(MPI_Message_f2c(*(MPI_Fint *)f_message)), MPIVET_A(f_request));
-	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Imrecv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Imrecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Wait)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Wait(mpivet_ft_MPI_Wait real_, int f08_, uint64_t pc_, void *f_request, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request c_request = MPI_Request_f2c(*(MPI_Fint *)f_request), *request = &c_request;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Wait(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	real_(f_request, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Wait, rc_, pc_);
+	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_wait_(void *f_request, void *f_status, MPI_Fint *ierr)
 {
@@ -9619,16 +10066,7 @@ void mpi_wait_(void *f_request, void *f_status, MPI_Fint *ierr)
 		real_(f_request, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
-	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Wait(real_, 0, MPIVET_PC(), f_request, f_status, ierr);
 }
 void mpi_wait__(void *f_request, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_wait_")));
 void mpi_wait(void *f_request, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_wait_")));
@@ -9643,19 +10081,50 @@ void mpi_wait_f08_(void *f_request, void *f_status, MPI_Fint *ierr)
 		real_(f_request, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
-	mpivet_out_MPI_Wait(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Wait(real_, 1, MPIVET_PC(), f_request, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Test)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request c_request = MPI_Request_f2c(*(MPI_Fint *)f_request), *request = &c_request;
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Test(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	real_(f_request, f_flag, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	c_flag = *(MPI_Fint *)f_flag;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Test, rc_, pc_);
+	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_test_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 {
@@ -9666,16 +10135,7 @@ void mpi_test_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 		real_(f_request, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
-	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Test(real_, 0, MPIVET_PC(), f_request, f_flag, f_status, ierr);
 }
 void mpi_test__(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_test_")));
 void mpi_test(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_test_")));
@@ -9690,19 +10150,60 @@ void mpi_test_f08_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr
 		real_(f_request, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
-	mpivet_out_MPI_Test(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Test(real_, 1, MPIVET_PC(), f_request, f_flag, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Waitany)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Waitany(mpivet_ft_MPI_Waitany real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_requests, void *f_index, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_count;
+	if (n_ < 0)
+		n_ = 0;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	int c_index = MPI_UNDEFINED, *index = &c_index;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Waitany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_count, f_array_of_requests, f_index, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	int b_ = mpivet_f_index_base(f08_, *(MPI_Fint *)f_index, array_of_requests, f_array_of_requests, n_);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	c_index = *(MPI_Fint *)f_index == MPI_UNDEFINED ? MPI_UNDEFINED : *(MPI_Fint *)f_index - b_;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, pc_);
+	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	mpivet_guard--;
+}
 
 void mpi_waitany_(void *f_count, void *f_array_of_requests, void *f_index, void *f_status, MPI_Fint *ierr)
 {
@@ -9713,26 +10214,7 @@ void mpi_waitany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 		real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitany(real_, 0, MPIVET_PC(), f_count, f_array_of_requests, f_index, f_status, ierr);
 }
 void mpi_waitany__(void *f_count, void *f_array_of_requests, void *f_index, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_waitany_")));
 void mpi_waitany(void *f_count, void *f_array_of_requests, void *f_index, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_waitany_")));
@@ -9747,29 +10229,62 @@ void mpi_waitany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 		real_(f_count, f_array_of_requests, f_index, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_index, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), -1, -1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitany(real_, 1, MPIVET_PC(), f_count, f_array_of_requests, f_index, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Testany)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_requests, void *f_index, void *f_flag, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_count;
+	if (n_ < 0)
+		n_ = 0;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	int c_index = MPI_UNDEFINED, *index = &c_index;
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Testany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_count, f_array_of_requests, f_index, f_flag, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	int b_ = mpivet_f_index_base(f08_, *(MPI_Fint *)f_index, array_of_requests, f_array_of_requests, n_);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	c_index = *(MPI_Fint *)f_index == MPI_UNDEFINED ? MPI_UNDEFINED : *(MPI_Fint *)f_index - b_;
+	c_flag = *(MPI_Fint *)f_flag;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testany, rc_, pc_);
+	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	mpivet_guard--;
+}
 
 void mpi_testany_(void *f_count, void *f_array_of_requests, void *f_index, void *f_flag, void *f_status, MPI_Fint *ierr)
 {
@@ -9780,26 +10295,7 @@ void mpi_testany_(void *f_count, void *f_array_of_requests, void *f_index, void 
 		real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testany(real_, 0, MPIVET_PC(), f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 }
 void mpi_testany__(void *f_count, void *f_array_of_requests, void *f_index, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_testany_")));
 void mpi_testany(void *f_count, void *f_array_of_requests, void *f_index, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_testany_")));
@@ -9814,29 +10310,68 @@ void mpi_testany_f08_(void *f_count, void *f_array_of_requests, void *f_index, v
 		real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testany(e_, rc_, rn_, rv_, (*(MPI_Fint *)f_index >= 1) ? MPIVET_I(*(MPI_Fint *)f_index - 1) : MPIVET_I(*(MPI_Fint *)f_index), MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testany(real_, 1, MPIVET_PC(), f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Waitall)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Waitall(mpivet_ft_MPI_Waitall real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_requests, void *f_array_of_statuses, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_count;
+	if (n_ < 0)
+		n_ = 0;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	MPI_Status ss_[16], *array_of_statuses = ss_;
+	MPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];
+	void *a_array_of_statuses = f_array_of_statuses;
+	if (mpivet_ck_on) {
+		array_of_statuses = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);
+		if (mpivet_f_ignored(f_array_of_statuses, f08_, 1))
+			a_array_of_statuses = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);
+	}
+	uint64_t e_ = mpivet_in_MPI_Waitall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_count, f_array_of_requests, a_array_of_statuses, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	if (mpivet_ck_on)
+		for (int i_ = 0; i_ < n_; i_++)
+			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, pc_);
+	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	if (array_of_statuses != ss_)
+		free(array_of_statuses);
+	if (a_array_of_statuses != f_array_of_statuses && a_array_of_statuses != fss_)
+		free(a_array_of_statuses);
+	mpivet_guard--;
+}
 
 void mpi_waitall_(void *f_count, void *f_array_of_requests, void *f_array_of_statuses, MPI_Fint *ierr)
 {
@@ -9847,26 +10382,7 @@ void mpi_waitall_(void *f_count, void *f_array_of_requests, void *f_array_of_sta
 		real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitall(real_, 0, MPIVET_PC(), f_count, f_array_of_requests, f_array_of_statuses, ierr);
 }
 void mpi_waitall__(void *f_count, void *f_array_of_requests, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_waitall_")));
 void mpi_waitall(void *f_count, void *f_array_of_requests, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_waitall_")));
@@ -9881,29 +10397,70 @@ void mpi_waitall_f08_(void *f_count, void *f_array_of_requests, void *f_array_of
 		real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitall(e_, rc_, rn_, rv_);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitall(real_, 1, MPIVET_PC(), f_count, f_array_of_requests, f_array_of_statuses, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Testall)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Testall(mpivet_ft_MPI_Testall real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_requests, void *f_flag, void *f_array_of_statuses, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_count;
+	if (n_ < 0)
+		n_ = 0;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Status ss_[16], *array_of_statuses = ss_;
+	MPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];
+	void *a_array_of_statuses = f_array_of_statuses;
+	if (mpivet_ck_on) {
+		array_of_statuses = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);
+		if (mpivet_f_ignored(f_array_of_statuses, f08_, 1))
+			a_array_of_statuses = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);
+	}
+	uint64_t e_ = mpivet_in_MPI_Testall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_count, f_array_of_requests, f_flag, a_array_of_statuses, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	c_flag = *(MPI_Fint *)f_flag;
+	if (mpivet_ck_on)
+		for (int i_ = 0; i_ < (c_flag ? n_ : 0); i_++)
+			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testall, rc_, pc_);
+	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	if (array_of_statuses != ss_)
+		free(array_of_statuses);
+	if (a_array_of_statuses != f_array_of_statuses && a_array_of_statuses != fss_)
+		free(a_array_of_statuses);
+	mpivet_guard--;
+}
 
 void mpi_testall_(void *f_count, void *f_array_of_requests, void *f_flag, void *f_array_of_statuses, MPI_Fint *ierr)
 {
@@ -9914,26 +10471,7 @@ void mpi_testall_(void *f_count, void *f_array_of_requests, void *f_flag, void *
 		real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testall(real_, 0, MPIVET_PC(), f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 }
 void mpi_testall__(void *f_count, void *f_array_of_requests, void *f_flag, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_testall_")));
 void mpi_testall(void *f_count, void *f_array_of_requests, void *f_flag, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_testall_")));
@@ -9948,29 +10486,76 @@ void mpi_testall_f08_(void *f_count, void *f_array_of_requests, void *f_flag, vo
 		real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testall(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_flag));
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testall(real_, 1, MPIVET_PC(), f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Waitsome)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Waitsome(mpivet_ft_MPI_Waitsome real_, int f08_, uint64_t pc_, void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_incount;
+	if (n_ < 0)
+		n_ = 0;
+	int incount = *(MPI_Fint *)f_incount;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	int c_outcount = 0, *outcount = &c_outcount;
+	int is_[16], *array_of_indices = mpivet_f_alloc(n_, sizeof(int), is_, 16);
+	MPI_Status ss_[16], *array_of_statuses = ss_;
+	MPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];
+	void *a_array_of_statuses = f_array_of_statuses;
+	if (mpivet_ck_on) {
+		array_of_statuses = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);
+		if (mpivet_f_ignored(f_array_of_statuses, f08_, 1))
+			a_array_of_statuses = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);
+	}
+	uint64_t e_ = mpivet_in_MPI_Waitsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
+	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, a_array_of_statuses, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	int b_ = mpivet_f_index_base(f08_, (*(MPI_Fint *)f_outcount > 0 ? *(MPI_Fint *)f_array_of_indices : MPI_UNDEFINED), array_of_requests, f_array_of_requests, n_);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	c_outcount = *(MPI_Fint *)f_outcount;
+	for (int i_ = 0; i_ < c_outcount && c_outcount != MPI_UNDEFINED && i_ < n_; i_++)
+		array_of_indices[i_] = ((MPI_Fint *)f_array_of_indices)[i_] - b_;
+	if (mpivet_ck_on)
+		for (int i_ = 0; i_ < (c_outcount == MPI_UNDEFINED ? 0 : c_outcount); i_++)
+			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, pc_);
+	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	if (array_of_indices != is_)
+		free(array_of_indices);
+	if (array_of_statuses != ss_)
+		free(array_of_statuses);
+	if (a_array_of_statuses != f_array_of_statuses && a_array_of_statuses != fss_)
+		free(a_array_of_statuses);
+	mpivet_guard--;
+}
 
 void mpi_waitsome_(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr)
 {
@@ -9981,26 +10566,7 @@ void mpi_waitsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 		real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_incount;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitsome(real_, 0, MPIVET_PC(), f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 }
 void mpi_waitsome__(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_waitsome_")));
 void mpi_waitsome(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_waitsome_")));
@@ -10015,29 +10581,76 @@ void mpi_waitsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 		real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_incount;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Waitsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Waitsome(real_, 1, MPIVET_PC(), f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Testsome)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Testsome(mpivet_ft_MPI_Testsome real_, int f08_, uint64_t pc_, void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_incount;
+	if (n_ < 0)
+		n_ = 0;
+	int incount = *(MPI_Fint *)f_incount;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	int c_outcount = 0, *outcount = &c_outcount;
+	int is_[16], *array_of_indices = mpivet_f_alloc(n_, sizeof(int), is_, 16);
+	MPI_Status ss_[16], *array_of_statuses = ss_;
+	MPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];
+	void *a_array_of_statuses = f_array_of_statuses;
+	if (mpivet_ck_on) {
+		array_of_statuses = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);
+		if (mpivet_f_ignored(f_array_of_statuses, f08_, 1))
+			a_array_of_statuses = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);
+	}
+	uint64_t e_ = mpivet_in_MPI_Testsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
+	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, a_array_of_statuses, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	int b_ = mpivet_f_index_base(f08_, (*(MPI_Fint *)f_outcount > 0 ? *(MPI_Fint *)f_array_of_indices : MPI_UNDEFINED), array_of_requests, f_array_of_requests, n_);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	c_outcount = *(MPI_Fint *)f_outcount;
+	for (int i_ = 0; i_ < c_outcount && c_outcount != MPI_UNDEFINED && i_ < n_; i_++)
+		array_of_indices[i_] = ((MPI_Fint *)f_array_of_indices)[i_] - b_;
+	if (mpivet_ck_on)
+		for (int i_ = 0; i_ < (c_outcount == MPI_UNDEFINED ? 0 : c_outcount); i_++)
+			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, pc_);
+	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	if (array_of_indices != is_)
+		free(array_of_indices);
+	if (array_of_statuses != ss_)
+		free(array_of_statuses);
+	if (a_array_of_statuses != f_array_of_statuses && a_array_of_statuses != fss_)
+		free(a_array_of_statuses);
+	mpivet_guard--;
+}
 
 void mpi_testsome_(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr)
 {
@@ -10048,26 +10661,7 @@ void mpi_testsome_(void *f_incount, void *f_array_of_requests, void *f_outcount,
 		real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_incount;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testsome(real_, 0, MPIVET_PC(), f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 }
 void mpi_testsome__(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_testsome_")));
 void mpi_testsome(void *f_incount, void *f_array_of_requests, void *f_outcount, void *f_array_of_indices, void *f_array_of_statuses, MPI_Fint *ierr) __attribute__((alias("mpi_testsome_")));
@@ -10082,29 +10676,39 @@ void mpi_testsome_f08_(void *f_incount, void *f_array_of_requests, void *f_outco
 		real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_incount;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Testsome(e_, rc_, rn_, rv_, MPIVET_I(*(MPI_Fint *)f_outcount), (*(MPI_Fint *)f_outcount != MPI_UNDEFINED) ? *(MPI_Fint *)f_outcount : 0, (const int *)f_array_of_indices, 1);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Testsome(real_, 1, MPIVET_PC(), f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Request_get_status)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status real_, int f08_, uint64_t pc_, void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	int c_flag = 0, *flag = &c_flag;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	uint64_t e_ = mpivet_in_MPI_Request_get_status(pc_, MPIVET_H(request));
+	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
+	}
+	real_(f_request, f_flag, a_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, pc_);
+	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
 
 void mpi_request_get_status_(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr)
 {
@@ -10115,16 +10719,7 @@ void mpi_request_get_status_(void *f_request, void *f_flag, void *f_status, MPI_
 		real_(f_request, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
-	mpivet_out_MPI_Request_get_status(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Request_get_status(real_, 0, MPIVET_PC(), f_request, f_flag, f_status, ierr);
 }
 void mpi_request_get_status__(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_request_get_status_")));
 void mpi_request_get_status(void *f_request, void *f_flag, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_request_get_status_")));
@@ -10139,19 +10734,33 @@ void mpi_request_get_status_f08_(void *f_request, void *f_flag, void *f_status, 
 		real_(f_request, f_flag, f_status, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, f_flag, f_status, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
-	mpivet_out_MPI_Request_get_status(e_, rc_, MPIVET_I(*(MPI_Fint *)f_flag), -1, -1);
-	mpivet_guard--;
+	mpivet_f_MPI_Request_get_status(real_, 1, MPIVET_PC(), f_request, f_flag, f_status, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Request_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Request_free(mpivet_ft_MPI_Request_free real_, int f08_, uint64_t pc_, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request c_request = MPI_Request_f2c(*(MPI_Fint *)f_request), *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Request_free(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
+	}
+	real_(f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, pc_);
+	mpivet_out_MPI_Request_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_request_free_(void *f_request, MPI_Fint *ierr)
 {
@@ -10162,16 +10771,7 @@ void mpi_request_free_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Request_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Request_free(real_, 0, MPIVET_PC(), f_request, ierr);
 }
 void mpi_request_free__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_request_free_")));
 void mpi_request_free(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_request_free_")));
@@ -10186,19 +10786,44 @@ void mpi_request_free_f08_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Request_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Request_free(real_, 1, MPIVET_PC(), f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Cancel)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Cancel(mpivet_ft_MPI_Cancel real_, int f08_, uint64_t pc_, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request c_request = MPI_Request_f2c(*(MPI_Fint *)f_request), *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Cancel(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	real_(f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, pc_);
+	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_cancel_(void *f_request, MPI_Fint *ierr)
 {
@@ -10209,16 +10834,7 @@ void mpi_cancel_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
-	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	mpivet_guard--;
+	mpivet_f_MPI_Cancel(real_, 0, MPIVET_PC(), f_request, ierr);
 }
 void mpi_cancel__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_cancel_")));
 void mpi_cancel(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_cancel_")));
@@ -10233,19 +10849,44 @@ void mpi_cancel_f08_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
-	mpivet_out_MPI_Cancel(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	mpivet_guard--;
+	mpivet_f_MPI_Cancel(real_, 1, MPIVET_PC(), f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Start)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Start(mpivet_ft_MPI_Start real_, int f08_, uint64_t pc_, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request c_request = MPI_Request_f2c(*(MPI_Fint *)f_request), *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Start(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	real_(f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
+		{
+			MPI_Fint v_ = MPI_Request_c2f(c_request);
+			if (v_ != *(MPI_Fint *)f_request)
+				*(MPI_Fint *)f_request = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Start, rc_, pc_);
+	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_start_(void *f_request, MPI_Fint *ierr)
 {
@@ -10256,16 +10897,7 @@ void mpi_start_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
-	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	mpivet_guard--;
+	mpivet_f_MPI_Start(real_, 0, MPIVET_PC(), f_request, ierr);
 }
 void mpi_start__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_start_")));
 void mpi_start(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_start_")));
@@ -10280,19 +10912,53 @@ void mpi_start_f08_(void *f_request, MPI_Fint *ierr)
 		real_(f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(f_request), MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	real_(f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
-	mpivet_out_MPI_Start(e_, rc_, MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)));
-	mpivet_guard--;
+	mpivet_f_MPI_Start(real_, 1, MPIVET_PC(), f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Startall)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Startall(mpivet_ft_MPI_Startall real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int n_ = *(MPI_Fint *)f_count;
+	if (n_ < 0)
+		n_ = 0;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Request rs_[16], *array_of_requests = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	uint64_t e_ = mpivet_in_MPI_Startall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	void *k_[] = {(void *)&count, (void *)&array_of_requests};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	real_(f_count, f_array_of_requests, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	for (int i_ = 0; i_ < n_; i_++)
+		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
+		for (int i_ = 0; i_ < n_; i_++) {
+			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
+			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
+				((MPI_Fint *)f_array_of_requests)[i_] = v_;
+		}
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Startall, rc_, pc_);
+	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
+	if (array_of_requests != rs_)
+		free(array_of_requests);
+	mpivet_guard--;
+}
 
 void mpi_startall_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 {
@@ -10303,26 +10969,7 @@ void mpi_startall_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 		real_(f_count, f_array_of_requests, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Startall(real_, 0, MPIVET_PC(), f_count, f_array_of_requests, ierr);
 }
 void mpi_startall__(void *f_count, void *f_array_of_requests, MPI_Fint *ierr) __attribute__((alias("mpi_startall_")));
 void mpi_startall(void *f_count, void *f_array_of_requests, MPI_Fint *ierr) __attribute__((alias("mpi_startall_")));
@@ -10337,29 +10984,34 @@ void mpi_startall_f08_(void *f_count, void *f_array_of_requests, MPI_Fint *ierr)
 		real_(f_count, f_array_of_requests, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	int rn_ = *(MPI_Fint *)f_count;
-	MPI_Request rs_[16], *rv_ = rs_;
-	if (rn_ > 16 && !(rv_ = malloc(rn_ * sizeof *rv_)))
-		rn_ = 0;
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), rn_, rv_);
-	real_(f_count, f_array_of_requests, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
-	for (int i_ = 0; i_ < rn_; i_++)
-		rv_[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
-	mpivet_out_MPI_Startall(e_, rc_, rn_, rv_);
-	if (rv_ != rs_)
-		free(rv_);
-	mpivet_guard--;
+	mpivet_f_MPI_Startall(real_, 1, MPIVET_PC(), f_count, f_array_of_requests, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Buffer_attach)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Buffer_attach(mpivet_ft_MPI_Buffer_attach real_, int f08_, uint64_t pc_, void *f_buffer, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	int size = *(MPI_Fint *)f_size;
+	uint64_t e_ = mpivet_in_MPI_Buffer_attach(pc_, MPIVET_A(buffer), MPIVET_I(size));
+	void *k_[] = {(void *)&buffer, (void *)&size};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
+	}
+	real_(f_buffer, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, pc_);
+	mpivet_out_MPI_Buffer_attach(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_buffer_attach_(void *f_buffer, void *f_size, MPI_Fint *ierr)
 {
@@ -10370,16 +11022,7 @@ void mpi_buffer_attach_(void *f_buffer, void *f_size, MPI_Fint *ierr)
 		real_(f_buffer, f_size, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_size));
-	real_(f_buffer, f_size, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
-	mpivet_out_MPI_Buffer_attach(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Buffer_attach(real_, 0, MPIVET_PC(), f_buffer, f_size, ierr);
 }
 void mpi_buffer_attach__(void *f_buffer, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_attach_")));
 void mpi_buffer_attach(void *f_buffer, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_attach_")));
@@ -10394,19 +11037,35 @@ void MPIVET_F08_BUF(mpi_buffer_attach)(void *f_buffer, void *f_size, MPI_Fint *i
 		real_(f_buffer, f_size, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_size));
-	real_(f_buffer, f_size, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
-	mpivet_out_MPI_Buffer_attach(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Buffer_attach(real_, 1, MPIVET_PC(), f_buffer, f_size, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Buffer_detach)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f08_, uint64_t pc_, void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer_addr = f08_ ? MPIVET_F08_PTR(f_buffer_addr) : f_buffer_addr;
+	int c_size = 0, *size = &c_size;
+	uint64_t e_ = mpivet_in_MPI_Buffer_detach(pc_, MPIVET_A(buffer_addr));
+	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
+	}
+	real_(f_buffer_addr, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_size = *(MPI_Fint *)f_size;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, pc_);
+	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_buffer_detach_(void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
 {
@@ -10417,16 +11076,7 @@ void mpi_buffer_detach_(void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
 		real_(f_buffer_addr, f_size, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(f_buffer_addr));
-	real_(f_buffer_addr, f_size, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
-	mpivet_out_MPI_Buffer_detach(e_, rc_, MPIVET_I(*(MPI_Fint *)f_size));
-	mpivet_guard--;
+	mpivet_f_MPI_Buffer_detach(real_, 0, MPIVET_PC(), f_buffer_addr, f_size, ierr);
 }
 void mpi_buffer_detach__(void *f_buffer_addr, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_detach_")));
 void mpi_buffer_detach(void *f_buffer_addr, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_detach_")));
@@ -10441,19 +11091,33 @@ void MPIVET_F08_BUF(mpi_buffer_detach)(void *f_buffer_addr, void *f_size, MPI_Fi
 		real_(f_buffer_addr, f_size, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer_addr));
-	real_(f_buffer_addr, f_size, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
-	mpivet_out_MPI_Buffer_detach(e_, rc_, MPIVET_I(*(MPI_Fint *)f_size));
-	mpivet_guard--;
+	mpivet_f_MPI_Buffer_detach(real_, 1, MPIVET_PC(), f_buffer_addr, f_size, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Barrier)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Barrier(mpivet_ft_MPI_Barrier real_, int f08_, uint64_t pc_, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Barrier(pc_, MPIVET_H(comm));
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
+	}
+	real_(f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, pc_);
+	mpivet_out_MPI_Barrier(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_barrier_(void *f_comm, MPI_Fint *ierr)
 {
@@ -10464,16 +11128,7 @@ void mpi_barrier_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
-	mpivet_out_MPI_Barrier(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Barrier(real_, 0, MPIVET_PC(), f_comm, ierr);
 }
 void mpi_barrier__(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_barrier_")));
 void mpi_barrier(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_barrier_")));
@@ -10488,19 +11143,37 @@ void mpi_barrier_f08_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
-	mpivet_out_MPI_Barrier(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Barrier(real_, 1, MPIVET_PC(), f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Bcast)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Bcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
+	}
+	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, pc_);
+	mpivet_out_MPI_Bcast(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_bcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10511,16 +11184,7 @@ void mpi_bcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, v
 		real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bcast(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Bcast(real_, 0, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 }
 void mpi_bcast__(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_")));
 void mpi_bcast(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_")));
@@ -10535,19 +11199,40 @@ void MPIVET_F08_BUF(mpi_bcast)(void *f_buffer, void *f_count, void *f_datatype, 
 		real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
-	mpivet_out_MPI_Bcast(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Bcast(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Gather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Gather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather, rc_, pc_);
+	mpivet_out_MPI_Gather(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_gather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10558,16 +11243,7 @@ void mpi_gather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_r
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Gather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Gather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 void mpi_gather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_gather_")));
 void mpi_gather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_gather_")));
@@ -10582,19 +11258,41 @@ void MPIVET_F08_BUF(mpi_gather)(void *f_sendbuf, void *f_sendcount, void *f_send
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Gather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Gather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Gatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Gatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, pc_);
+	mpivet_out_MPI_Gatherv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_gatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10605,16 +11303,7 @@ void mpi_gatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Gatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Gatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 }
 void mpi_gatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_gatherv_")));
 void mpi_gatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_gatherv_")));
@@ -10629,19 +11318,40 @@ void MPIVET_F08_BUF(mpi_gatherv)(void *f_sendbuf, void *f_sendcount, void *f_sen
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Gatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Gatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Scatter)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Scatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, pc_);
+	mpivet_out_MPI_Scatter(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_scatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10652,16 +11362,7 @@ void mpi_scatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scatter(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scatter(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 void mpi_scatter__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scatter_")));
 void mpi_scatter(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scatter_")));
@@ -10676,19 +11377,41 @@ void MPIVET_F08_BUF(mpi_scatter)(void *f_sendbuf, void *f_sendcount, void *f_sen
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scatter(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Scatterv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Scatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, pc_);
+	mpivet_out_MPI_Scatterv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_scatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10699,16 +11422,7 @@ void mpi_scatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_
 		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scatterv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scatterv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 void mpi_scatterv__(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scatterv_")));
 void mpi_scatterv(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scatterv_")));
@@ -10723,19 +11437,39 @@ void MPIVET_F08_BUF(mpi_scatterv)(void *f_sendbuf, void *f_sendcounts, void *f_d
 		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scatterv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scatterv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Allgather)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, pc_);
+	mpivet_out_MPI_Allgather(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -10746,16 +11480,7 @@ void mpi_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allgather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allgather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 void mpi_allgather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allgather_")));
 void mpi_allgather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allgather_")));
@@ -10770,19 +11495,40 @@ void MPIVET_F08_BUF(mpi_allgather)(void *f_sendbuf, void *f_sendcount, void *f_s
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allgather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, pc_);
+	mpivet_out_MPI_Allgatherv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -10793,16 +11539,7 @@ void mpi_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void 
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allgatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allgatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 void mpi_allgatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allgatherv_")));
 void mpi_allgatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allgatherv_")));
@@ -10817,19 +11554,39 @@ void MPIVET_F08_BUF(mpi_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allgatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Alltoall)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, pc_);
+	mpivet_out_MPI_Alltoall(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -10840,16 +11597,7 @@ void mpi_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoall(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoall(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 void mpi_alltoall__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_")));
 void mpi_alltoall(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_")));
@@ -10864,19 +11612,41 @@ void MPIVET_F08_BUF(mpi_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_se
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoall(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, pc_);
+	mpivet_out_MPI_Alltoallv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -10887,16 +11657,7 @@ void mpi_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoallv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoallv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 void mpi_alltoallv__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_")));
 void mpi_alltoallv(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_")));
@@ -10911,19 +11672,41 @@ void MPIVET_F08_BUF(mpi_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoallv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, pc_);
+	mpivet_out_MPI_Alltoallw(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
 {
@@ -10934,16 +11717,7 @@ void mpi_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoallw(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoallw(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
 void mpi_alltoallw__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallw_")));
 void mpi_alltoallw(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallw_")));
@@ -10958,19 +11732,39 @@ void MPIVET_F08_BUF(mpi_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Alltoallw(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Reduce)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Reduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, pc_);
+	mpivet_out_MPI_Reduce(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_reduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr)
 {
@@ -10981,16 +11775,7 @@ void mpi_reduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dataty
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 }
 void mpi_reduce__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_")));
 void mpi_reduce(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_")));
@@ -11005,19 +11790,38 @@ void MPIVET_F08_BUF(mpi_reduce)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Allreduce)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Allreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, pc_);
+	mpivet_out_MPI_Allreduce(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_allreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
 {
@@ -11028,16 +11832,7 @@ void mpi_allreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dat
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allreduce(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allreduce(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 void mpi_allreduce__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allreduce_")));
 void mpi_allreduce(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_allreduce_")));
@@ -11052,19 +11847,38 @@ void MPIVET_F08_BUF(mpi_allreduce)(void *f_sendbuf, void *f_recvbuf, void *f_cou
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Allreduce(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Allreduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Reduce_scatter)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_reduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
 {
@@ -11075,16 +11889,7 @@ void mpi_reduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, v
 		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce_scatter(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce_scatter(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 }
 void mpi_reduce_scatter__(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_")));
 void mpi_reduce_scatter(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_")));
@@ -11099,19 +11904,38 @@ void MPIVET_F08_BUF(mpi_reduce_scatter)(void *f_sendbuf, void *f_recvbuf, void *
 		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce_scatter(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce_scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Reduce_scatter_block)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_reduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
 {
@@ -11122,16 +11946,7 @@ void mpi_reduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvcou
 		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce_scatter_block(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 }
 void mpi_reduce_scatter_block__(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_block_")));
 void mpi_reduce_scatter_block(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_block_")));
@@ -11146,19 +11961,38 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_block)(void *f_sendbuf, void *f_recvbuf, 
 		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Reduce_scatter_block(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Scan)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Scan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan, rc_, pc_);
+	mpivet_out_MPI_Scan(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_scan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
 {
@@ -11169,16 +12003,7 @@ void mpi_scan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scan(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scan(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 void mpi_scan__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scan_")));
 void mpi_scan(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_scan_")));
@@ -11193,19 +12018,38 @@ void MPIVET_F08_BUF(mpi_scan)(void *f_sendbuf, void *f_recvbuf, void *f_count, v
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Scan(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Scan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Exscan)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Exscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, pc_);
+	mpivet_out_MPI_Exscan(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_exscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
 {
@@ -11216,16 +12060,7 @@ void mpi_exscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_dataty
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Exscan(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Exscan(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 void mpi_exscan__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_exscan_")));
 void mpi_exscan(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_exscan_")));
@@ -11240,19 +12075,39 @@ void MPIVET_F08_BUF(mpi_exscan)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Exscan(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Exscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Neighbor_allgather)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_neighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -11263,16 +12118,7 @@ void mpi_neighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtyp
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_allgather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 void mpi_neighbor_allgather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgather_")));
 void mpi_neighbor_allgather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgather_")));
@@ -11287,19 +12133,40 @@ void MPIVET_F08_BUF(mpi_neighbor_allgather)(void *f_sendbuf, void *f_sendcount, 
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Neighbor_allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_neighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -11310,16 +12177,7 @@ void mpi_neighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendty
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_allgatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 void mpi_neighbor_allgatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgatherv_")));
 void mpi_neighbor_allgatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgatherv_")));
@@ -11334,19 +12192,39 @@ void MPIVET_F08_BUF(mpi_neighbor_allgatherv)(void *f_sendbuf, void *f_sendcount,
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Neighbor_alltoall)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_neighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -11357,16 +12235,7 @@ void mpi_neighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoall(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 void mpi_neighbor_alltoall__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoall_")));
 void mpi_neighbor_alltoall(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoall_")));
@@ -11381,19 +12250,41 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoall)(void *f_sendbuf, void *f_sendcount, v
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Neighbor_alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_neighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
 {
@@ -11404,16 +12295,7 @@ void mpi_neighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispl
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoallv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 void mpi_neighbor_alltoallv__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallv_")));
 void mpi_neighbor_alltoallv(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallv_")));
@@ -11428,19 +12310,41 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts,
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Neighbor_alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_neighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
 {
@@ -11451,16 +12355,7 @@ void mpi_neighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispl
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoallw(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
 void mpi_neighbor_alltoallw__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallw_")));
 void mpi_neighbor_alltoallw(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallw_")));
@@ -11475,19 +12370,36 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts,
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Neighbor_alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ibarrier)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64_t pc_, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ibarrier(pc_, MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
+	}
+	real_(f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, pc_);
+	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ibarrier_(void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11498,16 +12410,7 @@ void mpi_ibarrier_(void *f_comm, void *f_request, MPI_Fint *ierr)
 		real_(f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibarrier(real_, 0, MPIVET_PC(), f_comm, f_request, ierr);
 }
 void mpi_ibarrier__(void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibarrier_")));
 void mpi_ibarrier(void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibarrier_")));
@@ -11522,19 +12425,40 @@ void mpi_ibarrier_f08_(void *f_comm, void *f_request, MPI_Fint *ierr)
 		real_(f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibarrier(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibarrier(real_, 1, MPIVET_PC(), f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ibcast)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ibcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
+	}
+	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, pc_);
+	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ibcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11545,16 +12469,7 @@ void mpi_ibcast_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, 
 		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibcast(real_, 0, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 }
 void mpi_ibcast__(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibcast_")));
 void mpi_ibcast(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ibcast_")));
@@ -11569,19 +12484,43 @@ void MPIVET_F08_BUF(mpi_ibcast)(void *f_buffer, void *f_count, void *f_datatype,
 		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_F08_ADDR(f_buffer), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ibcast(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ibcast(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Igather)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Igather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igather, rc_, pc_);
+	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_igather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11592,16 +12531,7 @@ void mpi_igather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Igather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 void mpi_igather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_igather_")));
 void mpi_igather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_igather_")));
@@ -11616,19 +12546,44 @@ void MPIVET_F08_BUF(mpi_igather)(void *f_sendbuf, void *f_sendcount, void *f_sen
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Igather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Igather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Igatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Igatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, pc_);
+	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_igatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11639,16 +12594,7 @@ void mpi_igatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Igatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 void mpi_igatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_igatherv_")));
 void mpi_igatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_igatherv_")));
@@ -11663,19 +12609,43 @@ void MPIVET_F08_BUF(mpi_igatherv)(void *f_sendbuf, void *f_sendcount, void *f_se
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Igatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Igatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iscatter)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iscatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, pc_);
+	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iscatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11686,16 +12656,7 @@ void mpi_iscatter_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscatter(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 void mpi_iscatter__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscatter_")));
 void mpi_iscatter(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscatter_")));
@@ -11710,19 +12671,44 @@ void MPIVET_F08_BUF(mpi_iscatter)(void *f_sendbuf, void *f_sendcount, void *f_se
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscatter(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iscatterv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, pc_);
+	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iscatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11733,16 +12719,7 @@ void mpi_iscatterv_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f
 		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscatterv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 void mpi_iscatterv__(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscatterv_")));
 void mpi_iscatterv(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscatterv_")));
@@ -11757,19 +12734,42 @@ void MPIVET_F08_BUF(mpi_iscatterv)(void *f_sendbuf, void *f_sendcounts, void *f_
 		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscatterv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscatterv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iallgather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iallgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, pc_);
+	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iallgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11780,16 +12780,7 @@ void mpi_iallgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void 
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallgather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_iallgather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallgather_")));
 void mpi_iallgather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallgather_")));
@@ -11804,19 +12795,43 @@ void MPIVET_F08_BUF(mpi_iallgather)(void *f_sendbuf, void *f_sendcount, void *f_
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iallgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, pc_);
+	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iallgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11827,16 +12842,7 @@ void mpi_iallgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallgatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_iallgatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallgatherv_")));
 void mpi_iallgatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallgatherv_")));
@@ -11851,19 +12857,42 @@ void MPIVET_F08_BUF(mpi_iallgatherv)(void *f_sendbuf, void *f_sendcount, void *f
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ialltoall)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ialltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, pc_);
+	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ialltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11874,16 +12903,7 @@ void mpi_ialltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoall(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ialltoall__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoall_")));
 void mpi_ialltoall(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoall_")));
@@ -11898,19 +12918,44 @@ void MPIVET_F08_BUF(mpi_ialltoall)(void *f_sendbuf, void *f_sendcount, void *f_s
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ialltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, pc_);
+	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ialltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11921,16 +12966,7 @@ void mpi_ialltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoallv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ialltoallv__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoallv_")));
 void mpi_ialltoallv(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoallv_")));
@@ -11945,19 +12981,44 @@ void MPIVET_F08_BUF(mpi_ialltoallv)(void *f_sendbuf, void *f_sendcounts, void *f
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ialltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, pc_);
+	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ialltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -11968,16 +13029,7 @@ void mpi_ialltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void 
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoallw(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
 void mpi_ialltoallw__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoallw_")));
 void mpi_ialltoallw(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ialltoallw_")));
@@ -11992,19 +13044,42 @@ void MPIVET_F08_BUF(mpi_ialltoallw)(void *f_sendbuf, void *f_sendcounts, void *f
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ialltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ialltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ireduce)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ireduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, pc_);
+	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ireduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12015,16 +13090,7 @@ void mpi_ireduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 }
 void mpi_ireduce__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_")));
 void mpi_ireduce(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_")));
@@ -12039,19 +13105,41 @@ void MPIVET_F08_BUF(mpi_ireduce)(void *f_sendbuf, void *f_recvbuf, void *f_count
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_I(*(MPI_Fint *)f_root), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iallreduce)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iallreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, pc_);
+	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iallreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12062,16 +13150,7 @@ void mpi_iallreduce_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_da
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallreduce(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 void mpi_iallreduce__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallreduce_")));
 void mpi_iallreduce(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iallreduce_")));
@@ -12086,19 +13165,41 @@ void MPIVET_F08_BUF(mpi_iallreduce)(void *f_sendbuf, void *f_recvbuf, void *f_co
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iallreduce(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iallreduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ireduce_scatter)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, pc_);
+	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ireduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12109,16 +13210,7 @@ void mpi_ireduce_scatter_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, 
 		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce_scatter(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 }
 void mpi_ireduce_scatter__(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_scatter_")));
 void mpi_ireduce_scatter(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_scatter_")));
@@ -12133,19 +13225,41 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter)(void *f_sendbuf, void *f_recvbuf, void 
 		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce_scatter(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce_scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ireduce_scatter_block)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_block real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, pc_);
+	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ireduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12156,16 +13270,7 @@ void mpi_ireduce_scatter_block_(void *f_sendbuf, void *f_recvbuf, void *f_recvco
 		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce_scatter_block(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 }
 void mpi_ireduce_scatter_block__(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_scatter_block_")));
 void mpi_ireduce_scatter_block(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ireduce_scatter_block_")));
@@ -12180,19 +13285,41 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter_block)(void *f_sendbuf, void *f_recvbuf,
 		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ireduce_scatter_block(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iscan)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, pc_);
+	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12203,16 +13330,7 @@ void mpi_iscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatyp
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscan(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 void mpi_iscan__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscan_")));
 void mpi_iscan(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iscan_")));
@@ -12227,19 +13345,41 @@ void MPIVET_F08_BUF(mpi_iscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, 
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Iexscan)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Iexscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, pc_);
+	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_iexscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12250,16 +13390,7 @@ void mpi_iexscan_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datat
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iexscan(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 void mpi_iexscan__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iexscan_")));
 void mpi_iexscan(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_iexscan_")));
@@ -12274,19 +13405,42 @@ void MPIVET_F08_BUF(mpi_iexscan)(void *f_sendbuf, void *f_recvbuf, void *f_count
 		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iexscan(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Iexscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ineighbor_allgather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ineighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12297,16 +13451,7 @@ void mpi_ineighbor_allgather_(void *f_sendbuf, void *f_sendcount, void *f_sendty
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_allgather(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ineighbor_allgather__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_allgather_")));
 void mpi_ineighbor_allgather(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_allgather_")));
@@ -12321,19 +13466,43 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgather)(void *f_sendbuf, void *f_sendcount,
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ineighbor_allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ineighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12344,16 +13513,7 @@ void mpi_ineighbor_allgatherv_(void *f_sendbuf, void *f_sendcount, void *f_sendt
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_allgatherv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ineighbor_allgatherv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_allgatherv_")));
 void mpi_ineighbor_allgatherv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_allgatherv_")));
@@ -12368,19 +13528,42 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgatherv)(void *f_sendbuf, void *f_sendcount
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_displs), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoall)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ineighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12391,16 +13574,7 @@ void mpi_ineighbor_alltoall_(void *f_sendbuf, void *f_sendcount, void *f_sendtyp
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoall(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ineighbor_alltoall__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoall_")));
 void mpi_ineighbor_alltoall(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoall_")));
@@ -12415,19 +13589,44 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoall)(void *f_sendbuf, void *f_sendcount, 
 		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_I(*(MPI_Fint *)f_sendcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_I(*(MPI_Fint *)f_recvcount), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ineighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12438,16 +13637,7 @@ void mpi_ineighbor_alltoallv_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoallv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 void mpi_ineighbor_alltoallv__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoallv_")));
 void mpi_ineighbor_alltoallv(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoallv_")));
@@ -12462,19 +13652,44 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_sendtype)), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_recvtype)), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_ineighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
 {
@@ -12485,16 +13700,7 @@ void mpi_ineighbor_alltoallw_(void *f_sendbuf, void *f_sendcounts, void *f_sdisp
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_A(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoallw(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
 void mpi_ineighbor_alltoallw__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoallw_")));
 void mpi_ineighbor_alltoallw(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_ineighbor_alltoallw_")));
@@ -12509,19 +13715,38 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts
 		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_F08_ADDR(f_sendbuf), MPIVET_A(f_sendcounts), MPIVET_A(f_sdispls), MPIVET_A(f_sendtypes), MPIVET_F08_ADDR(f_recvbuf), MPIVET_A(f_recvcounts), MPIVET_A(f_rdispls), MPIVET_A(f_recvtypes), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_request));
-	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
-	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Ineighbor_alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_dup)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64_t pc_, void *f_comm, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_dup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
+	}
+	real_(f_comm, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_dup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_dup_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12532,18 +13757,7 @@ void mpi_comm_dup_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 		real_(f_comm, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_dup(real_, 0, MPIVET_PC(), f_comm, f_newcomm, ierr);
 }
 void mpi_comm_dup__(void *f_comm, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_dup_")));
 void mpi_comm_dup(void *f_comm, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_dup_")));
@@ -12558,21 +13772,39 @@ void mpi_comm_dup_f08_(void *f_comm, void *f_newcomm, MPI_Fint *ierr)
 		real_(f_comm, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_dup(real_, 1, MPIVET_PC(), f_comm, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_dup_with_info)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
+	}
+	real_(f_comm, f_info, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_dup_with_info_(void *f_comm, void *f_info, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12583,18 +13815,7 @@ void mpi_comm_dup_with_info_(void *f_comm, void *f_info, void *f_newcomm, MPI_Fi
 		real_(f_comm, f_info, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_info, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_dup_with_info(real_, 0, MPIVET_PC(), f_comm, f_info, f_newcomm, ierr);
 }
 void mpi_comm_dup_with_info__(void *f_comm, void *f_info, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_dup_with_info_")));
 void mpi_comm_dup_with_info(void *f_comm, void *f_info, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_dup_with_info_")));
@@ -12609,21 +13830,32 @@ void mpi_comm_dup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, MP
 		real_(f_comm, f_info, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_info, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_dup_with_info(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_dup_with_info(real_, 1, MPIVET_PC(), f_comm, f_info, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_idup)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_idup(mpivet_ft_MPI_Comm_idup real_, int f08_, uint64_t pc_, void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Comm_idup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm), MPIVET_A(f_request));
+	real_(f_comm, f_newcomm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, pc_);
+	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_idup_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ierr)
 {
@@ -12634,16 +13866,7 @@ void mpi_comm_idup_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ie
 		real_(f_comm, f_newcomm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
-	real_(f_comm, f_newcomm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_idup(real_, 0, MPIVET_PC(), f_comm, f_newcomm, f_request, ierr);
 }
 void mpi_comm_idup__(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_")));
 void mpi_comm_idup(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_")));
@@ -12658,19 +13881,39 @@ void mpi_comm_idup_f08_(void *f_comm, void *f_newcomm, void *f_request, MPI_Fint
 		real_(f_comm, f_newcomm, f_request, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_newcomm), MPIVET_A(f_request));
-	real_(f_comm, f_newcomm, f_request, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_idup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Request_f2c(*(MPI_Fint *)f_request)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_idup(real_, 1, MPIVET_PC(), f_comm, f_newcomm, f_request, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_create)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, uint64_t pc_, void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_create(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
+	}
+	real_(f_comm, f_group, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_create_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12681,18 +13924,7 @@ void mpi_comm_create_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ie
 		real_(f_comm, f_group, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_group, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create(real_, 0, MPIVET_PC(), f_comm, f_group, f_newcomm, ierr);
 }
 void mpi_comm_create__(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_")));
 void mpi_comm_create(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_")));
@@ -12707,21 +13939,40 @@ void mpi_comm_create_f08_(void *f_comm, void *f_group, void *f_newcomm, MPI_Fint
 		real_(f_comm, f_group, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_group, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create(real_, 1, MPIVET_PC(), f_comm, f_group, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_create_group)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_, int f08_, uint64_t pc_, void *f_comm, void *f_group, void *f_tag, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_create_group(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
+	}
+	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_create_group_(void *f_comm, void *f_group, void *f_tag, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12732,18 +13983,7 @@ void mpi_comm_create_group_(void *f_comm, void *f_group, void *f_tag, void *f_ne
 		real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
-	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create_group(real_, 0, MPIVET_PC(), f_comm, f_group, f_tag, f_newcomm, ierr);
 }
 void mpi_comm_create_group__(void *f_comm, void *f_group, void *f_tag, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_group_")));
 void mpi_comm_create_group(void *f_comm, void *f_group, void *f_tag, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_group_")));
@@ -12758,21 +13998,40 @@ void mpi_comm_create_group_f08_(void *f_comm, void *f_group, void *f_tag, void *
 		real_(f_comm, f_group, f_tag, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newcomm));
-	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_create_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create_group(real_, 1, MPIVET_PC(), f_comm, f_group, f_tag, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_split)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, uint64_t pc_, void *f_comm, void *f_color, void *f_key, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int color = *(MPI_Fint *)f_color;
+	int key = *(MPI_Fint *)f_key;
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_split(pc_, MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
+	}
+	real_(f_comm, f_color, f_key, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_split(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_split_(void *f_comm, void *f_color, void *f_key, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12783,18 +14042,7 @@ void mpi_comm_split_(void *f_comm, void *f_color, void *f_key, void *f_newcomm, 
 		real_(f_comm, f_color, f_key, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
-	real_(f_comm, f_color, f_key, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_split(real_, 0, MPIVET_PC(), f_comm, f_color, f_key, f_newcomm, ierr);
 }
 void mpi_comm_split__(void *f_comm, void *f_color, void *f_key, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_split_")));
 void mpi_comm_split(void *f_comm, void *f_color, void *f_key, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_split_")));
@@ -12809,21 +14057,41 @@ void mpi_comm_split_f08_(void *f_comm, void *f_color, void *f_key, void *f_newco
 		real_(f_comm, f_color, f_key, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_color), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_A(f_newcomm));
-	real_(f_comm, f_color, f_key, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_split(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_split(real_, 1, MPIVET_PC(), f_comm, f_color, f_key, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_split_type)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, int f08_, uint64_t pc_, void *f_comm, void *f_split_type, void *f_key, void *f_info, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int split_type = *(MPI_Fint *)f_split_type;
+	int key = *(MPI_Fint *)f_key;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_split_type(pc_, MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
+	}
+	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_split_type(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_split_type_(void *f_comm, void *f_split_type, void *f_key, void *f_info, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -12834,18 +14102,7 @@ void mpi_comm_split_type_(void *f_comm, void *f_split_type, void *f_key, void *f
 		real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_split_type(real_, 0, MPIVET_PC(), f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 }
 void mpi_comm_split_type__(void *f_comm, void *f_split_type, void *f_key, void *f_info, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_split_type_")));
 void mpi_comm_split_type(void *f_comm, void *f_split_type, void *f_key, void *f_info, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_split_type_")));
@@ -12860,21 +14117,42 @@ void mpi_comm_split_type_f08_(void *f_comm, void *f_split_type, void *f_key, voi
 		real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_I(*(MPI_Fint *)f_split_type), MPIVET_I(*(MPI_Fint *)f_key), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newcomm));
-	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Comm_split_type(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_split_type(real_, 1, MPIVET_PC(), f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Intercomm_create)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, int f08_, uint64_t pc_, void *f_local_comm, void *f_local_leader, void *f_peer_comm, void *f_remote_leader, void *f_tag, void *f_newintercomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm local_comm = MPI_Comm_f2c(*(MPI_Fint *)f_local_comm);
+	int local_leader = *(MPI_Fint *)f_local_leader;
+	MPI_Comm peer_comm = MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm);
+	int remote_leader = *(MPI_Fint *)f_remote_leader;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm c_newintercomm = MPI_COMM_NULL, *newintercomm = &c_newintercomm;
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create(pc_, MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(f_newintercomm));
+	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
+	}
+	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newintercomm);
+	mpivet_out_MPI_Intercomm_create(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_intercomm_create_(void *f_local_comm, void *f_local_leader, void *f_peer_comm, void *f_remote_leader, void *f_tag, void *f_newintercomm, MPI_Fint *ierr)
 {
@@ -12885,18 +14163,7 @@ void mpi_intercomm_create_(void *f_local_comm, void *f_local_leader, void *f_pee
 		real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
-	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
-	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Intercomm_create(real_, 0, MPIVET_PC(), f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 }
 void mpi_intercomm_create__(void *f_local_comm, void *f_local_leader, void *f_peer_comm, void *f_remote_leader, void *f_tag, void *f_newintercomm, MPI_Fint *ierr) __attribute__((alias("mpi_intercomm_create_")));
 void mpi_intercomm_create(void *f_local_comm, void *f_local_leader, void *f_peer_comm, void *f_remote_leader, void *f_tag, void *f_newintercomm, MPI_Fint *ierr) __attribute__((alias("mpi_intercomm_create_")));
@@ -12911,21 +14178,39 @@ void mpi_intercomm_create_f08_(void *f_local_comm, void *f_local_leader, void *f
 		real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_local_comm)), MPIVET_I(*(MPI_Fint *)f_local_leader), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_peer_comm)), MPIVET_I(*(MPI_Fint *)f_remote_leader), MPIVET_I(*(MPI_Fint *)f_tag), MPIVET_A(f_newintercomm));
-	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm));
-	mpivet_out_MPI_Intercomm_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Intercomm_create(real_, 1, MPIVET_PC(), f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Intercomm_merge)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, int f08_, uint64_t pc_, void *f_intercomm, void *f_high, void *f_newintracomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	int high = *(MPI_Fint *)f_high;
+	MPI_Comm c_newintracomm = MPI_COMM_NULL, *newintracomm = &c_newintracomm;
+	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(pc_, MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(f_newintracomm));
+	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
+	}
+	real_(f_intercomm, f_high, f_newintracomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newintracomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newintracomm);
+	mpivet_out_MPI_Intercomm_merge(e_, rc_, (rc_ == MPI_SUCCESS && newintracomm) ? MPIVET_H(*newintracomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_intercomm_merge_(void *f_intercomm, void *f_high, void *f_newintracomm, MPI_Fint *ierr)
 {
@@ -12936,18 +14221,7 @@ void mpi_intercomm_merge_(void *f_intercomm, void *f_high, void *f_newintracomm,
 		real_(f_intercomm, f_high, f_newintracomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
-	real_(f_intercomm, f_high, f_newintracomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
-	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Intercomm_merge(real_, 0, MPIVET_PC(), f_intercomm, f_high, f_newintracomm, ierr);
 }
 void mpi_intercomm_merge__(void *f_intercomm, void *f_high, void *f_newintracomm, MPI_Fint *ierr) __attribute__((alias("mpi_intercomm_merge_")));
 void mpi_intercomm_merge(void *f_intercomm, void *f_high, void *f_newintracomm, MPI_Fint *ierr) __attribute__((alias("mpi_intercomm_merge_")));
@@ -12962,21 +14236,42 @@ void mpi_intercomm_merge_f08_(void *f_intercomm, void *f_high, void *f_newintrac
 		real_(f_intercomm, f_high, f_newintracomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_intercomm)), MPIVET_I(*(MPI_Fint *)f_high), MPIVET_A(f_newintracomm));
-	real_(f_intercomm, f_high, f_newintracomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm));
-	mpivet_out_MPI_Intercomm_merge(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Intercomm_merge(real_, 1, MPIVET_PC(), f_intercomm, f_high, f_newintracomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Cart_create)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, uint64_t pc_, void *f_comm_old, void *f_ndims, void *f_dims, void *f_periods, void *f_reorder, void *f_comm_cart, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm_old = MPI_Comm_f2c(*(MPI_Fint *)f_comm_old);
+	int ndims = *(MPI_Fint *)f_ndims;
+	void *dims = f_dims;
+	void *periods = f_periods;
+	int reorder = *(MPI_Fint *)f_reorder;
+	MPI_Comm c_comm_cart = MPI_COMM_NULL, *comm_cart = &c_comm_cart;
+	uint64_t e_ = mpivet_in_MPI_Cart_create(pc_, MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(f_comm_cart));
+	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
+	}
+	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_comm_cart = MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*comm_cart);
+	mpivet_out_MPI_Cart_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_cart) ? MPIVET_H(*comm_cart) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_cart_create_(void *f_comm_old, void *f_ndims, void *f_dims, void *f_periods, void *f_reorder, void *f_comm_cart, MPI_Fint *ierr)
 {
@@ -12987,18 +14282,7 @@ void mpi_cart_create_(void *f_comm_old, void *f_ndims, void *f_dims, void *f_per
 		real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
-	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
-	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Cart_create(real_, 0, MPIVET_PC(), f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 }
 void mpi_cart_create__(void *f_comm_old, void *f_ndims, void *f_dims, void *f_periods, void *f_reorder, void *f_comm_cart, MPI_Fint *ierr) __attribute__((alias("mpi_cart_create_")));
 void mpi_cart_create(void *f_comm_old, void *f_ndims, void *f_dims, void *f_periods, void *f_reorder, void *f_comm_cart, MPI_Fint *ierr) __attribute__((alias("mpi_cart_create_")));
@@ -13013,21 +14297,39 @@ void mpi_cart_create_f08_(void *f_comm_old, void *f_ndims, void *f_dims, void *f
 		real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_dims), MPIVET_A(f_periods), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_cart));
-	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart));
-	mpivet_out_MPI_Cart_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Cart_create(real_, 1, MPIVET_PC(), f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Cart_sub)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64_t pc_, void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	void *remain_dims = f_remain_dims;
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Cart_sub(pc_, MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
+	}
+	real_(f_comm, f_remain_dims, f_newcomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Cart_sub(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_cart_sub_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint *ierr)
 {
@@ -13038,18 +14340,7 @@ void mpi_cart_sub_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint 
 		real_(f_comm, f_remain_dims, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
-	real_(f_comm, f_remain_dims, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Cart_sub(real_, 0, MPIVET_PC(), f_comm, f_remain_dims, f_newcomm, ierr);
 }
 void mpi_cart_sub__(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_cart_sub_")));
 void mpi_cart_sub(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_Fint *ierr) __attribute__((alias("mpi_cart_sub_")));
@@ -13064,21 +14355,42 @@ void mpi_cart_sub_f08_(void *f_comm, void *f_remain_dims, void *f_newcomm, MPI_F
 		real_(f_comm, f_remain_dims, f_newcomm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_remain_dims), MPIVET_A(f_newcomm));
-	real_(f_comm, f_remain_dims, f_newcomm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm));
-	mpivet_out_MPI_Cart_sub(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_newcomm)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Cart_sub(real_, 1, MPIVET_PC(), f_comm, f_remain_dims, f_newcomm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Graph_create)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_, uint64_t pc_, void *f_comm_old, void *f_nnodes, void *f_index, void *f_edges, void *f_reorder, void *f_comm_graph, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm_old = MPI_Comm_f2c(*(MPI_Fint *)f_comm_old);
+	int nnodes = *(MPI_Fint *)f_nnodes;
+	void *index = f_index;
+	void *edges = f_edges;
+	int reorder = *(MPI_Fint *)f_reorder;
+	MPI_Comm c_comm_graph = MPI_COMM_NULL, *comm_graph = &c_comm_graph;
+	uint64_t e_ = mpivet_in_MPI_Graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(f_comm_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
+	}
+	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_comm_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*comm_graph);
+	mpivet_out_MPI_Graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_graph) ? MPIVET_H(*comm_graph) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_graph_create_(void *f_comm_old, void *f_nnodes, void *f_index, void *f_edges, void *f_reorder, void *f_comm_graph, MPI_Fint *ierr)
 {
@@ -13089,18 +14401,7 @@ void mpi_graph_create_(void *f_comm_old, void *f_nnodes, void *f_index, void *f_
 		real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
-	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
-	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Graph_create(real_, 0, MPIVET_PC(), f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 }
 void mpi_graph_create__(void *f_comm_old, void *f_nnodes, void *f_index, void *f_edges, void *f_reorder, void *f_comm_graph, MPI_Fint *ierr) __attribute__((alias("mpi_graph_create_")));
 void mpi_graph_create(void *f_comm_old, void *f_nnodes, void *f_index, void *f_edges, void *f_reorder, void *f_comm_graph, MPI_Fint *ierr) __attribute__((alias("mpi_graph_create_")));
@@ -13115,21 +14416,45 @@ void mpi_graph_create_f08_(void *f_comm_old, void *f_nnodes, void *f_index, void
 		real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_nnodes), MPIVET_A(f_index), MPIVET_A(f_edges), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_graph));
-	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph));
-	mpivet_out_MPI_Graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Graph_create(real_, 1, MPIVET_PC(), f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Dist_graph_create)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_, int f08_, uint64_t pc_, void *f_comm_old, void *f_n, void *f_sources, void *f_degrees, void *f_destinations, void *f_weights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm_old = MPI_Comm_f2c(*(MPI_Fint *)f_comm_old);
+	int n = *(MPI_Fint *)f_n;
+	void *sources = f_sources;
+	void *degrees = f_degrees;
+	void *destinations = f_destinations;
+	void *weights = f_weights;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int reorder = *(MPI_Fint *)f_reorder;
+	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
+	}
+	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*comm_dist_graph);
+	mpivet_out_MPI_Dist_graph_create(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_dist_graph_create_(void *f_comm_old, void *f_n, void *f_sources, void *f_degrees, void *f_destinations, void *f_weights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr)
 {
@@ -13140,18 +14465,7 @@ void mpi_dist_graph_create_(void *f_comm_old, void *f_n, void *f_sources, void *
 		real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
-	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
-	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Dist_graph_create(real_, 0, MPIVET_PC(), f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 }
 void mpi_dist_graph_create__(void *f_comm_old, void *f_n, void *f_sources, void *f_degrees, void *f_destinations, void *f_weights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr) __attribute__((alias("mpi_dist_graph_create_")));
 void mpi_dist_graph_create(void *f_comm_old, void *f_n, void *f_sources, void *f_degrees, void *f_destinations, void *f_weights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr) __attribute__((alias("mpi_dist_graph_create_")));
@@ -13166,21 +14480,46 @@ void mpi_dist_graph_create_f08_(void *f_comm_old, void *f_n, void *f_sources, vo
 		real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_sources), MPIVET_A(f_degrees), MPIVET_A(f_destinations), MPIVET_A(f_weights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
-	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
-	mpivet_out_MPI_Dist_graph_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Dist_graph_create(real_, 1, MPIVET_PC(), f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Dist_graph_create_adjacent)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_create_adjacent real_, int f08_, uint64_t pc_, void *f_comm_old, void *f_indegree, void *f_sources, void *f_sourceweights, void *f_outdegree, void *f_destinations, void *f_destweights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm_old = MPI_Comm_f2c(*(MPI_Fint *)f_comm_old);
+	int indegree = *(MPI_Fint *)f_indegree;
+	void *sources = f_sources;
+	void *sourceweights = f_sourceweights;
+	int outdegree = *(MPI_Fint *)f_outdegree;
+	void *destinations = f_destinations;
+	void *destweights = f_destweights;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int reorder = *(MPI_Fint *)f_reorder;
+	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
+	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(pc_, MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
+	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
+	}
+	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*comm_dist_graph);
+	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, (rc_ == MPI_SUCCESS && comm_dist_graph) ? MPIVET_H(*comm_dist_graph) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_dist_graph_create_adjacent_(void *f_comm_old, void *f_indegree, void *f_sources, void *f_sourceweights, void *f_outdegree, void *f_destinations, void *f_destweights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr)
 {
@@ -13191,18 +14530,7 @@ void mpi_dist_graph_create_adjacent_(void *f_comm_old, void *f_indegree, void *f
 		real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
-	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
-	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Dist_graph_create_adjacent(real_, 0, MPIVET_PC(), f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 }
 void mpi_dist_graph_create_adjacent__(void *f_comm_old, void *f_indegree, void *f_sources, void *f_sourceweights, void *f_outdegree, void *f_destinations, void *f_destweights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr) __attribute__((alias("mpi_dist_graph_create_adjacent_")));
 void mpi_dist_graph_create_adjacent(void *f_comm_old, void *f_indegree, void *f_sources, void *f_sourceweights, void *f_outdegree, void *f_destinations, void *f_destweights, void *f_info, void *f_reorder, void *f_comm_dist_graph, MPI_Fint *ierr) __attribute__((alias("mpi_dist_graph_create_adjacent_")));
@@ -13217,21 +14545,33 @@ void mpi_dist_graph_create_adjacent_f08_(void *f_comm_old, void *f_indegree, voi
 		real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_old)), MPIVET_I(*(MPI_Fint *)f_indegree), MPIVET_A(f_sources), MPIVET_A(f_sourceweights), MPIVET_I(*(MPI_Fint *)f_outdegree), MPIVET_A(f_destinations), MPIVET_A(f_destweights), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_I(*(MPI_Fint *)f_reorder), MPIVET_A(f_comm_dist_graph));
-	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
-	if (rc_ == MPI_SUCCESS)
-		mpivet_record_comm(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph));
-	mpivet_out_MPI_Dist_graph_create_adjacent(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Dist_graph_create_adjacent(real_, 1, MPIVET_PC(), f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint64_t pc_, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
+	uint64_t e_ = mpivet_in_MPI_Comm_free(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
+	}
+	real_(f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, pc_);
+	mpivet_out_MPI_Comm_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_comm_free_(void *f_comm, MPI_Fint *ierr)
 {
@@ -13242,16 +14582,7 @@ void mpi_comm_free_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_free(real_, 0, MPIVET_PC(), f_comm, ierr);
 }
 void mpi_comm_free__(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_free_")));
 void mpi_comm_free(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_free_")));
@@ -13266,19 +14597,33 @@ void mpi_comm_free_f08_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_free(real_, 1, MPIVET_PC(), f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_disconnect)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, int f08_, uint64_t pc_, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
+	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
+	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
+	}
+	real_(f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, pc_);
+	mpivet_out_MPI_Comm_disconnect(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_comm_disconnect_(void *f_comm, MPI_Fint *ierr)
 {
@@ -13289,16 +14634,7 @@ void mpi_comm_disconnect_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_disconnect(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_disconnect(real_, 0, MPIVET_PC(), f_comm, ierr);
 }
 void mpi_comm_disconnect__(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_disconnect_")));
 void mpi_comm_disconnect(void *f_comm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_disconnect_")));
@@ -13313,19 +14649,29 @@ void mpi_comm_disconnect_f08_(void *f_comm, MPI_Fint *ierr)
 		real_(f_comm, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(f_comm), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)));
-	real_(f_comm, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_disconnect(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_disconnect(real_, 1, MPIVET_PC(), f_comm, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_group)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_group(mpivet_ft_MPI_Comm_group real_, int f08_, uint64_t pc_, void *f_comm, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_Comm_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	real_(f_comm, f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, pc_);
+	mpivet_out_MPI_Comm_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 {
@@ -13336,16 +14682,7 @@ void mpi_comm_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 		real_(f_comm, f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
-	real_(f_comm, f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_group(real_, 0, MPIVET_PC(), f_comm, f_group, ierr);
 }
 void mpi_comm_group__(void *f_comm, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_comm_group_")));
 void mpi_comm_group(void *f_comm, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_comm_group_")));
@@ -13360,19 +14697,29 @@ void mpi_comm_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 		real_(f_comm, f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
-	real_(f_comm, f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_group(real_, 1, MPIVET_PC(), f_comm, f_group, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_remote_group)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_remote_group(mpivet_ft_MPI_Comm_remote_group real_, int f08_, uint64_t pc_, void *f_comm, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	real_(f_comm, f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, pc_);
+	mpivet_out_MPI_Comm_remote_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_remote_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 {
@@ -13383,16 +14730,7 @@ void mpi_comm_remote_group_(void *f_comm, void *f_group, MPI_Fint *ierr)
 		real_(f_comm, f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
-	real_(f_comm, f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_remote_group(real_, 0, MPIVET_PC(), f_comm, f_group, ierr);
 }
 void mpi_comm_remote_group__(void *f_comm, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_comm_remote_group_")));
 void mpi_comm_remote_group(void *f_comm, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_comm_remote_group_")));
@@ -13407,19 +14745,31 @@ void mpi_comm_remote_group_f08_(void *f_comm, void *f_group, MPI_Fint *ierr)
 		real_(f_comm, f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(MPI_Comm_f2c(*(MPI_Fint *)f_comm)), MPIVET_A(f_group));
-	real_(f_comm, f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_remote_group(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_remote_group(real_, 1, MPIVET_PC(), f_comm, f_group, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_incl)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_incl(mpivet_ft_MPI_Group_incl real_, int f08_, uint64_t pc_, void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int n = *(MPI_Fint *)f_n;
+	void *ranks = f_ranks;
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_incl(pc_, MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(f_newgroup));
+	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, pc_);
+	mpivet_out_MPI_Group_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_incl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13430,16 +14780,7 @@ void mpi_group_incl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 		real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_incl(real_, 0, MPIVET_PC(), f_group, f_n, f_ranks, f_newgroup, ierr);
 }
 void mpi_group_incl__(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_incl_")));
 void mpi_group_incl(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_incl_")));
@@ -13454,19 +14795,31 @@ void mpi_group_incl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 		real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_incl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_incl(real_, 1, MPIVET_PC(), f_group, f_n, f_ranks, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_excl)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_excl(mpivet_ft_MPI_Group_excl real_, int f08_, uint64_t pc_, void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int n = *(MPI_Fint *)f_n;
+	void *ranks = f_ranks;
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_excl(pc_, MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranks), MPIVET_A(f_newgroup));
+	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, pc_);
+	mpivet_out_MPI_Group_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_excl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13477,16 +14830,7 @@ void mpi_group_excl_(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, 
 		real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_excl(real_, 0, MPIVET_PC(), f_group, f_n, f_ranks, f_newgroup, ierr);
 }
 void mpi_group_excl__(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_excl_")));
 void mpi_group_excl(void *f_group, void *f_n, void *f_ranks, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_excl_")));
@@ -13501,19 +14845,31 @@ void mpi_group_excl_f08_(void *f_group, void *f_n, void *f_ranks, void *f_newgro
 		real_(f_group, f_n, f_ranks, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranks), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_excl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_excl(real_, 1, MPIVET_PC(), f_group, f_n, f_ranks, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_range_incl)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_range_incl(mpivet_ft_MPI_Group_range_incl real_, int f08_, uint64_t pc_, void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int n = *(MPI_Fint *)f_n;
+	void *ranges = f_ranges;
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_range_incl(pc_, MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(f_newgroup));
+	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, pc_);
+	mpivet_out_MPI_Group_range_incl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_range_incl_(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13524,16 +14880,7 @@ void mpi_group_range_incl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 		real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_range_incl(real_, 0, MPIVET_PC(), f_group, f_n, f_ranges, f_newgroup, ierr);
 }
 void mpi_group_range_incl__(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_range_incl_")));
 void mpi_group_range_incl(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_range_incl_")));
@@ -13548,19 +14895,31 @@ void mpi_group_range_incl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 		real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_incl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_range_incl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_range_incl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_range_incl(real_, 1, MPIVET_PC(), f_group, f_n, f_ranges, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_range_excl)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_range_excl(mpivet_ft_MPI_Group_range_excl real_, int f08_, uint64_t pc_, void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int n = *(MPI_Fint *)f_n;
+	void *ranges = f_ranges;
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_range_excl(pc_, MPIVET_H(group), MPIVET_I(n), MPIVET_A(ranges), MPIVET_A(f_newgroup));
+	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, pc_);
+	mpivet_out_MPI_Group_range_excl(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_range_excl_(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13571,16 +14930,7 @@ void mpi_group_range_excl_(void *f_group, void *f_n, void *f_ranges, void *f_new
 		real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_range_excl(real_, 0, MPIVET_PC(), f_group, f_n, f_ranges, f_newgroup, ierr);
 }
 void mpi_group_range_excl__(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_range_excl_")));
 void mpi_group_range_excl(void *f_group, void *f_n, void *f_ranges, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_range_excl_")));
@@ -13595,19 +14945,30 @@ void mpi_group_range_excl_f08_(void *f_group, void *f_n, void *f_ranges, void *f
 		real_(f_group, f_n, f_ranges, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_range_excl(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)), MPIVET_I(*(MPI_Fint *)f_n), MPIVET_A(f_ranges), MPIVET_A(f_newgroup));
-	real_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_range_excl, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_range_excl(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_range_excl(real_, 1, MPIVET_PC(), f_group, f_n, f_ranges, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_union)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_union(mpivet_ft_MPI_Group_union real_, int f08_, uint64_t pc_, void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group1 = MPI_Group_f2c(*(MPI_Fint *)f_group1);
+	MPI_Group group2 = MPI_Group_f2c(*(MPI_Fint *)f_group2);
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_union(pc_, MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(f_newgroup));
+	real_(f_group1, f_group2, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, pc_);
+	mpivet_out_MPI_Group_union(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_union_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13618,16 +14979,7 @@ void mpi_group_union_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_union(real_, 0, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 void mpi_group_union__(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_union_")));
 void mpi_group_union(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_union_")));
@@ -13642,19 +14994,30 @@ void mpi_group_union_f08_(void *f_group1, void *f_group2, void *f_newgroup, MPI_
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_union(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_union, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_union(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_union(real_, 1, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_intersection)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_intersection(mpivet_ft_MPI_Group_intersection real_, int f08_, uint64_t pc_, void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group1 = MPI_Group_f2c(*(MPI_Fint *)f_group1);
+	MPI_Group group2 = MPI_Group_f2c(*(MPI_Fint *)f_group2);
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_intersection(pc_, MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(f_newgroup));
+	real_(f_group1, f_group2, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, pc_);
+	mpivet_out_MPI_Group_intersection(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_intersection_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13665,16 +15028,7 @@ void mpi_group_intersection_(void *f_group1, void *f_group2, void *f_newgroup, M
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_intersection(real_, 0, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 void mpi_group_intersection__(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_intersection_")));
 void mpi_group_intersection(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_intersection_")));
@@ -13689,19 +15043,30 @@ void mpi_group_intersection_f08_(void *f_group1, void *f_group2, void *f_newgrou
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_intersection(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_intersection, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_intersection(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_intersection(real_, 1, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_difference)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_difference(mpivet_ft_MPI_Group_difference real_, int f08_, uint64_t pc_, void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group1 = MPI_Group_f2c(*(MPI_Fint *)f_group1);
+	MPI_Group group2 = MPI_Group_f2c(*(MPI_Fint *)f_group2);
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_difference(pc_, MPIVET_H(group1), MPIVET_H(group2), MPIVET_A(f_newgroup));
+	real_(f_group1, f_group2, f_newgroup, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, pc_);
+	mpivet_out_MPI_Group_difference(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_group_difference_(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr)
 {
@@ -13712,16 +15077,7 @@ void mpi_group_difference_(void *f_group1, void *f_group2, void *f_newgroup, MPI
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_difference(real_, 0, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 void mpi_group_difference__(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_difference_")));
 void mpi_group_difference(void *f_group1, void *f_group2, void *f_newgroup, MPI_Fint *ierr) __attribute__((alias("mpi_group_difference_")));
@@ -13736,19 +15092,26 @@ void mpi_group_difference_f08_(void *f_group1, void *f_group2, void *f_newgroup,
 		real_(f_group1, f_group2, f_newgroup, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_difference(MPIVET_PC(), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group1)), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group2)), MPIVET_A(f_newgroup));
-	real_(f_group1, f_group2, f_newgroup, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_difference, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_difference(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_newgroup)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_difference(real_, 1, MPIVET_PC(), f_group1, f_group2, f_newgroup, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Group_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Group_free(mpivet_ft_MPI_Group_free real_, int f08_, uint64_t pc_, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group c_group = MPI_Group_f2c(*(MPI_Fint *)f_group), *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_Group_free(pc_, MPIVET_A(f_group), group ? MPIVET_H(*group) : MPIVET_NOREC);
+	real_(f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, pc_);
+	mpivet_out_MPI_Group_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_group_free_(void *f_group, MPI_Fint *ierr)
 {
@@ -13759,16 +15122,7 @@ void mpi_group_free_(void *f_group, MPI_Fint *ierr)
 		real_(f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
-	real_(f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_free(real_, 0, MPIVET_PC(), f_group, ierr);
 }
 void mpi_group_free__(void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_group_free_")));
 void mpi_group_free(void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_group_free_")));
@@ -13783,19 +15137,30 @@ void mpi_group_free_f08_(void *f_group, MPI_Fint *ierr)
 		real_(f_group, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Group_free(MPIVET_PC(), MPIVET_A(f_group), MPIVET_H(MPI_Group_f2c(*(MPI_Fint *)f_group)));
-	real_(f_group, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Group_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Group_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Group_free(real_, 1, MPIVET_PC(), f_group, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_contiguous)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_contiguous(mpivet_ft_MPI_Type_contiguous real_, int f08_, uint64_t pc_, void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_contiguous(pc_, MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_contiguous_(void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -13806,16 +15171,7 @@ void mpi_type_contiguous_(void *f_count, void *f_oldtype, void *f_newtype, MPI_F
 		real_(f_count, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_contiguous(real_, 0, MPIVET_PC(), f_count, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_contiguous__(void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_contiguous_")));
 void mpi_type_contiguous(void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_contiguous_")));
@@ -13830,19 +15186,32 @@ void mpi_type_contiguous_f08_(void *f_count, void *f_oldtype, void *f_newtype, M
 		real_(f_count, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_contiguous(real_, 1, MPIVET_PC(), f_count, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_vector)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	int blocklength = *(MPI_Fint *)f_blocklength;
+	int stride = *(MPI_Fint *)f_stride;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_vector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_vector_(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -13853,16 +15222,7 @@ void mpi_type_vector_(void *f_count, void *f_blocklength, void *f_stride, void *
 		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_vector(real_, 0, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_vector__(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_vector_")));
 void mpi_type_vector(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_vector_")));
@@ -13877,19 +15237,32 @@ void mpi_type_vector_f08_(void *f_count, void *f_blocklength, void *f_stride, vo
 		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Fint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_vector(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_hvector)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	int blocklength = *(MPI_Fint *)f_blocklength;
+	MPI_Aint stride = *(MPI_Aint *)f_stride;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_hvector_(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -13900,16 +15273,7 @@ void mpi_type_create_hvector_(void *f_count, void *f_blocklength, void *f_stride
 		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hvector(real_, 0, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_hvector__(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hvector_")));
 void mpi_type_create_hvector(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hvector_")));
@@ -13924,19 +15288,32 @@ void mpi_type_create_hvector_f08_(void *f_count, void *f_blocklength, void *f_st
 		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_I(*(MPI_Aint *)f_stride), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hvector(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_indexed)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_indexed(mpivet_ft_MPI_Type_indexed real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_indexed_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -13947,16 +15324,7 @@ void mpi_type_indexed_(void *f_count, void *f_array_of_blocklengths, void *f_arr
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_indexed(real_, 0, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_indexed__(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_indexed_")));
 void mpi_type_indexed(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_indexed_")));
@@ -13971,19 +15339,32 @@ void mpi_type_indexed_f08_(void *f_count, void *f_array_of_blocklengths, void *f
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_indexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_indexed(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_hindexed)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_hindexed_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -13994,16 +15375,7 @@ void mpi_type_create_hindexed_(void *f_count, void *f_array_of_blocklengths, voi
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hindexed(real_, 0, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_hindexed__(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hindexed_")));
 void mpi_type_create_hindexed(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hindexed_")));
@@ -14018,19 +15390,32 @@ void mpi_type_create_hindexed_f08_(void *f_count, void *f_array_of_blocklengths,
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hindexed(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_indexed_block)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_indexed_block(mpivet_ft_MPI_Type_create_indexed_block real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	int blocklength = *(MPI_Fint *)f_blocklength;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_indexed_block_(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14041,16 +15426,7 @@ void mpi_type_create_indexed_block_(void *f_count, void *f_blocklength, void *f_
 		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_indexed_block(real_, 0, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_indexed_block__(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_indexed_block_")));
 void mpi_type_create_indexed_block(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_indexed_block_")));
@@ -14065,19 +15441,32 @@ void mpi_type_create_indexed_block_f08_(void *f_count, void *f_blocklength, void
 		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_indexed_block(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_hindexed_block)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hindexed_block real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	int blocklength = *(MPI_Fint *)f_blocklength;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_hindexed_block_(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14088,16 +15477,7 @@ void mpi_type_create_hindexed_block_(void *f_count, void *f_blocklength, void *f
 		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hindexed_block(real_, 0, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_hindexed_block__(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hindexed_block_")));
 void mpi_type_create_hindexed_block(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_hindexed_block_")));
@@ -14112,19 +15492,32 @@ void mpi_type_create_hindexed_block_f08_(void *f_count, void *f_blocklength, voi
 		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_I(*(MPI_Fint *)f_blocklength), MPIVET_A(f_array_of_displacements), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_hindexed_block(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_struct)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	void *array_of_types = f_array_of_types;
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
+	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_struct_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14135,16 +15528,7 @@ void mpi_type_create_struct_(void *f_count, void *f_array_of_blocklengths, void 
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_struct(real_, 0, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 }
 void mpi_type_create_struct__(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_struct_")));
 void mpi_type_create_struct(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_struct_")));
@@ -14159,19 +15543,34 @@ void mpi_type_create_struct_f08_(void *f_count, void *f_array_of_blocklengths, v
 		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_count), MPIVET_A(f_array_of_blocklengths), MPIVET_A(f_array_of_displacements), MPIVET_A(f_array_of_types), MPIVET_A(f_newtype));
-	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_struct(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_struct(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_subarray)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_subarray(mpivet_ft_MPI_Type_create_subarray real_, int f08_, uint64_t pc_, void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int ndims = *(MPI_Fint *)f_ndims;
+	void *array_of_sizes = f_array_of_sizes;
+	void *array_of_subsizes = f_array_of_subsizes;
+	void *array_of_starts = f_array_of_starts;
+	int order = *(MPI_Fint *)f_order;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(pc_, MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_subarray_(void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14182,16 +15581,7 @@ void mpi_type_create_subarray_(void *f_ndims, void *f_array_of_sizes, void *f_ar
 		real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_subarray(real_, 0, MPIVET_PC(), f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_subarray__(void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_subarray_")));
 void mpi_type_create_subarray(void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_subarray_")));
@@ -14206,19 +15596,37 @@ void mpi_type_create_subarray_f08_(void *f_ndims, void *f_array_of_sizes, void *
 		real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_sizes), MPIVET_A(f_array_of_subsizes), MPIVET_A(f_array_of_starts), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_subarray(real_, 1, MPIVET_PC(), f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_darray)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_darray(mpivet_ft_MPI_Type_create_darray real_, int f08_, uint64_t pc_, void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int size = *(MPI_Fint *)f_size;
+	int rank = *(MPI_Fint *)f_rank;
+	int ndims = *(MPI_Fint *)f_ndims;
+	void *array_of_gsizes = f_array_of_gsizes;
+	void *array_of_distribs = f_array_of_distribs;
+	void *array_of_dargs = f_array_of_dargs;
+	void *array_of_psizes = f_array_of_psizes;
+	int order = *(MPI_Fint *)f_order;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(pc_, MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_darray_(void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14229,16 +15637,7 @@ void mpi_type_create_darray_(void *f_size, void *f_rank, void *f_ndims, void *f_
 		real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_darray(real_, 0, MPIVET_PC(), f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 }
 void mpi_type_create_darray__(void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_darray_")));
 void mpi_type_create_darray(void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_darray_")));
@@ -14253,19 +15652,31 @@ void mpi_type_create_darray_f08_(void *f_size, void *f_rank, void *f_ndims, void
 		real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(*(MPI_Fint *)f_size), MPIVET_I(*(MPI_Fint *)f_rank), MPIVET_I(*(MPI_Fint *)f_ndims), MPIVET_A(f_array_of_gsizes), MPIVET_A(f_array_of_distribs), MPIVET_A(f_array_of_dargs), MPIVET_A(f_array_of_psizes), MPIVET_I(*(MPI_Fint *)f_order), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_darray(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_darray(real_, 1, MPIVET_PC(), f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_create_resized)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_create_resized(mpivet_ft_MPI_Type_create_resized real_, int f08_, uint64_t pc_, void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Aint lb = *(MPI_Aint *)f_lb;
+	MPI_Aint extent = *(MPI_Aint *)f_extent;
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_create_resized(pc_, MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(f_newtype));
+	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_create_resized_(void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14276,16 +15687,7 @@ void mpi_type_create_resized_(void *f_oldtype, void *f_lb, void *f_extent, void 
 		real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
-	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_resized(real_, 0, MPIVET_PC(), f_oldtype, f_lb, f_extent, f_newtype, ierr);
 }
 void mpi_type_create_resized__(void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_resized_")));
 void mpi_type_create_resized(void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_create_resized_")));
@@ -14300,19 +15702,29 @@ void mpi_type_create_resized_f08_(void *f_oldtype, void *f_lb, void *f_extent, v
 		real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_I(*(MPI_Aint *)f_lb), MPIVET_I(*(MPI_Aint *)f_extent), MPIVET_A(f_newtype));
-	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_create_resized(real_, 1, MPIVET_PC(), f_oldtype, f_lb, f_extent, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_dup)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_dup(mpivet_ft_MPI_Type_dup real_, int f08_, uint64_t pc_, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	uint64_t e_ = mpivet_in_MPI_Type_dup(pc_, MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	real_(f_oldtype, f_newtype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, pc_);
+	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_dup_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 {
@@ -14323,16 +15735,7 @@ void mpi_type_dup_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 		real_(f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_dup(real_, 0, MPIVET_PC(), f_oldtype, f_newtype, ierr);
 }
 void mpi_type_dup__(void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_dup_")));
 void mpi_type_dup(void *f_oldtype, void *f_newtype, MPI_Fint *ierr) __attribute__((alias("mpi_type_dup_")));
@@ -14347,19 +15750,27 @@ void mpi_type_dup_f08_(void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
 		real_(f_oldtype, f_newtype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_oldtype)), MPIVET_A(f_newtype));
-	real_(f_oldtype, f_newtype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_newtype)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_dup(real_, 1, MPIVET_PC(), f_oldtype, f_newtype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_commit)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_commit(mpivet_ft_MPI_Type_commit real_, int f08_, uint64_t pc_, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
+	uint64_t e_ = mpivet_in_MPI_Type_commit(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	real_(f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, pc_);
+	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_type_commit_(void *f_datatype, MPI_Fint *ierr)
 {
@@ -14370,16 +15781,7 @@ void mpi_type_commit_(void *f_datatype, MPI_Fint *ierr)
 		real_(f_datatype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	real_(f_datatype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	mpivet_guard--;
+	mpivet_f_MPI_Type_commit(real_, 0, MPIVET_PC(), f_datatype, ierr);
 }
 void mpi_type_commit__(void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_type_commit_")));
 void mpi_type_commit(void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_type_commit_")));
@@ -14394,19 +15796,33 @@ void mpi_type_commit_f08_(void *f_datatype, MPI_Fint *ierr)
 		real_(f_datatype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	real_(f_datatype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_commit(e_, rc_, MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	mpivet_guard--;
+	mpivet_f_MPI_Type_commit(real_, 1, MPIVET_PC(), f_datatype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Type_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint64_t pc_, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
+	uint64_t e_ = mpivet_in_MPI_Type_free(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
+	}
+	real_(f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, pc_);
+	mpivet_out_MPI_Type_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_type_free_(void *f_datatype, MPI_Fint *ierr)
 {
@@ -14417,16 +15833,7 @@ void mpi_type_free_(void *f_datatype, MPI_Fint *ierr)
 		real_(f_datatype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	real_(f_datatype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_free(real_, 0, MPIVET_PC(), f_datatype, ierr);
 }
 void mpi_type_free__(void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_type_free_")));
 void mpi_type_free(void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_type_free_")));
@@ -14441,19 +15848,30 @@ void mpi_type_free_f08_(void *f_datatype, MPI_Fint *ierr)
 		real_(f_datatype, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(f_datatype), MPIVET_H(MPI_Type_f2c(*(MPI_Fint *)f_datatype)));
-	real_(f_datatype, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Type_free(real_, 1, MPIVET_PC(), f_datatype, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Op_create)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Op_create(mpivet_ft_MPI_Op_create real_, int f08_, uint64_t pc_, void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *user_fn = f_user_fn;
+	int commute = *(MPI_Fint *)f_commute;
+	MPI_Op c_op = MPI_OP_NULL, *op = &c_op;
+	uint64_t e_ = mpivet_in_MPI_Op_create(pc_, MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(f_op));
+	real_(f_user_fn, f_commute, f_op, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, pc_);
+	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_op_create_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr)
 {
@@ -14464,16 +15882,7 @@ void mpi_op_create_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr
 		real_(f_user_fn, f_commute, f_op, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
-	real_(f_user_fn, f_commute, f_op, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
-	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Op_create(real_, 0, MPIVET_PC(), f_user_fn, f_commute, f_op, ierr);
 }
 void mpi_op_create__(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr) __attribute__((alias("mpi_op_create_")));
 void mpi_op_create(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *ierr) __attribute__((alias("mpi_op_create_")));
@@ -14488,19 +15897,26 @@ void mpi_op_create_f08_(void *f_user_fn, void *f_commute, void *f_op, MPI_Fint *
 		real_(f_user_fn, f_commute, f_op, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(f_user_fn), MPIVET_I(*(MPI_Fint *)f_commute), MPIVET_A(f_op));
-	real_(f_user_fn, f_commute, f_op, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
-	mpivet_out_MPI_Op_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Op_create(real_, 1, MPIVET_PC(), f_user_fn, f_commute, f_op, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Op_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Op_free(mpivet_ft_MPI_Op_free real_, int f08_, uint64_t pc_, void *f_op, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Op c_op = MPI_Op_f2c(*(MPI_Fint *)f_op), *op = &c_op;
+	uint64_t e_ = mpivet_in_MPI_Op_free(pc_, MPIVET_A(f_op), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	real_(f_op, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, pc_);
+	mpivet_out_MPI_Op_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_op_free_(void *f_op, MPI_Fint *ierr)
 {
@@ -14511,16 +15927,7 @@ void mpi_op_free_(void *f_op, MPI_Fint *ierr)
 		real_(f_op, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
-	real_(f_op, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Op_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Op_free(real_, 0, MPIVET_PC(), f_op, ierr);
 }
 void mpi_op_free__(void *f_op, MPI_Fint *ierr) __attribute__((alias("mpi_op_free_")));
 void mpi_op_free(void *f_op, MPI_Fint *ierr) __attribute__((alias("mpi_op_free_")));
@@ -14535,19 +15942,28 @@ void mpi_op_free_f08_(void *f_op, MPI_Fint *ierr)
 		real_(f_op, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(f_op), MPIVET_H(MPI_Op_f2c(*(MPI_Fint *)f_op)));
-	real_(f_op, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Op_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Op_free(real_, 1, MPIVET_PC(), f_op, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Info_create)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Info_create(mpivet_ft_MPI_Info_create real_, int f08_, uint64_t pc_, void *f_info, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Info c_info = MPI_INFO_NULL, *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Info_create(pc_, MPIVET_A(f_info));
+	real_(f_info, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, pc_);
+	mpivet_out_MPI_Info_create(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_info_create_(void *f_info, MPI_Fint *ierr)
 {
@@ -14558,16 +15974,7 @@ void mpi_info_create_(void *f_info, MPI_Fint *ierr)
 		real_(f_info, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
-	real_(f_info, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_create(real_, 0, MPIVET_PC(), f_info, ierr);
 }
 void mpi_info_create__(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_")));
 void mpi_info_create(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_")));
@@ -14582,19 +15989,29 @@ void mpi_info_create_f08_(void *f_info, MPI_Fint *ierr)
 		real_(f_info, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create(MPIVET_PC(), MPIVET_A(f_info));
-	real_(f_info, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_create, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_create(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_create(real_, 1, MPIVET_PC(), f_info, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Info_dup)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Info_dup(mpivet_ft_MPI_Info_dup real_, int f08_, uint64_t pc_, void *f_info, void *f_newinfo, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Info c_newinfo = MPI_INFO_NULL, *newinfo = &c_newinfo;
+	uint64_t e_ = mpivet_in_MPI_Info_dup(pc_, MPIVET_H(info), MPIVET_A(f_newinfo));
+	real_(f_info, f_newinfo, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newinfo = MPI_Info_f2c(*(MPI_Fint *)f_newinfo);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, pc_);
+	mpivet_out_MPI_Info_dup(e_, rc_, (rc_ == MPI_SUCCESS && newinfo) ? MPIVET_H(*newinfo) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_info_dup_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 {
@@ -14605,16 +16022,7 @@ void mpi_info_dup_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 		real_(f_info, f_newinfo, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
-	real_(f_info, f_newinfo, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_dup(real_, 0, MPIVET_PC(), f_info, f_newinfo, ierr);
 }
 void mpi_info_dup__(void *f_info, void *f_newinfo, MPI_Fint *ierr) __attribute__((alias("mpi_info_dup_")));
 void mpi_info_dup(void *f_info, void *f_newinfo, MPI_Fint *ierr) __attribute__((alias("mpi_info_dup_")));
@@ -14629,19 +16037,26 @@ void mpi_info_dup_f08_(void *f_info, void *f_newinfo, MPI_Fint *ierr)
 		real_(f_info, f_newinfo, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_dup(MPIVET_PC(), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)), MPIVET_A(f_newinfo));
-	real_(f_info, f_newinfo, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_dup(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_newinfo)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_dup(real_, 1, MPIVET_PC(), f_info, f_newinfo, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Info_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Info_free(mpivet_ft_MPI_Info_free real_, int f08_, uint64_t pc_, void *f_info, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Info c_info = MPI_Info_f2c(*(MPI_Fint *)f_info), *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Info_free(pc_, MPIVET_A(f_info), info ? MPIVET_H(*info) : MPIVET_NOREC);
+	real_(f_info, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, pc_);
+	mpivet_out_MPI_Info_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_info_free_(void *f_info, MPI_Fint *ierr)
 {
@@ -14652,16 +16067,7 @@ void mpi_info_free_(void *f_info, MPI_Fint *ierr)
 		real_(f_info, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
-	real_(f_info, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_free(real_, 0, MPIVET_PC(), f_info, ierr);
 }
 void mpi_info_free__(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_free_")));
 void mpi_info_free(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_free_")));
@@ -14676,19 +16082,29 @@ void mpi_info_free_f08_(void *f_info, MPI_Fint *ierr)
 		real_(f_info, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_free(MPIVET_PC(), MPIVET_A(f_info), MPIVET_H(MPI_Info_f2c(*(MPI_Fint *)f_info)));
-	real_(f_info, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Info_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Info_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Info_free(real_, 1, MPIVET_PC(), f_info, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Comm_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_create_errhandler(mpivet_ft_MPI_Comm_create_errhandler real_, int f08_, uint64_t pc_, void *f_comm_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *comm_errhandler_fn = f_comm_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(pc_, MPIVET_A(comm_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_comm_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
 
 void mpi_comm_create_errhandler_(void *f_comm_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
 {
@@ -14699,16 +16115,7 @@ void mpi_comm_create_errhandler_(void *f_comm_errhandler_fn, void *f_errhandler,
 		real_(f_comm_errhandler_fn, f_errhandler, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
-	real_(f_comm_errhandler_fn, f_errhandler, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create_errhandler(real_, 0, MPIVET_PC(), f_comm_errhandler_fn, f_errhandler, ierr);
 }
 void mpi_comm_create_errhandler__(void *f_comm_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_errhandler_")));
 void mpi_comm_create_errhandler(void *f_comm_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_comm_create_errhandler_")));
@@ -14723,19 +16130,26 @@ void mpi_comm_create_errhandler_f08_(void *f_comm_errhandler_fn, void *f_errhand
 		real_(f_comm_errhandler_fn, f_errhandler, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Comm_create_errhandler(MPIVET_PC(), MPIVET_A(f_comm_errhandler_fn), MPIVET_A(f_errhandler));
-	real_(f_comm_errhandler_fn, f_errhandler, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Comm_create_errhandler, rc_, MPIVET_PC());
-	mpivet_out_MPI_Comm_create_errhandler(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)) : MPIVET_NOREC);
-	mpivet_guard--;
+	mpivet_f_MPI_Comm_create_errhandler(real_, 1, MPIVET_PC(), f_comm_errhandler_fn, f_errhandler, ierr);
 }
 
 typedef void (*mpivet_ft_MPI_Errhandler_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Errhandler_free(mpivet_ft_MPI_Errhandler_free real_, int f08_, uint64_t pc_, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Errhandler c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler), *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Errhandler_free(pc_, MPIVET_A(f_errhandler), errhandler ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	real_(f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, pc_);
+	mpivet_out_MPI_Errhandler_free(e_, rc_);
+	mpivet_guard--;
+}
 
 void mpi_errhandler_free_(void *f_errhandler, MPI_Fint *ierr)
 {
@@ -14746,16 +16160,7 @@ void mpi_errhandler_free_(void *f_errhandler, MPI_Fint *ierr)
 		real_(f_errhandler, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
-	real_(f_errhandler, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Errhandler_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Errhandler_free(real_, 0, MPIVET_PC(), f_errhandler, ierr);
 }
 void mpi_errhandler_free__(void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_errhandler_free_")));
 void mpi_errhandler_free(void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_errhandler_free_")));
@@ -14770,16 +16175,7 @@ void mpi_errhandler_free_f08_(void *f_errhandler, MPI_Fint *ierr)
 		real_(f_errhandler, ierr);
 		return;
 	}
-	mpivet_guard++;
-	if (!mpivet_inited)
-		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Errhandler_free(MPIVET_PC(), MPIVET_A(f_errhandler), MPIVET_H(MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler)));
-	real_(f_errhandler, ierr);
-	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
-		mpivet_error(MPIVET_ID_MPI_Errhandler_free, rc_, MPIVET_PC());
-	mpivet_out_MPI_Errhandler_free(e_, rc_);
-	mpivet_guard--;
+	mpivet_f_MPI_Errhandler_free(real_, 1, MPIVET_PC(), f_errhandler, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
