@@ -39,7 +39,9 @@ func TestPollingBounded(t *testing.T) {
 			cmd := exec.Command(mpivetBin, "run", "-n", "2", "--max-interleavings", "1", "--buffering-check=false",
 				"--dir", run, "--no-color", bin, strconv.Itoa(rounds), strconv.Itoa(per))
 			out, err := cmd.CombinedOutput()
-			if err != nil {
+			// (exit 3: --max-interleavings=1 leaves the program's Testany
+			// outcomes unexplored, so the verdict is incomplete)
+			if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
 				t.Fatalf("mpivet: %v\n%s", err, out)
 			}
 			res, _ := os.ReadFile(filepath.Join(run, "output.txt"))
