@@ -4,8 +4,10 @@
  * sees the program's count), a cancelled wildcard Irecv, an Iprobe loop and
  * a Probe before the receive, Mprobe/Mrecv, a persistent wildcard receive,
  * Waitany, Sendrecv, a nonblocking collective and a communicator made at run
- * time. Every interleaving is correct.
- * mpivet: np=3 verdict=ok
+ * time. Every interleaving is correct. Each alternative of each event is
+ * replayed, nested one level (--mixing-bound=1): every form is then checked
+ * with a forced match, in a fraction of the 128 interleavings.
+ * mpivet: np=3 verdict=ok flags=--mixing-bound=1
  */
 #include <mpi.h>
 #include <stdio.h>
