@@ -109,11 +109,11 @@ func (c *Call) Has(tag string) bool { return c.Tags[tag] }
 // Logged reports whether the layer appends the call to the rank's log. The
 // log keeps the history the checks need: calls that create, free, start or
 // complete MPI objects, collectives (whose order across ranks is checked),
-// and the start and end of MPI. Every other call (the bulk of the traffic:
-// sends and receives)
-// only updates the rank's state page, which always shows the current or last
-// call: keeping every message in the log cost a ping-pong a third of its
-// latency in page faults and disk writeback.
+// and the start and end of MPI. Every other call only updates the rank's
+// state page, which always shows the current or last call (keeping every
+// message in the log cost a ping-pong a third of its latency in page
+// faults); of a Brief call the log keeps a brief record; polls that did
+// nothing are counted in the state page (Poll).
 func (c *Call) Logged() bool {
 	for _, p := range c.Params {
 		switch p.Role {
@@ -127,6 +127,29 @@ func (c *Call) Logged() bool {
 		}
 	}
 	return false
+}
+
+// Brief reports whether the layer appends a brief record of the call
+// (KindBrief) to the log while its whole entry record goes to the state
+// page: the blocking point-to-point calls that are not Logged. Each is a
+// match, which the offline zero-buffering replay (package checks/zerobuf)
+// needs in order with the logged calls; the brief record keeps just the
+// call site and BriefIn, a third of the whole record, and no exit record.
+func (c *Call) Brief() bool {
+	return c.Tags["p2p"] && c.Tags["blocking"] && !c.Logged()
+}
+
+// BriefIn are the fields of a brief record, after the call-site word: the
+// scalar In fields that say who matches whom (peers, tags, communicator).
+func (c *Call) BriefIn() []Field {
+	var fs []Field
+	for _, f := range c.In {
+		switch f.Name {
+		case "dest", "source", "tag", "sendtag", "recvtag", "comm":
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // Poll reports whether the call is a poll: a nonblocking Test or probe that
@@ -342,6 +365,7 @@ const (
 	KindEntry = 1 // a call was entered: call-site word, then In fields
 	KindExit  = 2 // a call returned: entry offset, return code, then Out fields
 	KindMeta  = 3 // layer metadata; the call field holds a Meta* id
+	KindBrief = 4 // a Brief call was entered: call-site word, then BriefIn fields (no exit record)
 )
 
 // State page layout (words), shared with layer/src/mpivet.h: StateSlots

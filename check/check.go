@@ -228,6 +228,9 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 	var args []string
 	for i, f := range c.Def.In {
 		v := c.In[i].Word
+		if c.Brief && v == trace.Unknown {
+			continue // not in its brief record
+		}
 		switch f.Kind {
 		case api.FInt:
 			if strings.HasSuffix(f.Name, "_stride") {

@@ -26,13 +26,17 @@ type Report struct {
 	Findings      []check.Finding `json:"findings"`
 	// Explored describes the replayed interleavings findings come from.
 	Explored []Interleaving `json:"explored,omitempty"`
-	Notes    []string       `json:"notes,omitempty"` // what limited the verification`
-	Program  string         `json:"program"`
-	Args     []string       `json:"args"`
-	Ranks    int            `json:"ranks"`
-	MPI      string         `json:"mpi"`
-	RunDir   string         `json:"run_dir"`
-	Seconds  float64        `json:"seconds"`
+	Notes    []string       `json:"notes,omitempty"` // what limited the verification
+	// Buffering says how deadlocks hidden by the MPI's buffering were
+	// looked for (unsafe-buffering): offline, from the records, or by a
+	// run with zero buffering.
+	Buffering string   `json:"buffering,omitempty"`
+	Program   string   `json:"program"`
+	Args      []string `json:"args"`
+	Ranks     int      `json:"ranks"`
+	MPI       string   `json:"mpi"`
+	RunDir    string   `json:"run_dir"`
+	Seconds   float64  `json:"seconds"`
 }
 
 // Coverage says what the exploration covered: interleavings run (Done),

@@ -42,6 +42,10 @@ type Call struct {
 	Returned bool
 	RC       int64
 	Data     *CollData // the type signatures a collective was given (C callers only)
+	// Brief: known from a brief record (api.Call.Brief), which keeps only
+	// the call site and the fields api.Call.BriefIn; the others read as
+	// Unknown.
+	Brief bool
 }
 
 // CollData is what one rank gives a collective, in type signatures
@@ -429,6 +433,28 @@ func Decode(path string, data []byte) (*Process, error) {
 			if poll != nil && c.Def.Poll() {
 				poll.Offset = off
 			}
+			poll = nil
+		case api.KindBrief:
+			// A blocking point-to-point call (api.Call.Brief): the call
+			// site and who matches whom; its other fields are unknown.
+			// It counts as returned: the rank's last call is the state
+			// page's (Current), which says whether it did.
+			if id >= len(api.MPI.Calls) || len(words) < 1 {
+				break
+			}
+			d := api.MPI.Calls[id]
+			c := &Call{Def: d, Seq: len(p.Calls), Offset: off, PC: words[0], Returned: true, Brief: true,
+				In: decodeFields(d.In, nil), Out: decodeFields(d.Out, nil)}
+			k := 1
+			for i, f := range d.In {
+				for _, b := range d.BriefIn() {
+					if b.Name == f.Name && k < len(words) {
+						c.In[i] = Value{Word: words[k]}
+						k++
+					}
+				}
+			}
+			p.Calls = append(p.Calls, c)
 			poll = nil
 		case api.KindExit:
 			if len(words) < 2 {

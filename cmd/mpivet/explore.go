@@ -18,6 +18,7 @@ import (
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
 	"mpivet/checks/unreceived"
+	"mpivet/checks/zerobuf"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -92,6 +93,37 @@ func (x *exploration) bufferingCheck(ds []explore.Decision, forced bool, n int) 
 			x.sess.Opts.Timeout, interleavingDir(x.dir, n)))
 	}
 	return il, nil
+}
+
+// checkBuffering looks for deadlocks the MPI's buffering hid in
+// interleaving 1: from its records (sim, the offline zero-buffering
+// replay) when they say enough, by running it again with zero buffering
+// (bufferingCheck, as interleaving n) when they do not, to confirm a
+// suspected deadlock, or when the user asks (sim nil). It returns how
+// buffering was checked, for the report, and why the verification
+// stopped, if it did.
+func (x *exploration) checkBuffering(sim *zerobuf.Result, ds []explore.Decision, forced bool, n int) (how, stopped string, err error) {
+	if sim != nil && sim.Checked && len(sim.Stuck) == 0 {
+		return fmt.Sprintf("offline: interleaving 1's %d %s replayed with standard-mode sends synchronous; every rank ends",
+			sim.Matches, check.Plural(sim.Matches, "match", "matches")), "", nil
+	}
+	how = "run: interleaving 1 again with standard-mode sends synchronous"
+	switch {
+	case sim == nil:
+	case !sim.Checked:
+		how += " (the records could not be replayed offline: " + sim.Why + ")"
+	default:
+		how += " (to confirm: replayed offline, " + sim.String() + " would wait forever)"
+	}
+	il, err := x.bufferingCheck(ds, forced, n)
+	if err != nil {
+		return how, "", err
+	}
+	if sim != nil && sim.Checked && il.Stopped == "" && !il.Infeasible && !il.TimedOut && !x.found(n, "unsafe-buffering") {
+		x.notes = append(x.notes, fmt.Sprintf("replayed offline with standard-mode sends synchronous, interleaving 1 would leave %s waiting forever, "+
+			"but the run with zero buffering ended: a collective that may synchronise did not, or a Waitany took another request (not an error)", sim))
+	}
+	return how, il.Stopped, nil
 }
 
 // unreceivedOnly keeps of run r what the zero-buffering run needs to

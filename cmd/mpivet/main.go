@@ -27,6 +27,7 @@ import (
 	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/checks/deadlock"
+	"mpivet/checks/zerobuf"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -65,7 +66,7 @@ type runFlags struct {
 	noColor  bool
 	buffer   string
 	buffers  string
-	bufCheck bool
+	bufCheck string
 
 	clocks           string
 	maxInterleavings int
@@ -106,7 +107,8 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
 	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
-	fl.BoolVar(&f.bufCheck, "buffering-check", true, "after the interleavings are explored, run the first once more with standard-mode sends synchronous (as --buffering=zero), to find deadlocks the MPI's buffering hides (unsafe-buffering)")
+	fl.StringVar(&f.bufCheck, "buffering-check", "auto", "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look")
+	fl.Lookup("buffering-check").NoOptDefVal = "auto"
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
 	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
@@ -143,6 +145,15 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	}
 	if f.buffers != "on" && f.buffers != "off" && f.buffers != "precise" {
 		return exitFailure, fmt.Errorf("--buffers=%s: must be on, precise or off", f.buffers)
+	}
+	switch f.bufCheck {
+	case "auto", "true":
+		f.bufCheck = "auto"
+	case "off", "false":
+		f.bufCheck = "off"
+	case "run":
+	default:
+		return exitFailure, fmt.Errorf("--buffering-check=%s: must be auto, run or off", f.bufCheck)
 	}
 	switch f.clocks {
 	case "lamport", "vector", "off":
@@ -206,6 +217,10 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	}
 	firstEnded := !x.found(1, "timeout", "program-failure")
 	x.first = unreceivedOnly(first.Run)
+	var sim *zerobuf.Result
+	if f.bufCheck == "auto" && firstEnded && stopped == "" {
+		sim = zerobuf.Simulate(first.Run)
+	}
 	switch {
 	case stopped != "":
 	case off != "":
@@ -237,19 +252,20 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	}
 	// The zero-buffering run, unless a deadlock is known already, or the
 	// first run did not end by itself (a second would not either).
-	if replay == nil && stopped == "" && f.bufCheck && f.buffer != "zero" && !(f.firstError && x.errors()) &&
+	buffering := "not checked"
+	if replay == nil && stopped == "" && f.bufCheck != "off" && f.buffer != "zero" && !(f.firstError && x.errors()) &&
 		!x.found(0, "deadlock", "unsafe-buffering") && firstEnded {
-		il, err := x.bufferingCheck(again, off == "", stats.Interleavings+1)
-		if err != nil {
+		var err error
+		if buffering, stopped, err = x.checkBuffering(sim, again, off == "", stats.Interleavings+1); err != nil {
 			return exitFailure, err
 		}
-		stopped = il.Stopped
 	}
 	rep := report.New(x.findings, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
 		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
 	rep.Explored = x.explored
+	rep.Buffering = buffering
 	rep.Notes = x.notes
 	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
 	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()

@@ -263,7 +263,15 @@ func genRecorders(w writer, c *api.Call) {
 		w("\tuint64_t *w_ = mpivet_state_inline() + 1;\n\t{\n\t\tuint64_t k_ = 0;\n\t\tw_[k_++] = pc_;\n")
 		body(c.In)
 		w("\t}\n\tw_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_%s << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);\n", c.Name)
-		w("\tmpivet_state_entered(MPIVET_NOREC, 1);\n\treturn MPIVET_NOREC;\n}\n\n")
+		w("\tmpivet_state_entered(MPIVET_NOREC, 1);\n")
+		if c.Brief() {
+			// and its brief record in the log (api.Call.Brief)
+			bf := c.BriefIn()
+			w("\tuint64_t boff_;\n\tuint64_t *b_ = mpivet_begin(%d, &boff_);\n\tif (b_) {\n\t\tuint64_t *w_ = b_, k_ = 0;\n\t\tw_[k_++] = pc_;\n", 1+len(bf))
+			body(bf)
+			w("\t\tmpivet_commit(boff_, %d, MPIVET_ID_%s, MPIVET_KIND_BRIEF);\n\t}\n", 1+len(bf), c.Name)
+		}
+		w("\treturn MPIVET_NOREC;\n}\n\n")
 	}
 
 	out := append([]string{"uint64_t e_", "int rc_"}, recArgs(c.Out, c)...)

@@ -63,7 +63,7 @@ static int next_entry(uint64_t *hdr)
 		unsigned id = (unsigned)(h >> 32 & 0xffff), kind = (unsigned)(h >> 48 & 0xff);
 		if (h == 0 || size < 8 || size % 8 != 0 || cursor + size > parent_len)
 			return 0;
-		if (kind == MPIVET_KIND_ENTRY && comparable(id)) {
+		if ((kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && comparable(id)) {
 			*hdr = h;
 			return 1;
 		}
@@ -155,7 +155,8 @@ void mpivet_dv_start(int rank)
 		uint64_t h = *(const uint64_t *)(mpivet_base + o), size = h & 0xffffffff;
 		if (h == 0 || size < 8)
 			break;
-		if ((h >> 48 & 0xff) == MPIVET_KIND_ENTRY && comparable((unsigned)(h >> 32 & 0xffff)))
+		unsigned k = (unsigned)(h >> 48 & 0xff);
+		if ((k == MPIVET_KIND_ENTRY || k == MPIVET_KIND_BRIEF) && comparable((unsigned)(h >> 32 & 0xffff)))
 			own++;
 		o += size;
 	}

@@ -26,6 +26,7 @@
 #define MPIVET_KIND_ENTRY 1
 #define MPIVET_KIND_EXIT 2
 #define MPIVET_KIND_META 3
+#define MPIVET_KIND_BRIEF 4 /* api.KindBrief: call site and who matches whom, of a blocking p2p call */
 
 #define MPIVET_META_PROCESS 1
 #define MPIVET_META_CONSTANTS 2
@@ -110,7 +111,7 @@ static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, u
 {
 	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
-	if (__builtin_expect(mpivet_dv_on, 0) && kind == MPIVET_KIND_ENTRY && nwords > 0)
+	if (__builtin_expect(mpivet_dv_on, 0) && (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && nwords > 0)
 		mpivet_dv_entry(call, off);
 }
 /* mpivet_meta appends a meta record of n words (dropped when the log is full). */

@@ -200,6 +200,16 @@ static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, ui
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Send << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Send, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -227,6 +237,16 @@ static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, u
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Bsend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Bsend, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -254,6 +274,16 @@ static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, u
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Ssend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Ssend, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -281,6 +311,16 @@ static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, u
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Rsend << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Rsend, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -308,6 +348,16 @@ static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, ui
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Recv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Recv, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -342,6 +392,18 @@ static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t s
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Sendrecv << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(6, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 6, MPIVET_ID_MPI_Sendrecv, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -373,6 +435,18 @@ static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Sendrecv_replace << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(6, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 6, MPIVET_ID_MPI_Sendrecv_replace, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -839,6 +913,16 @@ static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, u
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Probe << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(4, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Probe, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 
@@ -1692,6 +1776,13 @@ static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 	}
 	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Buffer_detach << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
 	mpivet_state_entered(MPIVET_NOREC, 1);
+	uint64_t boff_;
+	uint64_t *b_ = mpivet_begin(1, &boff_);
+	if (b_) {
+		uint64_t *w_ = b_, k_ = 0;
+		w_[k_++] = pc_;
+		mpivet_commit(boff_, 1, MPIVET_ID_MPI_Buffer_detach, MPIVET_KIND_BRIEF);
+	}
 	return MPIVET_NOREC;
 }
 

@@ -1,0 +1,216 @@
+package zerobuf
+
+import (
+	"testing"
+
+	"mpivet/trace"
+	"mpivet/trace/tracetest"
+)
+
+const world = uint64(0x1000)
+
+var done = map[string]any{}
+
+// prog writes the records of a run of n ranks, each rank's calls by body.
+func prog(n int, body func(r int, l *tracetest.Log)) *trace.Run {
+	run := &trace.Run{}
+	for r := 0; r < n; r++ {
+		l := tracetest.New(r, n)
+		l.Call("MPI_Init", 1, nil, done)
+		body(r, l)
+		l.Call("MPI_Finalize", 99, nil, done)
+		run.Procs = append(run.Procs, l.Process())
+	}
+	return run
+}
+
+func send(l *tracetest.Log, name string, dest, tag int) {
+	l.Call(name, 10, map[string]any{"dest": dest, "tag": tag, "comm": world, "count": 1}, done)
+}
+
+func recv(l *tracetest.Log, source, tag int) {
+	l.Call("MPI_Recv", 11, map[string]any{"source": source, "tag": tag, "comm": world, "count": 1},
+		map[string]any{"status": [2]int64{int64(source), int64(tag)}})
+}
+
+func irecv(l *tracetest.Log, source, tag int, req uint64) {
+	l.Call("MPI_Irecv", 12, map[string]any{"source": source, "tag": tag, "comm": world, "request_at": 0x100 + req},
+		map[string]any{"request": req})
+}
+
+func wait(l *tracetest.Log, req uint64, status [2]int64) {
+	l.Call("MPI_Wait", 13, map[string]any{"request": req, "request_at": 0x100 + req},
+		map[string]any{"request_out": uint64(0x2000), "status": status})
+}
+
+func simulate(t *testing.T, run *trace.Run) *Result {
+	t.Helper()
+	res := Simulate(run)
+	if !res.Checked {
+		t.Fatalf("not simulated: %s", res.Why)
+	}
+	return res
+}
+
+// Both ranks send first: with buffering they pass, without it each waits
+// for the other's receive forever.
+func TestHeadToHeadSends(t *testing.T) {
+	for _, c := range []struct {
+		send  string
+		stuck int
+	}{{"MPI_Send", 2}, {"MPI_Ssend", 2}, {"MPI_Bsend", 0}} {
+		run := prog(2, func(r int, l *tracetest.Log) {
+			send(l, c.send, 1-r, 7)
+			recv(l, 1-r, 7)
+		})
+		res := simulate(t, run)
+		if len(res.Stuck) != c.stuck || res.Matches != 2 {
+			t.Errorf("%s: stuck %v (%d matches), want %d ranks", c.send, res.Stuck, res.Matches, c.stuck)
+		}
+		if c.stuck > 0 && res.Stuck[0].Call.Name() != c.send {
+			t.Errorf("%s: rank 0 waits in %s", c.send, res.Stuck[0].Call.Name())
+		}
+	}
+}
+
+// The common exchange (receive posted first) and an ordered pair are safe.
+func TestSafeExchanges(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		irecv(l, 1-r, 1, 0x7000)
+		send(l, "MPI_Send", 1-r, 1)
+		wait(l, 0x7000, [2]int64{int64(1 - r), 1})
+		if r == 0 {
+			send(l, "MPI_Send", 1, 2)
+			recv(l, 1, 3)
+		} else {
+			recv(l, 0, 2)
+			send(l, "MPI_Send", 0, 3)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 0 || res.Matches != 4 {
+		t.Fatalf("stuck %v, %d matches; want none stuck, 4 matches", res.Stuck, res.Matches)
+	}
+}
+
+// Tags decide the match: rank 1 receives tag 2 before tag 1, so rank 0's
+// first send (tag 1) waits for the second receive, which comes after the
+// receive that waits for the second send.
+func TestTagsOrder(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 1)
+			send(l, "MPI_Send", 1, 2)
+		} else {
+			recv(l, 0, 2)
+			recv(l, 0, 1)
+		}
+	})
+	res := simulate(t, run)
+	if len(res.Stuck) != 2 {
+		t.Fatalf("stuck %v, want both ranks", res.Stuck)
+	}
+	// MPI_ANY_TAG takes the first message whatever its tag: safe.
+	anyTag := int(tracetest.Consts["MPI_ANY_TAG"])
+	run = prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 1)
+			send(l, "MPI_Send", 1, 2)
+		} else {
+			recv(l, 0, anyTag)
+			recv(l, 0, anyTag)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 0 {
+		t.Fatalf("stuck %v with MPI_ANY_TAG", res.Stuck)
+	}
+}
+
+// A ring where every rank sends before it receives needs buffering.
+func TestRing(t *testing.T) {
+	run := prog(4, func(r int, l *tracetest.Log) {
+		send(l, "MPI_Send", (r+1)%4, 0)
+		recv(l, (r+3)%4, 0)
+	})
+	if res := simulate(t, run); len(res.Stuck) != 4 {
+		t.Fatalf("stuck %v, want all 4", res.Stuck)
+	}
+	// Even ranks send first, odd ones receive first: safe.
+	run = prog(4, func(r int, l *tracetest.Log) {
+		if r%2 == 0 {
+			send(l, "MPI_Send", (r+1)%4, 0)
+			recv(l, (r+3)%4, 0)
+		} else {
+			recv(l, (r+3)%4, 0)
+			send(l, "MPI_Send", (r+1)%4, 0)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 0 {
+		t.Fatalf("stuck %v in the ordered ring", res.Stuck)
+	}
+}
+
+// A collective may synchronise: a send whose receive comes after the
+// receiver's barrier waits for a rank that waits in the barrier.
+func TestCollectiveSynchronises(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 0)
+			l.Call("MPI_Barrier", 20, map[string]any{"comm": world}, done)
+		} else {
+			l.Call("MPI_Barrier", 20, map[string]any{"comm": world}, done)
+			recv(l, 0, 0)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 2 {
+		t.Fatalf("stuck %v, want both", res.Stuck)
+	}
+}
+
+// A wildcard receive takes the source the run recorded; with none (no
+// clocks, statuses ignored by MPI_Waitall), the run cannot be simulated.
+func TestWildcardSource(t *testing.T) {
+	anySrc := int(int64(tracetest.Consts["MPI_ANY_SOURCE"]))
+	// Rank 0 receives from any source twice, got rank 2 first, then rank
+	// 1; rank 1 sends before it receives from rank 2, and rank 2 sends to
+	// rank 0 only after rank 1's message arrived.
+	run := prog(3, func(r int, l *tracetest.Log) {
+		switch r {
+		case 0:
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": world}, map[string]any{"status": [2]int64{2, 0}})
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": world}, map[string]any{"status": [2]int64{1, 0}})
+		case 1:
+			send(l, "MPI_Send", 0, 0)
+			send(l, "MPI_Send", 2, 5)
+		case 2:
+			recv(l, 1, 5)
+			send(l, "MPI_Send", 0, 0)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 3 {
+		t.Fatalf("stuck %v, want all three (rank 1's send waits for rank 0's second receive)", res.Stuck)
+	}
+	run = prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			irecv(l, anySrc, 0, 0x7000)
+			l.Call("MPI_Waitall", 14, map[string]any{"count": 1, "array_of_requests": []uint64{0x7000}, "array_of_requests_at": uint64(0x7100),
+				"array_of_requests_stride": 8}, map[string]any{"array_of_requests_out": []uint64{0x2000}})
+		} else {
+			send(l, "MPI_Send", 0, 0)
+		}
+	})
+	if res := Simulate(run); res.Checked {
+		t.Fatalf("simulated a wildcard receive with no recorded source: %+v", res)
+	}
+}
+
+// Messages no receive took complete at once: their check reports them.
+func TestUnreceivedMessage(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 0)
+		}
+	})
+	if res := simulate(t, run); len(res.Stuck) != 0 {
+		t.Fatalf("stuck %v", res.Stuck)
+	}
+}
