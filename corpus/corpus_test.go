@@ -20,7 +20,10 @@
 // sameoutput=1 (the program's standard output and error must be byte for
 // byte what a native run prints: mpivet must not change what it does),
 // says=TEXT (some finding's message must contain TEXT, e.g. the program's
-// message quoted from its standard error; no spaces).
+// message quoted from its standard error; no spaces),
+// buffering=HOW (how reliance on buffering was looked for, the first word
+// of the report's buffering field: offline, from the records, or run, by
+// running the program again with zero buffering).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -76,6 +79,7 @@ type Program struct {
 	Strip         bool           // run the program stripped
 	SameOutput    bool           // the program prints the same with and without mpivet
 	Says          []string       // texts that findings' messages must contain
+	Buffering     string         // how reliance on buffering was looked for (first word)
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -124,6 +128,8 @@ func Parse(path string) (*Program, error) {
 					p.Says = append(p.Says, v)
 				case "sameoutput":
 					p.SameOutput = v == "1"
+				case "buffering":
+					p.Buffering = v
 				case "interleavings":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -207,6 +213,7 @@ type Report struct {
 	Interleavings int             `json:"interleavings"`
 	Coverage      report.Coverage `json:"coverage"`
 	Findings      []check.Finding `json:"findings"`
+	Buffering     string          `json:"buffering"`
 }
 
 // RunMpivet runs mpivet on a compiled program and returns its report.
@@ -320,6 +327,9 @@ func Compare(p *Program, r *Report, impl string) []string {
 		if !found {
 			errs = append(errs, fmt.Sprintf("no finding says %q", text))
 		}
+	}
+	if how, _, _ := strings.Cut(r.Buffering, ":"); p.Buffering != "" && how != p.Buffering {
+		errs = append(errs, fmt.Sprintf("buffering %q, want %s", r.Buffering, p.Buffering))
 	}
 	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
 		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))

@@ -214,6 +214,14 @@ func (s *sim) build(p *trace.Process) string {
 		}
 		return -1
 	}
+	// the sources of wildcard receives and probes, by the record of the
+	// call that started them
+	wild := map[uint64]*trace.Wildcard{}
+	for _, w := range p.Wild {
+		if w.Matched && w.Offset != trace.Unknown && w.World >= 0 {
+			wild[w.Offset] = w
+		}
+	}
 	collSeq := map[string]int{}
 	collOps := map[*trace.Call]*op{}
 	byCall := map[*trace.Call]*event{}
@@ -245,6 +253,8 @@ func (s *sim) build(p *trace.Process) string {
 			o.src = world(ms, peer)
 		} else if st := c.Words("status"); len(st) == 2 && int64(st[0]) >= 0 && c.Returned {
 			o.src = world(ms, int64(st[0]))
+		} else if w := wild[c.Offset]; w != nil && c.Seq >= 0 {
+			o.src = w.World
 		}
 		return o
 	}
@@ -332,12 +342,6 @@ func (s *sim) build(p *trace.Process) string {
 	}
 	// Requests: each operation starts at the call that started it and is
 	// waited for by the call that completed it.
-	wild := map[uint64]*trace.Wildcard{}
-	for _, w := range p.Wild {
-		if w.Matched && w.Offset != trace.Unknown && w.World >= 0 {
-			wild[w.Offset] = w
-		}
-	}
 	for _, o := range objects.Follow(p).Requests {
 		created := o.Created
 		for _, use := range o.Ops {

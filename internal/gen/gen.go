@@ -270,6 +270,10 @@ func genRecorders(w writer, c *api.Call) {
 			w("\tuint64_t boff_;\n\tuint64_t *b_ = mpivet_begin(%d, &boff_);\n\tif (b_) {\n\t\tuint64_t *w_ = b_, k_ = 0;\n\t\tw_[k_++] = pc_;\n", 1+len(bf))
 			body(bf)
 			w("\t\tmpivet_commit(boff_, %d, MPIVET_ID_%s, MPIVET_KIND_BRIEF);\n\t}\n", 1+len(bf), c.Name)
+			// The hooks (clocks: wildcard events, arrivals) name the
+			// call by its brief record.
+			w("\treturn boff_;\n}\n\n")
+			break
 		}
 		w("\treturn MPIVET_NOREC;\n}\n\n")
 	}

@@ -1,7 +1,7 @@
 /* Seed 003, Fig. 1(c) with one integer: every MPI buffers so small a
  * message, so the run completes; the zero-buffering run mpivet makes after
  * it (standard sends synchronous) shows the reliance on buffering.
- * mpivet: np=2 verdict=error
+ * mpivet: np=2 verdict=error buffering=run
  */
 #include <mpi.h>
 

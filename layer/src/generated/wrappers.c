@@ -210,7 +210,7 @@ static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, ui
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Send, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
@@ -247,7 +247,7 @@ static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Bsend, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
@@ -284,7 +284,7 @@ static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Ssend, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
@@ -321,7 +321,7 @@ static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, u
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Rsend, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
@@ -358,7 +358,7 @@ static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, ui
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Recv, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
@@ -404,7 +404,7 @@ static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t s
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 6, MPIVET_ID_MPI_Sendrecv, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
@@ -447,7 +447,7 @@ static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 6, MPIVET_ID_MPI_Sendrecv_replace, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
@@ -923,7 +923,7 @@ static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, u
 		w_[k_++] = comm;
 		mpivet_commit(boff_, 4, MPIVET_ID_MPI_Probe, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
@@ -1783,7 +1783,7 @@ static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 		w_[k_++] = pc_;
 		mpivet_commit(boff_, 1, MPIVET_ID_MPI_Buffer_detach, MPIVET_KIND_BRIEF);
 	}
-	return MPIVET_NOREC;
+	return boff_;
 }
 
 static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
