@@ -37,7 +37,6 @@ import (
 	"sort"
 	"strings"
 
-	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
 	"mpivet/trace"
 )
@@ -131,7 +130,7 @@ type rank struct {
 
 // Simulate replays run's matches under zero buffering.
 func Simulate(run *trace.Run) *Result {
-	s := &sim{colls: map[string]*coll{}, ranks: map[int]*rank{}}
+	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}}
 	for _, p := range run.Procs {
 		if why := s.build(p); why != "" {
 			return &Result{Why: why}
@@ -151,11 +150,14 @@ func Simulate(run *trace.Run) *Result {
 type sim struct {
 	ranks   map[int]*rank
 	order   []int // world ranks in the order built
-	colls   map[string]*coll
+	colls   map[collID]*coll
 	matches int
 }
 
-// build turns rank p's calls into events.
+// build turns rank p's calls into events. It keeps only what the
+// replay needs (an event per call that starts or completes an operation,
+// an operation per message and collective), not an index of every call:
+// the records of a long run are large already.
 func (s *sim) build(p *trace.Process) string {
 	if p.Rank < 0 {
 		return "a process never initialised MPI"
@@ -171,222 +173,261 @@ func (s *sim) build(p *trace.Process) string {
 	}
 	r := &rank{p: p, world: p.Rank}
 	s.ranks[p.Rank], s.order = r, append(s.order, p.Rank)
-	idx := comms.NewIndex(p)
-	proc := func(name string) int64 {
+	b := newBuilder(s, p, r.world)
+	evAt := make([]*event, len(p.Calls)) // by Seq
+	tmpl := map[*trace.Call]*op{}        // operations of the calls that create requests
+	for _, c := range p.Calls {
+		if c.Def.Has("finalize") {
+			break
+		}
+		e := &event{call: c}
+		d := c.Def
+		post := func(os ...*op) {
+			for _, o := range os {
+				e.posts, e.waits = append(e.posts, o), append(e.waits, o)
+				o.waited = true
+			}
+		}
+		switch {
+		case d.Has("coll") && c.HasField("comm"):
+			// numbered in call order; a nonblocking one is started
+			// below, with its request
+			if o := b.collective(c); d.Has("blocking") {
+				post(o)
+			} else {
+				tmpl[c] = o
+			}
+		case d.Has("p2p") && !d.Has("blocking"):
+			switch {
+			case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
+			case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
+				o := b.p2p(c, probeOp, "source", "tag")
+				if c.Name() == "MPI_Improbe" {
+					o.kind = recvOp
+				}
+				post(o)
+			case c.Name() == "MPI_Imrecv":
+				tmpl[c] = &op{kind: localOp, rank: r.world, call: c}
+			case d.Has("send"):
+				tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
+			case d.Has("recv"):
+				tmpl[c] = b.p2p(c, recvOp, "source", "tag")
+			}
+		case !d.Has("p2p"):
+		case d.Has("probe"):
+			o := b.p2p(c, probeOp, "source", "tag")
+			if c.Name() == "MPI_Mprobe" {
+				o.kind = recvOp
+			}
+			post(o)
+		case c.Name() == "MPI_Mrecv":
+			// the message was taken by its MPI_Mprobe
+		case d.Has("send") && d.Has("recv"):
+			post(b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag"))
+		case d.Has("send"):
+			post(b.p2p(c, sendOp, "dest", "tag"))
+		case d.Has("recv"):
+			post(b.p2p(c, recvOp, "source", "tag"))
+		}
+		if b.why != "" {
+			return b.why
+		}
+		b.created(c)
+		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c] != nil {
+			r.events = append(r.events, e)
+			if c.Seq >= 0 && c.Seq < len(evAt) {
+				evAt[c.Seq] = e
+			}
+		}
+	}
+	at := func(c *trace.Call) *event {
+		if c != nil && c.Seq >= 0 && c.Seq < len(evAt) {
+			return evAt[c.Seq]
+		}
+		return nil
+	}
+	// Requests: each operation starts at the call that started it and is
+	// waited for by the call that completed it.
+	for _, o := range objects.Follow(p).Requests {
+		t := tmpl[o.Created]
+		for i, use := range o.Ops {
+			e := at(use.Start)
+			if e == nil || t == nil {
+				continue // started at or after MPI_Finalize
+			}
+			x := t
+			if i > 0 || o.Persistent {
+				cp := *t // a persistent request's operations are alike
+				x = &cp
+			}
+			if x.kind == recvOp && x.src < 0 {
+				x.src = b.sourceOf(use.Start, use.Done, o.Created)
+			}
+			x.cancelled = o.Cancelled
+			e.posts = append(e.posts, x)
+			if de := at(use.Done); de != nil {
+				de.waits = append(de.waits, x)
+				x.waited = true
+			}
+		}
+	}
+	return ""
+}
+
+// builder makes one rank's operations, following its communicators as
+// its calls create them.
+type builder struct {
+	s                           *sim
+	p                           *trace.Process
+	rank                        int
+	anySource, anyTag, procNull int64
+	worldComm, selfComm         uint64
+	hasWorld, hasSelf           bool
+	worldRanks                  []int
+	current                     map[uint64]*trace.Comm // created communicators, by handle, as of the call
+	keys                        map[uint64]string      // their keys (comms.Index), as of the call
+	same                        map[string]int         // communicators created with the same members
+	collSeq                     map[string]int         // collectives made on each communicator
+	wild                        map[uint64]*trace.Wildcard
+	why                         string
+}
+
+func newBuilder(s *sim, p *trace.Process, rank int) *builder {
+	b := &builder{s: s, p: p, rank: rank, current: map[uint64]*trace.Comm{}, keys: map[uint64]string{},
+		same: map[string]int{}, collSeq: map[string]int{}, wild: map[uint64]*trace.Wildcard{}}
+	konst := func(name string) int64 {
 		if v, ok := p.Const(name); ok {
 			return int64(v)
 		}
 		return -1 << 40
 	}
-	anySource, anyTag, procNull := proc("MPI_ANY_SOURCE"), proc("MPI_ANY_TAG"), proc("MPI_PROC_NULL")
-	current := map[uint64]*trace.Comm{}
-	// members returns the world ranks a call's communicator names in
-	// point-to-point calls (the remote group of an intercommunicator) and
-	// all its members (both groups).
-	type group struct{ p2p, all []int }
-	memb := map[*trace.Call]group{}
-	members := func(c *trace.Call, field string) (p2p, all []int) {
-		if g, ok := memb[c]; ok {
-			return g.p2p, g.all
-		}
-		h := c.Word(field)
-		if v, ok := p.Const("MPI_COMM_WORLD"); ok && v == h {
-			w := make([]int, p.Size)
-			for i := range w {
-				w[i] = i
-			}
-			return w, w
-		}
-		if v, ok := p.Const("MPI_COMM_SELF"); ok && v == h {
-			return []int{p.Rank}, []int{p.Rank}
-		}
-		if cm := current[h]; cm != nil {
-			if cm.Remote != nil {
-				return cm.Remote, append(append([]int{}, cm.World...), cm.Remote...)
-			}
-			return cm.World, cm.World
-		}
-		return nil, nil
-	}
-	world := func(ms []int, r int64) int {
-		if r >= 0 && r < int64(len(ms)) {
-			return ms[r]
-		}
-		return -1
+	b.anySource, b.anyTag, b.procNull = konst("MPI_ANY_SOURCE"), konst("MPI_ANY_TAG"), konst("MPI_PROC_NULL")
+	b.worldComm, b.hasWorld = p.Const("MPI_COMM_WORLD")
+	b.selfComm, b.hasSelf = p.Const("MPI_COMM_SELF")
+	b.worldRanks = make([]int, p.Size)
+	for i := range b.worldRanks {
+		b.worldRanks[i] = i
 	}
 	// the sources of wildcard receives and probes, by the record of the
 	// call that started them
-	wild := map[uint64]*trace.Wildcard{}
 	for _, w := range p.Wild {
 		if w.Matched && w.Offset != trace.Unknown && w.World >= 0 {
-			wild[w.Offset] = w
+			b.wild[w.Offset] = w
 		}
 	}
-	collSeq := map[string]int{}
-	collOps := map[*trace.Call]*op{}
-	byCall := map[*trace.Call]*event{}
-	var why string
-	// p2p makes the operation of one side of a point-to-point call.
-	p2p := func(c *trace.Call, kind opKind, peerField, tagField string) *op {
-		ms, _ := members(c, "comm")
-		peer, tag := c.Int(peerField), c.Int(tagField)
-		if peer == procNull {
-			return &op{kind: localOp, rank: r.world, call: c}
+	return b
+}
+
+// comm returns the key of call c's communicator (the same on every rank,
+// as comms.Index makes them), the world ranks its point-to-point calls
+// name (an intercommunicator's remote group) and all its members.
+func (b *builder) comm(c *trace.Call) (key string, p2p, all []int) {
+	h := c.Word("comm")
+	switch {
+	case b.hasWorld && h == b.worldComm:
+		return "world", b.worldRanks, b.worldRanks
+	case b.hasSelf && h == b.selfComm:
+		return fmt.Sprintf("self:%d", b.rank), []int{b.rank}, []int{b.rank}
+	}
+	cm := b.current[h]
+	if cm == nil {
+		return "", nil, nil
+	}
+	if cm.Remote != nil {
+		return b.keys[h], cm.Remote, append(append([]int{}, cm.World...), cm.Remote...)
+	}
+	return b.keys[h], cm.World, cm.World
+}
+
+// created follows the communicator call c created.
+func (b *builder) created(c *trace.Call) {
+	if c.Comm == nil {
+		return
+	}
+	m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
+	b.keys[c.Comm.Handle] = fmt.Sprintf("%s#%d", m, b.same[m])
+	b.current[c.Comm.Handle] = c.Comm
+	b.same[m]++
+}
+
+func world(ms []int, r int64) int {
+	if r >= 0 && r < int64(len(ms)) {
+		return ms[r]
+	}
+	return -1
+}
+
+// p2p makes the operation of one side of a point-to-point call.
+func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *op {
+	key, ms, _ := b.comm(c)
+	peer, tag := c.Int(peerField), c.Int(tagField)
+	local := &op{kind: localOp, rank: b.rank, call: c}
+	if peer == b.procNull {
+		return local
+	}
+	if ms == nil {
+		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
+		return local
+	}
+	o := &op{kind: kind, rank: b.rank, comm: key, tag: tag, anyTag: tag == b.anyTag, call: c}
+	if kind == sendOp {
+		o.src, o.dst = b.rank, world(ms, peer)
+		if o.dst < 0 {
+			return local
 		}
-		if ms == nil {
-			why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", p.Rank, c.Name())
-			return &op{kind: localOp, rank: r.world, call: c}
-		}
-		o := &op{kind: kind, rank: r.world, comm: idx.KeyOf(c), tag: tag, anyTag: tag == anyTag, call: c}
-		if kind == sendOp {
-			o.src, o.dst = r.world, world(ms, peer)
-			if o.dst < 0 {
-				return &op{kind: localOp, rank: r.world, call: c}
-			}
-			if strings.Contains(strings.ToLower(c.Name()), "bsend") {
-				o.kind = localOp
-			}
-			return o
-		}
-		o.dst, o.src = r.world, -1
-		if peer != anySource {
-			o.src = world(ms, peer)
-		} else if st := c.Words("status"); len(st) == 2 && int64(st[0]) >= 0 && c.Returned {
-			o.src = world(ms, int64(st[0]))
-		} else if w := wild[c.Offset]; w != nil && c.Seq >= 0 {
-			o.src = w.World
+		if strings.Contains(strings.ToLower(c.Name()), "bsend") {
+			o.kind = localOp // buffered: matched, but complete at once
 		}
 		return o
 	}
-	collective := func(c *trace.Call) *op {
-		_, ms := members(c, "comm")
-		if ms == nil {
-			why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", p.Rank, c.Name())
-			return &op{kind: localOp, rank: r.world, call: c}
-		}
-		key := idx.KeyOf(c)
-		n := collSeq[key]
-		collSeq[key]++
-		id := fmt.Sprintf("%s/%d", key, n)
-		cl := s.colls[id]
-		if cl == nil {
-			cl = &coll{need: len(ms), members: ms}
-			s.colls[id] = cl
-		}
-		return &op{kind: collOp, rank: r.world, coll: cl, call: c}
+	o.dst, o.src = b.rank, -1
+	if peer != b.anySource {
+		o.src = world(ms, peer)
+	} else if st := c.Words("status"); len(st) == 2 && int64(st[0]) >= 0 && c.Returned {
+		o.src = world(ms, int64(st[0]))
+	} else if w := b.wild[c.Offset]; w != nil && c.Seq >= 0 {
+		o.src = w.World
 	}
-	for _, c := range p.Calls {
-		if c.Def.Has("finalize") {
-			break
-		}
-		if c.HasField("comm") {
-			a, b := members(c, "comm")
-			memb[c] = group{a, b}
-		}
-		e := &event{call: c}
-		byCall[c] = e
-		r.events = append(r.events, e)
-		d := c.Def
-		switch {
-		case d.Has("coll") && c.HasField("comm"):
-			// in call order, for the collectives' numbering; a
-			// nonblocking one is started below, with its request
-			o := collective(c)
-			if d.Has("blocking") {
-				e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-				o.waited = true
-			} else {
-				collOps[c] = o
-			}
-		case !d.Has("p2p") || !d.Has("blocking"):
-			// nonblocking operations are started below, from their requests
-		case d.Has("probe"):
-			o := p2p(c, probeOp, "source", "tag")
-			if c.Name() == "MPI_Mprobe" {
-				o.kind = recvOp
-			}
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		case c.Name() == "MPI_Mrecv":
-			// the message was taken by its MPI_Mprobe
-		case d.Has("send") && d.Has("recv"):
-			sendTag, recvTag := "sendtag", "recvtag"
-			so, ro := p2p(c, sendOp, "dest", sendTag), p2p(c, recvOp, "source", recvTag)
-			e.posts = append(e.posts, so, ro)
-			e.waits = append(e.waits, so, ro)
-			so.waited, ro.waited = true, true
-		case d.Has("send"):
-			o := p2p(c, sendOp, "dest", "tag")
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		case d.Has("recv"):
-			o := p2p(c, recvOp, "source", "tag")
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		}
-		// a successful MPI_Iprobe or MPI_Improbe waits like a probe
-		if !d.Has("blocking") && d.Has("probe") && c.Returned && c.Int("flag") != 0 {
-			o := p2p(c, probeOp, "source", "tag")
-			if c.Name() == "MPI_Improbe" {
-				o.kind = recvOp
-			}
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		}
-		if why != "" {
-			return why
-		}
-		if c.Comm != nil {
-			current[c.Comm.Handle] = c.Comm
+	return o
+}
+
+// sourceOf finds the source of a request's receive from MPI_ANY_SOURCE:
+// the wildcard record of the call that started it, or the status of the
+// call that completed it (-1: not recorded).
+func (b *builder) sourceOf(start, done, created *trace.Call) int {
+	if w := b.wild[start.Offset]; w != nil {
+		return w.World
+	}
+	if done != nil && done.HasField("status") {
+		if st := done.Words("status"); len(st) == 2 && int64(st[0]) >= 0 {
+			_, ms, _ := b.comm(created)
+			return world(ms, int64(st[0]))
 		}
 	}
-	// Requests: each operation starts at the call that started it and is
-	// waited for by the call that completed it.
-	for _, o := range objects.Follow(p).Requests {
-		created := o.Created
-		for _, use := range o.Ops {
-			e := byCall[use.Start]
-			if e == nil {
-				continue // started at or after MPI_Finalize
-			}
-			d := created.Def
-			var x *op
-			switch {
-			case d.Has("coll") && collOps[created] != nil:
-				x = collOps[created]
-			case d.Has("send"):
-				x = p2p(created, sendOp, "dest", "tag")
-			case created.Name() == "MPI_Imrecv":
-				x = &op{kind: localOp, rank: r.world, call: created}
-			case d.Has("recv"):
-				x = p2p(created, recvOp, "source", "tag")
-				if x.kind == recvOp && x.src < 0 {
-					if w := wild[use.Start.Offset]; w != nil {
-						x.src = w.World
-					} else if use.Done != nil && use.Done.HasField("status") {
-						if st := use.Done.Words("status"); len(st) == 2 && int64(st[0]) >= 0 {
-							ms, _ := members(created, "comm")
-							x.src = world(ms, int64(st[0]))
-						}
-					}
-				}
-			default:
-				x = &op{kind: localOp, rank: r.world, call: created}
-			}
-			if why != "" {
-				return why
-			}
-			x.cancelled = o.Cancelled
-			e.posts = append(e.posts, x)
-			if use.Done != nil {
-				if de := byCall[use.Done]; de != nil {
-					de.waits = append(de.waits, x)
-					x.waited = true
-				}
-			}
-		}
+	return -1
+}
+
+type collID struct {
+	comm string
+	n    int
+}
+
+// collective makes the operation of a rank's part in a collective: the
+// n-th on its communicator, which every member makes.
+func (b *builder) collective(c *trace.Call) *op {
+	key, _, ms := b.comm(c)
+	if ms == nil {
+		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
+		return &op{kind: localOp, rank: b.rank, call: c}
 	}
-	return ""
+	id := collID{key, b.collSeq[key]}
+	b.collSeq[key]++
+	cl := b.s.colls[id]
+	if cl == nil {
+		cl = &coll{need: len(ms), members: ms}
+		b.s.colls[id] = cl
+	}
+	return &op{kind: collOp, rank: b.rank, coll: cl, call: c}
 }
 
 // match pairs each receive with the send of its message: per receiving

@@ -7,7 +7,7 @@ import (
 	"mpivet/trace/tracetest"
 )
 
-const world = uint64(0x1000)
+const worldComm = uint64(0x1000)
 
 var done = map[string]any{}
 
@@ -25,16 +25,16 @@ func prog(n int, body func(r int, l *tracetest.Log)) *trace.Run {
 }
 
 func send(l *tracetest.Log, name string, dest, tag int) {
-	l.Call(name, 10, map[string]any{"dest": dest, "tag": tag, "comm": world, "count": 1}, done)
+	l.Call(name, 10, map[string]any{"dest": dest, "tag": tag, "comm": worldComm, "count": 1}, done)
 }
 
 func recv(l *tracetest.Log, source, tag int) {
-	l.Call("MPI_Recv", 11, map[string]any{"source": source, "tag": tag, "comm": world, "count": 1},
+	l.Call("MPI_Recv", 11, map[string]any{"source": source, "tag": tag, "comm": worldComm, "count": 1},
 		map[string]any{"status": [2]int64{int64(source), int64(tag)}})
 }
 
 func irecv(l *tracetest.Log, source, tag int, req uint64) {
-	l.Call("MPI_Irecv", 12, map[string]any{"source": source, "tag": tag, "comm": world, "request_at": 0x100 + req},
+	l.Call("MPI_Irecv", 12, map[string]any{"source": source, "tag": tag, "comm": worldComm, "request_at": 0x100 + req},
 		map[string]any{"request": req})
 }
 
@@ -155,9 +155,9 @@ func TestCollectiveSynchronises(t *testing.T) {
 	run := prog(2, func(r int, l *tracetest.Log) {
 		if r == 0 {
 			send(l, "MPI_Send", 1, 0)
-			l.Call("MPI_Barrier", 20, map[string]any{"comm": world}, done)
+			l.Call("MPI_Barrier", 20, map[string]any{"comm": worldComm}, done)
 		} else {
-			l.Call("MPI_Barrier", 20, map[string]any{"comm": world}, done)
+			l.Call("MPI_Barrier", 20, map[string]any{"comm": worldComm}, done)
 			recv(l, 0, 0)
 		}
 	})
@@ -176,8 +176,8 @@ func TestWildcardSource(t *testing.T) {
 	run := prog(3, func(r int, l *tracetest.Log) {
 		switch r {
 		case 0:
-			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": world}, map[string]any{"status": [2]int64{2, 0}})
-			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": world}, map[string]any{"status": [2]int64{1, 0}})
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": worldComm}, map[string]any{"status": [2]int64{2, 0}})
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": worldComm}, map[string]any{"status": [2]int64{1, 0}})
 		case 1:
 			send(l, "MPI_Send", 0, 0)
 			send(l, "MPI_Send", 2, 5)
