@@ -1,0 +1,89 @@
+package corpus
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// MPIVET_CORPUS_REPORTS=DIR makes every run of mpivet in these tests leave
+// its JSON report in DIR, normalised so that two runs of the corpus (on two
+// commits) compare with diff -r: the run directory, the program's path,
+// durations and machine addresses of handles are replaced by placeholders,
+// and module paths by their base names. scripts/corpus-reports runs the
+// corpus so on two commits and diffs the reports.
+const reportsEnv = "MPIVET_CORPUS_REPORTS"
+
+var (
+	reportsMu sync.Mutex
+	reportsN  = map[string]int{}
+	hexRE     = regexp.MustCompile(`0x[0-9a-f]{9,}`)
+	secondsRE = regexp.MustCompile(`[0-9]+(\.[0-9]+)?(ms|s)\b`)
+)
+
+// saveReport writes the normalised form of the JSON report data of a run
+// whose files are under dir (run directory, binaries under bin's directory).
+func saveReport(t *testing.T, data []byte, dirs ...string) {
+	out := os.Getenv(reportsEnv)
+	if out == "" {
+		return
+	}
+	if root, err := filepath.Abs(".."); err == nil {
+		dirs = append(dirs, root) // the source tree: file paths in notes
+	}
+	var r map[string]any
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("bad JSON report: %v", err)
+	}
+	for _, k := range []string{"run_dir", "seconds", "program"} {
+		delete(r, k)
+	}
+	norm := func(s string) string {
+		for i, d := range dirs {
+			s = strings.ReplaceAll(s, d, "$DIR"+string(rune('0'+i)))
+		}
+		s = hexRE.ReplaceAllString(s, "0xADDR")
+		return secondsRE.ReplaceAllString(s, "TIME")
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return norm(x)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			for k, e := range x {
+				if k == "module" || k == "path" {
+					if s, ok := e.(string); ok {
+						x[k] = filepath.Base(s)
+						continue
+					}
+				}
+				x[k] = walk(e)
+			}
+		}
+		return v
+	}
+	walk(r)
+	b, _ := json.MarshalIndent(r, "", "  ")
+	name := strings.ReplaceAll(t.Name(), "/", "_")
+	reportsMu.Lock()
+	reportsN[name]++
+	if n := reportsN[name]; n > 1 {
+		name += "." + string(rune('0'+n))
+	}
+	reportsMu.Unlock()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, name+".json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
