@@ -9,6 +9,7 @@ import (
 	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/all"
+	"mpivet/report"
 	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
@@ -17,7 +18,7 @@ func TestValidate(t *testing.T) {
 	if err := check.Validate(all.Checks); err != nil {
 		t.Fatal(err)
 	}
-	bad := []*check.Check{{Name: "Bad Name", Doc: "x", Run: func(*check.Pass) error { return nil }}, {Name: "nodoc", Run: func(*check.Pass) error { return nil }}}
+	bad := []*check.Check{{Name: "Bad Name", Doc: "x", Run: func(*check.Pass) (any, error) { return nil, nil }}, {Name: "nodoc", Run: func(*check.Pass) (any, error) { return nil, nil }}}
 	if err := check.Validate(bad); err == nil {
 		t.Fatal("malformed checks accepted")
 	}
@@ -29,7 +30,7 @@ func run(t *testing.T, in *check.Input) []check.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fs
+	return report.Merge(fs)
 }
 
 func kinds(fs []check.Finding) string {

@@ -6,6 +6,8 @@
 package comms
 
 import (
+	"reflect"
+
 	"fmt"
 
 	"mpivet/check"
@@ -115,4 +117,27 @@ func (x *Index) Name(comm uint64) string {
 		return fmt.Sprintf("the communicator of world ranks %v", ms)
 	}
 	return "communicator " + check.HandleHex(comm)
+}
+
+// Result is the communicators of every rank of one execution.
+type Result struct{ procs map[*trace.Process]*Index }
+
+// Of returns rank p's communicators.
+func (r *Result) Of(p *trace.Process) *Index { return r.procs[p] }
+
+// Analyzer indexes the communicators of every rank, once per execution.
+var Analyzer = &check.Check{
+	Name: "comms",
+	Doc: `the communicators of every rank, placed across ranks
+
+A result-only analysis: for every rank, an Index of its communicators
+(NewIndex): their rank-independent keys, members and collectives.`,
+	ResultType: reflect.TypeOf((*Result)(nil)),
+	Run: func(pass *check.Pass) (any, error) {
+		r := &Result{procs: map[*trace.Process]*Index{}}
+		for _, p := range pass.In.Run.Procs {
+			r.procs[p] = NewIndex(p)
+		}
+		return r, nil
+	},
 }

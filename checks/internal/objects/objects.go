@@ -9,9 +9,12 @@
 package objects
 
 import (
+	"reflect"
+
 	"strings"
 
 	"mpivet/api"
+	"mpivet/check"
 	"mpivet/trace"
 )
 
@@ -327,4 +330,27 @@ func completeRequests(c *trace.Call, null uint64, done func(s slot, persistentOn
 			done(reqs[ix], exact)
 		}
 	}
+}
+
+// Result is the objects of every rank of one execution.
+type Result struct{ procs map[*trace.Process]*State }
+
+// Of returns rank p's objects.
+func (r *Result) Of(p *trace.Process) *State { return r.procs[p] }
+
+// Analyzer follows the objects of every rank, once per execution.
+var Analyzer = &check.Check{
+	Name: "objects",
+	Doc: `the life of every MPI object and request
+
+A result-only analysis: for every rank, the objects it created, freed and
+left live, and the events of its requests (Follow).`,
+	ResultType: reflect.TypeOf((*Result)(nil)),
+	Run: func(pass *check.Pass) (any, error) {
+		r := &Result{procs: map[*trace.Process]*State{}}
+		for _, p := range pass.In.Run.Procs {
+			r.procs[p] = Follow(p)
+		}
+		return r, nil
+	},
 }

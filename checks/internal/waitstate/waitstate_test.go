@@ -204,8 +204,8 @@ func TestSendToFinalizingRank(t *testing.T) {
 	l1.Call("MPI_Send", 2, map[string]any{"dest": 0, "tag": 0, "comm": worldComm}, nil)
 	run := procs(l0, l1)
 	a := Analyze(run)
-	if len(a.Deadlocked) != 2 || a.NeedsBuffering(run) {
-		t.Fatalf("deadlocked %v, needs buffering %v; want both, no", a.Deadlocked, a.NeedsBuffering(run))
+	if len(a.Deadlocked) != 2 || a.NeedsBuffering() {
+		t.Fatalf("deadlocked %v, needs buffering %v; want both, no", a.Deadlocked, a.NeedsBuffering())
 	}
 	if r := a.Ranks[1]; len(r.SendsTo) != 1 || r.SendsTo[0] != 0 || !a.Ranks[0].Finalizing {
 		t.Fatalf("rank 1 sends to %v; rank 0 finalizing %v", r.SendsTo, a.Ranks[0].Finalizing)
@@ -219,7 +219,7 @@ func TestSendToFinalizingRank(t *testing.T) {
 		ls = append(ls, l)
 	}
 	run = procs(ls...)
-	if a := Analyze(run); len(a.Deadlocked) != 2 || !a.NeedsBuffering(run) {
-		t.Fatalf("head to head: deadlocked %v, needs buffering %v", a.Deadlocked, a.NeedsBuffering(run))
+	if a := Analyze(run); len(a.Deadlocked) != 2 || !a.NeedsBuffering() {
+		t.Fatalf("head to head: deadlocked %v, needs buffering %v", a.Deadlocked, a.NeedsBuffering())
 	}
 }
