@@ -7,6 +7,7 @@ package comms
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"fmt"
 
@@ -31,6 +32,7 @@ type Index struct {
 // is resolved as of each call, so a handle reused after MPI_Comm_free names
 // the right communicator.
 func NewIndex(p *trace.Process) *Index {
+	indexes.Add(1)
 	x := &Index{p: p, callKey: map[*trace.Call]string{}, key: map[uint64]string{},
 		comm: map[uint64]*trace.Comm{}, colls: map[string][]*trace.Call{}}
 	seen := map[string]int{}
@@ -118,6 +120,13 @@ func (x *Index) Name(comm uint64) string {
 	}
 	return "communicator " + check.HandleHex(comm)
 }
+
+// indexes counts the calls of NewIndex.
+var indexes atomic.Int64
+
+// Indexes is how many times ranks' communicators were indexed: tests check
+// that each rank's are indexed once per execution.
+func Indexes() int64 { return indexes.Load() }
 
 // Result is the communicators of every rank of one execution.
 type Result struct{ procs map[*trace.Process]*Index }

@@ -10,6 +10,7 @@ package objects
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"strings"
 
@@ -129,6 +130,7 @@ type slot struct{ v, at uint64 }
 
 // Follow follows one rank's objects.
 func Follow(p *trace.Process) *State {
+	follows.Add(1)
 	st := &State{}
 	live := table{}
 	var order []*Object
@@ -331,6 +333,13 @@ func completeRequests(c *trace.Call, null uint64, done func(s slot, persistentOn
 		}
 	}
 }
+
+// follows counts the calls of Follow.
+var follows atomic.Int64
+
+// Follows is how many times ranks' objects were followed: tests check that
+// each rank's are followed once per execution.
+func Follows() int64 { return follows.Load() }
 
 // Result is the objects of every rank of one execution.
 type Result struct{ procs map[*trace.Process]*State }

@@ -151,8 +151,12 @@ func standard(name string) bool {
 	return name == "MPI_Send" || name == "MPI_Isend" || name == "MPI_Send_init"
 }
 
-// analyses counts the analyses made (tests measure how often).
+// analyses counts the analyses made.
 var analyses atomic.Int64
+
+// Analyses is how many wait-for analyses were made (each builds the
+// conditions and solves the graph): tests check how often per execution.
+func Analyses() int64 { return analyses.Load() }
 
 func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
 	analyses.Add(1)
