@@ -479,6 +479,22 @@ func (u *Unit) Findings(checks []*Check) ([]Finding, error) {
 	return all, nil
 }
 
+// PerProcess is a result computed for each process of an execution: the
+// result type of a shared analysis that looks at one rank at a time.
+type PerProcess[T any] struct{ procs map[*trace.Process]T }
+
+// Of returns the result for process p.
+func (r *PerProcess[T]) Of(p *trace.Process) T { return r.procs[p] }
+
+// EachProcess computes f for every process of run.
+func EachProcess[T any](run *trace.Run, f func(*trace.Process) T) *PerProcess[T] {
+	r := &PerProcess[T]{procs: map[*trace.Process]T{}}
+	for _, p := range run.Procs {
+		r.procs[p] = f(p)
+	}
+	return r
+}
+
 // Run runs the checks over one execution and returns their findings, as
 // Unit.Findings.
 func Run(checks []*Check, in *Input) ([]Finding, error) { return NewUnit(in).Findings(checks) }

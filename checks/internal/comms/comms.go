@@ -128,11 +128,8 @@ var indexes atomic.Int64
 // that each rank's are indexed once per execution.
 func Indexes() int64 { return indexes.Load() }
 
-// Result is the communicators of every rank of one execution.
-type Result struct{ procs map[*trace.Process]*Index }
-
-// Of returns rank p's communicators.
-func (r *Result) Of(p *trace.Process) *Index { return r.procs[p] }
+// Result is the communicators of every rank of one execution (Of).
+type Result = check.PerProcess[*Index]
 
 // Analyzer indexes the communicators of every rank, once per execution.
 var Analyzer = &check.Check{
@@ -142,11 +139,5 @@ var Analyzer = &check.Check{
 A result-only analysis: for every rank, an Index of its communicators
 (NewIndex): their rank-independent keys, members and collectives.`,
 	ResultType: reflect.TypeOf((*Result)(nil)),
-	Run: func(pass *check.Pass) (any, error) {
-		r := &Result{procs: map[*trace.Process]*Index{}}
-		for _, p := range pass.In.Run.Procs {
-			r.procs[p] = NewIndex(p)
-		}
-		return r, nil
-	},
+	Run:        func(pass *check.Pass) (any, error) { return check.EachProcess(pass.In.Run, NewIndex), nil },
 }

@@ -341,11 +341,8 @@ var follows atomic.Int64
 // each rank's are followed once per execution.
 func Follows() int64 { return follows.Load() }
 
-// Result is the objects of every rank of one execution.
-type Result struct{ procs map[*trace.Process]*State }
-
-// Of returns rank p's objects.
-func (r *Result) Of(p *trace.Process) *State { return r.procs[p] }
+// Result is the objects of every rank of one execution (Of).
+type Result = check.PerProcess[*State]
 
 // Analyzer follows the objects of every rank, once per execution.
 var Analyzer = &check.Check{
@@ -355,11 +352,5 @@ var Analyzer = &check.Check{
 A result-only analysis: for every rank, the objects it created, freed and
 left live, and the events of its requests (Follow).`,
 	ResultType: reflect.TypeOf((*Result)(nil)),
-	Run: func(pass *check.Pass) (any, error) {
-		r := &Result{procs: map[*trace.Process]*State{}}
-		for _, p := range pass.In.Run.Procs {
-			r.procs[p] = Follow(p)
-		}
-		return r, nil
-	},
+	Run:        func(pass *check.Pass) (any, error) { return check.EachProcess(pass.In.Run, Follow), nil },
 }
