@@ -4,7 +4,13 @@
 //
 // It follows golang.org/x/tools/go/analysis: checks are small, independent,
 // and know nothing about how the program was launched or how findings are
-// printed; Validate rejects malformed checks in one test for all of them.
+// printed. A check lists in Requires the shared analyses it reads (objects,
+// communicators, wait state: result-only checks, with a ResultType and no
+// Kinds) and finds their results in Pass.ResultOf; a Unit runs each analysis
+// once per execution, before the checks that require it. Validate rejects
+// malformed checks, requirements and cycles in one test for all of them.
+// Merging findings across ranks and interleavings, and printing them, is
+// package report's.
 package check
 
 import (

@@ -2,7 +2,9 @@
 // between ranks (in Open MPI they are addresses), so checks that compare
 // what different ranks did on "the same" communicator name it by a key that
 // is the same on every rank, and find its members through the world ranks
-// the layer recorded when it was created.
+// the layer recorded when it was created. It is a shared, result-only
+// analysis (Analyzer), computed once per execution: the collective and
+// unreceived-message checks and the wait state read it.
 package comms
 
 import (

@@ -1,8 +1,10 @@
 // Package objects follows the MPI objects a rank creates through handles
 // (communicators, groups, datatypes, ops, infos, error handlers, messages and
 // requests) from the call that created each to the call that freed it, and
-// the active/inactive state of requests. It is a shared analysis: it reports
-// nothing itself; the resource-leak and request-lifecycle checks read it.
+// the active/inactive state of requests. It is a shared, result-only analysis
+// (Analyzer), computed once per execution: it reports nothing itself; the
+// resource-leak, request-lifecycle and buffer-reuse checks and the wait
+// state read it.
 //
 // It is driven entirely by the roles in api/mpi.api (new, free, reqs, ...),
 // so a call added to the description is tracked without touching this code.

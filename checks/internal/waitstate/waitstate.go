@@ -1,9 +1,11 @@
 // Package waitstate turns what the ranks of a run are doing (their state
 // pages and logs, read live or after the run stopped) into wait-for
 // conditions, and decides with package waitfor whether they are deadlocked.
-// It is a shared analysis: the deadlock and timeout checks read it, and the
-// run driver asks it whether a run that stopped making progress can ever
-// resume.
+// It is a shared, result-only analysis (Analyzer), computed once per
+// execution that mpivet stopped: the deadlock, timeout and program-failure
+// checks read it; the run driver asks it, through package checks/stall,
+// whether a live run that stopped making progress can ever resume
+// (Analyze) and whether a replay's deadlock comes only from a forced match.
 //
 // Conditions follow MPI's semantics (seed 003 §3.2): a blocked receive or
 // probe waits for its source (any member of its communicator for
