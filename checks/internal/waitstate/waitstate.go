@@ -38,6 +38,7 @@ package waitstate
 import (
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -179,7 +180,15 @@ func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
 		r.Finalizing = r.State == waitfor.Finished || p.FinalizeCall() != nil
 		a.Ranks[p.Rank] = r
 	}
-	for id, r := range a.Ranks {
+	// In rank order: the graph's nodes, its DOT text and the order of the
+	// cores follow it (a map's order made them change from run to run).
+	ids := make([]int, 0, len(a.Ranks))
+	for id := range a.Ranks {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		r := a.Ranks[id]
 		wp := waitfor.Process{ID: id, State: r.State, Label: fmt.Sprintf("rank %d", id)}
 		if r.State == waitfor.Blocked {
 			wp.Label = fmt.Sprintf("rank %d: %s", id, check.Describe(r.Proc, r.Call))
