@@ -4,12 +4,21 @@
 //
 // It follows golang.org/x/tools/go/analysis: checks are small, independent,
 // and know nothing about how the program was launched or how findings are
-// printed; Validate rejects malformed checks in one test for all of them.
+// printed. A check lists in Requires the shared analyses it reads (objects,
+// communicators, wait state: result-only checks, with a ResultType and no
+// Kinds) and finds their results in Pass.ResultOf; a Unit runs each analysis
+// once per execution, before the checks that require it. Validate rejects
+// malformed checks, requirements and cycles in one test for all of them.
+// Merging findings across ranks and interleavings, and printing them, is
+// package report's.
 package check
 
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -84,6 +93,28 @@ type Finding struct {
 	Message      string     `json:"message"`
 	Locations    []Location `json:"locations"`
 	Interleaving int        `json:"interleaving"`
+	// Fingerprint identifies the finding across interleavings and runs
+	// (package report computes it).
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Graph is a drawing that goes with the finding (the wait-for graph of
+	// a deadlock), which the report's DOT printer writes.
+	Graph *Graph `json:"-"`
+}
+
+// Graph is a graph in Graphviz's DOT language, to be written in Dir as
+// Name.dot (and Name.svg where Graphviz is installed).
+type Graph struct {
+	Dir, Name string
+	DOT       string
+}
+
+// Path is the file a finding's message names for the graph: Name.svg where
+// Graphviz's dot is installed to draw it, else Name.dot.
+func (g *Graph) Path() string {
+	if _, err := exec.LookPath("dot"); err == nil {
+		return filepath.Join(g.Dir, g.Name+".svg")
+	}
+	return filepath.Join(g.Dir, g.Name+".dot")
 }
 
 // Input is one execution of the program, as the checks see it.
@@ -104,22 +135,37 @@ type Input struct {
 	LauncherExit   int
 }
 
-// Check is one analysis.
+// Check is one analysis: a check that reports findings, or a shared
+// analysis that only computes a result for others (result-only: a
+// ResultType and no Kinds), as go/analysis's Analyzer.
 type Check struct {
 	Name string // identifier; also the Kind of its findings unless Kinds says otherwise
 	Doc  string // first line: short lowercase title; then details
-	// Kinds lists the finding kinds the check reports (default: Name). A
-	// finding of any other kind is an error of the check.
+	// Kinds lists the finding kinds the check reports (default: Name,
+	// none for a result-only analysis). A finding of any other kind is an
+	// error of the check.
 	Kinds []string
 	// KindDocs explains each kind other than Name, in Doc's form (a short
 	// lowercase title, then details): mpivet explain KIND prints it, and
 	// Validate rejects a declared kind without one.
 	KindDocs map[string]string
-	Run      func(*Pass) error
+	// Requires are the analyses whose results Run reads (Pass.ResultOf):
+	// each runs once per execution, before the checks that require it.
+	Requires []*Check
+	// ResultType is the type of the value Run returns (nil: Run returns
+	// nil). With no Kinds the check is a result-only analysis.
+	ResultType reflect.Type
+	Run        func(*Pass) (any, error)
 }
+
+// ResultOnly reports whether the check only computes a result for others.
+func (c *Check) ResultOnly() bool { return c.ResultType != nil && len(c.Kinds) == 0 }
 
 // AllKinds returns the kinds of finding the check reports.
 func (c *Check) AllKinds() []string {
+	if c.ResultOnly() {
+		return nil
+	}
 	if len(c.Kinds) == 0 {
 		return []string{c.Name}
 	}
@@ -171,8 +217,10 @@ func Explain(checks []*Check, kind string) []Explanation {
 
 // Pass connects a Check to one Input.
 type Pass struct {
-	Check      *Check
-	In         *Input
+	Check *Check
+	In    *Input
+	// ResultOf holds the results of the checks in Check.Requires.
+	ResultOf   map[*Check]any
 	findings   []Finding
 	undeclared []string // kinds reported but not declared
 }
@@ -295,111 +343,167 @@ func HandleHex(v uint64) string {
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// Validate checks that the checks are well formed and their names unique.
+// Validate checks that the checks, and the analyses they require, are well
+// formed: names unique, documented, with a Run function, every kind
+// explained, every requirement a valid check, and no cycle in Requires.
 func Validate(checks []*Check) error {
-	seen := map[string]bool{}
+	byName := map[string]*Check{}
+	state := map[*Check]int{} // 1 visiting, 2 done
 	var errs []error
+	var visit func(c *Check, from string)
+	visit = func(c *Check, from string) {
+		if c == nil {
+			errs = append(errs, fmt.Errorf("check %s: requires a nil check", from))
+			return
+		}
+		switch state[c] {
+		case 1:
+			errs = append(errs, fmt.Errorf("check %s: cycle in Requires through %s", from, c.Name))
+			return
+		case 2:
+			if from == "" {
+				errs = append(errs, fmt.Errorf("check %s: registered twice", c.Name))
+			}
+			return
+		}
+		state[c] = 1
+		errs = append(errs, validate(c, byName)...)
+		for _, r := range c.Requires {
+			visit(r, c.Name)
+		}
+		state[c] = 2
+	}
 	for _, c := range checks {
-		switch {
-		case !nameRE.MatchString(c.Name):
-			errs = append(errs, fmt.Errorf("check %q: name must be lower-case words joined by '-'", c.Name))
-		case c.Doc == "":
-			errs = append(errs, fmt.Errorf("check %s: no documentation", c.Name))
-		case c.Run == nil:
-			errs = append(errs, fmt.Errorf("check %s: no Run function", c.Name))
-		case seen[c.Name]:
-			errs = append(errs, fmt.Errorf("check %s: registered twice", c.Name))
-		}
-		seen[c.Name] = true
-		for _, k := range c.AllKinds() {
-			if !nameRE.MatchString(k) {
-				errs = append(errs, fmt.Errorf("check %s: kind %q must be lower-case words joined by '-'", c.Name, k))
-			} else if _, ok := c.Explain(k); !ok {
-				errs = append(errs, fmt.Errorf("check %s: kind %s has no explanation (KindDocs)", c.Name, k))
-			}
-		}
-		for k := range c.KindDocs {
-			if !c.reports(k) {
-				errs = append(errs, fmt.Errorf("check %s: KindDocs explains %s, which is not in Kinds", c.Name, k))
-			}
-		}
+		visit(c, "")
 	}
 	return errors.Join(errs...)
 }
 
-// Run runs the checks over one execution and returns their findings, merged
-// across ranks and sorted. A check that fails is an error of mpivet itself.
-func Run(checks []*Check, in *Input) ([]Finding, error) {
+// validate checks one check; byName holds those seen, to find two with one name.
+func validate(c *Check, byName map[string]*Check) []error {
+	var errs []error
+	switch {
+	case !nameRE.MatchString(c.Name):
+		errs = append(errs, fmt.Errorf("check %q: name must be lower-case words joined by '-'", c.Name))
+	case c.Doc == "":
+		errs = append(errs, fmt.Errorf("check %s: no documentation", c.Name))
+	case c.Run == nil:
+		errs = append(errs, fmt.Errorf("check %s: no Run function", c.Name))
+	case byName[c.Name] != nil && byName[c.Name] != c:
+		errs = append(errs, fmt.Errorf("check %s: two checks have that name", c.Name))
+	}
+	byName[c.Name] = c
+	for _, k := range c.AllKinds() {
+		if !nameRE.MatchString(k) {
+			errs = append(errs, fmt.Errorf("check %s: kind %q must be lower-case words joined by '-'", c.Name, k))
+		} else if _, ok := c.Explain(k); !ok {
+			errs = append(errs, fmt.Errorf("check %s: kind %s has no explanation (KindDocs)", c.Name, k))
+		}
+	}
+	for k := range c.KindDocs {
+		if !c.reports(k) {
+			errs = append(errs, fmt.Errorf("check %s: KindDocs explains %s, which is not in Kinds", c.Name, k))
+		}
+	}
+	return errs
+}
+
+// Unit is one execution under analysis. It runs each check at most once,
+// after the analyses it requires, and keeps its result, so that an analysis
+// several checks require (the wait state of a stalled run, the objects of
+// every rank) is computed once per execution, and the run driver can ask
+// for a result (Result) before or after the checks run.
+type Unit struct {
+	In      *Input
+	actions map[*Check]*action
+}
+
+// action is one check run on a Unit.
+type action struct {
+	running  bool
+	result   any
+	findings []Finding
+	err      error
+}
+
+// NewUnit prepares the analysis of one execution.
+func NewUnit(in *Input) *Unit { return &Unit{In: in, actions: map[*Check]*action{}} }
+
+// Result runs c (and what it requires) on the unit, once, and returns its result.
+func (u *Unit) Result(c *Check) (any, error) {
+	a := u.run(c)
+	return a.result, a.err
+}
+
+func (u *Unit) run(c *Check) *action {
+	if a := u.actions[c]; a != nil {
+		if a.running {
+			return &action{err: fmt.Errorf("check %s: cycle in Requires", c.Name)}
+		}
+		return a
+	}
+	a := &action{running: true}
+	u.actions[c] = a
+	defer func() { a.running = false }()
+	p := &Pass{Check: c, In: u.In, ResultOf: map[*Check]any{}}
+	for _, r := range c.Requires {
+		ra := u.run(r)
+		if ra.err != nil {
+			a.err = ra.err
+			return a
+		}
+		p.ResultOf[r] = ra.result
+	}
+	res, err := c.Run(p)
+	switch {
+	case err != nil:
+		a.err = fmt.Errorf("check %s: %v", c.Name, err)
+	case len(p.undeclared) > 0:
+		a.err = fmt.Errorf("check %s: reported kind %q, which it does not declare in Kinds", c.Name, p.undeclared[0])
+	case res != nil && reflect.TypeOf(res) != c.ResultType:
+		a.err = fmt.Errorf("check %s: result of type %T, not its ResultType %v", c.Name, res, c.ResultType)
+	}
+	if a.err == nil {
+		a.result, a.findings = res, p.findings
+	}
+	return a
+}
+
+// Findings runs the checks on the unit and returns their findings, in the
+// order of the checks; the findings of the analyses they require are not
+// included (result-only analyses report none). A check that fails is an
+// error of mpivet itself. Package report merges them across ranks.
+func (u *Unit) Findings(checks []*Check) ([]Finding, error) {
 	var all []Finding
 	for _, c := range checks {
-		p := &Pass{Check: c, In: in}
-		if err := c.Run(p); err != nil {
-			return nil, fmt.Errorf("check %s: %v", c.Name, err)
+		a := u.run(c)
+		if a.err != nil {
+			return nil, a.err
 		}
-		if len(p.undeclared) > 0 {
-			return nil, fmt.Errorf("check %s: reported kind %q, which it does not declare in Kinds", c.Name, p.undeclared[0])
-		}
-		all = append(all, p.findings...)
+		all = append(all, a.findings...)
 	}
-	return Merge(all), nil
+	return all, nil
 }
 
-// Merge joins findings that differ only in the rank they occurred on (the
-// same problem at the same source line on many ranks), and sorts them.
-func Merge(fs []Finding) []Finding {
-	type key struct{ kind, sev, msg, where string }
-	index := map[key]int{}
-	var out []Finding
-	for _, f := range fs {
-		where := ""
-		for _, l := range f.Locations {
-			where += fmt.Sprintf("%s:%d:%s:%s;", l.File, l.Line, l.Function, l.Call)
-			if l.File == "" { // no line: the address tells call sites apart
-				where += l.Module + "+" + l.Offset + ";"
-			}
-		}
-		k := key{f.Kind, string(f.Severity), f.Message, where}
-		i, ok := index[k]
-		if !ok {
-			index[k] = len(out)
-			f.Ranks = append([]int(nil), f.Ranks...)
-			out = append(out, f)
-			continue
-		}
-		out[i].Ranks = unionInts(out[i].Ranks, f.Ranks)
+// PerProcess is a result computed for each process of an execution: the
+// result type of a shared analysis that looks at one rank at a time.
+type PerProcess[T any] struct{ procs map[*trace.Process]T }
+
+// Of returns the result for process p.
+func (r *PerProcess[T]) Of(p *trace.Process) T { return r.procs[p] }
+
+// EachProcess computes f for every process of run.
+func EachProcess[T any](run *trace.Run, f func(*trace.Process) T) *PerProcess[T] {
+	r := &PerProcess[T]{procs: map[*trace.Process]T{}}
+	for _, p := range run.Procs {
+		r.procs[p] = f(p)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity != b.Severity {
-			return a.Severity == Error
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return firstInt(a.Ranks) < firstInt(b.Ranks)
-	})
-	return out
+	return r
 }
 
-func unionInts(a, b []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, x := range append(append([]int(nil), a...), b...) {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-func firstInt(a []int) int {
-	if len(a) == 0 {
-		return -1
-	}
-	return a[0]
-}
+// Run runs the checks over one execution and returns their findings, as
+// Unit.Findings.
+func Run(checks []*Check, in *Input) ([]Finding, error) { return NewUnit(in).Findings(checks) }
 
 // Plural returns one or many, as n asks.
 func Plural(n int, one, many string) string {

@@ -42,7 +42,7 @@ func TestHandleFormatting(t *testing.T) {
 	}
 }
 
-// A location without debug information prints and merges by its address.
+// A location without debug information prints by its address.
 func TestLocationWithoutLines(t *testing.T) {
 	var l check.Location
 	l.SetSource(symbolize.Location{Module: "/opt/app/bin/solver", Offset: 0x11c9, Symbol: "main+0x1c", Function: "main"})
@@ -58,12 +58,5 @@ func TestLocationWithoutLines(t *testing.T) {
 	}
 	if got := (check.Location{}).Where(); got != "(unknown location)" {
 		t.Errorf("Where of nothing = %q", got)
-	}
-	at := func(off string) check.Finding {
-		return check.Finding{Kind: "k", Severity: check.Error, Message: "m", Ranks: []int{0},
-			Locations: []check.Location{{Module: "/a/solver", Offset: off, Function: "main"}}}
-	}
-	if fs := check.Merge([]check.Finding{at("0x10"), at("0x20")}); len(fs) != 2 {
-		t.Errorf("two call sites without lines merged into %d findings", len(fs))
 	}
 }

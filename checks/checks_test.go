@@ -9,6 +9,11 @@ import (
 	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/all"
+	"mpivet/checks/internal/comms"
+	"mpivet/checks/internal/objects"
+	"mpivet/checks/internal/waitstate"
+	"mpivet/checks/stall"
+	"mpivet/report"
 	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
@@ -17,7 +22,7 @@ func TestValidate(t *testing.T) {
 	if err := check.Validate(all.Checks); err != nil {
 		t.Fatal(err)
 	}
-	bad := []*check.Check{{Name: "Bad Name", Doc: "x", Run: func(*check.Pass) error { return nil }}, {Name: "nodoc", Run: func(*check.Pass) error { return nil }}}
+	bad := []*check.Check{{Name: "Bad Name", Doc: "x", Run: func(*check.Pass) (any, error) { return nil, nil }}, {Name: "nodoc", Run: func(*check.Pass) (any, error) { return nil, nil }}}
 	if err := check.Validate(bad); err == nil {
 		t.Fatal("malformed checks accepted")
 	}
@@ -29,7 +34,7 @@ func run(t *testing.T, in *check.Input) []check.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fs
+	return report.Merge(fs)
 }
 
 func kinds(fs []check.Finding) string {
@@ -314,5 +319,37 @@ func TestBufferReuseOneFindingPerSite(t *testing.T) {
 	// after, before, start, completion
 	if len(locs) != 2 || locs[0]+locs[1] != 7 {
 		t.Errorf("buffer-reuse findings with %v locations, want one exact (3) and one by comparison (4)", locs)
+	}
+}
+
+// The shared analyses run once per execution, however many checks read
+// them: objects and communicators once per rank, the wait-for analysis once
+// for the stall, once more for buffering (the deadlock check's question:
+// would buffered sends end it?), and once more for the driver's question
+// about a replay's forced match, on the same Unit.
+func TestSharedAnalysesOncePerExecution(t *testing.T) {
+	l0 := tracetest.New(0, 2)
+	l0.Call("MPI_Init", 1, nil, map[string]any{})
+	l0.Call("MPI_Send", 2, map[string]any{"dest": 1, "tag": 0, "comm": uint64(0x1000)}, nil)
+	l1 := tracetest.New(1, 2)
+	l1.Call("MPI_Init", 1, nil, map[string]any{})
+	l1.Call("MPI_Send", 2, map[string]any{"dest": 0, "tag": 0, "comm": uint64(0x1000)}, nil)
+	in := &check.Input{Run: &trace.Run{Procs: []*trace.Process{l0.Process(), l1.Process()}}, NP: 2, Stalled: true}
+	f0, c0, w0 := objects.Follows(), comms.Indexes(), waitstate.Analyses()
+	u := check.NewUnit(in)
+	if forced, err := stall.ForcedOnly(u); err != nil || forced {
+		t.Fatalf("ForcedOnly = %v, %v", forced, err)
+	}
+	fs, err := u.Findings(all.Checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := kinds(report.Merge(fs)); k != "error:unsafe-buffering" {
+		t.Fatalf("findings: %s", k)
+	}
+	f, c, w := objects.Follows()-f0, comms.Indexes()-c0, waitstate.Analyses()-w0
+	t.Logf("per stalled execution of 2 ranks: objects followed %d, communicators indexed %d, wait-for analyses %d", f, c, w)
+	if f != 2 || c != 2 || w != 3 {
+		t.Errorf("objects followed %d times, communicators indexed %d, wait-for analyses %d; want 2, 2, 3", f, c, w)
 	}
 }

@@ -235,6 +235,7 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	if rerr != nil {
 		t.Fatalf("no JSON report (exit %d):\n%s", code, out)
 	}
+	saveReport(t, data, dir, filepath.Dir(bin))
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("bad JSON report: %v\n%s", err, data)

@@ -1,14 +1,16 @@
-// Package report prints the outcome of an mpivet run: on a terminal, one
-// block per finding, and as the JSON document that tools and tests read.
-// Each format is one Print function; they share the Report value.
+// Package report owns the outcome of a verification: merging the findings
+// of every interleaving under one identity (Fingerprint; Merge joins a
+// finding's ranks, Findings keeps one finding per fingerprint across
+// interleavings), the verdict and exit status (New, ExitCode), and the
+// printers, one per format behind the Printer interface: Text (the
+// terminal), JSON (what tools and tests read) and DOT (the graphs that go
+// with findings, written as files: a deadlock's wait-for graph). Each
+// printer has golden tests (testdata/*.golden; go test -update rewrites
+// them).
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 
 	"mpivet/check"
 )
@@ -69,7 +71,10 @@ func New(findings []check.Finding, stopped string) *Report {
 	if r.Findings == nil {
 		r.Findings = []check.Finding{}
 	}
-	for _, f := range findings {
+	for i, f := range r.Findings {
+		if f.Fingerprint == "" {
+			r.Findings[i].Fingerprint = Fingerprint(f)
+		}
 		if f.Severity == check.Error {
 			r.Verdict = "error"
 		}
@@ -96,91 +101,6 @@ func (r *Report) ExitCode() int {
 	return ExitOK
 }
 
-// WriteJSON writes the JSON document to path.
-func (r *Report) WriteJSON(path string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// Colors used on terminals: MUST's convention, red errors, yellow warnings,
-// green for a clean run.
-type palette struct{ red, yellow, green, bold, dim, reset string }
-
-func colors(on bool) palette {
-	if !on {
-		return palette{}
-	}
-	return palette{"\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[1m", "\x1b[2m", "\x1b[0m"}
-}
-
-// PrintText writes the terminal report.
-func (r *Report) PrintText(w io.Writer, color bool) {
-	c := colors(color)
-	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
-	for _, f := range r.Findings {
-		col := c.yellow
-		if f.Severity == check.Error {
-			col = c.red
-		}
-		ranks := ""
-		if len(f.Ranks) > 0 {
-			ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
-		}
-		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
-		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
-		fmt.Fprintf(w, "  %s\n", msg)
-		for _, l := range f.Locations {
-			note := ""
-			if l.Note != "" {
-				note = c.dim + "  (" + l.Note + ")" + c.reset
-			}
-			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
-		}
-	}
-	for _, il := range r.Explored {
-		fmt.Fprintf(w, "\n%sinterleaving %d%s:\n", c.bold, il.N, c.reset)
-		for _, s := range il.Steps {
-			fmt.Fprintf(w, "    %s\n", s)
-		}
-		fmt.Fprintf(w, "  replay: %s\n", il.Replay)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "\n%snote: %s%s\n", c.dim, n, c.reset)
-	}
-	errs, warns := 0, 0
-	for _, f := range r.Findings {
-		if f.Severity == check.Error {
-			errs++
-		} else {
-			warns++
-		}
-	}
-	fmt.Fprintln(w)
-	if !r.Complete {
-		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, r.Stopped, r.Coverage)
-	}
-	if len(r.Findings) == 0 {
-		if r.Verdict == "incomplete" {
-			fmt.Fprintf(w, "%sverdict: incomplete%s: no MPI usage errors found in the %d %s covered (records: %s)\n",
-				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
-			return
-		}
-		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
-			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
-		return
-	}
-	col := c.yellow
-	if r.Verdict == "error" {
-		col = c.red
-	}
-	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
-		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
-		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
-}
-
 // String says what was covered, in words.
 func (c Coverage) String() string {
 	s := fmt.Sprintf("%d %s run", c.Done, check.Plural(c.Done, "interleaving", "interleavings"))
@@ -198,10 +118,7 @@ func (c Coverage) String() string {
 	return s
 }
 
-// interleaving names the interleaving a finding comes from, when there were several.
-func (r *Report) interleaving(f check.Finding) string {
-	if r.Interleavings > 1 && f.Interleaving > 0 {
-		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
-	}
-	return ""
+// Printer writes a report in one format.
+type Printer interface {
+	Print(r *Report) error
 }

@@ -16,7 +16,7 @@ func TestJSONFields(t *testing.T) {
 		Message: "m", Locations: []check.Location{{Rank: 0, File: "leak.c", Line: 12, Function: "main"}}}}, "")
 	r.Interleavings = 1
 	path := filepath.Join(t.TempDir(), "r.json")
-	if err := r.WriteJSON(path); err != nil {
+	if err := WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -28,7 +28,7 @@ func TestJSONFields(t *testing.T) {
 		t.Fatalf("doc: %s", data)
 	}
 	f := doc["findings"].([]any)[0].(map[string]any)
-	for _, k := range []string{"kind", "severity", "ranks", "message", "locations"} {
+	for _, k := range []string{"kind", "severity", "ranks", "message", "locations", "fingerprint"} {
 		if _, ok := f[k]; !ok {
 			t.Errorf("finding has no %q", k)
 		}
@@ -46,7 +46,7 @@ func TestCleanAndWarnings(t *testing.T) {
 	r := New(nil, "")
 	r.Interleavings = 1
 	var b bytes.Buffer
-	r.PrintText(&b, false)
+	NewText(&b, false).Print(r)
 	if r.Verdict != "ok" || r.ExitCode() != 0 || !strings.Contains(b.String(), "no MPI usage errors") {
 		t.Fatalf("clean report: %s", b.String())
 	}
@@ -68,7 +68,7 @@ func TestIncomplete(t *testing.T) {
 	r.Interleavings = 3
 	r.Coverage = Coverage{Done: 3, Queued: 5, Diverged: 1}
 	var b bytes.Buffer
-	r.PrintText(&b, false)
+	NewText(&b, false).Print(r)
 	out := b.String()
 	if r.Verdict != "incomplete" || r.ExitCode() != ExitIncomplete || r.Complete ||
 		!strings.Contains(out, "verdict: incomplete") || !strings.Contains(out, "interrupted (SIGINT)") ||
@@ -77,7 +77,7 @@ func TestIncomplete(t *testing.T) {
 	}
 	e := New([]check.Finding{{Kind: "deadlock", Severity: check.Error}}, "stopped at the time budget (1m0s)")
 	b.Reset()
-	e.PrintText(&b, false)
+	NewText(&b, false).Print(e)
 	if e.Verdict != "error" || e.ExitCode() != ExitErrors || e.Complete || !strings.Contains(b.String(), "incomplete: stopped at the time budget") {
 		t.Fatalf("errors in an incomplete verification (exit %d):\n%s", e.ExitCode(), b.String())
 	}

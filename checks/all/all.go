@@ -1,4 +1,7 @@
-// Package all lists every check mpivet runs.
+// Package all lists every check mpivet runs, in report order. A new check
+// is one package under checks/ and one line here: the shared analyses it
+// requires run by themselves (check.Unit), mpivet checks lists it and
+// mpivet explain explains its kinds, and a test validates the registry.
 package all
 
 import (

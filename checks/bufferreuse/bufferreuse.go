@@ -30,15 +30,17 @@ call that started the operation and of the call that completed it, if any.
 Two pending operations whose buffers overlap, where at least one receives,
 are reported too. Accesses the MPI library makes are not the program's and
 are never reported. Turn the check off with --buffers=off.`,
-	Run: run,
+	Requires: []*check.Check{objects.Analyzer},
+	Run:      run,
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
+	objs := pass.ResultOf[objects.Analyzer].(*objects.Result)
 	for _, p := range pass.In.Run.Procs {
 		if len(p.Buffers) == 0 {
 			continue
 		}
-		st := objects.Follow(p)
+		st := objs.Of(p)
 		exact := exactWrites(p)
 		for _, a := range p.Buffers {
 			start := p.CallAt(a.Op)
@@ -55,7 +57,7 @@ func run(pass *check.Pass) error {
 			reportAccess(pass, p, st, a, start)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // siteKind is a kind of access to the buffers of operations started at one

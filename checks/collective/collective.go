@@ -37,7 +37,8 @@ they are compared block by block, and for the vector variants (Gatherv,
 Alltoallv ...) by their unit and by the totals sent and received. Fortran
 callers and MPI_THREAD_MULTIPLE programs are compared by name, root and
 operation only.`,
-	Run: run,
+	Requires: []*check.Check{comms.Analyzer},
+	Run:      run,
 }
 
 // call is one collective of one rank, described the same way on every rank.
@@ -101,14 +102,15 @@ func userOp(pass *check.Pass, p *trace.Process, c *trace.Call) userFn {
 	return op
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
+	cs := pass.ResultOf[comms.Analyzer].(*comms.Result)
 	// comm key -> rank -> that rank's collectives on it, in order
 	seqs := map[string]map[int][]call{}
 	for _, p := range pass.In.Run.Procs {
 		if p.Rank < 0 {
 			continue
 		}
-		ix := comms.NewIndex(p)
+		ix := cs.Of(p)
 		ops := map[uint64]userFn{} // user-defined operations by handle, as the rank goes
 		for _, c := range p.Calls {
 			if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
@@ -164,7 +166,7 @@ func run(pass *check.Pass) error {
 			break // what follows a mismatch is no longer comparable
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func report(pass *check.Pass, k int, at []call, variants map[string][]int) {

@@ -1,17 +1,16 @@
-// Package deadlock defines the deadlock check.
+// Package deadlock defines the deadlock check: it reads the wait state of a
+// stopped run (checks/internal/waitstate), reports the deadlocked ranks as
+// deadlock or unsafe-buffering, and hands the wait-for graph to the report
+// in its finding (Finding.Graph), which the report's DOT printer writes.
 package deadlock
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"mpivet/check"
 	"mpivet/checks/internal/waitfor"
 	"mpivet/checks/internal/waitstate"
-	"mpivet/trace"
 )
 
 // Check reports ranks that can never return from the MPI calls they are in.
@@ -63,17 +62,18 @@ once more with every standard-mode send synchronous (as --buffering=zero
 does) to find what the MPI's buffering hid. The finding names the ranks and
 the sends; use MPI_Sendrecv, nonblocking operations or an order that pairs
 each send with a posted receive.`},
-	Run: run,
+	Requires: []*check.Check{waitstate.Analyzer},
+	Run:      run,
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
 	in := pass.In
 	if !in.Stalled && !in.TimedOut || in.Interrupted {
-		return nil
+		return nil, nil
 	}
-	a := waitstate.Analyze(in.Run)
-	if len(a.Deadlocked) == 0 || onlyAfterFailure(a) {
-		return nil
+	a := waitstate.Of(pass)
+	if !a.IsDeadlocked() || onlyAfterFailure(a) {
+		return nil, nil
 	}
 	core := map[int]bool{}
 	var cores []string
@@ -118,16 +118,19 @@ func run(pass *check.Pass) error {
 		msg += fmt.Sprintf("; %s %s only %s on it", check.Plural(len(a.Waiting), "rank", "ranks"), check.RankList(a.Waiting), check.Plural(len(a.Waiting), "waits", "wait"))
 	}
 	msg += ":\n" + strings.Join(lines, "\n")
-	if where := writeGraph(in.Run.Dir, a.Graph); where != "" {
-		msg += "\nwait-for graph: " + where
+	var graph *check.Graph
+	if in.Run.Dir != "" {
+		// the report's DOT printer leaves it in the run directory
+		graph = &check.Graph{Dir: in.Run.Dir, Name: "deadlock", DOT: a.Graph.DOT()}
+		msg += "\nwait-for graph: " + graph.Path()
 	}
 	kind := "deadlock"
-	if a.NeedsBuffering(in.Run) {
+	if a.NeedsBuffering() {
 		kind = "unsafe-buffering"
 		msg = "deadlock that exists only because the MPI did not buffer standard-mode sends: the program relies on buffering the MPI standard does not guarantee (use MPI_Sendrecv, nonblocking receives posted first, or reorder the calls); " + msg
 	}
-	pass.Report(check.Finding{Kind: kind, Ranks: a.Deadlocked, Message: msg, Locations: locs})
-	return nil
+	pass.Report(check.Finding{Kind: kind, Ranks: a.Deadlocked, Message: msg, Locations: locs, Graph: graph})
+	return nil, nil
 }
 
 // ended says how a finished rank ended.
@@ -187,30 +190,3 @@ func onlyAfterFailure(a *waitstate.Analysis) bool {
 	}
 	return len(a.Cores) > 0
 }
-
-// writeGraph leaves the wait-for graph in the run directory, as DOT and, if
-// Graphviz is installed, as SVG; it returns the path to show.
-func writeGraph(dir string, g *waitfor.Graph) string {
-	if dir == "" {
-		return ""
-	}
-	dot := filepath.Join(dir, "deadlock.dot")
-	if err := os.WriteFile(dot, []byte(g.DOT()), 0o644); err != nil {
-		return ""
-	}
-	svg := filepath.Join(dir, "deadlock.svg")
-	if _, err := exec.LookPath("dot"); err == nil {
-		if exec.Command("dot", "-Tsvg", "-o", svg, dot).Run() == nil {
-			return svg
-		}
-	}
-	return dot
-}
-
-// CannotResume reports whether some ranks of a run that stopped making
-// progress are deadlocked: the run driver's question while the run is live.
-func CannotResume(run *trace.Run) bool { return len(waitstate.Analyze(run).Deadlocked) > 0 }
-
-// ForcedOnly reports whether the deadlock of a guided replay comes only from
-// a forced wildcard match that cannot happen (see waitstate.ForcedOnly).
-func ForcedOnly(run *trace.Run) bool { return waitstate.ForcedOnly(run) }

@@ -40,7 +40,8 @@ reports it as truncation, with the receive's rank and line and what the MPI
 said, instead of as a crash. The sender and the receiver disagree on the
 message's size: check the counts and datatypes on both sides, or probe
 (MPI_Probe, MPI_Get_count) before receiving messages of varying length.`},
-	Run: run,
+	Requires: []*check.Check{waitstate.Analyzer},
+	Run:      run,
 }
 
 // SignalName returns e.g. "SIGSEGV (segmentation fault)".
@@ -72,7 +73,7 @@ func rankName(p *trace.Process) string {
 	return name
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
 	in := pass.In
 	type failed struct {
 		p      *trace.Process
@@ -271,14 +272,15 @@ func run(pass *check.Pass) error {
 			msg = "a receive buffer was too small for the message that matched it, and the MPI ended the job: " + msg
 		}
 		pass.Report(check.Finding{Kind: kind, Ranks: ranks, Message: msg, Locations: locs})
-		return nil
+		return nil, nil
 	}
 	for _, f := range fs {
 		if !f.prim && primaries > 0 {
 			continue // a consequence of a failure reported below
 		}
 		if f.prim && f.strong && in.Stalled {
-			if waiting := waitstate.Analyze(in.Run).Deadlocked; len(waiting) > 0 {
+			if a := waitstate.Of(pass); a.IsDeadlocked() {
+				waiting := a.Deadlocked
 				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
 			}
 		}
@@ -291,7 +293,7 @@ func run(pass *check.Pass) error {
 		f.f.Message += f.detail
 		pass.Report(f.f)
 	}
-	return nil
+	return nil, nil
 }
 
 // receives reports whether a call takes in point-to-point data: only there

@@ -20,7 +20,8 @@ MPI_Errhandler_free), and every request completed (MPI_Wait/MPI_Test family)
 or freed (MPI_Request_free), before MPI_Finalize. An object leaked inside a
 loop exhausts the MPI's resources in long runs. The finding points at the
 line that created the object.`,
-	Run: run,
+	Requires: []*check.Check{objects.Analyzer},
+	Run:      run,
 }
 
 var kindNames = map[string]string{
@@ -33,9 +34,10 @@ var freers = map[string]string{
 	"info": "MPI_Info_free", "errhandler": "MPI_Errhandler_free", "message": "MPI_Mrecv or MPI_Imrecv",
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
+	objs := pass.ResultOf[objects.Analyzer].(*objects.Result)
 	for _, p := range pass.In.Run.Procs {
-		st := objects.Follow(p)
+		st := objs.Of(p)
 		if st.Finalize == nil {
 			continue // the rank never finalized: program-failure says so
 		}
@@ -79,5 +81,5 @@ func run(pass *check.Pass) error {
 			pass.Report(check.Finding{Message: msg, Locations: []check.Location{loc, fin}})
 		}
 	}
-	return nil
+	return nil, nil
 }

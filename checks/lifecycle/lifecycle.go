@@ -20,12 +20,14 @@ reports an operation that is still pending when its rank calls MPI_Finalize
 still active (error), and a request freed with MPI_Request_free before its
 operation completed (warning): the program then cannot know when the buffer
 may be reused, or when received data has arrived.`,
-	Run: run,
+	Requires: []*check.Check{objects.Analyzer},
+	Run:      run,
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
+	objs := pass.ResultOf[objects.Analyzer].(*objects.Result)
 	for _, p := range pass.In.Run.Procs {
-		st := objects.Follow(p)
+		st := objs.Of(p)
 		for _, e := range st.Events {
 			created := pass.At(p, e.Object.Created)
 			created.Note = "operation created here"
@@ -71,5 +73,5 @@ func run(pass *check.Pass) error {
 			})
 		}
 	}
-	return nil
+	return nil, nil
 }

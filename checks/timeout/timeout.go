@@ -20,13 +20,14 @@ rank, the MPI call it is blocked in (with its arguments and source line), or
 that it was computing outside MPI (with its last MPI call), or that it had
 already finished. Ranks blocked in MPI while the others are blocked too
 usually mean a deadlock.`,
-	Run: run,
+	Requires: []*check.Check{waitstate.Analyzer},
+	Run:      run,
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
 	in := pass.In
-	if !in.TimedOut || in.Interrupted || len(waitstate.Analyze(in.Run).Deadlocked) > 0 {
-		return nil // no timeout, or the deadlock check explains it
+	if !in.TimedOut || in.Interrupted || waitstate.Of(pass).IsDeadlocked() {
+		return nil, nil // no timeout, or the deadlock check explains it
 	}
 	var lines []string
 	var locs []check.Location
@@ -71,5 +72,5 @@ func run(pass *check.Pass) error {
 		Message:   fmt.Sprintf("the run did not finish within %s:\n%s", in.Timeout, strings.Join(lines, "\n")),
 		Locations: locs,
 	})
-	return nil
+	return nil, nil
 }

@@ -28,7 +28,7 @@ MPI_THREAD_MULTIPLE).`,
 	Run: run,
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
 	for _, p := range pass.In.Run.Procs {
 		for _, m := range p.Types {
 			recv := at(pass, p, m.RecvPC, "the receive")
@@ -47,7 +47,7 @@ func run(pass *check.Pass) error {
 			})
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func at(pass *check.Pass, p *trace.Process, pc uint64, note string) check.Location {

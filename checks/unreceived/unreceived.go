@@ -35,7 +35,8 @@ MPI_THREAD_MULTIPLE, where the check is off altogether). Sends to and
 receives from MPI_PROC_NULL transfer nothing and are never reported. A
 message still on its way half a second into MPI_Finalize, or on a
 communicator freed before it arrived, is not found.`,
-	Run: run,
+	Requires: []*check.Check{comms.Analyzer},
+	Run:      run,
 }
 
 // group is the messages of one send site to one rank.
@@ -46,12 +47,13 @@ type group struct {
 	bytes int
 }
 
-func run(pass *check.Pass) error {
+func run(pass *check.Pass) (any, error) {
+	cs := pass.ResultOf[comms.Analyzer].(*comms.Result)
 	for _, p := range pass.In.Run.Procs {
 		if len(p.Unreceived) == 0 {
 			continue
 		}
-		x := comms.NewIndex(p)
+		x := cs.Of(p)
 		groups := map[trace.Unreceived]*group{}
 		var order []trace.Unreceived
 		for _, u := range p.Unreceived {
@@ -71,7 +73,7 @@ func run(pass *check.Pass) error {
 			report(pass, x, groups[k])
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func report(pass *check.Pass, x *comms.Index, g *group) {

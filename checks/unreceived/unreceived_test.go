@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mpivet/check"
+	reports "mpivet/report"
 	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
@@ -17,7 +18,7 @@ func findings(t *testing.T, procs ...*trace.Process) []check.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fs
+	return reports.Merge(fs)
 }
 
 // Messages from one send site to one rank make one finding, with their

@@ -16,7 +16,7 @@ import (
 	"mpivet/api"
 	"mpivet/check"
 	"mpivet/checks/all"
-	"mpivet/checks/deadlock"
+	"mpivet/checks/stall"
 	"mpivet/checks/unreceived"
 	"mpivet/checks/zerobuf"
 	"mpivet/explore"
@@ -41,8 +41,7 @@ type exploration struct {
 	np        int
 	timeout   time.Duration
 	sym       *symbolize.Symbolizer
-	findings  []check.Finding
-	seen      map[string]bool // findings already reported, by what they say
+	findings  report.Findings // one per fingerprint, in the order found
 	explored  []report.Interleaving
 	branches  map[int]*explore.Branch
 	notes     []string
@@ -141,7 +140,7 @@ func unreceivedOnly(r *trace.Run) *trace.Run {
 // found reports whether a finding of one of the kinds was made in
 // interleaving n (0: in any).
 func (x *exploration) found(n int, kinds ...string) bool {
-	for _, f := range x.findings {
+	for _, f := range x.findings.List {
 		for _, k := range kinds {
 			if f.Kind == k && (n == 0 || f.Interleaving == n) {
 				return true
@@ -153,7 +152,7 @@ func (x *exploration) found(n int, kinds ...string) bool {
 
 // errors reports whether an error was found.
 func (x *exploration) errors() bool {
-	for _, f := range x.findings {
+	for _, f := range x.findings.List {
 		if f.Severity == check.Error {
 			return true
 		}
@@ -258,36 +257,41 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	// that receive is nonblocking, its match may have happened with the
 	// call that completes it blocked (seed 003 Fig. 8): then a deadlock
 	// that stays when the receive may match any source is the program's.
-	if ds != nil && (res.TimedOut || res.Deadlocked) {
-		if unmatched, blocked := explore.Unmatched(res.Run); unmatched && (!res.Deadlocked || blocked || deadlock.ForcedOnly(res.Run)) {
-			il.Infeasible = true
-			return il, nil
-		}
-	}
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
 		Timeout: x.sess.Opts.Timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
-	fs, err := check.Run(all.Checks, in)
+	u := check.NewUnit(in) // the checks below share its analyses
+	if ds != nil && (res.TimedOut || res.Deadlocked) {
+		if unmatched, blocked := explore.Unmatched(res.Run); unmatched {
+			forcedOnly := false
+			if res.Deadlocked && !blocked {
+				if forcedOnly, err = stall.ForcedOnly(u); err != nil {
+					return nil, err
+				}
+			}
+			if !res.Deadlocked || blocked || forcedOnly {
+				il.Infeasible = true
+				return il, nil
+			}
+		}
+	}
+	fs, err := u.Findings(all.Checks)
 	if err != nil {
 		return nil, err
 	}
-	fresh := false
+	fs = report.Merge(fs)
+	// The wait-for graph of a deadlock goes in the interleaving's
+	// directory, new finding or not; a graph that cannot be written only
+	// leaves the report without its file.
+	_ = report.NewDOT().Print(&report.Report{Findings: fs})
+	var keep []check.Finding
 	for _, f := range fs {
 		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
-		f.Interleaving = n
 		il.Errors = il.Errors || f.Severity == check.Error
-		key := f.Kind + "\x00" + f.Message
-		for _, l := range f.Locations {
-			key += fmt.Sprintf("\x00%d %s:%d %s", l.Rank, l.File, l.Line, l.Offset)
-		}
-		if x.seen[key] {
-			continue
-		}
-		x.seen[key] = true
-		x.findings = append(x.findings, f)
-		fresh = true
+		keep = append(keep, f)
 	}
+	fresh := len(x.findings.Add(n, keep)) > 0
 	if fresh && n > 1 {
 		steps := x.steps(n)
 		if n == x.zero {

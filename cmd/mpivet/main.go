@@ -26,7 +26,7 @@ import (
 
 	"mpivet/check"
 	"mpivet/checks/all"
-	"mpivet/checks/deadlock"
+	"mpivet/checks/stall"
 	"mpivet/checks/zerobuf"
 	"mpivet/explore"
 	"mpivet/launch"
@@ -177,7 +177,7 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
 		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
-		Stalled: deadlock.CannotResume,
+		Stalled: stall.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}
 	// Input redirected to mpivet goes to the program, as with mpirun; a
@@ -193,7 +193,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	defer sig.stop()
 	start := time.Now()
 	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
-		seen: map[string]bool{}, branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
+		branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
 		hook: f.replayHook, fresh: map[int]bool{}}
 	if f.budget > 0 {
 		x.deadline = start.Add(f.budget)
@@ -260,7 +260,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 			return exitFailure, err
 		}
 	}
-	rep := report.New(x.findings, stopped)
+	rep := report.New(x.findings.List, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
 		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
@@ -270,9 +270,9 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
 	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()
 	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
-	rep.PrintText(os.Stdout, color)
+	_ = report.NewText(os.Stdout, color).Print(rep) // a closed terminal does not change the verdict
 	if f.json != "" {
-		if err := rep.WriteJSON(f.json); err != nil {
+		if err := report.WriteJSON(f.json, rep); err != nil {
 			return exitFailure, fmt.Errorf("cannot write the JSON report: %v", err)
 		}
 	}

@@ -42,7 +42,7 @@ func TestExplainEveryKind(t *testing.T) {
 // A declared kind without an explanation, or a finding of an undeclared
 // kind, is an error of the check.
 func TestUnexplainedKind(t *testing.T) {
-	run := func(*check.Pass) error { return nil }
+	run := func(*check.Pass) (any, error) { return nil, nil }
 	bad := &check.Check{Name: "some-check", Doc: "title", Kinds: []string{"some-check", "never-explained"}, Run: run}
 	if err := check.Validate([]*check.Check{bad}); err == nil || !strings.Contains(err.Error(), "never-explained") {
 		t.Errorf("Validate accepted a kind without explanation: %v", err)
@@ -56,9 +56,9 @@ func TestUnexplainedKind(t *testing.T) {
 	if err := check.Validate([]*check.Check{good}); err != nil {
 		t.Error(err)
 	}
-	sneaky := &check.Check{Name: "sneaky", Doc: "title", Run: func(p *check.Pass) error {
+	sneaky := &check.Check{Name: "sneaky", Doc: "title", Run: func(p *check.Pass) (any, error) {
 		p.Report(check.Finding{Kind: "undeclared"})
-		return nil
+		return nil, nil
 	}}
 	if _, err := check.Run([]*check.Check{sneaky}, &check.Input{}); err == nil {
 		t.Error("a finding of an undeclared kind was accepted")

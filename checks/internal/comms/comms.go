@@ -2,10 +2,15 @@
 // between ranks (in Open MPI they are addresses), so checks that compare
 // what different ranks did on "the same" communicator name it by a key that
 // is the same on every rank, and find its members through the world ranks
-// the layer recorded when it was created.
+// the layer recorded when it was created. It is a shared, result-only
+// analysis (Analyzer), computed once per execution: the collective and
+// unreceived-message checks and the wait state read it.
 package comms
 
 import (
+	"reflect"
+	"sync/atomic"
+
 	"fmt"
 
 	"mpivet/check"
@@ -29,6 +34,7 @@ type Index struct {
 // is resolved as of each call, so a handle reused after MPI_Comm_free names
 // the right communicator.
 func NewIndex(p *trace.Process) *Index {
+	indexes.Add(1)
 	x := &Index{p: p, callKey: map[*trace.Call]string{}, key: map[uint64]string{},
 		comm: map[uint64]*trace.Comm{}, colls: map[string][]*trace.Call{}}
 	seen := map[string]int{}
@@ -115,4 +121,25 @@ func (x *Index) Name(comm uint64) string {
 		return fmt.Sprintf("the communicator of world ranks %v", ms)
 	}
 	return "communicator " + check.HandleHex(comm)
+}
+
+// indexes counts the calls of NewIndex.
+var indexes atomic.Int64
+
+// Indexes is how many times ranks' communicators were indexed: tests check
+// that each rank's are indexed once per execution.
+func Indexes() int64 { return indexes.Load() }
+
+// Result is the communicators of every rank of one execution (Of).
+type Result = check.PerProcess[*Index]
+
+// Analyzer indexes the communicators of every rank, once per execution.
+var Analyzer = &check.Check{
+	Name: "comms",
+	Doc: `the communicators of every rank, placed across ranks
+
+A result-only analysis: for every rank, an Index of its communicators
+(NewIndex): their rank-independent keys, members and collectives.`,
+	ResultType: reflect.TypeOf((*Result)(nil)),
+	Run:        func(pass *check.Pass) (any, error) { return check.EachProcess(pass.In.Run, NewIndex), nil },
 }

@@ -1,17 +1,23 @@
 // Package objects follows the MPI objects a rank creates through handles
 // (communicators, groups, datatypes, ops, infos, error handlers, messages and
 // requests) from the call that created each to the call that freed it, and
-// the active/inactive state of requests. It is a shared analysis: it reports
-// nothing itself; the resource-leak and request-lifecycle checks read it.
+// the active/inactive state of requests. It is a shared, result-only analysis
+// (Analyzer), computed once per execution: it reports nothing itself; the
+// resource-leak, request-lifecycle and buffer-reuse checks and the wait
+// state read it.
 //
 // It is driven entirely by the roles in api/mpi.api (new, free, reqs, ...),
 // so a call added to the description is tracked without touching this code.
 package objects
 
 import (
+	"reflect"
+	"sync/atomic"
+
 	"strings"
 
 	"mpivet/api"
+	"mpivet/check"
 	"mpivet/trace"
 )
 
@@ -126,6 +132,7 @@ type slot struct{ v, at uint64 }
 
 // Follow follows one rank's objects.
 func Follow(p *trace.Process) *State {
+	follows.Add(1)
 	st := &State{}
 	live := table{}
 	var order []*Object
@@ -327,4 +334,25 @@ func completeRequests(c *trace.Call, null uint64, done func(s slot, persistentOn
 			done(reqs[ix], exact)
 		}
 	}
+}
+
+// follows counts the calls of Follow.
+var follows atomic.Int64
+
+// Follows is how many times ranks' objects were followed: tests check that
+// each rank's are followed once per execution.
+func Follows() int64 { return follows.Load() }
+
+// Result is the objects of every rank of one execution (Of).
+type Result = check.PerProcess[*State]
+
+// Analyzer follows the objects of every rank, once per execution.
+var Analyzer = &check.Check{
+	Name: "objects",
+	Doc: `the life of every MPI object and request
+
+A result-only analysis: for every rank, the objects it created, freed and
+left live, and the events of its requests (Follow).`,
+	ResultType: reflect.TypeOf((*Result)(nil)),
+	Run:        func(pass *check.Pass) (any, error) { return check.EachProcess(pass.In.Run, Follow), nil },
 }

@@ -1,9 +1,11 @@
 // Package waitstate turns what the ranks of a run are doing (their state
 // pages and logs, read live or after the run stopped) into wait-for
 // conditions, and decides with package waitfor whether they are deadlocked.
-// It is a shared analysis: the deadlock and timeout checks read it, and the
-// run driver asks it whether a run that stopped making progress can ever
-// resume.
+// It is a shared, result-only analysis (Analyzer), computed once per
+// execution that mpivet stopped: the deadlock, timeout and program-failure
+// checks read it; the run driver asks it, through package checks/stall,
+// whether a live run that stopped making progress can ever resume
+// (Analyze) and whether a replay's deadlock comes only from a forced match.
 //
 // Conditions follow MPI's semantics (seed 003 §3.2): a blocked receive or
 // probe waits for its source (any member of its communicator for
@@ -35,7 +37,10 @@ package waitstate
 
 import (
 	"fmt"
+	"reflect"
+	"sort"
 	"strings"
+	"sync/atomic"
 
 	"mpivet/check"
 	"mpivet/checks/internal/comms"
@@ -61,12 +66,15 @@ type Rank struct {
 	pending []*trace.Call // the calls of its point-to-point operations in progress
 	live    []*objects.Object
 	follow  bool // pending and live computed
+	objects func(*trace.Process) *objects.State
 }
 
 // Analysis is the outcome.
 type Analysis struct {
 	*waitfor.Result
 	Ranks map[int]*Rank
+	run   *trace.Run
+	src   source
 	// buffered takes standard-mode sends as buffered: complete, waiting
 	// for no one, as an MPI with unlimited buffering would make them.
 	buffered bool
@@ -75,26 +83,70 @@ type Analysis struct {
 	unforced bool
 }
 
-// Analyze builds the wait-for conditions of a run and decides deadlock.
-func Analyze(run *trace.Run) *Analysis { return analyze(run, false, false) }
+// source gives the shared analyses of each rank: computed for the
+// analysis alone (Analyze), or taken from the execution's results
+// (Analyzer).
+type source struct {
+	comms   func(*trace.Process) *comms.Index
+	objects func(*trace.Process) *objects.State
+}
 
-// ForcedOnly reports whether the deadlock of run, a guided replay, vanishes
+var standalone = source{comms: comms.NewIndex, objects: objects.Follow}
+
+// Analyze builds the wait-for conditions of a run and decides deadlock:
+// for the run driver, on a live run. Checks use Analyzer's result.
+func Analyze(run *trace.Run) *Analysis { return analyze(run, standalone, false, false) }
+
+// Analyzer is the wait state of an execution that stopped making progress
+// (mpivet stopped it: stalled, or at its time limit); its result is nil
+// for an execution that ended by itself.
+var Analyzer = &check.Check{
+	Name: "wait-state",
+	Doc: `what the blocked ranks of a stopped run wait for, and whether they can ever proceed
+
+A result-only analysis: the AND-OR wait-for conditions of the ranks of a run
+that mpivet stopped (stalled, or at its time limit), the AND⊕OR wait-for
+graph and its deadlocked ranks and cores (package waitfor).`,
+	Requires:   []*check.Check{comms.Analyzer, objects.Analyzer},
+	ResultType: reflect.TypeOf((*Analysis)(nil)),
+	Run: func(pass *check.Pass) (any, error) {
+		if !pass.In.Stalled && !pass.In.TimedOut {
+			return nil, nil
+		}
+		cs := pass.ResultOf[comms.Analyzer].(*comms.Result)
+		obs := pass.ResultOf[objects.Analyzer].(*objects.Result)
+		return analyze(pass.In.Run, source{comms: cs.Of, objects: obs.Of}, false, false), nil
+	},
+}
+
+// Of returns the wait state of the execution a pass checks (nil if it
+// ended by itself); the pass's check must require Analyzer.
+func Of(pass *check.Pass) *Analysis {
+	a, _ := pass.ResultOf[Analyzer].(*Analysis)
+	return a
+}
+
+// IsDeadlocked reports whether some ranks of a can never proceed (false
+// for a nil a: the run ended by itself).
+func (a *Analysis) IsDeadlocked() bool { return a != nil && len(a.Deadlocked) > 0 }
+
+// ForcedOnly reports whether the deadlock of a guided replay vanishes
 // when the wildcard receives it forced to one source may match any: the
 // replay stopped because a forced source never sent (a match the clocks
 // could not rule out, but that cannot happen), not because of the program.
 // A forced receive that matched but whose completion call is blocked (seed
 // 003 Fig. 8, §6) looks the same in the records, but there the deadlock
 // stays when the receive accepts any source.
-func ForcedOnly(run *trace.Run) bool {
-	return len(Analyze(run).Deadlocked) > 0 && len(analyze(run, false, true).Deadlocked) == 0
+func (a *Analysis) ForcedOnly() bool {
+	return a.IsDeadlocked() && len(analyze(a.run, a.src, false, true).Deadlocked) == 0
 }
 
-// NeedsBuffering reports whether the deadlock a found in run would vanish
+// NeedsBuffering reports whether the deadlock a found would vanish
 // if the MPI buffered every standard-mode send: the program relies on
 // buffering the MPI standard does not guarantee (seed 003 Fig. 1(c), seed
 // 000 Fig. 2.5).
-func (a *Analysis) NeedsBuffering(run *trace.Run) bool {
-	return len(a.Deadlocked) > 0 && len(analyze(run, true, a.unforced).Deadlocked) == 0
+func (a *Analysis) NeedsBuffering() bool {
+	return a.IsDeadlocked() && len(analyze(a.run, a.src, true, a.unforced).Deadlocked) == 0
 }
 
 // standard reports whether a call is a standard-mode send.
@@ -102,14 +154,22 @@ func standard(name string) bool {
 	return name == "MPI_Send" || name == "MPI_Isend" || name == "MPI_Send_init"
 }
 
-func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
-	a := &Analysis{Ranks: map[int]*Rank{}, buffered: buffered, unforced: unforced}
+// analyses counts the analyses made.
+var analyses atomic.Int64
+
+// Analyses is how many wait-for analyses were made (each builds the
+// conditions and solves the graph): tests check how often per execution.
+func Analyses() int64 { return analyses.Load() }
+
+func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
+	analyses.Add(1)
+	a := &Analysis{Ranks: map[int]*Rank{}, run: run, src: src, buffered: buffered, unforced: unforced}
 	var ps []waitfor.Process
 	for _, p := range run.Procs {
 		if p.Rank < 0 {
 			continue
 		}
-		r := &Rank{Proc: p, Comms: comms.NewIndex(p), State: waitfor.Running}
+		r := &Rank{Proc: p, Comms: src.comms(p), objects: src.objects, State: waitfor.Running}
 		last := p.Last()
 		switch {
 		case p.Exit != nil || p.Finalized():
@@ -120,7 +180,15 @@ func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
 		r.Finalizing = r.State == waitfor.Finished || p.FinalizeCall() != nil
 		a.Ranks[p.Rank] = r
 	}
-	for id, r := range a.Ranks {
+	// In rank order: the graph's nodes, its DOT text and the order of the
+	// cores follow it (a map's order made them change from run to run).
+	ids := make([]int, 0, len(a.Ranks))
+	for id := range a.Ranks {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		r := a.Ranks[id]
 		wp := waitfor.Process{ID: id, State: r.State, Label: fmt.Sprintf("rank %d", id)}
 		if r.State == waitfor.Blocked {
 			wp.Label = fmt.Sprintf("rank %d: %s", id, check.Describe(r.Proc, r.Call))
@@ -129,7 +197,7 @@ func analyze(run *trace.Run, buffered, unforced bool) *Analysis {
 			if len(r.Proc.Threads) > 1 {
 				var any []*waitfor.Cond
 				for _, c := range r.Proc.Threads {
-					any = append(any, a.condition(&Rank{Proc: r.Proc, Comms: r.Comms, State: waitfor.Blocked, Call: c}))
+					any = append(any, a.condition(&Rank{Proc: r.Proc, Comms: r.Comms, objects: r.objects, State: waitfor.Blocked, Call: c}))
 				}
 				wp.Wait = waitfor.AnyOf("threads", any...)
 			}
@@ -238,7 +306,7 @@ func (r *Rank) inProgress() []*trace.Call {
 		return r.pending
 	}
 	r.follow = true
-	r.live = objects.Follow(r.Proc).Live
+	r.live = r.objects(r.Proc).Live
 	for _, o := range r.live {
 		if o.Kind == "request" && o.Active && o.Created.Def.Has("p2p") {
 			r.pending = append(r.pending, o.Created)

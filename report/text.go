@@ -1,0 +1,124 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"mpivet/check"
+)
+
+// Colors used on terminals: MUST's convention, red errors, yellow warnings,
+// green for a clean run.
+type palette struct{ red, yellow, green, bold, dim, reset string }
+
+func colors(on bool) palette {
+	if !on {
+		return palette{}
+	}
+	return palette{"\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[1m", "\x1b[2m", "\x1b[0m"}
+}
+
+// Text prints the report for a terminal: one block per finding (severity,
+// kind, ranks, message, the locations), the replayed interleavings that
+// findings come from, notes, and the verdict.
+type Text struct {
+	w     io.Writer
+	color bool
+}
+
+// NewText returns a Text printer writing to w, in colours if color.
+func NewText(w io.Writer, color bool) *Text { return &Text{w, color} }
+
+// Print writes r.
+func (t *Text) Print(r *Report) error {
+	w := &errWriter{w: t.w}
+	r.printText(w, colors(t.color))
+	return w.err
+}
+
+// errWriter keeps the first error of its writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, nil
+}
+
+func (r *Report) printText(w io.Writer, c palette) {
+	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
+	for _, f := range r.Findings {
+		col := c.yellow
+		if f.Severity == check.Error {
+			col = c.red
+		}
+		ranks := ""
+		if len(f.Ranks) > 0 {
+			ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
+		}
+		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
+		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
+		fmt.Fprintf(w, "  %s\n", msg)
+		for _, l := range f.Locations {
+			note := ""
+			if l.Note != "" {
+				note = c.dim + "  (" + l.Note + ")" + c.reset
+			}
+			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
+		}
+	}
+	for _, il := range r.Explored {
+		fmt.Fprintf(w, "\n%sinterleaving %d%s:\n", c.bold, il.N, c.reset)
+		for _, s := range il.Steps {
+			fmt.Fprintf(w, "    %s\n", s)
+		}
+		fmt.Fprintf(w, "  replay: %s\n", il.Replay)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\n%snote: %s%s\n", c.dim, n, c.reset)
+	}
+	errs, warns := 0, 0
+	for _, f := range r.Findings {
+		if f.Severity == check.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	fmt.Fprintln(w)
+	if !r.Complete {
+		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, r.Stopped, r.Coverage)
+	}
+	if len(r.Findings) == 0 {
+		if r.Verdict == "incomplete" {
+			fmt.Fprintf(w, "%sverdict: incomplete%s: no MPI usage errors found in the %d %s covered (records: %s)\n",
+				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+			return
+		}
+		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
+			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+		return
+	}
+	col := c.yellow
+	if r.Verdict == "error" {
+		col = c.red
+	}
+	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
+		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
+		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+}
+
+// interleaving names the interleaving a finding comes from, when there were several.
+func (r *Report) interleaving(f check.Finding) string {
+	if r.Interleavings > 1 && f.Interleaving > 0 {
+		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
+	}
+	return ""
+}
