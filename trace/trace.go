@@ -468,7 +468,7 @@ func Decode(path string, data []byte) (*Process, error) {
 			if id == api.MetaColl && len(words) >= 6 {
 				if c := p.CallAt(words[0]); c != nil && !c.Returned {
 					f := words[1]
-					c.Data = &CollData{Send: f&1 != 0, Recv: f&2 != 0, Totals: f&4 != 0, NoCount: f&8 != 0,
+					c.Data = &CollData{Send: f&api.CollSend != 0, Recv: f&api.CollRecv != 0, Totals: f&api.CollTotals != 0, NoCount: f&api.CollNoCount != 0,
 						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
 				}
 				break

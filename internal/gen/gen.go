@@ -48,6 +48,7 @@ func Generate(a *api.API) map[string][]byte {
 	return map[string][]byte{
 		"layer/src/generated/wrappers.c": b.Bytes(),
 		"layer/src/generated/ids.h":      genIDs(a),
+		"layer/src/generated/format.h":   genFormat(),
 	}
 }
 
@@ -73,14 +74,14 @@ func genIDs(a *api.API) []byte {
 	flags := func(c *api.Call) int {
 		f := 0
 		if c.Has("coll") && !c.Has("finalize") {
-			f |= 1
+			f |= api.CallColl
 		}
 		for _, p := range c.Params { // per-rank counts
 			if p.Array && p.Name == "sendcounts" {
-				f |= 2
+				f |= api.CallVSend
 			}
 			if p.Array && p.Name == "recvcounts" {
-				f |= 4
+				f |= api.CallVRecv
 			}
 		}
 		return f
@@ -131,7 +132,7 @@ func genIDs(a *api.API) []byte {
 		{"k_sendtype", named("sendtype", "datatype")},
 		{"k_recvtype", named("recvtype")},
 	}...)
-	w("\n#define MPIVET_CALL_COLL 1\n#define MPIVET_CALL_VSEND 2\n#define MPIVET_CALL_VRECV 4\n")
+	w("\n#include \"format.h\" /* MPIVET_CALL_* */\n")
 	for _, t := range tables {
 		w("static const signed char mpivet_call_%s[] = {", t.name)
 		for i, c := range a.Calls {
