@@ -10,7 +10,7 @@
  * which knows the pid, writes its exit record under the same name.
  */
 #define _GNU_SOURCE
-#include "mpivet.h"
+#include "record.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,6 +31,25 @@ char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
 __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
+__thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
+void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+
+/* The services registered by the layers above (see struct mpivet_service),
+ * called back in the order they registered. */
+#define MAX_SERVICES 8
+static const struct mpivet_service *services[MAX_SERVICES];
+static int nservices;
+
+void mpivet_register(const struct mpivet_service *s)
+{
+	if (nservices < MAX_SERVICES)
+		services[nservices++] = s;
+}
+
+#define EACH_SERVICE(f, ...)                            \
+	for (int i_ = 0; i_ < nservices; i_++)          \
+		if (services[i_]->f)                    \
+			services[i_]->f(__VA_ARGS__)
 
 /* mpivet_new_slot gives the calling thread its slot of the state page. */
 uint64_t *mpivet_new_slot(void)
@@ -39,8 +58,10 @@ uint64_t *mpivet_new_slot(void)
 	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
-	if (i > 0)
-		mpivet_bc_thread(); /* a new thread calling MPI */
+	if (i > 0) /* a new thread calling MPI */
+		for (int k = 0; k < nservices; k++)
+			if (services[k]->thread)
+				services[k]->thread();
 	return mpivet_slot = &mpivet_state[i * MPIVET_STATE_WORDS];
 }
 
@@ -146,9 +167,10 @@ __attribute__((constructor)) static void mpivet_open(void)
 	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 	write_process(env_int(ranks), env_int(sizes), -1);
 	write_maps();
-	mpivet_bc_on = 1;
 	read_config(dir);
-	mpivet_bc_init();
+	for (int i = 0; i < nservices; i++)
+		if (services[i]->opened)
+			services[i]->opened();
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
 	install_crash_handlers();
@@ -277,9 +299,11 @@ static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
 
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
-	/* a protected page of a pending nonblocking buffer, not a crash */
-	if (sig == SIGSEGV && mpivet_bc_fault(si, uc))
-		return;
+	/* a fault a service caused (a protected page of a pending nonblocking
+	 * buffer), not a crash */
+	for (int i = 0; sig == SIGSEGV && i < nservices; i++)
+		if (services[i]->fault && services[i]->fault(si, uc))
+			return;
 	uint64_t pc = 0, sp = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -425,10 +449,9 @@ void mpivet_post_init(void)
 	write_process(rank, size, level);
 	mpivet_write_constants();
 	write_maps();
-	mpivet_bc_init();
+	EACH_SERVICE(initialized, rank);
 	install_crash_handlers();
 	install_error_handler();
-	mpivet_dv_start(rank);
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata
@@ -511,16 +534,11 @@ static void read_config(const char *dir)
 	while (fgets(line, sizeof line, f)) {
 		if (strncmp(line, "buffering=zero", 14) == 0)
 			mpivet_zero_buffering = 1;
-		if (strncmp(line, "buffers=off", 11) == 0)
-			mpivet_bc_on = 0;
-		if (strncmp(line, "buffers=precise", 15) == 0)
-			mpivet_bc_precise = 1;
 		char *eq = strchr(line, '=');
 		if (eq) {
 			*eq = 0;
 			eq[strcspn(eq + 1, "\n") + 1] = 0;
-			mpivet_ck_config(line, eq + 1);
-			mpivet_dv_config(line, eq + 1);
+			EACH_SERVICE(config, line, eq + 1);
 		}
 	}
 	fclose(f);
