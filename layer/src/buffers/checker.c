@@ -2554,7 +2554,7 @@ static void bc_initialized(int rank)
 }
 
 static const struct mpivet_service service = {
-	.config = bc_config, .opened = bc_opened, .initialized = bc_initialized, .thread = bc_thread, .fault = bc_fault,
+	.config = bc_config, .log_opened = bc_opened, .initialized = bc_initialized, .thread = bc_thread, .fault = bc_fault,
 };
 
 __attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void bc_register(void) { mpivet_register(&service); }

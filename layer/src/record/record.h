@@ -264,7 +264,7 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
  * the recorder never calls up into them by name. */
 struct mpivet_service {
 	void (*config)(const char *key, const char *value); /* a line key=value of the run's layer.conf */
-	void (*opened)(void);                                /* the log is open and layer.conf read */
+	void (*log_opened)(void);                                /* the log is open and layer.conf read */
 	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
 	void (*thread)(void);                                /* a thread other than the first calls MPI */
 	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */

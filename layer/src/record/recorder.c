@@ -169,8 +169,8 @@ __attribute__((constructor)) static void mpivet_open(void)
 	write_maps();
 	read_config(dir);
 	for (int i = 0; i < nservices; i++)
-		if (services[i]->opened)
-			services[i]->opened();
+		if (services[i]->log_opened)
+			services[i]->log_opened();
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
 	install_crash_handlers();
@@ -183,10 +183,10 @@ __attribute__((constructor)) static void mpivet_open(void)
 /* mpivet_grow makes the log ready up to at least end; 0 if it is full. */
 int mpivet_grow(uint64_t end)
 {
-	static int lock;
+	static int busy;
 	if (end > mpivet_cap)
 		return 0;
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
 		;
 	uint64_t ready = __atomic_load_n(&mpivet_ready, __ATOMIC_RELAXED);
 	while (ready < end) {
@@ -199,7 +199,7 @@ int mpivet_grow(uint64_t end)
 		ready += n;
 	}
 	__atomic_store_n(&mpivet_ready, ready, __ATOMIC_RELEASE);
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -474,14 +474,14 @@ static void world_ranks(MPI_Group g, int n, uint64_t *w)
 			w[i] = (uint64_t)-1;
 		return;
 	}
-	int *in = buf, *out = buf + n;
+	int *local = buf, *world_of = buf + n;
 	for (int i = 0; i < n; i++)
-		in[i] = i;
+		local[i] = i;
 	PMPI_Comm_group(MPI_COMM_WORLD, &world);
-	PMPI_Group_translate_ranks(g, n, in, world, out);
+	PMPI_Group_translate_ranks(g, n, local, world, world_of);
 	PMPI_Group_free(&world);
 	for (int i = 0; i < n; i++)
-		w[i] = (uint64_t)(int64_t)(out[i] == MPI_UNDEFINED ? -1 : out[i]);
+		w[i] = (uint64_t)(int64_t)(world_of[i] == MPI_UNDEFINED ? -1 : world_of[i]);
 	if (buf != stack)
 		free(buf);
 }
