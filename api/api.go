@@ -360,7 +360,8 @@ func mustParse() *API {
 }
 
 // Record kinds, the third field of a record header. They are part of the
-// record format shared with layer/src/mpivet.h.
+// record format shared with the layer (layer/src/generated/format.h,
+// generated from these constants).
 const (
 	KindEntry = 1 // a call was entered: call-site word, then In fields
 	KindExit  = 2 // a call returned: entry offset, return code, then Out fields
@@ -368,7 +369,7 @@ const (
 	KindBrief = 4 // a Brief call was entered: call-site word, then BriefIn fields (no exit record)
 )
 
-// State page layout (words), shared with layer/src/mpivet.h: StateSlots
+// State page layout (words), shared with the layer (generated/format.h): StateSlots
 // slots of StateWords words, one per thread that calls MPI (in the order they
 // first did), each a seqlock counter, then what the thread is doing.
 const (
@@ -383,7 +384,7 @@ const (
 	StateSlots    = 8
 )
 
-// Meta record ids (record kind KindMeta), shared with layer/src/mpivet.h.
+// Meta record ids (record kind KindMeta), shared with the layer (generated/format.h).
 const (
 	MetaProcess    = 1  // rank, size, pid, thread level, then host name (string)
 	MetaConstants  = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
@@ -406,7 +407,7 @@ const (
 	MetaBuffer     = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 
-// Buffer access kinds (MetaBuffer), shared with layer/src/buffers.c.
+// Buffer access kinds (MetaBuffer), shared with the layer (generated/format.h).
 const (
 	AccessWriteSend = 1 // the program wrote a pending send buffer
 	AccessReadRecv  = 2 // the program read a pending receive buffer
@@ -417,4 +418,40 @@ const (
 	// had stopped single-stepping (PCs: the two calls' sites).
 	AccessWindowWriteSend = 5
 	AccessWindowWriteRecv = 6
+)
+
+// Signature words (MetaTypes, MetaColl; layer/src/signatures): 0 unknown,
+// SigMixed | hash for several basic types, else class << 8 | size of one
+// basic type repeated, with one of these classes. The pair types
+// (MPI_2INT ...) have class SigPair and their position in the layer's
+// table in place of the size.
+const (
+	SigByte    = 1
+	SigPacked  = 2
+	SigChar    = 3
+	SigInt     = 4
+	SigUint    = 5
+	SigFloat   = 6
+	SigComplex = 7
+	SigBool    = 8
+	SigLogical = 9
+	SigWchar   = 10
+	SigPair    = 11
+	SigMixed   = 1 << 63
+)
+
+// Flags of a MetaColl record: which sides of the collective are
+// significant on the rank, and how their counts are given.
+const (
+	CollSend    = 1 // the send signature and periods are significant
+	CollRecv    = 2 // the receive signature and periods are significant
+	CollTotals  = 4 // counts are sums over the per-rank count arrays
+	CollNoCount = 8 // counts are per neighbour: compare signatures only
+)
+
+// Flags of a call in the layer's per-call tables (mpivet_call_flags).
+const (
+	CallColl  = 1 // a collective (MPI_Finalize aside)
+	CallVSend = 2 // per-rank send counts (sendcounts)
+	CallVRecv = 4 // per-rank receive counts (recvcounts)
 )

@@ -1,6 +1,6 @@
 // Package explore covers the nondeterminism of an MPI program by replay, as
 // DAMPI does (seed 000, §5.3): from the clocks and wildcard events the ranks
-// logged (layer/src/clocks.c), it finds which other sources each wildcard
+// logged (layer/src/clocks/protocol.c), it finds which other sources each wildcard
 // receive or probe could have matched, and which other requests each
 // Waitany, Testany, Waitsome or Testsome could have returned, and runs the
 // program again with decisions that force them, depth first, until every

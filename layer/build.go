@@ -6,15 +6,25 @@
 // versions), and cached by a hash of its sources and of that MPI, so a user
 // needs nothing but mpivet and their MPI.
 //
-//	mpivet.h             record format and the inline recording primitives
-//	recorder.c           per-rank log, process metadata, crash handler
-//	buffers.c            the nonblocking-buffer checker (page protection)
-//	clocks.c             the clock protocol: piggybacks, wildcard events, guided replay;
-//	                     messages never received, found at MPI_Finalize
-//	signature.c          datatype signatures, carried by piggybacks, for the type-mismatch check
-//	divergence.c         a guided replay compares its calls with its parent run's, stops where they differ
-//	generated/wrappers.c C and Fortran wrappers, generated from api/mpi.api
-//	supervise.c          the per-rank supervisor that records how a rank ended
+// The sources (src/) are in layers; each includes and calls only those
+// below it, and the recorder calls the services above it back through the
+// callbacks they register (struct mpivet_service, mpivet_commit_hook):
+//
+//	generated/format.h      constants shared with Go (record kinds, meta ids, state page,
+//	                        access kinds, signature classes, flags), from api/api.go
+//	generated/ids.h         call ids and per-call parameter positions, from api/mpi.api
+//	record/record.h         bottom: record format, log and state page, inline recording primitives,
+//	                        the service registry
+//	record/recorder.c       per-rank log, process metadata, crash and MPI error handlers
+//	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
+//	                        what each rank gives a collective
+//	buffers/checker.c       the nonblocking-buffer checker (page protection)
+//	clocks/protocol.c       the clock protocol: piggybacks, wildcard events, guided replay;
+//	                        messages never received, found at MPI_Finalize
+//	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
+//	debug/gdb.c             replay --gdb RANK: the rank waits for a debugger
+//	generated/wrappers.c    top: C and Fortran wrappers, generated from api/mpi.api
+//	supervisor/supervise.c  the per-rank supervisor that records how a rank ended (no MPI)
 package layer
 
 //go:generate go run ../internal/gen ..
@@ -24,9 +34,11 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -61,9 +73,13 @@ func Build(cc, identity string) (*Built, error) {
 		show, _ = exec.Command(cc, "--showme").CombinedOutput()
 	}
 	h.Write(show)
-	names := []string{"mpivet.h", "recorder.c", "buffers.c", "clocks.c", "signature.c", "divergence.c", "supervise.c", "generated/wrappers.c", "generated/ids.h"}
+	names, err := sourceFiles()
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
 		h.Write(b)
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
@@ -97,7 +113,13 @@ func Build(cc, identity string) (*Built, error) {
 		}
 		return nil
 	}
-	if err := run(cc, "-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so", "recorder.c", "buffers.c", "clocks.c", "signature.c", "divergence.c", "generated/wrappers.c", "-ldl"); err != nil {
+	args := []string{"-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so"}
+	for _, n := range names {
+		if strings.HasSuffix(n, ".c") && n != supervisor {
+			args = append(args, n)
+		}
+	}
+	if err := run(cc, append(args, "-ldl")...); err != nil {
 		return nil, err
 	}
 	// The supervisor needs no MPI; any C compiler will do, the wrapper included.
@@ -105,7 +127,7 @@ func Build(cc, identity string) (*Built, error) {
 	if _, err := exec.LookPath(plain); err != nil {
 		plain = cc
 	}
-	if err := run(plain, "-O2", "-o", "mpivet-supervise", "supervise.c"); err != nil {
+	if err := run(plain, "-O2", "-o", "mpivet-supervise", supervisor); err != nil {
 		return nil, err
 	}
 	// Publish atomically: concurrent mpivet runs may build the same key.
@@ -118,4 +140,25 @@ func Build(cc, identity string) (*Built, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// supervisor is the one source that is not part of the library.
+const supervisor = "supervisor/supervise.c"
+
+// sourceFiles lists the embedded sources, relative to src/, sorted: every
+// file is hashed and copied, and every .c file but the supervisor's is
+// compiled into the library.
+func sourceFiles() ([]string, error) {
+	var names []string
+	err := fs.WalkDir(sources, "src", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			names = append(names, strings.TrimPrefix(p, "src/"))
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names, err
 }

@@ -35,7 +35,7 @@ func (s Sched) Stopped() bool { return s.State == 'T' || s.State == 't' }
 // (RUNDIR/p.HOST.PID). Processes on this host are read from /proc; those on
 // other hosts (or all, under TestRemote) from the sample their supervisor
 // writes with each write-back (p.HOST.PID.sync: count, state, Ran; see
-// layer/src/supervise.c). A process that cannot be read is absent.
+// layer/src/supervisor/supervise.c). A process that cannot be read is absent.
 func ReadSched(dir string) map[string]Sched {
 	out := map[string]Sched{}
 	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))

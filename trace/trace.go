@@ -1,5 +1,5 @@
 // Package trace reads the per-rank logs that the interposition layer writes
-// (format: layer/src/mpivet.h) and the exit records of the rank supervisor, and
+// (format: layer/src/record/record.h) and the exit records of the rank supervisor, and
 // turns them into the calls and process facts the checks consume.
 //
 // A log may be read while its rank is still running (for timeouts, and later
@@ -49,7 +49,7 @@ type Call struct {
 }
 
 // CollData is what one rank gives a collective, in type signatures
-// (layer/src/signature.c): a side is significant on this rank when its flag
+// (layer/src/signatures/signature.c): a side is significant on this rank when its flag
 // is set; its count is in periods of its signature, or, for vector variants
 // (Totals), summed over the per-rank counts.
 type CollData struct {
@@ -146,7 +146,7 @@ type BufferAccess struct {
 // Clocks says how the rank tracked causality (the clock protocol).
 // Watch says how many nonblocking operations a rank started and how many
 // of them the buffer checker watched: past its cost budget it leaves some of
-// those of hot call sites unwatched (layer/src/buffers.c, watching).
+// those of hot call sites unwatched (layer/src/buffers, watching).
 type Watch struct {
 	Started, Watched uint64
 }
@@ -220,7 +220,7 @@ type Late struct {
 }
 
 // TypeMismatch is a message received with a datatype whose type signature
-// differs from the send's (layer/src/signature.c defines the signature words).
+// differs from the send's (layer/src/signatures/signature.c and api.Sig* define the signature words).
 type TypeMismatch struct {
 	SendSig, RecvSig uint64
 	World            int // the sender's world rank
@@ -231,7 +231,7 @@ type TypeMismatch struct {
 }
 
 // Divergence is where a guided replay of a rank stopped following the run it
-// replays (layer/src/divergence.c): at its Index-th compared call it made
+// replays (layer/src/divergence): at its Index-th compared call it made
 // Got at GotPC where the parent run made Want at WantPC (an address in the
 // parent process). ParentOffset is that call's entry record in the parent's
 // log.
@@ -402,7 +402,7 @@ func Decode(path string, data []byte) (*Process, error) {
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by
 	// the clock protocol while the poll runs, before the poll's own entry
 	// record, which the layer appends only once the poll has returned
-	// something (layer/src/mpivet.h, Polls): the event's Offset is not
+	// something (layer/src/record/record.h, Polls): the event's Offset is not
 	// known to the layer, and is the next entry record's.
 	var poll *Wildcard
 	var words []uint64 // the record being decoded; reused, as nothing keeps it
@@ -468,7 +468,7 @@ func Decode(path string, data []byte) (*Process, error) {
 			if id == api.MetaColl && len(words) >= 6 {
 				if c := p.CallAt(words[0]); c != nil && !c.Returned {
 					f := words[1]
-					c.Data = &CollData{Send: f&1 != 0, Recv: f&2 != 0, Totals: f&4 != 0, NoCount: f&8 != 0,
+					c.Data = &CollData{Send: f&api.CollSend != 0, Recv: f&api.CollRecv != 0, Totals: f&api.CollTotals != 0, NoCount: f&api.CollNoCount != 0,
 						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
 				}
 				break

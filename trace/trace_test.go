@@ -90,7 +90,7 @@ func TestReadRunWithUnstartedLog(t *testing.T) {
 }
 
 // A poll's entry record is logged after the records the clock protocol
-// writes while the poll runs (layer/src/mpivet.h, Polls): a Testany event,
+// writes while the poll runs (layer/src/record/record.h, Polls): a Testany event,
 // logged without an offset, belongs to the next poll logged.
 func TestPollEvent(t *testing.T) {
 	l := tracetest.New(0, 2)

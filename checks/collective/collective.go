@@ -32,7 +32,7 @@ randomisation loads the program and its libraries.
 The data must agree too (MPI 3.1 §5.1): count x datatype of a Bcast or a
 reduction is the same type signature on every rank, each rank's sendcount
 x sendtype of a Gather equals recvcount x recvtype at the root, and so on.
-Each rank logs the type signatures it gives (see layer/src/signature.c);
+Each rank logs the type signatures it gives (see layer/src/signatures/signature.c);
 they are compared block by block, and for the vector variants (Gatherv,
 Alltoallv ...) by their unit and by the totals sent and received. Fortran
 callers and MPI_THREAD_MULTIPLE programs are compared by name, root and
@@ -207,7 +207,7 @@ func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
 	})
 }
 
-// Signature words (layer/src/signature.c): 0 is unknown, bit 63 marks a
+// Signature words (layer/src/signatures/signature.c): 0 is unknown, bit 63 marks a
 // mixed sequence, else class << 8 | size, where class 2 is MPI_PACKED,
 // which matches anything.
 func comparable(sig uint64) bool { return sig != 0 && (sig>>63 != 0 || sig>>8 != 2) }

@@ -4,6 +4,7 @@ package typematch
 import (
 	"fmt"
 
+	"mpivet/api"
 	"mpivet/check"
 	"mpivet/trace"
 )
@@ -58,26 +59,26 @@ func at(pass *check.Pass, p *trace.Process, pc uint64, note string) check.Locati
 	return l
 }
 
-// Basic type classes of a signature word (layer/src/signature.c).
+// Basic type classes of a signature word (api.Sig*, written by layer/src/signatures).
 const (
-	classByte = 1 + iota
-	classPacked
-	classChar
-	classInt
-	classUint
-	classFloat
-	classComplex
-	classBool
-	classLogical
-	classWchar
-	classPair
+	classByte    = api.SigByte
+	classPacked  = api.SigPacked
+	classChar    = api.SigChar
+	classInt     = api.SigInt
+	classUint    = api.SigUint
+	classFloat   = api.SigFloat
+	classComplex = api.SigComplex
+	classBool    = api.SigBool
+	classLogical = api.SigLogical
+	classWchar   = api.SigWchar
+	classPair    = api.SigPair
 )
 
 var pairs = []string{"MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT"}
 
 // Describe names the data a signature word stands for.
 func Describe(sig uint64) string {
-	if sig>>63 != 0 {
+	if sig&api.SigMixed != 0 {
 		return fmt.Sprintf("a derived type mixing basic types (signature %04x)", sig&0xffff)
 	}
 	class, size := int(sig>>8), int(sig&0xff)

@@ -475,7 +475,7 @@ func clocksOff(r *trace.Run) string {
 }
 
 // noClock is why a rank's clock protocol stopped when a piggyback did not
-// come (take_pb in layer/src/clocks.c).
+// come (take_pb in layer/src/clocks/protocol.c).
 const noClock = "a message came without its clock"
 
 // command is what a run directory remembers of the command that made it,

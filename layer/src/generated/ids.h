@@ -503,9 +503,7 @@ enum {
 #define MPIVET_IN_MPI_Type_free_datatype_at 1
 #define MPIVET_IN_MPI_Type_free_datatype 2
 
-#define MPIVET_CALL_COLL 1
-#define MPIVET_CALL_VSEND 2
-#define MPIVET_CALL_VRECV 4
+#include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,

@@ -1,7 +1,9 @@
 /*
- * mpivet interposition layer: the recording primitives shared by the
- * hand-written recorder (recorder.c) and the generated wrappers
- * (generated/wrappers.c). Everything on the per-call path is inline here.
+ * mpivet interposition layer, bottom layer: the log and the state page, and
+ * the recording primitives shared by the recorder (recorder.c) and the
+ * generated wrappers (generated/wrappers.c). Everything on the per-call path
+ * is inline here. Nothing here includes or calls an upper layer: those
+ * register callbacks (struct mpivet_service, mpivet_commit_hook).
  *
  * Record format (read by the Go package trace; ids and kinds come from
  * api/mpi.api and api/api.go):
@@ -16,37 +18,14 @@
  * the log. The log is a shared memory mapping of a sparse file: records cost a
  * few stores, and survive the process being killed.
  */
-#ifndef MPIVET_LAYER_H
-#define MPIVET_LAYER_H
+#ifndef MPIVET_RECORD_H
+#define MPIVET_RECORD_H
 
 #include <mpi.h>
 #include <stdint.h>
 #include <stddef.h>
 
-#define MPIVET_KIND_ENTRY 1
-#define MPIVET_KIND_EXIT 2
-#define MPIVET_KIND_META 3
-#define MPIVET_KIND_BRIEF 4 /* api.KindBrief: call site and who matches whom, of a blocking p2p call */
-
-#define MPIVET_META_PROCESS 1
-#define MPIVET_META_CONSTANTS 2
-#define MPIVET_META_MAPS 3
-#define MPIVET_META_SIGNAL 4
-#define MPIVET_META_OVERFLOW 5
-#define MPIVET_META_COMM 6
-#define MPIVET_META_ERROR 7
-#define MPIVET_META_BUFFER 8
-#define MPIVET_META_CLOCKS 9   /* clock mode, world rank, why exploration is off */
-#define MPIVET_META_WILDCARD 10 /* a wildcard event starts */
-#define MPIVET_META_MATCHED 11  /* a wildcard event matched */
-#define MPIVET_META_LATE 12     /* a message that may be late for an earlier wildcard event */
-#define MPIVET_META_CHOICE 13   /* what a Waitany-family event returned, and its candidates */
-#define MPIVET_META_ARRIVAL 14  /* the clock of the message a candidate of such an event took */
-#define MPIVET_META_TYPES 15    /* a message received with a type signature its send did not have */
-#define MPIVET_META_COLL 16     /* the type signatures a rank gives a collective */
-#define MPIVET_META_WATCH 17    /* buffer checker: operations started, operations watched */
-#define MPIVET_META_UNRECEIVED 18 /* a message no receive matched: source, tag, comm, its send's call site, bytes, freed */
-#define MPIVET_META_DIVERGED 24 /* a replay made another call than its parent run (divergence.c) */
+#include "../generated/format.h" /* record kinds, meta ids, state page words */
 
 #define MPIVET_NOREC UINT64_MAX
 
@@ -101,18 +80,17 @@ static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 	return (uint64_t *)(mpivet_base + o + 8);
 }
 
-/* Divergence of a guided replay from its parent run (divergence.c). */
-extern int mpivet_dv_on;
-void mpivet_dv_entry(unsigned call, uint64_t off);
-void mpivet_dv_start(int rank);
-void mpivet_dv_config(const char *key, const char *value);
+/* mpivet_commit_hook, when set, sees every entry and brief record that
+ * mpivet_commit commits (call id, log offset). An upper layer sets it (the
+ * divergence check of a guided replay); the recorder knows nothing of it. */
+extern void (*mpivet_commit_hook)(unsigned call, uint64_t off);
 
 static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, unsigned kind)
 {
 	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
 	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
-	if (__builtin_expect(mpivet_dv_on, 0) && (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && nwords > 0)
-		mpivet_dv_entry(call, off);
+	if (__builtin_expect(mpivet_commit_hook != 0, 0) && (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && nwords > 0)
+		mpivet_commit_hook(call, off);
 }
 /* mpivet_meta appends a meta record of n words (dropped when the log is full). */
 static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
@@ -129,16 +107,9 @@ static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
  * Go). Every wrapper updates its thread's slot; it stays in the cache, so
  * this costs a few stores. Readers see a slot change under a sequence lock:
  * odd while being written. */
-#define MPIVET_STATE_SEQ 0
-#define MPIVET_STATE_STATUS 1
-#define MPIVET_STATE_LOGREF 2
-#define MPIVET_STATE_RC 3
-#define MPIVET_STATE_PROGRESS 4
-#define MPIVET_STATE_RECORD 5
-#define MPIVET_STATE_POLLS 63 /* polls that did nothing: counted here, not logged */
 #define MPIVET_STATE_INLINE (MPIVET_STATE_POLLS - MPIVET_STATE_RECORD) /* room for an inline record */
-#define MPIVET_STATE_WORDS 64 /* one slot */
-#define MPIVET_STATE_SLOTS 8  /* one per thread calling MPI; later threads share the last */
+/* MPIVET_STATE_WORDS words a slot, MPIVET_STATE_SLOTS slots: one per thread
+ * calling MPI; later threads share the last */
 
 extern uint64_t *mpivet_state; /* MPIVET_STATE_SLOTS slots */
 extern __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
@@ -287,54 +258,23 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
 	mpivet_state_close(s);
 }
 
-/* The nonblocking-buffer checker (buffers.c). While an operation is pending,
- * the pages of its buffer are protected (receive buffers against any access,
- * send buffers against writes) whenever no thread of the rank is inside MPI;
- * the fault handler reports the program's own accesses. Every wrapper
- * unprotects on entry and protects again on return, and only when something
- * is pending: mpivet_bc_live is zero otherwise. */
-extern int mpivet_bc_on;   /* the checker is enabled */
-extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
-extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
-extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
-void mpivet_bc_enter(int lazy);
-void mpivet_bc_leave(void);
-void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
-void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o);
-int mpivet_bc_fault(void *siginfo, void *ucontext);
-void mpivet_bc_init(void);
-void mpivet_bc_thread(void);
+/* The services above the recorder (buffer checker, clock protocol,
+ * divergence check) register here, from constructors that run before the
+ * recorder's own (priority MPIVET_SERVICE_PRIORITY), and are called back:
+ * the recorder never calls up into them by name. */
+struct mpivet_service {
+	void (*config)(const char *key, const char *value); /* a line key=value of the run's layer.conf */
+	void (*log_opened)(void);                                /* the log is open and layer.conf read */
+	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
+	void (*thread)(void);                                /* a thread other than the first calls MPI */
+	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */
+};
+#define MPIVET_SERVICE_PRIORITY 200
+void mpivet_register(const struct mpivet_service *s);
 
-extern __thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
-
-static inline void mpivet_bc_enter_call(uint64_t pc, int lazy)
-{
-	mpivet_bc_pc = pc;
-	if (__builtin_expect(mpivet_bc_live, 0))
-		mpivet_bc_enter(lazy);
-}
-
-static inline void mpivet_bc_leave_call(void)
-{
-	if (__builtin_expect(mpivet_bc_live | mpivet_bc_entered, 0))
-		mpivet_bc_leave();
-}
-
-/* The clock protocol (clocks.c): Lamport or vector clocks piggybacked on
- * every message through a shadow communicator, wildcard events and late
- * messages logged, guided replay of recorded decisions. The hooks see the
- * wrapper's parameters by address (k[i] points to parameter i; ids.h names
- * the positions) and may rewrite them before the MPI call. */
-extern int mpivet_ck_on;
-void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
-void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
-void mpivet_ck_config(const char *key, const char *value);
-
-/* Datatype signatures (signature.c): 0 unknown, else comparable words. */
-uint64_t mpivet_sig(MPI_Datatype t);
-void mpivet_sig_forget(MPI_Datatype t);
-int mpivet_sig_packed(uint64_t s);
-void mpivet_coll_types(unsigned call, uint64_t logref, void **k);
+/* The call site (return address) of the call this thread is in, set by
+ * every wrapper on entry. */
+extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
 
 /* The call site of a wrapper: its return address. */
 #define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))

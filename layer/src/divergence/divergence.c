@@ -26,7 +26,7 @@
  * calling MPI (their calls interleave differently in every run).
  */
 #define _GNU_SOURCE
-#include "mpivet.h"
+#include "../record/record.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,13 +39,12 @@
 #define MPIVET_DIVERGED 86 /* exit status of a rank that diverged (launch reads it) */
 #define MAX_IDS 4096
 
-int mpivet_dv_on;
 static char expect_path[4096];
 static unsigned char skip[MAX_IDS];
 static const char *parent;      /* the parent's log of this rank, mapped */
 static uint64_t parent_len, cursor, limit, compared;
 
-void mpivet_dv_config(const char *key, const char *value)
+static void dv_config(const char *key, const char *value)
 {
 	if (strcmp(key, "expect") == 0)
 		snprintf(expect_path, sizeof expect_path, "%s", value);
@@ -74,15 +73,15 @@ static int next_entry(uint64_t *hdr)
 
 static void stop_comparing(void)
 {
-	mpivet_dv_on = 0;
+	mpivet_commit_hook = NULL;
 	if (parent)
 		munmap((void *)parent, parent_len);
 	parent = NULL;
 }
 
-/* mpivet_dv_entry compares the entry record just committed at off (of call
+/* dv_entry compares the entry record just committed at off (of call
  * id) with the parent's next one. */
-void mpivet_dv_entry(unsigned id, uint64_t off)
+static void dv_entry(unsigned id, uint64_t off)
 {
 	if (!comparable(id))
 		return;
@@ -104,10 +103,10 @@ void mpivet_dv_entry(unsigned id, uint64_t off)
 	_exit(MPIVET_DIVERGED);
 }
 
-/* mpivet_dv_start runs once the rank knows its number: it finds its line
+/* dv_start runs once the rank knows its number: it finds its line
  * in the expect file, maps the parent's log, and skips there the entries
  * this rank already logged (those of MPI initialisation). */
-void mpivet_dv_start(int rank)
+static void dv_start(int rank)
 {
 	if (!expect_path[0] || mpivet_mt)
 		return;
@@ -163,5 +162,9 @@ void mpivet_dv_start(int rank)
 	uint64_t h;
 	for (uint64_t i = 0; i < own && next_entry(&h); i++)
 		cursor += h & 0xffffffff;
-	mpivet_dv_on = 1;
+	mpivet_commit_hook = dv_entry;
 }
+
+static const struct mpivet_service service = {.config = dv_config, .initialized = dv_start};
+
+__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void dv_register(void) { mpivet_register(&service); }

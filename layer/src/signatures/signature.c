@@ -27,12 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpivet.h"
-#include "generated/ids.h"
+#include "signature.h"
+#include "../record/record.h"
+#include "../generated/ids.h"
 
-enum { C_BYTE = 1, C_PACKED, C_CHAR, C_INT, C_UINT, C_FLOAT, C_COMPLEX, C_BOOL, C_LOGICAL, C_WCHAR, C_PAIR };
+/* Basic type classes and the mixed bit: generated/format.h (api.Sig*). */
+enum {
+	C_BYTE = MPIVET_SIG_BYTE, C_PACKED = MPIVET_SIG_PACKED, C_CHAR = MPIVET_SIG_CHAR, C_INT = MPIVET_SIG_INT,
+	C_UINT = MPIVET_SIG_UINT, C_FLOAT = MPIVET_SIG_FLOAT, C_COMPLEX = MPIVET_SIG_COMPLEX, C_BOOL = MPIVET_SIG_BOOL,
+	C_LOGICAL = MPIVET_SIG_LOGICAL, C_WCHAR = MPIVET_SIG_WCHAR, C_PAIR = MPIVET_SIG_PAIR
+};
 
-#define MIXED (1ULL << 63)
+#define MIXED MPIVET_SIG_MIXED
 #define MAXRUNS 64
 
 struct run {
@@ -354,7 +360,7 @@ int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED;
  * it; the collective-mismatch check compares the ranks' records after the
  * run. Vector variants are logged as totals over their count arrays. */
 
-enum { CT_SEND = 1, CT_RECV = 2, CT_TOTALS = 4, CT_NOCOUNT = 8 };
+enum { CT_SEND = MPIVET_COLL_SEND, CT_RECV = MPIVET_COLL_RECV, CT_TOTALS = MPIVET_COLL_TOTALS, CT_NOCOUNT = MPIVET_COLL_NOCOUNT };
 
 /* count_of gives the count at parameter kc, or the sum of the per-rank
  * counts there but skip's when v says it is an array. */

@@ -42,8 +42,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpivet.h"
-#include "generated/ids.h"
+#include "clocks.h"
+#include "../generated/ids.h"
+#include "../signatures/signature.h"
 
 int mpivet_ck_on;
 
@@ -63,7 +64,6 @@ static uint64_t newest;    /* own clock at the newest matched wildcard event */
 static int matched_any;    /* some wildcard event has matched */
 static int quiet;          /* inside MPI_Pcontrol(0) ... MPI_Pcontrol(1): do not explore */
 static char decisions_path[4096];
-static int gdb_rank = -1;
 
 /* Guided replay: the forced sources of this rank's events, by event number,
  * with the kind of event each decision is for (0: any kind). A Waitsome can
@@ -229,7 +229,7 @@ static void send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 	uint64_t *pb = &ring[(size_t)k * pbw];
 	memcpy(pb, clk, pbn * 8);
 	pb[pbn] = mpivet_sig(type);
-	pb[pbn + 1] = mpivet_bc_pc;
+	pb[pbn + 1] = mpivet_call_pc;
 	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
 	/* The piggyback leaves before its message: sent as soon as posted
 	 * unless the transport is full (a shared-memory queue the receiver has
@@ -390,7 +390,7 @@ static int forced(uint64_t e, int kind)
 
 static void record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
-	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_bc_pc};
+	uint64_t w[] = {e, (uint64_t)kind, s ? s->serial : 0, (uint64_t)(int64_t)tag, (uint64_t)(int64_t)src, logref, (uint64_t)quiet, mpivet_call_pc};
 	log_event(MPIVET_META_WILDCARD, w, sizeof w / 8);
 }
 
@@ -421,7 +421,7 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 {
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
 	if (matched_any && m <= newest && before > 0) {
-		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_bc_pc};
+		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_call_pc};
 		log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
 	merge(pb);
@@ -893,7 +893,7 @@ static void recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status 
 		return;
 	uint64_t *pb = scratch_pb();
 	receive_pb(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG, pb);
-	check_types(pb, type, s, st, mpivet_bc_pc);
+	check_types(pb, type, s, st, mpivet_call_pc);
 	if (cur.wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
 	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
@@ -934,7 +934,7 @@ static struct req *post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm
 	r->event = cur.event;
 	r->before = cur.before;
 	r->logref = logref;
-	r->pc = mpivet_bc_pc;
+	r->pc = mpivet_call_pc;
 	return r;
 }
 
@@ -1128,14 +1128,12 @@ static void unreceived(void)
 
 /* ---- Set-up ---- */
 
-void mpivet_ck_config(const char *key, const char *value)
+static void ck_config(const char *key, const char *value)
 {
 	if (strcmp(key, "clocks") == 0)
 		mode = strcmp(value, "vector") == 0 ? VECTOR : strcmp(value, "off") == 0 ? OFF : LAMPORT;
 	else if (strcmp(key, "decisions") == 0)
 		snprintf(decisions_path, sizeof decisions_path, "%s", value);
-	else if (strcmp(key, "gdb") == 0)
-		gdb_rank = atoi(value);
 }
 
 static void load_decisions(void)
@@ -1164,32 +1162,10 @@ static void load_decisions(void)
 	/* sorted by event number: the file lists a rank's events in order */
 }
 
-/* wait_for_gdb stops the rank the user wants to debug until a debugger is
- * attached to it (replay --gdb RANK). */
-static void wait_for_gdb(void)
-{
-	fprintf(stderr, "mpivet: rank %d (pid %d) waits for a debugger: gdb -p %d  (then: continue)\n", me, (int)getpid(), (int)getpid());
-	for (;;) {
-		char line[256];
-		FILE *f = fopen("/proc/self/status", "r");
-		int traced = 0;
-		while (f && fgets(line, sizeof line, f))
-			if (strncmp(line, "TracerPid:", 10) == 0)
-				traced = atoi(line + 10) != 0;
-		if (f)
-			fclose(f);
-		if (traced)
-			return;
-		sleep(1);
-	}
-}
-
 static void start(int provided)
 {
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &np);
-	if (gdb_rank == me)
-		wait_for_gdb();
 	const char *why = NULL;
 	if (provided == MPI_THREAD_MULTIPLE)
 		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
@@ -1380,7 +1356,7 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 			r->sh = find(ARG(MPI_Comm, 5));
 			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
 			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1), r->type = ARG(MPI_Datatype, 2);
-			r->pc = mpivet_bc_pc;
+			r->pc = mpivet_call_pc;
 		}
 		break;
 	}
@@ -1508,3 +1484,7 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		break;
 	}
 }
+
+static const struct mpivet_service service = {.config = ck_config};
+
+__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void ck_register(void) { mpivet_register(&service); }

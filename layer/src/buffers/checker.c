@@ -38,8 +38,8 @@
  * call that started it) and which access.
  */
 #define _GNU_SOURCE
-#include "mpivet.h"
-#include "generated/ids.h"
+#include "buffers.h"
+#include "../generated/ids.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,7 +61,11 @@ int mpivet_bc_on, mpivet_bc_live;
 __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
 
 /* Access kinds recorded (checks/bufferreuse names them). */
-enum { WRITE_SEND = 1, READ_RECV = 2, WRITE_RECV = 3, OVERLAP = 4, WINDOW_WRITE_SEND = 5, WINDOW_WRITE_RECV = 6 };
+enum { /* access kinds: generated/format.h (api.Access*) */
+	WRITE_SEND = MPIVET_ACCESS_WRITE_SEND, READ_RECV = MPIVET_ACCESS_READ_RECV, WRITE_RECV = MPIVET_ACCESS_WRITE_RECV,
+	OVERLAP = MPIVET_ACCESS_OVERLAP, WINDOW_WRITE_SEND = MPIVET_ACCESS_WINDOW_WRITE_SEND,
+	WINDOW_WRITE_RECV = MPIVET_ACCESS_WINDOW_WRITE_RECV
+};
 
 #define RW (PROT_READ | PROT_WRITE)
 
@@ -795,7 +799,6 @@ static void log_watched(void)
 
 static uint64_t window_pc;     /* site of the MPI call the window began after */
 static uint64_t window_serial = 1; /* windows begun (0: none, for regions) */
-__thread uint64_t mpivet_bc_pc __attribute__((tls_model("initial-exec")));
 #define MAX_OPENED 512
 static struct {
 	uintptr_t page;
@@ -1124,8 +1127,8 @@ static void close_window(void)
 		int d = demotion(opened[i].page);
 		if (d >= 0)
 			demoted[d].ttl = 1, dirty = 1; /* protect it fully again: catch the next one exactly */
-		uint64_t pcs[2] = {window_pc, mpivet_bc_pc};
-		if (!first_sighting(r, window_pc * 31 + mpivet_bc_pc))
+		uint64_t pcs[2] = {window_pc, mpivet_call_pc};
+		if (!first_sighting(r, window_pc * 31 + mpivet_call_pc))
 			continue;
 		uintptr_t lo = opened[i].page > r->lo ? opened[i].page : r->lo;
 		record(r->recv ? WINDOW_WRITE_RECV : WINDOW_WRITE_SEND, lo, r, 0, pcs, 2);
@@ -1271,7 +1274,7 @@ static void leave(void)
 	}
 	if (in_mpi <= 0) {
 		in_mpi = 0;
-		window_pc = mpivet_bc_pc;
+		window_pc = mpivet_call_pc;
 		window_serial++;
 		nopened = nmisses = 0;
 		age_demotions();
@@ -1405,7 +1408,7 @@ static void add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t t
 	r->peer_reads = peer_copied && (!recv || coll);
 	r->lazy = lazy_host && bytes <= LAZY_BYTES && !(recv && peer_copied) && r->hi - r->lo <= LAZY_SPAN;
 	r->peer_written = recv && peer_copied && peer_writes;
-	r->watched = r->active && !r->peer_written && watch(mpivet_bc_pc);
+	r->watched = r->active && !r->peer_written && watch(mpivet_call_pc);
 	if (r->active) {
 		check_overlap(r);
 		if (r->watched || r->peer_reads || r->peer_written)
@@ -1504,7 +1507,7 @@ static void start(uint64_t h, uint64_t out, uint64_t logref)
 		if (regions[j].persistent && regions[j].req == h) {
 			if (!regions[j].active) {
 				regions[j].active = 1;
-				regions[j].watched = !regions[j].peer_written && watch(mpivet_bc_pc);
+				regions[j].watched = !regions[j].peer_written && watch(mpivet_call_pc);
 				changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
 				regions[j].logref = logref;
 				regions[j].nseen = 0;
@@ -2154,7 +2157,7 @@ static int fault(void *sip, void *ucp)
 #endif
 }
 
-int mpivet_bc_fault(void *sip, void *ucp)
+static int bc_fault(void *sip, void *ucp)
 {
 	uint64_t t0 = tsc();
 	int r = fault(sip, ucp);
@@ -2253,10 +2256,10 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	return r;
 }
 
-/* mpivet_bc_thread gives the calling thread an alternate signal stack: a
+/* bc_thread gives the calling thread an alternate signal stack: a
  * receive buffer on the stack protects the stack page the handler would
  * otherwise run on. */
-void mpivet_bc_thread(void)
+static void bc_thread(void)
 {
 	if (!mpivet_bc_on)
 		return;
@@ -2465,9 +2468,9 @@ static void detect_peer_copies(void)
 	peer_copy_min = known ? min : 0;
 }
 
-/* mpivet_bc_init runs when the layer loads and again after MPI_Init (when
+/* bc_init runs when the layer loads and again after MPI_Init (when
  * the MPI's transports are loaded). */
-void mpivet_bc_init(void)
+static void bc_init(void)
 {
 #if !defined(__x86_64__)
 	mpivet_bc_on = 0;
@@ -2481,7 +2484,7 @@ void mpivet_bc_init(void)
 		t_start = now_ns();
 		void *f[2];
 		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
-		mpivet_bc_thread();
+		bc_thread();
 	}
 	/* In front of whatever handles SIGTRAP now (gfortran's runtime installs
 	 * a handler at start-up, after the layer loaded). */
@@ -2519,3 +2522,39 @@ void mpivet_bc_init(void)
 		calibrate(); /* MPI is initialised: its threads run */
 	}
 }
+
+/* ---- Set-up, through the recorder ---- */
+
+static int conf_off, conf_precise; /* layer.conf: buffers=off, buffers=precise */
+
+static void bc_config(const char *key, const char *value)
+{
+	if (strcmp(key, "buffers") != 0)
+		return;
+	if (strncmp(value, "off", 3) == 0)
+		conf_off = 1;
+	if (strncmp(value, "precise", 7) == 0)
+		conf_precise = 1;
+}
+
+/* bc_opened runs when the log is open: the checker is on unless the run
+ * turned it off. */
+static void bc_opened(void)
+{
+	mpivet_bc_on = !conf_off;
+	if (conf_precise)
+		mpivet_bc_precise = 1;
+	bc_init();
+}
+
+static void bc_initialized(int rank)
+{
+	(void)rank;
+	bc_init();
+}
+
+static const struct mpivet_service service = {
+	.config = bc_config, .log_opened = bc_opened, .initialized = bc_initialized, .thread = bc_thread, .fault = bc_fault,
+};
+
+__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void bc_register(void) { mpivet_register(&service); }

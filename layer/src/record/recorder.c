@@ -10,7 +10,7 @@
  * which knows the pid, writes its exit record under the same name.
  */
 #define _GNU_SOURCE
-#include "mpivet.h"
+#include "record.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,6 +31,25 @@ char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
 __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
+__thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
+void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+
+/* The services registered by the layers above (see struct mpivet_service),
+ * called back in the order they registered. */
+#define MAX_SERVICES 8
+static const struct mpivet_service *services[MAX_SERVICES];
+static int nservices;
+
+void mpivet_register(const struct mpivet_service *s)
+{
+	if (nservices < MAX_SERVICES)
+		services[nservices++] = s;
+}
+
+#define EACH_SERVICE(f, ...)                            \
+	for (int i_ = 0; i_ < nservices; i_++)          \
+		if (services[i_]->f)                    \
+			services[i_]->f(__VA_ARGS__)
 
 /* mpivet_new_slot gives the calling thread its slot of the state page. */
 uint64_t *mpivet_new_slot(void)
@@ -39,8 +58,10 @@ uint64_t *mpivet_new_slot(void)
 	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
-	if (i > 0)
-		mpivet_bc_thread(); /* a new thread calling MPI */
+	if (i > 0) /* a new thread calling MPI */
+		for (int k = 0; k < nservices; k++)
+			if (services[k]->thread)
+				services[k]->thread();
 	return mpivet_slot = &mpivet_state[i * MPIVET_STATE_WORDS];
 }
 
@@ -146,9 +167,10 @@ __attribute__((constructor)) static void mpivet_open(void)
 	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 	write_process(env_int(ranks), env_int(sizes), -1);
 	write_maps();
-	mpivet_bc_on = 1;
 	read_config(dir);
-	mpivet_bc_init();
+	for (int i = 0; i < nservices; i++)
+		if (services[i]->log_opened)
+			services[i]->log_opened();
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
 	install_crash_handlers();
@@ -161,10 +183,10 @@ __attribute__((constructor)) static void mpivet_open(void)
 /* mpivet_grow makes the log ready up to at least end; 0 if it is full. */
 int mpivet_grow(uint64_t end)
 {
-	static int lock;
+	static int busy;
 	if (end > mpivet_cap)
 		return 0;
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
 		;
 	uint64_t ready = __atomic_load_n(&mpivet_ready, __ATOMIC_RELAXED);
 	while (ready < end) {
@@ -177,7 +199,7 @@ int mpivet_grow(uint64_t end)
 		ready += n;
 	}
 	__atomic_store_n(&mpivet_ready, ready, __ATOMIC_RELEASE);
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -277,9 +299,11 @@ static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
 
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
-	/* a protected page of a pending nonblocking buffer, not a crash */
-	if (sig == SIGSEGV && mpivet_bc_fault(si, uc))
-		return;
+	/* a fault a service caused (a protected page of a pending nonblocking
+	 * buffer), not a crash */
+	for (int i = 0; sig == SIGSEGV && i < nservices; i++)
+		if (services[i]->fault && services[i]->fault(si, uc))
+			return;
 	uint64_t pc = 0, sp = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -425,10 +449,9 @@ void mpivet_post_init(void)
 	write_process(rank, size, level);
 	mpivet_write_constants();
 	write_maps();
-	mpivet_bc_init();
+	EACH_SERVICE(initialized, rank);
 	install_crash_handlers();
 	install_error_handler();
-	mpivet_dv_start(rank);
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata
@@ -451,14 +474,14 @@ static void world_ranks(MPI_Group g, int n, uint64_t *w)
 			w[i] = (uint64_t)-1;
 		return;
 	}
-	int *in = buf, *out = buf + n;
+	int *local = buf, *world_of = buf + n;
 	for (int i = 0; i < n; i++)
-		in[i] = i;
+		local[i] = i;
 	PMPI_Comm_group(MPI_COMM_WORLD, &world);
-	PMPI_Group_translate_ranks(g, n, in, world, out);
+	PMPI_Group_translate_ranks(g, n, local, world, world_of);
 	PMPI_Group_free(&world);
 	for (int i = 0; i < n; i++)
-		w[i] = (uint64_t)(int64_t)(out[i] == MPI_UNDEFINED ? -1 : out[i]);
+		w[i] = (uint64_t)(int64_t)(world_of[i] == MPI_UNDEFINED ? -1 : world_of[i]);
 	if (buf != stack)
 		free(buf);
 }
@@ -511,16 +534,11 @@ static void read_config(const char *dir)
 	while (fgets(line, sizeof line, f)) {
 		if (strncmp(line, "buffering=zero", 14) == 0)
 			mpivet_zero_buffering = 1;
-		if (strncmp(line, "buffers=off", 11) == 0)
-			mpivet_bc_on = 0;
-		if (strncmp(line, "buffers=precise", 15) == 0)
-			mpivet_bc_precise = 1;
 		char *eq = strchr(line, '=');
 		if (eq) {
 			*eq = 0;
 			eq[strcspn(eq + 1, "\n") + 1] = 0;
-			mpivet_ck_config(line, eq + 1);
-			mpivet_dv_config(line, eq + 1);
+			EACH_SERVICE(config, line, eq + 1);
 		}
 	}
 	fclose(f);

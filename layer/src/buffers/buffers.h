@@ -1,0 +1,39 @@
+/*
+ * The buffer checker's interface to the wrappers above it (generated/
+ * wrappers.c). It registers itself with the recorder (struct
+ * mpivet_service) for its set-up, new threads and faults.
+ */
+#ifndef MPIVET_BUFFERS_H
+#define MPIVET_BUFFERS_H
+
+#include "../record/record.h"
+
+/* The nonblocking-buffer checker (buffers/). While an operation is pending,
+ * the pages of its buffer are protected (receive buffers against any access,
+ * send buffers against writes) whenever no thread of the rank is inside MPI;
+ * the fault handler reports the program's own accesses. Every wrapper
+ * unprotects on entry and protects again on return, and only when something
+ * is pending: mpivet_bc_live is zero otherwise. */
+extern int mpivet_bc_on;   /* the checker is enabled */
+extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
+extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
+extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
+void mpivet_bc_enter(int lazy);
+void mpivet_bc_leave(void);
+void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o);
+
+static inline void mpivet_bc_enter_call(uint64_t pc, int lazy)
+{
+	mpivet_call_pc = pc;
+	if (__builtin_expect(mpivet_bc_live, 0))
+		mpivet_bc_enter(lazy);
+}
+
+static inline void mpivet_bc_leave_call(void)
+{
+	if (__builtin_expect(mpivet_bc_live | mpivet_bc_entered, 0))
+		mpivet_bc_leave();
+}
+
+#endif

@@ -1,0 +1,15 @@
+#ifndef MPIVET_CLOCKS_H
+#define MPIVET_CLOCKS_H
+
+#include "../record/record.h"
+
+/* The clock protocol (clocks/): Lamport or vector clocks piggybacked on
+ * every message through a shadow communicator, wildcard events and late
+ * messages logged, guided replay of recorded decisions. The hooks see the
+ * wrapper's parameters by address (k[i] points to parameter i; ids.h names
+ * the positions) and may rewrite them before the MPI call. */
+extern int mpivet_ck_on;
+void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
+void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
+
+#endif
