@@ -101,6 +101,7 @@ type Call struct {
 	Sync   string  // the synchronous-mode call that replaces this standard-mode send under zero buffering
 	In     []Field // entry record fields (after the call-site word)
 	Out    []Field // exit record fields (after the entry-offset and return-code words)
+	brief  []Field // BriefIn
 }
 
 // Has reports whether the call carries the tag.
@@ -141,7 +142,10 @@ func (c *Call) Brief() bool {
 
 // BriefIn are the fields of a brief record, after the call-site word: the
 // scalar In fields that say who matches whom (peers, tags, communicator).
-func (c *Call) BriefIn() []Field {
+// (With each field's index in In.)
+func (c *Call) BriefIn() []Field { return c.brief }
+
+func briefIn(c *Call) []Field {
 	var fs []Field
 	for _, f := range c.In {
 		switch f.Name {
@@ -210,6 +214,7 @@ func Parse(text string) (*API, error) {
 			return nil, fmt.Errorf("mpi.api:%d: %s described twice", n+1, c.Name)
 		}
 		c.ID = len(a.Calls)
+		c.brief = briefIn(c)
 		a.Calls = append(a.Calls, c)
 		a.ByName[c.Name] = c
 	}

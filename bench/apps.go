@@ -26,14 +26,21 @@ type app struct {
 	// long says why the whole default run (every interleaving) is not
 	// timed; its first interleaving (variant "first") is.
 	long string
+	// edit, if set, replaces edit[0] by edit[1] in the inputs (e.g. a
+	// longer run of the same example, so that mpivet's fixed costs do not
+	// hide its cost per step).
+	edit [2]string
 }
 
 var apps = []app{
 	{"lammps-melt", "lmp", []string{"-in", "in.melt"},
-		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples", ""},
+		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples", "", [2]string{}},
+	{"lammps-2500", "lmp", []string{"-in", "in.melt"},
+		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples", "",
+		[2]string{"run\t\t250\n", "run\t\t2500\n"}},
 	{"hpcc", "hpcc", nil,
 		map[string]string{"hpccinf.txt": "/usr/share/doc/hpcc/examples/_hpccinf.txt"}, "hpcc",
-		"its wildcard receives give hundreds of interleavings, each a whole run of the benchmark: hours"},
+		"its wildcard receives give hundreds of interleavings, each a whole run of the benchmark: hours", [2]string{}},
 }
 
 // appVariant is one way of running an application: natively, or under
@@ -117,6 +124,12 @@ func runApp(a app, v appVariant, mpivet, dir string) (appSample, error) {
 		data, err := os.ReadFile(from)
 		if err != nil {
 			return appSample{}, err
+		}
+		if a.edit[0] != "" {
+			if !strings.Contains(string(data), a.edit[0]) {
+				return appSample{}, fmt.Errorf("%s: no %q to replace", from, a.edit[0])
+			}
+			data = []byte(strings.ReplaceAll(string(data), a.edit[0], a.edit[1]))
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return appSample{}, err

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"mpivet/api"
@@ -445,13 +447,11 @@ func Decode(path string, data []byte) (*Process, error) {
 			d := api.MPI.Calls[id]
 			c := &Call{Def: d, Seq: len(p.Calls), Offset: off, PC: words[0], Returned: true, Brief: true,
 				In: decodeFields(d.In, nil), Out: decodeFields(d.Out, nil)}
-			k := 1
+			k, bf := 1, d.BriefIn()
 			for i, f := range d.In {
-				for _, b := range d.BriefIn() {
-					if b.Name == f.Name && k < len(words) {
-						c.In[i] = Value{Word: words[k]}
-						k++
-					}
+				if len(bf) > 0 && bf[0].Name == f.Name && k < len(words) {
+					c.In[i] = Value{Word: words[k]}
+					k, bf = k+1, bf[1:]
 				}
 			}
 			p.Calls = append(p.Calls, c)
@@ -797,17 +797,31 @@ func ReadRun(dir string) (*Run, error) {
 	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
 	r := &Run{Dir: dir}
 	byName := map[string]*Process{}
-	for _, l := range logs {
-		p, err := ReadLog(l)
-		if errors.Is(err, ErrNotLog) {
-			// Killed while its layer was starting: a process with no records.
-			p, err = Decode(l, []byte("MPIVET01"))
+	// The logs are decoded in parallel, as many at a time as there are
+	// processors: after a run, the user waits for this.
+	procs, errs := make([]*Process, len(logs)), make([]error, len(logs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range logs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			p, err := ReadLog(l)
+			if errors.Is(err, ErrNotLog) {
+				// Killed while its layer was starting: a process with no records.
+				p, err = Decode(l, []byte("MPIVET01"))
+			}
+			procs[i], errs[i] = p, err
+		}()
+	}
+	wg.Wait()
+	for i, l := range logs {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if err != nil {
-			return nil, err
-		}
-		r.Procs = append(r.Procs, p)
-		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = p
+		r.Procs = append(r.Procs, procs[i])
+		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = procs[i]
 	}
 	for _, p := range r.Procs {
 		base := strings.TrimSuffix(p.File, ".log")
