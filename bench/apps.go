@@ -55,6 +55,7 @@ var appVariants = []appVariant{
 	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}},
 	{"first", []string{"--max-interleavings=1"}}, // the default run's first interleaving, buffering check included
 	{"default", []string{}},
+	{"no-buffers", []string{"--buffers=off"}}, // the default but for the nonblocking-buffer checker
 }
 
 // appSample is one run: wall time, mpivet's peak resident memory, the size
