@@ -270,6 +270,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
 	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()
 	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
+	sig.holdIfQuitting()
 	_ = report.NewText(os.Stdout, color).Print(rep) // a closed terminal does not change the verdict
 	if f.json != "" {
 		if err := report.WriteJSON(f.json, rep); err != nil {

@@ -21,9 +21,10 @@ const exitKilled = 130
 // is written. A second one ends every run at once and exits without a
 // report. Why says which signal came (empty if none).
 type interrupts struct {
-	ctx  context.Context
-	sig  atomic.Value // os.Signal
-	stop func()
+	ctx      context.Context
+	sig      atomic.Value // os.Signal
+	quitting atomic.Bool  // a second signal came: mpivet is exiting without a report
+	stop     func()
 }
 
 func catchInterrupts(parent context.Context) *interrupts {
@@ -48,6 +49,7 @@ func catchInterrupts(parent context.Context) *interrupts {
 		}
 		select {
 		case <-ch:
+			in.quitting.Store(true)
 			fmt.Fprintln(os.Stderr, "\nmpivet: quitting at once: no report")
 			launch.KillAll()
 			os.Exit(exitKilled)
@@ -55,6 +57,15 @@ func catchInterrupts(parent context.Context) *interrupts {
 		}
 	}()
 	return in
+}
+
+// holdIfQuitting keeps the caller from going on (writing a report) once
+// a second signal has made mpivet quit: killing the ranks takes a moment,
+// in which the run it stopped could otherwise be reported.
+func (in *interrupts) holdIfQuitting() {
+	if in.quitting.Load() {
+		select {} // os.Exit comes from the signal goroutine
+	}
 }
 
 // why says which signal stopped the verification, or "" if none did.
