@@ -34,9 +34,12 @@ package zerobuf
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
+	"mpivet/check"
+	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
 	"mpivet/trace"
 )
@@ -76,7 +79,7 @@ const (
 	recvOp         // takes the message of peer
 	probeOp        // waits for the message of peer without taking it
 	collOp
-	localOp // completes at once (buffered send, MPI_Imrecv, PROC_NULL, cancelled)
+	localOp // completes at once (MPI_Imrecv, PROC_NULL, a communicator not recorded)
 )
 
 // op is one operation of a rank.
@@ -93,6 +96,7 @@ type op struct {
 	anyTag    bool
 	call      *trace.Call
 	cancelled bool
+	buffered  bool  // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
 	waited    bool  // a call waits for it
 	probers   []*op // probes that wait for this send
 }
@@ -112,7 +116,7 @@ type event struct {
 func (o *op) complete() bool {
 	switch o.kind {
 	case sendOp, recvOp, probeOp:
-		return o.cancelled || o.peer == nil || o.peer.posted
+		return o.cancelled || o.buffered || o.peer == nil || o.peer.posted
 	case collOp:
 		return o.coll.arrived >= o.coll.need
 	}
@@ -128,21 +132,42 @@ type rank struct {
 	entered bool // events[pos] has posted its operations
 }
 
+// Analyzer replays an execution's matches under zero buffering. It is a
+// result-only analysis the run driver asks for (check.Unit.Result) on the
+// first interleaving; it reuses the objects the checks followed.
+var Analyzer = &check.Check{
+	Name: "zerobuf",
+	Doc: `the matches of an execution replayed with zero buffering
+
+A result-only analysis for the run driver: whether every rank would end if
+standard-mode sends were synchronous (Result).`,
+	Requires:   []*check.Check{objects.Analyzer},
+	ResultType: reflect.TypeOf((*Result)(nil)),
+	Run: func(pass *check.Pass) (any, error) {
+		return simulate(pass.In.Run, pass.ResultOf[objects.Analyzer].(*objects.Result)), nil
+	},
+}
+
 // Simulate replays run's matches under zero buffering.
 func Simulate(run *trace.Run) *Result {
+	r, err := check.NewUnit(&check.Input{Run: run}).Result(Analyzer)
+	if err != nil {
+		return &Result{Why: err.Error()}
+	}
+	return r.(*Result)
+}
+
+func simulate(run *trace.Run, objs *objects.Result) *Result {
 	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}}
 	for _, p := range run.Procs {
-		if why := s.build(p); why != "" {
+		if why := s.build(p, objs.Of(p)); why != "" {
 			return &Result{Why: why}
 		}
 	}
 	if why := s.match(); why != "" {
 		return &Result{Why: why}
 	}
-	res := &Result{Checked: true, Matches: s.matches}
-	for _, b := range s.run() {
-		res.Stuck = append(res.Stuck, b)
-	}
+	res := &Result{Checked: true, Matches: s.matches, Stuck: s.run()}
 	sort.Slice(res.Stuck, func(i, j int) bool { return res.Stuck[i].Rank < res.Stuck[j].Rank })
 	return res
 }
@@ -158,7 +183,7 @@ type sim struct {
 // replay needs (an event per call that starts or completes an operation,
 // an operation per message and collective), not an index of every call:
 // the records of a long run are large already.
-func (s *sim) build(p *trace.Process) string {
+func (s *sim) build(p *trace.Process, objs *objects.State) string {
 	if p.Rank < 0 {
 		return "a process never initialised MPI"
 	}
@@ -232,7 +257,7 @@ func (s *sim) build(p *trace.Process) string {
 		if b.why != "" {
 			return b.why
 		}
-		b.created(c)
+		b.comms.Created(c)
 		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c] != nil {
 			r.events = append(r.events, e)
 			if c.Seq >= 0 && c.Seq < len(evAt) {
@@ -248,7 +273,7 @@ func (s *sim) build(p *trace.Process) string {
 	}
 	// Requests: each operation starts at the call that started it and is
 	// waited for by the call that completed it.
-	for _, o := range objects.Follow(p).Requests {
+	for _, o := range objs.Requests {
 		t := tmpl[o.Created]
 		for i, use := range o.Ops {
 			e := at(use.Start)
@@ -278,23 +303,16 @@ func (s *sim) build(p *trace.Process) string {
 // its calls create them.
 type builder struct {
 	s                           *sim
-	p                           *trace.Process
 	rank                        int
 	anySource, anyTag, procNull int64
-	worldComm, selfComm         uint64
-	hasWorld, hasSelf           bool
-	worldRanks                  []int
-	current                     map[uint64]*trace.Comm // created communicators, by handle, as of the call
-	keys                        map[uint64]string      // their keys (comms.Index), as of the call
-	same                        map[string]int         // communicators created with the same members
-	collSeq                     map[string]int         // collectives made on each communicator
+	comms                       *comms.Tracker
+	collSeq                     map[string]int // collectives made on each communicator
 	wild                        map[uint64]*trace.Wildcard
 	why                         string
 }
 
 func newBuilder(s *sim, p *trace.Process, rank int) *builder {
-	b := &builder{s: s, p: p, rank: rank, current: map[uint64]*trace.Comm{}, keys: map[uint64]string{},
-		same: map[string]int{}, collSeq: map[string]int{}, wild: map[uint64]*trace.Wildcard{}}
+	b := &builder{s: s, rank: rank, comms: comms.NewTracker(p), collSeq: map[string]int{}, wild: map[uint64]*trace.Wildcard{}}
 	konst := func(name string) int64 {
 		if v, ok := p.Const(name); ok {
 			return int64(v)
@@ -302,12 +320,6 @@ func newBuilder(s *sim, p *trace.Process, rank int) *builder {
 		return -1 << 40
 	}
 	b.anySource, b.anyTag, b.procNull = konst("MPI_ANY_SOURCE"), konst("MPI_ANY_TAG"), konst("MPI_PROC_NULL")
-	b.worldComm, b.hasWorld = p.Const("MPI_COMM_WORLD")
-	b.selfComm, b.hasSelf = p.Const("MPI_COMM_SELF")
-	b.worldRanks = make([]int, p.Size)
-	for i := range b.worldRanks {
-		b.worldRanks[i] = i
-	}
 	// the sources of wildcard receives and probes, by the record of the
 	// call that started them
 	for _, w := range p.Wild {
@@ -318,36 +330,16 @@ func newBuilder(s *sim, p *trace.Process, rank int) *builder {
 	return b
 }
 
-// comm returns the key of call c's communicator (the same on every rank,
-// as comms.Index makes them), the world ranks its point-to-point calls
-// name (an intercommunicator's remote group) and all its members.
+// comm returns the key of call c's communicator (the same on every rank),
+// the world ranks its point-to-point calls name (an intercommunicator's
+// remote group) and all its members; nil members if the records do not
+// say who they are.
 func (b *builder) comm(c *trace.Call) (key string, p2p, all []int) {
 	h := c.Word("comm")
-	switch {
-	case b.hasWorld && h == b.worldComm:
-		return "world", b.worldRanks, b.worldRanks
-	case b.hasSelf && h == b.selfComm:
-		return fmt.Sprintf("self:%d", b.rank), []int{b.rank}, []int{b.rank}
-	}
-	cm := b.current[h]
-	if cm == nil {
+	if !b.comms.Known(h) {
 		return "", nil, nil
 	}
-	if cm.Remote != nil {
-		return b.keys[h], cm.Remote, append(append([]int{}, cm.World...), cm.Remote...)
-	}
-	return b.keys[h], cm.World, cm.World
-}
-
-// created follows the communicator call c created.
-func (b *builder) created(c *trace.Call) {
-	if c.Comm == nil {
-		return
-	}
-	m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
-	b.keys[c.Comm.Handle] = fmt.Sprintf("%s#%d", m, b.same[m])
-	b.current[c.Comm.Handle] = c.Comm
-	b.same[m]++
+	return b.comms.Key(h), b.comms.Members(h), b.comms.All(h)
 }
 
 func world(ms []int, r int64) int {
@@ -376,7 +368,7 @@ func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *o
 			return local
 		}
 		if strings.Contains(strings.ToLower(c.Name()), "bsend") {
-			o.kind = localOp // buffered: matched, but complete at once
+			o.buffered = true // matched, but complete at once
 		}
 		return o
 	}
@@ -449,7 +441,7 @@ func (s *sim) match() string {
 	for _, w := range s.order {
 		for _, e := range s.ranks[w].events {
 			for _, o := range e.posts {
-				if o.kind == sendOp || (o.kind == localOp && o.dst >= 0 && o.src >= 0 && o.comm != "") {
+				if o.kind == sendOp {
 					ch := channel{o.dst, o.src, o.comm}
 					q := queues[ch]
 					if q == nil {

@@ -43,7 +43,7 @@ func wait(l *tracetest.Log, req uint64, status [2]int64) {
 		map[string]any{"request_out": uint64(0x2000), "status": status})
 }
 
-func simulate(t *testing.T, run *trace.Run) *Result {
+func mustSimulate(t *testing.T, run *trace.Run) *Result {
 	t.Helper()
 	res := Simulate(run)
 	if !res.Checked {
@@ -63,7 +63,7 @@ func TestHeadToHeadSends(t *testing.T) {
 			send(l, c.send, 1-r, 7)
 			recv(l, 1-r, 7)
 		})
-		res := simulate(t, run)
+		res := mustSimulate(t, run)
 		if len(res.Stuck) != c.stuck || res.Matches != 2 {
 			t.Errorf("%s: stuck %v (%d matches), want %d ranks", c.send, res.Stuck, res.Matches, c.stuck)
 		}
@@ -87,7 +87,7 @@ func TestSafeExchanges(t *testing.T) {
 			send(l, "MPI_Send", 0, 3)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 0 || res.Matches != 4 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 || res.Matches != 4 {
 		t.Fatalf("stuck %v, %d matches; want none stuck, 4 matches", res.Stuck, res.Matches)
 	}
 }
@@ -105,7 +105,7 @@ func TestTagsOrder(t *testing.T) {
 			recv(l, 0, 1)
 		}
 	})
-	res := simulate(t, run)
+	res := mustSimulate(t, run)
 	if len(res.Stuck) != 2 {
 		t.Fatalf("stuck %v, want both ranks", res.Stuck)
 	}
@@ -120,7 +120,7 @@ func TestTagsOrder(t *testing.T) {
 			recv(l, 0, anyTag)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 0 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 {
 		t.Fatalf("stuck %v with MPI_ANY_TAG", res.Stuck)
 	}
 }
@@ -131,7 +131,7 @@ func TestRing(t *testing.T) {
 		send(l, "MPI_Send", (r+1)%4, 0)
 		recv(l, (r+3)%4, 0)
 	})
-	if res := simulate(t, run); len(res.Stuck) != 4 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 4 {
 		t.Fatalf("stuck %v, want all 4", res.Stuck)
 	}
 	// Even ranks send first, odd ones receive first: safe.
@@ -144,7 +144,7 @@ func TestRing(t *testing.T) {
 			send(l, "MPI_Send", (r+1)%4, 0)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 0 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 {
 		t.Fatalf("stuck %v in the ordered ring", res.Stuck)
 	}
 }
@@ -161,7 +161,7 @@ func TestCollectiveSynchronises(t *testing.T) {
 			recv(l, 0, 0)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 2 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 2 {
 		t.Fatalf("stuck %v, want both", res.Stuck)
 	}
 }
@@ -186,7 +186,7 @@ func TestWildcardSource(t *testing.T) {
 			send(l, "MPI_Send", 0, 0)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 3 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 3 {
 		t.Fatalf("stuck %v, want all three (rank 1's send waits for rank 0's second receive)", res.Stuck)
 	}
 	run = prog(2, func(r int, l *tracetest.Log) {
@@ -210,7 +210,7 @@ func TestUnreceivedMessage(t *testing.T) {
 			send(l, "MPI_Send", 1, 0)
 		}
 	})
-	if res := simulate(t, run); len(res.Stuck) != 0 {
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 {
 		t.Fatalf("stuck %v", res.Stuck)
 	}
 }

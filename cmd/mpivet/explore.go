@@ -47,6 +47,7 @@ type exploration struct {
 	notes     []string
 	zero      int           // the interleaving run with zero buffering (bufferingCheck), 0 if none
 	first     *trace.Run    // of interleaving 1's records, only the messages never received (unreceivedOnly)
+	firstUnit *check.Unit   // interleaving 1's analyses, until simulate has used them
 	firstWall time.Duration // how long the first run took
 }
 
@@ -92,6 +93,22 @@ func (x *exploration) bufferingCheck(ds []explore.Decision, forced bool, n int) 
 			x.sess.Opts.Timeout, interleavingDir(x.dir, n)))
 	}
 	return il, nil
+}
+
+// simulate replays interleaving 1's matches under zero buffering, from
+// the analyses its checks made (the objects of every rank), and lets them
+// go: the exploration keeps no whole run.
+func (x *exploration) simulate() (*zerobuf.Result, error) {
+	u := x.firstUnit
+	x.firstUnit = nil
+	if u == nil {
+		return nil, nil
+	}
+	r, err := u.Result(zerobuf.Analyzer)
+	if err != nil {
+		return nil, err
+	}
+	return r.(*zerobuf.Result), nil
 }
 
 // checkBuffering looks for deadlocks the MPI's buffering hid in
@@ -260,6 +277,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
 		Timeout: x.sess.Opts.Timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
+	if n == 1 {
+		x.firstUnit = u // for the offline buffering check (simulate)
+	}
 	if ds != nil && (res.TimedOut || res.Deadlocked) {
 		if unmatched, blocked := explore.Unmatched(res.Run); unmatched {
 			forcedOnly := false

@@ -219,8 +219,11 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	x.first = unreceivedOnly(first.Run)
 	var sim *zerobuf.Result
 	if f.bufCheck == "auto" && firstEnded && stopped == "" {
-		sim = zerobuf.Simulate(first.Run)
+		if sim, err = x.simulate(); err != nil {
+			return exitFailure, err
+		}
 	}
+	x.firstUnit = nil // the exploration keeps no whole run
 	switch {
 	case stopped != "":
 	case off != "":

@@ -17,27 +17,110 @@ import (
 	"mpivet/trace"
 )
 
-// Index is one rank's communicators, built in one pass over its records.
-type Index struct {
-	p       *trace.Process
-	callKey map[*trace.Call]string // key of a call's communicator, as of the call
-	key     map[uint64]string      // key of each created handle, as of the last call
-	comm    map[uint64]*trace.Comm // members of each created handle, as of the last call
-	colls   map[string][]*trace.Call
-}
-
-// NewIndex indexes rank p's communicators.
+// Tracker follows one rank's communicators as its calls create them: fed
+// the calls in order (Created after each), it names and places a handle as
+// of the call being looked at. Index keeps what it says for every call; an
+// analysis that keeps less (checks/zerobuf) uses a Tracker alone.
 //
 // A created communicator's key is the world ranks of its members with its
 // position among those the rank created with the same members: members
 // create their communicators collectively, so in the same order. A handle
 // is resolved as of each call, so a handle reused after MPI_Comm_free names
 // the right communicator.
+type Tracker struct {
+	p     *trace.Process
+	world []int
+	key   map[uint64]string      // key of each created handle
+	comm  map[uint64]*trace.Comm // members of each created handle
+	same  map[string]int         // communicators created with the same members
+}
+
+// NewTracker starts following rank p's communicators.
+func NewTracker(p *trace.Process) *Tracker {
+	t := &Tracker{p: p, key: map[uint64]string{}, comm: map[uint64]*trace.Comm{}, same: map[string]int{},
+		world: make([]int, max(p.Size, 0))}
+	for i := range t.world {
+		t.world[i] = i
+	}
+	return t
+}
+
+// Created follows the communicator call c created, if it created one.
+func (t *Tracker) Created(c *trace.Call) {
+	if c.Comm == nil {
+		return
+	}
+	m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
+	t.key[c.Comm.Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
+	t.comm[c.Comm.Handle] = c.Comm
+	t.same[m]++
+}
+
+// Key names communicator comm: "world", "self:R", or the key of a created
+// communicator.
+func (t *Tracker) Key(comm uint64) string {
+	if v, ok := t.p.Const("MPI_COMM_WORLD"); ok && v == comm {
+		return "world"
+	}
+	if v, ok := t.p.Const("MPI_COMM_SELF"); ok && v == comm {
+		return fmt.Sprintf("self:%d", t.p.Rank)
+	}
+	if k, ok := t.key[comm]; ok {
+		return k
+	}
+	return fmt.Sprintf("unknown:%d:%#x", t.p.Rank, comm)
+}
+
+// Known reports whether the records say who the members of comm are.
+func (t *Tracker) Known(comm uint64) bool { return t.Members(comm) != nil }
+
+// Members returns the world ranks of communicator comm (for an
+// intercommunicator, the remote group: the ranks point-to-point calls name).
+// The slice is shared: not to be modified.
+func (t *Tracker) Members(comm uint64) []int {
+	if v, ok := t.p.Const("MPI_COMM_WORLD"); ok && v == comm {
+		return t.world
+	}
+	if v, ok := t.p.Const("MPI_COMM_SELF"); ok && v == comm {
+		return []int{t.p.Rank}
+	}
+	if c := t.comm[comm]; c != nil {
+		if c.Remote != nil {
+			return c.Remote
+		}
+		return c.World
+	}
+	return nil
+}
+
+// All returns every member of comm, both groups of an intercommunicator
+// (the ranks a collective on it involves).
+func (t *Tracker) All(comm uint64) []int {
+	if c := t.comm[comm]; c != nil && c.Remote != nil {
+		return append(append([]int{}, c.World...), c.Remote...)
+	}
+	return t.Members(comm)
+}
+
+// IsInter reports whether comm is an intercommunicator.
+func (t *Tracker) IsInter(comm uint64) bool {
+	c := t.comm[comm]
+	return c != nil && c.Remote != nil
+}
+
+// Index is one rank's communicators, built in one pass over its records:
+// its Tracker, as of the rank's last call, and the key of every call's
+// communicator as of that call.
+type Index struct {
+	*Tracker
+	callKey map[*trace.Call]string // key of a call's communicator, as of the call
+	colls   map[string][]*trace.Call
+}
+
+// NewIndex indexes rank p's communicators.
 func NewIndex(p *trace.Process) *Index {
 	indexes.Add(1)
-	x := &Index{p: p, callKey: map[*trace.Call]string{}, key: map[uint64]string{},
-		comm: map[uint64]*trace.Comm{}, colls: map[string][]*trace.Call{}}
-	seen := map[string]int{}
+	x := &Index{Tracker: NewTracker(p), callKey: map[*trace.Call]string{}, colls: map[string][]*trace.Call{}}
 	for _, c := range p.Calls {
 		if c.HasField("comm") {
 			k := x.Key(c.Word("comm"))
@@ -46,29 +129,9 @@ func NewIndex(p *trace.Process) *Index {
 				x.colls[k] = append(x.colls[k], c)
 			}
 		}
-		if c.Comm != nil {
-			m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
-			x.key[c.Comm.Handle] = fmt.Sprintf("%s#%d", m, seen[m])
-			x.comm[c.Comm.Handle] = c.Comm
-			seen[m]++
-		}
+		x.Created(c)
 	}
 	return x
-}
-
-// Key names communicator comm as it stands after the rank's last call:
-// "world", "self:R", or the key of a created communicator.
-func (x *Index) Key(comm uint64) string {
-	if v, ok := x.p.Const("MPI_COMM_WORLD"); ok && v == comm {
-		return "world"
-	}
-	if v, ok := x.p.Const("MPI_COMM_SELF"); ok && v == comm {
-		return fmt.Sprintf("self:%d", x.p.Rank)
-	}
-	if k, ok := x.key[comm]; ok {
-		return k
-	}
-	return fmt.Sprintf("unknown:%d:%#x", x.p.Rank, comm)
 }
 
 // KeyOf names the communicator of call c as it was when c was made (calls
@@ -78,34 +141,6 @@ func (x *Index) KeyOf(c *trace.Call) string {
 		return k
 	}
 	return x.Key(c.Word("comm"))
-}
-
-// Members returns the world ranks of communicator comm (for an
-// intercommunicator, the remote group: the ranks point-to-point calls name).
-func (x *Index) Members(comm uint64) []int {
-	if v, ok := x.p.Const("MPI_COMM_WORLD"); ok && v == comm {
-		w := make([]int, x.p.Size)
-		for i := range w {
-			w[i] = i
-		}
-		return w
-	}
-	if v, ok := x.p.Const("MPI_COMM_SELF"); ok && v == comm {
-		return []int{x.p.Rank}
-	}
-	if c := x.comm[comm]; c != nil {
-		if c.Remote != nil {
-			return c.Remote
-		}
-		return c.World
-	}
-	return nil
-}
-
-// IsInter reports whether comm is an intercommunicator.
-func (x *Index) IsInter(comm uint64) bool {
-	c := x.comm[comm]
-	return c != nil && c.Remote != nil
 }
 
 // Collectives returns the rank's collectives (MPI_Finalize aside) on the
