@@ -275,7 +275,7 @@ func (p *Pass) AtSite(proc *trace.Process, call string, pc uint64) Location {
 func Describe(proc *trace.Process, c *trace.Call) string {
 	var args []string
 	for i, f := range c.Def.In {
-		v := c.In[i].Word
+		v := c.In(i)
 		if c.Brief && v == trace.Unknown {
 			continue // not in its brief record
 		}
@@ -293,11 +293,11 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 			args = append(args, fmt.Sprintf("%s=%s", f.Name, HandleName(proc, v)))
 		case api.FHandles:
 			var hs []string
-			for _, h := range c.In[i].Words {
+			for _, h := range c.InWords(i) {
 				hs = append(hs, HandleName(proc, h))
 			}
 			if len(hs) > 8 {
-				hs = append(hs[:8], fmt.Sprintf("... %d in all", len(c.In[i].Words)))
+				hs = append(hs[:8], fmt.Sprintf("... %d in all", len(c.InWords(i))))
 			}
 			args = append(args, fmt.Sprintf("%s=[%s]", f.Name, strings.Join(hs, " ")))
 		}

@@ -34,20 +34,20 @@ func TestCommunicatorMembers(t *testing.T) {
 			got := map[string]*trace.Comm{}
 			inter := 0
 			for _, c := range p.Calls {
-				if c.Comm == nil {
+				if c.Comm() == nil {
 					continue
 				}
 				switch c.Name() {
 				case "MPI_Comm_split":
-					got["split"] = c.Comm
+					got["split"] = c.Comm()
 				case "MPI_Cart_sub":
-					got["cartsub"] = c.Comm
+					got["cartsub"] = c.Comm()
 				case "MPI_Intercomm_merge":
-					got["merged"] = c.Comm
+					got["merged"] = c.Comm()
 				case "MPI_Intercomm_create":
 					inter++
-					if c.Comm.Remote == nil || len(c.Comm.World)+len(c.Comm.Remote) != 4 {
-						t.Errorf("rank %d: intercommunicator recorded as %+v", p.Rank, c.Comm)
+					if c.Comm().Remote == nil || len(c.Comm().World)+len(c.Comm().Remote) != 4 {
+						t.Errorf("rank %d: intercommunicator recorded as %+v", p.Rank, c.Comm())
 					}
 				}
 			}

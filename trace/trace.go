@@ -8,16 +8,7 @@
 package trace
 
 import (
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
-	"strings"
-	"sync"
-	"syscall"
 
 	"mpivet/api"
 )
@@ -25,25 +16,24 @@ import (
 // Unknown is the value the layer records for an output it could not read.
 const Unknown = ^uint64(0)
 
-// Value is one decoded field.
-type Value struct {
-	Word  uint64   // scalar fields
-	Words []uint64 // array fields
-}
-
 // Call is one MPI call made by a rank, from its entry record and, if the call
 // returned, its exit record.
+//
+// Its fields are kept compactly, as memory grows with the number of logged
+// calls (hundreds of thousands in a real application): one word per field
+// (a scalar's value, an array's length, a status's source), then the words
+// of its arrays in field order (fieldValues).
 type Call struct {
-	Def      *api.Call
-	Comm     *Comm  // the communicator the call created, with its members
-	Seq      int    // position among this rank's logged calls (-1: known from the state page only)
-	Offset   uint64 // of its entry record in the log
-	PC       uint64 // call site (return address into the caller)
-	In       []Value
-	Out      []Value
+	Def    *api.Call
+	x      *extra   // what few calls have
+	Offset uint64   // of its entry record in the log
+	PC     uint64   // call site (return address into the caller)
+	in     []uint64 // Def.In's fields (fieldValues)
+	out    []uint64 // Def.Out's fields, once returned
+	Seq    int      // position among this rank's logged calls (-1: known from the state page only)
+	RC     int32    // what the call returned
+	// Returned: the exit record was read (or the state page says so).
 	Returned bool
-	RC       int64
-	Data     *CollData // the type signatures a collective was given (C callers only)
 	// Brief: known from a brief record (api.Call.Brief), which keeps only
 	// the call site and the fields api.Call.BriefIn; the others read as
 	// Unknown.
@@ -62,32 +52,67 @@ type CollData struct {
 	SendN, RecvN     uint64
 }
 
+// extra is what only calls of some kinds have, kept out of Call to keep
+// every call small.
+type extra struct {
+	comm *Comm
+	data *CollData
+}
+
+// Comm returns the communicator the call created, with its members (nil:
+// none, or not known).
+func (c *Call) Comm() *Comm {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.comm
+}
+
+// Data returns the type signatures a collective was given (C callers only;
+// nil: not known).
+func (c *Call) Data() *CollData {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.data
+}
+
+func (c *Call) more() *extra {
+	if c.x == nil {
+		c.x = &extra{}
+	}
+	return c.x
+}
+
 // Name is the MPI function name.
 func (c *Call) Name() string { return c.Def.Name }
 
-func (c *Call) field(name string) (Value, api.Field, bool) {
+// field finds the field name: its description, the call's words for its
+// side, and its index there.
+func (c *Call) field(name string) (api.Field, []uint64, []api.Field, int, bool) {
 	for i, f := range c.Def.In {
 		if f.Name == name {
-			return c.In[i], f, true
+			return f, c.in, c.Def.In, i, true
 		}
 	}
 	if c.Returned {
 		for i, f := range c.Def.Out {
 			if f.Name == name {
-				return c.Out[i], f, true
+				return f, c.out, c.Def.Out, i, true
 			}
 		}
 	}
-	return Value{}, api.Field{}, false
+	return api.Field{}, nil, nil, 0, false
 }
 
-// Word returns the scalar field name (Unknown if absent).
+// Word returns the scalar field name (Unknown if absent); for an array, its
+// length, for a status, its source.
 func (c *Call) Word(name string) uint64 {
-	v, _, ok := c.field(name)
-	if !ok {
+	_, vs, _, i, ok := c.field(name)
+	if !ok || i >= len(vs) {
 		return Unknown
 	}
-	return v.Word
+	return vs[i]
 }
 
 // Int returns the scalar field name as a signed integer.
@@ -95,14 +120,62 @@ func (c *Call) Int(name string) int64 { return int64(c.Word(name)) }
 
 // Words returns the array field name.
 func (c *Call) Words(name string) []uint64 {
-	v, _, _ := c.field(name)
-	return v.Words
+	_, vs, fs, i, _ := c.field(name)
+	return arrayOf(fs, vs, i)
 }
 
 // HasField reports whether the call records field name (for outputs: and returned).
 func (c *Call) HasField(name string) bool {
-	_, _, ok := c.field(name)
+	_, _, _, _, ok := c.field(name)
 	return ok
+}
+
+// In returns the word of the i-th field of Def.In (as Word does).
+func (c *Call) In(i int) uint64 { return wordOf(c.in, i) }
+
+// InWords returns the i-th field of Def.In if it is an array.
+func (c *Call) InWords(i int) []uint64 { return arrayOf(c.Def.In, c.in, i) }
+
+// Out returns the word of the i-th field of Def.Out (Unknown before the
+// call returned).
+func (c *Call) Out(i int) uint64 { return wordOf(c.out, i) }
+
+// OutWords returns the i-th field of Def.Out if it is an array.
+func (c *Call) OutWords(i int) []uint64 { return arrayOf(c.Def.Out, c.out, i) }
+
+func wordOf(vs []uint64, i int) uint64 {
+	if i < 0 || i >= len(vs) {
+		return Unknown
+	}
+	return vs[i]
+}
+
+// arrayWords is how many words field f's array takes after the scalars
+// (fieldValues), given its word w.
+func arrayWords(f api.Field, w uint64) int {
+	switch f.Kind {
+	case api.FHandles, api.FInts:
+		return int(w)
+	case api.FStatus:
+		return 2
+	}
+	return 0
+}
+
+// arrayOf returns the array of field i of fs, kept in vs (fieldValues).
+func arrayOf(fs []api.Field, vs []uint64, i int) []uint64 {
+	if i < 0 || i >= len(fs) || len(vs) < len(fs) {
+		return nil
+	}
+	at := len(fs)
+	for j := 0; j < i; j++ {
+		at += arrayWords(fs[j], vs[j])
+	}
+	n := arrayWords(fs[i], vs[i])
+	if n == 0 || at+n > len(vs) {
+		return nil
+	}
+	return vs[at : at+n : at+n]
 }
 
 // Comm is a communicator created at run time: the world ranks of its
@@ -360,571 +433,4 @@ func (p *Process) finalizeCall(returned bool) *Call {
 		}
 	}
 	return nil
-}
-
-var le = binary.LittleEndian
-
-// ErrNotLog is returned for a file that is not an mpivet log.
-var ErrNotLog = errors.New("not an mpivet log")
-
-// ReadLog decodes one rank's log. The file is mapped, not read: a log is a
-// sparse file much larger than its records, and may still be growing.
-func ReadLog(path string) (*Process, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() < 8 {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	defer syscall.Munmap(data)
-	return Decode(path, data)
-}
-
-// Decode decodes a log already in memory.
-func Decode(path string, data []byte) (*Process, error) {
-	if len(data) < 8 || string(data[:8]) != "MPIVET01" {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
-	}
-	p := &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{}}
-	base := filepath.Base(path)
-	if parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(base, "p."), ".log"), "."); len(parts) >= 2 {
-		p.Host = strings.Join(parts[:len(parts)-1], ".")
-		fmt.Sscan(parts[len(parts)-1], &p.Pid)
-	}
-	// A Waitany-family event of a poll (Testany, Testsome) is logged by
-	// the clock protocol while the poll runs, before the poll's own entry
-	// record, which the layer appends only once the poll has returned
-	// something (layer/src/record/record.h, Polls): the event's Offset is not
-	// known to the layer, and is the next entry record's.
-	var poll *Wildcard
-	var words []uint64 // the record being decoded; reused, as nothing keeps it
-	var arrays arena
-	off := uint64(8)
-	defer func() { p.End = int64(off) }()
-	for off+8 <= uint64(len(data)) {
-		h := le.Uint64(data[off:])
-		size, id, kind := h&0xffffffff, int(h>>32&0xffff), int(h>>48&0xff)
-		if h == 0 || size < 8 || size%8 != 0 || off+size > uint64(len(data)) {
-			break
-		}
-		words = words[:0]
-		for i := off + 8; i < off+size; i += 8 {
-			words = append(words, le.Uint64(data[i:]))
-		}
-		switch kind {
-		case api.KindEntry:
-			if id >= len(api.MPI.Calls) {
-				return nil, fmt.Errorf("%s: record at %d: unknown call %d (layer and mpivet differ in version?)", path, off, id)
-			}
-			c := &Call{Def: api.MPI.Calls[id], Seq: len(p.Calls), Offset: off}
-			if len(words) > 0 {
-				c.PC = words[0]
-				c.In = arrays.fields(c.Def.In, words[1:])
-			}
-			p.Calls = append(p.Calls, c)
-			if poll != nil && c.Def.Poll() {
-				poll.Offset = off
-			}
-			poll = nil
-		case api.KindBrief:
-			// A blocking point-to-point call (api.Call.Brief): the call
-			// site and who matches whom; its other fields are unknown.
-			// It counts as returned: the rank's last call is the state
-			// page's (Current), which says whether it did.
-			if id >= len(api.MPI.Calls) || len(words) < 1 {
-				break
-			}
-			d := api.MPI.Calls[id]
-			c := &Call{Def: d, Seq: len(p.Calls), Offset: off, PC: words[0], Returned: true, Brief: true,
-				In: decodeFields(d.In, nil), Out: decodeFields(d.Out, nil)}
-			k, bf := 1, d.BriefIn()
-			for i, f := range d.In {
-				if len(bf) > 0 && bf[0].Name == f.Name && k < len(words) {
-					c.In[i] = Value{Word: words[k]}
-					k, bf = k+1, bf[1:]
-				}
-			}
-			p.Calls = append(p.Calls, c)
-			poll = nil
-		case api.KindExit:
-			if len(words) < 2 {
-				break
-			}
-			if c := p.CallAt(words[0]); c != nil && !c.Returned {
-				c.Returned, c.RC = true, int64(words[1])
-				c.Out = arrays.fields(c.Def.Out, words[2:])
-			}
-		case api.KindMeta:
-			if id == api.MetaColl && len(words) >= 6 {
-				if c := p.CallAt(words[0]); c != nil && !c.Returned {
-					f := words[1]
-					c.Data = &CollData{Send: f&api.CollSend != 0, Recv: f&api.CollRecv != 0, Totals: f&api.CollTotals != 0, NoCount: f&api.CollNoCount != 0,
-						SendSig: words[2], SendN: words[3], RecvSig: words[4], RecvN: words[5]}
-				}
-				break
-			}
-			if id == api.MetaComm && len(p.Calls) > 0 {
-				p.Calls[len(p.Calls)-1].Comm = decodeComm(words)
-				break
-			}
-			p.decodeMeta(id, words)
-			if id == api.MetaChoice && len(words) > 0 && words[0] < uint64(len(p.Wild)) && p.Wild[words[0]].Offset == Unknown {
-				poll = p.Wild[words[0]]
-			}
-		}
-		off += size
-	}
-	return p, nil
-}
-
-// decodeFields decodes the fields fs from the words w of a record.
-func decodeFields(fs []api.Field, w []uint64) []Value { return (*arena)(nil).fields(fs, w) }
-
-// An arena holds the array values of a log's records: a few large
-// allocations instead of one or two small ones per call.
-type arena struct{ free []uint64 }
-
-// words returns a copy of ws from the arena (a new slice if a is nil).
-func (a *arena) words(ws ...uint64) []uint64 {
-	if len(ws) == 0 {
-		return nil
-	}
-	if a == nil {
-		return append([]uint64(nil), ws...)
-	}
-	if len(ws) > cap(a.free)-len(a.free) {
-		a.free = make([]uint64, 0, max(1<<12, len(ws)))
-	}
-	a.free = append(a.free, ws...)
-	return a.free[len(a.free)-len(ws) : len(a.free) : len(a.free)]
-}
-
-// fields decodes the fields fs from the words w of a record, its arrays
-// kept in a.
-func (a *arena) fields(fs []api.Field, w []uint64) []Value {
-	vals := make([]Value, len(fs))
-	k := 0
-	next := func() uint64 {
-		if k < len(w) {
-			k++
-			return w[k-1]
-		}
-		return Unknown
-	}
-	for i, f := range fs {
-		switch f.Kind {
-		case api.FHandles, api.FInts:
-			n := int(next())
-			if n < 0 || n > len(w)-k {
-				n = 0
-			}
-			vals[i].Words = a.words(w[k : k+n]...)
-			vals[i].Word = uint64(n)
-			k += n
-		case api.FStatus:
-			vals[i].Words = a.words(next(), next())
-			vals[i].Word = vals[i].Words[0]
-		default:
-			vals[i].Word = next()
-		}
-	}
-	return vals
-}
-
-func decodeComm(w []uint64) *Comm {
-	ranks := func(w []uint64) ([]int, []uint64) {
-		if len(w) == 0 || int(w[0]) > len(w)-1 {
-			return nil, nil
-		}
-		n := int(w[0])
-		out := make([]int, n)
-		for i := range out {
-			out[i] = int(int64(w[1+i]))
-		}
-		return out, w[1+n:]
-	}
-	if len(w) < 3 {
-		return nil
-	}
-	c := &Comm{Handle: w[0]}
-	rest := w[2:]
-	c.World, rest = ranks(rest)
-	if w[1] != 0 {
-		c.Remote, _ = ranks(rest)
-		if c.Remote == nil {
-			c.Remote = []int{}
-		}
-	}
-	return c
-}
-
-func metaString(w []uint64) string {
-	if len(w) == 0 {
-		return ""
-	}
-	n := int(w[0])
-	b := make([]byte, 0, len(w)*8)
-	for _, x := range w[1:] {
-		b = le.AppendUint64(b, x)
-	}
-	if n > len(b) {
-		n = len(b)
-	}
-	return string(b[:n])
-}
-
-func (p *Process) decodeMeta(id int, w []uint64) {
-	switch id {
-	case api.MetaProcess:
-		if len(w) >= 5 {
-			p.Rank, p.Size, p.Pid, p.Level = int(int64(w[0])), int(int64(w[1])), int(w[2]), int(int64(w[3]))
-			p.Host = metaString(w[4:])
-		}
-	case api.MetaConstants:
-		// a bitmap of the constants the MPI defines, then their values
-		n := len(api.MPI.Consts)
-		words := (n + 63) / 64
-		if len(w) < words+n {
-			break
-		}
-		for i, name := range api.MPI.Consts {
-			if w[i/64]>>(i%64)&1 == 0 {
-				continue
-			}
-			v := w[words+i]
-			p.Consts[v] = append(p.Consts[v], name)
-			p.ConstVal[name] = v
-		}
-	case api.MetaMaps:
-		p.Maps = parseMaps(metaString(w))
-	case api.MetaSignal:
-		if len(w) >= 3 {
-			p.Signal = &Signal{Number: int(w[0]), PC: w[1], Addr: w[2], Callers: append([]uint64(nil), w[3:]...)}
-		}
-	case api.MetaOverflow:
-		p.Overflow = true
-	case api.MetaBuffer:
-		if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
-			p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
-				Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
-		}
-	case api.MetaDiverged:
-		if len(w) >= 6 {
-			d := &Divergence{Index: w[0], WantPC: w[2], GotPC: w[4], ParentOffset: w[5]}
-			if w[1] < uint64(len(api.MPI.Calls)) {
-				d.Want = api.MPI.Calls[w[1]]
-			}
-			if w[3] < uint64(len(api.MPI.Calls)) {
-				d.Got = api.MPI.Calls[w[3]]
-			}
-			p.Diverged = d
-		}
-	case api.MetaWatch:
-		if len(w) >= 2 {
-			p.Watch = &Watch{Started: w[0], Watched: w[1]}
-		}
-	case api.MetaClocks:
-		if len(w) >= 3 {
-			p.Clocks = &Clocks{Mode: int(w[0]), World: int(w[1]), Off: metaString(w[2:])}
-		}
-	case api.MetaWildcard:
-		if n := uint64(len(p.Wild)); len(w) >= 8 && n > 0 && w[0] == n-1 && !p.Wild[n-1].Matched {
-			// a forced polling event was logged before it happened, and its
-			// number went to another event (the replay diverged)
-			p.Wild = p.Wild[:n-1]
-		}
-		if len(w) >= 8 && w[0] == uint64(len(p.Wild)) {
-			p.Wild = append(p.Wild, &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
-				Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1})
-		}
-	case api.MetaMatched:
-		if len(w) >= 6 && w[0] < uint64(len(p.Wild)) {
-			e := p.Wild[w[0]]
-			e.Matched, e.Source, e.World, e.MTag, e.Clock, e.Cancelled = w[5] == 0, int64(w[1]), int(int64(w[2])), int64(w[3]), w[4], w[5] != 0
-		}
-	case api.MetaChoice:
-		if len(w) >= 2 && w[0] < uint64(len(p.Wild)) && uint64(len(w)) >= 3+w[1] {
-			e, k := p.Wild[w[0]], w[1]
-			e.Chosen = nil
-			for _, i := range w[2 : 2+k] {
-				e.Chosen = append(e.Chosen, int64(i))
-			}
-			rest := w[2+k:]
-			if nc := rest[0]; uint64(len(rest)) >= 1+2*nc {
-				for j := uint64(0); j < nc; j++ {
-					e.Cands = append(e.Cands, Cand{Index: int64(rest[1+2*j]), Serial: rest[2+2*j]})
-				}
-			}
-		}
-	case api.MetaArrival:
-		if len(w) >= 3 {
-			if p.Arrivals == nil {
-				p.Arrivals = map[uint64]Arrival{}
-			}
-			p.Arrivals[w[0]] = Arrival{Clock: w[1], World: int(int64(w[2]))}
-		}
-	case api.MetaTypes:
-		if len(w) >= 7 {
-			p.Types = append(p.Types, TypeMismatch{SendSig: w[0], RecvSig: w[1], World: int(int64(w[2])), Tag: int64(w[3]),
-				SendPC: w[4], RecvPC: w[5], Bytes: int(w[6])})
-		}
-	case api.MetaUnreceived:
-		if len(w) >= 7 {
-			p.Unreceived = append(p.Unreceived, Unreceived{World: int(int64(w[0])), Source: int64(w[1]), Tag: int64(w[2]),
-				Comm: w[3], SendPC: w[4], Bytes: int(w[5]), Freed: w[6] == 1})
-		}
-	case api.MetaLate:
-		if len(w) >= 8 {
-			p.Late = append(p.Late, Late{Source: int64(w[0]), World: int(int64(w[1])), Tag: int64(w[2]), Comm: w[3], Clock: w[4], Before: w[5], Offset: w[6], PC: w[7]})
-		}
-	case api.MetaError:
-		if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
-			p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
-		}
-	}
-}
-
-// readState reads the state page. A slot read while its thread writes it is
-// read again; one left half-written by a rank that died is taken as it is.
-func (p *Process) readState(path string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	for slot := 0; slot < api.StateSlots; slot++ {
-		c, progress, polls, ok := p.readSlot(f, int64(slot*api.StateWords*8))
-		if !ok {
-			break
-		}
-		p.Progress += progress
-		p.Polls += polls
-		if c != nil {
-			p.Threads = append(p.Threads, c)
-		}
-	}
-	if len(p.Threads) > 0 {
-		p.Current = p.Threads[0]
-	}
-}
-
-func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
-	buf := make([]byte, api.StateWords*8)
-	var w [api.StateWords]uint64
-	for try := 0; try < 100; try++ {
-		if n, _ := f.ReadAt(buf, at); n < len(buf) {
-			return nil, 0, 0, false
-		}
-		for i := range w {
-			w[i] = le.Uint64(buf[i*8:])
-		}
-		if w[api.StateSeq]%2 == 0 {
-			if n, _ := f.ReadAt(buf[:8], at); n == 8 && le.Uint64(buf) == w[api.StateSeq] {
-				break
-			}
-		}
-	}
-	status := w[api.StateStatus]
-	if status == 0 {
-		return nil, 0, 0, false
-	}
-	var c *Call
-	if ref := w[api.StateLogRef]; ref != Unknown {
-		c = p.CallAt(ref)
-	} else {
-		h := w[api.StateRecord]
-		size, id := h&0xffffffff, int(h>>32&0xffff)
-		n := int(size/8) - 1
-		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StatePolls {
-			words := w[api.StateRecord+1 : api.StateRecord+1+n]
-			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], In: decodeFields(api.MPI.Calls[id].In, words[1:])}
-		}
-	}
-	if c != nil && status == 2 && !c.Returned {
-		c.Returned, c.RC = true, int64(w[api.StateRC])
-		c.Out = decodeFields(c.Def.Out, nil)
-	}
-	return c, w[api.StateProgress], w[api.StatePolls], true
-}
-
-func parseMaps(s string) []Mapping {
-	var ms []Mapping
-	for _, line := range strings.Split(s, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 6 {
-			continue
-		}
-		var m Mapping
-		if _, err := fmt.Sscanf(f[0], "%x-%x", &m.Start, &m.End); err != nil {
-			continue
-		}
-		fmt.Sscanf(f[2], "%x", &m.Offset)
-		m.Path = strings.Join(f[5:], " ")
-		ms = append(ms, m)
-	}
-	return ms
-}
-
-// Run is everything recorded in one run directory.
-type Run struct {
-	Dir   string
-	Procs []*Process // sorted by rank (processes without a rank last)
-}
-
-// Rank returns the process of a world rank, or nil.
-func (r *Run) Rank(rank int) *Process {
-	for _, p := range r.Procs {
-		if p.Rank == rank {
-			return p
-		}
-	}
-	return nil
-}
-
-// ReadRun reads all logs and exit records of a run directory.
-func ReadRun(dir string) (*Run, error) {
-	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
-	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
-	r := &Run{Dir: dir}
-	byName := map[string]*Process{}
-	// The logs are decoded in parallel, as many at a time as there are
-	// processors: after a run, the user waits for this.
-	procs, errs := make([]*Process, len(logs)), make([]error, len(logs))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, l := range logs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			p, err := ReadLog(l)
-			if errors.Is(err, ErrNotLog) {
-				// Killed while its layer was starting: a process with no records.
-				p, err = Decode(l, []byte("MPIVET01"))
-			}
-			procs[i], errs[i] = p, err
-		}()
-	}
-	wg.Wait()
-	for i, l := range logs {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		r.Procs = append(r.Procs, procs[i])
-		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = procs[i]
-	}
-	for _, p := range r.Procs {
-		base := strings.TrimSuffix(p.File, ".log")
-		p.readState(base + ".state")
-		if b, err := os.ReadFile(base + ".err"); err == nil {
-			p.Stderr = string(b)
-		}
-	}
-	for _, e := range exits {
-		x, err := ReadExit(e)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSuffix(filepath.Base(e), ".exit")
-		if p := byName[name]; p != nil {
-			p.Exit = x
-		} else {
-			// The process left no log: it never got the layer loaded
-			// (exec failed, or not a dynamically linked program).
-			r.Procs = append(r.Procs, &Process{File: e, Host: x.Host, Pid: x.Pid, Rank: -1, Size: -1, Level: -1, Exit: x})
-		}
-	}
-	sort.SliceStable(r.Procs, func(i, j int) bool {
-		a, b := r.Procs[i], r.Procs[j]
-		if (a.Rank < 0) != (b.Rank < 0) {
-			return a.Rank >= 0
-		}
-		if a.Rank != b.Rank {
-			return a.Rank < b.Rank
-		}
-		return a.Pid < b.Pid
-	})
-	return r, nil
-}
-
-// Progress is a cheap look at a live run, from its state pages only: the
-// MPI calls completed so far by all ranks, and how many processes are inside
-// an MPI call or running outside MPI (finished ones count in neither).
-type Progress struct {
-	Calls   uint64
-	InMPI   int
-	Outside int
-	// Syncs counts, for each running process on another host (whose pages
-	// may be stale here), how often its supervisor wrote them back to the
-	// shared run directory.
-	Syncs map[string]uint64
-}
-
-// SyncedSince reports whether every process of before that still runs has
-// written its pages back at least n more times since.
-func (pr Progress) SyncedSince(before map[string]uint64, n uint64) bool {
-	for k, c := range before {
-		if now, ok := pr.Syncs[k]; ok && now < c+n {
-			return false
-		}
-	}
-	return true
-}
-
-// TestRemote reports whether tests asked (MPIVET_TEST_REMOTE=1) to treat
-// every rank as running on another host, so that the write-back protocol
-// for shared run directories is exercised on one machine.
-func TestRemote() bool { return os.Getenv("MPIVET_TEST_REMOTE") == "1" }
-
-// ReadProgress reads the state pages of a run directory.
-func ReadProgress(dir string) Progress {
-	var pr Progress
-	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))
-	buf := make([]byte, 8*(api.StateProgress+1))
-	host, _ := os.Hostname()
-	for _, s := range states {
-		remote := !strings.HasPrefix(filepath.Base(s), "p."+host+".") || TestRemote()
-		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
-			continue // finished
-		}
-		if remote {
-			if pr.Syncs == nil {
-				pr.Syncs = map[string]uint64{}
-			}
-			var c uint64
-			if b, err := os.ReadFile(strings.TrimSuffix(s, ".state") + ".sync"); err == nil && len(b) >= 8 {
-				c = le.Uint64(b)
-			}
-			pr.Syncs[s] = c
-		}
-		f, err := os.Open(s)
-		if err != nil {
-			continue
-		}
-		in := false
-		for slot := 0; slot < api.StateSlots; slot++ {
-			if n, _ := f.ReadAt(buf, int64(slot*api.StateWords*8)); n < len(buf) {
-				break
-			}
-			pr.Calls += le.Uint64(buf[api.StateProgress*8:])
-			in = in || le.Uint64(buf[api.StateStatus*8:]) == 1
-		}
-		f.Close()
-		if in {
-			pr.InMPI++
-		} else {
-			pr.Outside++
-		}
-	}
-	return pr
 }

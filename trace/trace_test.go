@@ -160,3 +160,38 @@ func TestStatePolls(t *testing.T) {
 		t.Errorf("current call %+v", c)
 	}
 }
+
+// The compact form of a call's fields: a word per field, then the arrays in
+// field order; arrays before a scalar must not shift it.
+func TestFieldLayout(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Testsome", 0x10, map[string]any{"incount": 3, "array_of_requests": []uint64{0xa, 0xb, 0xc}},
+		map[string]any{"array_of_requests_out": []uint64{0xa, 0, 0xc}, "outcount": 1, "array_of_indices": []uint64{1}})
+	l.Call("MPI_Wait", 0x20, map[string]any{"request": uint64(0xd)},
+		map[string]any{"request_out": uint64(0), "status": [2]int64{1, 42}})
+	p := l.Process()
+	ts, wa := p.Calls[0], p.Calls[1]
+	if got := ts.Words("array_of_requests"); len(got) != 3 || got[2] != 0xc {
+		t.Errorf("array_of_requests %x", got)
+	}
+	if got := ts.Words("array_of_requests_out"); len(got) != 3 || got[1] != 0 || got[2] != 0xc {
+		t.Errorf("array_of_requests_out %x", got)
+	}
+	if ts.Int("outcount") != 1 || ts.Int("incount") != 3 || len(ts.Words("array_of_indices")) != 1 || ts.Words("array_of_indices")[0] != 1 {
+		t.Errorf("Testsome: outcount %d incount %d indices %v", ts.Int("outcount"), ts.Int("incount"), ts.Words("array_of_indices"))
+	}
+	if ts.Words("outcount") != nil {
+		t.Error("a scalar has no array")
+	}
+	if wa.Word("status") != 1 || len(wa.Words("status")) != 2 || wa.Words("status")[1] != 42 || wa.Word("request") != 0xd {
+		t.Errorf("Wait: status %d %v request %x", wa.Word("status"), wa.Words("status"), wa.Word("request"))
+	}
+	for i, f := range wa.Def.Out {
+		if f.Name == "status" && (wa.Out(i) != 1 || len(wa.OutWords(i)) != 2) {
+			t.Errorf("Out(%d) %d OutWords %v", i, wa.Out(i), wa.OutWords(i))
+		}
+	}
+	if wa.Out(99) != trace.Unknown || wa.InWords(-1) != nil {
+		t.Error("out of range must read as Unknown / nil")
+	}
+}

@@ -223,7 +223,7 @@ type side struct {
 func sidesOf(at []call) []side {
 	var ss []side
 	for _, cl := range at {
-		d := cl.c.Data
+		d := cl.c.Data()
 		if d == nil {
 			continue
 		}
@@ -251,7 +251,7 @@ func (s side) text() string {
 		}
 	}
 	t := check.HandleName(p, c.Word(typ))
-	if !c.HasField(count) || s.cl.c.Data.Totals {
+	if !c.HasField(count) || s.cl.c.Data().Totals {
 		return fmt.Sprintf("rank %d %s %s", p.Rank, verb, t)
 	}
 	return fmt.Sprintf("rank %d %s %d x %s", p.Rank, verb, c.Int(count), t)
@@ -264,7 +264,7 @@ func dataMismatch(at []call) string {
 	if len(ss) < 2 {
 		return ""
 	}
-	totals := ss[0].cl.c.Data.Totals
+	totals := ss[0].cl.c.Data().Totals
 	if !totals {
 		// every significant block is one type signature: (signature, periods)
 		first := ss[0]
@@ -278,7 +278,7 @@ func dataMismatch(at []call) string {
 	// vector variants: one unit signature, and as much received as sent
 	var first *side
 	for i, s := range ss {
-		if s.n == 0 && !s.cl.c.Data.NoCount {
+		if s.n == 0 && !s.cl.c.Data().NoCount {
 			continue
 		}
 		if first == nil {
@@ -290,12 +290,12 @@ func dataMismatch(at []call) string {
 	// Totals add periods of one signature: every rank of the communicator
 	// must be there, with every significant side comparable.
 	cl := ss[0].cl
-	if cl.c.Data.NoCount || len(at) != len(cl.comms.Members(cl.c.Word("comm"))) {
+	if cl.c.Data().NoCount || len(at) != len(cl.comms.Members(cl.c.Word("comm"))) {
 		return ""
 	}
 	significant := 0
 	for _, cl := range at {
-		d := cl.c.Data
+		d := cl.c.Data()
 		if d == nil {
 			return "" // a rank whose data is unknown (Fortran, threads)
 		}
@@ -311,21 +311,21 @@ func dataMismatch(at []call) string {
 	}
 	var sent, recvd uint64
 	for _, cl := range at {
-		if cl.c.Data.Send {
-			sent += cl.c.Data.SendN
+		if cl.c.Data().Send {
+			sent += cl.c.Data().SendN
 		}
 	}
 	if strings.Contains(cl.c.Name(), "llgatherv") { // every rank receives what all send
 		for _, cl := range at {
-			if d := cl.c.Data; d.Recv && d.RecvN != sent {
+			if d := cl.c.Data(); d.Recv && d.RecvN != sent {
 				return fmt.Sprintf("the ranks send %d elements in all, but rank %d's recvcounts add up to %d", sent, cl.proc.Rank, d.RecvN)
 			}
 		}
 		return ""
 	}
 	for _, cl := range at {
-		if cl.c.Data.Recv {
-			recvd += cl.c.Data.RecvN
+		if cl.c.Data().Recv {
+			recvd += cl.c.Data().RecvN
 		}
 	}
 	if sent != recvd {

@@ -52,14 +52,13 @@ func dumpCmd() *cobra.Command {
 					if c.Returned {
 						var o []string
 						for i, f := range c.Def.Out {
-							v := c.Out[i]
 							switch f.Kind {
 							case api.FHandle:
-								o = append(o, f.Name+"="+check.HandleName(p, v.Word))
+								o = append(o, f.Name+"="+check.HandleName(p, c.Out(i)))
 							case api.FInts, api.FStatus:
-								o = append(o, fmt.Sprintf("%s=%v", f.Name, toInts(v.Words)))
+								o = append(o, fmt.Sprintf("%s=%v", f.Name, toInts(c.OutWords(i))))
 							default:
-								o = append(o, fmt.Sprintf("%s=%d", f.Name, int64(v.Word)))
+								o = append(o, fmt.Sprintf("%s=%d", f.Name, int64(c.Out(i))))
 							}
 						}
 						out = fmt.Sprintf("-> rc=%d %s", c.RC, strings.Join(o, " "))

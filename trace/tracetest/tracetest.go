@@ -124,6 +124,16 @@ func (l *Log) Buffer(kind int, addr, op uint64, call string, req, other uint64, 
 	l.record(api.KindMeta, api.MetaBuffer, append(w, pcs...))
 }
 
+// NewComm appends the record of the members (world ranks) of the
+// communicator handle that the last call created (api.MetaComm).
+func (l *Log) NewComm(handle uint64, world ...int) {
+	w := []uint64{handle, 0, uint64(len(world))}
+	for _, r := range world {
+		w = append(w, uint64(r))
+	}
+	l.record(api.KindMeta, api.MetaComm, w)
+}
+
 // Meta appends a meta record (api.Meta*) of the given words.
 func (l *Log) Meta(id int, words ...uint64) {
 	l.record(api.KindMeta, id, words)

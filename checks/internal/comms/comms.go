@@ -47,12 +47,12 @@ func NewTracker(p *trace.Process) *Tracker {
 
 // Created follows the communicator call c created, if it created one.
 func (t *Tracker) Created(c *trace.Call) {
-	if c.Comm == nil {
+	if c.Comm() == nil {
 		return
 	}
-	m := fmt.Sprint(c.Comm.World, c.Comm.Remote)
-	t.key[c.Comm.Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
-	t.comm[c.Comm.Handle] = c.Comm
+	m := fmt.Sprint(c.Comm().World, c.Comm().Remote)
+	t.key[c.Comm().Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
+	t.comm[c.Comm().Handle] = c.Comm()
 	t.same[m]++
 }
 

@@ -3,7 +3,6 @@ package comms
 import (
 	"testing"
 
-	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
 
@@ -13,14 +12,13 @@ func TestHandleReuse(t *testing.T) {
 	l := tracetest.New(0, 4)
 	l.Call("MPI_Init", 1, nil, map[string]any{})
 	l.Call("MPI_Comm_split", 2, map[string]any{"comm": uint64(0x1000)}, map[string]any{"newcomm": uint64(0x500)})
+	l.NewComm(0x500, 0, 2) // the layer's membership record
 	l.Call("MPI_Barrier", 3, map[string]any{"comm": uint64(0x500)}, map[string]any{})
 	l.Call("MPI_Comm_free", 4, map[string]any{"comm": uint64(0x500)}, map[string]any{})
 	l.Call("MPI_Comm_dup", 5, map[string]any{"comm": uint64(0x1000)}, map[string]any{"newcomm": uint64(0x500)})
+	l.NewComm(0x500, 0, 1, 2, 3)
 	l.Call("MPI_Barrier", 6, map[string]any{"comm": uint64(0x500)}, map[string]any{})
 	p := l.Process()
-	// the layer's membership records, attached to the creating calls
-	p.Calls[1].Comm = &trace.Comm{Handle: 0x500, World: []int{0, 2}}
-	p.Calls[4].Comm = &trace.Comm{Handle: 0x500, World: []int{0, 1, 2, 3}}
 	x := NewIndex(p)
 	first, second := x.KeyOf(p.Calls[2]), x.KeyOf(p.Calls[5])
 	if first == second || first != "[0 2] []#0" || second != "[0 1 2 3] []#0" {

@@ -150,7 +150,7 @@ func Follow(p *trace.Process) *State {
 			if prm.Role != api.Free || f.Name != prm.Name {
 				continue
 			}
-			o := live.get(prm.Handle, c.In[i].Word, c.Word(prm.Name+"_at"))
+			o := live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
 			if o == nil {
 				continue
 			}
@@ -220,7 +220,7 @@ func Follow(p *trace.Process) *State {
 			if prm.Role != api.New || c.RC != 0 {
 				continue
 			}
-			v := c.Out[i].Word
+			v := c.Out(i)
 			if predefined(v) {
 				continue
 			}
@@ -257,13 +257,13 @@ func requestsOf(c *trace.Call) []slot {
 		switch f.Kind {
 		case api.FHandles:
 			stride := uint64(c.Int(prm.Name + "_stride"))
-			out := make([]slot, len(c.In[i].Words))
-			for j, v := range c.In[i].Words {
+			out := make([]slot, len(c.InWords(i)))
+			for j, v := range c.InWords(i) {
 				out[j] = slot{v, at + uint64(j)*stride}
 			}
 			return out
 		case api.FHandle:
-			return []slot{{c.In[i].Word, at}}
+			return []slot{{c.In(i), at}}
 		}
 	}
 	return nil
@@ -278,9 +278,9 @@ func requestsAfter(c *trace.Call) []uint64 {
 		}
 		switch f.Kind {
 		case api.FHandles:
-			return c.Out[i].Words
+			return c.OutWords(i)
 		case api.FHandle:
-			return []uint64{c.Out[i].Word}
+			return []uint64{c.Out(i)}
 		}
 	}
 	return nil

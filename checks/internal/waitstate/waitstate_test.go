@@ -136,15 +136,13 @@ func TestPostedReceiveReleasesSend(t *testing.T) {
 			l := tracetest.New(r, 2)
 			l.Call("MPI_Init", 1, nil, map[string]any{})
 			l.Call("MPI_Comm_dup", 2, map[string]any{"comm": worldComm}, map[string]any{"newcomm": dup})
+			l.NewComm(dup, 0, 1)
 			l.Call("MPI_Irecv", 3, map[string]any{"source": 1 - r, "tag": tc.rtag, "comm": tc.rcomm, "request_at": uint64(0x100)},
 				map[string]any{"request": uint64(0x7000)})
 			l.Call("MPI_Send", 4, map[string]any{"dest": 1 - r, "tag": tc.stag, "comm": worldComm}, nil)
 			ls = append(ls, l)
 		}
 		run := procs(ls...)
-		for _, p := range run.Procs {
-			p.Calls[1].Comm = &trace.Comm{Handle: dup, World: []int{0, 1}}
-		}
 		a := Analyze(run)
 		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
 			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)

@@ -1,0 +1,207 @@
+package trace
+
+import (
+	"fmt"
+	"mpivet/api"
+	"strings"
+)
+
+// metaString decodes a string of a meta record: its length, then its bytes.
+func metaString(w []uint64) string {
+	if len(w) == 0 {
+		return ""
+	}
+	n := int(w[0])
+	b := make([]byte, 0, len(w)*8)
+	for _, x := range w[1:] {
+		b = le.AppendUint64(b, x)
+	}
+	if n > len(b) {
+		n = len(b)
+	}
+	return string(b[:n])
+}
+
+// decodeMeta decodes a meta record about the process (api.Meta*) into p.
+// Records of kinds it does not know are skipped: an older mpivet reads a
+// newer layer's log.
+func (p *Process) decodeMeta(id int, w []uint64) {
+	if id >= 0 && id < len(metaDecoders) && metaDecoders[id] != nil {
+		metaDecoders[id](p, w)
+	}
+}
+
+// metaDecoders decode the meta records about the process, by id; each
+// checks the record's length first (a torn or older record is skipped).
+var metaDecoders = [...]func(p *Process, w []uint64){
+	api.MetaProcess:    (*Process).metaProcess,
+	api.MetaConstants:  (*Process).metaConstants,
+	api.MetaMaps:       func(p *Process, w []uint64) { p.Maps = parseMaps(metaString(w)) },
+	api.MetaSignal:     (*Process).metaSignal,
+	api.MetaOverflow:   func(p *Process, _ []uint64) { p.Overflow = true },
+	api.MetaBuffer:     (*Process).metaBuffer,
+	api.MetaDiverged:   (*Process).metaDiverged,
+	api.MetaWatch:      (*Process).metaWatch,
+	api.MetaClocks:     (*Process).metaClocks,
+	api.MetaWildcard:   (*Process).metaWildcard,
+	api.MetaMatched:    (*Process).metaMatched,
+	api.MetaChoice:     (*Process).metaChoice,
+	api.MetaArrival:    (*Process).metaArrival,
+	api.MetaTypes:      (*Process).metaTypes,
+	api.MetaUnreceived: (*Process).metaUnreceived,
+	api.MetaLate:       (*Process).metaLate,
+	api.MetaError:      (*Process).metaError,
+}
+
+func (p *Process) metaProcess(w []uint64) {
+	if len(w) >= 5 {
+		p.Rank, p.Size, p.Pid, p.Level = int(int64(w[0])), int(int64(w[1])), int(w[2]), int(int64(w[3]))
+		p.Host = metaString(w[4:])
+	}
+}
+
+// metaConstants: a bitmap of the constants the MPI defines, then their values.
+func (p *Process) metaConstants(w []uint64) {
+	n := len(api.MPI.Consts)
+	words := (n + 63) / 64
+	if len(w) < words+n {
+		return
+	}
+	for i, name := range api.MPI.Consts {
+		if w[i/64]>>(i%64)&1 == 0 {
+			continue
+		}
+		v := w[words+i]
+		p.Consts[v] = append(p.Consts[v], name)
+		p.ConstVal[name] = v
+	}
+}
+
+func (p *Process) metaSignal(w []uint64) {
+	if len(w) >= 3 {
+		p.Signal = &Signal{Number: int(w[0]), PC: w[1], Addr: w[2], Callers: append([]uint64(nil), w[3:]...)}
+	}
+}
+
+func (p *Process) metaBuffer(w []uint64) {
+	if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
+		p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
+			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+	}
+}
+
+func (p *Process) metaDiverged(w []uint64) {
+	if len(w) < 6 {
+		return
+	}
+	d := &Divergence{Index: w[0], WantPC: w[2], GotPC: w[4], ParentOffset: w[5]}
+	if w[1] < uint64(len(api.MPI.Calls)) {
+		d.Want = api.MPI.Calls[w[1]]
+	}
+	if w[3] < uint64(len(api.MPI.Calls)) {
+		d.Got = api.MPI.Calls[w[3]]
+	}
+	p.Diverged = d
+}
+
+func (p *Process) metaWatch(w []uint64) {
+	if len(w) >= 2 {
+		p.Watch = &Watch{Started: w[0], Watched: w[1]}
+	}
+}
+
+func (p *Process) metaClocks(w []uint64) {
+	if len(w) >= 3 {
+		p.Clocks = &Clocks{Mode: int(w[0]), World: int(w[1]), Off: metaString(w[2:])}
+	}
+}
+
+func (p *Process) metaWildcard(w []uint64) {
+	if n := uint64(len(p.Wild)); len(w) >= 8 && n > 0 && w[0] == n-1 && !p.Wild[n-1].Matched {
+		// a forced polling event was logged before it happened, and its
+		// number went to another event (the replay diverged)
+		p.Wild = p.Wild[:n-1]
+	}
+	if len(w) >= 8 && w[0] == uint64(len(p.Wild)) {
+		p.Wild = append(p.Wild, &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
+			Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1})
+	}
+}
+
+func (p *Process) metaMatched(w []uint64) {
+	if len(w) >= 6 && w[0] < uint64(len(p.Wild)) {
+		e := p.Wild[w[0]]
+		e.Matched, e.Source, e.World, e.MTag, e.Clock, e.Cancelled = w[5] == 0, int64(w[1]), int(int64(w[2])), int64(w[3]), w[4], w[5] != 0
+	}
+}
+
+func (p *Process) metaChoice(w []uint64) {
+	if len(w) < 2 || w[0] >= uint64(len(p.Wild)) || uint64(len(w)) < 3+w[1] {
+		return
+	}
+	e, k := p.Wild[w[0]], w[1]
+	e.Chosen = nil
+	for _, i := range w[2 : 2+k] {
+		e.Chosen = append(e.Chosen, int64(i))
+	}
+	rest := w[2+k:]
+	if nc := rest[0]; uint64(len(rest)) >= 1+2*nc {
+		for j := uint64(0); j < nc; j++ {
+			e.Cands = append(e.Cands, Cand{Index: int64(rest[1+2*j]), Serial: rest[2+2*j]})
+		}
+	}
+}
+
+func (p *Process) metaArrival(w []uint64) {
+	if len(w) >= 3 {
+		if p.Arrivals == nil {
+			p.Arrivals = map[uint64]Arrival{}
+		}
+		p.Arrivals[w[0]] = Arrival{Clock: w[1], World: int(int64(w[2]))}
+	}
+}
+
+func (p *Process) metaTypes(w []uint64) {
+	if len(w) >= 7 {
+		p.Types = append(p.Types, TypeMismatch{SendSig: w[0], RecvSig: w[1], World: int(int64(w[2])), Tag: int64(w[3]),
+			SendPC: w[4], RecvPC: w[5], Bytes: int(w[6])})
+	}
+}
+
+func (p *Process) metaUnreceived(w []uint64) {
+	if len(w) >= 7 {
+		p.Unreceived = append(p.Unreceived, Unreceived{World: int(int64(w[0])), Source: int64(w[1]), Tag: int64(w[2]),
+			Comm: w[3], SendPC: w[4], Bytes: int(w[5]), Freed: w[6] == 1})
+	}
+}
+
+func (p *Process) metaLate(w []uint64) {
+	if len(w) >= 8 {
+		p.Late = append(p.Late, Late{Source: int64(w[0]), World: int(int64(w[1])), Tag: int64(w[2]), Comm: w[3], Clock: w[4], Before: w[5], Offset: w[6], PC: w[7]})
+	}
+}
+
+func (p *Process) metaError(w []uint64) {
+	if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
+		p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
+	}
+}
+
+// parseMaps parses /proc/PID/maps text into its executable mappings.
+func parseMaps(s string) []Mapping {
+	var ms []Mapping
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		var m Mapping
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &m.Start, &m.End); err != nil {
+			continue
+		}
+		fmt.Sscanf(f[2], "%x", &m.Offset)
+		m.Path = strings.Join(f[5:], " ")
+		ms = append(ms, m)
+	}
+	return ms
+}

@@ -1,0 +1,93 @@
+package trace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Run is everything recorded in one run directory.
+type Run struct {
+	Dir   string
+	Procs []*Process // sorted by rank (processes without a rank last)
+}
+
+// Rank returns the process of a world rank, or nil.
+func (r *Run) Rank(rank int) *Process {
+	for _, p := range r.Procs {
+		if p.Rank == rank {
+			return p
+		}
+	}
+	return nil
+}
+
+// ReadRun reads all logs and exit records of a run directory.
+func ReadRun(dir string) (*Run, error) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
+	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
+	r := &Run{Dir: dir}
+	byName := map[string]*Process{}
+	// The logs are decoded in parallel, as many at a time as there are
+	// processors: after a run, the user waits for this.
+	procs, errs := make([]*Process, len(logs)), make([]error, len(logs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range logs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			p, err := ReadLog(l)
+			if errors.Is(err, ErrNotLog) {
+				// Killed while its layer was starting: a process with no records.
+				p, err = Decode(l, []byte("MPIVET01"))
+			}
+			procs[i], errs[i] = p, err
+		}()
+	}
+	wg.Wait()
+	for i, l := range logs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		r.Procs = append(r.Procs, procs[i])
+		byName[strings.TrimSuffix(filepath.Base(l), ".log")] = procs[i]
+	}
+	for _, p := range r.Procs {
+		base := strings.TrimSuffix(p.File, ".log")
+		p.readState(base + ".state")
+		if b, err := os.ReadFile(base + ".err"); err == nil {
+			p.Stderr = string(b)
+		}
+	}
+	for _, e := range exits {
+		x, err := ReadExit(e)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(e), ".exit")
+		if p := byName[name]; p != nil {
+			p.Exit = x
+		} else {
+			// The process left no log: it never got the layer loaded
+			// (exec failed, or not a dynamically linked program).
+			r.Procs = append(r.Procs, &Process{File: e, Host: x.Host, Pid: x.Pid, Rank: -1, Size: -1, Level: -1, Exit: x})
+		}
+	}
+	sort.SliceStable(r.Procs, func(i, j int) bool {
+		a, b := r.Procs[i], r.Procs[j]
+		if (a.Rank < 0) != (b.Rank < 0) {
+			return a.Rank >= 0
+		}
+		if a.Rank != b.Rank {
+			return a.Rank < b.Rank
+		}
+		return a.Pid < b.Pid
+	})
+	return r, nil
+}

@@ -1,0 +1,143 @@
+package trace
+
+import (
+	"mpivet/api"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// readState reads the state page. A slot read while its thread writes it is
+// read again; one left half-written by a rank that died is taken as it is.
+func (p *Process) readState(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	for slot := 0; slot < api.StateSlots; slot++ {
+		c, progress, polls, ok := p.readSlot(f, int64(slot*api.StateWords*8))
+		if !ok {
+			break
+		}
+		p.Progress += progress
+		p.Polls += polls
+		if c != nil {
+			p.Threads = append(p.Threads, c)
+		}
+	}
+	if len(p.Threads) > 0 {
+		p.Current = p.Threads[0]
+	}
+}
+
+func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
+	buf := make([]byte, api.StateWords*8)
+	var w [api.StateWords]uint64
+	for try := 0; try < 100; try++ {
+		if n, _ := f.ReadAt(buf, at); n < len(buf) {
+			return nil, 0, 0, false
+		}
+		for i := range w {
+			w[i] = le.Uint64(buf[i*8:])
+		}
+		if w[api.StateSeq]%2 == 0 {
+			if n, _ := f.ReadAt(buf[:8], at); n == 8 && le.Uint64(buf) == w[api.StateSeq] {
+				break
+			}
+		}
+	}
+	status := w[api.StateStatus]
+	if status == 0 {
+		return nil, 0, 0, false
+	}
+	var c *Call
+	if ref := w[api.StateLogRef]; ref != Unknown {
+		c = p.CallAt(ref)
+	} else {
+		h := w[api.StateRecord]
+		size, id := h&0xffffffff, int(h>>32&0xffff)
+		n := int(size/8) - 1
+		if id < len(api.MPI.Calls) && n >= 1 && api.StateRecord+1+n <= api.StatePolls {
+			words := w[api.StateRecord+1 : api.StateRecord+1+n]
+			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], in: decodeFields(api.MPI.Calls[id].In, words[1:])}
+		}
+	}
+	if c != nil && status == 2 && !c.Returned {
+		c.Returned, c.RC = true, int32(w[api.StateRC])
+		c.out = decodeFields(c.Def.Out, nil)
+	}
+	return c, w[api.StateProgress], w[api.StatePolls], true
+}
+
+// Progress is a cheap look at a live run, from its state pages only: the
+// MPI calls completed so far by all ranks, and how many processes are inside
+// an MPI call or running outside MPI (finished ones count in neither).
+type Progress struct {
+	Calls   uint64
+	InMPI   int
+	Outside int
+	// Syncs counts, for each running process on another host (whose pages
+	// may be stale here), how often its supervisor wrote them back to the
+	// shared run directory.
+	Syncs map[string]uint64
+}
+
+// SyncedSince reports whether every process of before that still runs has
+// written its pages back at least n more times since.
+func (pr Progress) SyncedSince(before map[string]uint64, n uint64) bool {
+	for k, c := range before {
+		if now, ok := pr.Syncs[k]; ok && now < c+n {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRemote reports whether tests asked (MPIVET_TEST_REMOTE=1) to treat
+// every rank as running on another host, so that the write-back protocol
+// for shared run directories is exercised on one machine.
+func TestRemote() bool { return os.Getenv("MPIVET_TEST_REMOTE") == "1" }
+
+// ReadProgress reads the state pages of a run directory.
+func ReadProgress(dir string) Progress {
+	var pr Progress
+	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))
+	buf := make([]byte, 8*(api.StateProgress+1))
+	host, _ := os.Hostname()
+	for _, s := range states {
+		remote := !strings.HasPrefix(filepath.Base(s), "p."+host+".") || TestRemote()
+		if _, err := os.Stat(strings.TrimSuffix(s, ".state") + ".exit"); err == nil {
+			continue // finished
+		}
+		if remote {
+			if pr.Syncs == nil {
+				pr.Syncs = map[string]uint64{}
+			}
+			var c uint64
+			if b, err := os.ReadFile(strings.TrimSuffix(s, ".state") + ".sync"); err == nil && len(b) >= 8 {
+				c = le.Uint64(b)
+			}
+			pr.Syncs[s] = c
+		}
+		f, err := os.Open(s)
+		if err != nil {
+			continue
+		}
+		in := false
+		for slot := 0; slot < api.StateSlots; slot++ {
+			if n, _ := f.ReadAt(buf, int64(slot*api.StateWords*8)); n < len(buf) {
+				break
+			}
+			pr.Calls += le.Uint64(buf[api.StateProgress*8:])
+			in = in || le.Uint64(buf[api.StateStatus*8:]) == 1
+		}
+		f.Close()
+		if in {
+			pr.InMPI++
+		} else {
+			pr.Outside++
+		}
+	}
+	return pr
+}
