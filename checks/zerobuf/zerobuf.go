@@ -72,7 +72,7 @@ func (r *Result) String() string {
 	return strings.Join(s, ", ")
 }
 
-type opKind int
+type opKind uint8
 
 const (
 	sendOp  opKind = iota
@@ -82,23 +82,23 @@ const (
 	localOp // completes at once (MPI_Imrecv, PROC_NULL, a communicator not recorded)
 )
 
-// op is one operation of a rank.
+// op is one operation of a rank. There is one per message and
+// collective of the run, so it is kept small.
 type op struct {
-	kind   opKind
-	rank   int
-	posted bool
-	peer   *op   // the matching send or receive (nil: none)
-	coll   *coll // for collOp
+	peer *op   // the matching send or receive (nil: none)
+	coll *coll // for collOp
+	call *trace.Call
+	tag  int64
 	// matching data
-	comm      string // communicator key
-	src, dst  int    // world ranks; src -1 for a receive: unknown
-	tag       int64
+	comm      int32 // communicator (sim.commID of its key)
+	rank      int32
+	src, dst  int32 // world ranks; src -1 for a receive: unknown
+	kind      opKind
+	posted    bool
 	anyTag    bool
-	call      *trace.Call
 	cancelled bool
-	buffered  bool  // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
-	waited    bool  // a call waits for it
-	probers   []*op // probes that wait for this send
+	buffered  bool // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
+	waited    bool // a call waits for it
 }
 
 type coll struct {
@@ -158,7 +158,7 @@ func Simulate(run *trace.Run) *Result {
 }
 
 func simulate(run *trace.Run, objs *objects.Result) *Result {
-	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}}
+	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
 	for _, p := range run.Procs {
 		if why := s.build(p, objs.Of(p)); why != "" {
 			return &Result{Why: why}
@@ -176,7 +176,19 @@ type sim struct {
 	ranks   map[int]*rank
 	order   []int // world ranks in the order built
 	colls   map[collID]*coll
+	commIDs map[string]int32 // communicator keys, numbered
+	probers map[*op][]*op    // the probes that wait for a send
 	matches int
+}
+
+// commID numbers a communicator key.
+func (s *sim) commID(key string) int32 {
+	id, ok := s.commIDs[key]
+	if !ok {
+		id = int32(len(s.commIDs))
+		s.commIDs[key] = id
+	}
+	return id
 }
 
 // build turns rank p's calls into events. It keeps only what the
@@ -232,7 +244,7 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 				}
 				post(o)
 			case c.Name() == "MPI_Imrecv":
-				tmpl[c] = &op{kind: localOp, rank: r.world, call: c}
+				tmpl[c] = &op{kind: localOp, rank: int32(r.world), call: c}
 			case d.Has("send"):
 				tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
 			case d.Has("recv"):
@@ -286,7 +298,7 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 				x = &cp
 			}
 			if x.kind == recvOp && x.src < 0 {
-				x.src = b.sourceOf(use.Start, use.Done, o.Created)
+				x.src = int32(b.sourceOf(use.Start, use.Done, o.Created))
 			}
 			x.cancelled = o.Cancelled
 			e.posts = append(e.posts, x)
@@ -353,7 +365,7 @@ func world(ms []int, r int64) int {
 func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *op {
 	key, ms, _ := b.comm(c)
 	peer, tag := c.Int(peerField), c.Int(tagField)
-	local := &op{kind: localOp, rank: b.rank, call: c}
+	local := &op{kind: localOp, rank: int32(b.rank), call: c}
 	if peer == b.procNull {
 		return local
 	}
@@ -361,9 +373,9 @@ func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *o
 		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
 		return local
 	}
-	o := &op{kind: kind, rank: b.rank, comm: key, tag: tag, anyTag: tag == b.anyTag, call: c}
+	o := &op{kind: kind, rank: int32(b.rank), comm: b.s.commID(key), tag: tag, anyTag: tag == b.anyTag, call: c}
 	if kind == sendOp {
-		o.src, o.dst = b.rank, world(ms, peer)
+		o.src, o.dst = int32(b.rank), int32(world(ms, peer))
 		if o.dst < 0 {
 			return local
 		}
@@ -372,13 +384,13 @@ func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *o
 		}
 		return o
 	}
-	o.dst, o.src = b.rank, -1
+	o.dst, o.src = int32(b.rank), -1
 	if peer != b.anySource {
-		o.src = world(ms, peer)
+		o.src = int32(world(ms, peer))
 	} else if st := c.Words("status"); len(st) == 2 && int64(st[0]) >= 0 && c.Returned {
-		o.src = world(ms, int64(st[0]))
+		o.src = int32(world(ms, int64(st[0])))
 	} else if w := b.wild[c.Offset]; w != nil && c.Seq >= 0 {
-		o.src = w.World
+		o.src = int32(w.World)
 	}
 	return o
 }
@@ -410,7 +422,7 @@ func (b *builder) collective(c *trace.Call) *op {
 	key, _, ms := b.comm(c)
 	if ms == nil {
 		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
-		return &op{kind: localOp, rank: b.rank, call: c}
+		return &op{kind: localOp, rank: int32(b.rank), call: c}
 	}
 	id := collID{key, b.collSeq[key]}
 	b.collSeq[key]++
@@ -419,7 +431,7 @@ func (b *builder) collective(c *trace.Call) *op {
 		cl = &coll{need: len(ms), members: ms}
 		b.s.colls[id] = cl
 	}
-	return &op{kind: collOp, rank: b.rank, coll: cl, call: c}
+	return &op{kind: collOp, rank: int32(b.rank), coll: cl, call: c}
 }
 
 // match pairs each receive with the send of its message: per receiving
@@ -430,8 +442,7 @@ func (b *builder) collective(c *trace.Call) *op {
 // those of the run.
 func (s *sim) match() string {
 	type channel struct {
-		to, from int
-		comm     string
+		to, from, comm int32
 	}
 	type queue struct {
 		sends []*op
@@ -466,7 +477,7 @@ func (s *sim) match() string {
 					}
 					return fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", w, o.call.Name())
 				}
-				q := queues[channel{w, o.src, o.comm}]
+				q := queues[channel{int32(w), o.src, o.comm}]
 				if q == nil {
 					q = &queue{}
 				}
@@ -479,7 +490,7 @@ func (s *sim) match() string {
 					}
 					if o.kind == probeOp {
 						o.peer = m
-						m.probers = append(m.probers, o)
+						s.probers[m] = append(s.probers[m], o)
 					} else {
 						taken[m] = true
 						o.peer, m.peer = m, o
@@ -531,10 +542,10 @@ func (s *sim) run() []Blocked {
 							}
 						}
 					case o.peer != nil:
-						wake(o.peer.rank)
+						wake(int(o.peer.rank))
 					}
-					for _, pr := range o.probers {
-						wake(pr.rank)
+					for _, pr := range s.probers[o] {
+						wake(int(pr.rank))
 					}
 				}
 			}
