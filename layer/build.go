@@ -127,7 +127,7 @@ func Build(cc, identity string) (*Built, error) {
 	if _, err := exec.LookPath(plain); err != nil {
 		plain = cc
 	}
-	if err := run(plain, "-O2", "-o", "mpivet-supervise", supervisor); err != nil {
+	if err := run(plain, append([]string{"-O2", "-o", "mpivet-supervise"}, supervisorSources...)...); err != nil {
 		return nil, err
 	}
 	// Publish atomically: concurrent mpivet runs may build the same key.
@@ -142,8 +142,11 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// supervisor is the one source that is not part of the library.
+// supervisor is the one source that is not part of the library; the
+// supervisor program is built from it and the layer.conf reader.
 const supervisor = "supervisor/supervise.c"
+
+var supervisorSources = []string{supervisor, "record/conf.c"}
 
 // sourceFiles lists the embedded sources, relative to src/, sorted: every
 // file is hashed and copied, and every .c file but the supervisor's is

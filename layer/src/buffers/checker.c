@@ -40,6 +40,7 @@
 #define _GNU_SOURCE
 #include "buffers.h"
 #include "../generated/ids.h"
+#include "../record/conf.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -2525,24 +2526,13 @@ static void bc_init(void)
 
 /* ---- Set-up, through the recorder ---- */
 
-static int conf_off, conf_precise; /* layer.conf: buffers=off, buffers=precise */
-
-static void bc_config(const char *key, const char *value)
-{
-	if (strcmp(key, "buffers") != 0)
-		return;
-	if (strncmp(value, "off", 3) == 0)
-		conf_off = 1;
-	if (strncmp(value, "precise", 7) == 0)
-		conf_precise = 1;
-}
-
 /* bc_opened runs when the log is open: the checker is on unless the run
  * turned it off. */
 static void bc_opened(void)
 {
-	mpivet_bc_on = !conf_off;
-	if (conf_precise)
+	const char *how = mpivet_conf("buffers"); /* off, precise */
+	mpivet_bc_on = !(how && strncmp(how, "off", 3) == 0);
+	if (how && strncmp(how, "precise", 7) == 0)
 		mpivet_bc_precise = 1;
 	bc_init();
 }
@@ -2554,7 +2544,7 @@ static void bc_initialized(int rank)
 }
 
 static const struct mpivet_service service = {
-	.config = bc_config, .log_opened = bc_opened, .initialized = bc_initialized, .thread = bc_thread, .fault = bc_fault,
+	.log_opened = bc_opened, .initialized = bc_initialized, .thread = bc_thread, .fault = bc_fault,
 };
 
 __attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void bc_register(void) { mpivet_register(&service); }

@@ -45,6 +45,7 @@
 #include "clocks.h"
 #include "../generated/ids.h"
 #include "../signatures/signature.h"
+#include "../record/conf.h"
 
 int mpivet_ck_on;
 
@@ -63,7 +64,6 @@ static uint64_t events;    /* wildcard events started */
 static uint64_t newest;    /* own clock at the newest matched wildcard event */
 static int matched_any;    /* some wildcard event has matched */
 static int quiet;          /* inside MPI_Pcontrol(0) ... MPI_Pcontrol(1): do not explore */
-static char decisions_path[4096];
 
 /* Guided replay: the forced sources of this rank's events, by event number,
  * with the kind of event each decision is for (0: any kind). A Waitsome can
@@ -1128,17 +1128,12 @@ static void unreceived(void)
 
 /* ---- Set-up ---- */
 
-static void ck_config(const char *key, const char *value)
-{
-	if (strcmp(key, "clocks") == 0)
-		mode = strcmp(value, "vector") == 0 ? VECTOR : strcmp(value, "off") == 0 ? OFF : LAMPORT;
-	else if (strcmp(key, "decisions") == 0)
-		snprintf(decisions_path, sizeof decisions_path, "%s", value);
-}
-
+/* load_decisions reads the forced sources of this rank's events from the
+ * decision file of a guided replay (layer.conf's decisions=PATH). */
 static void load_decisions(void)
 {
-	FILE *f = decisions_path[0] ? fopen(decisions_path, "r") : NULL;
+	const char *path = mpivet_conf("decisions");
+	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
 	size_t cap = 0;
@@ -1164,6 +1159,8 @@ static void load_decisions(void)
 
 static void start(int provided)
 {
+	const char *m = mpivet_conf("clocks"); /* lamport (the default), vector, off */
+	mode = m && strcmp(m, "vector") == 0 ? VECTOR : m && strcmp(m, "off") == 0 ? OFF : LAMPORT;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &np);
 	const char *why = NULL;
@@ -1484,7 +1481,3 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		break;
 	}
 }
-
-static const struct mpivet_service service = {.config = ck_config};
-
-__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void ck_register(void) { mpivet_register(&service); }

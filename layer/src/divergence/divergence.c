@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
+#include "../record/conf.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,16 +40,9 @@
 #define MPIVET_DIVERGED 86 /* exit status of a rank that diverged (launch reads it) */
 #define MAX_IDS 4096
 
-static char expect_path[4096];
 static unsigned char skip[MAX_IDS];
 static const char *parent;      /* the parent's log of this rank, mapped */
 static uint64_t parent_len, cursor, limit, compared;
-
-static void dv_config(const char *key, const char *value)
-{
-	if (strcmp(key, "expect") == 0)
-		snprintf(expect_path, sizeof expect_path, "%s", value);
-}
 
 static int comparable(unsigned id) { return id >= MAX_IDS || !skip[id]; }
 
@@ -108,9 +102,10 @@ static void dv_entry(unsigned id, uint64_t off)
  * this rank already logged (those of MPI initialisation). */
 static void dv_start(int rank)
 {
-	if (!expect_path[0] || mpivet_mt)
+	const char *expect = mpivet_conf("expect");
+	if (!expect || mpivet_mt)
 		return;
-	FILE *f = fopen(expect_path, "r");
+	FILE *f = fopen(expect, "r");
 	if (!f)
 		return;
 	char line[8192], path[4096] = "";
@@ -165,6 +160,6 @@ static void dv_start(int rank)
 	mpivet_commit_hook = dv_entry;
 }
 
-static const struct mpivet_service service = {.config = dv_config, .initialized = dv_start};
+static const struct mpivet_service service = {.initialized = dv_start};
 
 __attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void dv_register(void) { mpivet_register(&service); }

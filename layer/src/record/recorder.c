@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "record.h"
+#include "conf.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -69,7 +70,6 @@ static int overflowed;
 static char hostname[256];
 
 static void write_maps(void);
-static void read_config(const char *dir);
 static void write_process(int rank, int size, int level);
 static void install_crash_handlers(void);
 static int env_int(const char *const *names);
@@ -167,7 +167,9 @@ __attribute__((constructor)) static void mpivet_open(void)
 	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
 	write_process(env_int(ranks), env_int(sizes), -1);
 	write_maps();
-	read_config(dir);
+	/* the run's settings, which the services look up when they start */
+	mpivet_conf_load(dir);
+	mpivet_zero_buffering = mpivet_conf_is("buffering", "zero");
 	for (int i = 0; i < nservices; i++)
 		if (services[i]->log_opened)
 			services[i]->log_opened();
@@ -519,29 +521,6 @@ void mpivet_record_comm(MPI_Comm c)
 	PMPI_Group_free(&g);
 	if (rg != MPI_GROUP_NULL)
 		PMPI_Group_free(&rg);
-}
-
-/* read_config reads the run's settings from RUNDIR/layer.conf, written by
- * mpivet: a file in the shared run directory reaches ranks on every host,
- * whatever the launcher does with environment variables. */
-static void read_config(const char *dir)
-{
-	char path[4400], line[256];
-	snprintf(path, sizeof path, "%s/layer.conf", dir);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "buffering=zero", 14) == 0)
-			mpivet_zero_buffering = 1;
-		char *eq = strchr(line, '=');
-		if (eq) {
-			*eq = 0;
-			eq[strcspn(eq + 1, "\n") + 1] = 0;
-			EACH_SERVICE(config, line, eq + 1);
-		}
-	}
-	fclose(f);
 }
 
 /* record_error logs an error of call at pc, with its class; fatal: raised

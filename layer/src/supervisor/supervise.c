@@ -29,7 +29,8 @@
  * /proc says about the rank (sched), which mpivet cannot read from its
  * host: a stopped or unscheduled rank is no evidence of a deadlock.
  *
- * Plain C without MPI; built once per machine next to the layer.
+ * Plain C without MPI (with record/conf.c, the reader of layer.conf); built
+ * once per machine next to the layer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +46,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../record/conf.h"
 
 static volatile sig_atomic_t child, forwarded;
 
@@ -93,21 +96,10 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 /* remote reports whether mpivet runs on another host than this one. */
 static int remote(const char *dir, const char *host)
 {
-	char path[4200], line[512];
-	snprintf(path, sizeof path, "%s/layer.conf", dir);
-	FILE *f = fopen(path, "r");
-	int r = 0;
-	if (!f)
+	if (!mpivet_conf_load(dir))
 		return 0;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, "host=", 5) == 0)
-			r = strcmp(line + 5, host) != 0;
-		if (strcmp(line, "sync=always") == 0) /* tests: as if remote */
-			r = 1;
-	}
-	fclose(f);
-	return r;
+	const char *h = mpivet_conf("host");
+	return (h && strcmp(h, host) != 0) || mpivet_conf_is("sync", "always"); /* sync=always: tests, as if remote */
 }
 
 /* sched samples what the kernel says about the rank (trace.Sched): its
