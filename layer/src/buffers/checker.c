@@ -2530,7 +2530,7 @@ static void bc_init(void)
  * turned it off. */
 static void bc_opened(void)
 {
-	const char *how = mpivet_conf("buffers"); /* off, precise */
+	const char *how = mpivet_conf(MPIVET_CONF_BUFFERS); /* off, precise */
 	mpivet_bc_on = !(how && strncmp(how, "off", 3) == 0);
 	if (how && strncmp(how, "precise", 7) == 0)
 		mpivet_bc_precise = 1;

@@ -49,7 +49,7 @@
 
 int mpivet_ck_on;
 
-enum { OFF, LAMPORT, VECTOR };
+enum { OFF = MPIVET_CLOCKS_OFF, LAMPORT = MPIVET_CLOCKS_LAMPORT, VECTOR = MPIVET_CLOCKS_VECTOR };
 static int mode = LAMPORT; /* from layer.conf: clocks=lamport|vector|off */
 /* Piggybacks and event records are on (mode is not OFF). Without them the
  * hooks still track receives and communicators and count messages, for the
@@ -356,7 +356,7 @@ static void rfree(struct req *r)
 
 /* ---- Wildcard events and the arrival of messages ---- */
 
-enum { EV_RECV = 1, EV_PROBE = 2, EV_ANY = 3 };
+enum { EV_RECV = MPIVET_WILD_RECV, EV_PROBE = MPIVET_WILD_PROBE, EV_ANY = MPIVET_WILD_ANY }; /* api.Wild* */
 
 /* forced_set finds the decisions for event e of the given kind: it returns
  * how many there are, the first at *first. A decision for another kind of
@@ -1132,7 +1132,7 @@ static void unreceived(void)
  * decision file of a guided replay (layer.conf's decisions=PATH). */
 static void load_decisions(void)
 {
-	const char *path = mpivet_conf("decisions");
+	const char *path = mpivet_conf(MPIVET_CONF_DECISIONS);
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
@@ -1159,7 +1159,7 @@ static void load_decisions(void)
 
 static void start(int provided)
 {
-	const char *m = mpivet_conf("clocks"); /* lamport (the default), vector, off */
+	const char *m = mpivet_conf(MPIVET_CONF_CLOCKS); /* lamport (the default), vector, off */
 	mode = m && strcmp(m, "vector") == 0 ? VECTOR : m && strcmp(m, "off") == 0 ? OFF : LAMPORT;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &np);

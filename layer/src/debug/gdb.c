@@ -33,7 +33,7 @@ static void wait_for_gdb(int me)
 
 static void initialized(int rank)
 {
-	const char *gdb = mpivet_conf("gdb");
+	const char *gdb = mpivet_conf(MPIVET_CONF_GDB);
 	if (gdb && atoi(gdb) >= 0 && atoi(gdb) == rank)
 		wait_for_gdb(rank);
 }

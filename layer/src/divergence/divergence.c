@@ -12,7 +12,7 @@
  * record (call id, and call site modulo the page size: address-space
  * randomisation moves whole pages), up to the entry of its last forced
  * event. At the first difference it logs what it expected and what it got,
- * and ends at once with exit status MPIVET_DIVERGED, which ends the replay.
+ * and ends at once with exit status MPIVET_EXIT_DIVERGED (api.ExitDiverged), which ends the replay.
  *
  * Calls whose occurrence depends on timing are not compared: completion
  * calls and probes (a polling loop calls MPI_Test as often as it has to).
@@ -37,7 +37,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MPIVET_DIVERGED 86 /* exit status of a rank that diverged (launch reads it) */
 #define MAX_IDS 4096
 
 static unsigned char skip[MAX_IDS];
@@ -94,7 +93,7 @@ static void dv_entry(unsigned id, uint64_t off)
 	}
 	uint64_t w[] = {compared, want, want_pc, id, got_pc, cursor};
 	mpivet_meta(MPIVET_META_DIVERGED, w, sizeof w / sizeof *w);
-	_exit(MPIVET_DIVERGED);
+	_exit(MPIVET_EXIT_DIVERGED);
 }
 
 /* dv_start runs once the rank knows its number: it finds its line
@@ -102,7 +101,7 @@ static void dv_entry(unsigned id, uint64_t off)
  * this rank already logged (those of MPI initialisation). */
 static void dv_start(int rank)
 {
-	const char *expect = mpivet_conf("expect");
+	const char *expect = mpivet_conf(MPIVET_CONF_EXPECT);
 	if (!expect || mpivet_mt)
 		return;
 	FILE *f = fopen(expect, "r");

@@ -169,7 +169,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	write_maps();
 	/* the run's settings, which the services look up when they start */
 	mpivet_conf_load(dir);
-	mpivet_zero_buffering = mpivet_conf_is("buffering", "zero");
+	mpivet_zero_buffering = mpivet_conf_is(MPIVET_CONF_BUFFERING, "zero");
 	for (int i = 0; i < nservices; i++)
 		if (services[i]->log_opened)
 			services[i]->log_opened();

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../generated/format.h" /* MPIVET_CONF_* */
 #include "../record/conf.h"
 
 static volatile sig_atomic_t child, forwarded;
@@ -98,8 +99,8 @@ static int remote(const char *dir, const char *host)
 {
 	if (!mpivet_conf_load(dir))
 		return 0;
-	const char *h = mpivet_conf("host");
-	return (h && strcmp(h, host) != 0) || mpivet_conf_is("sync", "always"); /* sync=always: tests, as if remote */
+	const char *h = mpivet_conf(MPIVET_CONF_HOST);
+	return (h && strcmp(h, host) != 0) || mpivet_conf_is(MPIVET_CONF_SYNC, "always"); /* sync=always: tests, as if remote */
 }
 
 /* sched samples what the kernel says about the rank (trace.Sched): its
