@@ -41,6 +41,7 @@
 #include "buffers.h"
 #include "../generated/ids.h"
 #include "../record/conf.h"
+#include "../datatypes/walk.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -346,138 +347,38 @@ static void push(struct blocks *b, int64_t off, int64_t len)
 
 static void flatten(MPI_Datatype t, int64_t disp, struct blocks *b, int depth);
 
-static int64_t type_extent(MPI_Datatype t)
-{
-	MPI_Aint lb = 0, ext = 0;
-	PMPI_Type_get_extent(t, &lb, &ext);
-	return (int64_t)ext;
-}
+struct flatten_at {
+	struct blocks *b;
+	int depth;
+};
 
-static void free_contents(MPI_Datatype *types, int n)
+static int flatten_copy(void *ctx, MPI_Datatype t, int64_t disp)
 {
-	for (int i = 0; i < n; i++) {
-		int ni, na, nd, comb;
-		PMPI_Type_get_envelope(types[i], &ni, &na, &nd, &comb);
-		if (comb != MPI_COMBINER_NAMED)
-			PMPI_Type_free(&types[i]);
-	}
+	struct flatten_at *at = ctx;
+	flatten(t, disp, at->b, at->depth + 1);
+	return at->b->bad;
 }
 
 /* flatten appends the bytes one element of t covers, displaced by disp. */
 static void flatten(MPI_Datatype t, int64_t disp, struct blocks *b, int depth)
 {
-	int ni = 0, na = 0, nd = 0, comb = 0;
-	if (b->bad || depth > 32 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
-		b->bad = 1;
-		return;
-	}
-	switch (comb) {
-	case MPI_COMBINER_NAMED:
-#ifdef MPI_COMBINER_F90_REAL
-	case MPI_COMBINER_F90_REAL:
-	case MPI_COMBINER_F90_COMPLEX:
-	case MPI_COMBINER_F90_INTEGER:
-#endif
-	{
+	struct mpivet_type_parts p;
+	int kind = b->bad || depth > 32 ? MPIVET_TYPE_UNKNOWN : mpivet_type_open(t, &p);
+	if (kind == MPIVET_TYPE_BASIC) {
 		int size = 0;
 		PMPI_Type_size(t, &size);
 		push(b, disp, size);
 		return;
 	}
-	}
-	int *ints = malloc((ni + 1) * sizeof *ints);
-	MPI_Aint *addrs = malloc((na + 1) * sizeof *addrs);
-	MPI_Datatype *types = malloc((nd + 1) * sizeof *types);
-	if (!ints || !addrs || !types || PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) {
-		free(ints), free(addrs), free(types);
+	if (kind == MPIVET_TYPE_UNKNOWN) { /* DARRAY and anything newer: not mapped, not checked */
 		b->bad = 1;
 		return;
 	}
-	int64_t ext = nd > 0 ? type_extent(types[0]) : 0;
-	switch (comb) {
-	case MPI_COMBINER_DUP:
-	case MPI_COMBINER_RESIZED: /* the same bytes; only lb and extent change */
-		flatten(types[0], disp, b, depth + 1);
-		break;
-	case MPI_COMBINER_CONTIGUOUS:
-		for (int i = 0; i < ints[0] && !b->bad; i++)
-			flatten(types[0], disp + i * ext, b, depth + 1);
-		break;
-	case MPI_COMBINER_VECTOR:
-	case MPI_COMBINER_HVECTOR:
-	{
-		int64_t stride = comb == MPI_COMBINER_VECTOR ? (int64_t)ints[2] * ext : (int64_t)addrs[0];
-		for (int i = 0; i < ints[0] && !b->bad; i++)
-			for (int j = 0; j < ints[1] && !b->bad; j++)
-				flatten(types[0], disp + i * stride + j * ext, b, depth + 1);
-		break;
-	}
-	case MPI_COMBINER_INDEXED:
-	case MPI_COMBINER_HINDEXED:
-	{
-		int n = ints[0];
-		for (int i = 0; i < n && !b->bad; i++) {
-			int64_t d = comb == MPI_COMBINER_INDEXED ? (int64_t)ints[1 + n + i] * ext : (int64_t)addrs[i];
-			for (int j = 0; j < ints[1 + i] && !b->bad; j++)
-				flatten(types[0], disp + d + j * ext, b, depth + 1);
-		}
-		break;
-	}
-	case MPI_COMBINER_INDEXED_BLOCK:
-	case MPI_COMBINER_HINDEXED_BLOCK: {
-		int n = ints[0];
-		for (int i = 0; i < n && !b->bad; i++) {
-			int64_t d = comb == MPI_COMBINER_INDEXED_BLOCK ? (int64_t)ints[2 + i] * ext : (int64_t)addrs[i];
-			for (int j = 0; j < ints[1] && !b->bad; j++)
-				flatten(types[0], disp + d + j * ext, b, depth + 1);
-		}
-		break;
-	}
-	case MPI_COMBINER_STRUCT:
-	{
-		int n = ints[0];
-		for (int i = 0; i < n && !b->bad; i++) {
-			int64_t d = (int64_t)addrs[i];
-			int64_t e = type_extent(types[i]);
-			for (int j = 0; j < ints[1 + i] && !b->bad; j++)
-				flatten(types[i], disp + d + j * e, b, depth + 1);
-		}
-		break;
-	}
-	case MPI_COMBINER_SUBARRAY: {
-		int nd_ = ints[0], order = ints[1 + 3 * nd_];
-		const int *sizes = &ints[1], *subs = &ints[1 + nd_], *starts = &ints[1 + 2 * nd_];
-		int64_t stride[32], idx[32], total = 1;
-		if (nd_ <= 0 || nd_ > 32) {
+	struct flatten_at at = {b, depth};
+	for (int g = 0; g < p.ngroups && !b->bad; g++)
+		if (mpivet_type_each(&p, g, disp, flatten_copy, &at) < 0)
 			b->bad = 1;
-			break;
-		}
-		/* element strides, fastest dimension last (C) or first (Fortran) */
-		for (int k = 0; k < nd_; k++) {
-			int d = order == MPI_ORDER_C ? nd_ - 1 - k : k;
-			stride[d] = k == 0 ? 1 : stride[order == MPI_ORDER_C ? d + 1 : d - 1] * sizes[order == MPI_ORDER_C ? d + 1 : d - 1];
-			total *= subs[d];
-			idx[d] = 0;
-		}
-		for (int64_t e = 0; e < total && !b->bad; e++) {
-			int64_t lin = 0;
-			for (int d = 0; d < nd_; d++)
-				lin += (starts[d] + idx[d]) * stride[d];
-			flatten(types[0], disp + lin * ext, b, depth + 1);
-			for (int k = 0; k < nd_; k++) { /* next index, fastest first */
-				int d = order == MPI_ORDER_C ? nd_ - 1 - k : k;
-				if (++idx[d] < subs[d])
-					break;
-				idx[d] = 0;
-			}
-		}
-		break;
-	}
-	default: /* DARRAY and anything newer: not mapped, not checked */
-		b->bad = 1;
-	}
-	free_contents(types, nd);
-	free(ints), free(addrs), free(types);
+	mpivet_type_close(&p);
 }
 
 static int cmp_block(const void *a, const void *b)
@@ -513,7 +414,7 @@ static struct flat *make_flat(MPI_Datatype t)
 	f->n = n, f->off = b.off, f->len = b.len;
 	f->lo = n ? b.off[0] : 0;
 	f->hi = n ? b.off[n - 1] + b.len[n - 1] : 0;
-	f->extent = type_extent(t);
+	f->extent = mpivet_type_extent(t);
 	f->size = 0;
 	for (int64_t i = 0; i < n; i++)
 		f->size += b.len[i];
@@ -1696,7 +1597,7 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 		cs = (const int *)(uintptr_t)A(MPI_Igatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Igatherv_displs);
 		if ((int)A(MPI_Igatherv_root) == rank && cs && ds)
 			for (int i = 0; i < size; i++)
-				RECV(A(MPI_Igatherv_recvbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Igatherv_recvtype)), cs[i], A(MPI_Igatherv_recvtype));
+				RECV(A(MPI_Igatherv_recvbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Igatherv_recvtype)), cs[i], A(MPI_Igatherv_recvtype));
 		break;
 	case MPIVET_ID_MPI_Iscatter:
 		if ((int)A(MPI_Iscatter_root) == rank)
@@ -1708,7 +1609,7 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 		cs = (const int *)(uintptr_t)A(MPI_Iscatterv_sendcounts), ds = (const int *)(uintptr_t)A(MPI_Iscatterv_displs);
 		if ((int)A(MPI_Iscatterv_root) == rank && cs && ds)
 			for (int i = 0; i < size; i++)
-				SEND(A(MPI_Iscatterv_sendbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iscatterv_sendtype)), cs[i], A(MPI_Iscatterv_sendtype));
+				SEND(A(MPI_Iscatterv_sendbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iscatterv_sendtype)), cs[i], A(MPI_Iscatterv_sendtype));
 		if (!is_in_place(A(MPI_Iscatterv_recvbuf)))
 			RECV(A(MPI_Iscatterv_recvbuf), (int)A(MPI_Iscatterv_recvcount), A(MPI_Iscatterv_recvtype));
 		break;
@@ -1721,7 +1622,7 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 		cs = (const int *)(uintptr_t)A(MPI_Iallgatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Iallgatherv_displs);
 		if (cs && ds)
 			for (int i = 0; i < size; i++)
-				RECV(A(MPI_Iallgatherv_recvbuf) + ds[i] * type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iallgatherv_recvtype)), cs[i], A(MPI_Iallgatherv_recvtype));
+				RECV(A(MPI_Iallgatherv_recvbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iallgatherv_recvtype)), cs[i], A(MPI_Iallgatherv_recvtype));
 		break;
 	case MPIVET_ID_MPI_Ialltoall:
 		SEND(A(MPI_Ialltoall_sendbuf), (int64_t)size * (int)A(MPI_Ialltoall_sendcount), A(MPI_Ialltoall_sendtype));
@@ -1730,8 +1631,8 @@ static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64
 	case MPIVET_ID_MPI_Ialltoallv: {
 		const int *scs = (const int *)(uintptr_t)A(MPI_Ialltoallv_sendcounts), *sds = (const int *)(uintptr_t)A(MPI_Ialltoallv_sdispls);
 		const int *rcs = (const int *)(uintptr_t)A(MPI_Ialltoallv_recvcounts), *rds = (const int *)(uintptr_t)A(MPI_Ialltoallv_rdispls);
-		int64_t se = type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_sendtype));
-		int64_t re = type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_recvtype));
+		int64_t se = mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_sendtype));
+		int64_t re = mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_recvtype));
 		for (int i = 0; i < size; i++) {
 			if (scs && sds)
 				SEND(A(MPI_Ialltoallv_sendbuf) + sds[i] * se, scs[i], A(MPI_Ialltoallv_sendtype));

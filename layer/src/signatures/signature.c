@@ -30,6 +30,7 @@
 #include "signature.h"
 #include "../record/record.h"
 #include "../generated/ids.h"
+#include "../datatypes/walk.h"
 
 /* Basic type classes and the mixed bit: generated/format.h (api.Sig*). */
 enum {
@@ -89,7 +90,7 @@ static uint64_t named_code(MPI_Datatype t)
 	return 0;
 }
 
-/* ---- Flattening ---- */
+/* ---- Flattening (the constructors are read by datatypes/walk.c) ---- */
 
 /* A flattened type: the shortest period of its basic type sequence, run-length
  * encoded, repeated reps times. */
@@ -155,82 +156,36 @@ static void period(struct flat *f)
 	}
 }
 
+/* flatten gives f the basic type sequence of one element of t: its
+ * groups' sequences, each repeated as many times as the group has copies
+ * (without visiting them: a vector of a million doubles is one run). */
 static void flatten(MPI_Datatype t, struct flat *f, int depth)
 {
 	f->n = 0;
 	f->reps = 1;
-	int ni, na, nd, comb;
-	if (depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
-		f->n = -1;
-		return;
-	}
-	if (comb == MPI_COMBINER_NAMED) {
-		uint64_t c = named_code(t);
+	struct mpivet_type_parts p;
+	int kind = depth > 16 ? MPIVET_TYPE_UNKNOWN : mpivet_type_open(t, &p);
+	if (kind == MPIVET_TYPE_BASIC) { /* Fortran's MPI_Type_create_f90_* types are not classified */
+		uint64_t c = p.combiner == MPI_COMBINER_NAMED ? named_code(t) : 0;
 		if (c)
 			push(f, c, 1);
 		else
 			f->n = -1;
 		return;
 	}
-	/* on the heap: an indexed type of a million blocks has as many ints and
-	 * addresses, more than a thread's stack holds */
-	int *ints = malloc(sizeof *ints * (ni > 0 ? ni : 1));
-	MPI_Aint *aints = malloc(sizeof *aints * (na > 0 ? na : 1));
-	MPI_Datatype *types = malloc(sizeof *types * (nd > 0 ? nd : 1));
-	struct flat *g = malloc(sizeof *g);
-	if (!ints || !aints || !types || !g || PMPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
+	struct flat *g = kind == MPIVET_TYPE_DERIVED ? malloc(sizeof *g) : NULL;
+	if (!g) { /* darray, Fortran parameterised types: not classified */
+		if (kind == MPIVET_TYPE_DERIVED)
+			mpivet_type_close(&p);
 		f->n = -1;
-		free(ints), free(aints), free(types), free(g);
 		return;
 	}
-	uint64_t k = 0;
-	switch (comb) {
-	case MPI_COMBINER_DUP:
-	case MPI_COMBINER_RESIZED:
-		k = 1;
-		break;
-	case MPI_COMBINER_CONTIGUOUS:
-		k = (uint64_t)ints[0];
-		break;
-	case MPI_COMBINER_VECTOR:
-	case MPI_COMBINER_HVECTOR:
-	case MPI_COMBINER_INDEXED_BLOCK:
-	case MPI_COMBINER_HINDEXED_BLOCK:
-		k = (uint64_t)ints[0] * (uint64_t)ints[1];
-		break;
-	case MPI_COMBINER_INDEXED:
-	case MPI_COMBINER_HINDEXED:
-		for (int i = 0; i < ints[0]; i++)
-			k += (uint64_t)ints[1 + i];
-		break;
-	case MPI_COMBINER_SUBARRAY:
-		k = 1;
-		for (int i = 0; i < ints[0]; i++)
-			k *= (uint64_t)ints[1 + ints[0] + i];
-		break;
-	case MPI_COMBINER_STRUCT:
-		for (int i = 0; i < ints[0] && f->n >= 0; i++) {
-			flatten(types[i], g, depth + 1);
-			append(f, g, (uint64_t)ints[1 + i]);
-		}
-		k = 0;
-		comb = -1; /* done */
-		break;
-	default: /* darray, Fortran parameterised types: not classified */
-		f->n = -1;
-		comb = -1;
-		break;
+	for (int i = 0; i < p.ngroups && f->n >= 0; i++) {
+		flatten(mpivet_type_group(&p, i), g, depth + 1);
+		append(f, g, mpivet_type_copies(&p, i));
 	}
-	if (comb != -1) {
-		flatten(types[0], g, depth + 1);
-		append(f, g, k);
-	}
-	for (int i = 0; i < nd; i++) {
-		int tni, tna, tnd, tc;
-		if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tc) == MPI_SUCCESS && tc != MPI_COMBINER_NAMED)
-			PMPI_Type_free(&types[i]);
-	}
-	free(ints), free(aints), free(types), free(g);
+	mpivet_type_close(&p);
+	free(g);
 	period(f);
 }
 
