@@ -1,7 +1,8 @@
 /* Correct neighbourhood collectives, blocking and nonblocking, on the three
  * kinds of topology: a non-periodic Cartesian grid (whose edge ranks have
- * MPI_PROC_NULL neighbours, and whose buffers for them the MPI never
- * touches), a graph and a distributed graph. While the nonblocking ones are
+ * MPI_PROC_NULL neighbours, whose blocks of the buffers the MPI does not
+ * access: the ranks set them, as boundary conditions, during the
+ * exchange), a graph and a distributed graph. While the nonblocking ones are
  * pending the ranks compute on other data in the same pages as their
  * buffers, and read their send buffers (legal since MPI 2.2); the data
  * received is used only after the Wait. Every rank gives matching types:
@@ -21,7 +22,7 @@ struct page {
 	MPI_Datatype types[8];
 };
 
-static int exchange(MPI_Comm c, int deg, struct page *p, int rank)
+static int exchange(MPI_Comm c, int deg, const int *edge, struct page *p, int rank)
 {
 	int s = 0;
 	MPI_Request r;
@@ -61,6 +62,9 @@ static int exchange(MPI_Comm c, int deg, struct page *p, int rank)
 			s += p->send[i];        /* reading a pending send buffer */
 			p->other[i] = s + k;    /* other data on the same page */
 		}
+		for (int i = 0; i < deg; i++)
+			if (edge[i])
+				p->recv[i] = -7; /* a block for MPI_PROC_NULL: a boundary condition */
 		MPI_Wait(&r, MPI_STATUS_IGNORE);
 		for (int i = 0; i < deg; i++)
 			s += p->recv[i];
@@ -82,7 +86,13 @@ int main(int argc, char **argv)
 	MPI_Comm grid;
 	MPI_Dims_create(size, 2, dims);
 	MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
-	s += exchange(grid, 4, &pg, rank);
+	int edge[8] = {0};
+	for (int d = 0; d < 2; d++) {
+		int src, dst;
+		MPI_Cart_shift(grid, d, 1, &src, &dst);
+		edge[2 * d] = src == MPI_PROC_NULL, edge[2 * d + 1] = dst == MPI_PROC_NULL;
+	}
+	s += exchange(grid, 4, edge, &pg, rank);
 	MPI_Comm_free(&grid);
 
 	/* a ring as a graph: each rank's neighbours are its predecessor and successor */
@@ -94,14 +104,14 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm graph;
 	MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &graph);
-	s += exchange(graph, 2, &pg, rank);
+	s += exchange(graph, 2, edge + 4, &pg, rank); /* no edges */
 	MPI_Comm_free(&graph);
 
 	/* a distributed graph: receive from the predecessor, send to the successor */
 	int src = (rank + size - 1) % size, dst = (rank + 1) % size;
 	MPI_Comm dist;
 	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dist);
-	s += exchange(dist, 1, &pg, rank);
+	s += exchange(dist, 1, edge + 4, &pg, rank);
 	MPI_Comm_free(&dist);
 
 	if (rank == 0)

@@ -42,6 +42,7 @@
 #include "../generated/ids.h"
 #include "../record/conf.h"
 #include "../datatypes/walk.h"
+#include "../collectives/decode.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -1474,7 +1475,6 @@ static void entering_start(uint64_t h)
 static TLS uint64_t args[48];
 static TLS uint64_t *snap; /* request handles on entry */
 static TLS int64_t nsnap, capsnap;
-static uint64_t in_place[4]; /* MPI_IN_PLACE as C and Fortran see it */
 
 #define IN(call, f) args[MPIVET_IN_##call##_##f]
 #define OUT(call, f) o[MPIVET_OUT_##call##_##f]
@@ -1558,137 +1558,27 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) static void in(uns
 	}
 }
 
-static int is_in_place(uint64_t p)
+struct coll_op {
+	unsigned call;
+	uint64_t req, at, logref;
+};
+
+static void coll_block(void *ctx, int recv, uint64_t buf, int64_t count, MPI_Datatype t)
 {
-	for (int i = 0; i < 4; i++)
-		if (in_place[i] && p == in_place[i])
-			return 1;
-	return 0;
+	const struct coll_op *op = ctx;
+	add(op->call, COLL | recv, buf, count, MPIVET_H(t), op->req, op->at, op->logref, 0);
 }
 
-/* coll registers the buffers of a nonblocking collective on comm. */
-static void coll(unsigned call, MPI_Comm comm, uint64_t req, uint64_t at, uint64_t logref)
+/* coll registers the buffers of a nonblocking collective (collectives/
+ * decode.c says which), started by the call at logref with request req
+ * kept at at. */
+static void coll(const struct mpivet_coll *c, uint64_t req, uint64_t at, uint64_t logref)
 {
-	int inter = 0, rank = 0, size = 0;
-#define A(f) args[MPIVET_IN_##f]
-	if (comm == MPI_COMM_NULL)
-		return;
-	PMPI_Comm_test_inter(comm, &inter);
-	if (inter)
+	int rank, size;
+	if (!mpivet_coll_where(c, &rank, &size))
 		return; /* intercommunicator roots and sizes: not mapped */
-	PMPI_Comm_rank(comm, &rank);
-	PMPI_Comm_size(comm, &size);
-#define SEND(b, n, t) \
-	if (!is_in_place(b)) \
-	add(call, COLL | 0, b, n, t, req, at, logref, 0)
-#define RECV(b, n, t) add(call, COLL | 1, b, n, t, req, at, logref, 0)
-	const int *cs, *ds;
-	switch (call) {
-	case MPIVET_ID_MPI_Ibcast:
-		add(call, COLL | ((int)A(MPI_Ibcast_root) != rank), A(MPI_Ibcast_buffer), (int64_t)A(MPI_Ibcast_count), A(MPI_Ibcast_datatype), req, at, logref, 0);
-		break;
-	case MPIVET_ID_MPI_Igather:
-		SEND(A(MPI_Igather_sendbuf), (int)A(MPI_Igather_sendcount), A(MPI_Igather_sendtype));
-		if ((int)A(MPI_Igather_root) == rank)
-			RECV(A(MPI_Igather_recvbuf), (int64_t)size * (int)A(MPI_Igather_recvcount), A(MPI_Igather_recvtype));
-		break;
-	case MPIVET_ID_MPI_Igatherv:
-		SEND(A(MPI_Igatherv_sendbuf), (int)A(MPI_Igatherv_sendcount), A(MPI_Igatherv_sendtype));
-		cs = (const int *)(uintptr_t)A(MPI_Igatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Igatherv_displs);
-		if ((int)A(MPI_Igatherv_root) == rank && cs && ds)
-			for (int i = 0; i < size; i++)
-				RECV(A(MPI_Igatherv_recvbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Igatherv_recvtype)), cs[i], A(MPI_Igatherv_recvtype));
-		break;
-	case MPIVET_ID_MPI_Iscatter:
-		if ((int)A(MPI_Iscatter_root) == rank)
-			SEND(A(MPI_Iscatter_sendbuf), (int64_t)size * (int)A(MPI_Iscatter_sendcount), A(MPI_Iscatter_sendtype));
-		if (!is_in_place(A(MPI_Iscatter_recvbuf)))
-			RECV(A(MPI_Iscatter_recvbuf), (int)A(MPI_Iscatter_recvcount), A(MPI_Iscatter_recvtype));
-		break;
-	case MPIVET_ID_MPI_Iscatterv:
-		cs = (const int *)(uintptr_t)A(MPI_Iscatterv_sendcounts), ds = (const int *)(uintptr_t)A(MPI_Iscatterv_displs);
-		if ((int)A(MPI_Iscatterv_root) == rank && cs && ds)
-			for (int i = 0; i < size; i++)
-				SEND(A(MPI_Iscatterv_sendbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iscatterv_sendtype)), cs[i], A(MPI_Iscatterv_sendtype));
-		if (!is_in_place(A(MPI_Iscatterv_recvbuf)))
-			RECV(A(MPI_Iscatterv_recvbuf), (int)A(MPI_Iscatterv_recvcount), A(MPI_Iscatterv_recvtype));
-		break;
-	case MPIVET_ID_MPI_Iallgather:
-		SEND(A(MPI_Iallgather_sendbuf), (int)A(MPI_Iallgather_sendcount), A(MPI_Iallgather_sendtype));
-		RECV(A(MPI_Iallgather_recvbuf), (int64_t)size * (int)A(MPI_Iallgather_recvcount), A(MPI_Iallgather_recvtype));
-		break;
-	case MPIVET_ID_MPI_Iallgatherv:
-		SEND(A(MPI_Iallgatherv_sendbuf), (int)A(MPI_Iallgatherv_sendcount), A(MPI_Iallgatherv_sendtype));
-		cs = (const int *)(uintptr_t)A(MPI_Iallgatherv_recvcounts), ds = (const int *)(uintptr_t)A(MPI_Iallgatherv_displs);
-		if (cs && ds)
-			for (int i = 0; i < size; i++)
-				RECV(A(MPI_Iallgatherv_recvbuf) + ds[i] * mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Iallgatherv_recvtype)), cs[i], A(MPI_Iallgatherv_recvtype));
-		break;
-	case MPIVET_ID_MPI_Ialltoall:
-		SEND(A(MPI_Ialltoall_sendbuf), (int64_t)size * (int)A(MPI_Ialltoall_sendcount), A(MPI_Ialltoall_sendtype));
-		RECV(A(MPI_Ialltoall_recvbuf), (int64_t)size * (int)A(MPI_Ialltoall_recvcount), A(MPI_Ialltoall_recvtype));
-		break;
-	case MPIVET_ID_MPI_Ialltoallv: {
-		const int *scs = (const int *)(uintptr_t)A(MPI_Ialltoallv_sendcounts), *sds = (const int *)(uintptr_t)A(MPI_Ialltoallv_sdispls);
-		const int *rcs = (const int *)(uintptr_t)A(MPI_Ialltoallv_recvcounts), *rds = (const int *)(uintptr_t)A(MPI_Ialltoallv_rdispls);
-		int64_t se = mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_sendtype));
-		int64_t re = mpivet_type_extent((MPI_Datatype)(uintptr_t)A(MPI_Ialltoallv_recvtype));
-		for (int i = 0; i < size; i++) {
-			if (scs && sds)
-				SEND(A(MPI_Ialltoallv_sendbuf) + sds[i] * se, scs[i], A(MPI_Ialltoallv_sendtype));
-			if (rcs && rds)
-				RECV(A(MPI_Ialltoallv_recvbuf) + rds[i] * re, rcs[i], A(MPI_Ialltoallv_recvtype));
-		}
-		break;
-	}
-	case MPIVET_ID_MPI_Ialltoallw: {
-		const int *scs = (const int *)(uintptr_t)A(MPI_Ialltoallw_sendcounts), *sds = (const int *)(uintptr_t)A(MPI_Ialltoallw_sdispls);
-		const int *rcs = (const int *)(uintptr_t)A(MPI_Ialltoallw_recvcounts), *rds = (const int *)(uintptr_t)A(MPI_Ialltoallw_rdispls);
-		const MPI_Datatype *sts = (const MPI_Datatype *)(uintptr_t)A(MPI_Ialltoallw_sendtypes);
-		const MPI_Datatype *rts = (const MPI_Datatype *)(uintptr_t)A(MPI_Ialltoallw_recvtypes);
-		for (int i = 0; i < size; i++) {
-			if (scs && sds && sts)
-				SEND(A(MPI_Ialltoallw_sendbuf) + sds[i], scs[i], MPIVET_H(sts[i]));
-			if (rcs && rds && rts)
-				RECV(A(MPI_Ialltoallw_recvbuf) + rds[i], rcs[i], MPIVET_H(rts[i]));
-		}
-		break;
-	}
-	case MPIVET_ID_MPI_Ireduce:
-		SEND(A(MPI_Ireduce_sendbuf), (int)A(MPI_Ireduce_count), A(MPI_Ireduce_datatype));
-		if ((int)A(MPI_Ireduce_root) == rank)
-			RECV(A(MPI_Ireduce_recvbuf), (int)A(MPI_Ireduce_count), A(MPI_Ireduce_datatype));
-		break;
-	case MPIVET_ID_MPI_Iallreduce:
-		SEND(A(MPI_Iallreduce_sendbuf), (int)A(MPI_Iallreduce_count), A(MPI_Iallreduce_datatype));
-		RECV(A(MPI_Iallreduce_recvbuf), (int)A(MPI_Iallreduce_count), A(MPI_Iallreduce_datatype));
-		break;
-	case MPIVET_ID_MPI_Iscan:
-		SEND(A(MPI_Iscan_sendbuf), (int)A(MPI_Iscan_count), A(MPI_Iscan_datatype));
-		RECV(A(MPI_Iscan_recvbuf), (int)A(MPI_Iscan_count), A(MPI_Iscan_datatype));
-		break;
-	case MPIVET_ID_MPI_Iexscan:
-		SEND(A(MPI_Iexscan_sendbuf), (int)A(MPI_Iexscan_count), A(MPI_Iexscan_datatype));
-		RECV(A(MPI_Iexscan_recvbuf), (int)A(MPI_Iexscan_count), A(MPI_Iexscan_datatype));
-		break;
-	case MPIVET_ID_MPI_Ireduce_scatter_block:
-		SEND(A(MPI_Ireduce_scatter_block_sendbuf), (int64_t)size * (int)A(MPI_Ireduce_scatter_block_recvcount), A(MPI_Ireduce_scatter_block_datatype));
-		RECV(A(MPI_Ireduce_scatter_block_recvbuf), (int)A(MPI_Ireduce_scatter_block_recvcount), A(MPI_Ireduce_scatter_block_datatype));
-		break;
-	case MPIVET_ID_MPI_Ireduce_scatter: {
-		cs = (const int *)(uintptr_t)A(MPI_Ireduce_scatter_recvcounts);
-		int64_t total = 0;
-		for (int i = 0; cs && i < size; i++)
-			total += cs[i];
-		SEND(A(MPI_Ireduce_scatter_sendbuf), total, A(MPI_Ireduce_scatter_datatype));
-		if (cs)
-			RECV(A(MPI_Ireduce_scatter_recvbuf), cs[rank], A(MPI_Ireduce_scatter_datatype));
-		break;
-	}
-	}
-#undef A
-#undef SEND
-#undef RECV
+	struct coll_op op = {c->call, req, at, logref};
+	mpivet_coll_blocks(c, rank, size, coll_block, &op);
 }
 
 /* complete_array ends the operations of a request array: a nonpersistent one
@@ -1797,32 +1687,14 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 			       (const int *)(uintptr_t)o[ki + 1], (int)o[ki + 2], -1);
 		break;
 	}
-	default:
-		/* nonblocking collectives: every one has a request as its last
-		 * parameter, recorded as the only exit field */
-		switch (call) {
-#define NBC(c) \
-	case MPIVET_ID_##c: \
-		coll(call, (MPI_Comm)(uintptr_t)IN(c, comm), OUT(c, request), IN(c, request_at), logref); \
-		break;
-			NBC(MPI_Ibcast)
-			NBC(MPI_Igather)
-			NBC(MPI_Igatherv)
-			NBC(MPI_Iscatter)
-			NBC(MPI_Iscatterv)
-			NBC(MPI_Iallgather)
-			NBC(MPI_Iallgatherv)
-			NBC(MPI_Ialltoall)
-			NBC(MPI_Ialltoallv)
-			NBC(MPI_Ialltoallw)
-			NBC(MPI_Ireduce)
-			NBC(MPI_Iallreduce)
-			NBC(MPI_Ireduce_scatter)
-			NBC(MPI_Ireduce_scatter_block)
-			NBC(MPI_Iscan)
-			NBC(MPI_Iexscan)
-#undef NBC
-		}
+	default: {
+		/* nonblocking collectives: the request, where the program keeps
+		 * it, and their buffers */
+		struct mpivet_coll c;
+		int k = mpivet_call_o_request[call];
+		if (k >= 0 && mpivet_coll_words(call, args, &c))
+			coll(&c, o[k], args[mpivet_call_w_request_at[call]], logref);
+	}
 	}
 }
 
@@ -2400,15 +2272,6 @@ static void bc_init(void)
 		sigaction(SIGTRAP, &sa, NULL);
 	}
 	req_null = MPIVET_H(MPI_REQUEST_NULL);
-	in_place[0] = MPIVET_A(MPI_IN_PLACE);
-	/* MPI_IN_PLACE as the Fortran bindings pass it */
-	static const char *const fsyms[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "MPIR_F_MPI_IN_PLACE", NULL};
-	for (int i = 0, k = 1; fsyms[i] && k < 4; i++) {
-		void *s = dlsym(RTLD_DEFAULT, fsyms[i]);
-		if (!s)
-			continue;
-		in_place[k++] = strcmp(fsyms[i], "MPIR_F_MPI_IN_PLACE") == 0 ? MPIVET_A(*(void **)s) : MPIVET_A(s);
-	}
 	lock();
 	nlibs = 0;
 	dl_iterate_phdr(add_lib, NULL);

@@ -31,6 +31,7 @@
 #include "../record/record.h"
 #include "../generated/ids.h"
 #include "../datatypes/walk.h"
+#include "../collectives/decode.h"
 
 /* Basic type classes and the mixed bit: generated/format.h (api.Sig*). */
 enum {
@@ -317,88 +318,50 @@ int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED;
 
 enum { CT_SEND = MPIVET_COLL_SEND, CT_RECV = MPIVET_COLL_RECV, CT_TOTALS = MPIVET_COLL_TOTALS, CT_NOCOUNT = MPIVET_COLL_NOCOUNT };
 
-/* count_of gives the count at parameter kc, or the sum of the per-rank
- * counts there but skip's when v says it is an array. */
-static uint64_t count_of(int v, int kc, void **k, int size, int skip)
-{
-	if (!v)
-		return (uint64_t)(int64_t) * (int *)k[kc];
-	const int *a = *(const int **)k[kc];
-	int64_t n = 0;
-	for (int i = 0; a && i < size; i++)
-		if (i != skip)
-			n += a[i];
-	return (uint64_t)n;
-}
-
 void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 {
-	int kc = mpivet_call_k_comm[call], kr = mpivet_call_k_root[call];
-	int ksb = mpivet_call_k_sendbuf[call], krb = mpivet_call_k_recvbuf[call];
-	int ksc = mpivet_call_k_sendcount[call], krc = mpivet_call_k_recvcount[call];
-	int kst = mpivet_call_k_sendtype[call], krt = mpivet_call_k_recvtype[call];
-	if (mpivet_mt || logref == MPIVET_NOREC || kc < 0 || kst < 0)
-		return;
-	MPI_Comm c = *(MPI_Comm *)k[kc];
-	int inter = 1, rank = 0, size = 0;
-	if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+	struct mpivet_coll c;
+	int rank, size;
+	if (mpivet_mt || logref == MPIVET_NOREC || !mpivet_coll_params(call, k, &c) || c.w)
+		return; /* a datatype per rank (alltoallw): not compared */
+	if (!mpivet_coll_where(&c, &rank, &size))
 		return; /* intercommunicators: the groups give different things */
-	PMPI_Comm_rank(c, &rank);
-	PMPI_Comm_size(c, &size);
-	int root = kr >= 0 ? *(int *)k[kr] : -1;
-	int vs = mpivet_call_flags[call] & MPIVET_CALL_VSEND, vr = mpivet_call_flags[call] & MPIVET_CALL_VRECV;
-	int neighbor = 0, gather = 0, scatter = 0, allgatherv = 0, alltoallv = 0;
-	switch (call) {
-	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv:
-		gather = 1;
-		break;
-	case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
-		scatter = 1;
-		break;
-	case MPIVET_ID_MPI_Allgatherv: case MPIVET_ID_MPI_Iallgatherv:
-		allgatherv = 1;
-		break;
-	case MPIVET_ID_MPI_Alltoallv: case MPIVET_ID_MPI_Ialltoallv:
-		alltoallv = 1;
-		break;
-	case MPIVET_ID_MPI_Neighbor_allgather: case MPIVET_ID_MPI_Neighbor_allgatherv:
-	case MPIVET_ID_MPI_Neighbor_alltoall: case MPIVET_ID_MPI_Neighbor_alltoallv:
-	case MPIVET_ID_MPI_Ineighbor_allgather: case MPIVET_ID_MPI_Ineighbor_allgatherv:
-	case MPIVET_ID_MPI_Ineighbor_alltoall: case MPIVET_ID_MPI_Ineighbor_alltoallv:
-		neighbor = 1;
-		break;
-	}
 	uint64_t w[6] = {logref, 0, 0, 0, 0, 0}, reps;
-	if (krt < 0) { /* one datatype: Bcast, Reduce, Allreduce, Scan, Reduce_scatter ... */
+	switch (c.family) {
+	case MPIVET_COLL_BCAST:
+	case MPIVET_COLL_REDUCE:
+	case MPIVET_COLL_ALLREDUCE:
+	case MPIVET_COLL_REDUCE_SCATTER: /* one datatype */
 		w[1] = CT_SEND;
-		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
-		w[3] = (ksc >= 0 ? count_of(0, ksc, k, size, -1) : count_of(vr, krc, k, size, -1)) * reps;
+		w[2] = sig_reps(c.send.type, &reps);
+		w[3] = (uint64_t)mpivet_coll_total(&c.send, size, -1) * reps;
 		mpivet_meta(MPIVET_META_COLL, w, 6);
 		return;
 	}
-	int sendplace = ksb >= 0 && *(const void **)k[ksb] == MPI_IN_PLACE;
-	int recvplace = krb >= 0 && *(const void **)k[krb] == MPI_IN_PLACE;
-	int sends = !sendplace && (!scatter || rank == root);
-	int recvs = !recvplace && (!gather || rank == root);
+	int neighbor = c.family == MPIVET_COLL_NEIGHBOR_ALLGATHER || c.family == MPIVET_COLL_NEIGHBOR_ALLTOALL;
+	int gather = c.family == MPIVET_COLL_GATHER, scatter = c.family == MPIVET_COLL_SCATTER;
+	int allgatherv = c.family == MPIVET_COLL_ALLGATHER && c.recv.per_rank;
+	int alltoallv = c.family == MPIVET_COLL_ALLTOALL && c.send.per_rank;
+	int sides = mpivet_coll_sides(&c, rank);
 	if (neighbor) /* counts are per neighbour, not per rank: compare the signatures only */
-		w[1] |= CT_NOCOUNT | (vs | vr ? CT_TOTALS : 0);
-	else if (vs | vr)
+		w[1] |= CT_NOCOUNT | (c.send.per_rank || c.recv.per_rank ? CT_TOTALS : 0);
+	else if (c.send.per_rank || c.recv.per_rank)
 		w[1] |= CT_TOTALS;
-	if (recvs) {
+	if (sides & MPIVET_COLL_RECVS) {
 		w[1] |= CT_RECV;
-		w[4] = sig_reps(*(MPI_Datatype *)k[krt], &reps);
+		w[4] = sig_reps(c.recv.type, &reps);
 		/* a root's own block of an in-place Gatherv is not received */
-		w[5] = neighbor ? 0 : count_of(vr, krc, k, size, gather && sendplace ? rank : -1) * reps;
+		w[5] = neighbor ? 0 : (uint64_t)mpivet_coll_total(&c.recv, size, gather && c.send.in_place ? rank : -1) * reps;
 	}
-	if (sends) {
+	if (sides & MPIVET_COLL_SENDS) {
 		w[1] |= CT_SEND;
-		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
-		w[3] = neighbor ? 0 : count_of(vs, ksc, k, size, scatter && recvplace ? rank : -1) * reps;
-	} else if (sendplace && (allgatherv || alltoallv) && recvs) {
+		w[2] = sig_reps(c.send.type, &reps);
+		w[3] = neighbor ? 0 : (uint64_t)mpivet_coll_total(&c.send, size, scatter && c.recv.in_place ? rank : -1) * reps;
+	} else if (c.send.in_place && (allgatherv || alltoallv) && (sides & MPIVET_COLL_RECVS)) {
 		/* in place: what a rank gives is in its receive buffer */
 		w[1] |= CT_SEND;
 		w[2] = w[4];
-		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(*(const int **)k[krc])[rank] * reps;
+		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? c.recv.counts[rank] : 0) * reps;
 	}
 	if (w[1] & (CT_SEND | CT_RECV))
 		mpivet_meta(MPIVET_META_COLL, w, 6);
