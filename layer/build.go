@@ -18,7 +18,9 @@
 //	record/recorder.c       per-rank log, process metadata, crash and MPI error handlers
 //	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
 //	                        what each rank gives a collective
-//	buffers/checker.c       the nonblocking-buffer checker (page protection)
+//	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,
+//	                        which file does what), cost, typemap, windows, pages, operations,
+//	                        faults, hooks, setup; checker.h is what they share
 //	clocks/protocol.c       the clock protocol: piggybacks, wildcard events, guided replay;
 //	                        messages never received, found at MPI_Finalize
 //	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
