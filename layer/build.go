@@ -21,8 +21,10 @@
 //	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,
 //	                        which file does what), cost, typemap, windows, pages, operations,
 //	                        faults, hooks, setup; checker.h is what they share
-//	clocks/protocol.c       the clock protocol: piggybacks, wildcard events, guided replay;
-//	                        messages never received, found at MPI_Finalize
+//	clocks/                 the clock protocol: core.c (what it does, which file does what),
+//	                        shadows, piggybacks, requests, events (wildcard events, guided
+//	                        replay), anyevents, unreceived (messages never received), hooks;
+//	                        protocol.h is what they share
 //	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
 //	debug/gdb.c             replay --gdb RANK: the rank waits for a debugger
 //	generated/wrappers.c    top: C and Fortran wrappers, generated from api/mpi.api
