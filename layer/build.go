@@ -15,7 +15,9 @@
 //	generated/ids.h         call ids and per-call parameter positions, from api/mpi.api
 //	record/record.h         bottom: record format, log and state page, inline recording primitives,
 //	                        the service registry
-//	record/recorder.c       per-rank log, process metadata, crash and MPI error handlers
+//	record/recorder.c       per-rank log, process metadata, the services' registry
+//	record/crash.c          crash signals and MPI errors (fatal or returned)
+//	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)
 //	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
 //	                        what each rank gives a collective
 //	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,

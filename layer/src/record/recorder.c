@@ -1,9 +1,15 @@
 /*
- * mpivet interposition layer: the per-rank recorder.
+ * record/: the bottom of the interposition layer, which every other part
+ * builds on and which calls none of them by name (the services above it
+ * register callbacks: struct mpivet_service). It owns the rank's records:
+ * the log, the state page, the process's metadata, and how the rank ends
+ * (crash.c); and the run's settings (conf.c). record.h holds the inline
+ * recording primitives the generated wrappers use on every call.
  *
- * Loaded into every rank with LD_PRELOAD by the rank supervisor
- * (supervise.c), which sets MPIVET_DIR to the run directory. Without
- * MPIVET_DIR the layer stays off and every wrapper passes straight through.
+ * This file is the per-rank recorder. Loaded into every rank with
+ * LD_PRELOAD by the rank supervisor (supervise.c), which sets MPIVET_DIR to
+ * the run directory. Without MPIVET_DIR the layer stays off and every
+ * wrapper passes straight through.
  *
  * The log of a rank is <dir>/p.<host>.<pid>.log: named by host and pid
  * because the rank number is only known after MPI_Init, and the supervisor,
@@ -12,6 +18,7 @@
 #define _GNU_SOURCE
 #include "record.h"
 #include "conf.h"
+#include "internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +54,15 @@ void mpivet_register(const struct mpivet_service *s)
 		services[nservices++] = s;
 }
 
+/* mpivet_service_fault asks the services whether a SIGSEGV is theirs. */
+int mpivet_service_fault(void *siginfo, void *ucontext)
+{
+	for (int i = 0; i < nservices; i++)
+		if (services[i]->fault && services[i]->fault(siginfo, ucontext))
+			return 1;
+	return 0;
+}
+
 #define EACH_SERVICE(f, ...)                            \
 	for (int i_ = 0; i_ < nservices; i_++)          \
 		if (services[i_]->f)                    \
@@ -71,7 +87,6 @@ static char hostname[256];
 
 static void write_maps(void);
 static void write_process(int rank, int size, int level);
-static void install_crash_handlers(void);
 static int env_int(const char *const *names);
 
 /* Reserve this much room at the end for the overflow marker. */
@@ -175,7 +190,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 			services[i]->log_opened();
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
-	install_crash_handlers();
+	mpivet_install_crash_handlers();
 }
 
 /* The log grows in chunks that are populated in one system call ahead of
@@ -268,104 +283,6 @@ static void write_maps(void)
 	free(buf);
 }
 
-static struct sigaction old_actions[32];
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-
-/* The callers of a crashing frame recorded with the signal. */
-#define CRASH_FRAMES 32
-
-/* crash_stack sets f to the return addresses of the frames that called the
- * one interrupted at pc, innermost first, and returns how many. backtrace
- * (libgcc's unwinder, loaded at start-up) walks from this handler through
- * the kernel's signal frame, whose unwind information restores the
- * registers saved in the signal's ucontext: the frame after it is the
- * interrupted one, at exactly pc, and its callers follow. When the unwinder
- * cannot go on from pc (a jump to address 0, code without unwind tables),
- * the return address on top of the interrupted stack is its caller, if a
- * call just happened. */
-static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
-{
-	void *bt[CRASH_FRAMES + 8];
-	int n = backtrace(bt, CRASH_FRAMES + 8), k = 0;
-	for (int i = 0; i < n; i++)
-		if ((uint64_t)(uintptr_t)bt[i] == pc) {
-			for (int j = i + 1; j < n && k < CRASH_FRAMES; j++)
-				f[k++] = (uint64_t)(uintptr_t)bt[j];
-			return k;
-		}
-	Dl_info d;
-	if (sp && (pc == 0 || !dladdr((void *)(uintptr_t)pc, &d)) && dladdr((void *)(uintptr_t)*(uint64_t *)(uintptr_t)sp, &d))
-		f[k++] = *(uint64_t *)(uintptr_t)sp;
-	return k;
-}
-
-static void on_crash(int sig, siginfo_t *si, void *uc)
-{
-	/* a fault a service caused (a protected page of a pending nonblocking
-	 * buffer), not a crash */
-	for (int i = 0; sig == SIGSEGV && i < nservices; i++)
-		if (services[i]->fault && services[i]->fault(si, uc))
-			return;
-	uint64_t pc = 0, sp = 0;
-#if defined(__x86_64__)
-	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
-	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.sp;
-#endif
-	if (mpivet_on) {
-		uint64_t f[CRASH_FRAMES], off;
-		int n = crash_stack(pc, sp, f);
-		uint64_t *w = mpivet_begin(3 + n, &off);
-		if (w) {
-			w[0] = (uint64_t)sig;
-			w[1] = pc;
-			w[2] = MPIVET_A(si ? si->si_addr : 0);
-			memcpy(w + 3, f, n * sizeof *f);
-			mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
-		}
-	}
-	/* Hand the signal on to whoever had it before us (MPI's own handler, or
-	 * the default action). */
-	struct sigaction *old = &old_actions[sig];
-	sigaction(sig, old, NULL);
-	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
-		old->sa_sigaction(sig, si, uc);
-		return;
-	}
-	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		return;
-	}
-	/* A fault re-executes and now takes the default action; a sent signal is
-	 * raised again. */
-	if (!si || si->si_code <= 0 || sig == SIGABRT)
-		raise(sig);
-}
-
-/* install_crash_handlers puts on_crash in front of whatever handles the
- * crash signals now. It runs when the layer loads and again after MPI_Init,
- * because MPIs install handlers of their own there; on_crash hands on to
- * them, never to itself. */
-static void install_crash_handlers(void)
-{
-	struct sigaction sa, cur;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
-		int sig = crash_signals[i];
-		if (sigaction(sig, NULL, &cur) != 0)
-			continue;
-		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_crash)
-			continue; /* still ours */
-		old_actions[sig] = cur;
-		sigaction(sig, &sa, NULL);
-	}
-}
-
 /* write_process records who this process is: rank and size (-1 if not yet
  * known), pid, thread level, host. */
 static void write_process(int rank, int size, int level)
@@ -395,46 +312,6 @@ static int env_int(const char *const *names)
 	return -1;
 }
 
-/* ---- Fatal errors ----
- *
- * With the default handler, MPI_ERRORS_ARE_FATAL, an error ends the job
- * inside the call that failed, and what the MPI prints about it may never
- * reach mpivet (MPICH's launcher kills the ranks quickly). So the layer puts
- * its own handler on MPI_COMM_WORLD and MPI_COMM_SELF, which communicators
- * created from them inherit: it logs the error with the call the thread is
- * in, then hands the error to MPI_ERRORS_ARE_FATAL, which ends the job as it
- * would have. A handler the program sets replaces it. */
-
-static void record_error(unsigned call, int rc, uint64_t pc, int fatal);
-
-static void fatal_error(MPI_Comm *comm, int *code, ...)
-{
-	uint64_t *s = mpivet_slot;
-	if (s && s[MPIVET_STATE_STATUS] == 1) { /* inside a call: its entry record */
-		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD]
-									     : (const uint64_t *)(mpivet_base + s[MPIVET_STATE_LOGREF]);
-		record_error(e[0] >> 32 & 0xffff, *code, e[1], 1);
-	}
-	PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
-	PMPI_Comm_call_errhandler(*comm, *code);
-	PMPI_Abort(*comm, *code); /* not reached */
-}
-
-static void install_error_handler(void)
-{
-	MPI_Errhandler eh, old;
-	if (PMPI_Comm_create_errhandler(fatal_error, &eh) != MPI_SUCCESS)
-		return;
-	MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
-	for (int i = 0; i < 2; i++) {
-		if (PMPI_Comm_get_errhandler(comms[i], &old) != MPI_SUCCESS)
-			continue;
-		if (old == MPI_ERRORS_ARE_FATAL) /* predefined: no reference to free */
-			PMPI_Comm_set_errhandler(comms[i], eh);
-	}
-	PMPI_Errhandler_free(&eh);
-}
-
 /* mpivet_post_init runs once MPI is initialised, whichever way the program
  * initialised it (C, Fortran, or MPICH's f08 binding that bypasses
  * MPI_Init): it records who this process is. */
@@ -452,8 +329,8 @@ void mpivet_post_init(void)
 	mpivet_write_constants();
 	write_maps();
 	EACH_SERVICE(initialized, rank);
-	install_crash_handlers();
-	install_error_handler();
+	mpivet_install_crash_handlers();
+	mpivet_install_error_handler();
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata
@@ -522,18 +399,3 @@ void mpivet_record_comm(MPI_Comm c)
 	if (rg != MPI_GROUP_NULL)
 		PMPI_Group_free(&rg);
 }
-
-/* record_error logs an error of call at pc, with its class; fatal: raised
- * to MPI_ERRORS_ARE_FATAL, which ends the job. Rare, so it may take a call
- * into MPI. */
-static void record_error(unsigned call, int rc, uint64_t pc, int fatal)
-{
-	int class = rc;
-	PMPI_Error_class(rc, &class);
-	uint64_t w[] = {call, (uint64_t)(int64_t)rc, (uint64_t)(int64_t)class, pc, (uint64_t)fatal};
-	mpivet_meta(MPIVET_META_ERROR, w, 5);
-}
-
-/* mpivet_error records an error an MPI call returned (the program's error
- * handler let it return). */
-void mpivet_error(unsigned call, int rc, uint64_t pc) { record_error(call, rc, pc, 0); }
