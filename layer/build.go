@@ -15,7 +15,8 @@
 //	generated/ids.h         call ids and per-call parameter positions, from api/mpi.api
 //	record/record.h         bottom: record format, log and state page, inline recording primitives,
 //	                        the service registry
-//	record/recorder.c       per-rank log, process metadata, the services' registry
+//	record/log.c            the log and state page the inline primitives use; the services' registry
+//	record/recorder.c       opens the rank's log and state page; process metadata, communicators
 //	record/crash.c          crash signals and MPI errors (fatal or returned)
 //	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)
 //	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);

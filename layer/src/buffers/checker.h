@@ -257,8 +257,6 @@ void bc_finish(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_finish_one(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_forget(uint64_t h, uint64_t at);
 void bc_start(uint64_t h, uint64_t out, uint64_t logref);
-void bc_entering_send(uint64_t buf, int64_t count, uint64_t type);
-void bc_entering_start(uint64_t h);
 
 /* Which messages a peer's kernel copies (setup.c, detect_peer_copies), and
  * whether every rank is on this host (lazy_host: operations.c). */
@@ -290,9 +288,10 @@ int bc_listed(const uintptr_t *l, int n, uintptr_t page);
 void bc_list_page(uintptr_t *l, int *n, uintptr_t page);
 int bc_want_prot(uintptr_t page);
 void bc_open_spans(int eager_only);
-void bc_open_closed(uintptr_t lo, uintptr_t hi);
+void bc_entering_send(uint64_t buf, int64_t count, uint64_t type);
+void bc_entering_start(uint64_t h);
 
-/* ---- Windows and demotions (windows.c) ---- */
+/* ---- Windows and demotions (core.c, windows.c) ---- */
 
 extern uint64_t window_pc;     /* site of the MPI call the window began after */
 extern uint64_t window_serial; /* windows begun (0: none, for regions) */
@@ -319,7 +318,7 @@ void bc_close_window(void);
 void bc_open_page(uintptr_t page);
 void bc_begin_window(void);
 void bc_reopen_demoted(void);
-int bc_demote(uintptr_t page, int write);
+int bc_demote(uintptr_t page, int write, int prot);
 
 /* ---- Faults, traps and threads (faults.c) ---- */
 

@@ -139,6 +139,10 @@ int dirty;
 int unprotected;
 int in_mpi;
 uint64_t req_null;
+uint64_t window_pc;
+uint64_t window_serial = 1;
+struct opened opened[MAX_OPENED];
+int nopened;
 
 int bc_listed(const uintptr_t *l, int n, uintptr_t page)
 {

@@ -128,7 +128,7 @@ static int program_fault(uintptr_t a, uintptr_t page, int write, uintptr_t pc)
 	int loop = step && !on_stack && bc_missed(page, pc) >= LOOP_MISSES;
 	stats[F_LOOP] += loop;
 	stats[F_HIT] += hit;
-	if (!hit && (!step || loop) && bc_demote(page, write)) {
+	if (!hit && (!step || loop) && bc_demote(page, write, bc_want_prot(page))) {
 		stats[F_DEMOTED]++;
 		return 1;
 	}

@@ -244,32 +244,3 @@ void bc_start(uint64_t h, uint64_t out, uint64_t logref)
 		dirty = mpivet_bc_live = 1;
 	unlock();
 }
-
-/* bc_entering_send opens the closed pages of the send buffer of the call being
- * entered (count elements of type at buf). */
-void bc_entering_send(uint64_t buf, int64_t count, uint64_t type)
-{
-	if (count <= 0 || !buf)
-		return;
-	lock();
-	if (unprotected && !all_open) {
-		struct flat *t = bc_flat_of((MPI_Datatype)(uintptr_t)type);
-		if (t && t->n) {
-			uintptr_t lo, hi;
-			bc_bounds(t, buf, count, &lo, &hi);
-			bc_open_closed(lo, hi);
-		}
-		bc_drop_flat(t);
-	}
-	unlock();
-}
-
-/* bc_entering_start does the same for the persistent sends request h starts. */
-void bc_entering_start(uint64_t h)
-{
-	lock();
-	for (int j = 0; j < nregions && unprotected && !all_open; j++)
-		if (regions[j].persistent && !regions[j].recv && regions[j].req == h)
-			bc_open_closed(regions[j].lo, regions[j].hi);
-	unlock();
-}

@@ -278,7 +278,7 @@ void mpivet_bc_leave(void)
  * [lo, hi) that a lazy entry left closed against reads: the MPI copies a
  * small message out of its send buffer in the call that starts it, and
  * opening the page now costs one mprotect instead of a fault and one. */
-void bc_open_closed(uintptr_t lo, uintptr_t hi)
+static void bc_open_closed(uintptr_t lo, uintptr_t hi)
 {
 	if (!unprotected || all_open)
 		return;
@@ -289,4 +289,33 @@ void bc_open_closed(uintptr_t lo, uintptr_t hi)
 			bc_list_page(mpi_pages, &nmpi_pages, pg);
 		}
 	}
+}
+
+/* bc_entering_send opens the closed pages of the send buffer of the call being
+ * entered (count elements of type at buf). */
+void bc_entering_send(uint64_t buf, int64_t count, uint64_t type)
+{
+	if (count <= 0 || !buf)
+		return;
+	lock();
+	if (unprotected && !all_open) {
+		struct flat *t = bc_flat_of((MPI_Datatype)(uintptr_t)type);
+		if (t && t->n) {
+			uintptr_t lo, hi;
+			bc_bounds(t, buf, count, &lo, &hi);
+			bc_open_closed(lo, hi);
+		}
+		bc_drop_flat(t);
+	}
+	unlock();
+}
+
+/* bc_entering_start does the same for the persistent sends request h starts. */
+void bc_entering_start(uint64_t h)
+{
+	lock();
+	for (int j = 0; j < nregions && unprotected && !all_open; j++)
+		if (regions[j].persistent && !regions[j].recv && regions[j].req == h)
+			bc_open_closed(regions[j].lo, regions[j].hi);
+	unlock();
 }

@@ -7,11 +7,6 @@
 #define _GNU_SOURCE
 #include "checker.h"
 
-uint64_t window_pc;
-uint64_t window_serial = 1;
-struct opened opened[MAX_OPENED];
-int nopened;
-
 /* Pages demoted for false sharing. A page whose faults miss the bytes of
  * pending buffers (the program works on other data in the same page: the
  * interior of a halo-exchanged array) would be single-stepped on every
@@ -153,9 +148,9 @@ void bc_reopen_demoted(void)
 			bc_open_page(demoted[i].page);
 }
 
-/* bc_demote demotes page after a fault that missed every pending buffer
- * (see demoted[]); 1 if it did. */
-int bc_demote(uintptr_t page, int write)
+/* bc_demote demotes page, whose protection is now prot, after a fault that
+ * missed every pending buffer (see demoted[]); 1 if it did. */
+int bc_demote(uintptr_t page, int write, int prot)
 {
 	if (mpivet_bc_precise)
 		return 0;
@@ -165,7 +160,7 @@ int bc_demote(uintptr_t page, int write)
 			return 0;
 		d = ndemoted++;
 		demoted[d].page = page;
-		demoted[d].prot = bc_want_prot(page);
+		demoted[d].prot = prot;
 		unsigned n = strike(page);
 		demoted[d].ttl = DEMOTED_WINDOWS << (n < MAX_STRIKES ? n : MAX_STRIKES);
 	}

@@ -42,19 +42,18 @@
  * every call through the hooks the wrappers call (clocks.h), and below it
  * only the recorder and the signatures.
  *
- * The files: core.c (this: the rank's clock and the protocol's state, its
- * start), shadows.c (the shadow communicators), piggybacks.c (sent ahead of
+ * The files, from the bottom up: core.c (this: the rank's clock and the
+ * protocol's state), shadows.c (the shadow communicators), piggybacks.c (sent ahead of
  * each message, taken when its receive completes), requests.c (the
  * program's requests the protocol follows, and the state of the call in
  * progress), events.c (wildcard receives and probes, the arrival of
  * messages, clock synchronisation by collectives), anyevents.c (the outcome
  * of Waitany, Testany, Waitsome, Testsome), unreceived.c (messages never
  * received, at MPI_Finalize), hooks.c (what each MPI call means to the
- * protocol); protocol.h is what they share.
+ * protocol, MPI_Init starting it); protocol.h is what they share.
  */
 #define _GNU_SOURCE
 #include "protocol.h"
-#include "../record/conf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,63 +100,4 @@ void ck_record_clocks(int m, const char *why)
 	if (n)
 		memcpy(&w[3], why, n);
 	mpivet_meta(MPIVET_META_CLOCKS, w, 3 + (n + 7) / 8);
-}
-
-/* ---- Set-up ---- */
-
-/* load_decisions reads the forced sources of this rank's events from the
- * decision file of a guided replay (layer.conf's decisions=PATH). */
-static void load_decisions(void)
-{
-	const char *path = mpivet_conf(MPIVET_CONF_DECISIONS);
-	FILE *f = path ? fopen(path, "r") : NULL;
-	if (!f)
-		return;
-	size_t cap = 0;
-	char line[128];
-	while (fgets(line, sizeof line, f)) {
-		long rank, src, kind = 0;
-		unsigned long long ev;
-		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me)
-			continue;
-		if (nforced == cap) {
-			cap = cap ? cap * 2 : 64;
-			forced_event = realloc(forced_event, cap * sizeof *forced_event);
-			forced_src = realloc(forced_src, cap * sizeof *forced_src);
-			forced_kind = realloc(forced_kind, cap * sizeof *forced_kind);
-		}
-		forced_event[nforced] = ev;
-		forced_kind[nforced] = (int)kind;
-		forced_src[nforced++] = (int)src;
-	}
-	fclose(f);
-	/* sorted by event number: the file lists a rank's events in order */
-}
-
-void ck_start(int provided)
-{
-	const char *m = mpivet_conf(MPIVET_CONF_CLOCKS); /* lamport (the default), vector, off */
-	mode = m && strcmp(m, "vector") == 0 ? VECTOR : m && strcmp(m, "off") == 0 ? OFF : LAMPORT;
-	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
-	PMPI_Comm_size(MPI_COMM_WORLD, &np);
-	const char *why = NULL;
-	if (provided == MPI_THREAD_MULTIPLE)
-		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
-	else if (mode == OFF)
-		why = "--clocks=off";
-	ck_record_clocks(why ? 0 : mode, why);
-	if (provided == MPI_THREAD_MULTIPLE)
-		return; /* the hooks' tables are not made for threads */
-	clocking = mode != OFF;
-	pbn = mode == VECTOR ? np : 1;
-	pbw = pbn + 2;
-	clk = calloc(pbn, 8);
-	ck_ring_init();
-	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-	ck_shadow_dup(MPI_COMM_WORLD);
-	ck_shadow_dup(MPI_COMM_SELF);
-	PMPI_Comm_dup(MPI_COMM_WORLD, &fin_comm);
-	if (clocking)
-		load_decisions();
-	mpivet_ck_on = 1;
 }

@@ -6,6 +6,73 @@
  */
 #define _GNU_SOURCE
 #include "protocol.h"
+#include "../record/conf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Set-up ---- */
+
+/* load_decisions reads the forced sources of this rank's events from the
+ * decision file of a guided replay (layer.conf's decisions=PATH). */
+static void load_decisions(void)
+{
+	const char *path = mpivet_conf(MPIVET_CONF_DECISIONS);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return;
+	size_t cap = 0;
+	char line[128];
+	while (fgets(line, sizeof line, f)) {
+		long rank, src, kind = 0;
+		unsigned long long ev;
+		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me)
+			continue;
+		if (nforced == cap) {
+			cap = cap ? cap * 2 : 64;
+			forced_event = realloc(forced_event, cap * sizeof *forced_event);
+			forced_src = realloc(forced_src, cap * sizeof *forced_src);
+			forced_kind = realloc(forced_kind, cap * sizeof *forced_kind);
+		}
+		forced_event[nforced] = ev;
+		forced_kind[nforced] = (int)kind;
+		forced_src[nforced++] = (int)src;
+	}
+	fclose(f);
+	/* sorted by event number: the file lists a rank's events in order */
+}
+
+/* start starts the protocol once MPI is initialised. */
+static void start(int provided)
+{
+	const char *m = mpivet_conf(MPIVET_CONF_CLOCKS); /* lamport (the default), vector, off */
+	mode = m && strcmp(m, "vector") == 0 ? VECTOR : m && strcmp(m, "off") == 0 ? OFF : LAMPORT;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+	PMPI_Comm_size(MPI_COMM_WORLD, &np);
+	const char *why = NULL;
+	if (provided == MPI_THREAD_MULTIPLE)
+		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
+	else if (mode == OFF)
+		why = "--clocks=off";
+	ck_record_clocks(why ? 0 : mode, why);
+	if (provided == MPI_THREAD_MULTIPLE)
+		return; /* the hooks' tables are not made for threads */
+	clocking = mode != OFF;
+	pbn = mode == VECTOR ? np : 1;
+	pbw = pbn + 2;
+	clk = calloc(pbn, 8);
+	ck_ring_init();
+	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+	ck_shadow_dup(MPI_COMM_WORLD);
+	ck_shadow_dup(MPI_COMM_SELF);
+	PMPI_Comm_dup(MPI_COMM_WORLD, &fin_comm);
+	if (clocking)
+		load_decisions();
+	mpivet_ck_on = 1;
+}
+
+/* ---- The hooks ---- */
 
 #define ARG(T, name) (*(T *)k[name])
 
@@ -344,7 +411,7 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 		if (rc == MPI_SUCCESS && call == MPIVET_ID_MPI_Init_thread)
 			provided = *ARG(int *, MPIVET_K_MPI_Init_thread_provided);
 		if (rc == MPI_SUCCESS)
-			ck_start(provided);
+			start(provided);
 		return;
 	}
 	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;

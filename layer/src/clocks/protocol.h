@@ -43,7 +43,6 @@ static inline uint64_t *own(void) { return mode == VECTOR ? &clk[me] : &clk[0]; 
 void ck_log_event(unsigned id, const uint64_t *w, uint64_t n);
 void ck_merge(const uint64_t *pb);
 void ck_record_clocks(int m, const char *why);
-void ck_start(int provided);
 
 /* ---- Shadow communicators (shadows.c) ---- */
 
@@ -135,7 +134,6 @@ extern struct ck_call {
 void ck_started_sends(MPI_Request *hs, int n);
 void ck_snapshot(const MPI_Request *rs, int n);
 void ck_statuses(MPI_Status **p, int n);
-void ck_completed(MPI_Request h, const MPI_Status *st);
 
 /* ---- Wildcard events, arrivals, collectives (events.c) ---- */
 
@@ -148,6 +146,7 @@ uint64_t ck_start_event(int kind, struct shadow *s, int tag, int src, uint64_t l
 void ck_record_arrival(struct req *r);
 void ck_settle_before(uint64_t seq, struct shadow *s, int src, int tag);
 void ck_finish(struct req *r, const MPI_Status *st);
+void ck_completed(MPI_Request h, const MPI_Status *st);
 void ck_wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref);
 void ck_recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st, uint64_t logref);
 void ck_probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, uint64_t logref);

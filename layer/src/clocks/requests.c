@@ -138,34 +138,3 @@ void ck_statuses(MPI_Status **p, int n)
 	}
 	*p = cur.sts;
 }
-
-/* ck_completed handles request handle h (as it was on entry) completing with st. */
-void ck_completed(MPI_Request h, const MPI_Status *st)
-{
-	struct req *r = ck_rfind(h);
-	if (!r)
-		return;
-	switch (r->kind) {
-	case RECV:
-		ck_finish(r, st);
-		ck_rfree(r);
-		break;
-	case PRECV:
-		if (r->active)
-			ck_finish(r, st);
-		r->active = 0;
-		break;
-	case PSEND:
-		r->active = 0;
-		break;
-	case COLL:
-		PMPI_Wait(&r->aux, MPI_STATUS_IGNORE);
-		if (r->newcomm) { /* MPI_Comm_idup: its shadow is ready too */
-			if (*r->newcomm != MPI_COMM_NULL)
-				ck_shadow_of(*r->newcomm, r->idup);
-		} else if (r->active)
-			ck_merge(r->buf);
-		ck_rfree(r);
-		break;
-	}
-}

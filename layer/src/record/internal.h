@@ -7,8 +7,10 @@
 
 #pragma GCC visibility push(hidden)
 
-/* recorder.c: whether a SIGSEGV is a service's own (a protected page) */
-int mpivet_service_fault(void *siginfo, void *ucontext);
+/* log.c: the services registered, called back */
+int mpivet_service_fault(void *siginfo, void *ucontext); /* a SIGSEGV is a service's own (a protected page) */
+void mpivet_services_log_opened(void);
+void mpivet_services_initialized(int rank);
 
 /* crash.c */
 void mpivet_install_crash_handlers(void);
