@@ -11,14 +11,19 @@
 // callbacks they register (struct mpivet_service, mpivet_commit_hook):
 //
 //	generated/format.h      constants shared with Go (record kinds, meta ids, state page,
-//	                        access kinds, signature classes, flags), from api/api.go
-//	generated/ids.h         call ids and per-call parameter positions, from api/mpi.api
+//	                        access kinds, signature classes, flags, wildcard kinds, clock
+//	                        modes, the diverged exit status, layer.conf keys), from api/api.go
+//	generated/ids.h         call ids and per-call parameter positions (among the parameters,
+//	                        and among the buffer checker's hook words), from api/mpi.api
 //	record/record.h         bottom: record format, log and state page, inline recording primitives,
-//	                        the service registry
+//	                        the services' interface
 //	record/log.c            the log and state page the inline primitives use; the services' registry
 //	record/recorder.c       opens the rank's log and state page; process metadata, communicators
 //	record/crash.c          crash signals and MPI errors (fatal or returned)
 //	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)
+//	datatypes/walk.c        what a datatype is made of: the one reader of type constructors
+//	collectives/decode.c    what a collective call gives and takes: the one decoder of its
+//	                        parameters, in-place arguments, significant sides, buffer blocks
 //	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
 //	                        what each rank gives a collective
 //	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,

@@ -1,5 +1,7 @@
 /*
- * mpivet interposition layer: divergence of a guided replay.
+ * divergence/: whether a guided replay is the execution asked for. Above
+ * the recorder only (it sees every entry record through mpivet_commit_hook);
+ * nothing calls it.
  *
  * A replay forces wildcard events to the matches they had in the run it
  * comes from (its parent), up to one event forced to a new match. Up to the

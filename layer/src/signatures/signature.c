@@ -1,7 +1,12 @@
 /*
- * mpivet type signatures: what the type-mismatch check compares. A send's
- * signature travels with its clock in the piggyback (clocks.c), and the
- * receive compares it with its own datatype's when the message arrives.
+ * signatures/: datatype signatures, the one comparable form of what a
+ * datatype holds, for the two checks that compare what ranks give: the
+ * type-mismatch check (a send's signature travels with its clock in the
+ * piggyback, clocks/, and the receive compares it with its own datatype's
+ * when the message arrives) and the collective-mismatch check (each rank
+ * logs what it gives a collective, decoded by collectives/). Below the
+ * clock protocol; above datatypes/ (which takes types apart) and
+ * collectives/.
  *
  * MPI requires the sequence of basic types a send transfers to match the
  * receive's (MPI 3.1 §3.3.1): typed data matches the same type, MPI_BYTE
