@@ -460,3 +460,36 @@ const (
 	CallVSend = 2 // per-rank send counts (sendcounts)
 	CallVRecv = 4 // per-rank receive counts (recvcounts)
 )
+
+// Wildcard event kinds: the kind of a MetaWildcard record and of a line of
+// the decision file of a guided replay (layer/src/clocks).
+const (
+	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
+	WildProbe = 2 // a probe with MPI_ANY_SOURCE
+	WildAny   = 3 // a Waitany, Testany, Waitsome or Testsome over several live requests
+)
+
+// Clock modes, the first word of a MetaClocks record (0: the protocol is off).
+const (
+	ClocksOff     = 0
+	ClocksLamport = 1
+	ClocksVector  = 2
+)
+
+// ExitDiverged is the exit status of a rank of a guided replay that made
+// another call than in the run replayed, after logging MetaDiverged
+// (layer/src/divergence).
+const ExitDiverged = 86
+
+// The keys of RUNDIR/layer.conf, the run's settings for the layer, one
+// key=value line each (layer/src/record/conf.h reads them).
+const (
+	ConfBuffering = "buffering" // zero: standard-mode sends become synchronous
+	ConfBuffers   = "buffers"   // off, precise: the buffer checker
+	ConfClocks    = "clocks"    // lamport, vector, off: the clock protocol
+	ConfGDB       = "gdb"       // RANK: that rank waits for a debugger (replay --gdb)
+	ConfHost      = "host"      // mpivet's host: supervisors elsewhere write their ranks' records back
+	ConfSync      = "sync"      // always: write records back as if on another host (tests)
+	ConfDecisions = "decisions" // PATH of the decision file of a guided replay
+	ConfExpect    = "expect"    // PATH of the file a replay compares its calls with (divergence)
+)

@@ -11,16 +11,28 @@
 // callbacks they register (struct mpivet_service, mpivet_commit_hook):
 //
 //	generated/format.h      constants shared with Go (record kinds, meta ids, state page,
-//	                        access kinds, signature classes, flags), from api/api.go
-//	generated/ids.h         call ids and per-call parameter positions, from api/mpi.api
+//	                        access kinds, signature classes, flags, wildcard kinds, clock
+//	                        modes, the diverged exit status, layer.conf keys), from api/api.go
+//	generated/ids.h         call ids and per-call parameter positions (among the parameters,
+//	                        and among the buffer checker's hook words), from api/mpi.api
 //	record/record.h         bottom: record format, log and state page, inline recording primitives,
-//	                        the service registry
-//	record/recorder.c       per-rank log, process metadata, crash and MPI error handlers
+//	                        the services' interface
+//	record/log.c            the log and state page the inline primitives use; the services' registry
+//	record/recorder.c       opens the rank's log and state page; process metadata, communicators
+//	record/crash.c          crash signals and MPI errors (fatal or returned)
+//	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)
+//	datatypes/walk.c        what a datatype is made of: the one reader of type constructors
+//	collectives/decode.c    what a collective call gives and takes: the one decoder of its
+//	                        parameters, in-place arguments, significant sides, buffer blocks
 //	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
 //	                        what each rank gives a collective
-//	buffers/checker.c       the nonblocking-buffer checker (page protection)
-//	clocks/protocol.c       the clock protocol: piggybacks, wildcard events, guided replay;
-//	                        messages never received, found at MPI_Finalize
+//	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,
+//	                        which file does what), cost, typemap, windows, pages, operations,
+//	                        faults, hooks, setup; checker.h is what they share
+//	clocks/                 the clock protocol: core.c (what it does, which file does what),
+//	                        shadows, piggybacks, requests, events (wildcard events, guided
+//	                        replay), anyevents, unreceived (messages never received), hooks;
+//	                        protocol.h is what they share
 //	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
 //	debug/gdb.c             replay --gdb RANK: the rank waits for a debugger
 //	generated/wrappers.c    top: C and Fortran wrappers, generated from api/mpi.api
@@ -127,7 +139,7 @@ func Build(cc, identity string) (*Built, error) {
 	if _, err := exec.LookPath(plain); err != nil {
 		plain = cc
 	}
-	if err := run(plain, "-O2", "-o", "mpivet-supervise", supervisor); err != nil {
+	if err := run(plain, append([]string{"-O2", "-o", "mpivet-supervise"}, supervisorSources...)...); err != nil {
 		return nil, err
 	}
 	// Publish atomically: concurrent mpivet runs may build the same key.
@@ -142,8 +154,11 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// supervisor is the one source that is not part of the library.
+// supervisor is the one source that is not part of the library; the
+// supervisor program is built from it and the layer.conf reader.
 const supervisor = "supervisor/supervise.c"
+
+var supervisorSources = []string{supervisor, "record/conf.c"}
 
 // sourceFiles lists the embedded sources, relative to src/, sorted: every
 // file is hashed and copied, and every .c file but the supervisor's is

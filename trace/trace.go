@@ -227,16 +227,16 @@ type Watch struct {
 }
 
 type Clocks struct {
-	Mode  int    // 0: off, 1: Lamport clocks, 2: vector clocks
+	Mode  int    // api.ClocksOff, api.ClocksLamport, api.ClocksVector
 	World int    // the rank in MPI_COMM_WORLD
 	Off   string // why the protocol is off, when it is
 }
 
-// Wildcard kinds.
+// Wildcard kinds (api.Wild*, shared with the layer).
 const (
-	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
-	WildProbe = 2 // a probe with MPI_ANY_SOURCE
-	WildAny   = 3 // a Waitany, Testany, Waitsome or Testsome over several live requests
+	WildRecv  = api.WildRecv  // a receive with MPI_ANY_SOURCE
+	WildProbe = api.WildProbe // a probe with MPI_ANY_SOURCE
+	WildAny   = api.WildAny   // a Waitany, Testany, Waitsome or Testsome over several live requests
 )
 
 // Wildcard is a nondeterministic event of one rank: a receive or probe from

@@ -47,6 +47,22 @@ var formatConsts = []struct {
 	{"Flags of mpivet_call_flags (api.Call*)",
 		[]string{"CALL_COLL", "CALL_VSEND", "CALL_VRECV"},
 		[]uint64{api.CallColl, api.CallVSend, api.CallVRecv}},
+	{"Wildcard event kinds of META_WILDCARD and of decisions (api.Wild*)",
+		[]string{"WILD_RECV", "WILD_PROBE", "WILD_ANY"},
+		[]uint64{api.WildRecv, api.WildProbe, api.WildAny}},
+	{"Clock modes of META_CLOCKS (api.Clocks*)",
+		[]string{"CLOCKS_OFF", "CLOCKS_LAMPORT", "CLOCKS_VECTOR"},
+		[]uint64{api.ClocksOff, api.ClocksLamport, api.ClocksVector}},
+	{"Exit status of a rank whose replay diverged (api.ExitDiverged)",
+		[]string{"EXIT_DIVERGED"},
+		[]uint64{api.ExitDiverged}},
+}
+
+// confKeys are the keys of layer.conf (api.Conf*), which Go writes and
+// record/conf.c reads.
+var confKeys = []struct{ name, key string }{
+	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
+	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
 }
 
 // genFormat writes generated/format.h.
@@ -65,6 +81,10 @@ func genFormat() []byte {
 		}
 	}
 	w("\n/* A signature word of several basic types (api.SigMixed) */\n#define MPIVET_SIG_MIXED (1ULL << 63)\n")
+	w("\n/* Keys of layer.conf (api.Conf*) */\n")
+	for _, k := range confKeys {
+		w("#define MPIVET_CONF_%s %q\n", k.name, k.key)
+	}
 	w("\n#endif\n")
 	return b.Bytes()
 }

@@ -111,26 +111,106 @@ func genIDs(a *api.API) []byte {
 			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
 		}},
 	}
-	// Where a collective's data is described (signatures/signature.c compares what the
-	// ranks give): buffers, counts (scalar or per-rank array) and datatypes.
+	// Where a collective's data is described (collectives/decode.c reads
+	// it for the signatures and the buffer checker): buffers, counts
+	// (scalar or per-rank array), displacements, datatypes (one, or one
+	// per rank), root and communicator; among the parameters (k_: the
+	// clock protocol's and signatures' views) and among the words the
+	// buffer checker's hooks get (w_: hookWords, for the calls it sees).
 	named := func(names ...string) func(*api.Call) int {
 		return func(c *api.Call) int {
-			if !collTyped(c) {
+			if !collData(c) {
 				return -1
 			}
 			return param(c, func(p api.Param) bool { return slices.Contains(names, p.Name) })
 		}
 	}
+	// displs are the receive side's where the counts are (Gatherv,
+	// Allgatherv), the send side's in Scatterv.
+	displs := func(counts, own string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if i := named(own)(c); i >= 0 {
+				return i
+			}
+			if c.Param(counts) >= 0 {
+				return named("displs")(c)
+			}
+			return -1
+		}
+	}
+	data := []struct {
+		name string
+		val  func(*api.Call) int
+	}{
+		{"sendbuf", named("sendbuf", "buffer")},
+		{"recvbuf", named("recvbuf")},
+		{"sendcount", named("sendcount", "sendcounts", "count")},
+		{"recvcount", named("recvcount", "recvcounts")},
+		{"sdispls", displs("sendcounts", "sdispls")},
+		{"rdispls", displs("recvcounts", "rdispls")},
+		{"sendtype", named("sendtype", "datatype")},
+		{"recvtype", named("recvtype")},
+		{"sendtypes", named("sendtypes")},
+		{"recvtypes", named("recvtypes")},
+	}
+	for _, d := range data {
+		tables = append(tables, struct {
+			name string
+			val  func(*api.Call) int
+		}{"k_" + d.name, d.val})
+	}
+	// The same, as positions of the hook words (-1: the buffer checker does
+	// not see the call, or it has no such field).
+	word := func(k func(*api.Call) int, suffix string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			i := k(c)
+			if i < 0 || !bufferHooked(c) {
+				return -1
+			}
+			at := 1
+			for _, f := range c.In {
+				if f.Param == i && f.Name == c.Params[i].Name+suffix {
+					return at
+				}
+				at += len(hookWords("", []api.Field{f})) - 1
+			}
+			return -1
+		}
+	}
+	collParam := func(name string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if !collData(c) {
+				return -1
+			}
+			return c.Param(name)
+		}
+	}
+	for _, d := range data {
+		tables = append(tables, struct {
+			name string
+			val  func(*api.Call) int
+		}{"w_" + d.name, word(d.val, "")})
+	}
 	tables = append(tables, []struct {
 		name string
 		val  func(*api.Call) int
 	}{
-		{"k_sendbuf", named("sendbuf", "buffer")},
-		{"k_recvbuf", named("recvbuf")},
-		{"k_sendcount", named("sendcount", "sendcounts", "count")},
-		{"k_recvcount", named("recvcount", "recvcounts")},
-		{"k_sendtype", named("sendtype", "datatype")},
-		{"k_recvtype", named("recvtype")},
+		{"w_root", word(collParam("root"), "")},
+		{"w_comm", word(collParam("comm"), "")},
+		{"w_request_at", word(collParam("request"), "_at")},
+		{"o_request", func(c *api.Call) int { // among the exit hook words
+			if !collData(c) || !bufferHooked(c) {
+				return -1
+			}
+			at := 1
+			for _, f := range c.Out {
+				if f.Name == "request" {
+					return at
+				}
+				at += len(hookWords("", []api.Field{f})) - 1
+			}
+			return -1
+		}},
 	}...)
 	w("\n#include \"format.h\" /* MPIVET_CALL_* */\n")
 	for _, t := range tables {
@@ -384,10 +464,6 @@ func bufferHooked(c *api.Call) bool {
 	return c.Name == "MPI_Type_free"
 }
 
-// clockHooked reports whether the clock protocol (layer/src/clocks) sees the
-// call: everything that sends, receives, probes, completes or starts
-// operations, synchronises (collectives), creates or frees communicators,
-// and Pcontrol (regions not to explore).
 // collTyped reports whether c is a collective that transfers typed data,
 // whose type signatures the ranks must agree on.
 func collTyped(c *api.Call) bool {
@@ -402,6 +478,16 @@ func collTyped(c *api.Call) bool {
 	return false
 }
 
+// collData reports whether c is a collective that transfers data: typed
+// (collTyped), or with a datatype per rank (the alltoallw calls).
+func collData(c *api.Call) bool {
+	return collTyped(c) || (c.Has("coll") && c.Param("sendtypes") >= 0)
+}
+
+// clockHooked reports whether the clock protocol (layer/src/clocks) sees the
+// call: everything that sends, receives, probes, completes or starts
+// operations, synchronises (collectives), creates or frees communicators,
+// and Pcontrol (regions not to explore).
 func clockHooked(c *api.Call) bool {
 	if c.Name == "MPI_Type_free" { // its handle may be reused: the type's signature is forgotten
 		return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,6 +34,55 @@ func TestEveryCallWrapped(t *testing.T) {
 		lower := strings.ToLower(c.Name)
 		if !c.Has("nofortran") && !strings.Contains(src, "\nvoid "+lower+"_(") {
 			t.Errorf("no Fortran wrapper for %s", c.Name)
+		}
+	}
+}
+
+// TestSharedConstantsNotCopied keeps the constants C and Go share in one
+// place: every one generated into format.h is used by the layer under its
+// generated name, none is defined again by hand, and layer.conf keys are
+// looked up by their MPIVET_CONF_* names, not spelled out.
+func TestSharedConstantsNotCopied(t *testing.T) {
+	defined := regexp.MustCompile(`(?m)^#define (MPIVET_\w+) `)
+	var names []string
+	for _, m := range defined.FindAllStringSubmatch(string(genFormat()), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("format.h defines nothing")
+	}
+	literalKey := regexp.MustCompile(`mpivet_conf(?:_is)?\(\s*"`)
+	src := map[string]string{}
+	root := filepath.Join("..", "..", "layer", "src")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".c") || strings.HasSuffix(p, ".h")) {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		src[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		used := false
+		for p, s := range src {
+			if strings.HasSuffix(p, "format.h") {
+				continue
+			}
+			used = used || regexp.MustCompile(`\b`+n+`\b`).MatchString(s)
+			if regexp.MustCompile(`(?m)^\s*#define\s+` + n + `\b`).MatchString(s) {
+				t.Errorf("%s defines %s, which generated/format.h defines", p, n)
+			}
+		}
+		if !used {
+			t.Errorf("%s is generated but the layer does not use it (a copy of its own?)", n)
+		}
+	}
+	for p, s := range src {
+		if loc := literalKey.FindStringIndex(s); loc != nil {
+			t.Errorf("%s looks a layer.conf key up by a literal (use MPIVET_CONF_*): %s", p, s[loc[0]:loc[1]+10])
 		}
 	}
 }

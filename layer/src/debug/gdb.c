@@ -4,19 +4,12 @@
  * layer.conf says which rank (gdb=RANK).
  */
 #include "../record/record.h"
+#include "../record/conf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int gdb_rank = -1;
-
-static void config(const char *key, const char *value)
-{
-	if (strcmp(key, "gdb") == 0)
-		gdb_rank = atoi(value);
-}
 
 /* wait_for_gdb stops the rank the user wants to debug until a debugger is
  * attached to it (replay --gdb RANK). */
@@ -40,10 +33,11 @@ static void wait_for_gdb(int me)
 
 static void initialized(int rank)
 {
-	if (gdb_rank >= 0 && gdb_rank == rank)
+	const char *gdb = mpivet_conf(MPIVET_CONF_GDB);
+	if (gdb && atoi(gdb) >= 0 && atoi(gdb) == rank)
 		wait_for_gdb(rank);
 }
 
-static const struct mpivet_service service = {.config = config, .initialized = initialized};
+static const struct mpivet_service service = {.initialized = initialized};
 
 __attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void gdb_register(void) { mpivet_register(&service); }

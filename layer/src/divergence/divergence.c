@@ -1,5 +1,7 @@
 /*
- * mpivet interposition layer: divergence of a guided replay.
+ * divergence/: whether a guided replay is the execution asked for. Above
+ * the recorder only (it sees every entry record through mpivet_commit_hook);
+ * nothing calls it.
  *
  * A replay forces wildcard events to the matches they had in the run it
  * comes from (its parent), up to one event forced to a new match. Up to the
@@ -12,7 +14,7 @@
  * record (call id, and call site modulo the page size: address-space
  * randomisation moves whole pages), up to the entry of its last forced
  * event. At the first difference it logs what it expected and what it got,
- * and ends at once with exit status MPIVET_DIVERGED, which ends the replay.
+ * and ends at once with exit status MPIVET_EXIT_DIVERGED (api.ExitDiverged), which ends the replay.
  *
  * Calls whose occurrence depends on timing are not compared: completion
  * calls and probes (a polling loop calls MPI_Test as often as it has to).
@@ -27,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
+#include "../record/conf.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,19 +39,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MPIVET_DIVERGED 86 /* exit status of a rank that diverged (launch reads it) */
 #define MAX_IDS 4096
 
-static char expect_path[4096];
 static unsigned char skip[MAX_IDS];
 static const char *parent;      /* the parent's log of this rank, mapped */
 static uint64_t parent_len, cursor, limit, compared;
-
-static void dv_config(const char *key, const char *value)
-{
-	if (strcmp(key, "expect") == 0)
-		snprintf(expect_path, sizeof expect_path, "%s", value);
-}
 
 static int comparable(unsigned id) { return id >= MAX_IDS || !skip[id]; }
 
@@ -100,7 +95,7 @@ static void dv_entry(unsigned id, uint64_t off)
 	}
 	uint64_t w[] = {compared, want, want_pc, id, got_pc, cursor};
 	mpivet_meta(MPIVET_META_DIVERGED, w, sizeof w / sizeof *w);
-	_exit(MPIVET_DIVERGED);
+	_exit(MPIVET_EXIT_DIVERGED);
 }
 
 /* dv_start runs once the rank knows its number: it finds its line
@@ -108,9 +103,10 @@ static void dv_entry(unsigned id, uint64_t off)
  * this rank already logged (those of MPI initialisation). */
 static void dv_start(int rank)
 {
-	if (!expect_path[0] || mpivet_mt)
+	const char *expect = mpivet_conf(MPIVET_CONF_EXPECT);
+	if (!expect || mpivet_mt)
 		return;
-	FILE *f = fopen(expect_path, "r");
+	FILE *f = fopen(expect, "r");
 	if (!f)
 		return;
 	char line[8192], path[4096] = "";
@@ -165,6 +161,6 @@ static void dv_start(int rank)
 	mpivet_commit_hook = dv_entry;
 }
 
-static const struct mpivet_service service = {.config = dv_config, .initialized = dv_start};
+static const struct mpivet_service service = {.initialized = dv_start};
 
 __attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void dv_register(void) { mpivet_register(&service); }

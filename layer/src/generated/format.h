@@ -73,7 +73,30 @@
 #define MPIVET_CALL_VSEND 2
 #define MPIVET_CALL_VRECV 4
 
+/* Wildcard event kinds of META_WILDCARD and of decisions (api.Wild*) */
+#define MPIVET_WILD_RECV 1
+#define MPIVET_WILD_PROBE 2
+#define MPIVET_WILD_ANY 3
+
+/* Clock modes of META_CLOCKS (api.Clocks*) */
+#define MPIVET_CLOCKS_OFF 0
+#define MPIVET_CLOCKS_LAMPORT 1
+#define MPIVET_CLOCKS_VECTOR 2
+
+/* Exit status of a rank whose replay diverged (api.ExitDiverged) */
+#define MPIVET_EXIT_DIVERGED 86
+
 /* A signature word of several basic types (api.SigMixed) */
 #define MPIVET_SIG_MIXED (1ULL << 63)
+
+/* Keys of layer.conf (api.Conf*) */
+#define MPIVET_CONF_BUFFERING "buffering"
+#define MPIVET_CONF_BUFFERS "buffers"
+#define MPIVET_CONF_CLOCKS "clocks"
+#define MPIVET_CONF_GDB "gdb"
+#define MPIVET_CONF_HOST "host"
+#define MPIVET_CONF_SYNC "sync"
+#define MPIVET_CONF_DECISIONS "decisions"
+#define MPIVET_CONF_EXPECT "expect"
 
 #endif

@@ -263,8 +263,7 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
  * recorder's own (priority MPIVET_SERVICE_PRIORITY), and are called back:
  * the recorder never calls up into them by name. */
 struct mpivet_service {
-	void (*config)(const char *key, const char *value); /* a line key=value of the run's layer.conf */
-	void (*log_opened)(void);                                /* the log is open and layer.conf read */
+	void (*log_opened)(void);                            /* the log is open and layer.conf read (record/conf.h) */
 	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
 	void (*thread)(void);                                /* a thread other than the first calls MPI */
 	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */

@@ -1,7 +1,12 @@
 /*
- * mpivet type signatures: what the type-mismatch check compares. A send's
- * signature travels with its clock in the piggyback (clocks.c), and the
- * receive compares it with its own datatype's when the message arrives.
+ * signatures/: datatype signatures, the one comparable form of what a
+ * datatype holds, for the two checks that compare what ranks give: the
+ * type-mismatch check (a send's signature travels with its clock in the
+ * piggyback, clocks/, and the receive compares it with its own datatype's
+ * when the message arrives) and the collective-mismatch check (each rank
+ * logs what it gives a collective, decoded by collectives/). Below the
+ * clock protocol; above datatypes/ (which takes types apart) and
+ * collectives/.
  *
  * MPI requires the sequence of basic types a send transfers to match the
  * receive's (MPI 3.1 §3.3.1): typed data matches the same type, MPI_BYTE
@@ -30,6 +35,8 @@
 #include "signature.h"
 #include "../record/record.h"
 #include "../generated/ids.h"
+#include "../datatypes/walk.h"
+#include "../collectives/decode.h"
 
 /* Basic type classes and the mixed bit: generated/format.h (api.Sig*). */
 enum {
@@ -89,7 +96,7 @@ static uint64_t named_code(MPI_Datatype t)
 	return 0;
 }
 
-/* ---- Flattening ---- */
+/* ---- Flattening (the constructors are read by datatypes/walk.c) ---- */
 
 /* A flattened type: the shortest period of its basic type sequence, run-length
  * encoded, repeated reps times. */
@@ -155,82 +162,36 @@ static void period(struct flat *f)
 	}
 }
 
+/* flatten gives f the basic type sequence of one element of t: its
+ * groups' sequences, each repeated as many times as the group has copies
+ * (without visiting them: a vector of a million doubles is one run). */
 static void flatten(MPI_Datatype t, struct flat *f, int depth)
 {
 	f->n = 0;
 	f->reps = 1;
-	int ni, na, nd, comb;
-	if (depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
-		f->n = -1;
-		return;
-	}
-	if (comb == MPI_COMBINER_NAMED) {
-		uint64_t c = named_code(t);
+	struct mpivet_type_parts p;
+	int kind = depth > 16 ? MPIVET_TYPE_UNKNOWN : mpivet_type_open(t, &p);
+	if (kind == MPIVET_TYPE_BASIC) { /* Fortran's MPI_Type_create_f90_* types are not classified */
+		uint64_t c = p.combiner == MPI_COMBINER_NAMED ? named_code(t) : 0;
 		if (c)
 			push(f, c, 1);
 		else
 			f->n = -1;
 		return;
 	}
-	/* on the heap: an indexed type of a million blocks has as many ints and
-	 * addresses, more than a thread's stack holds */
-	int *ints = malloc(sizeof *ints * (ni > 0 ? ni : 1));
-	MPI_Aint *aints = malloc(sizeof *aints * (na > 0 ? na : 1));
-	MPI_Datatype *types = malloc(sizeof *types * (nd > 0 ? nd : 1));
-	struct flat *g = malloc(sizeof *g);
-	if (!ints || !aints || !types || !g || PMPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
+	struct flat *g = kind == MPIVET_TYPE_DERIVED ? malloc(sizeof *g) : NULL;
+	if (!g) { /* darray, Fortran parameterised types: not classified */
+		if (kind == MPIVET_TYPE_DERIVED)
+			mpivet_type_close(&p);
 		f->n = -1;
-		free(ints), free(aints), free(types), free(g);
 		return;
 	}
-	uint64_t k = 0;
-	switch (comb) {
-	case MPI_COMBINER_DUP:
-	case MPI_COMBINER_RESIZED:
-		k = 1;
-		break;
-	case MPI_COMBINER_CONTIGUOUS:
-		k = (uint64_t)ints[0];
-		break;
-	case MPI_COMBINER_VECTOR:
-	case MPI_COMBINER_HVECTOR:
-	case MPI_COMBINER_INDEXED_BLOCK:
-	case MPI_COMBINER_HINDEXED_BLOCK:
-		k = (uint64_t)ints[0] * (uint64_t)ints[1];
-		break;
-	case MPI_COMBINER_INDEXED:
-	case MPI_COMBINER_HINDEXED:
-		for (int i = 0; i < ints[0]; i++)
-			k += (uint64_t)ints[1 + i];
-		break;
-	case MPI_COMBINER_SUBARRAY:
-		k = 1;
-		for (int i = 0; i < ints[0]; i++)
-			k *= (uint64_t)ints[1 + ints[0] + i];
-		break;
-	case MPI_COMBINER_STRUCT:
-		for (int i = 0; i < ints[0] && f->n >= 0; i++) {
-			flatten(types[i], g, depth + 1);
-			append(f, g, (uint64_t)ints[1 + i]);
-		}
-		k = 0;
-		comb = -1; /* done */
-		break;
-	default: /* darray, Fortran parameterised types: not classified */
-		f->n = -1;
-		comb = -1;
-		break;
+	for (int i = 0; i < p.ngroups && f->n >= 0; i++) {
+		flatten(mpivet_type_group(&p, i), g, depth + 1);
+		append(f, g, mpivet_type_copies(&p, i));
 	}
-	if (comb != -1) {
-		flatten(types[0], g, depth + 1);
-		append(f, g, k);
-	}
-	for (int i = 0; i < nd; i++) {
-		int tni, tna, tnd, tc;
-		if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tc) == MPI_SUCCESS && tc != MPI_COMBINER_NAMED)
-			PMPI_Type_free(&types[i]);
-	}
-	free(ints), free(aints), free(types), free(g);
+	mpivet_type_close(&p);
+	free(g);
 	period(f);
 }
 
@@ -362,88 +323,50 @@ int mpivet_sig_packed(uint64_t s) { return !(s & MIXED) && (s >> 8) == C_PACKED;
 
 enum { CT_SEND = MPIVET_COLL_SEND, CT_RECV = MPIVET_COLL_RECV, CT_TOTALS = MPIVET_COLL_TOTALS, CT_NOCOUNT = MPIVET_COLL_NOCOUNT };
 
-/* count_of gives the count at parameter kc, or the sum of the per-rank
- * counts there but skip's when v says it is an array. */
-static uint64_t count_of(int v, int kc, void **k, int size, int skip)
-{
-	if (!v)
-		return (uint64_t)(int64_t) * (int *)k[kc];
-	const int *a = *(const int **)k[kc];
-	int64_t n = 0;
-	for (int i = 0; a && i < size; i++)
-		if (i != skip)
-			n += a[i];
-	return (uint64_t)n;
-}
-
 void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 {
-	int kc = mpivet_call_k_comm[call], kr = mpivet_call_k_root[call];
-	int ksb = mpivet_call_k_sendbuf[call], krb = mpivet_call_k_recvbuf[call];
-	int ksc = mpivet_call_k_sendcount[call], krc = mpivet_call_k_recvcount[call];
-	int kst = mpivet_call_k_sendtype[call], krt = mpivet_call_k_recvtype[call];
-	if (mpivet_mt || logref == MPIVET_NOREC || kc < 0 || kst < 0)
-		return;
-	MPI_Comm c = *(MPI_Comm *)k[kc];
-	int inter = 1, rank = 0, size = 0;
-	if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+	struct mpivet_coll c;
+	int rank, size;
+	if (mpivet_mt || logref == MPIVET_NOREC || !mpivet_coll_params(call, k, &c) || c.w)
+		return; /* a datatype per rank (alltoallw): not compared */
+	if (!mpivet_coll_where(&c, &rank, &size))
 		return; /* intercommunicators: the groups give different things */
-	PMPI_Comm_rank(c, &rank);
-	PMPI_Comm_size(c, &size);
-	int root = kr >= 0 ? *(int *)k[kr] : -1;
-	int vs = mpivet_call_flags[call] & MPIVET_CALL_VSEND, vr = mpivet_call_flags[call] & MPIVET_CALL_VRECV;
-	int neighbor = 0, gather = 0, scatter = 0, allgatherv = 0, alltoallv = 0;
-	switch (call) {
-	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv:
-		gather = 1;
-		break;
-	case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
-		scatter = 1;
-		break;
-	case MPIVET_ID_MPI_Allgatherv: case MPIVET_ID_MPI_Iallgatherv:
-		allgatherv = 1;
-		break;
-	case MPIVET_ID_MPI_Alltoallv: case MPIVET_ID_MPI_Ialltoallv:
-		alltoallv = 1;
-		break;
-	case MPIVET_ID_MPI_Neighbor_allgather: case MPIVET_ID_MPI_Neighbor_allgatherv:
-	case MPIVET_ID_MPI_Neighbor_alltoall: case MPIVET_ID_MPI_Neighbor_alltoallv:
-	case MPIVET_ID_MPI_Ineighbor_allgather: case MPIVET_ID_MPI_Ineighbor_allgatherv:
-	case MPIVET_ID_MPI_Ineighbor_alltoall: case MPIVET_ID_MPI_Ineighbor_alltoallv:
-		neighbor = 1;
-		break;
-	}
 	uint64_t w[6] = {logref, 0, 0, 0, 0, 0}, reps;
-	if (krt < 0) { /* one datatype: Bcast, Reduce, Allreduce, Scan, Reduce_scatter ... */
+	switch (c.family) {
+	case MPIVET_COLL_BCAST:
+	case MPIVET_COLL_REDUCE:
+	case MPIVET_COLL_ALLREDUCE:
+	case MPIVET_COLL_REDUCE_SCATTER: /* one datatype */
 		w[1] = CT_SEND;
-		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
-		w[3] = (ksc >= 0 ? count_of(0, ksc, k, size, -1) : count_of(vr, krc, k, size, -1)) * reps;
+		w[2] = sig_reps(c.send.type, &reps);
+		w[3] = (uint64_t)mpivet_coll_total(&c.send, size, -1) * reps;
 		mpivet_meta(MPIVET_META_COLL, w, 6);
 		return;
 	}
-	int sendplace = ksb >= 0 && *(const void **)k[ksb] == MPI_IN_PLACE;
-	int recvplace = krb >= 0 && *(const void **)k[krb] == MPI_IN_PLACE;
-	int sends = !sendplace && (!scatter || rank == root);
-	int recvs = !recvplace && (!gather || rank == root);
+	int neighbor = c.family == MPIVET_COLL_NEIGHBOR_ALLGATHER || c.family == MPIVET_COLL_NEIGHBOR_ALLTOALL;
+	int gather = c.family == MPIVET_COLL_GATHER, scatter = c.family == MPIVET_COLL_SCATTER;
+	int allgatherv = c.family == MPIVET_COLL_ALLGATHER && c.recv.per_rank;
+	int alltoallv = c.family == MPIVET_COLL_ALLTOALL && c.send.per_rank;
+	int sides = mpivet_coll_sides(&c, rank);
 	if (neighbor) /* counts are per neighbour, not per rank: compare the signatures only */
-		w[1] |= CT_NOCOUNT | (vs | vr ? CT_TOTALS : 0);
-	else if (vs | vr)
+		w[1] |= CT_NOCOUNT | (c.send.per_rank || c.recv.per_rank ? CT_TOTALS : 0);
+	else if (c.send.per_rank || c.recv.per_rank)
 		w[1] |= CT_TOTALS;
-	if (recvs) {
+	if (sides & MPIVET_COLL_RECVS) {
 		w[1] |= CT_RECV;
-		w[4] = sig_reps(*(MPI_Datatype *)k[krt], &reps);
+		w[4] = sig_reps(c.recv.type, &reps);
 		/* a root's own block of an in-place Gatherv is not received */
-		w[5] = neighbor ? 0 : count_of(vr, krc, k, size, gather && sendplace ? rank : -1) * reps;
+		w[5] = neighbor ? 0 : (uint64_t)mpivet_coll_total(&c.recv, size, gather && c.send.in_place ? rank : -1) * reps;
 	}
-	if (sends) {
+	if (sides & MPIVET_COLL_SENDS) {
 		w[1] |= CT_SEND;
-		w[2] = sig_reps(*(MPI_Datatype *)k[kst], &reps);
-		w[3] = neighbor ? 0 : count_of(vs, ksc, k, size, scatter && recvplace ? rank : -1) * reps;
-	} else if (sendplace && (allgatherv || alltoallv) && recvs) {
+		w[2] = sig_reps(c.send.type, &reps);
+		w[3] = neighbor ? 0 : (uint64_t)mpivet_coll_total(&c.send, size, scatter && c.recv.in_place ? rank : -1) * reps;
+	} else if (c.send.in_place && (allgatherv || alltoallv) && (sides & MPIVET_COLL_RECVS)) {
 		/* in place: what a rank gives is in its receive buffer */
 		w[1] |= CT_SEND;
 		w[2] = w[4];
-		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(*(const int **)k[krc])[rank] * reps;
+		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? c.recv.counts[rank] : 0) * reps;
 	}
 	if (w[1] & (CT_SEND | CT_RECV))
 		mpivet_meta(MPIVET_META_COLL, w, 6);

@@ -29,7 +29,8 @@
  * /proc says about the rank (sched), which mpivet cannot read from its
  * host: a stopped or unscheduled rank is no evidence of a deadlock.
  *
- * Plain C without MPI; built once per machine next to the layer.
+ * Plain C without MPI (with record/conf.c, the reader of layer.conf); built
+ * once per machine next to the layer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +46,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../generated/format.h" /* MPIVET_CONF_* */
+#include "../record/conf.h"
 
 static volatile sig_atomic_t child, forwarded;
 
@@ -93,21 +97,10 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 /* remote reports whether mpivet runs on another host than this one. */
 static int remote(const char *dir, const char *host)
 {
-	char path[4200], line[512];
-	snprintf(path, sizeof path, "%s/layer.conf", dir);
-	FILE *f = fopen(path, "r");
-	int r = 0;
-	if (!f)
+	if (!mpivet_conf_load(dir))
 		return 0;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, "host=", 5) == 0)
-			r = strcmp(line + 5, host) != 0;
-		if (strcmp(line, "sync=always") == 0) /* tests: as if remote */
-			r = 1;
-	}
-	fclose(f);
-	return r;
+	const char *h = mpivet_conf(MPIVET_CONF_HOST);
+	return (h && strcmp(h, host) != 0) || mpivet_conf_is(MPIVET_CONF_SYNC, "always"); /* sync=always: tests, as if remote */
 }
 
 /* sched samples what the kernel says about the rank (trace.Sched): its
@@ -218,17 +211,14 @@ static long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-int main(int argc, char **argv)
-{
-	if (argc < 4) {
-		fprintf(stderr, "usage: mpivet-supervise RUNDIR LAYER PROGRAM [ARGS...]\n");
-		return 2;
-	}
-	const char *dir = argv[1], *layer = argv[2];
-	char host[256] = "";
-	gethostname(host, sizeof host - 1);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+static const int forwarded_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM};
 
+/* launch starts the program (argv) with the layer preloaded, its standard
+ * error going to efd[0], and the launcher's signals forwarded to it. It
+ * returns the program's pid (with *exec_error set if it could not be
+ * executed), or -1 if it could not be started. */
+static pid_t launch(const char *dir, const char *layer, char **argv, int efd[2], int *exec_error)
+{
 	/* Preload the layer into the program only. */
 	const char *old = getenv("LD_PRELOAD");
 	char *pre = malloc(strlen(layer) + (old ? strlen(old) : 0) + 2);
@@ -237,34 +227,34 @@ int main(int argc, char **argv)
 	setenv("MPIVET_DIR", dir, 1);
 
 	/* Exec failures reach the parent through a close-on-exec pipe. */
-	int pfd[2], efd[2];
+	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0 || pipe(efd) != 0)
-		return 2;
-	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM};
+		return -1;
+	size_t nsigs = sizeof forwarded_signals / sizeof forwarded_signals[0];
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = forward;
 	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < nsigs; i++)
+		sigaction(forwarded_signals[i], &sa, NULL);
 
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		perror("mpivet: fork");
-		return 2;
+		return -1;
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
 		signal(SIGTERM, SIG_DFL);
-		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-			signal(sigs[i], SIG_DFL);
+		for (size_t i = 0; i < nsigs; i++)
+			signal(forwarded_signals[i], SIG_DFL);
 		dup2(efd[1], 2);
 		close(efd[0]);
 		close(efd[1]);
-		execvp(argv[3], argv + 3);
+		execvp(argv[0], argv);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof e) < 0)
 			_exit(127);
@@ -278,38 +268,37 @@ int main(int argc, char **argv)
 	do
 		r = read(pfd[0], &e, sizeof e);
 	while (r < 0 && errno == EINTR);
-	if (r == sizeof e) {
-		char msg[1024];
-		snprintf(msg, sizeof msg, "cannot execute %s: %s", argv[3], strerror(e));
-		fprintf(stderr, "mpivet: %s\n", msg);
-		waitpid(pid, NULL, 0);
-		write_exit(dir, host, pid, 0, msg);
-		return 127;
-	}
-	/* Pass the program's standard error on, and keep the last of it. */
+	*exec_error = r == sizeof e ? e : 0;
+	return pid;
+}
+
+/* pass_stderr passes the program's standard error (fd) on to the
+ * launcher and keeps its head and tail in RUNDIR/p.HOST.PID.err, until the
+ * program closes it; meanwhile, when syncing, it writes the rank's records
+ * back every SYNC_MS. */
+static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, int syncing, uint64_t *syncs)
+{
 	char epath[4400];
 	snprintf(epath, sizeof epath, "%s/p.%s.%d.err", dir, host, pid);
 	int efile = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	long kept = 0;
 	char buf[8192];
-	int syncing = remote(dir, host);
-	uint64_t syncs = 0;
 	long long next = now_ms() + SYNC_MS;
 	for (;;) {
 		if (syncing) {
 			long long wait = next - now_ms();
-			struct pollfd pf = {efd[0], POLLIN, 0};
+			struct pollfd pf = {fd, POLLIN, 0};
 			int k = poll(&pf, 1, wait > 0 ? (int)wait : 0);
 			if (k < 0 && errno != EINTR)
 				break;
 			if (now_ms() >= next) {
-				sync_files(dir, host, pid, &syncs);
+				sync_files(dir, host, pid, syncs);
 				next = now_ms() + SYNC_MS;
 			}
 			if (k <= 0)
 				continue;
 		}
-		ssize_t n = read(efd[0], buf, sizeof buf);
+		ssize_t n = read(fd, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -333,18 +322,54 @@ int main(int argc, char **argv)
 		write_tail(efile);
 		close(efile);
 	}
-	close(efd[0]);
+	close(fd);
+}
+
+/* wait_program waits for the program to end and returns its status; when
+ * syncing, it writes the rank's records back meanwhile. */
+static int wait_program(const char *dir, const char *host, pid_t pid, int syncing, uint64_t *syncs)
+{
 	int status = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, syncing ? WNOHANG : 0);
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
 		if (w == 0) { /* the program closed its error stream but still runs */
-			sync_files(dir, host, pid, &syncs);
+			sync_files(dir, host, pid, syncs);
 			struct timespec t = {0, SYNC_MS * 1000000L};
 			nanosleep(&t, NULL);
 		}
 	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: mpivet-supervise RUNDIR LAYER PROGRAM [ARGS...]\n");
+		return 2;
+	}
+	const char *dir = argv[1], *layer = argv[2];
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+
+	int efd[2], e = 0;
+	pid_t pid = launch(dir, layer, argv + 3, efd, &e);
+	if (pid < 0)
+		return 2;
+	if (e) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "cannot execute %s: %s", argv[3], strerror(e));
+		fprintf(stderr, "mpivet: %s\n", msg);
+		waitpid(pid, NULL, 0);
+		write_exit(dir, host, pid, 0, msg);
+		return 127;
+	}
+	int syncing = remote(dir, host);
+	uint64_t syncs = 0;
+	pass_stderr(dir, host, pid, efd[0], syncing, &syncs);
+	int status = wait_program(dir, host, pid, syncing, &syncs);
 	write_exit(dir, host, pid, status, NULL);
 	if (WIFSIGNALED(status)) {
 		/* End the same way, without a second core dump. */

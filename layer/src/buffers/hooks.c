@@ -1,0 +1,295 @@
+/*
+ * The buffer checker's hooks (buffers.h): what each MPI call means to it,
+ * from the words the generated wrappers give (generated/ids.h: the
+ * positions of the fields), and what the hooks cost.
+ */
+#define _GNU_SOURCE
+#include "checker.h"
+#include "../generated/ids.h"
+#include "../collectives/decode.h"
+
+/* ---- Hooks from the generated wrappers ---- */
+
+static TLS uint64_t args[48];
+static TLS uint64_t *snap; /* request handles on entry */
+static TLS int64_t nsnap, capsnap;
+
+#define IN(call, f) args[MPIVET_IN_##call##_##f]
+#define OUT(call, f) o[MPIVET_OUT_##call##_##f]
+
+static void snapshot(int64_t n, const MPI_Request *r)
+{
+	nsnap = 0;
+	if (n <= 0 || !r)
+		return;
+	if (n > capsnap) {
+		uint64_t *s = bc_xrealloc(snap, n * sizeof *s);
+		if (!s)
+			return;
+		snap = s, capsnap = n;
+	}
+	for (int64_t i = 0; i < n; i++)
+		snap[i] = MPIVET_H(r[i]);
+	nsnap = n;
+}
+
+static void disable(void)
+{
+	lock();
+	bc_log_watched();
+	bc_open_spans(0);
+	unprotected = 1;
+	mpivet_bc_on = 0;
+	nspans = 0;
+	mpivet_bc_live = 0;
+	unlock();
+}
+
+/* in keeps the arguments of the call being entered (for out) and opens the
+ * pages the call will read that a lazy entry left closed. The arguments are
+ * copied in a loop: memcpy's string move costs more on a few words. */
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) static void in(unsigned call, const uint64_t *a, unsigned n)
+{
+	if (n > sizeof args / sizeof args[0])
+		n = sizeof args / sizeof args[0];
+	for (unsigned i = 0; i < n; i++)
+		args[i] = a[i];
+	switch (call) {
+#define SNAP(c) \
+	case MPIVET_ID_##c: \
+		snapshot((int64_t)IN(c, array_of_requests), (const MPI_Request *)(uintptr_t)args[MPIVET_IN_##c##_array_of_requests + 1]); \
+		break;
+		SNAP(MPI_Waitany)
+		SNAP(MPI_Testany)
+		SNAP(MPI_Waitall)
+		SNAP(MPI_Testall)
+		SNAP(MPI_Waitsome)
+		SNAP(MPI_Testsome)
+		SNAP(MPI_Startall)
+#undef SNAP
+	case MPIVET_ID_MPI_Finalize:
+	case MPIVET_ID_MPI_Abort:
+		/* pending operations at MPI_Finalize are request-lifecycle's; the
+		 * program's exit must not fault on them */
+		disable();
+		return;
+	}
+	if (!mpivet_bc_entered)
+		return; /* nothing closed */
+	switch (call) {
+#define SEND(c) \
+	case MPIVET_ID_##c: \
+		bc_entering_send(IN(c, buf), (int64_t)IN(c, count), IN(c, datatype)); \
+		break;
+		SEND(MPI_Isend)
+		SEND(MPI_Ibsend)
+		SEND(MPI_Issend)
+		SEND(MPI_Irsend)
+#undef SEND
+	case MPIVET_ID_MPI_Start:
+		bc_entering_start(IN(MPI_Start, request));
+		break;
+	case MPIVET_ID_MPI_Startall:
+		for (int64_t i = 0; i < nsnap; i++)
+			bc_entering_start(snap[i]);
+		break;
+	}
+}
+
+struct coll_op {
+	unsigned call;
+	uint64_t req, at, logref;
+};
+
+static void coll_block(void *ctx, int recv, uint64_t buf, int64_t count, MPI_Datatype t)
+{
+	const struct coll_op *op = ctx;
+	bc_add(op->call, COLL | recv, buf, count, MPIVET_H(t), op->req, op->at, op->logref, 0);
+}
+
+/* coll registers the buffers of a nonblocking collective (collectives/
+ * decode.c says which), started by the call at logref with request req
+ * kept at at. */
+static void coll(const struct mpivet_coll *c, uint64_t req, uint64_t at, uint64_t logref)
+{
+	int rank, size;
+	if (!mpivet_coll_where(c, &rank, &size))
+		return; /* intercommunicator roots and sizes: not mapped */
+	struct coll_op op = {c->call, req, at, logref};
+	mpivet_coll_blocks(c, rank, size, coll_block, &op);
+}
+
+/* complete_array ends the operations of a request array: a nonpersistent one
+ * the MPI set to MPI_REQUEST_NULL, a persistent one if chosen(i). */
+static void complete_array(const MPI_Request *after, uint64_t at, int64_t stride, int all, int64_t nidx, const int *idx,
+			   int base, int one)
+{
+	lock();
+	for (int64_t i = 0; after && i < nsnap; i++) {
+		int chosen = all || i == one;
+		for (int64_t k = 0; !chosen && idx && k < nidx; k++)
+			chosen = idx[k] - base == i;
+		bc_finish(snap[i], at ? at + i * stride : 0, chosen, MPIVET_H(after[i]) == req_null);
+	}
+	unlock();
+}
+
+/* completed forgets the operations a completion call completed. */
+static void completed(unsigned call, const uint64_t *o)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Wait:
+		bc_finish_one(IN(MPI_Wait, request), IN(MPI_Wait, request_at), 1, OUT(MPI_Wait, request_out) == req_null);
+		break;
+	case MPIVET_ID_MPI_Test:
+		if (OUT(MPI_Test, flag))
+			bc_finish_one(IN(MPI_Test, request), IN(MPI_Test, request_at), 1, OUT(MPI_Test, request_out) == req_null);
+		break;
+	case MPIVET_ID_MPI_Request_get_status:
+		if (OUT(MPI_Request_get_status, flag)) {
+			/* complete, though the request lives on: the buffer is free */
+			bc_finish_one(IN(MPI_Request_get_status, request), 0, 1, 1);
+		}
+		break;
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany: {
+		int waitany = call == MPIVET_ID_MPI_Waitany;
+		int flag = waitany ? 1 : (int)OUT(MPI_Testany, flag);
+		int64_t index = (int64_t)(waitany ? OUT(MPI_Waitany, index) : OUT(MPI_Testany, index));
+		uint64_t at = waitany ? IN(MPI_Waitany, array_of_requests_at) : IN(MPI_Testany, array_of_requests_at);
+		int64_t stride = (int64_t)(waitany ? IN(MPI_Waitany, array_of_requests_stride) : IN(MPI_Testany, array_of_requests_stride));
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitany ? MPIVET_OUT_MPI_Waitany_array_of_requests_out : MPIVET_OUT_MPI_Testany_array_of_requests_out) + 1];
+		if (flag)
+			complete_array(after, at, stride, 0, 0, NULL, 0, (int)index);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitall:
+	case MPIVET_ID_MPI_Testall: {
+		int waitall = call == MPIVET_ID_MPI_Waitall;
+		if (!waitall && !OUT(MPI_Testall, flag))
+			break;
+		uint64_t at = waitall ? IN(MPI_Waitall, array_of_requests_at) : IN(MPI_Testall, array_of_requests_at);
+		int64_t stride = (int64_t)(waitall ? IN(MPI_Waitall, array_of_requests_stride) : IN(MPI_Testall, array_of_requests_stride));
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[(waitall ? MPIVET_OUT_MPI_Waitall_array_of_requests_out : MPIVET_OUT_MPI_Testall_array_of_requests_out) + 1];
+		complete_array(after, at, stride, 1, 0, NULL, 0, -1);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome: {
+		int ws = call == MPIVET_ID_MPI_Waitsome;
+		uint64_t at = ws ? IN(MPI_Waitsome, array_of_requests_at) : IN(MPI_Testsome, array_of_requests_at);
+		int64_t stride = (int64_t)(ws ? IN(MPI_Waitsome, array_of_requests_stride) : IN(MPI_Testsome, array_of_requests_stride));
+		int k = ws ? MPIVET_OUT_MPI_Waitsome_array_of_requests_out : MPIVET_OUT_MPI_Testsome_array_of_requests_out;
+		int ki = ws ? MPIVET_OUT_MPI_Waitsome_array_of_indices : MPIVET_OUT_MPI_Testsome_array_of_indices;
+		complete_array((const MPI_Request *)(uintptr_t)o[k + 1], at, stride, 0, (int64_t)o[ki],
+			       (const int *)(uintptr_t)o[ki + 1], (int)o[ki + 2], -1);
+		break;
+	}
+	}
+}
+
+/* out registers the operations a call started and forgets those it
+ * completed. */
+static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Type_free:
+		if (rc == MPI_SUCCESS) {
+			lock();
+			bc_type_freed(IN(MPI_Type_free, datatype));
+			unlock();
+		}
+		return;
+	case MPIVET_ID_MPI_Request_free:
+		bc_forget(IN(MPI_Request_free, request), IN(MPI_Request_free, request_at));
+		return;
+	}
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+		return;
+	switch (call) {
+#define P2P(c, recv, persistent) \
+	case MPIVET_ID_##c: \
+		bc_add(call, recv, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), OUT(c, request), IN(c, request_at), logref, persistent); \
+		break;
+		P2P(MPI_Isend, 0, 0)
+		P2P(MPI_Ibsend, 0, 0)
+		P2P(MPI_Issend, 0, 0)
+		P2P(MPI_Irsend, 0, 0)
+		P2P(MPI_Irecv, 1, 0)
+		P2P(MPI_Imrecv, 1, 0)
+		P2P(MPI_Send_init, 0, 1)
+		P2P(MPI_Bsend_init, 0, 1)
+		P2P(MPI_Ssend_init, 0, 1)
+		P2P(MPI_Rsend_init, 0, 1)
+		P2P(MPI_Recv_init, 1, 1)
+#undef P2P
+	case MPIVET_ID_MPI_Start:
+		bc_start(IN(MPI_Start, request), OUT(MPI_Start, request_out), logref);
+		break;
+	case MPIVET_ID_MPI_Startall: {
+		const MPI_Request *after = (const MPI_Request *)(uintptr_t)o[MPIVET_OUT_MPI_Startall_array_of_requests_out + 1];
+		for (int64_t i = 0; i < nsnap; i++)
+			bc_start(snap[i], after ? MPIVET_H(after[i]) : snap[i], logref);
+		break;
+	}
+	case MPIVET_ID_MPI_Wait:
+	case MPIVET_ID_MPI_Test:
+	case MPIVET_ID_MPI_Request_get_status:
+	case MPIVET_ID_MPI_Waitany:
+	case MPIVET_ID_MPI_Testany:
+	case MPIVET_ID_MPI_Waitall:
+	case MPIVET_ID_MPI_Testall:
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome:
+		completed(call, o);
+		break;
+	default: {
+		/* nonblocking collectives: the request, where the program keeps
+		 * it, and their buffers */
+		struct mpivet_coll c;
+		int k = mpivet_call_o_request[call];
+		if (k >= 0 && mpivet_coll_words(call, args, &c))
+			coll(&c, o[k], args[mpivet_call_w_request_at[call]], logref);
+	}
+	}
+}
+
+/* The bookkeeping of every operation, watched or not, counts in the
+ * checker's cost (see watching): in a loop of small exchanges it is a
+ * large part of it. Timing every hook would cost a third of what it
+ * measures, so one call in SAMPLE, chosen at random, is timed and counts
+ * SAMPLE times. */
+#define SAMPLE 16
+static TLS uint32_t rng = 2463534242u;
+
+static inline int sampled(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5; /* xorshift */
+	return (rng & (SAMPLE - 1)) == 0;
+}
+
+/* sample_start returns the time-stamp counter if this call is timed, or 0. */
+static inline uint64_t sample_start(void)
+{
+	return sampled() ? tsc() : 0;
+}
+
+static inline void sample_stop(uint64_t t0)
+{
+	if (t0)
+		add_spent(SAMPLE * since(t0));
+}
+
+void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n)
+{
+	uint64_t t0 = sample_start();
+	in(call, a, n);
+	sample_stop(t0);
+}
+
+void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	uint64_t t0 = sample_start();
+	out(call, logref, rc, o);
+	sample_stop(t0);
+}

@@ -1,0 +1,246 @@
+/*
+ * Pending operations: the regions (buffers, or pieces of a collective's)
+ * of the operations started and not yet completed, how they start,
+ * complete and are freed, and the records of accesses and overlaps.
+ */
+#define _GNU_SOURCE
+#include "checker.h"
+
+#include <string.h>
+
+/* Opening every protected page on entry to every MPI call and closing it on
+ * return costs two mprotect calls per run of pages per call: most of the
+ * checker's cost in a loop of Isend, Irecv and Waitall. A call that only
+ * starts point-to-point operations rarely touches the buffers of earlier
+ * ones, and when it does (a page shared with the buffer it sends, or
+ * progress made inside the call), the MPI's instructions fault, and the page
+ * is opened until the call returns. The kernel, which would fail instead of
+ * faulting, copies only large messages (single-copy shared memory) or
+ * between hosts. So when every rank runs on this host (lazy_host), such calls
+ * leave closed the pages of messages up to LAZY_BYTES. On return, only the
+ * pages whose protection changes are touched. */
+#define LAZY_BYTES 4096
+#define LAZY_SPAN (64 << 10)
+
+/* bc_record writes a buffer record: the access kind, the address, the
+ * operation (log offset of its start, call, request), the other operation
+ * of an overlap, and the access's call stack. */
+void bc_record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs)
+{
+	if (!mpivet_on)
+		return;
+	uint64_t off, words = 8 + npcs;
+	uint64_t *w = mpivet_begin(words, &off);
+	if (!w)
+		return;
+	w[0] = kind;
+	w[1] = addr;
+	w[2] = r->logref;
+	w[3] = r->call;
+	w[4] = r->req;
+	w[5] = other;
+	w[6] = r->initref;
+	w[7] = npcs;
+	for (int i = 0; i < npcs; i++)
+		w[8 + i] = pcs[i];
+	mpivet_commit(off, words, MPIVET_META_BUFFER, MPIVET_KIND_META);
+}
+
+/* check_overlap records a pending operation whose buffer the new region
+ * overlaps, where one of the two receives. */
+static void check_overlap(const struct region *n)
+{
+	for (int i = 0; i < nregions; i++) {
+		const struct region *r = &regions[i];
+		if (!r->active || (!r->recv && !n->recv) || r->hi <= n->lo || r->lo >= n->hi)
+			continue;
+		if (r->req == n->req && r->logref == n->logref)
+			continue; /* the send and receive parts of one collective */
+		/* walk the smaller map; give up (no report) on very large ones */
+		const struct region *a = n, *b = r;
+		if ((uint64_t)a->count * a->t->n > (uint64_t)b->count * b->t->n)
+			a = r, b = n;
+		if ((uint64_t)a->count * a->t->n > 65536)
+			continue;
+		for (int64_t e = 0; e < a->count; e++)
+			for (int64_t j = 0; j < a->t->n; j++) {
+				uintptr_t s = a->buf + e * a->t->extent + a->t->off[j];
+				if (bc_covers_range(b, s, s + a->t->len[j])) {
+					uintptr_t lo = s > b->lo ? s : b->lo;
+					bc_record(OVERLAP, lo, n, r->logref, NULL, 0);
+					goto next;
+				}
+			}
+	next:;
+	}
+}
+
+static struct region *new_region(void)
+{
+	if (nregions == capregions) {
+		int cap = capregions ? 2 * capregions : 32;
+		struct region *r = bc_xrealloc(regions, cap * sizeof *r);
+		if (!r)
+			return NULL;
+		regions = r, capregions = cap;
+	}
+	struct region *r = &regions[nregions++];
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+/* bc_first_sighting reports whether r has not recorded an access at site key
+ * yet, and remembers it (up to four sites per operation). */
+int bc_first_sighting(struct region *r, uint64_t key)
+{
+	for (int k = 0; k < r->nseen; k++)
+		if (r->seen[k] == key)
+			return 0;
+	if (r->nseen < 4)
+		r->seen[r->nseen++] = key;
+	return 1;
+}
+
+/* bc_add registers a buffer of count elements of type at buf. */
+void bc_add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t type, uint64_t req, uint64_t at,
+		uint64_t logref, int persistent)
+{
+	int coll = recv & COLL;
+	recv &= 1;
+	if (count <= 0 || req == req_null)
+		return;
+	lock();
+	struct flat *t = bc_flat_of((MPI_Datatype)(uintptr_t)type);
+	if (!t || !t->n) {
+		bc_drop_flat(t);
+		unlock();
+		return; /* a type it cannot map is not checked: no false alarms */
+	}
+	struct region *r = new_region();
+	if (!r) {
+		bc_drop_flat(t);
+		unlock();
+		return;
+	}
+	r->req = req, r->at = at, r->logref = logref, r->initref = persistent ? logref : MPIVET_NOREC;
+	r->call = call, r->recv = recv, r->persistent = persistent, r->active = !persistent;
+	r->buf = buf, r->count = count, r->t = t;
+	bc_bounds(t, buf, count, &r->lo, &r->hi);
+	int64_t bytes = count * t->size;
+	int contiguous = t->n == 1 && (count == 1 || t->len[0] == t->extent);
+	int peer_copied = bytes >= peer_copy_min && (contiguous || coll);
+	r->peer_reads = peer_copied && (!recv || coll);
+	r->lazy = lazy_host && bytes <= LAZY_BYTES && !(recv && peer_copied) && r->hi - r->lo <= LAZY_SPAN;
+	r->peer_written = recv && peer_copied && peer_writes;
+	r->watched = r->active && !r->peer_written && bc_watch(mpivet_call_pc);
+	if (r->active) {
+		check_overlap(r);
+		if (r->watched || r->peer_reads || r->peer_written)
+			dirty = mpivet_bc_live = 1;
+	}
+	unlock();
+}
+
+void bc_remove_at(int i)
+{
+	bc_drop_flat(regions[i].t);
+	regions[i] = regions[--nregions];
+	/* pages left open refer to regions by index */
+	for (int k = 0; k < nopened; k++) {
+		if (opened[k].region == i)
+			opened[k] = opened[--nopened], k--;
+		else if (opened[k].region == nregions)
+			opened[k].region = i;
+	}
+}
+
+/* find returns the index of a region of the operation with request h kept at
+ * at (or, failing that, the oldest with request h), or -1. */
+static int find(uint64_t h, uint64_t at, int active_only)
+{
+	int any = -1;
+	for (int i = 0; i < nregions; i++) {
+		if (regions[i].req != h || (active_only && !regions[i].active))
+			continue;
+		if (at && regions[i].at == at)
+			return i;
+		if (any < 0 || regions[i].logref < regions[any].logref)
+			any = i;
+	}
+	return any;
+}
+
+/* bc_finish ends the operation of request h (kept at at): a persistent one
+ * becomes inactive, another one is forgotten. The caller holds the lock. */
+void bc_finish(uint64_t h, uint64_t at, int persistent_done, int nulled)
+{
+	if (h == req_null)
+		return;
+	int i = find(h, at, 1);
+	if (i >= 0 && ((regions[i].persistent && persistent_done) || (!regions[i].persistent && nulled))) {
+		uint64_t ref = regions[i].logref;
+		int changed = 0;
+		for (int j = nregions - 1; j >= 0; j--)
+			if (regions[j].req == h && regions[j].logref == ref && regions[j].active) {
+				changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
+				if (regions[j].persistent)
+					regions[j].active = 0;
+				else
+					bc_remove_at(j);
+			}
+		if (changed)
+			dirty = mpivet_bc_live = 1;
+	}
+}
+
+/* bc_finish_one is finish for a call that completes one request. */
+void bc_finish_one(uint64_t h, uint64_t at, int persistent_done, int nulled)
+{
+	lock();
+	bc_finish(h, at, persistent_done, nulled);
+	unlock();
+}
+
+/* bc_forget drops every region of request h (MPI_Request_free). */
+void bc_forget(uint64_t h, uint64_t at)
+{
+	lock();
+	int i = find(h, at, 0);
+	if (i >= 0) {
+		uint64_t ref = regions[i].initref != MPIVET_NOREC ? regions[i].initref : regions[i].logref;
+		int changed = 0;
+		for (int j = nregions - 1; j >= 0; j--)
+			if (regions[j].req == h &&
+			    (regions[j].initref != MPIVET_NOREC ? regions[j].initref : regions[j].logref) == ref) {
+				changed |= regions[j].active && (regions[j].watched || regions[j].peer_reads || regions[j].peer_written);
+				bc_remove_at(j);
+			}
+		if (changed)
+			dirty = mpivet_bc_live = 1;
+	}
+	unlock();
+}
+
+/* bc_start activates the persistent operation of request h; out is the handle
+ * the MPI left (Open MPI may replace it). */
+void bc_start(uint64_t h, uint64_t out, uint64_t logref)
+{
+	lock();
+	int changed = 0;
+	for (int j = 0; j < nregions; j++)
+		if (regions[j].persistent && regions[j].req == h) {
+			if (!regions[j].active) {
+				regions[j].active = 1;
+				regions[j].watched = !regions[j].peer_written && bc_watch(mpivet_call_pc);
+				changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
+				regions[j].logref = logref;
+				regions[j].nseen = 0;
+				check_overlap(&regions[j]);
+			}
+			if (out != h && out != req_null)
+				regions[j].req = out;
+		}
+	if (changed)
+		dirty = mpivet_bc_live = 1;
+	unlock();
+}

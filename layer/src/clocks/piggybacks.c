@@ -1,0 +1,154 @@
+/*
+ * Piggybacks: a message of the layer's own, on the shadow communicator,
+ * ahead of each message the program sends, with the sender's clock, the
+ * send's type signature and its call site; received when the message's
+ * receive completes.
+ */
+#define _GNU_SOURCE
+#include "protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A ring of piggyback send buffers; a slot is reused once its send is done. */
+#define RING 256
+#define PB_EAGER 64 /* bytes of a piggyback waited for: a shared-memory fast path in both MPIs */
+static uint64_t *ring;
+static MPI_Request ring_req[RING];
+static unsigned ring_next;
+
+/* ck_ring_init makes the ring once the piggyback's size is known. */
+void ck_ring_init(void)
+{
+	ring = calloc((size_t)RING * pbw, 8);
+	for (int i = 0; i < RING; i++)
+		ring_req[i] = MPI_REQUEST_NULL;
+}
+
+/* ck_ring_flush completes the piggybacks still being sent (MPI_Finalize). */
+void ck_ring_flush(void)
+{
+	for (int i = 0; i < RING; i++)
+		if (ring_req[i] != MPI_REQUEST_NULL)
+			PMPI_Wait(&ring_req[i], MPI_STATUS_IGNORE);
+}
+
+/* ck_send_pb counts a message to dest and sends its piggyback ahead of it. */
+void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
+{
+	struct shadow *s;
+	if (dest == MPI_PROC_NULL)
+		return;
+	nsent++;
+	if (!clocking || !(s = ck_find(c)))
+		return;
+	unsigned k = ring_next++ % RING;
+	if (ring_req[k] != MPI_REQUEST_NULL)
+		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+	uint64_t *pb = &ring[(size_t)k * pbw];
+	memcpy(pb, clk, pbn * 8);
+	pb[pbn] = mpivet_sig(type);
+	pb[pbn + 1] = mpivet_call_pc;
+	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
+	/* The piggyback leaves before its message: sent as soon as posted
+	 * unless the transport is full (a shared-memory queue the receiver has
+	 * not drained, a socket buffer), when it waits in the sender until the
+	 * sender's next progress, and the message, on another communicator, may
+	 * overtake it. A sender that then computes for seconds, or is stopped,
+	 * would leave the receiver waiting for it. Waiting here costs one test
+	 * when it has left, and never more than the message's own send would,
+	 * which needs the same room. Only small piggybacks (Lamport clocks;
+	 * vector clocks of up to 6 ranks) are waited for: a larger one takes
+	 * the MPI's slower path for small messages, where waiting for it tripled
+	 * the latency of 32 ranks' vector clocks, and one too large to go
+	 * eagerly could need the receive that is posted after its message. */
+	if (pbw * 8 <= PB_EAGER)
+		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+}
+
+/* ck_check_types compares the type signature of a message (in its piggyback)
+ * with the datatype it is received with, and logs a mismatch once per pair
+ * of call sites. */
+void ck_check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, const MPI_Status *st, uint64_t pc)
+{
+	uint64_t ss = pb[pbn], rs;
+	if (!ss || ss == (rs = mpivet_sig(rtype)) || !rs || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
+		return;
+	int bytes = 0;
+	PMPI_Get_count(st, MPI_BYTE, &bytes);
+	if (bytes <= 0)
+		return; /* nothing was transferred */
+	static uint64_t seen[256];
+	uint64_t h = (pb[pbn + 1] * 0x9E3779B97F4A7C15ULL) ^ pc;
+	for (int i = 0; i < 256; i++) {
+		if (seen[i] == h)
+			return;
+		if (!seen[i]) {
+			seen[i] = h;
+			uint64_t w[] = {ss, rs, (uint64_t)(int64_t)ck_world(s, st->MPI_SOURCE), (uint64_t)(int64_t)st->MPI_TAG, pb[pbn + 1], pc, (uint64_t)bytes};
+			ck_log_event(MPIVET_META_TYPES, w, sizeof w / 8);
+			return;
+		}
+	}
+}
+
+/* ck_await_pb receives the piggyback from src with tag on shadow sh into pb,
+ * waiting for it at most limit seconds; 0 (and pb zero) if it did not come. */
+int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
+{
+	MPI_Request r;
+	int flag = 0;
+	PMPI_Irecv(pb, pbw, MPI_UINT64_T, src, tag, sh, &r);
+	PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+	double t0 = 0;
+	for (unsigned i = 0; !flag; i++) {
+		PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+		if (!flag && (i & 1023) == 0) {
+			double t = PMPI_Wtime();
+			if (t0 == 0)
+				t0 = t;
+			else if (t - t0 > limit) {
+				PMPI_Cancel(&r);
+				PMPI_Wait(&r, MPI_STATUS_IGNORE);
+				memset(pb, 0, pbw * 8);
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* A piggyback leaves before its message (send_pb), so one that has not come
+ * seconds after its message never will: the message was sent by a call the
+ * layer did not see (one mpivet does not wrap, such as MPI-4's MPI_Isendrecv
+ * or the large-count MPI_Send_c, or an MPI call made from inside another,
+ * as from a reduction operation or an error handler). The rank must not
+ * hang for it: it stops expecting piggybacks, and logs why, and the explorer
+ * stops trusting this run's potential matches. */
+int broken;
+
+void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
+{
+	if (broken || !clocking) {
+		memset(pb, 0, pbw * 8);
+		return;
+	}
+	if (ck_await_pb(pb, src, tag, s->sh, 5.0))
+		return;
+	broken = 1;
+	char why[400];
+	snprintf(why, sizeof why, "rank %d received a message from rank %d (tag %d) that was sent without its clock, by a call "
+		 "mpivet does not see (one it does not wrap, such as MPI_Isendrecv or a large-count MPI_Send_c, or a send made "
+		 "inside another MPI call, from a reduction operation or an error handler); from then on, its matches are not explored",
+		 me, ck_world(s, src), tag);
+	ck_record_clocks(0, why);
+}
+
+uint64_t *ck_scratch_pb(void)
+{
+	static uint64_t *b;
+	if (!b)
+		b = calloc(pbw, 8);
+	return b;
+}

@@ -1,0 +1,140 @@
+/*
+ * The program's requests the protocol follows (receives, persistent
+ * operations, nonblocking collectives' clock collectives), by handle, and
+ * the receives whose piggyback is still to come, in posting order; the
+ * state of the call in progress between its two hooks.
+ */
+#define _GNU_SOURCE
+#include "protocol.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct req *rtab[RBUCKETS];
+struct req *qhead;
+static struct req *qtail;
+uint64_t seqs;
+
+struct req **ck_rslot(MPI_Request h)
+{
+	uint64_t k = MPIVET_H(h);
+	return &rtab[(size_t)((k * 0x9E3779B97F4A7C15ULL) >> 40) & (RBUCKETS - 1)];
+}
+
+struct req *ck_rfind(MPI_Request h)
+{
+	if (h == MPI_REQUEST_NULL)
+		return NULL;
+	for (struct req *r = *ck_rslot(h); r; r = r->hnext)
+		if (r->h == h)
+			return r;
+	return NULL;
+}
+
+struct req *ck_radd(MPI_Request h, int kind)
+{
+	struct req *r = calloc(1, sizeof *r);
+	r->h = h;
+	r->kind = kind;
+	struct req **b = ck_rslot(h);
+	r->hnext = *b;
+	*b = r;
+	return r;
+}
+
+void ck_runhash(struct req *r)
+{
+	for (struct req **p = ck_rslot(r->h); *p; p = &(*p)->hnext)
+		if (*p == r) {
+			*p = r->hnext;
+			return;
+		}
+}
+
+void ck_enqueue(struct req *r)
+{
+	r->seq = ++seqs;
+	r->queued = 1;
+	r->qnext = NULL;
+	r->qprev = qtail;
+	if (qtail)
+		qtail->qnext = r;
+	else
+		qhead = r;
+	qtail = r;
+}
+
+void ck_dequeue(struct req *r)
+{
+	if (!r->queued)
+		return;
+	r->queued = 0;
+	if (r->qprev)
+		r->qprev->qnext = r->qnext;
+	else
+		qhead = r->qnext;
+	if (r->qnext)
+		r->qnext->qprev = r->qprev;
+	else
+		qtail = r->qprev;
+	r->qprev = r->qnext = NULL;
+}
+
+void ck_rfree(struct req *r)
+{
+	ck_dequeue(r);
+	ck_runhash(r);
+	free(r->buf);
+	free(r);
+}
+
+/* ---- Per-call state between the pre and post hooks ---- */
+
+struct ck_call cur;
+
+/* ck_started_sends remembers the persistent sends among hs[0..n) on entry (an
+ * MPI may give a request a new handle when it is started wrongly) and sends
+ * their piggybacks, ahead of their messages. */
+void ck_started_sends(MPI_Request *hs, int n)
+{
+	cur.nstarted = 0;
+	for (int i = 0; hs && i < n; i++) {
+		struct req *r = ck_rfind(hs[i]);
+		if (!r || r->kind != PSEND)
+			continue;
+		if (cur.nstarted == cur.capstarted) {
+			cur.capstarted = cur.capstarted ? 2 * cur.capstarted : 16;
+			cur.started = realloc(cur.started, cur.capstarted * sizeof *cur.started);
+		}
+		cur.started[cur.nstarted++] = r;
+		ck_send_pb(r->dest, r->tag, r->comm, r->type);
+	}
+}
+
+void ck_snapshot(const MPI_Request *rs, int n)
+{
+	if (n < 0 || !rs)
+		n = 0;
+	if (n > cur.capsnap) {
+		free(cur.snap);
+		cur.capsnap = n * 2;
+		cur.snap = malloc(cur.capsnap * sizeof *cur.snap);
+	}
+	if (n)
+		memcpy(cur.snap, rs, n * sizeof *rs);
+	cur.nsnap = n;
+}
+
+/* ck_statuses makes *p (a statuses argument) a real array of n. */
+void ck_statuses(MPI_Status **p, int n)
+{
+	cur.user_sts = *p;
+	if (*p != MPI_STATUSES_IGNORE)
+		return;
+	if (n > cur.capsts) {
+		free(cur.sts);
+		cur.capsts = n * 2;
+		cur.sts = malloc(cur.capsts * sizeof *cur.sts);
+	}
+	*p = cur.sts;
+}

@@ -1,0 +1,168 @@
+/*
+ * How a rank ends badly: the crash signals (recorded with the faulting
+ * call stack, then handed on to whoever handled them before), and the
+ * errors an MPI call raises under MPI_ERRORS_ARE_FATAL or returns.
+ */
+#define _GNU_SOURCE
+#include "record.h"
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+
+static struct sigaction old_actions[32];
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+/* The callers of a crashing frame recorded with the signal. */
+#define CRASH_FRAMES 32
+
+/* crash_stack sets f to the return addresses of the frames that called the
+ * one interrupted at pc, innermost first, and returns how many. backtrace
+ * (libgcc's unwinder, loaded at start-up) walks from this handler through
+ * the kernel's signal frame, whose unwind information restores the
+ * registers saved in the signal's ucontext: the frame after it is the
+ * interrupted one, at exactly pc, and its callers follow. When the unwinder
+ * cannot go on from pc (a jump to address 0, code without unwind tables),
+ * the return address on top of the interrupted stack is its caller, if a
+ * call just happened. */
+static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
+{
+	void *bt[CRASH_FRAMES + 8];
+	int n = backtrace(bt, CRASH_FRAMES + 8), k = 0;
+	for (int i = 0; i < n; i++)
+		if ((uint64_t)(uintptr_t)bt[i] == pc) {
+			for (int j = i + 1; j < n && k < CRASH_FRAMES; j++)
+				f[k++] = (uint64_t)(uintptr_t)bt[j];
+			return k;
+		}
+	Dl_info d;
+	if (sp && (pc == 0 || !dladdr((void *)(uintptr_t)pc, &d)) && dladdr((void *)(uintptr_t)*(uint64_t *)(uintptr_t)sp, &d))
+		f[k++] = *(uint64_t *)(uintptr_t)sp;
+	return k;
+}
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	/* a fault a service caused (a protected page of a pending nonblocking
+	 * buffer), not a crash */
+	if (sig == SIGSEGV && mpivet_service_fault(si, uc))
+		return;
+	uint64_t pc = 0, sp = 0;
+#if defined(__x86_64__)
+	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
+	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.sp;
+#endif
+	if (mpivet_on) {
+		uint64_t f[CRASH_FRAMES], off;
+		int n = crash_stack(pc, sp, f);
+		uint64_t *w = mpivet_begin(3 + n, &off);
+		if (w) {
+			w[0] = (uint64_t)sig;
+			w[1] = pc;
+			w[2] = MPIVET_A(si ? si->si_addr : 0);
+			memcpy(w + 3, f, n * sizeof *f);
+			mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
+		}
+	}
+	/* Hand the signal on to whoever had it before us (MPI's own handler, or
+	 * the default action). */
+	struct sigaction *old = &old_actions[sig];
+	sigaction(sig, old, NULL);
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+		old->sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		return;
+	}
+	/* A fault re-executes and now takes the default action; a sent signal is
+	 * raised again. */
+	if (!si || si->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
+}
+
+/* mpivet_install_crash_handlers puts on_crash in front of whatever handles the
+ * crash signals now. It runs when the layer loads and again after MPI_Init,
+ * because MPIs install handlers of their own there; on_crash hands on to
+ * them, never to itself. */
+void mpivet_install_crash_handlers(void)
+{
+	struct sigaction sa, cur;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+		int sig = crash_signals[i];
+		if (sigaction(sig, NULL, &cur) != 0)
+			continue;
+		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_crash)
+			continue; /* still ours */
+		old_actions[sig] = cur;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+/* ---- Fatal errors ----
+ *
+ * With the default handler, MPI_ERRORS_ARE_FATAL, an error ends the job
+ * inside the call that failed, and what the MPI prints about it may never
+ * reach mpivet (MPICH's launcher kills the ranks quickly). So the layer puts
+ * its own handler on MPI_COMM_WORLD and MPI_COMM_SELF, which communicators
+ * created from them inherit: it logs the error with the call the thread is
+ * in, then hands the error to MPI_ERRORS_ARE_FATAL, which ends the job as it
+ * would have. A handler the program sets replaces it. */
+
+static void record_error(unsigned call, int rc, uint64_t pc, int fatal);
+
+static void fatal_error(MPI_Comm *comm, int *code, ...)
+{
+	uint64_t *s = mpivet_slot;
+	if (s && s[MPIVET_STATE_STATUS] == 1) { /* inside a call: its entry record */
+		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD]
+									     : (const uint64_t *)(mpivet_base + s[MPIVET_STATE_LOGREF]);
+		record_error(e[0] >> 32 & 0xffff, *code, e[1], 1);
+	}
+	PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
+	PMPI_Comm_call_errhandler(*comm, *code);
+	PMPI_Abort(*comm, *code); /* not reached */
+}
+
+/* mpivet_install_error_handler puts the layer's handler on the
+ * communicators that have MPI_ERRORS_ARE_FATAL, once MPI is initialised. */
+void mpivet_install_error_handler(void)
+{
+	MPI_Errhandler eh, old;
+	if (PMPI_Comm_create_errhandler(fatal_error, &eh) != MPI_SUCCESS)
+		return;
+	MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+	for (int i = 0; i < 2; i++) {
+		if (PMPI_Comm_get_errhandler(comms[i], &old) != MPI_SUCCESS)
+			continue;
+		if (old == MPI_ERRORS_ARE_FATAL) /* predefined: no reference to free */
+			PMPI_Comm_set_errhandler(comms[i], eh);
+	}
+	PMPI_Errhandler_free(&eh);
+}
+
+/* record_error logs an error of call at pc, with its class; fatal: raised
+ * to MPI_ERRORS_ARE_FATAL, which ends the job. Rare, so it may take a call
+ * into MPI. */
+static void record_error(unsigned call, int rc, uint64_t pc, int fatal)
+{
+	int class = rc;
+	PMPI_Error_class(rc, &class);
+	uint64_t w[] = {call, (uint64_t)(int64_t)rc, (uint64_t)(int64_t)class, pc, (uint64_t)fatal};
+	mpivet_meta(MPIVET_META_ERROR, w, 5);
+}
+
+/* mpivet_error records an error an MPI call returned (the program's error
+ * handler let it return). */
+void mpivet_error(unsigned call, int rc, uint64_t pc) { record_error(call, rc, pc, 0); }
