@@ -492,4 +492,5 @@ const (
 	ConfSync      = "sync"      // always: write records back as if on another host (tests)
 	ConfDecisions = "decisions" // PATH of the decision file of a guided replay
 	ConfExpect    = "expect"    // PATH of the file a replay compares its calls with (divergence)
+	ConfVader     = "vader"     // MECHANISM:EAGER_LIMIT of Open MPI's shared-memory transport (mpi.SharedMemory)
 )

@@ -182,6 +182,13 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if s.Opts.Clocks != "" {
 		conf += "clocks=" + s.Opts.Clocks + "\n"
 	}
+	// The buffer checker must know which messages a peer's kernel copies
+	// (Open MPI's vader: ompi_info answers once, cached, for every rank).
+	if !strings.HasPrefix(s.Opts.Buffers, "off") {
+		if sm, ok := s.MPI.SharedMemory(layer.CacheDir()); ok {
+			conf += sm.Conf()
+		}
+	}
 	if s.Opts.GDBRank {
 		conf += fmt.Sprintf("gdb=%d\n", s.Opts.GDB)
 	}

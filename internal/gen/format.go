@@ -63,6 +63,7 @@ var formatConsts = []struct {
 var confKeys = []struct{ name, key string }{
 	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
+	{"VADER", api.ConfVader},
 }
 
 // genFormat writes generated/format.h.

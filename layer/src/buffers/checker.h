@@ -156,10 +156,19 @@ static inline uint64_t tsc(void)
 #endif
 }
 
-/* since returns the nanoseconds since tsc() returned t0 (0 until calibrated). */
+/* since returns the nanoseconds since tsc() returned t0 (0 until
+ * calibrated), at most SAMPLE_MAX_NS. The checker's hooks, mprotect calls
+ * and single steps take microseconds; a longer sample is the rank being
+ * descheduled in between (a loaded host, more ranks than cores), which the
+ * checker did not cost the program and which would otherwise spend the
+ * watching budget and the stepping allowance for nothing. */
+#define SAMPLE_MAX_NS 200000u
 static inline uint64_t since(uint64_t t0)
 {
-	return tsc_per_ns > 0 ? (uint64_t)((double)(tsc() - t0) / tsc_per_ns) : 0;
+	if (tsc_per_ns <= 0)
+		return 0;
+	uint64_t ns = (uint64_t)((double)(tsc() - t0) / tsc_per_ns);
+	return ns < SAMPLE_MAX_NS ? ns : SAMPLE_MAX_NS;
 }
 
 /* add_spent adds ns to spent_ns. An atomic add would be a fence on every
@@ -261,6 +270,7 @@ void bc_start(uint64_t h, uint64_t out, uint64_t logref);
 /* Which messages a peer's kernel copies (setup.c, detect_peer_copies), and
  * whether every rank is on this host (lazy_host: operations.c). */
 extern int64_t peer_copy_min;
+extern const char *peer_copy_from; /* where it came from (statistics) */
 extern int peer_writes;
 extern int lazy_host;
 

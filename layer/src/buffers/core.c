@@ -128,6 +128,7 @@ struct span *spans, *old_spans;
 int nspans, capspans, cap_old;
 int lazy_host;
 int64_t peer_copy_min;
+const char *peer_copy_from = "default";
 int peer_writes;
 uintptr_t mpi_pages[MAX_LISTED];
 int nmpi_pages;

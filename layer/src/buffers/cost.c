@@ -45,9 +45,9 @@ void bc_prot(uintptr_t lo, uintptr_t len, int p, int why)
 void bc_print_stats(void)
 {
 	char line[1024];
-	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: lock=%s spent_ms=%llu watched=%llu/%llu peer_copy_min=%lld", (int)getpid(),
+	int n = snprintf(line, sizeof line, "mpivet buffers stats, pid %d: lock=%s spent_ms=%llu watched=%llu/%llu peer_copy_min=%lld(%s)", (int)getpid(),
 			 asym ? "asymmetric" : "spin", (unsigned long long)(spent_ns / 1000000), (unsigned long long)n_watched,
-			 (unsigned long long)n_started, (long long)peer_copy_min);
+			 (unsigned long long)n_started, (long long)peer_copy_min, peer_copy_from);
 	for (int i = 0; i < NSTATS && n < (int)sizeof line - 40; i++)
 		if (stats[i])
 			n += snprintf(line + n, sizeof line - n, " %s=%llu", stat_names[i], (unsigned long long)stats[i]);

@@ -128,13 +128,41 @@ static void min_size(const char *s, int64_t div, int64_t *min)
  * receives of that size are not watched. detect_peer_copies sets these when
  * MPI is initialised; until then, and for a transport it does not know, every
  * send may be copied by a peer. */
+/* vader_from_conf sets *min from layer.conf's vader=MECHANISM:EAGER_LIMIT,
+ * which mpivet read with ompi_info (mpi.SharedMemory), and says whether it
+ * did: Open MPI's MPI_T_init_thread, the other way to learn them, costs each
+ * rank about 0.2 s. The line holds what mpivet's environment gives; MCA
+ * settings that reach the rank another way (mpirun --mca, -x, a launcher's
+ * environment) may change them, so the rank asks MPI_T when it sees any. */
+static int vader_from_conf(int64_t *min)
+{
+	const char *v = mpivet_conf(MPIVET_CONF_VADER);
+	if (!v)
+		return 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "OMPI_MCA_", 9) == 0 &&
+		    (strncmp(*e + 9, "btl_", 4) == 0 || strstr(*e, "param_files") || strncmp(*e + 9, "mca_base_", 9) == 0))
+			return 0;
+	char mech[32];
+	long long eager;
+	if (sscanf(v, "%31[^:]:%lld", mech, &eager) != 2)
+		return 0;
+	if (strcmp(mech, "none") != 0)
+		*min = eager > 64 ? eager - 64 : 0;
+	return 1;
+}
+
 /* detect_peer_copies finds which messages the MPI's transports copy with a
  * peer's kernel (see peer_copy_min), once MPI is initialised. */
 static void detect_peer_copies(void)
 {
 	int64_t min = INT64_MAX;
 	int known = 0, prov;
-	if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS) {
+	if (vader_from_conf(&min)) {
+		known = 1;
+		peer_copy_from = "conf";
+	} else if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS) {
+		peer_copy_from = "mpi_t";
 		/* Open MPI's vader BTL: messages above its eager limit (the limit
 		 * includes the PML's header) go by single copy unless it has none. */
 		long long mech, eager;

@@ -98,5 +98,6 @@
 #define MPIVET_CONF_SYNC "sync"
 #define MPIVET_CONF_DECISIONS "decisions"
 #define MPIVET_CONF_EXPECT "expect"
+#define MPIVET_CONF_VADER "vader"
 
 #endif
