@@ -48,14 +48,20 @@ var apps = []app{
 type appVariant struct {
 	name  string
 	flags []string // nil: native
+	// long: only for applications whose whole default run is not timed
+	// (app.long), to show what several interleavings cost.
+	long bool
 }
 
 var appVariants = []appVariant{
-	{"native", nil},
-	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}},
-	{"first", []string{"--max-interleavings=1"}}, // the default run's first interleaving, buffering check included
-	{"default", []string{}},
-	{"no-buffers", []string{"--buffers=off"}}, // the default but for the nonblocking-buffer checker
+	{"native", nil, false},
+	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}, false},
+	{"first", []string{"--max-interleavings=1"}, false}, // the default run's first interleaving, buffering check included
+	{"default", []string{}, false},
+	{"no-buffers", []string{"--buffers=off"}, false}, // the default but for the nonblocking-buffer checker
+	// ten interleavings of the default run: mpivet's memory must not grow
+	// with the interleavings explored (records of clean ones are deleted).
+	{"ten", []string{"--max-interleavings=10"}, true},
 }
 
 // appSample is one run: wall time, mpivet's peak resident memory, the size
@@ -87,7 +93,7 @@ func runApps(work string, reps int, match *regexp.Regexp) {
 		samples := map[string][]appSample{}
 		for i := 0; i < reps; i++ {
 			for _, v := range appVariants {
-				if v.name == "default" && a.long != "" {
+				if (v.name == "default" && a.long != "") || (v.long && a.long == "") {
 					continue
 				}
 				s, err := runApp(a, v, mpivet, filepath.Join(work, fmt.Sprintf("%s-%s-%d", a.name, v.name, i)))
@@ -99,6 +105,9 @@ func runApps(work string, reps int, match *regexp.Regexp) {
 		}
 		native := medianSample(samples["native"])
 		for _, v := range appVariants {
+			if v.long && a.long == "" {
+				continue
+			}
 			if len(samples[v.name]) == 0 {
 				fmt.Printf("%-12s %-10s (not timed: %s)\n", a.name, v.name, a.long)
 				continue
