@@ -5,6 +5,7 @@
 #include "../buffers/buffers.h"
 #include "../clocks/clocks.h"
 #include "../signatures/signature.h"
+#include "../arguments/arguments.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5222,6 +5223,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
@@ -5243,6 +5246,8 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
@@ -5264,6 +5269,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
@@ -5285,6 +5292,8 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
@@ -5307,6 +5316,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
@@ -5329,6 +5340,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
@@ -5351,6 +5364,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
@@ -5372,6 +5387,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
@@ -5393,6 +5410,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
@@ -5414,6 +5433,8 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
@@ -5435,6 +5456,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
@@ -5456,6 +5479,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
@@ -5477,6 +5502,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
@@ -5498,6 +5525,8 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -5519,6 +5548,8 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
@@ -5540,6 +5571,8 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -5561,6 +5594,8 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
@@ -5583,6 +5618,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Probe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
@@ -5605,6 +5642,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
@@ -5627,6 +5666,8 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
@@ -5649,6 +5690,8 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
@@ -5671,6 +5714,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
@@ -5692,6 +5737,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
@@ -6033,6 +6080,8 @@ int MPI_Barrier(MPI_Comm comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	int rc_ = PMPI_Barrier(comm);
@@ -6054,6 +6103,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
@@ -6076,6 +6127,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
@@ -6098,6 +6151,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
@@ -6120,6 +6175,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
@@ -6142,6 +6199,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
@@ -6164,6 +6223,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
@@ -6186,6 +6247,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
@@ -6208,6 +6271,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
@@ -6230,6 +6295,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
@@ -6252,6 +6319,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -6273,6 +6342,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
@@ -6295,6 +6366,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
@@ -6317,6 +6390,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
@@ -6339,6 +6414,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
@@ -6361,6 +6438,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
@@ -6383,6 +6462,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
@@ -6405,6 +6486,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
@@ -6427,6 +6510,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
@@ -6449,6 +6534,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
@@ -6471,6 +6558,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
@@ -6493,6 +6582,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -6514,6 +6605,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	int rc_ = PMPI_Ibarrier(comm, request);
@@ -6535,6 +6628,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -6557,6 +6652,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Igather, e_, k_);
@@ -6579,6 +6676,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -6601,6 +6700,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -6623,6 +6724,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -6645,6 +6748,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -6667,6 +6772,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -6689,6 +6796,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -6711,6 +6820,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -6733,6 +6844,8 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -6754,6 +6867,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -6776,6 +6891,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -6798,6 +6915,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -6820,6 +6939,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -6842,6 +6963,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -6864,6 +6987,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -6886,6 +7011,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -6908,6 +7035,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -6930,6 +7059,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -6952,6 +7083,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -6974,6 +7107,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -6995,9 +7130,13 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7018,9 +7157,13 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7041,9 +7184,13 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_idup, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7062,9 +7209,13 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7085,9 +7236,13 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7108,9 +7263,13 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7131,9 +7290,13 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7154,9 +7317,13 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7177,9 +7344,13 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7200,9 +7371,13 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7223,9 +7398,13 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7246,9 +7425,13 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7269,9 +7452,13 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7292,9 +7479,13 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7315,9 +7506,13 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	int rc_ = PMPI_Comm_free(comm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7336,9 +7531,13 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	int rc_ = PMPI_Comm_disconnect(comm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7356,6 +7555,9 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_group, k_);
 	int rc_ = PMPI_Comm_group(comm, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
@@ -7372,6 +7574,9 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_remote_group, k_);
 	int rc_ = PMPI_Comm_remote_group(comm, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
@@ -7516,7 +7721,12 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_);
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7532,7 +7742,12 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_);
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7548,7 +7763,12 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_);
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7564,7 +7784,12 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_);
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7580,7 +7805,12 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_);
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7596,7 +7826,12 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_);
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7612,7 +7847,12 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_);
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7628,7 +7868,12 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_);
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7644,7 +7889,12 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_);
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7660,7 +7910,12 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_);
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7676,7 +7931,12 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_);
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7692,7 +7952,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_);
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7708,7 +7973,12 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_commit, k_);
 	int rc_ = PMPI_Type_commit(datatype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_commit, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
@@ -7725,9 +7995,13 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	int rc_ = PMPI_Type_free(datatype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -7745,7 +8019,12 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_);
 	int rc_ = PMPI_Op_create(user_fn, commute, op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
@@ -7761,7 +8040,12 @@ int MPI_Op_free(MPI_Op *op)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(op), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	void *k_[] = {(void *)&op};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Op_free, k_);
 	int rc_ = PMPI_Op_free(op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_free, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_free(e_, rc_);
@@ -8705,6 +8989,8 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Send(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	}
@@ -8765,6 +9051,8 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Bsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	}
@@ -8822,6 +9110,8 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Ssend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	}
@@ -8879,6 +9169,8 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Rsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	}
@@ -8941,6 +9233,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9011,6 +9305,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9078,6 +9374,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9139,6 +9437,8 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Isend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	}
@@ -9202,6 +9502,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	}
@@ -9262,6 +9564,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Issend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	}
@@ -9322,6 +9626,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Irsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	}
@@ -9384,6 +9690,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9446,6 +9754,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Send_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	}
@@ -9509,6 +9819,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	}
@@ -9569,6 +9881,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	}
@@ -9629,6 +9943,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	}
@@ -9691,6 +10007,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9754,6 +10072,8 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Probe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9817,6 +10137,8 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9881,6 +10203,8 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -9947,6 +10271,8 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
@@ -10011,6 +10337,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
 	uint64_t e_ = mpivet_in_MPI_Mrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	}
@@ -10068,6 +10396,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Imrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	}
@@ -11199,6 +11529,8 @@ static void mpivet_f_MPI_Barrier(mpivet_ft_MPI_Barrier real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Barrier(pc_, MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	}
@@ -11255,6 +11587,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Bcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
@@ -11314,6 +11648,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Gather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
@@ -11374,6 +11710,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Gatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
@@ -11433,6 +11771,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
@@ -11493,6 +11833,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
@@ -11551,6 +11893,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
@@ -11610,6 +11954,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
@@ -11668,6 +12014,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
@@ -11728,6 +12076,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
@@ -11788,6 +12138,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
@@ -11846,6 +12198,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
@@ -11903,6 +12257,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
@@ -11960,6 +12316,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
@@ -12017,6 +12375,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
@@ -12074,6 +12434,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
@@ -12131,6 +12493,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Exscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
@@ -12189,6 +12553,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
@@ -12248,6 +12614,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
@@ -12306,6 +12674,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
@@ -12366,6 +12736,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
@@ -12426,6 +12798,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
@@ -12479,6 +12853,8 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(pc_, MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	}
@@ -12538,6 +12914,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	}
@@ -12600,6 +12978,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Igather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	}
@@ -12663,6 +13043,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Igatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	}
@@ -12725,6 +13107,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	}
@@ -12788,6 +13172,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	}
@@ -12849,6 +13235,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	}
@@ -12911,6 +13299,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	}
@@ -12972,6 +13362,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	}
@@ -13035,6 +13427,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	}
@@ -13098,6 +13492,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	}
@@ -13159,6 +13555,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	}
@@ -13219,6 +13617,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	}
@@ -13279,6 +13679,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	}
@@ -13339,6 +13741,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	}
@@ -13399,6 +13803,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	}
@@ -13459,6 +13865,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iexscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	}
@@ -13520,6 +13928,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	}
@@ -13582,6 +13992,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	}
@@ -13643,6 +14055,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	}
@@ -13706,6 +14120,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	}
@@ -13769,6 +14185,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	}
@@ -13824,6 +14242,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	}
@@ -13831,6 +14251,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	}
@@ -13882,6 +14304,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	}
@@ -13889,6 +14313,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	}
@@ -13939,12 +14365,17 @@ static void mpivet_f_MPI_Comm_idup(mpivet_ft_MPI_Comm_idup real_, int f08_, uint
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_idup, k_);
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, pc_);
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -13991,6 +14422,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_create(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	}
@@ -13998,6 +14431,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	}
@@ -14050,6 +14485,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	}
@@ -14057,6 +14494,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	}
@@ -14109,6 +14548,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_split(pc_, MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	}
@@ -14116,6 +14557,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	}
@@ -14169,6 +14612,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(pc_, MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	}
@@ -14176,6 +14621,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	}
@@ -14230,6 +14677,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	MPI_Comm c_newintercomm = MPI_COMM_NULL, *newintercomm = &c_newintercomm;
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(pc_, MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(f_newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	}
@@ -14237,6 +14686,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	}
@@ -14288,6 +14739,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	MPI_Comm c_newintracomm = MPI_COMM_NULL, *newintracomm = &c_newintracomm;
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(pc_, MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(f_newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	}
@@ -14295,6 +14748,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newintracomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	}
@@ -14349,6 +14804,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	MPI_Comm c_comm_cart = MPI_COMM_NULL, *comm_cart = &c_comm_cart;
 	uint64_t e_ = mpivet_in_MPI_Cart_create(pc_, MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(f_comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	}
@@ -14356,6 +14813,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_cart = MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	}
@@ -14407,6 +14866,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(pc_, MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	}
@@ -14414,6 +14875,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	}
@@ -14468,6 +14931,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	MPI_Comm c_comm_graph = MPI_COMM_NULL, *comm_graph = &c_comm_graph;
 	uint64_t e_ = mpivet_in_MPI_Graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(f_comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	}
@@ -14475,6 +14940,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	}
@@ -14532,6 +14999,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	}
@@ -14539,6 +15008,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	}
@@ -14597,6 +15068,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(pc_, MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	}
@@ -14604,6 +15077,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	}
@@ -14653,11 +15128,15 @@ static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint
 	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
 	uint64_t e_ = mpivet_in_MPI_Comm_free(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	}
@@ -14705,11 +15184,15 @@ static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, in
 	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	}
@@ -14757,6 +15240,9 @@ static void mpivet_f_MPI_Comm_group(mpivet_ft_MPI_Comm_group real_, int f08_, ui
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
 	uint64_t e_ = mpivet_in_MPI_Comm_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_group, k_);
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -14805,6 +15291,9 @@ static void mpivet_f_MPI_Comm_remote_group(mpivet_ft_MPI_Comm_remote_group real_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Comm_remote_group, k_);
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -15246,10 +15735,15 @@ static void mpivet_f_MPI_Type_contiguous(mpivet_ft_MPI_Type_contiguous real_, in
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(pc_, MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_);
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15297,10 +15791,15 @@ static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, 
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_vector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_);
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15348,10 +15847,15 @@ static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector r
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_);
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15399,10 +15903,15 @@ static void mpivet_f_MPI_Type_indexed(mpivet_ft_MPI_Type_indexed real_, int f08_
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_);
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15450,10 +15959,15 @@ static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_);
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15501,10 +16015,15 @@ static void mpivet_f_MPI_Type_create_indexed_block(mpivet_ft_MPI_Type_create_ind
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_);
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15552,10 +16071,15 @@ static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hi
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_);
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15603,10 +16127,15 @@ static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct rea
 	void *array_of_types = f_array_of_types;
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_);
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15656,10 +16185,15 @@ static void mpivet_f_MPI_Type_create_subarray(mpivet_ft_MPI_Type_create_subarray
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(pc_, MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_);
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15712,10 +16246,15 @@ static void mpivet_f_MPI_Type_create_darray(mpivet_ft_MPI_Type_create_darray rea
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(pc_, MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_);
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15762,10 +16301,15 @@ static void mpivet_f_MPI_Type_create_resized(mpivet_ft_MPI_Type_create_resized r
 	MPI_Aint extent = *(MPI_Aint *)f_extent;
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(pc_, MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_);
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15810,10 +16354,15 @@ static void mpivet_f_MPI_Type_dup(mpivet_ft_MPI_Type_dup real_, int f08_, uint64
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_dup(pc_, MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&newtype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_);
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, pc_);
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -15857,9 +16406,14 @@ static void mpivet_f_MPI_Type_commit(mpivet_ft_MPI_Type_commit real_, int f08_, 
 	(void)f08_;
 	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
 	uint64_t e_ = mpivet_in_MPI_Type_commit(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_commit, k_);
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_commit, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, pc_);
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
@@ -15904,11 +16458,15 @@ static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint
 	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
 	uint64_t e_ = mpivet_in_MPI_Type_free(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	}
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	}
@@ -15957,10 +16515,15 @@ static void mpivet_f_MPI_Op_create(mpivet_ft_MPI_Op_create real_, int f08_, uint
 	int commute = *(MPI_Fint *)f_commute;
 	MPI_Op c_op = MPI_OP_NULL, *op = &c_op;
 	uint64_t e_ = mpivet_in_MPI_Op_create(pc_, MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(f_op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_);
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, pc_);
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
@@ -16004,8 +16567,13 @@ static void mpivet_f_MPI_Op_free(mpivet_ft_MPI_Op_free real_, int f08_, uint64_t
 	(void)f08_;
 	MPI_Op c_op = MPI_Op_f2c(*(MPI_Fint *)f_op), *op = &c_op;
 	uint64_t e_ = mpivet_in_MPI_Op_free(pc_, MPIVET_A(f_op), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	void *k_[] = {(void *)&op};
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_pre(MPIVET_ID_MPI_Op_free, k_);
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_free, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, pc_);
 	mpivet_out_MPI_Op_free(e_, rc_);
