@@ -132,8 +132,12 @@ func value(p *trace.Process, a trace.Argument, i int, v int64) string {
 		}
 		return fmt.Sprintf("%#x", uint64(v))
 	}
-	for _, n := range []string{"MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ANY_TAG", "MPI_ROOT", "MPI_UNDEFINED"} {
-		if c, ok := p.Const(n); ok && int64(int32(c)) == v && v < 0 {
+	consts := map[string][]string{ // the constants each may be
+		"source": {"MPI_ANY_SOURCE", "MPI_PROC_NULL"}, "dest": {"MPI_PROC_NULL"},
+		"tag": {"MPI_ANY_TAG"}, "recvtag": {"MPI_ANY_TAG"}, "root": {"MPI_ROOT", "MPI_PROC_NULL"},
+	}
+	for _, n := range consts[prm.Name] {
+		if c, ok := p.Const(n); ok && int64(int32(c)) == v {
 			return n
 		}
 	}
@@ -182,8 +186,12 @@ func message(p *trace.Process, a trace.Argument) string {
 	case api.ArgOpFreed:
 		return fmt.Sprintf("%s is an operation already freed by MPI_Op_free", arg)
 	case api.ArgOpType:
-		return fmt.Sprintf("%s is not defined for the datatype %s=%s (MPI 4.0 §6.9.2)", arg,
-			paramName(a, a.Other), check.HandleName(p, uint64(a.OtherValue)))
+		t := check.HandleName(p, uint64(a.OtherValue))
+		if len(p.Consts[uint64(a.OtherValue)]) == 0 {
+			return fmt.Sprintf("%s is not defined for the derived datatype %s=%s: predefined operations apply to predefined datatypes (MPI 4.0 §6.9.2; a user operation, MPI_Op_create, takes any)",
+				arg, paramName(a, a.Other), t)
+		}
+		return fmt.Sprintf("%s is not defined for the datatype %s=%s (MPI 4.0 §6.9.2)", arg, paramName(a, a.Other), t)
 	case api.ArgBufferNull:
 		return fmt.Sprintf("%s with %s=%d elements of a predefined datatype", arg, paramName(a, a.Other), a.OtherValue)
 	case api.ArgOverlap:

@@ -144,8 +144,20 @@ func argsLife(c *api.Call) bool {
 // (and before the other hooks, which would pass them to the MPI first).
 func argsPre(w writer, c *api.Call) {
 	if argsChecked(c) {
-		w("\tif (__builtin_expect(mpivet_args_on, 1))\n\t\tmpivet_args_pre(MPIVET_ID_%s, k_);\n", c.Name)
+		w("\tint bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_%s, k_) : 0;\n\t(void)bad_;\n", c.Name)
 	}
+}
+
+// ckOn is the condition under which the wrapper of c calls the clock
+// protocol's hooks: not for a call whose handles the argument checks found
+// invalid (null, freed), which the hooks would give to the MPI themselves
+// (a freed datatype's signature, a freed communicator's piggyback) and
+// crash in the layer before the MPI says anything.
+func ckOn(c *api.Call) string {
+	if argsChecked(c) {
+		return "mpivet_ck_on && !bad_"
+	}
+	return "mpivet_ck_on"
 }
 
 // argsPost writes the call that tells the checks what the call made or freed.

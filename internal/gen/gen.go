@@ -673,8 +673,10 @@ func genC(w writer, c *api.Call) {
 		// The clock protocol (clocks/) sees the parameters by address: it
 		// rewrites the source of a guided wildcard receive, supplies status
 		// arrays, and piggybacks clocks around the call.
-		w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
-		if collTyped(c) {
+		w("\tif (__builtin_expect(%s, 0))\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", ckOn(c), c.Name)
+		if collTyped(c) && argsChecked(c) {
+			w("\tif (!bad_)\n\t\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
+		} else if collTyped(c) {
 			w("\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
 		}
 	}
@@ -691,7 +693,7 @@ func genC(w writer, c *api.Call) {
 		if c.Has("init") { // where the protocol starts
 			w("\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
 		} else {
-			w("\tif (__builtin_expect(mpivet_ck_on, 0))\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+			w("\tif (__builtin_expect(%s, 0))\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", ckOn(c), c.Name)
 		}
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
@@ -1003,7 +1005,7 @@ func genFortran(w writer, c *api.Call) {
 		}
 		w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
 		argsPre(w, c)
-		w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
+		w("\tif (__builtin_expect(%s, 0)) {\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", ckOn(c), c.Name)
 		for _, p := range ps {
 			if rewritable(p) {
 				w("\t\tif ((w_%s = %s) != %s)\n\t\t\ta_%s = &w_%s;\n", p.Name, p.Name, fint(p), p.Name, p.Name)
@@ -1074,7 +1076,7 @@ func genFortran(w writer, c *api.Call) {
 		if c.Has("init") { // where the protocol starts
 			w("\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
 		} else {
-			w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
+			w("\tif (__builtin_expect(%s, 0)) {\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", ckOn(c), c.Name)
 			writeBack("\t\t")
 			w("\t}\n")
 		}

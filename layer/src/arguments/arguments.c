@@ -22,9 +22,8 @@
  *   - datatypes not MPI_DATATYPE_NULL, not freed, committed when they
  *     describe data (constructors take uncommitted ones);
  *   - operations not MPI_OP_NULL, not freed, and a predefined operation
- *     only on the datatypes it is defined for (§6.9.2: MPI_SUM on C
- *     integers, Fortran integers, floating point, complex ...), for
- *     predefined datatypes;
+ *     only on the predefined datatypes it is defined for (§6.9.2: MPI_SUM
+ *     on C integers, Fortran integers, floating point, complex ...);
  *   - no NULL buffer for a non-zero count of a predefined datatype (NULL is
  *     MPI_BOTTOM, fine with a datatype of absolute addresses);
  *   - MPI_IN_PLACE only where a collective allows it (§6.2.1); never in
@@ -47,11 +46,14 @@ int mpivet_args_on;
 static int tag_ub = -1;
 static __thread uint64_t freeing;  /* the handle the call in progress frees */
 static __thread int freeing_kind;
+static __thread int bad_handle; /* the call in progress has an invalid handle */
 
 /* report logs the broken rule: the parameter (its index in the call), its
  * value, the limit it broke, and another parameter it is about (-1: none). */
 static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
 {
+	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
+		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED;
 	struct obj *seen = args_put(OBJ_SITE, mpivet_call_pc * 31 + (uint64_t)param * 16 + (uint64_t)rule);
 	if (seen && seen->state == OBJ_LIVE)
 		return;
@@ -199,10 +201,12 @@ static void check_op(unsigned call, int ko, void *const *k, int kt, const struct
 		report(call, ko, MPIVET_ARG_OP_FREED, (int64_t)MPIVET_H(op), 0, -1, 0);
 		return;
 	}
-	if (o || !type || type->state != OBJ_PREDEFINED || type->cls == C_UNKNOWN)
-		return;
 	int allowed = op_classes(op);
-	if (allowed >= 0 && !(allowed & type->cls))
+	if (o || allowed < 0 || !type)
+		return;
+	/* predefined operations apply to predefined datatypes only (and the
+	 * pairs of MPI_MAXLOC, MPI_MINLOC): both MPIs refuse a derived one */
+	if (type->state != OBJ_PREDEFINED || (type->cls != C_UNKNOWN && !(allowed & type->cls)))
 		report(call, ko, MPIVET_ARG_OP_TYPE, (int64_t)MPIVET_H(op), (int64_t)type->h, kt, (int64_t)type->h);
 }
 
@@ -403,8 +407,9 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 
 /* ---- The hooks ---- */
 
-void mpivet_args_pre(unsigned call, void *const *k)
+int mpivet_args_pre(unsigned call, void *const *k)
 {
+	bad_handle = 0;
 	args_lock();
 	int kc = mpivet_call_k_comm[call];
 	const struct obj *c = kc >= 0 ? check_comm(call, kc, k) : NULL;
@@ -439,6 +444,7 @@ void mpivet_args_pre(unsigned call, void *const *k)
 		freeing_kind = kind;
 	}
 	args_unlock();
+	return bad_handle;
 }
 
 void mpivet_args_post(unsigned call, void *const *k, int rc)

@@ -18,8 +18,10 @@
 
 extern int mpivet_args_on; /* the checks run (layer.conf arguments=off: not) */
 
-/* k[i] points to parameter i of the call, as for the clock protocol's hooks. */
-void mpivet_args_pre(unsigned call, void *const *k);
+/* k[i] points to parameter i of the call, as for the clock protocol's hooks.
+ * mpivet_args_pre gives 1 if a handle is not one (null, freed): the other
+ * hooks then leave the call alone rather than give it to the MPI first. */
+int mpivet_args_pre(unsigned call, void *const *k);
 void mpivet_args_post(unsigned call, void *const *k, int rc);
 
 #endif
