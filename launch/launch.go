@@ -38,6 +38,7 @@ type Options struct {
 	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
 	Buffers    string // "off": do not check pending nonblocking buffers; "precise": single-step every access; "" or "on": within a time allowance
 	Clocks     string // "lamport" (default), "vector", or "off": the clock protocol that finds alternative matches
+	Arguments  string // "off": do not check calls' arguments (layer/src/arguments); "" or "on": check them
 	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
 	GDBRank    bool
 	Env        []string // more environment for the program's ranks (NAME=value)
@@ -181,6 +182,9 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	if s.Opts.Clocks != "" {
 		conf += "clocks=" + s.Opts.Clocks + "\n"
+	}
+	if s.Opts.Arguments == "off" {
+		conf += "arguments=off\n"
 	}
 	// The buffer checker must know which messages a peer's kernel copies
 	// (Open MPI's vader: ompi_info answers once, cached, for every rank).

@@ -66,6 +66,7 @@ type runFlags struct {
 	noColor  bool
 	buffer   string
 	buffers  string
+	args     string // --arguments: on, off (layer/src/arguments)
 	bufCheck string
 
 	clocks           string
@@ -109,6 +110,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
 	fl.StringVar(&f.bufCheck, "buffering-check", "auto", "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look")
 	fl.Lookup("buffering-check").NoOptDefVal = "auto"
+	fl.StringVar(&f.args, "arguments", "on", "`on`: check every MPI call's arguments before the MPI sees them (invalid-argument); off: do not")
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
 	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
@@ -146,6 +148,9 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	if f.buffers != "on" && f.buffers != "off" && f.buffers != "precise" {
 		return exitFailure, fmt.Errorf("--buffers=%s: must be on, precise or off", f.buffers)
 	}
+	if f.args != "on" && f.args != "off" {
+		return exitFailure, fmt.Errorf("--arguments=%s: must be on or off", f.args)
+	}
 	switch f.bufCheck {
 	case "auto", "true":
 		f.bufCheck = "auto"
@@ -176,7 +181,7 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 // stops the ranks and reports what it found so far, as incomplete.
 func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
-		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
+		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0, Arguments: f.args,
 		Stalled: stall.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}
