@@ -98,6 +98,7 @@ func main() {
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
+	flag.StringVar(&arguments, "arguments", "on", "mpivet's --arguments setting for the mpivet runs (off: what the argument checks cost, against on)")
 	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
 	flag.Parse()
 	match, err := regexp.Compile(*only)
@@ -146,6 +147,7 @@ func main() {
 }
 
 var buffers string
+var arguments string
 
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
@@ -158,7 +160,7 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
 	}
 	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Buffers: bufs, Clocks: b.clocks, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+		Buffers: bufs, Clocks: b.clocks, Arguments: arguments, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
 	if err != nil {
 		return nil, nil, err
 	}

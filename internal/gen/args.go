@@ -166,3 +166,18 @@ func argsPost(w writer, c *api.Call) {
 		w("\tif (__builtin_expect(mpivet_args_on, 1))\n\t\tmpivet_args_post(MPIVET_ID_%s, k_, rc_);\n", c.Name)
 	}
 }
+
+// zeroSync writes, for a blocking collective with data, the barrier that
+// makes it synchronise under zero buffering (--buffering=zero): the
+// standard lets every collective synchronise, and an MPI's MPI_Bcast,
+// MPI_Reduce, MPI_Gather... of a small message mostly does not, so a
+// program that relies on the root leaving early would pass the zero
+// buffering run. Every member must call the collective anyway: the barrier
+// adds no wait a correct program does not allow. (Barriers, communicator
+// constructors and nonblocking collectives are left as they are.)
+func zeroSync(w writer, c *api.Call) {
+	if !collData(c) || !c.Has("blocking") || c.Param("comm") < 0 {
+		return
+	}
+	w("\tif (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)\n\t\tPMPI_Barrier(comm);\n")
+}

@@ -680,6 +680,7 @@ func genC(w writer, c *api.Call) {
 			w("\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
 		}
 	}
+	zeroSync(w, c)
 	if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
 	} else {
@@ -1014,6 +1015,7 @@ func genFortran(w writer, c *api.Call) {
 		writeBack("\t\t")
 		w("\t}\n")
 	}
+	zeroSync(w, c)
 	if c.Sync != "" {
 		// Under zero buffering, the MPI's binding of the synchronous send.
 		w("\tstatic mpivet_ft_%s sync_[2];\n", c.Name)

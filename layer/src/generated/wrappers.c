@@ -6109,6 +6109,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
@@ -6134,6 +6136,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
@@ -6159,6 +6163,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
@@ -6184,6 +6190,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
@@ -6209,6 +6217,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
@@ -6234,6 +6244,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
@@ -6259,6 +6271,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
@@ -6284,6 +6298,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
@@ -6309,6 +6325,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
@@ -6332,6 +6350,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
@@ -6357,6 +6377,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
@@ -6382,6 +6404,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
@@ -6407,6 +6431,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
@@ -6432,6 +6458,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
@@ -6457,6 +6485,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
@@ -6482,6 +6512,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
@@ -6507,6 +6539,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
@@ -6532,6 +6566,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
@@ -6557,6 +6593,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
@@ -6582,6 +6620,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
@@ -6605,6 +6645,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
@@ -11630,6 +11672,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11691,6 +11735,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11753,6 +11799,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11814,6 +11862,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11876,6 +11926,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11936,6 +11988,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11997,6 +12051,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12057,6 +12113,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12119,6 +12177,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12181,6 +12241,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12241,6 +12303,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12300,6 +12364,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12359,6 +12425,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12418,6 +12486,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12477,6 +12547,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12536,6 +12608,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12596,6 +12670,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12657,6 +12733,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12717,6 +12795,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12779,6 +12859,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -12841,6 +12923,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
