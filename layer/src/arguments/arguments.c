@@ -44,9 +44,9 @@
 
 int mpivet_args_on;
 static int tag_ub = -1;
-static __thread uint64_t freeing;  /* the handle the call in progress frees */
-static __thread int freeing_kind;
-static __thread int bad_handle; /* the call in progress has an invalid handle */
+static __thread uint64_t freeing __attribute__((tls_model("initial-exec"))); /* the handle the call in progress frees */
+static __thread int freeing_kind __attribute__((tls_model("initial-exec")));
+static __thread int bad_handle __attribute__((tls_model("initial-exec"))); /* the call in progress has an invalid handle */
 
 /* report logs the broken rule: the parameter (its index in the call), its
  * value, the limit it broke, and another parameter it is about (-1: none). */
@@ -246,25 +246,33 @@ static void check_tag(unsigned call, int kt, void *const *k, int any)
 
 /* ---- Buffers ---- */
 
-/* span gives the bytes n elements of t at buf cover: [lo, hi). */
-static int span(uint64_t buf, int64_t n, MPI_Datatype t, uint64_t *lo, uint64_t *hi)
+/* span gives the bytes n elements of datatype t (its entry o) at buf
+ * cover: [lo, hi). The extents are asked of the MPI once per datatype. */
+static int span(uint64_t buf, int64_t n, MPI_Datatype t, struct obj *o, uint64_t *lo, uint64_t *hi)
 {
-	MPI_Aint lb, extent, tlb, textent;
-	if (n <= 0 || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
-	    PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS || textent <= 0)
+	if (n <= 0 || !o)
 		return 0;
-	*lo = buf + (uint64_t)tlb;
-	*hi = *lo + (uint64_t)((n - 1) * extent + textent);
-	if (extent < 0) /* a negative extent lays the elements downwards */
-		*lo += (uint64_t)((n - 1) * extent), *hi = buf + (uint64_t)(tlb + textent);
+	if (!o->spans) {
+		MPI_Aint lb, extent, tlb, textent;
+		if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+			return 0;
+		o->lb = lb, o->extent = extent, o->tlb = tlb, o->textent = textent;
+		o->spans = 1;
+	}
+	if (o->textent <= 0)
+		return 0;
+	*lo = buf + (uint64_t)o->tlb;
+	*hi = *lo + (uint64_t)((n - 1) * o->extent + o->textent);
+	if (o->extent < 0) /* a negative extent lays the elements downwards */
+		*lo += (uint64_t)((n - 1) * o->extent), *hi = buf + (uint64_t)(o->tlb + o->textent);
 	return 1;
 }
 
-static void check_overlap(unsigned call, int kb1, uint64_t b1, int64_t n1, MPI_Datatype t1,
-			  int kb2, uint64_t b2, int64_t n2, MPI_Datatype t2)
+static void check_overlap(unsigned call, int kb1, uint64_t b1, int64_t n1, MPI_Datatype t1, struct obj *o1,
+			  int kb2, uint64_t b2, int64_t n2, MPI_Datatype t2, struct obj *o2)
 {
 	uint64_t lo1, hi1, lo2, hi2;
-	if (!b1 || !b2 || !span(b1, n1, t1, &lo1, &hi1) || !span(b2, n2, t2, &lo2, &hi2))
+	if (!b1 || !b2 || !span(b1, n1, t1, o1, &lo1, &hi1) || !span(b2, n2, t2, o2, &lo2, &hi2))
 		return;
 	if (lo1 < hi2 && lo2 < hi1)
 		report(call, kb2, MPIVET_ARG_OVERLAP, (int64_t)b2, (int64_t)(lo1 < lo2 ? hi1 - lo2 : hi2 - lo1), kb1, (int64_t)b1);
@@ -272,12 +280,12 @@ static void check_overlap(unsigned call, int kb1, uint64_t b1, int64_t n1, MPI_D
 
 /* check_data checks one buffer, count and datatype of a point-to-point
  * call; it gives the datatype's entry when the three are valid. */
-static const struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const *k)
+static struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const *k)
 {
 	if (kn < 0 || kt < 0)
 		return NULL;
 	int n = INT_AT(k, kn);
-	const struct obj *t = check_type(call, kt, k, 1);
+	struct obj *t = check_type(call, kt, k, 1);
 	if (n < 0) {
 		report(call, kn, MPIVET_ARG_COUNT, n, 0, -1, 0);
 		return NULL;
@@ -308,12 +316,12 @@ static void check_p2p(unsigned call, void *const *k, const struct obj *c)
 		check_tag(call, mpivet_call_k_rtag[call], k, 1);
 	check_data(call, mpivet_call_k_buf[call], mpivet_call_k_count[call], mpivet_call_k_type[call], k);
 	int sb = mpivet_call_k_sbuf[call], rb = mpivet_call_k_rbuf[call];
-	const struct obj *st = check_data(call, sb, mpivet_call_k_scount[call], mpivet_call_k_stype[call], k);
-	const struct obj *rt = check_data(call, rb, mpivet_call_k_rcount[call], mpivet_call_k_rtype[call], k);
+	struct obj *st = check_data(call, sb, mpivet_call_k_scount[call], mpivet_call_k_stype[call], k);
+	struct obj *rt = check_data(call, rb, mpivet_call_k_rcount[call], mpivet_call_k_rtype[call], k);
 	if (st && rt)
 		check_overlap(call, sb, MPIVET_A(HANDLE_AT(k, sb, void *)), INT_AT(k, mpivet_call_k_scount[call]),
-			      HANDLE_AT(k, mpivet_call_k_stype[call], MPI_Datatype), rb, MPIVET_A(HANDLE_AT(k, rb, void *)),
-			      INT_AT(k, mpivet_call_k_rcount[call]), HANDLE_AT(k, mpivet_call_k_rtype[call], MPI_Datatype));
+			      HANDLE_AT(k, mpivet_call_k_stype[call], MPI_Datatype), st, rb, MPIVET_A(HANDLE_AT(k, rb, void *)),
+			      INT_AT(k, mpivet_call_k_rcount[call]), HANDLE_AT(k, mpivet_call_k_rtype[call], MPI_Datatype), rt);
 }
 
 /* ---- Collectives ---- */
@@ -345,9 +353,9 @@ static int in_place_ok(int family, int recv, int root)
 }
 
 /* check_side checks a significant side with one count and datatype. */
-static const struct obj *check_side(unsigned call, void *const *k, const struct mpivet_coll_side *s, int kb, int kn, int kt)
+static struct obj *check_side(unsigned call, void *const *k, const struct mpivet_coll_side *s, int kb, int kn, int kt)
 {
-	const struct obj *t = kt >= 0 ? check_type(call, kt, k, 1) : NULL;
+	struct obj *t = kt >= 0 ? check_type(call, kt, k, 1) : NULL;
 	if (s->per_rank || kn < 0)
 		return NULL;
 	if (s->count < 0) {
@@ -381,7 +389,7 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 		report(call, rb, MPIVET_ARG_IN_PLACE, (int64_t)d.recv.buf, 0, -1, 0);
 		return;
 	}
-	const struct obj *st = NULL, *rt = NULL;
+	struct obj *st = NULL, *rt = NULL;
 	if (ko >= 0) { /* a reduction: one datatype, significant everywhere */
 		const struct obj *t = check_type(call, SEND_POS(type), k, 1);
 		check_op(call, ko, k, SEND_POS(type), t);
@@ -402,7 +410,7 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 		ns *= c->local;
 	if (d.family == MPIVET_COLL_GATHER || d.family == MPIVET_COLL_ALLGATHER || d.family == MPIVET_COLL_ALLTOALL)
 		nr *= c->local;
-	check_overlap(call, sb, d.send.buf, ns, d.send.type, rb, d.recv.buf, nr, d.recv.type);
+	check_overlap(call, sb, d.send.buf, ns, d.send.type, st, rb, d.recv.buf, nr, d.recv.type, rt);
 }
 
 /* ---- The hooks ---- */
@@ -462,6 +470,7 @@ void mpivet_args_post(unsigned call, void *const *k, int rc)
 			   : kind == MPIVET_OBJ_DATATYPE ? h == MPIVET_H(MPI_DATATYPE_NULL) : h == MPIVET_H(MPI_OP_NULL);
 		struct obj *o = null ? NULL : args_put(kind, h);
 		if (o) {
+			o->spans = 0; /* a value made again is another datatype */
 			o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_OP ? OBJ_LIVE : OBJ_UNCOMMITTED;
 			if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
 				const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));

@@ -34,6 +34,8 @@ struct obj {
 	int32_t size;  /* a communicator's size (the remote group's for an intercommunicator) */
 	int32_t rank;  /* the rank's place in it */
 	int32_t local; /* its local group's size */
+	uint8_t spans; /* a datatype's extents below are known */
+	int64_t lb, extent, tlb, textent; /* a datatype's (true) lower bound and extent */
 };
 
 /* args_find gives the object, or NULL if the table has none. */
