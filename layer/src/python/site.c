@@ -1,0 +1,276 @@
+/*
+ * python/: the call sites of a Python interpreter. Above the recorder only
+ * (it gives the recorder mpivet_site_hook); nothing calls it by name.
+ *
+ * A Python program (mpi4py) makes its MPI calls from the interpreter's C
+ * code: the return address of a wrapper is in mpi4py's extension module,
+ * the same for every line of the script that sends. When the process is a
+ * CPython interpreter (it defines the C API: Py_IsInitialized found with
+ * dlsym), each call site the wrappers take (MPIVET_PC) is replaced by a
+ * site of the Python line that made the call, read from the interpreter's
+ * own frame state: the innermost Python frame that is not the import
+ * machinery's, its code object's file and qualified name, and its line.
+ *
+ * A site is an address in a range reserved for them (PROT_NONE, never
+ * touched), so it goes through every record, the state page and the
+ * checks like a return address; each new one is described once by a
+ * MPIVET_META_PYSITE record (its line, file, function, and the C return
+ * address of its first call, which stays in the JSON report as the
+ * location's module and offset), which the Go side turns into a mapping of
+ * its own (trace.PySite). A site's offset in its page is a hash of its
+ * line, file and function, so the divergence check of a replay, which
+ * compares call sites modulo the page size, compares Python lines.
+ *
+ * Cost: mpi4py releases the GIL around blocking MPI calls, so the hook
+ * takes it (PyGILState_Ensure) for the few C API calls it makes and gives
+ * it back before the MPI call. Sites are cached by code object and
+ * instruction offset (the code objects are kept alive, so an address is
+ * never reused for another); only a new one reads its line and names. No
+ * analysis here.
+ */
+#define _GNU_SOURCE
+#include "../record/record.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef struct py_object py_object;
+
+static struct {
+	int (*initialized)(void);
+	int (*finalizing)(void);
+	void *(*this_tstate)(void);
+	int (*gil_check)(void);
+	int (*gil_ensure)(void);
+	void (*gil_release)(int);
+	py_object *(*get_frame)(void);
+	py_object *(*frame_back)(py_object *);
+	py_object *(*frame_code)(py_object *);
+	int (*frame_lasti)(py_object *);
+	int (*frame_line)(py_object *);
+	py_object *(*getattr)(py_object *, const char *);
+	const char *(*utf8)(py_object *);
+	void (*incref)(py_object *);
+	void (*decref)(py_object *);
+	void (*err_fetch)(py_object **, py_object **, py_object **);
+	void (*err_restore)(py_object *, py_object *, py_object *);
+} py;
+
+/* The sites: SLOTS pages of address space, reserved, one site in each. */
+#define SLOTS 65536
+#define PAGE 4096
+static uintptr_t sites;
+static uint32_t nsites;
+
+/* Memory of the tables: pages of their own, never the program's heap,
+ * where a page could hold a pending buffer the checker protects. */
+static void *alloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A table from a 64-bit key to a site (open addressing; 0: empty). Keys of
+ * the frame table hash a code object and an instruction offset; keys of
+ * the line table hash a line, file and function. SKIP marks a frame of
+ * the import machinery, to look through on every call. */
+struct table {
+	uint64_t *keys, *vals;
+	uint64_t cap, n;
+};
+#define SKIP 1
+
+static uint64_t *find(struct table *t, uint64_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (uint64_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (t->keys[i] == key)
+			return &t->vals[i];
+		if (!t->keys[i])
+			return NULL;
+	}
+}
+
+static void put(struct table *t, uint64_t key, uint64_t val)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct table g = {alloc(16 * (t->cap ? 2 * t->cap : 256)), NULL, t->cap ? 2 * t->cap : 256, 0};
+		if (!g.keys)
+			return;
+		g.vals = g.keys + g.cap;
+		for (uint64_t i = 0; i < t->cap; i++)
+			if (t->keys[i])
+				put(&g, t->keys[i], t->vals[i]);
+		if (t->cap)
+			munmap(t->keys, 16 * t->cap);
+		*t = g;
+	}
+	uint64_t i = key & (t->cap - 1);
+	while (t->keys[i] && t->keys[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	t->n += !t->keys[i];
+	t->keys[i] = key, t->vals[i] = val;
+}
+
+static struct table frames, lines;
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33) ? h ^ (h >> 33) : 1;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return mix(h, 0);
+}
+
+/* str returns attribute name of o as UTF-8 (NULL if it has none); *ref
+ * is the reference to drop once the string is used. */
+static const char *str(py_object *o, const char *name, py_object **ref)
+{
+	*ref = py.getattr(o, name);
+	const char *s = *ref ? py.utf8(*ref) : NULL;
+	return s;
+}
+
+/* describe makes the site of a Python line: the same site for the same
+ * line, file and function, logged once. */
+static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
+{
+	py_object *fref, *nref = NULL;
+	const char *file = str(code, "co_filename", &fref);
+	const char *fn = str(code, "co_qualname", &nref);
+	if (!fn) {
+		if (nref)
+			py.decref(nref);
+		fn = str(code, "co_name", &nref);
+	}
+	int line = py.frame_line(frame);
+	uint64_t site = pc;
+	if (file && fn) {
+		uint64_t key = mix(hash_str(hash_str(0xcbf29ce484222325ULL, file), fn), (uint64_t)line);
+		uint64_t *v = find(&lines, key);
+		if (v)
+			site = *v;
+		else if (nsites < SLOTS) {
+			site = sites + (uint64_t)nsites++ * PAGE + 8 + key % (PAGE - 16);
+			put(&lines, key, site);
+			size_t nf = strnlen(file, 1024), nn = strnlen(fn, 256);
+			uint64_t w[4 + 1 + 128 + 1 + 32] = {site, pc, (uint64_t)line, nf};
+			uint64_t k = 4;
+			memcpy(&w[k], file, nf);
+			k += (nf + 7) / 8;
+			w[k++] = nn;
+			memcpy(&w[k], fn, nn);
+			k += (nn + 7) / 8;
+			mpivet_meta(MPIVET_META_PYSITE, w, k);
+		}
+	}
+	if (fref)
+		py.decref(fref);
+	if (nref)
+		py.decref(nref);
+	return site;
+}
+
+/* is_import tells a frame of the import machinery (frozen importlib), which
+ * runs an extension module's initialisation (mpi4py's MPI_Init): the line
+ * that matters is the import statement below it. */
+static int is_import(py_object *code)
+{
+	py_object *ref;
+	const char *file = str(code, "co_filename", &ref);
+	int r = file && strncmp(file, "<frozen importlib", 17) == 0;
+	if (ref)
+		py.decref(ref);
+	return r;
+}
+
+/* site_of finds the site of the innermost Python frame outside the import
+ * machinery (the GIL held). */
+static uint64_t site_of(uint64_t pc)
+{
+	py_object *frame = py.get_frame(); /* borrowed */
+	if (!frame)
+		return pc;
+	py.incref(frame);
+	uint64_t site = pc;
+	for (int depth = 0; frame && depth < 64; depth++) {
+		py_object *code = py.frame_code(frame);
+		if (!code)
+			break;
+		int at = py.frame_lasti ? py.frame_lasti(frame) : py.frame_line(frame);
+		uint64_t key = mix((uint64_t)(uintptr_t)code, (uint64_t)(int64_t)at);
+		uint64_t *v = find(&frames, key);
+		if (!v) {
+			if (is_import(code))
+				put(&frames, key, SKIP);
+			else {
+				py.incref(code); /* kept: the key's address is never another code's */
+				put(&frames, key, describe(frame, code, pc));
+			}
+			v = find(&frames, key);
+		}
+		py.decref(code);
+		if (v && *v != SKIP) {
+			site = *v;
+			break;
+		}
+		py_object *back = py.frame_back(frame);
+		py.decref(frame);
+		frame = back;
+	}
+	if (frame)
+		py.decref(frame);
+	return site;
+}
+
+/* python_site is the recorder's mpivet_site_hook in a Python interpreter. */
+static uint64_t python_site(uint64_t pc)
+{
+	if (!py.initialized() || (py.finalizing && py.finalizing()) || !py.this_tstate())
+		return pc; /* before or after the interpreter, or a thread it does not know */
+	int held = py.gil_check();
+	int state = held ? 0 : py.gil_ensure();
+	py_object *t, *v, *tb;
+	py.err_fetch(&t, &v, &tb); /* the caller's exception, if any, is not ours */
+	uint64_t site = site_of(pc);
+	py.err_restore(t, v, tb);
+	if (!held)
+		py.gil_release(state);
+	return site;
+}
+
+#define LOOK(field, name) (*(void **)&py.field = dlsym(RTLD_DEFAULT, name))
+
+static void py_log_opened(void)
+{
+	if (!LOOK(initialized, "Py_IsInitialized"))
+		return; /* not a Python interpreter */
+	LOOK(finalizing, "_Py_IsFinalizing");
+	LOOK(frame_lasti, "PyFrame_GetLasti"); /* 3.11 */
+	int ok = LOOK(this_tstate, "PyGILState_GetThisThreadState") && LOOK(gil_check, "PyGILState_Check") &&
+		 LOOK(gil_ensure, "PyGILState_Ensure") && LOOK(gil_release, "PyGILState_Release") &&
+		 LOOK(get_frame, "PyEval_GetFrame") && LOOK(frame_back, "PyFrame_GetBack") &&
+		 LOOK(frame_code, "PyFrame_GetCode") && LOOK(frame_line, "PyFrame_GetLineNumber") &&
+		 LOOK(getattr, "PyObject_GetAttrString") && LOOK(utf8, "PyUnicode_AsUTF8") && LOOK(incref, "Py_IncRef") &&
+		 LOOK(decref, "Py_DecRef") && LOOK(err_fetch, "PyErr_Fetch") && LOOK(err_restore, "PyErr_Restore");
+	if (!ok)
+		return; /* an interpreter older than 3.9 (no PyFrame_GetBack): C call sites */
+	void *r = mmap(NULL, (size_t)SLOTS * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return;
+	sites = (uintptr_t)r;
+	mpivet_site_hook = python_site;
+}
+
+static const struct mpivet_service service = {.log_opened = py_log_opened};
+
+__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void py_register(void) { mpivet_register(&service); }
