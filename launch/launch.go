@@ -41,6 +41,7 @@ type Options struct {
 	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
 	GDBRank    bool
 	Env        []string // more environment for the program's ranks (NAME=value)
+	MPI        string   // "openmpi" or "mpich": the MPI a program loads at run time, when it cannot be told ("": from the program)
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -74,7 +75,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst, err := mpi.Program(abs)
+	inst, err := mpi.Find(abs, o.MPI)
 	if err != nil {
 		return nil, err
 	}

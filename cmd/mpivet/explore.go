@@ -509,6 +509,7 @@ type command struct {
 	Buffer   string        `json:"buffering"`
 	Buffers  string        `json:"buffers"`
 	Clocks   string        `json:"clocks"`
+	MPI      string        `json:"mpi,omitempty"`
 }
 
 func saveCommand(dir string, f runFlags, args []string) error {
@@ -517,7 +518,7 @@ func saveCommand(dir string, f runFlags, args []string) error {
 		prog = abs
 	}
 	data, _ := json.MarshalIndent(command{Program: prog, Args: args[1:], NP: f.np, Launcher: f.launcher, Timeout: f.timeout,
-		Buffer: f.buffer, Buffers: f.buffers, Clocks: f.clocks}, "", "  ")
+		Buffer: f.buffer, Buffers: f.buffers, Clocks: f.clocks, MPI: f.mpi}, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "command.json"), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("cannot write to the run directory: %v", err)
 	}
@@ -577,7 +578,7 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 		return exitFailure, err
 	}
 	f := runFlags{np: c.NP, launcher: c.Launcher, timeout: c.Timeout, buffer: c.Buffer, buffers: c.Buffers, clocks: c.Clocks,
-		noColor: noColor, json: jsonOut, gdb: gdb}
+		noColor: noColor, json: jsonOut, gdb: gdb, mpi: c.MPI}
 	if f.clocks == "off" {
 		f.clocks = "lamport" // decisions need the protocol
 	}

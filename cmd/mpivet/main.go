@@ -77,6 +77,7 @@ type runFlags struct {
 	keepRecords      bool
 	replayHook       string
 	gdb              int // replay: the rank to start under a debugger (-1: none)
+	mpi              string
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -118,6 +119,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
 	fl.StringVar(&f.replayHook, "replay-hook", "", "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run")
 	fl.BoolVar(&f.keepRecords, "keep-records", false, "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)")
+	fl.StringVar(&f.mpi, "mpi", "", "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)")
 	f.gdb = -1
 	cmd.MarkFlagRequired("np")
 	return cmd
@@ -176,7 +178,7 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 // stops the ranks and reports what it found so far, as incomplete.
 func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
-		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
+		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0, MPI: f.mpi,
 		Stalled: stall.CannotResume,
 		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}
