@@ -181,7 +181,7 @@ func run(pass *check.Pass) (any, error) {
 			}
 			fs = append(fs, failed{p: p, f: check.Finding{
 				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
-				Locations: lastLoc("last MPI call"),
+				Locations: append(raisedAt(p), lastLoc("last MPI call")...),
 			}, prim: true, detail: said(p)})
 		case x != nil && x.Exited && p.Initialized() && !p.Finalized():
 			fs = append(fs, failed{p, check.Finding{

@@ -32,6 +32,7 @@
 #include "../record/record.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -140,6 +141,30 @@ static const char *str(py_object *o, const char *name, py_object **ref)
 	return s;
 }
 
+/* loads counts the objects loaded so far; maps_at, when the maps were last
+ * written (by us). */
+static unsigned long long maps_at;
+
+static int count_loads(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+/* refresh_maps writes the mappings again if modules were loaded since: a
+ * script imports extension modules (NumPy) after MPI_Init, and a buffer
+ * access found in their code must be placed. Checked at new sites only. */
+static void refresh_maps(void)
+{
+	unsigned long long adds = 0;
+	dl_iterate_phdr(count_loads, &adds);
+	if (adds != maps_at) {
+		maps_at = adds;
+		mpivet_write_maps();
+	}
+}
+
 /* describe makes the site of a Python line: the same site for the same
  * line, file and function, logged once. */
 static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
@@ -171,6 +196,7 @@ static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
 			memcpy(&w[k], fn, nn);
 			k += (nn + 7) / 8;
 			mpivet_meta(MPIVET_META_PYSITE, w, k);
+			refresh_maps();
 		}
 	}
 	if (fref)

@@ -279,6 +279,7 @@ extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")
  * wrapper's return address: in a Python interpreter, a site standing for
  * the Python line that made the call (python/site.c). */
 extern uint64_t (*mpivet_site_hook)(uint64_t pc);
+void mpivet_write_maps(void);
 static inline uint64_t mpivet_site(uint64_t pc)
 {
 	return __builtin_expect(mpivet_site_hook != 0, 0) ? mpivet_site_hook(pc) : pc;
