@@ -27,6 +27,17 @@
  * instruction offset (the code objects are kept alive, so an address is
  * never reused for another); only a new one reads its line and names. No
  * analysis here.
+ *
+ * Accesses: the buffer checker catches a write to a pending buffer in a
+ * signal handler, in the C code that made it (NumPy's), where the C API
+ * must not be called (it may allocate, collect garbage). There, in
+ * CPython 3.11 only, the frame the thread is executing is read from the
+ * thread state's fields (offsets checked against PyEval_GetFrame the first
+ * time a site is taken); the innermost frame that has its frame object
+ * gives the line (a function the layer has not seen has none yet: the line
+ * that called it is given), and its line and code object need no
+ * allocation. A line not seen before gets a
+ * site at once, described at the next MPI call (pending[]).
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
@@ -116,7 +127,27 @@ static void put(struct table *t, uint64_t key, uint64_t val)
 	t->keys[i] = key, t->vals[i] = val;
 }
 
-static struct table frames, lines;
+static struct table frames, lines, code_lines;
+
+/* CPython 3.11's thread state and frames (Include/cpython/pystate.h,
+ * Include/internal/pycore_frame.h): cframe, then its current_frame, then
+ * its frame object. offsets: 0 unchecked, 1 checked, -1 not these. */
+#define TS_CFRAME 56
+#define CFRAME_CURRENT 8
+#define FRAME_CODE 32
+#define FRAME_OBJ 40
+#define FRAME_PREVIOUS 48
+static const unsigned long *py_version;
+static int offsets;
+
+/* Lines met in a signal handler, described at the next MPI call. */
+#define PENDING 64
+static struct {
+	uint64_t site, pc;
+	py_object *code;
+	int line;
+} pending[PENDING];
+static volatile int npending;
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -165,18 +196,121 @@ static void refresh_maps(void)
 	}
 }
 
+/* log_site describes a site: MPIVET_META_PYSITE. */
+static void log_site(uint64_t site, uint64_t pc, int line, const char *file, const char *fn)
+{
+	size_t nf = strnlen(file, 1024), nn = strnlen(fn, 256);
+	uint64_t w[4 + 128 + 1 + 32] = {site, pc, (uint64_t)line, nf};
+	uint64_t k = 4;
+	memcpy(&w[k], file, nf);
+	k += (nf + 7) / 8;
+	w[k++] = nn;
+	memcpy(&w[k], fn, nn);
+	k += (nn + 7) / 8;
+	mpivet_meta(MPIVET_META_PYSITE, w, k);
+	refresh_maps();
+}
+
+/* names gives a code object's file and function; drop the references
+ * *a and *b once they are used. */
+static void names(py_object *code, const char **file, const char **fn, py_object **a, py_object **b)
+{
+	*file = str(code, "co_filename", a);
+	*fn = str(code, "co_qualname", b);
+	if (!*fn) {
+		if (*b)
+			py.decref(*b);
+		*fn = str(code, "co_name", b);
+	}
+}
+
+/* flush_pending describes the sites given in signal handlers (the GIL
+ * held, outside any handler). */
+static void flush_pending(void)
+{
+	int n = npending;
+	for (int i = 0; i < n && i < PENDING; i++) {
+		py_object *a, *b;
+		const char *file, *fn;
+		names(pending[i].code, &file, &fn, &a, &b);
+		py.incref(pending[i].code); /* kept, as the frame table's */
+		if (file && fn)
+			log_site(pending[i].site, pending[i].pc, pending[i].line, file, fn);
+		if (a)
+			py.decref(a);
+		if (b)
+			py.decref(b);
+	}
+	npending = 0;
+}
+
+/* fault_site is the recorder's mpivet_fault_site_hook: the site of the
+ * line the thread is executing, read without allocating (in a signal
+ * handler), or 0. The GIL may be released (NumPy's loops over large
+ * arrays release it): nothing is written to the interpreter's objects then;
+ * this thread's frames are its own. */
+static uint64_t fault_site(void)
+{
+	if (offsets != 1 || !py.initialized())
+		return 0;
+	char *ts = py.this_tstate();
+	char *cframe = ts ? *(char **)(ts + TS_CFRAME) : NULL;
+	char *frame = cframe ? *(char **)(cframe + CFRAME_CURRENT) : NULL;
+	py_object *fo = NULL;
+	/* the innermost frame that has its frame object (making one allocates):
+	 * else the line of the call that led to the access */
+	for (int depth = 0; frame && depth < 16; depth++) {
+		if ((fo = *(py_object **)(frame + FRAME_OBJ)))
+			break;
+		frame = *(char **)(frame + FRAME_PREVIOUS);
+	}
+	if (!fo)
+		return 0;
+	py_object *code = *(py_object **)(frame + FRAME_CODE); /* borrowed: the frame holds it */
+	int line = py.frame_line(fo);
+	uint64_t key = mix((uint64_t)(uintptr_t)code, (uint64_t)line << 1 | 1);
+	uint64_t *v = find(&code_lines, key), site = 0;
+	if (v)
+		site = *v;
+	else if (nsites < SLOTS && npending < PENDING) {
+		site = sites + (uint64_t)nsites++ * PAGE + 8 + key % (PAGE - 16);
+		/* described, and its code object kept, at the next MPI call */
+		pending[npending].site = site, pending[npending].code = code, pending[npending].line = line;
+		pending[npending].pc = 0;
+		npending++;
+		put(&code_lines, key, site);
+	}
+	return site;
+}
+
+/* check_offsets compares the frame object and code found at the thread
+ * state's offsets with the interpreter's answers, once (the GIL held). */
+static void check_offsets(py_object *frame)
+{
+	offsets = -1;
+	if (!py_version || (*py_version >> 16) != 0x030b)
+		return;
+	char *ts = py.this_tstate();
+	char *cframe = ts ? *(char **)(ts + TS_CFRAME) : NULL;
+	char *f = cframe ? *(char **)(cframe + CFRAME_CURRENT) : NULL;
+	if (!f || *(py_object **)(f + FRAME_OBJ) != frame)
+		return;
+	py_object *code = py.frame_code(frame);
+	if (code && *(py_object **)(f + FRAME_CODE) == code) {
+		offsets = 1;
+		mpivet_fault_site_hook = fault_site;
+	}
+	if (code)
+		py.decref(code);
+}
+
 /* describe makes the site of a Python line: the same site for the same
  * line, file and function, logged once. */
 static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
 {
-	py_object *fref, *nref = NULL;
-	const char *file = str(code, "co_filename", &fref);
-	const char *fn = str(code, "co_qualname", &nref);
-	if (!fn) {
-		if (nref)
-			py.decref(nref);
-		fn = str(code, "co_name", &nref);
-	}
+	py_object *fref, *nref;
+	const char *file, *fn;
+	names(code, &file, &fn, &fref, &nref);
 	int line = py.frame_line(frame);
 	uint64_t site = pc;
 	if (file && fn) {
@@ -187,17 +321,9 @@ static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
 		else if (nsites < SLOTS) {
 			site = sites + (uint64_t)nsites++ * PAGE + 8 + key % (PAGE - 16);
 			put(&lines, key, site);
-			size_t nf = strnlen(file, 1024), nn = strnlen(fn, 256);
-			uint64_t w[4 + 1 + 128 + 1 + 32] = {site, pc, (uint64_t)line, nf};
-			uint64_t k = 4;
-			memcpy(&w[k], file, nf);
-			k += (nf + 7) / 8;
-			w[k++] = nn;
-			memcpy(&w[k], fn, nn);
-			k += (nn + 7) / 8;
-			mpivet_meta(MPIVET_META_PYSITE, w, k);
-			refresh_maps();
+			log_site(site, pc, line, file, fn);
 		}
+		put(&code_lines, mix((uint64_t)(uintptr_t)code, (uint64_t)line << 1 | 1), site);
 	}
 	if (fref)
 		py.decref(fref);
@@ -226,6 +352,10 @@ static uint64_t site_of(uint64_t pc)
 	py_object *frame = py.get_frame(); /* borrowed */
 	if (!frame)
 		return pc;
+	if (!offsets)
+		check_offsets(frame);
+	if (npending)
+		flush_pending();
 	py.incref(frame);
 	uint64_t site = pc;
 	for (int depth = 0; frame && depth < 64; depth++) {
@@ -282,6 +412,7 @@ static void py_log_opened(void)
 		return; /* not a Python interpreter */
 	LOOK(finalizing, "_Py_IsFinalizing");
 	LOOK(frame_lasti, "PyFrame_GetLasti"); /* 3.11 */
+	py_version = dlsym(RTLD_DEFAULT, "Py_Version");
 	int ok = LOOK(this_tstate, "PyGILState_GetThisThreadState") && LOOK(gil_check, "PyGILState_Check") &&
 		 LOOK(gil_ensure, "PyGILState_Ensure") && LOOK(gil_release, "PyGILState_Release") &&
 		 LOOK(get_frame, "PyEval_GetFrame") && LOOK(frame_back, "PyFrame_GetBack") &&

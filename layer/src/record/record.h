@@ -280,6 +280,11 @@ extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")
  * the Python line that made the call (python/site.c). */
 extern uint64_t (*mpivet_site_hook)(uint64_t pc);
 void mpivet_write_maps(void);
+
+/* mpivet_fault_site_hook, when set, gives the site of the Python line the
+ * thread is executing, from a signal handler (an access the buffer checker
+ * caught): 0 when it cannot be told without allocating (python/site.c). */
+extern uint64_t (*mpivet_fault_site_hook)(void);
 static inline uint64_t mpivet_site(uint64_t pc)
 {
 	return __builtin_expect(mpivet_site_hook != 0, 0) ? mpivet_site_hook(pc) : pc;
