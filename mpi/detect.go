@@ -38,6 +38,9 @@ type Install struct {
 	CC       string // its C compiler wrapper
 	Launcher string // its launcher (mpirun / mpiexec)
 	Version  string // one line, e.g. "Open MPI 4.1.4"
+	// Python is set when the program is a Python interpreter that loads
+	// MPI with mpi4py: the path of mpi4py's extension module.
+	Python string
 }
 
 // Error is a problem with the user's program or MPI installation: mpivet

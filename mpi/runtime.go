@@ -104,7 +104,7 @@ func python(interp string, want Impl) (*Install, error) {
 		if want != "" && want != impl {
 			return nil, errorf("mpi4py (%s) is built on %s, not %s: drop --mpi, or use an mpi4py built on %s", module, impl.Pretty(), want.Pretty(), want.Pretty())
 		}
-		inst := &Install{Impl: impl, Lib: l.path}
+		inst := &Install{Impl: impl, Lib: l.path, Python: module}
 		if err := inst.findTools(); err != nil {
 			return nil, err
 		}
