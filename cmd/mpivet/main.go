@@ -229,7 +229,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	switch {
 	case stopped != "":
 	case off != "":
-		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(sess, off))
 	case replay == nil && !first.Infeasible:
 		// Replays are not the user's run: their output goes to the records only.
 		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
