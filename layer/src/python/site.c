@@ -21,11 +21,14 @@
  * line, file and function, so the divergence check of a replay, which
  * compares call sites modulo the page size, compares Python lines.
  *
- * Cost: mpi4py releases the GIL around blocking MPI calls, so the hook
- * takes it (PyGILState_Ensure) for the few C API calls it makes and gives
- * it back before the MPI call. Sites are cached by code object and
+ * Cost: a call from an instruction seen before is found from the frame
+ * the thread is executing, read at CPython 3.11's offsets without the GIL
+ * (fast_site: a few loads and a probe; polls pay only this). Otherwise,
+ * and on other versions, the hook takes the GIL (mpi4py releases it
+ * around blocking MPI calls) for the few C API calls it makes and gives it
+ * back before the MPI call; sites are cached by code object and
  * instruction offset (the code objects are kept alive, so an address is
- * never reused for another); only a new one reads its line and names. No
+ * never reused for another), and only a new one reads its line and names. No
  * analysis here.
  *
  * Accesses: the buffer checker catches a write to a pending buffer in a
@@ -137,6 +140,38 @@ static struct table frames, lines, code_lines;
 #define FRAME_CODE 32
 #define FRAME_OBJ 40
 #define FRAME_PREVIOUS 48
+#define FRAME_INSTR 56
+
+/* The fast path (3.11, offsets checked): a call whose instruction was seen
+ * before is found from the frame the thread is executing, read at the
+ * offsets, without the GIL or any call into the interpreter: a few loads
+ * and a probe, what a polling loop pays per poll. Its table is written
+ * under the GIL only and read by any thread: entries are published key
+ * last, a grown table by its pointer, and an old table is never unmapped
+ * (a reader may be in it; the tables grow by doubling, so this is less
+ * than the live one). */
+struct fast {
+	uint64_t *keys, *vals, cap, n;
+};
+static struct fast *fastp;
+
+/* current reads the frame the thread is executing: its code object and
+ * instruction; 0 if there is none. */
+static int current(py_object **code, char **instr)
+{
+	char *ts = py.this_tstate();
+	char *cframe = ts ? *(char **)(ts + TS_CFRAME) : NULL;
+	char *f = cframe ? *(char **)(cframe + CFRAME_CURRENT) : NULL;
+	if (!f)
+		return 0;
+	*code = *(py_object **)(f + FRAME_CODE);
+	*instr = *(char **)(f + FRAME_INSTR);
+	/* the instruction is in the code object (3.11: co_code_adaptive) */
+	return *code && *instr > (char *)*code && *instr < (char *)*code + (1 << 24);
+}
+
+static uint64_t mix(uint64_t h, uint64_t x);
+static uint64_t fast_key(py_object *code, char *instr) { return mix((uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)instr); }
 static const unsigned long *py_version;
 static int offsets;
 
@@ -304,6 +339,63 @@ static void check_offsets(py_object *frame)
 		py.decref(code);
 }
 
+/* fast_site finds the site of the thread's current instruction in the
+ * fast table, or 0. No GIL needed. */
+static uint64_t fast_site(void)
+{
+	py_object *code;
+	char *instr;
+	struct fast *t = __atomic_load_n(&fastp, __ATOMIC_ACQUIRE);
+	if (!t || !current(&code, &instr))
+		return 0;
+	uint64_t key = fast_key(code, instr);
+	for (uint64_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		uint64_t k = __atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE);
+		if (k == key)
+			return t->vals[i];
+		if (!k)
+			return 0;
+	}
+}
+
+/* fast_put adds the site of the thread's current instruction (the GIL
+ * held, frame the innermost frame object). */
+static void fast_put(py_object *frame, uint64_t site)
+{
+	py_object *code;
+	char *instr;
+	char *ts = py.this_tstate();
+	char *cframe = ts ? *(char **)(ts + TS_CFRAME) : NULL;
+	char *f = cframe ? *(char **)(cframe + CFRAME_CURRENT) : NULL;
+	if (!f || *(py_object **)(f + FRAME_OBJ) != frame || !current(&code, &instr))
+		return;
+	struct fast *t = fastp;
+	if (!t || 2 * (t->n + 1) > t->cap) {
+		uint64_t cap = t ? 2 * t->cap : 256;
+		struct fast *g = alloc(sizeof *g + 16 * cap);
+		if (!g)
+			return;
+		g->keys = (uint64_t *)(g + 1), g->vals = g->keys + cap, g->cap = cap, g->n = 0;
+		for (uint64_t i = 0; t && i < t->cap; i++)
+			if (t->keys[i]) {
+				uint64_t j = t->keys[i] & (cap - 1);
+				while (g->keys[j])
+					j = (j + 1) & (cap - 1);
+				g->keys[j] = t->keys[i], g->vals[j] = t->vals[i], g->n++;
+			}
+		__atomic_store_n(&fastp, g, __ATOMIC_RELEASE);
+		t = g;
+	}
+	uint64_t key = fast_key(code, instr), i = key & (t->cap - 1);
+	while (t->keys[i] && t->keys[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	if (t->keys[i])
+		return;
+	t->vals[i] = site;
+	__atomic_store_n(&t->keys[i], key, __ATOMIC_RELEASE);
+	t->n++;
+}
+
 /* describe makes the site of a Python line: the same site for the same
  * line, file and function, logged once. */
 static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
@@ -377,6 +469,8 @@ static uint64_t site_of(uint64_t pc)
 		py.decref(code);
 		if (v && *v != SKIP) {
 			site = *v;
+			if (depth == 0 && offsets == 1)
+				fast_put(frame, site);
 			break;
 		}
 		py_object *back = py.frame_back(frame);
@@ -393,6 +487,11 @@ static uint64_t python_site(uint64_t pc)
 {
 	if (!py.initialized() || (py.finalizing && py.finalizing()) || !py.this_tstate())
 		return pc; /* before or after the interpreter, or a thread it does not know */
+	if (offsets == 1 && !npending) {
+		uint64_t s = fast_site();
+		if (s)
+			return s;
+	}
 	int held = py.gil_check();
 	int state = held ? 0 : py.gil_ensure();
 	py_object *t, *v, *tb;
