@@ -32,6 +32,20 @@ func Find(path string, choice string) (*Install, error) {
 	default:
 		return nil, errorf("--mpi=%s: must be openmpi or mpich", choice)
 	}
+	if interp := shebang(path); interp != "" {
+		// A script the kernel runs with its interpreter (#!/usr/bin/python3):
+		// the interpreter loads the MPI.
+		if st, err := os.Stat(path); err == nil && st.Mode()&0o111 == 0 {
+			return nil, errorf("%s: not an executable file (make it one, or run it with its interpreter: mpivet run -n N %s %s)", path, interp, path)
+		}
+		if !isPython(interp) && want == "" {
+			return nil, errorf("%s is a script run by %s, which is not a Python interpreter; run the MPI program it starts, or say which MPI it loads with --mpi openmpi or --mpi mpich", path, interp)
+		}
+		if isPython(interp) {
+			return python(interp, want)
+		}
+		return installed(want)
+	}
 	inst, err := Program(path)
 	var e *Error
 	if err == nil || !errors.As(err, &e) || !e.unlinked {
@@ -51,6 +65,32 @@ func Find(path string, choice string) (*Install, error) {
 		return nil, errorf("%s is not linked against an MPI library (Open MPI or MPICH); if it loads MPI at run time (dlopen, a plugin), say which with --mpi openmpi or --mpi mpich", path)
 	}
 	return installed(want)
+}
+
+// shebang returns the interpreter of an executable script ("#!/usr/bin/env
+// python3" gives python3's path on PATH), or "".
+func shebang(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if !strings.HasPrefix(line, "#!") {
+		return ""
+	}
+	fields := strings.Fields(line[2:])
+	if len(fields) == 0 {
+		return ""
+	}
+	interp := fields[0]
+	if filepath.Base(interp) == "env" && len(fields) > 1 {
+		if p, err := exec.LookPath(fields[1]); err == nil {
+			return p
+		}
+		return ""
+	}
+	return interp
 }
 
 // isPython reports whether the program is a CPython interpreter: it

@@ -68,3 +68,22 @@ func TestFindUnlinked(t *testing.T) {
 		}
 	}
 }
+
+// A Python script with a #! line is found through its interpreter.
+func TestFindScript(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import mpi4py").Run(); err != nil {
+		t.Skip("no mpi4py for " + py)
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	os.WriteFile(script, []byte("#!"+py+"\nfrom mpi4py import MPI\n"), 0o755)
+	if inst, err := Find(script, ""); err != nil || inst.Impl != OpenMPI || inst.Python == "" {
+		t.Errorf("a #!%s script: %+v %v", py, inst, err)
+	}
+	sh := filepath.Join(dir, "s.sh")
+	os.WriteFile(sh, []byte("#!/bin/sh\nexec ./app\n"), 0o755)
+	if _, err := Find(sh, ""); err == nil || !strings.Contains(err.Error(), "--mpi") {
+		t.Errorf("a shell script: %v", err)
+	}
+}
