@@ -130,7 +130,7 @@ static void put(struct table *t, uint64_t key, uint64_t val)
 	t->keys[i] = key, t->vals[i] = val;
 }
 
-static struct table frames, lines, code_lines;
+static struct table frames, lines;
 
 /* CPython 3.11's thread state and frames (Include/cpython/pystate.h,
  * Include/internal/pycore_frame.h): cframe, then its current_frame, then
@@ -154,6 +154,72 @@ struct fast {
 	uint64_t *keys, *vals, cap, n;
 };
 static struct fast *fastp;
+
+/* code_lines: the site of a line of a code object, for the fault handler,
+ * which may run without the GIL (NumPy releases it) while another thread
+ * adds to the tables: a shared table like the fast one. Its writers (and
+ * the sites' and pending lines' counters) take wlock, a spin lock: a thread
+ * in the hook never takes it from a handler too (faults in the layer are
+ * not the program's accesses). */
+static struct fast *code_lines;
+static char wlock;
+
+static void lock(void)
+{
+	while (__atomic_test_and_set(&wlock, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void unlock(void) { __atomic_clear(&wlock, __ATOMIC_RELEASE); }
+
+/* shared_find looks key up in a shared table; 0 if absent. No lock. */
+static uint64_t shared_find(struct fast **tp, uint64_t key)
+{
+	struct fast *t = __atomic_load_n(tp, __ATOMIC_ACQUIRE);
+	if (!t)
+		return 0;
+	for (uint64_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		uint64_t k = __atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE);
+		if (k == key)
+			return t->vals[i];
+		if (!k)
+			return 0;
+	}
+}
+
+static void *alloc(size_t n);
+
+/* shared_put adds key to a shared table (the writer serialised: the GIL or
+ * wlock). A grown table replaces the old one by its pointer; the old one is
+ * never unmapped, since a reader may be in it. */
+static void shared_put(struct fast **tp, uint64_t key, uint64_t val)
+{
+	struct fast *t = *tp;
+	if (!t || 2 * (t->n + 1) > t->cap) {
+		uint64_t cap = t ? 2 * t->cap : 256;
+		struct fast *g = alloc(sizeof *g + 16 * cap);
+		if (!g)
+			return;
+		g->keys = (uint64_t *)(g + 1), g->vals = g->keys + cap, g->cap = cap, g->n = 0;
+		for (uint64_t i = 0; t && i < t->cap; i++)
+			if (t->keys[i]) {
+				uint64_t j = t->keys[i] & (cap - 1);
+				while (g->keys[j])
+					j = (j + 1) & (cap - 1);
+				g->keys[j] = t->keys[i], g->vals[j] = t->vals[i], g->n++;
+			}
+		__atomic_store_n(tp, g, __ATOMIC_RELEASE);
+		t = g;
+	}
+	uint64_t i = key & (t->cap - 1);
+	while (t->keys[i] && t->keys[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	if (t->keys[i])
+		return;
+	t->vals[i] = val;
+	__atomic_store_n(&t->keys[i], key, __ATOMIC_RELEASE);
+	t->n++;
+}
 
 /* current reads the frame the thread is executing: its code object and
  * instruction; 0 if there is none. */
@@ -263,20 +329,24 @@ static void names(py_object *code, const char **file, const char **fn, py_object
  * held, outside any handler). */
 static void flush_pending(void)
 {
+	static __typeof__(pending) mine; /* under the GIL: one flush at a time */
+	lock();
 	int n = npending;
-	for (int i = 0; i < n && i < PENDING; i++) {
+	memcpy(mine, pending, n * sizeof pending[0]);
+	npending = 0;
+	unlock();
+	for (int i = 0; i < n; i++) {
 		py_object *a, *b;
 		const char *file, *fn;
-		names(pending[i].code, &file, &fn, &a, &b);
-		py.incref(pending[i].code); /* kept, as the frame table's */
+		names(mine[i].code, &file, &fn, &a, &b);
+		py.incref(mine[i].code); /* kept, as the frame table's */
 		if (file && fn)
-			log_site(pending[i].site, pending[i].pc, pending[i].line, file, fn);
+			log_site(mine[i].site, mine[i].pc, mine[i].line, file, fn);
 		if (a)
 			py.decref(a);
 		if (b)
 			py.decref(b);
 	}
-	npending = 0;
 }
 
 /* fault_site is the recorder's mpivet_fault_site_hook: the site of the
@@ -304,17 +374,19 @@ static uint64_t fault_site(void)
 	py_object *code = *(py_object **)(frame + FRAME_CODE); /* borrowed: the frame holds it */
 	int line = py.frame_line(fo);
 	uint64_t key = mix((uint64_t)(uintptr_t)code, (uint64_t)line << 1 | 1);
-	uint64_t *v = find(&code_lines, key), site = 0;
-	if (v)
-		site = *v;
-	else if (nsites < SLOTS && npending < PENDING) {
+	uint64_t site = shared_find(&code_lines, key);
+	if (site)
+		return site;
+	lock();
+	if (!(site = shared_find(&code_lines, key)) && nsites < SLOTS && npending < PENDING) {
 		site = sites + (uint64_t)nsites++ * PAGE + 8 + key % (PAGE - 16);
 		/* described, and its code object kept, at the next MPI call */
 		pending[npending].site = site, pending[npending].code = code, pending[npending].line = line;
 		pending[npending].pc = 0;
 		npending++;
-		put(&code_lines, key, site);
+		shared_put(&code_lines, key, site);
 	}
+	unlock();
 	return site;
 }
 
@@ -345,17 +417,9 @@ static uint64_t fast_site(void)
 {
 	py_object *code;
 	char *instr;
-	struct fast *t = __atomic_load_n(&fastp, __ATOMIC_ACQUIRE);
-	if (!t || !current(&code, &instr))
+	if (!current(&code, &instr))
 		return 0;
-	uint64_t key = fast_key(code, instr);
-	for (uint64_t i = key & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		uint64_t k = __atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE);
-		if (k == key)
-			return t->vals[i];
-		if (!k)
-			return 0;
-	}
+	return shared_find(&fastp, fast_key(code, instr));
 }
 
 /* fast_put adds the site of the thread's current instruction (the GIL
@@ -367,33 +431,8 @@ static void fast_put(py_object *frame, uint64_t site)
 	char *ts = py.this_tstate();
 	char *cframe = ts ? *(char **)(ts + TS_CFRAME) : NULL;
 	char *f = cframe ? *(char **)(cframe + CFRAME_CURRENT) : NULL;
-	if (!f || *(py_object **)(f + FRAME_OBJ) != frame || !current(&code, &instr))
-		return;
-	struct fast *t = fastp;
-	if (!t || 2 * (t->n + 1) > t->cap) {
-		uint64_t cap = t ? 2 * t->cap : 256;
-		struct fast *g = alloc(sizeof *g + 16 * cap);
-		if (!g)
-			return;
-		g->keys = (uint64_t *)(g + 1), g->vals = g->keys + cap, g->cap = cap, g->n = 0;
-		for (uint64_t i = 0; t && i < t->cap; i++)
-			if (t->keys[i]) {
-				uint64_t j = t->keys[i] & (cap - 1);
-				while (g->keys[j])
-					j = (j + 1) & (cap - 1);
-				g->keys[j] = t->keys[i], g->vals[j] = t->vals[i], g->n++;
-			}
-		__atomic_store_n(&fastp, g, __ATOMIC_RELEASE);
-		t = g;
-	}
-	uint64_t key = fast_key(code, instr), i = key & (t->cap - 1);
-	while (t->keys[i] && t->keys[i] != key)
-		i = (i + 1) & (t->cap - 1);
-	if (t->keys[i])
-		return;
-	t->vals[i] = site;
-	__atomic_store_n(&t->keys[i], key, __ATOMIC_RELEASE);
-	t->n++;
+	if (f && *(py_object **)(f + FRAME_OBJ) == frame && current(&code, &instr))
+		shared_put(&fastp, fast_key(code, instr), site);
 }
 
 /* describe makes the site of a Python line: the same site for the same
@@ -411,11 +450,15 @@ static uint64_t describe(py_object *frame, py_object *code, uint64_t pc)
 		if (v)
 			site = *v;
 		else if (nsites < SLOTS) {
+			lock();
 			site = sites + (uint64_t)nsites++ * PAGE + 8 + key % (PAGE - 16);
+			unlock();
 			put(&lines, key, site);
 			log_site(site, pc, line, file, fn);
 		}
-		put(&code_lines, mix((uint64_t)(uintptr_t)code, (uint64_t)line << 1 | 1), site);
+		lock();
+		shared_put(&code_lines, mix((uint64_t)(uintptr_t)code, (uint64_t)line << 1 | 1), site);
+		unlock();
 	}
 	if (fref)
 		py.decref(fref);
@@ -509,7 +552,8 @@ static void py_log_opened(void)
 {
 	if (!LOOK(initialized, "Py_IsInitialized"))
 		return; /* not a Python interpreter */
-	LOOK(finalizing, "_Py_IsFinalizing");
+	if (!LOOK(finalizing, "_Py_IsFinalizing"))
+		LOOK(finalizing, "Py_IsFinalizing"); /* 3.13 */
 	LOOK(frame_lasti, "PyFrame_GetLasti"); /* 3.11 */
 	py_version = dlsym(RTLD_DEFAULT, "Py_Version");
 	int ok = LOOK(this_tstate, "PyGILState_GetThisThreadState") && LOOK(gil_check, "PyGILState_Check") &&
