@@ -39,7 +39,7 @@ func Find(path string, choice string) (*Install, error) {
 			return nil, errorf("%s: not an executable file (make it one, or run it with its interpreter: mpivet run -n N %s %s)", path, interp, path)
 		}
 		if !isPython(interp) && want == "" {
-			return nil, errorf("%s is a script run by %s, which is not a Python interpreter; run the MPI program it starts, or say which MPI it loads with --mpi openmpi or --mpi mpich", path, interp)
+			return nil, errorf("%s: not an executable program but a script run by %s, which is not a Python interpreter (mpivet runs compiled MPI programs and Python scripts; to run another script, run the program it starts, or say which MPI %s loads with --mpi openmpi or --mpi mpich)", path, interp, filepath.Base(interp))
 		}
 		if isPython(interp) {
 			return python(interp, want)
@@ -62,7 +62,7 @@ func Find(path string, choice string) (*Install, error) {
 		want = namedInProgram(path)
 	}
 	if want == "" {
-		return nil, errorf("%s is not linked against an MPI library (Open MPI or MPICH); if it loads MPI at run time (dlopen, a plugin), say which with --mpi openmpi or --mpi mpich", path)
+		return nil, errorf("%s is not an MPI program: it is not linked against an MPI library (Open MPI or MPICH); if it loads MPI at run time (dlopen, a plugin), say which with --mpi openmpi or --mpi mpich", path)
 	}
 	return installed(want)
 }
