@@ -38,6 +38,9 @@ func Find(path string, choice string) (*Install, error) {
 		if st, err := os.Stat(path); err == nil && st.Mode()&0o111 == 0 {
 			return nil, errorf("%s: not an executable file (make it one, or run it with its interpreter: mpivet run -n N %s %s)", path, interp, path)
 		}
+		if !isPython(interp) && want == "" && strings.HasPrefix(filepath.Base(path), "python") {
+			return nil, errorf("%s is not a Python interpreter but a script run by %s (a wrapper, such as pyenv's shims): run the interpreter itself, e.g. /usr/bin/python3", path, interp)
+		}
 		if !isPython(interp) && want == "" {
 			return nil, errorf("%s: not an executable program but a script run by %s, which is not a Python interpreter (mpivet runs compiled MPI programs and Python scripts; to run another script, run the program it starts, or say which MPI %s loads with --mpi openmpi or --mpi mpich)", path, interp, filepath.Base(interp))
 		}
