@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"mpivet/driver"
 	"mpivet/explore"
 	"mpivet/launch"
 )
@@ -158,13 +159,28 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
 	}
 	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Buffers: bufs, Clocks: b.clocks, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+		Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
 	if err != nil {
 		return nil, nil, err
 	}
+	// The ranks' settings, as mpivet run would write them.
+	opts := driver.Defaults()
+	opts.Buffers, opts.Clocks = bufs, b.clocks
+	if err := opts.Validate(); err != nil {
+		return nil, nil, err
+	}
+	run := func(dir string, files driver.RunFiles) (*launch.Result, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := driver.WriteLayerConf(dir, sess, opts, files); err != nil {
+			return nil, err
+		}
+		return sess.Run(context.Background(), dir)
+	}
 	var decisions []explore.Decision
 	if b.replay { // the matches of a first run, forced in every measured one
-		res, err := sess.Run(context.Background(), filepath.Join(work, "first-"+filepath.Base(bin)))
+		res, err := run(filepath.Join(work, "first-"+filepath.Base(bin)), driver.RunFiles{})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -200,14 +216,16 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 
 		buf.Reset()
 		dir := filepath.Join(work, fmt.Sprintf("run-%s-%d", filepath.Base(bin), i))
+		var files driver.RunFiles
 		if decisions != nil {
 			os.MkdirAll(dir, 0o755)
-			if err := explore.WriteDecisions(filepath.Join(dir, "decisions"), decisions); err != nil {
+			files.Decisions = filepath.Join(dir, "decisions")
+			if err := explore.WriteDecisions(files.Decisions, decisions); err != nil {
 				return nil, nil, err
 			}
 		}
 		start = time.Now()
-		res, err := sess.Run(context.Background(), dir)
+		res, err := run(dir, files)
 		if err != nil {
 			return nil, nil, err
 		}
