@@ -1,7 +1,10 @@
-// Package launch runs an MPI program under mpivet: it finds the program's
-// MPI, builds the layer for it, starts the program with that MPI's launcher
-// (or the user's) with every rank under a supervisor, stops it at its time
-// limit, makes sure no process of the run survives, and reads the records.
+// Package launch runs an MPI program under mpivet, once: it finds the
+// program's MPI, builds the layer for it, starts the program with that
+// MPI's launcher (or the user's) with every rank under a supervisor and the
+// settings the caller wrote in the run directory (package driver's
+// layer.conf), stops it at its time limit or when it stalls for good, makes
+// sure no process of the run survives, and reads the records. What to run
+// and how often is package driver's.
 package launch
 
 import (
