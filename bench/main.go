@@ -238,7 +238,7 @@ func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session,
 		return nil, nil, err
 	}
 	opts := driver.Defaults()
-	opts.Buffers, opts.Clocks = bufs, b.clocks
+	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err
 	}
