@@ -27,8 +27,10 @@
 //  1. add a field to Options;
 //  2. add its line to the table: the field, its --flag with its default and
 //     usage, its key in command.json if a replay must run with the same value,
-//     its key in layer.conf (an api.Conf* constant, added to api/api.go,
-//     go generate ./layer) if the ranks must know it, and the values it takes.
+//     its key in layer.conf if the ranks must know it (an api.Conf* constant:
+//     a new one goes in api/api.go and in internal/gen/format.go's confKeys,
+//     then go generate ./layer gives the layer its MPIVET_CONF_* name), and
+//     the values it takes.
 //
 // Nothing else changes: cmd/mpivet registers the table's flags, Validate
 // checks the choices, saveCommand/loadCommand write and read the record, and
