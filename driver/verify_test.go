@@ -47,6 +47,8 @@ func TestVerifyLibrary(t *testing.T) {
 				rep.Findings[0].Interleaving != 2 || !rep.Complete {
 				t.Fatalf("verify: exit %d, %d interleavings, findings %+v", rep.ExitCode(), rep.Interleavings, rep.Findings)
 			}
+			// what the replay says first is which interleaving it runs (on a
+			// loaded machine a note on a slow rank may follow)
 			var said []string
 			rep, err = Replay(context.Background(), ReplayOptions{Dir: o.Dir, Interleaving: 2, GDB: -1,
 				IO: IO{Stdout: io.Discard, Stderr: io.Discard, Notify: func(s string) { said = append(said, s) }}})
@@ -54,7 +56,7 @@ func TestVerifyLibrary(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rep.ExitCode() != 1 || rep.Interleavings != 1 || len(rep.Findings) != 1 || rep.Findings[0].Kind != "program-failure" ||
-				len(said) != 1 || !strings.Contains(said[0], "replaying interleaving 2") {
+				len(said) == 0 || !strings.Contains(said[0], "replaying interleaving 2") {
 				t.Fatalf("replay: exit %d, findings %+v, said %q", rep.ExitCode(), rep.Findings, said)
 			}
 			if _, err := Replay(context.Background(), ReplayOptions{Dir: o.Dir, Interleaving: 9, GDB: -1}); err == nil ||
