@@ -409,6 +409,7 @@ const (
 	MetaWatch      = 17 // buffer checker, at MPI_Finalize: nonblocking operations started, and those whose buffers were watched
 	MetaUnreceived = 18 // a message no receive matched, found at MPI_Finalize or MPI_Comm_free: source world rank, source (comm rank), tag, comm, its send's call site (0: unknown), bytes, 1 if its communicator was being freed
 	MetaDiverged   = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
+	MetaPySite     = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
 	MetaBuffer     = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

@@ -84,7 +84,16 @@ var benchmarks = []benchmark{
 	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
+	// Python (mpi4py, Debian's: Open MPI only), with every check of a C
+	// program and the Python line of each call: a NumPy ping-pong, and a
+	// NumPy halo exchange with a Jacobi step (the interpreter's own work).
+	{"py-pingpong", "pingpong.py", "latency_us", 2, []string{"20000"}, "", "", false},
+	{"py-halo-256", "halo.py", "iter_us", 2, []string{"256", "1000"}, "", "", false},
 }
+
+// python is the interpreter of the Python benchmarks: Debian's, whose
+// mpi4py and NumPy scripts/setup installs.
+const python = "/usr/bin/python3"
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
 
@@ -134,7 +143,13 @@ func main() {
 				continue // MPICH busy-polls: more ranks than cores take minutes
 			}
 			bin := filepath.Join(work, b.name+"-"+m)
-			if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
+			if strings.HasSuffix(b.src, ".py") {
+				if m != "openmpi" {
+					continue // Debian's mpi4py is built on Open MPI
+				}
+				bin = python
+				b.args = append([]string{filepath.Join(src, b.src)}, b.args...)
+			} else if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
 				fail(fmt.Errorf("%s: %v\n%s", cc, err, out))
 			}
 			native, under, err := measure(b, bin, work, *reps, launchers[m])

@@ -37,7 +37,8 @@ type Options struct {
 	FirstError       bool
 	ReplayHook       string // a shell command run before each replay
 	KeepRecords      bool
-	GDB              int // replay: this rank waits for a debugger (-1: none)
+	GDB              int    // replay: this rank waits for a debugger (-1: none)
+	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
 
 	IO
 }
@@ -114,6 +115,8 @@ var options = []option{
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
+	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
+		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
 	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, conf: api.ConfGDB,
 		usage: "start this `rank` under a debugger (it waits for gdb -p PID)"},
 }

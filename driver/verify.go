@@ -87,7 +87,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if notify == nil {
 		notify = func(string) {}
 	}
-	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout,
+	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI,
 		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	switch {
 	case stopped != "":
 	case off != "":
-		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(sess, off))
 	case replay == nil && !first.Infeasible:
 		stats = x.explore(first)
 		first = nil

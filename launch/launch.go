@@ -39,6 +39,7 @@ type Options struct {
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
 	Env        []string // more environment for the program's ranks (NAME=value)
+	MPI        string   // "openmpi" or "mpich": the MPI a program loads at run time, when it cannot be told ("": from the program)
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -69,7 +70,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst, err := mpi.Program(abs)
+	inst, err := mpi.Find(abs, o.MPI)
 	if err != nil {
 		return nil, err
 	}

@@ -334,6 +334,20 @@ type Unreceived struct {
 type Mapping struct {
 	Start, End, Offset uint64
 	Path               string
+	// Py, when set, makes this a call site of a Python interpreter rather
+	// than a mapping of a file: [Start, End) holds the one site the layer
+	// gave a Python source line (python/site.c), and Path is the script.
+	Py *PySite
+}
+
+// PySite is the Python source line of a call made from a Python
+// interpreter, and the C return address in the interpreter (or in the
+// extension module, mpi4py's) of the first call made there.
+type PySite struct {
+	File     string // as the interpreter has it (co_filename)
+	Line     int
+	Function string // co_qualname (co_name before Python 3.11)
+	CPC      uint64
 }
 
 // Process is everything recorded about one rank.

@@ -201,7 +201,7 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 		}
 		return &failed{p: p, f: check.Finding{
 			Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, e.lastText),
-			Locations: e.lastLoc("last MPI call"),
+			Locations: append(raisedAt(p), e.lastLoc("last MPI call")...),
 		}, prim: true, detail: said(p)}, false
 	case x != nil && x.Exited && p.Initialized() && !p.Finalized():
 		return &failed{p, check.Finding{

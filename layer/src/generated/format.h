@@ -29,6 +29,7 @@
 #define MPIVET_META_WATCH 17
 #define MPIVET_META_UNRECEIVED 18
 #define MPIVET_META_DIVERGED 24
+#define MPIVET_META_PYSITE 31
 
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
