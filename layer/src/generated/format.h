@@ -29,6 +29,7 @@
 #define MPIVET_META_WATCH 17
 #define MPIVET_META_UNRECEIVED 18
 #define MPIVET_META_DIVERGED 24
+#define MPIVET_META_DETERMINISM 25
 
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
@@ -99,5 +100,6 @@
 #define MPIVET_CONF_DECISIONS "decisions"
 #define MPIVET_CONF_EXPECT "expect"
 #define MPIVET_CONF_VADER "vader"
+#define MPIVET_CONF_DETERMINISTIC "deterministic"
 
 #endif
