@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mpivet/api"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +47,10 @@ type Options struct {
 	Notify     func(string) // progress messages for the user (default: none)
 	Stdout     io.Writer    // program output (default os.Stdout)
 	Stderr     io.Writer    // program errors (default os.Stderr)
+
+	// Deterministic is a seed: deterministic mode (layer/src/determinism)
+	// with that schedule; "": off.
+	Deterministic string
 }
 
 // Session is a program ready to run: its MPI found and the layer built.
@@ -188,6 +193,9 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		if sm, ok := s.MPI.SharedMemory(layer.CacheDir()); ok {
 			conf += sm.Conf()
 		}
+	}
+	if s.Opts.Deterministic != "" {
+		conf += api.ConfDeterministic + "=" + s.Opts.Deterministic + "\n"
 	}
 	if s.Opts.GDBRank {
 		conf += fmt.Sprintf("gdb=%d\n", s.Opts.GDB)

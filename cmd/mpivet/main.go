@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,6 +78,8 @@ type runFlags struct {
 	keepRecords      bool
 	replayHook       string
 	gdb              int // replay: the rank to start under a debugger (-1: none)
+	deterministic    bool
+	seed             uint64
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -118,6 +121,8 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
 	fl.StringVar(&f.replayHook, "replay-hook", "", "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run")
 	fl.BoolVar(&f.keepRecords, "keep-records", false, "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)")
+	fl.BoolVar(&f.deterministic, "deterministic", false, "deterministic mode: wildcard receives and probes take the earliest message by logical time, and Test, Testany, Iprobe and Waitany see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration")
+	fl.Uint64Var(&f.seed, "seed", 0, "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it")
 	f.gdb = -1
 	cmd.MarkFlagRequired("np")
 	return cmd
@@ -155,6 +160,11 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	default:
 		return exitFailure, fmt.Errorf("--buffering-check=%s: must be auto, run or off", f.bufCheck)
 	}
+	if f.deterministic {
+		f.clocks = "off" // no exploration: its forced matches are what determinism rules out
+	} else if f.seed != 0 {
+		return exitFailure, errors.New("--seed: only with --deterministic")
+	}
 	switch f.clocks {
 	case "lamport", "vector", "off":
 	default:
@@ -177,8 +187,9 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
 	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
 		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
-		Stalled: stall.CannotResume,
-		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
+		Stalled:       stall.CannotResume,
+		Deterministic: deterministicConf(f),
+		Notify:        func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 	}
 	// Input redirected to mpivet goes to the program, as with mpirun; a
 	// terminal is not handed over, so a run never waits on the keyboard.
@@ -226,6 +237,8 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	x.firstUnit = nil // the exploration keeps no whole run
 	switch {
 	case stopped != "":
+	case f.deterministic:
+		x.notes = append(x.notes, determinismNote(first.Run, f.seed))
 	case off != "":
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
 	case replay == nil && !first.Infeasible:
@@ -352,4 +365,12 @@ func explain(w io.Writer, checks []*check.Check, kind string) error {
 		fmt.Fprintf(w, "%s%s: %s\n", kind, from, e.Text)
 	}
 	return nil
+}
+
+// deterministicConf is the layer's setting for deterministic mode: the seed.
+func deterministicConf(f runFlags) string {
+	if !f.deterministic {
+		return ""
+	}
+	return strconv.FormatUint(f.seed, 10)
 }
