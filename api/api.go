@@ -379,7 +379,7 @@ const (
 // first did), each a seqlock counter, then what the thread is doing.
 const (
 	StateSeq      = 0  // odd while being written
-	StateStatus   = 1  // 0 no call yet, 1 inside a call, 2 returned
+	StateStatus   = 1  // 0 no call yet, 1 inside a call, 2 returned, StatusDeciding
 	StateLogRef   = 2  // offset of the call's entry record in the log, or ^0 if inline
 	StateRC       = 3  // return code once returned
 	StateProgress = 4  // number of MPI calls returned so far
@@ -388,6 +388,12 @@ const (
 	StateWords    = 64
 	StateSlots    = 8
 )
+
+// StatusDeciding is the state page's status of a thread inside a call
+// that waits for a deterministic decision (layer/src/determinism): the call
+// returns by itself, or gives up waiting, so the rank is not blocked (the
+// deadlock check must not take the wait for a deadlock).
+const StatusDeciding = 3
 
 // Meta record ids (record kind KindMeta), shared with the layer (generated/format.h).
 const (

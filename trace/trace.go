@@ -366,16 +366,19 @@ type Process struct {
 	Watch       *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
 	Clocks      *Clocks
 	Determinism *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
-	Wild        []*Wildcard  // by event number
-	Late        []Late
-	Arrivals    map[uint64]Arrival // by Cand.Serial
-	Types       []TypeMismatch
-	Unreceived  []Unreceived
-	Overflow    bool
-	Diverged    *Divergence // a guided replay made another call than its parent run did
-	Exit        *Exit       // from the supervisor; nil if it left none (killed)
-	Stderr      string      // what the rank wrote on its standard error (first MiB)
-	End         int64       // end of the last whole record in the log
+	// Deciding: a thread is inside a call that waits for a deterministic
+	// decision (api.StatusDeciding); it is not blocked.
+	Deciding   bool
+	Wild       []*Wildcard // by event number
+	Late       []Late
+	Arrivals   map[uint64]Arrival // by Cand.Serial
+	Types      []TypeMismatch
+	Unreceived []Unreceived
+	Overflow   bool
+	Diverged   *Divergence // a guided replay made another call than its parent run did
+	Exit       *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr     string      // what the rank wrote on its standard error (first MiB)
+	End        int64       // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.

@@ -7,10 +7,13 @@
  * their pid and the clock) for each task, so without deterministic mode
  * the output changes from run to run.
  *
- * usage: masterworker [TASKS [MAXDELAY_US]] (default 4 tasks per worker, 2000 us) */
+ * usage: masterworker [TASKS [MAXDELAY_US [time]]] (default 4 tasks per worker,
+ * 2000 us); with "time", the master prints RESULT run_ms=<its time from the
+ * first task to the last result> (bench). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,8 +41,10 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 0;
 	}
+	int timed = argc > 3 && strcmp(argv[3], "time") == 0;
 	if (rank == 0) {
 		int next = 0, done = 0;
+		double t0 = MPI_Wtime();
 		for (int w = 1; w <= workers; w++) {
 			int t = next < tasks ? next++ : -1;
 			MPI_Send(&t, 1, MPI_INT, w, t < 0 ? STOP : TASK, MPI_COMM_WORLD);
@@ -74,6 +79,8 @@ int main(int argc, char **argv)
 		}
 		free(rq);
 		free(v);
+		if (timed)
+			printf("RESULT run_ms=%.3f\n", 1000 * (MPI_Wtime() - t0));
 	} else {
 		for (;;) {
 			int t;

@@ -43,7 +43,7 @@ func determinismNote(r *trace.Run, seed uint64) string {
 		d.Polls, check.Plural(int(d.Polls), "completion or poll", "completions or polls"),
 		d.Control, check.Plural(int(d.Control), "message", "messages"))
 	if d.Relaxed > 0 {
-		fmt.Fprintf(&b, "; determinism relaxed %d %s: a deterministic wait found a deterministic deadlock (no progress for 100 ms) and the decision was taken on the messages that had arrived, so this run may differ from another",
+		fmt.Fprintf(&b, "; determinism relaxed %d %s: a deterministic wait was part of a deterministic deadlock (a cycle of waits that the light deadlock checker's probes found, or a rank that could not answer for 1 s, e.g. one blocked in a collective) and the decision was taken on the messages that had arrived, so this run may differ from another",
 			d.Relaxed, check.Plural(int(d.Relaxed), "time", "times"))
 	}
 	if d.Uncovered > 0 {

@@ -77,9 +77,45 @@ static struct dcomm *comms;
 static uint64_t nextid = 1;
 static uint64_t *asked, *want, *wantt;
 static int nwant;
+static int ending; /* this rank has sent its ends: no more control messages */
+static int fins;   /* peers that have called MPI_Finalize */
 static int dummybuf;
 
-enum { HDR = 1, REQ, ANS, FIN };
+enum { HDR = 1, REQ, ANS, FIN, PRB };
+
+/* The wait in progress, for the deadlock checker's probes. */
+static int waiting;           /* inside dt_wait */
+static uint64_t wait_seq;     /* this rank's waits, numbered */
+static int cycle;             /* a probe of the current wait came back */
+static uint64_t *forwarded;   /* per origin: the last probe passed on */
+
+static void ctl_send(int k, uint64_t kind, uint64_t a, uint64_t b, uint64_t c);
+
+/* probe sends the deadlock checker's probe (origin, seq) on, to the ranks
+ * this wait depends on: those asked for a time they have not reached, and
+ * the sources a blocked receive waits on (Chandy-Misra-Haas edge chasing). */
+static void probe(int origin, uint64_t seq)
+{
+	for (int k = 0; k < dt_np; k++)
+		if (k != dt_me && asked[k] > dt_lb[k])
+			ctl_send(k, PRB, (uint64_t)origin, seq, 0);
+	for (int i = 0; i < dt_nwsrc; i++)
+		if (dt_wsrc[i] != dt_me && !(asked[dt_wsrc[i]] > dt_lb[dt_wsrc[i]]))
+			ctl_send(dt_wsrc[i], PRB, (uint64_t)origin, seq, 0);
+}
+
+static void got_probe(int origin, uint64_t seq)
+{
+	if (origin == dt_me) {
+		if (waiting && seq == wait_seq)
+			cycle = 1;
+		return;
+	}
+	if (!waiting || forwarded[origin] >= seq + 1)
+		return; /* a rank not waiting will act: no deadlock through it */
+	forwarded[origin] = seq + 1;
+	probe(origin, seq);
+}
 
 uint64_t dt_key(int world)
 {
@@ -92,6 +128,8 @@ uint64_t dt_key(int world)
 
 static void ctl_send(int k, uint64_t kind, uint64_t a, uint64_t b, uint64_t c)
 {
+	if (ending)
+		return;
 	uint64_t m[4] = {kind, a, b, c};
 	PMPI_Send(m, 4, MPI_UINT64_T, k, 0, ctl);
 	dt_st_ctl += kind != HDR;
@@ -301,6 +339,9 @@ static uint64_t bound(int r, uint64_t tr)
 	return b;
 }
 
+/* answer answers r's Request if this rank's bound has reached it; if not,
+ * and the rank is blocked on sources, it asks them in turn (the bound grows
+ * with theirs: null messages on demand, as in conservative simulation). */
 static void answer(int r)
 {
 	uint64_t b = bound(r, wantt[r]);
@@ -308,7 +349,11 @@ static void answer(int r)
 		ctl_send(r, ANS, b, 0, 0);
 		want[r] = 0;
 		nwant--;
+		return;
 	}
+	for (int i = 0; i < dt_nwsrc; i++)
+		if (dt_wsrc[i] != r)
+			dt_need(dt_wsrc[i], want[r] - 1);
 }
 
 void dt_answer_all(void)
@@ -350,8 +395,13 @@ void dt_drain(void)
 			wantt[k] = m[2];
 			answer(k);
 			break;
-		case ANS:
+		case PRB:
+			got_probe((int)m[1], m[2]);
+			break;
 		case FIN:
+			fins++;
+			/* fall through */
+		case ANS:
 			if (m[1] > dt_lb[k])
 				dt_lb[k] = m[1];
 			break;
@@ -388,21 +438,68 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The seed's interval: a deterministic wait that sees nothing new for this
- * long is taken for a deterministic deadlock. */
-#define RELAX_NS 100000000ULL
+/* The light deadlock checker (seed 002, §2.6). A deterministic wait that
+ * has seen no progress for the seed's interval sends a probe along what it
+ * waits for; the probe travels through ranks that are themselves waiting,
+ * and if it comes back, the waits form a cycle: the wait gives up, and the
+ * caller decides on what has arrived (relaxed). A wait on a rank that never
+ * takes part (blocked in a collective or a send, which the mode does not
+ * turn into a loop) gives up after GIVEUP_NS without progress: slower, so
+ * that a rank only descheduled or computing is usually waited for, but
+ * under the second mpivet's deadlock check takes to decide (1 s without a
+ * completed call, checked again 0.4 s later), which would otherwise see
+ * the ranks the deciding one leaves waiting. */
+#define PROBE_NS 100000000ULL
+#define GIVEUP_NS 1000000000ULL
+
+/* deciding sets the state page's status of the call in progress: a
+ * deterministic decision's wait is not a block (the deadlock check reads
+ * it, checks/internal/waitstate); 1 is back inside the call. */
+static void deciding(uint64_t status)
+{
+	uint64_t *s = mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = status;
+	mpivet_state_close(s);
+}
 
 int dt_wait(dt_ready ready, void *arg, int relaxable)
 {
-	uint64_t since = now_ns(), spins = 0;
+	uint64_t since = now_ns(), spins = 0, probed = 0;
+	uint64_t seen = 0; /* a digest of the world clock: progress */
+	int outer = waiting;
+	waiting = 1;
+	if (relaxable)
+		deciding(MPIVET_STATUS_DECIDING);
+	wait_seq++;
+	cycle = 0;
 	for (;;) {
 		dt_drain();
-		if (ready(arg))
+		if (ready(arg)) {
+			waiting = outer;
+			if (relaxable)
+				deciding(1);
 			return 1;
+		}
 		dt_answer_all();
-		if (relaxable && (++spins & 63) == 0 && now_ns() - since > RELAX_NS) {
-			dt_st_relaxed++;
-			return 0;
+		if ((++spins & 63) == 0) {
+			uint64_t d = 0, t = now_ns();
+			for (int k = 0; k < dt_np; k++)
+				d += dt_lb[k];
+			if (d != seen) {
+				seen = d, since = t, probed = 0;
+				wait_seq++;
+				cycle = 0;
+			}
+			if (relaxable && (cycle || t - since > GIVEUP_NS)) {
+				dt_st_relaxed++;
+				waiting = outer;
+				deciding(1);
+				return 0;
+			}
+			if (t - since > PROBE_NS && t - probed > PROBE_NS) {
+				probed = t;
+				probe(dt_me, wait_seq);
+			}
 		}
 		if ((spins & 15) == 0)
 			sched_yield();
@@ -424,6 +521,7 @@ void dt_start(void)
 	asked = calloc(dt_np, 8);
 	want = calloc(dt_np, 8);
 	wantt = calloc(dt_np, 8);
+	forwarded = calloc(dt_np, 8);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &ctl);
 	PMPI_Comm_dup(MPI_COMM_SELF, &selfc);
 	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, selfc, &dt_dummy);
@@ -432,14 +530,29 @@ void dt_start(void)
 	mpivet_dt_on = 1;
 }
 
+static int all_ended(void *arg)
+{
+	(void)arg;
+	return fins >= dt_np - 1;
+}
+
 /* dt_finish, at MPI_Finalize: every peer learns that this rank sends no
- * more (its bound is infinite), and the mode's statistics are logged. */
+ * more (its bound is infinite); the rank then takes the control messages
+ * still coming until every peer has said the same (MPI_Finalize waits for
+ * them anyway), so none is left unreceived (UCX warns of those), for at
+ * most 5 s (a peer that died). The mode's statistics are logged. */
 void dt_finish(void)
 {
 	dt_drain();
 	for (int k = 0; k < dt_np; k++)
 		if (k != dt_me)
 			ctl_send(k, FIN, UINT64_MAX, 0, 0);
+	ending = 1;
+	uint64_t until = now_ns() + 5000000000ULL;
+	while (!all_ended(NULL) && now_ns() < until) {
+		dt_drain();
+		sched_yield();
+	}
 	uint64_t w[8] = {dt_seed, dt_k, dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered, dt_lt};
 	mpivet_meta(MPIVET_META_DETERMINISM, w, 8);
 	PMPI_Cancel(&dt_dummy);

@@ -31,6 +31,9 @@
 #define MPIVET_META_DIVERGED 24
 #define MPIVET_META_DETERMINISM 25
 
+/* State page status of a deterministic wait (api.StatusDeciding) */
+#define MPIVET_STATUS_DECIDING 3
+
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
 #define MPIVET_STATE_STATUS 1
