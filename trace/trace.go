@@ -234,7 +234,7 @@ type Determinism struct {
 	Polls       uint64 // Iprobe, Test, Testany, Waitany outcomes decided
 	Relaxed     uint64 // deterministic waits given up (a deterministic deadlock): decided on what had arrived
 	Control     uint64 // Requests, Answers and ends sent
-	Uncovered   uint64 // calls left to the MPI (wildcard Irecv, Waitsome, Testsome, Testall, persistent, Mprobe)
+	Uncovered   uint64 // calls left to the MPI (wildcard Irecv and Sendrecv, Waitsome, Testsome, Testall, persistent, Mprobe)
 	LogicalTime uint64 // the rank's logical time at MPI_Finalize
 }
 

@@ -501,8 +501,7 @@ int dt_wait(dt_ready ready, void *arg, int relaxable)
 				probe(dt_me, wait_seq);
 			}
 		}
-		if ((spins & 15) == 0)
-			sched_yield();
+		sched_yield(); /* as the MPIs do when ranks outnumber cores */
 	}
 }
 
