@@ -82,6 +82,18 @@ var benchmarks = []benchmark{
 	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false},
 	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
 	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
+	// Deterministic mode (--deterministic; clocks "deterministic" here),
+	// buffer checker off: what determinism costs (dMPI: 8% on NPB).
+	{"halo-256-determ", "halo.c", "iter_us", 2, []string{"256", "2000"}, "deterministic", "off", false},
+	{"halo-256-determ-8", "halo.c", "iter_us", 8, []string{"256", "500"}, "deterministic", "off", false},
+	{"pingpong-8B-determ", "pingpong.c", "latency_us", 2, []string{"8", "50000"}, "deterministic", "off", false},
+	{"multipair-8-determ", "multipair.c", "latency_us", 8, []string{"5000"}, "deterministic", "off", false},
+	{"multipair-32-determ", "multipair.c", "latency_us", 32, []string{"1000"}, "deterministic", "off", false},
+	{"multipair-64-determ", "multipair.c", "latency_us", 64, []string{"500"}, "deterministic", "off", false},
+	{"mw-2-determ", "masterworker.c", "run_ms", 2, []string{"200", "0", "time"}, "deterministic", "off", false},
+	{"mw-8-determ", "masterworker.c", "run_ms", 8, []string{"50", "200", "time"}, "deterministic", "off", false},
+	{"mw-32-determ", "masterworker.c", "run_ms", 32, []string{"10", "200", "time"}, "deterministic", "off", false},
+	{"mw-64-determ", "masterworker.c", "run_ms", 64, []string{"5", "200", "time"}, "deterministic", "off", false},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
 	// Python (mpi4py, Debian's: Open MPI only), with every check of a C
@@ -254,6 +266,9 @@ func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session,
 	}
 	opts := driver.Defaults()
 	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
+	if b.clocks == "deterministic" { // --deterministic, seed 0 (Validate turns the clocks off)
+		opts.Clocks, opts.Deterministic = "lamport", true
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mpivet/api"
@@ -29,6 +30,11 @@ type RunFiles struct {
 // the one writer of layer.conf; keys are api.Conf*.
 func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles) error {
 	lines := o.confLines()
+	// Deterministic mode is on with a seed (0 is a seed): one key for two
+	// options, so not a conf key of the table.
+	if o.Deterministic {
+		lines = append(lines, api.ConfDeterministic+"="+strconv.FormatUint(o.Seed, 10))
+	}
 	// The buffer checker must know which messages a peer's kernel copies
 	// (Open MPI's vader: ompi_info answers once, cached, for every rank).
 	if o.Buffers != "off" {

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,6 +40,8 @@ type Options struct {
 	KeepRecords      bool
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
 	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
+	Deterministic    bool   // deterministic mode (layer/src/determinism): one checked run, clocks off
+	Seed             uint64 // with Deterministic: which deterministic schedule
 
 	IO
 }
@@ -65,7 +68,7 @@ type Progress interface {
 // option is adding a field to Options and a line here; the flag, the
 // record and the layer's configuration follow.
 type option struct {
-	field   func(*Options) any // *int, *string, *bool, *time.Duration or *[]string
+	field   func(*Options) any // *int, *uint64, *string, *bool, *time.Duration or *[]string
 	flag    string             // --flag ("": not on the command line)
 	short   string             // -s
 	def     any                // default (nil: the zero value)
@@ -117,6 +120,10 @@ var options = []option{
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
+	{field: func(o *Options) any { return &o.Deterministic }, flag: "deterministic", runOnly: true,
+		usage: "deterministic mode: wildcard receives and probes take the earliest message by logical time, and Test, Testany, Iprobe and Waitany see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
+	{field: func(o *Options) any { return &o.Seed }, flag: "seed", runOnly: true,
+		usage: "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it"},
 	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, conf: api.ConfGDB,
 		usage: "start this `rank` under a debugger (it waits for gdb -p PID)"},
 }
@@ -156,6 +163,8 @@ func (o *Options) Flags(fs *pflag.FlagSet, replay bool) (required []string) {
 		switch p := opt.field(o).(type) {
 		case *int:
 			fs.IntVarP(p, opt.flag, opt.short, *p, opt.usage)
+		case *uint64:
+			fs.Uint64VarP(p, opt.flag, opt.short, *p, opt.usage)
 		case *string:
 			fs.StringVarP(p, opt.flag, opt.short, *p, opt.usage)
 		case *bool:
@@ -183,6 +192,11 @@ func (o *Options) Validate() error {
 	}
 	if o.Program == "" {
 		return fmt.Errorf("no program to run")
+	}
+	if o.Deterministic {
+		o.Clocks = "off" // no exploration: its forced matches are what determinism rules out
+	} else if o.Seed != 0 {
+		return errors.New("--seed: only with --deterministic")
 	}
 	for _, opt := range options {
 		if opt.choices == nil {
@@ -231,6 +245,8 @@ func (o *Options) confLines() []string {
 		switch p := opt.field(o).(type) {
 		case *int:
 			v = strconv.Itoa(*p)
+		case *uint64:
+			v = strconv.FormatUint(*p, 10)
 		case *string:
 			v = *p
 		case *bool:

@@ -139,3 +139,44 @@ func TestConfLines(t *testing.T) {
 		t.Errorf("conf lines:\n%s", got)
 	}
 }
+
+// Deterministic mode: its flags parse into Options, Validate turns the
+// clock protocol off (one checked run) and refuses a seed without it, and
+// the ranks get the seed as deterministic=SEED, 0 included.
+func TestDeterministicOptions(t *testing.T) {
+	o := Defaults()
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o.Flags(fs, false)
+	if err := fs.Parse([]string{"-n", "2", "--deterministic", "--seed", "7", "prog"}); err != nil {
+		t.Fatal(err)
+	}
+	o.Program = "prog"
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.Deterministic || o.Seed != 7 || o.Clocks != "off" {
+		t.Errorf("validated %+v", o)
+	}
+	dir := t.TempDir()
+	o.Buffers = "off" // no MPI to ask about shared memory
+	for seed, want := range map[uint64]string{7: "\ndeterministic=7\n", 0: "\ndeterministic=0\n"} {
+		o.Seed = seed
+		if err := WriteLayerConf(dir, nil, o, RunFiles{}); err != nil {
+			t.Fatal(err)
+		}
+		if conf, _ := os.ReadFile(filepath.Join(dir, confFile)); !strings.Contains(string(conf), want) || !strings.Contains(string(conf), "clocks=off\n") {
+			t.Errorf("seed %d: layer.conf\n%s", seed, conf)
+		}
+	}
+	o.Deterministic = false
+	if err := WriteLayerConf(dir, nil, o, RunFiles{}); err != nil {
+		t.Fatal(err)
+	}
+	if conf, _ := os.ReadFile(filepath.Join(dir, confFile)); strings.Contains(string(conf), "deterministic") {
+		t.Errorf("not deterministic, yet layer.conf\n%s", conf)
+	}
+	p := Options{NP: 1, Program: "p", Seed: 3}
+	if err := p.Validate(); err == nil || err.Error() != "--seed: only with --deterministic" {
+		t.Errorf("a seed without --deterministic: %v", err)
+	}
+}

@@ -126,6 +126,8 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	x.firstUnit = nil // the exploration keeps no whole run
 	switch {
 	case stopped != "":
+	case o.Deterministic:
+		x.notes = append(x.notes, determinismNote(first.Run, o.Seed))
 	case off != "":
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(sess, off))
 	case replay == nil && !first.Infeasible:

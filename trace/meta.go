@@ -52,6 +52,12 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaUnreceived: (*Process).metaUnreceived,
 	api.MetaLate:       (*Process).metaLate,
 	api.MetaError:      (*Process).metaError,
+	api.MetaDeterminism: func(p *Process, w []uint64) {
+		if len(w) >= 8 {
+			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],
+				Control: w[5], Uncovered: w[6], LogicalTime: w[7]}
+		}
+	},
 }
 
 func (p *Process) metaProcess(w []uint64) {
