@@ -197,13 +197,13 @@ type Stats struct {
 	Infeasible    int
 	Diverged      int
 	TimedOut      int
-	Queued        int    // alternatives known but not run when it stopped
+	Queued        int // alternatives known but not run when it stopped
 	// Events counts the wildcard events found with other possible
 	// outcomes (each once, in the run that found it); of those outcomes,
 	// Explored were run and Pruned left out by the mixing or order bound.
 	Events, Explored, Pruned int
-	Complete      bool   // every outcome was covered (within the mixing bound)
-	Stopped       string // why not, otherwise
+	Complete                 bool   // every outcome was covered (within the mixing bound)
+	Stopped                  string // why not, otherwise
 }
 
 type explorer struct {
