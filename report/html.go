@@ -85,6 +85,7 @@ type (
 	htmlFinding struct {
 		N         int
 		F         check.Finding
+		Long      bool // a message of many lines, folded
 		RankAttr  string // " 0 1 2 " for the filter
 		Summary   string
 		First     string
@@ -98,6 +99,7 @@ type (
 	}
 	htmlLocation struct {
 		L      check.Location
+		Ranks  []int // the ranks with this location (identical but for the rank)
 		Source []htmlLine
 	}
 	htmlLine struct {
@@ -128,8 +130,19 @@ func (h *HTML) Print(r *Report) error {
 		if len(f.Locations) > 0 {
 			hf.First = f.Locations[0].String()
 		}
+		hf.Long = strings.Count(f.Message, "\n") > messageLines
+		// Ranks at the same place are one entry, with the source once:
+		// 64 ranks deadlocked at one line are one line of the page.
+		at := map[check.Location]int{}
 		for _, l := range f.Locations {
-			hf.Locations = append(hf.Locations, htmlLocation{L: l, Source: h.source(sources, l)})
+			k := l
+			k.Rank = 0
+			if i, ok := at[k]; ok {
+				hf.Locations[i].Ranks = append(hf.Locations[i].Ranks, l.Rank)
+				continue
+			}
+			at[k] = len(hf.Locations)
+			hf.Locations = append(hf.Locations, htmlLocation{L: l, Ranks: []int{l.Rank}, Source: h.source(sources, l)})
 		}
 		if f.Graph != nil {
 			svg, err := h.Render(withLegend(f.Graph.DOT))
@@ -179,6 +192,10 @@ func withLegend(dot string) string {
 `
 	return dot[:i] + legend + dot[i:]
 }
+
+// messageLines is how many lines of a finding's message the page shows
+// unfolded.
+const messageLines = 12
 
 // sourceContext is how many lines around a location the page shows.
 const sourceContext = 3

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -93,7 +94,7 @@ func SpaceTimeDOT(t *Trail) string {
 				text += "\n" + c.Peer
 			}
 			if c.Loc.File != "" {
-				text += fmt.Sprintf("\n%s:%d", c.Loc.File, c.Loc.Line)
+				text += fmt.Sprintf("\n%s:%d", filepath.Base(c.Loc.File), c.Loc.Line)
 			}
 			attrs := ""
 			tip := c.Loc.String()

@@ -66,7 +66,7 @@ func Build(run *trace.Run, n int, sym *symbolize.Symbolizer, perRank int) *repor
 func lane(p *trace.Process, sym *symbolize.Symbolizer, perRank int) report.Lane {
 	l := report.Lane{Rank: p.Rank}
 	calls := p.Calls
-	if cur := p.Current; cur != nil && cur.Seq < 0 && !cur.Returned {
+	if cur := p.Current; cur != nil && cur.Seq < 0 && !cur.Returned && !sameCall(p.Calls, cur) {
 		calls = append(calls[:len(calls):len(calls)], cur) // known from the state page only
 	}
 	if len(calls) > perRank {
@@ -100,6 +100,16 @@ func lane(p *trace.Process, sym *symbolize.Symbolizer, perRank int) report.Lane 
 	}
 	l.End = end(p)
 	return l
+}
+
+// sameCall reports whether the state page's call cur is the last logged
+// call, which has not returned either (a blocking call's brief record).
+func sameCall(calls []*trace.Call, cur *trace.Call) bool {
+	if len(calls) == 0 {
+		return false
+	}
+	last := calls[len(calls)-1]
+	return !last.Returned && last.Def == cur.Def && last.PC == cur.PC
 }
 
 // peer says whom a point-to-point call names: "to 1", "from 2", "from any:
