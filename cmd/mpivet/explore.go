@@ -22,6 +22,7 @@ import (
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
+	"mpivet/spacetime"
 	"mpivet/symbolize"
 	"mpivet/trace"
 )
@@ -49,6 +50,10 @@ type exploration struct {
 	first     *trace.Run    // of interleaving 1's records, only the messages never received (unreceivedOnly)
 	firstUnit *check.Unit   // interleaving 1's analyses, until simulate has used them
 	firstWall time.Duration // how long the first run took
+	// wantTrails: keep the trail of each interleaving with a new finding
+	// (for the HTML and SARIF reports)
+	wantTrails bool
+	trails     []report.Trail
 }
 
 // zeroSteps describes the zero-buffering run in reports.
@@ -312,6 +317,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		keep = append(keep, f)
 	}
 	fresh := len(x.findings.Add(n, keep)) > 0
+	if fresh && x.wantTrails {
+		x.trails = append(x.trails, *spacetime.Build(res.Run, n, x.sym, spacetime.PerRank))
+	}
 	if fresh && n > 1 {
 		steps := x.steps(n)
 		if n == x.zero {
@@ -528,6 +536,8 @@ func replayCmd(code *int) *cobra.Command {
 	var n, gdb int
 	var noColor bool
 	var jsonOut string
+	var o outputs
+	var export, program string
 	cmd := &cobra.Command{
 		Use:   "replay RUN_DIR --interleaving N",
 		Short: "run one interleaving of an earlier run again, exactly",
@@ -540,7 +550,8 @@ With --gdb RANK, that rank stops after MPI_Init until a debugger attaches
 time limit, so the program can be stepped through.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := replay(cmd.Context(), args[0], n, gdb, noColor, jsonOut)
+			o.json = jsonOut
+			c, err := replay(cmd.Context(), args[0], n, gdb, noColor, o, export, program)
 			*code = c
 			return err
 		},
@@ -549,10 +560,15 @@ time limit, so the program can be stepped through.`,
 	cmd.Flags().IntVar(&gdb, "gdb", -1, "start this `rank` under a debugger (it waits for gdb -p PID)")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "no colours in the terminal report")
 	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the report as JSON to `FILE`")
+	cmd.Flags().StringVar(&o.html, "html", "", "also write the report as a self-contained HTML page to `FILE`")
+	cmd.Flags().StringVar(&o.sarif, "sarif", "", "also write the report as SARIF 2.1.0 to `FILE`")
+	cmd.Flags().StringVar(&o.suppressions, "suppressions", "", "silence the findings this `FILE` matches (default: "+report.DefaultSuppressions+" if present)")
+	cmd.Flags().StringVar(&export, "export", "", "do not run: write the interleaving as a witness in `DIR`, to replay elsewhere with the same binary (mpivet replay DIR)")
+	cmd.Flags().StringVar(&program, "program", "", "replay a witness with the program at `PATH` (it must be the same binary)")
 	return cmd
 }
 
-func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut string) (int, error) {
+func replay(ctx context.Context, dir string, n, gdb int, noColor bool, o outputs, export, program string) (int, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "command.json"))
 	if err != nil {
 		return exitFailure, fmt.Errorf("%s is not an mpivet run directory (no command.json)", dir)
@@ -560,6 +576,11 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 	var c command
 	if err := json.Unmarshal(data, &c); err != nil {
 		return exitFailure, fmt.Errorf("%s/command.json: %v", dir, err)
+	}
+	if export == "" {
+		if err := checkWitness(dir, &c, program); err != nil {
+			return exitFailure, err
+		}
 	}
 	src := interleavingDir(dir, n)
 	var ds []explore.Decision
@@ -572,12 +593,21 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 	if ds == nil {
 		ds = []explore.Decision{}
 	}
+	if export != "" {
+		b, _ := os.ReadFile(filepath.Join(src, "buffering"))
+		if err := exportWitness(export, dir, n, c, ds, strings.TrimSpace(string(b))); err != nil {
+			return exitFailure, err
+		}
+		fmt.Fprintf(os.Stderr, "mpivet: interleaving %d of %s written to %s (%d forced %s); replay it with: mpivet replay %s\n",
+			n, dir, export, len(ds), check.Plural(len(ds), "match", "matches"), export)
+		return exitOK, nil
+	}
 	out := filepath.Join(dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return exitFailure, err
 	}
 	f := runFlags{np: c.NP, launcher: c.Launcher, timeout: c.Timeout, buffer: c.Buffer, buffers: c.Buffers, clocks: c.Clocks,
-		noColor: noColor, json: jsonOut, gdb: gdb}
+		noColor: noColor, json: o.json, html: o.html, sarif: o.sarif, suppressions: o.suppressions, gdb: gdb}
 	if f.clocks == "off" {
 		f.clocks = "lamport" // decisions need the protocol
 	}

@@ -46,6 +46,7 @@ func main() {
 	root := &cobra.Command{
 		Use:           "mpivet",
 		Short:         "dynamic verifier for MPI programs",
+		Long:          "mpivet runs an MPI program, explores its nondeterminism and reports its MPI usage errors.\n\n" + exitHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -77,6 +78,12 @@ type runFlags struct {
 	keepRecords      bool
 	replayHook       string
 	gdb              int // replay: the rank to start under a debugger (-1: none)
+
+	html, sarif, suppressions string // report files (outputs)
+}
+
+func (f runFlags) outputs() outputs {
+	return outputs{json: f.json, html: f.html, sarif: f.sarif, suppressions: f.suppressions}
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -90,7 +97,9 @@ errors found: program failures, timeouts with what each rank was doing,
 resource leaks and request life-cycle errors.
 
 The records of the run stay in the run directory (--dir). For a run across
-several hosts, that directory must be on a file system all hosts share.`,
+several hosts, that directory must be on a file system all hosts share.
+
+` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := run(cmd.Context(), f, args)
@@ -102,6 +111,9 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl := cmd.Flags()
 	fl.IntVarP(&f.np, "np", "n", 0, "number of ranks (required)")
 	fl.StringVar(&f.json, "json", "", "also write the report as JSON to `FILE`")
+	fl.StringVar(&f.html, "html", "", "also write the report as a self-contained HTML page to `FILE` (graphs, space-time diagram)")
+	fl.StringVar(&f.sarif, "sarif", "", "also write the report as SARIF 2.1.0 to `FILE` (for code scanning)")
+	fl.StringVar(&f.suppressions, "suppressions", "", "silence the findings this `FILE` matches (default: "+report.DefaultSuppressions+" in the working directory, if present)")
 	fl.StringVar(&f.launcher, "launcher", "", "launch with this `command` instead of the MPI's own (e.g. \"srun --mpi=pmix\"); mpivet appends -n N")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "stop the run after this long and report what every rank was doing (0: no limit)")
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
@@ -189,12 +201,16 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	if err != nil {
 		return exitFailure, err
 	}
+	supp, err := f.outputs().loadSuppressions()
+	if err != nil {
+		return exitFailure, err
+	}
 	sig := catchInterrupts(ctx)
 	defer sig.stop()
 	start := time.Now()
 	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
 		branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
-		hook: f.replayHook, fresh: map[int]bool{}}
+		hook: f.replayHook, fresh: map[int]bool{}, wantTrails: f.outputs().trails()}
 	if f.budget > 0 {
 		x.deadline = start.Add(f.budget)
 	}
@@ -266,7 +282,11 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	rep := report.New(x.findings.List, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
-		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
+		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned}
+	rep.Trails = x.trails
+	if supp != nil {
+		rep.Suppress(supp)
+	}
 	rep.Explored = x.explored
 	rep.Buffering = buffering
 	rep.Notes = x.notes
@@ -275,10 +295,8 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
 	sig.holdIfQuitting()
 	_ = report.NewText(os.Stdout, color).Print(rep) // a closed terminal does not change the verdict
-	if f.json != "" {
-		if err := report.WriteJSON(f.json, rep); err != nil {
-			return exitFailure, fmt.Errorf("cannot write the JSON report: %v", err)
-		}
+	if err := f.outputs().write(rep); err != nil {
+		return exitFailure, err
 	}
 	return rep.ExitCode(), nil
 }
