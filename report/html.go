@@ -85,7 +85,7 @@ type (
 	htmlFinding struct {
 		N         int
 		F         check.Finding
-		Long      bool // a message of many lines, folded
+		Long      bool   // a message of many lines, folded
 		RankAttr  string // " 0 1 2 " for the filter
 		Summary   string
 		First     string
