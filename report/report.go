@@ -82,7 +82,7 @@ func (c Coverage) Summary() string {
 	if c.Events == 0 && c.Explored == 0 {
 		return fmt.Sprintf("%s; no wildcard event had another possible outcome", c)
 	}
-	return fmt.Sprintf("%s; %d wildcard %s with other possible outcomes: %d %s explored, %d pruned by bounds, %d skipped by budget (%.0f%% covered)",
+	return fmt.Sprintf("%s; %d wildcard %s with other possible outcomes: %d %s explored, %d pruned by bounds, %d skipped by budget or limits (%.0f%% covered)",
 		c, c.Events, check.Plural(c.Events, "event", "events"), c.Explored, check.Plural(c.Explored, "alternative", "alternatives"),
 		c.Pruned, c.Queued, c.Percent())
 }
