@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -195,6 +196,30 @@ func section(dom, attr string) string {
 	}
 	return s
 }
+
+// checkSARIF validates the SARIF log of a corpus run: the schema test of
+// every kind the corpus produces, on real reports.
+func checkSARIF(t *testing.T, path string) {
+	t.Helper()
+	schemaOnce.Do(func() { corpusSchema = sarifSchema(t) })
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("no SARIF log: %v", err)
+		return
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err == nil {
+		err = corpusSchema.Validate(doc)
+	}
+	if err != nil {
+		t.Errorf("the SARIF log does not validate: %v", err)
+	}
+}
+
+var (
+	schemaOnce   sync.Once
+	corpusSchema *jsonschema.Schema
+)
 
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
