@@ -54,6 +54,7 @@ type exploration struct {
 	// (for the HTML and SARIF reports)
 	wantTrails bool
 	trails     []report.Trail
+	supp       []*report.Suppression // (an error they silence does not stop --first-error)
 }
 
 // zeroSteps describes the zero-buffering run in reports.
@@ -313,7 +314,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
-		il.Errors = il.Errors || f.Severity == check.Error
+		il.Errors = il.Errors || f.Severity == check.Error && !x.suppressed(f)
 		keep = append(keep, f)
 	}
 	fresh := len(x.findings.Add(n, keep)) > 0

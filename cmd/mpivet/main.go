@@ -210,7 +210,7 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 	start := time.Now()
 	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
 		branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
-		hook: f.replayHook, fresh: map[int]bool{}, wantTrails: f.outputs().trails()}
+		hook: f.replayHook, fresh: map[int]bool{}, wantTrails: f.outputs().trails(), supp: supp}
 	if f.budget > 0 {
 		x.deadline = start.Add(f.budget)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"mpivet/check"
 	"mpivet/checks/all"
 	"mpivet/report"
 )
@@ -63,6 +64,18 @@ func (o outputs) write(rep *report.Report) error {
 		}
 	}
 	return nil
+}
+
+// suppressed reports whether a suppression silences finding f (of an
+// interleaving, before Findings gives it its fingerprint).
+func (x *exploration) suppressed(f check.Finding) bool {
+	f.Fingerprint = report.Fingerprint(f)
+	for _, s := range x.supp {
+		if s.Matches(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // exitHelp documents mpivet's exit statuses, for --help.
