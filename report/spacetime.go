@@ -77,55 +77,71 @@ func SpaceTimeDOT(t *Trail) string {
 	}
 	b.WriteString(" }\n")
 	for i, g := range gs {
-		l := g.lane
-		label := check.Plural(len(g.ranks), "rank ", "ranks ") + check.RankList(g.ranks)
-		if l.Skipped > 0 {
-			label += fmt.Sprintf("\n(%d earlier calls)", l.Skipped)
-		}
-		fmt.Fprintf(&b, "  h%d [label=%q, shape=plaintext, style=\"\", fontsize=10];\n", l.Rank, label)
+		prev := ""
 		if i > 0 {
-			fmt.Fprintf(&b, "  h%d -> h%d [style=invis];\n", gs[i-1].lane.Rank, l.Rank)
+			prev = fmt.Sprintf("h%d", gs[i-1].lane.Rank)
 		}
-		prev := fmt.Sprintf("h%d", l.Rank)
-		for _, c := range l.Calls {
-			id := fmt.Sprintf("c%d_%d", l.Rank, c.Seq)
-			text := c.Name
-			if c.Peer != "" {
-				text += "\n" + c.Peer
-			}
-			if c.Loc.File != "" {
-				text += fmt.Sprintf("\n%s:%d", filepath.Base(c.Loc.File), c.Loc.Line)
-			}
-			attrs := ""
-			tip := c.Loc.String()
-			switch {
-			case c.Stopped:
-				attrs = `, fillcolor="#f8c6c6", color="#b00000", penwidth=2`
-				tip += " (the rank stopped here)"
-			case c.Forced:
-				attrs = `, fillcolor="#ffd28a", color="#c06000", penwidth=2`
-				tip += " (forced wildcard match)"
-			case c.Wildcard:
-				attrs = `, fillcolor="#fff1d6"`
-				tip += " (wildcard)"
-			}
-			fmt.Fprintf(&b, "  %s [label=%q, tooltip=%q%s];\n", id, text, tip, attrs)
-			fmt.Fprintf(&b, "  %s -> %s [weight=100, arrowhead=none, color=\"#888888\"];\n", prev, id)
-			prev = id
-		}
-		if l.End != "" {
-			fmt.Fprintf(&b, "  e%d [label=%q, shape=plaintext, style=\"\", fontcolor=\"#b00000\"];\n", l.Rank, l.End)
-			fmt.Fprintf(&b, "  %s -> e%d [weight=100, arrowhead=none, style=dotted, color=\"#888888\"];\n", prev, l.Rank)
-		}
+		writeLane(&b, g, prev)
 	}
+	writeMessages(&b, t, gs, repOf, shown)
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// writeLane draws the lane of group g: its head (below the head prev, if
+// any), its calls and its end.
+func writeLane(b *strings.Builder, g laneGroup, prev string) {
+	l := g.lane
+	label := check.Plural(len(g.ranks), "rank ", "ranks ") + check.RankList(g.ranks)
+	if l.Skipped > 0 {
+		label += fmt.Sprintf("\n(%d earlier calls)", l.Skipped)
+	}
+	fmt.Fprintf(b, "  h%d [label=%q, shape=plaintext, style=\"\", fontsize=10];\n", l.Rank, label)
+	if prev != "" {
+		fmt.Fprintf(b, "  %s -> h%d [style=invis];\n", prev, l.Rank)
+	}
+	prev = fmt.Sprintf("h%d", l.Rank)
+	for _, c := range l.Calls {
+		id := fmt.Sprintf("c%d_%d", l.Rank, c.Seq)
+		text := c.Name
+		if c.Peer != "" {
+			text += "\n" + c.Peer
+		}
+		if c.Loc.File != "" {
+			text += fmt.Sprintf("\n%s:%d", filepath.Base(c.Loc.File), c.Loc.Line)
+		}
+		attrs := ""
+		tip := c.Loc.String()
+		switch {
+		case c.Stopped:
+			attrs = `, fillcolor="#f8c6c6", color="#b00000", penwidth=2`
+			tip += " (the rank stopped here)"
+		case c.Forced:
+			attrs = `, fillcolor="#ffd28a", color="#c06000", penwidth=2`
+			tip += " (forced wildcard match)"
+		case c.Wildcard:
+			attrs = `, fillcolor="#fff1d6"`
+			tip += " (wildcard)"
+		}
+		fmt.Fprintf(b, "  %s [label=%q, tooltip=%q%s];\n", id, text, tip, attrs)
+		fmt.Fprintf(b, "  %s -> %s [weight=100, arrowhead=none, color=\"#888888\"];\n", prev, id)
+		prev = id
+	}
+	if l.End != "" {
+		fmt.Fprintf(b, "  e%d [label=%q, shape=plaintext, style=\"\", fontcolor=\"#b00000\"];\n", l.Rank, l.End)
+		fmt.Fprintf(b, "  %s -> e%d [weight=100, arrowhead=none, style=dotted, color=\"#888888\"];\n", prev, l.Rank)
+	}
+}
+
+// writeMessages draws the messages between the calls shown, once per pair
+// of calls drawn (a collapsed lane draws its ranks' messages as its own).
+func writeMessages(b *strings.Builder, t *Trail, gs []laneGroup, repOf map[int]int, shown map[[2]int]bool) {
 	type arc struct{ from, fseq, to, tseq int }
 	var arcs []arc
 	seen := map[arc]bool{}
-	hidden := 0
 	for _, m := range t.Messages {
 		a := arc{repOf[m.From], m.FromSeq, repOf[m.To], m.ToSeq}
 		if !shown[[2]int{a.from, a.fseq}] || !shown[[2]int{a.to, a.tseq}] || a.from == a.to && len(gs) < len(t.Lanes) {
-			hidden++
 			continue
 		}
 		if !seen[a] {
@@ -141,8 +157,6 @@ func SpaceTimeDOT(t *Trail) string {
 		return x.fseq < y.fseq
 	})
 	for _, a := range arcs {
-		fmt.Fprintf(&b, "  c%d_%d -> c%d_%d [color=\"#1f5fbf\"];\n", a.from, a.fseq, a.to, a.tseq)
+		fmt.Fprintf(b, "  c%d_%d -> c%d_%d [color=\"#1f5fbf\"];\n", a.from, a.fseq, a.to, a.tseq)
 	}
-	b.WriteString("}\n")
-	return b.String()
 }
