@@ -221,10 +221,18 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	t.Helper()
 	dir := t.TempDir()
 	js := filepath.Join(dir, "report.json")
-	// every run also writes its HTML page and SARIF log (validated below)
+	// every run also writes its HTML page and SARIF log (validated below),
+	// where extra says or in dir
 	sarif := filepath.Join(dir, "report.sarif")
-	args := append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color",
-		"--html", filepath.Join(dir, "report.html"), "--sarif", sarif}, extra...)
+	pages := []string{"--html", filepath.Join(dir, "report.html"), "--sarif", sarif}
+	for i, a := range extra {
+		if a == "--sarif" && i+1 < len(extra) {
+			sarif = extra[i+1]
+			pages = nil
+		}
+	}
+	args := append(append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"},
+		pages...), extra...)
 	args = append(append(args, bin), p.Args...)
 	cmd := exec.Command(mpivetBin, args...)
 	out, err := cmd.CombinedOutput()
