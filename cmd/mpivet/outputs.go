@@ -1,58 +1,50 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+
+	"github.com/spf13/pflag"
 
 	"mpivet/check"
 	"mpivet/checks/all"
+	"mpivet/driver"
 	"mpivet/report"
 )
 
-// outputs are the reports written to files besides the terminal's, and the
-// suppressions applied to them all.
-type outputs struct {
+// output says where the report goes besides the terminal: the report
+// files (the suppressions, which change the verification's findings, are
+// an option of the driver).
+type output struct {
 	json, html, sarif string
-	suppressions      string // --suppressions FILE ("": report.DefaultSuppressions if it exists)
+	noColor           bool
+}
+
+func (out *output) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&out.json, "json", "", "also write the report as JSON to `FILE`")
+	fs.StringVar(&out.html, "html", "", "also write the report as a self-contained HTML page to `FILE` (graphs, space-time diagram)")
+	fs.StringVar(&out.sarif, "sarif", "", "also write the report as SARIF 2.1.0 to `FILE` (for code scanning)")
+	fs.BoolVar(&out.noColor, "no-color", false, "no colours in the terminal report")
 }
 
 // trails says whether the interleavings with findings need their trails
 // (the space-time diagram, SARIF's thread flows).
-func (o outputs) trails() bool { return o.html != "" || o.sarif != "" }
-
-// loadSuppressions reads the suppression file: the one named, which must
-// exist, or the default one in the working directory, if there is one.
-func (o outputs) loadSuppressions() ([]*report.Suppression, error) {
-	path := o.suppressions
-	if path == "" {
-		path = report.DefaultSuppressions
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	ss, err := report.ReadSuppressions(path)
-	if err != nil {
-		return nil, fmt.Errorf("suppressions: %v", err)
-	}
-	return ss, nil
-}
+func (out output) trails() bool { return out.html != "" || out.sarif != "" }
 
 // write writes the report files asked for.
-func (o outputs) write(rep *report.Report) error {
-	if o.json != "" {
-		if err := report.WriteJSON(o.json, rep); err != nil {
+func (out output) write(rep *report.Report) error {
+	if out.json != "" {
+		if err := report.WriteJSON(out.json, rep); err != nil {
 			return fmt.Errorf("cannot write the JSON report: %v", err)
 		}
 	}
-	if o.html != "" {
-		if err := report.WriteHTML(o.html, rep); err != nil {
+	if out.html != "" {
+		if err := report.WriteHTML(out.html, rep); err != nil {
 			return fmt.Errorf("cannot write the HTML report: %v", err)
 		}
 	}
-	if o.sarif != "" {
-		f, err := os.Create(o.sarif)
+	if out.sarif != "" {
+		f, err := os.Create(out.sarif)
 		if err == nil {
 			err = report.NewSARIF(f, report.RulesOf(all.Checks)).Print(rep)
 			if cerr := f.Close(); err == nil {
@@ -66,16 +58,16 @@ func (o outputs) write(rep *report.Report) error {
 	return nil
 }
 
-// suppressed reports whether a suppression silences finding f (of an
-// interleaving, before Findings gives it its fingerprint).
-func (x *exploration) suppressed(f check.Finding) bool {
-	f.Fingerprint = report.Fingerprint(f)
-	for _, s := range x.supp {
-		if s.Matches(f) {
-			return true
-		}
+// exportWitness is mpivet replay --export DIR: the interleaving is written
+// as a witness, not run. It returns the exit status.
+func exportWitness(r driver.ReplayOptions, dir string) (int, error) {
+	n, err := driver.Export(r, dir)
+	if err != nil {
+		return exitFailure, err
 	}
-	return false
+	fmt.Fprintf(os.Stderr, "mpivet: interleaving %d of %s written to %s (%d forced %s); replay it with: mpivet replay %s\n",
+		r.Interleaving, r.Dir, dir, n, check.Plural(n, "match", "matches"), dir)
+	return exitOK, nil
 }
 
 // exitHelp documents mpivet's exit statuses, for --help.
