@@ -238,7 +238,18 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	t.Helper()
 	dir := t.TempDir()
 	js := filepath.Join(dir, "report.json")
-	args := append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"}, extra...)
+	// every run also writes its HTML page and SARIF log (validated below),
+	// where extra says or in dir
+	sarif := filepath.Join(dir, "report.sarif")
+	pages := []string{"--html", filepath.Join(dir, "report.html"), "--sarif", sarif}
+	for i, a := range extra {
+		if a == "--sarif" && i+1 < len(extra) {
+			sarif = extra[i+1]
+			pages = nil
+		}
+	}
+	args := append(append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"},
+		pages...), extra...)
 	args = append(append(args, bin), p.Args...)
 	cmd := exec.Command(mpivetBin, args...)
 	out, err := cmd.CombinedOutput()
@@ -253,6 +264,7 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 		t.Fatalf("no JSON report (exit %d):\n%s", code, out)
 	}
 	saveReport(t, data, dir, filepath.Dir(bin))
+	checkSARIF(t, sarif)
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("bad JSON report: %v\n%s", err, data)

@@ -39,6 +39,17 @@
 // report goes (--json, --no-color, other formats) is not an option of the
 // verification: those flags belong to the command line's printers.
 //
+// # Suppressions, trails, witnesses
+//
+// Options.Suppressions names a suppression file (report.ReadSuppressions;
+// by default report.DefaultSuppressions in the working directory, if there
+// is one): the report marks the findings it matches, and an error it
+// silences does not stop FirstError. With IO.Trails the report keeps the
+// trail of each interleaving with a new finding (package spacetime), which
+// the HTML and SARIF printers show. Export writes one interleaving as a
+// witness, a run directory of its own that Replay runs elsewhere with the
+// same binary (checked by its SHA-256).
+//
 // # Run directory
 //
 // Interleaving 1 keeps its records in the run directory, replay n in

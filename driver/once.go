@@ -18,6 +18,7 @@ import (
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
+	"mpivet/spacetime"
 )
 
 // The files of an interleaving's directory that the driver writes.
@@ -141,10 +142,13 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
-		il.Errors = il.Errors || f.Severity == check.Error
+		il.Errors = il.Errors || f.Severity == check.Error && !x.suppressed(f)
 		keep = append(keep, f)
 	}
 	fresh := len(x.findings.Add(n, keep)) > 0
+	if fresh && x.o.Trails {
+		x.trails = append(x.trails, *spacetime.Build(res.Run, n, x.sym, spacetime.PerRank))
+	}
 	if fresh && n > 1 {
 		steps := x.steps(n)
 		if n == x.zero {

@@ -12,6 +12,7 @@ import (
 
 	"mpivet/api"
 	"mpivet/explore"
+	"mpivet/report"
 )
 
 // Options say what to verify and how: the program, its ranks, and every
@@ -42,6 +43,7 @@ type Options struct {
 	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
 	Deterministic    bool   // deterministic mode (layer/src/determinism): one checked run, clocks off
 	Seed             uint64 // with Deterministic: which deterministic schedule
+	Suppressions     string // a suppression file ("": report.DefaultSuppressions in the working directory, if there is one)
 
 	IO
 }
@@ -54,6 +56,11 @@ type IO struct {
 	Stderr   io.Writer // program errors (nil: os.Stderr)
 	Notify   func(string)
 	Progress Progress // how the exploration goes (nil: not shown)
+	// Trails: the report keeps the trail of each interleaving with a new
+	// finding (its space-time diagram, SARIF's thread flows), for the
+	// printers that show them; building one reads the interleaving's
+	// records again, so it is done only when asked for.
+	Trails bool
 }
 
 // Progress is told how an exploration goes, and when it is over.
@@ -124,6 +131,8 @@ var options = []option{
 		usage: "deterministic mode: wildcard receives and probes take the earliest message by logical time, and Test, Testany, Iprobe and Waitany see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
 	{field: func(o *Options) any { return &o.Seed }, flag: "seed", runOnly: true,
 		usage: "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it"},
+	{field: func(o *Options) any { return &o.Suppressions }, flag: "suppressions",
+		usage: "silence the findings this `FILE` matches (default: " + report.DefaultSuppressions + " in the working directory, if present)"},
 	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, conf: api.ConfGDB,
 		usage: "start this `rank` under a debugger (it waits for gdb -p PID)"},
 }

@@ -68,8 +68,8 @@ func TestFlags(t *testing.T) {
 	r.Flags(rs, true)
 	n := 0
 	rs.VisitAll(func(*pflag.Flag) { n++ })
-	if n != 1 || rs.Lookup("gdb") == nil {
-		t.Errorf("mpivet replay's flags from the table: %d, want --gdb only", n)
+	if n != 2 || rs.Lookup("gdb") == nil || rs.Lookup("suppressions") == nil {
+		t.Errorf("mpivet replay's flags from the table: %d, want --gdb and --suppressions only", n)
 	}
 }
 

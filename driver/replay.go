@@ -21,7 +21,9 @@ import (
 type ReplayOptions struct {
 	Dir          string // the run directory of the earlier run
 	Interleaving int
-	GDB          int // this rank waits for a debugger after MPI_Init (-1: none)
+	GDB          int    // this rank waits for a debugger after MPI_Init (-1: none)
+	Suppressions string // as Options.Suppressions (a replay takes not the run's)
+	Program      string // the program, where it is not at the recorded path (a witness replayed elsewhere: the same binary)
 	IO
 }
 
@@ -33,23 +35,20 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	if err := loadCommand(r.Dir, &o); err != nil {
 		return nil, err
 	}
+	if err := checkWitness(r.Dir, &o, r.Program); err != nil {
+		return nil, err
+	}
 	n := r.Interleaving
 	src := interleavingDir(r.Dir, n)
-	var ds []explore.Decision
-	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
-		ds = explore.Complete(run)
-	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
-		// (records of a replay without findings are deleted, its decisions kept)
-		return nil, fmt.Errorf("no interleaving %d in %s", n, r.Dir)
-	}
-	if ds == nil {
-		ds = []explore.Decision{}
+	ds, err := replayDecisions(r.Dir, n)
+	if err != nil {
+		return nil, err
 	}
 	out := filepath.Join(r.Dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	o.IO, o.GDB = r.IO, r.GDB
+	o.IO, o.GDB, o.Suppressions = r.IO, r.GDB, r.Suppressions
 	if o.Clocks == "off" {
 		o.Clocks = "lamport" // decisions need the protocol
 	}
@@ -67,6 +66,24 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 			check.Plural(len(ds), "match", "matches"), out))
 	}
 	return verify(ctx, o, out, ds)
+}
+
+// replayDecisions are the decisions that force interleaving n of the run
+// in dir to happen again: from its records, or from those kept when its
+// records were deleted (a replay without findings) or never made (a
+// witness).
+func replayDecisions(dir string, n int) ([]explore.Decision, error) {
+	src := interleavingDir(dir, n)
+	var ds []explore.Decision
+	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
+		ds = explore.Complete(run)
+	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		return nil, fmt.Errorf("no interleaving %d in %s", n, dir)
+	}
+	if ds == nil {
+		ds = []explore.Decision{}
+	}
+	return ds, nil
 }
 
 // divergence describes how replay n stopped following the run it comes

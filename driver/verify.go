@@ -71,10 +71,12 @@ type exploration struct {
 	explored  []report.Interleaving
 	branches  map[int]*explore.Branch
 	notes     []string
-	zero      int           // the interleaving run with zero buffering (bufferingCheck), 0 if none
-	first     *trace.Run    // of interleaving 1's records, only the messages never received (unreceivedOnly)
-	firstUnit *check.Unit   // interleaving 1's analyses, until simulate has used them
-	firstWall time.Duration // how long the first run took
+	zero      int                   // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	first     *trace.Run            // of interleaving 1's records, only the messages never received (unreceivedOnly)
+	firstUnit *check.Unit           // interleaving 1's analyses, until simulate has used them
+	firstWall time.Duration         // how long the first run took
+	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
+	supp      []*report.Suppression // (an error they silence does not stop FirstError)
 }
 
 // verify runs the program with its records in dir, explores its
@@ -87,6 +89,10 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if notify == nil {
 		notify = func(string) {}
 	}
+	supp, err := loadSuppressions(o.Suppressions)
+	if err != nil {
+		return nil, err
+	}
 	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI,
 		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
 	if err != nil {
@@ -94,7 +100,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	}
 	start := time.Now()
 	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(),
-		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}}
+		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
 	if o.Budget > 0 {
 		x.deadline = start.Add(o.Budget)
 	}
@@ -147,16 +153,28 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 			return nil, err
 		}
 	}
+	rep := x.report(stats, stopped, buffering)
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// report is the report of the verification: its findings (those the
+// suppressions match marked so), what it covered, its trails.
+func (x *exploration) report(stats explore.Stats, stopped, buffering string) *report.Report {
 	rep := report.New(x.findings.List, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
-		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
+		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned}
+	rep.Trails = x.trails
+	if x.supp != nil {
+		rep.Suppress(x.supp)
+	}
 	rep.Explored = x.explored
 	rep.Buffering = buffering
 	rep.Notes = x.notes
-	rep.Program, rep.Args, rep.Ranks = sess.Program, o.Args, o.NP
-	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()
-	return rep, nil
+	rep.Program, rep.Args, rep.Ranks = x.sess.Program, x.o.Args, x.o.NP
+	rep.MPI, rep.RunDir = x.sess.MPI.Version, x.dir
+	return rep
 }
 
 // explore replays the other outcomes of the first run's nondeterminism,

@@ -197,9 +197,13 @@ type Stats struct {
 	Infeasible    int
 	Diverged      int
 	TimedOut      int
-	Queued        int    // alternatives known but not run when it stopped
-	Complete      bool   // every outcome was covered (within the mixing bound)
-	Stopped       string // why not, otherwise
+	Queued        int // alternatives known but not run when it stopped
+	// Events counts the wildcard events found with other possible
+	// outcomes (each once, in the run that found it); of those outcomes,
+	// Explored were run and Pruned left out by the mixing or order bound.
+	Events, Explored, Pruned int
+	Complete                 bool   // every outcome was covered (within the mixing bound)
+	Stopped                  string // why not, otherwise
 }
 
 type explorer struct {
@@ -210,6 +214,8 @@ type explorer struct {
 	prog   Progress
 	stop   string
 	queued int // the frontier when the search stopped
+	// coverage (Stats)
+	events, explored, pruned int
 }
 
 // halt stops the search for the reason given.
@@ -240,7 +246,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 		x.stop = "stopped at the first interleaving with errors"
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
-		Queued: x.queued, Complete: x.stop == "", Stopped: x.stop}
+		Queued: x.queued, Complete: x.stop == "", Stopped: x.stop, Events: x.events, Explored: x.explored, Pruned: x.pruned}
 }
 
 func (x *explorer) report() {
@@ -336,10 +342,12 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		s := &steps[i]
 		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
 		s.log, s.offset = p.Proc.File, p.Wild.Offset
-		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
+		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
 			continue
 		}
-		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
+		x.events++
+		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
+			x.pruned += len(p.Alts)
 			continue
 		}
 		s.alts = p.Alts
@@ -357,6 +365,9 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 // those of Waitany-family events among them.
 func (x *explorer) explore(pl plan, depth, orders int) bool {
 	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
+		for _, s := range pl.steps {
+			x.pruned += len(s.alts)
+		}
 		return true
 	}
 	steps := pl.steps
@@ -386,6 +397,7 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 			b.Forced = alt
 			b.Expect = pl.expect(steps[:i+1])
 			x.n++
+			x.explored++
 			x.prog.Running = 1
 			x.report()
 			child, err := x.run(x.n, ds, &b)

@@ -173,6 +173,7 @@ func simulate(run *trace.Run, objs *objects.Result) *Result {
 }
 
 type sim struct {
+	lenient bool // match: leave out what cannot be paired (Messages)
 	ranks   map[int]*rank
 	order   []int // world ranks in the order built
 	colls   map[collID]*coll
@@ -482,7 +483,7 @@ func (s *sim) match() string {
 					continue
 				}
 				if o.src < 0 {
-					if !o.waited || o.cancelled {
+					if !o.waited || o.cancelled || s.lenient {
 						continue
 					}
 					return fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", w, o.call.Name())
@@ -508,13 +509,52 @@ func (s *sim) match() string {
 					}
 					break
 				}
-				if o.peer == nil && o.waited && !o.cancelled {
+				if o.peer == nil && o.waited && !o.cancelled && !s.lenient {
 					return fmt.Sprintf("the message rank %d received in %s is not in the records", w, o.call.Name())
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// Pair is a message of a run: the call that sent it and the call that
+// received it (for a nonblocking receive, the call that started it), by
+// world rank.
+type Pair struct {
+	From, To   int
+	Send, Recv *trace.Call
+}
+
+// Messages pairs the sends and receives of a run as the MPI matched them
+// (see match), for the space-time diagram of the report. It also pairs
+// what a run that did not end left (a receive still blocked is not
+// paired), and returns nil, with why, where the records cannot tell (see
+// Result.Why). Its memory grows with the messages of the run.
+func Messages(run *trace.Run) ([]Pair, string) {
+	res, err := check.NewUnit(&check.Input{Run: run}).Result(objects.Analyzer)
+	if err != nil {
+		return nil, err.Error()
+	}
+	objs := res.(*objects.Result)
+	s := &sim{lenient: true, colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
+	for _, p := range run.Procs {
+		if why := s.build(p, objs.Of(p)); why != "" {
+			return nil, why
+		}
+	}
+	s.match()
+	var out []Pair
+	for _, w := range s.order {
+		for _, e := range s.ranks[w].events {
+			for _, o := range e.posts {
+				if o.kind == recvOp && o.peer != nil {
+					out = append(out, Pair{From: int(o.peer.rank), To: int(o.rank), Send: o.peer.call, Recv: o.call})
+				}
+			}
+		}
+	}
+	return out, ""
 }
 
 // run advances every rank as far as zero buffering lets it, and returns

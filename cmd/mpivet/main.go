@@ -21,7 +21,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"mpivet/check"
@@ -42,6 +41,7 @@ func main() {
 	root := &cobra.Command{
 		Use:           "mpivet",
 		Short:         "dynamic verifier for MPI programs",
+		Long:          "mpivet runs an MPI program, explores its nondeterminism and reports its MPI usage errors.\n\n" + exitHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -65,7 +65,9 @@ errors found: program failures, timeouts with what each rank was doing,
 resource leaks and request life-cycle errors.
 
 The records of the run stay in the run directory (--dir). For a run across
-several hosts, that directory must be on a file system all hosts share.`,
+several hosts, that directory must be on a file system all hosts share.
+
+` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Program, o.Args = args[0], args[1:]
@@ -88,6 +90,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 func replayCmd(code *int) *cobra.Command {
 	r := driver.ReplayOptions{GDB: -1}
 	var out output
+	var export string
 	cmd := &cobra.Command{
 		Use:   "replay RUN_DIR --interleaving N",
 		Short: "run one interleaving of an earlier run again, exactly",
@@ -101,6 +104,11 @@ time limit, so the program can be stepped through.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.Dir = args[0]
+			if export != "" {
+				c, err := exportWitness(r, export)
+				*code = c
+				return err
+			}
 			c, err := verify(cmd.Context(), out, func(ctx context.Context, plumb driver.IO) (*report.Report, error) {
 				r.IO = plumb
 				return driver.Replay(ctx, r)
@@ -112,20 +120,11 @@ time limit, so the program can be stepped through.`,
 	cmd.Flags().IntVar(&r.Interleaving, "interleaving", 1, "the interleaving to replay")
 	o := driver.Options{GDB: -1}
 	o.Flags(cmd.Flags(), true)
-	cmd.PreRun = func(*cobra.Command, []string) { r.GDB = o.GDB }
+	cmd.PreRun = func(*cobra.Command, []string) { r.GDB, r.Suppressions = o.GDB, o.Suppressions }
 	out.flags(cmd.Flags())
+	cmd.Flags().StringVar(&export, "export", "", "do not run: write the interleaving as a witness in `DIR`, to replay elsewhere with the same binary (mpivet replay DIR)")
+	cmd.Flags().StringVar(&r.Program, "program", "", "replay a witness with the program at `PATH` (it must be the same binary)")
 	return cmd
-}
-
-// output says where the report goes besides the terminal.
-type output struct {
-	json    string
-	noColor bool
-}
-
-func (out *output) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&out.json, "json", "", "also write the report as JSON to `FILE`")
-	fs.BoolVar(&out.noColor, "no-color", false, "no colours in the terminal report")
 }
 
 // verify runs a verification (do) with the terminal's plumbing: the
@@ -136,6 +135,7 @@ func verify(ctx context.Context, out output, do func(context.Context, driver.IO)
 	plumb := driver.IO{
 		Notify:   func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 		Progress: newProgress(os.Stderr),
+		Trails:   out.trails(),
 	}
 	// Input redirected to mpivet goes to the program, as with mpirun; a
 	// terminal is not handed over, so a run never waits on the keyboard.
@@ -151,10 +151,8 @@ func verify(ctx context.Context, out output, do func(context.Context, driver.IO)
 	color := !out.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
 	sig.holdIfQuitting()
 	_ = report.NewText(os.Stdout, color).Print(rep) // a closed terminal does not change the verdict
-	if out.json != "" {
-		if err := report.WriteJSON(out.json, rep); err != nil {
-			return exitFailure, fmt.Errorf("cannot write the JSON report: %v", err)
-		}
+	if err := out.write(rep); err != nil {
+		return exitFailure, err
 	}
 	return rep.ExitCode(), nil
 }
