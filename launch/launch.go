@@ -35,7 +35,7 @@ type Options struct {
 	// Stalled is asked, when no rank has completed an MPI call for
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
-	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
+	Buffering  string // "zero": standard-mode sends become synchronous; "infinite": the layer buffers them all; "" or "mpi": as the MPI does
 	Buffers    string // "off": do not check pending nonblocking buffers; "precise": single-step every access; "" or "on": within a time allowance
 	Clocks     string // "lamport" (default), "vector", or "off": the clock protocol that finds alternative matches
 	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
@@ -61,8 +61,8 @@ func Prepare(o Options) (*Session, error) {
 	if o.NP < 1 {
 		return nil, &mpi.Error{Msg: fmt.Sprintf("-n %d: the number of ranks must be at least 1", o.NP)}
 	}
-	if o.Buffering != "" && o.Buffering != "mpi" && o.Buffering != "zero" {
-		return nil, &mpi.Error{Msg: fmt.Sprintf("--buffering=%s: must be mpi or zero", o.Buffering)}
+	if o.Buffering != "" && o.Buffering != "mpi" && o.Buffering != "zero" && o.Buffering != "infinite" {
+		return nil, &mpi.Error{Msg: fmt.Sprintf("--buffering=%s: must be mpi, zero or infinite", o.Buffering)}
 	}
 	prog := o.Program
 	if !strings.Contains(prog, "/") {
@@ -173,8 +173,8 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	// The layer's settings go through the (shared) run directory.
 	conf := ""
-	if s.Opts.Buffering == "zero" {
-		conf += "buffering=zero\n"
+	if s.Opts.Buffering == "zero" || s.Opts.Buffering == "infinite" {
+		conf += "buffering=" + s.Opts.Buffering + "\n"
 	}
 	if s.Opts.Buffers == "off" || s.Opts.Buffers == "precise" {
 		conf += "buffers=" + s.Opts.Buffers + "\n"

@@ -106,7 +106,7 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "stop the run after this long and report what every rank was doing (0: no limit)")
 	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
-	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
+	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering); infinite: mpivet buffers every one, whatever its size, so they complete at once")
 	fl.StringVar(&f.bufCheck, "buffering-check", "auto", "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look")
 	fl.Lookup("buffering-check").NoOptDefVal = "auto"
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
