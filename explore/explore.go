@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"mpivet/api"
 	"mpivet/trace"
 )
 
@@ -117,10 +118,13 @@ type Expect struct {
 
 // Interleaving is one execution of the program.
 type Interleaving struct {
-	N          int // 1 for the first, free run
-	Decisions  []Decision
-	Branch     *Branch
-	Run        *trace.Run
+	N         int // 1 for the first, free run
+	Decisions []Decision
+	Branch    *Branch
+	Run       *trace.Run
+	// Slack, if set, rules out and annotates the alternatives the clocks
+	// offer (it is dropped once the interleaving's plan is made).
+	Slack      Slack
 	Infeasible bool // a forced match could not happen: not a real execution
 	Diverged   bool // the program took another path before a forced match: not the execution asked for
 	Errors     bool // checks found errors in it
@@ -198,6 +202,8 @@ type Stats struct {
 	Diverged      int
 	TimedOut      int
 	Queued        int    // alternatives known but not run when it stopped
+	RuledOut      int    // potential matches no buffering makes possible (not run)
+	Buffered      int    // interleavings run with sends buffered by mpivet
 	Complete      bool   // every outcome was covered (within the mixing bound)
 	Stopped       string // why not, otherwise
 }
@@ -210,6 +216,9 @@ type explorer struct {
 	prog   Progress
 	stop   string
 	queued int // the frontier when the search stopped
+	// ruledOut counts the alternatives Slack ruled out, buffered the
+	// replays run with sends buffered
+	ruledOut, buffered int
 }
 
 // halt stops the search for the reason given.
@@ -240,7 +249,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 		x.stop = "stopped at the first interleaving with errors"
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
-		Queued: x.queued, Complete: x.stop == "", Stopped: x.stop}
+		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop}
 }
 
 func (x *explorer) report() {
@@ -280,6 +289,9 @@ type step struct {
 type plan struct {
 	steps []step
 	alone []Expect
+	// buffer: the buffering decisions of the interleaving, which every
+	// replay below it keeps (its events matched as they did with them)
+	buffer []Decision
 }
 
 // expect says what each rank of a replay forcing steps must repeat: up to
@@ -342,14 +354,60 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
 			continue
 		}
-		s.alts = p.Alts
+		s.alts = x.slack(il, p)
 		s.branch = Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Maps: p.Proc.Maps,
-			Was: Alt{p.Wild.Source, p.Wild.World}}
+			Was: Alt{Source: p.Wild.Source, World: p.Wild.World}}
 		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
 			s.branch.Call = c.Name()
 		}
 	}
-	return plan{steps: steps, alone: alone(il.Run)}
+	var buffer []Decision
+	for _, d := range il.Decisions {
+		if d.Kind == BufferKind {
+			buffer = append(buffer, d)
+		}
+	}
+	il.Slack = nil
+	return plan{steps: steps, alone: alone(il.Run), buffer: buffer}
+}
+
+// slack returns the alternatives of point p of il that some buffering makes
+// possible, each with the sends it needs buffered (all of them, as the
+// clocks say, without il.Slack).
+func (x *explorer) slack(il *Interleaving, p *Point) []Alt {
+	if il.Slack == nil || p.Wild.Kind == trace.WildAny {
+		return p.Alts
+	}
+	var alts []Alt
+	for _, a := range p.Alts {
+		if b, ok := il.Slack.Need(p.Rank, p.Wild, a); ok {
+			alts = append(alts, b)
+		} else {
+			x.ruledOut++
+		}
+	}
+	return alts
+}
+
+// BufferKind is the kind of a decision that buffers a send (api.WildBuffer):
+// its Event is the send's number among its rank's MPI_Send and MPI_Isend
+// calls (layer/src/slack).
+const BufferKind = api.WildBuffer
+
+// bufferDecisions adds to ds the decisions that buffer the sends of a, once
+// each.
+func bufferDecisions(ds []Decision, a Alt) []Decision {
+	for _, s := range a.Buffer {
+		d := Decision{Rank: s.Rank, Event: s.Ordinal, Kind: BufferKind}
+		dup := false
+		for _, e := range ds {
+			dup = dup || e == d
+		}
+		if !dup {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }
 
 // explore covers the alternatives of the steps of one interleaving; false
@@ -377,7 +435,11 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 			}
 			pending--
 			x.prog.Frontier--
-			var ds []Decision
+			ds := append([]Decision(nil), pl.buffer...)
+			ds = bufferDecisions(ds, alt)
+			if len(ds) > 0 {
+				x.buffered++
+			}
 			for _, q := range steps[:i] {
 				ds = append(ds, q.forced...)
 			}

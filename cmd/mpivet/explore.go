@@ -277,6 +277,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
 		Timeout: x.sess.Opts.Timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
+	il.Slack = zerobuf.ForExplorer(u, ds, x.sess.Opts.Buffering == "infinite")
 	if n == 1 {
 		x.firstUnit = u // for the offline buffering check (simulate)
 	}
@@ -304,9 +305,13 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	// leaves the report without its file.
 	_ = report.NewDOT().Print(&report.Report{Findings: fs})
 	var keep []check.Finding
+	slack := x.slackNote(n)
 	for _, f := range fs {
 		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
+		}
+		if slack != "" {
+			f.Message += "\nfound when " + slack
 		}
 		il.Errors = il.Errors || f.Severity == check.Error
 		keep = append(keep, f)
@@ -442,9 +447,33 @@ func (x *exploration) steps(n int) []string {
 			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
 		}
+		if note := explore.SlackNote(b, x.where); note != "" {
+			step += ", when " + note
+		}
 		out = append([]string{step}, out...)
 	}
 	return out
+}
+
+// slackNote says which sends mpivet buffered in interleaving n, and which
+// match that made possible, oldest first ("" if none).
+func (x *exploration) slackNote(n int) string {
+	var notes []string
+	for b := x.branches[n]; b != nil; b = x.branches[b.From] {
+		if note := explore.SlackNote(b, x.where); note != "" {
+			notes = append([]string{note}, notes...)
+		}
+	}
+	return strings.Join(notes, "; and when ")
+}
+
+// where places a call site as file:line (or as the symbolizer can).
+func (x *exploration) where(maps []trace.Mapping, pc uint64) string {
+	l := x.sym.Lookup(maps, pc)
+	if l.File != "" && l.Line > 0 {
+		return fmt.Sprintf("%s:%d", l.File, l.Line)
+	}
+	return l.String()
 }
 
 func rankName(a explore.Alt) string {
