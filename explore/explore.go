@@ -361,14 +361,8 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 			s.branch.Call = c.Name()
 		}
 	}
-	var buffer []Decision
-	for _, d := range il.Decisions {
-		if d.Kind == BufferKind {
-			buffer = append(buffer, d)
-		}
-	}
 	il.Slack = nil
-	return plan{steps: steps, alone: alone(il.Run), buffer: buffer}
+	return plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
 }
 
 // slack returns the alternatives of point p of il that some buffering makes

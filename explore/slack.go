@@ -40,3 +40,14 @@ func SlackNote(b *Branch, where func(maps []trace.Mapping, pc uint64) string) st
 	}
 	return note
 }
+
+// Buffers returns the decisions of ds that buffer sends.
+func Buffers(ds []Decision) []Decision {
+	var bs []Decision
+	for _, d := range ds {
+		if d.Kind == BufferKind {
+			bs = append(bs, d)
+		}
+	}
+	return bs
+}

@@ -598,6 +598,9 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 		// (records of a replay without findings are deleted, its decisions kept)
 		return exitFailure, fmt.Errorf("no interleaving %d in %s", n, dir)
 	}
+	if given, err := explore.ReadDecisions(filepath.Join(src, "decisions")); err == nil {
+		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	}
 	if ds == nil {
 		ds = []explore.Decision{}
 	}
@@ -616,7 +619,12 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 	if gdb >= 0 {
 		f.buffers, f.timeout = "off", 0 // the trap flag and a debugger do not mix; a person takes time
 	}
-	fmt.Fprintf(os.Stderr, "mpivet: replaying interleaving %d of %s (%d forced %s) in %s\n", n, dir, len(ds),
-		check.Plural(len(ds), "match", "matches"), out)
+	nb := len(explore.Buffers(ds))
+	slack := ""
+	if nb > 0 {
+		slack = fmt.Sprintf(", %d %s buffered by mpivet", nb, check.Plural(nb, "send", "sends"))
+	}
+	fmt.Fprintf(os.Stderr, "mpivet: replaying interleaving %d of %s (%d forced %s%s) in %s\n", n, dir, len(ds)-nb,
+		check.Plural(len(ds)-nb, "match", "matches"), slack, out)
 	return verify(ctx, f, append([]string{c.Program}, c.Args...), out, ds)
 }
