@@ -124,7 +124,12 @@ type Interleaving struct {
 	Run       *trace.Run
 	// Slack, if set, rules out and annotates the alternatives the clocks
 	// offer (it is dropped once the interleaving's plan is made).
-	Slack      Slack
+	Slack Slack
+	// Unbuffered are the standard-mode sends a deadlock that exists only
+	// for want of buffering (unsafe-buffering) waits for: the exploration
+	// runs the interleaving again with them buffered, to see what the
+	// program does past them.
+	Unbuffered []SendRef
 	Infeasible bool // a forced match could not happen: not a real execution
 	Diverged   bool // the program took another path before a forced match: not the execution asked for
 	Errors     bool // checks found errors in it
@@ -292,6 +297,14 @@ type plan struct {
 	// buffer: the buffering decisions of the interleaving, which every
 	// replay below it keeps (its events matched as they did with them)
 	buffer []Decision
+	// cont: the interleaving again, with the sends its unsafe-buffering
+	// deadlock waited for buffered (nil: none)
+	cont *continuation
+}
+
+type continuation struct {
+	ds []Decision
+	b  Branch
 }
 
 // expect says what each rank of a replay forcing steps must repeat: up to
@@ -362,7 +375,15 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		}
 	}
 	il.Slack = nil
-	return plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
+	pl := plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
+	if len(il.Unbuffered) > 0 {
+		ds := bufferDecisions(append([]Decision(nil), pl.buffer...), il.Unbuffered)
+		if len(ds) > len(pl.buffer) { // never twice the same
+			pl.cont = &continuation{ds: append(ds, Complete(il.Run)...),
+				b: Branch{From: il.N, Rank: -1, Kind: BufferKind, Forced: Alt{Buffer: il.Unbuffered}, Expect: pl.expect(steps)}}
+		}
+	}
+	return pl
 }
 
 // slack returns the alternatives of point p of il that some buffering makes
@@ -388,10 +409,9 @@ func (x *explorer) slack(il *Interleaving, p *Point) []Alt {
 // calls (layer/src/slack).
 const BufferKind = api.WildBuffer
 
-// bufferDecisions adds to ds the decisions that buffer the sends of a, once
-// each.
-func bufferDecisions(ds []Decision, a Alt) []Decision {
-	for _, s := range a.Buffer {
+// bufferDecisions adds to ds the decisions that buffer sends, once each.
+func bufferDecisions(ds []Decision, sends []SendRef) []Decision {
+	for _, s := range sends {
 		d := Decision{Rank: s.Rank, Event: s.Ordinal, Kind: BufferKind}
 		dup := false
 		for _, e := range ds {
@@ -416,24 +436,25 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 	for _, s := range steps {
 		pending += len(s.alts)
 	}
+	if pl.cont != nil {
+		pending++
+	}
 	x.prog.Frontier += pending
 	defer func() { x.prog.Frontier -= pending }()
+	if pl.cont != nil {
+		// the same matches, with the sends its deadlock waited for
+		// buffered: what the program does where the MPI buffers more
+		pending--
+		if !x.replay(pl.cont.ds, &pl.cont.b, nil, depth, orders, &pending) {
+			return false
+		}
+	}
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := &steps[i]
 		for _, alt := range s.alts {
-			if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
-				return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
-			}
-			if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
-				return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
-			}
 			pending--
-			x.prog.Frontier--
 			ds := append([]Decision(nil), pl.buffer...)
-			ds = bufferDecisions(ds, alt)
-			if len(ds) > 0 {
-				x.buffered++
-			}
+			ds = bufferDecisions(ds, alt.Buffer)
 			for _, q := range steps[:i] {
 				ds = append(ds, q.forced...)
 			}
@@ -441,38 +462,60 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 			b := s.branch
 			b.Forced = alt
 			b.Expect = pl.expect(steps[:i+1])
-			x.n++
-			x.prog.Running = 1
-			x.report()
-			child, err := x.run(x.n, ds, &b)
-			x.prog.Running = 0
-			if err != nil {
-				return x.halt(err.Error())
-			}
-			if child.Stopped != "" {
-				// A replay cut short is not done: it was not checked to its end.
-				pending++
-				x.prog.Frontier++
-				return x.halt(child.Stopped)
-			}
-			x.prog.Done++
-			x.count(child)
-			x.report()
-			if x.o.FirstError && child.Errors {
-				return x.halt("stopped at the first interleaving with errors")
-			}
 			nextOrders := orders
 			if s.branch.Kind == trace.WildAny {
 				nextOrders++
 			}
-			n := child.N
-			if !x.explore(x.plan(child, &s.key, nextOrders), depth+1, nextOrders) {
+			if !x.replay(ds, &b, &s.key, depth+1, nextOrders, &pending) {
 				return false
 			}
-			if x.o.Done != nil {
-				x.o.Done(n)
-			}
 		}
+	}
+	return true
+}
+
+// replay runs one replay, with decisions ds, made by branch b, and
+// explores its events after bound; false if the search stops. pending
+// counts the caller's alternatives not run yet.
+func (x *explorer) replay(ds []Decision, b *Branch, bound *Key, depth, orders int, pending *int) bool {
+	if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
+		*pending++
+		return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
+	}
+	if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
+		*pending++
+		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
+	}
+	x.prog.Frontier--
+	if len(Buffers(ds)) > 0 {
+		x.buffered++
+	}
+	x.n++
+	x.prog.Running = 1
+	x.report()
+	child, err := x.run(x.n, ds, b)
+	x.prog.Running = 0
+	if err != nil {
+		return x.halt(err.Error())
+	}
+	if child.Stopped != "" {
+		// A replay cut short is not done: it was not checked to its end.
+		*pending++
+		x.prog.Frontier++
+		return x.halt(child.Stopped)
+	}
+	x.prog.Done++
+	x.count(child)
+	x.report()
+	if x.o.FirstError && child.Errors {
+		return x.halt("stopped at the first interleaving with errors")
+	}
+	n := child.N
+	if !x.explore(x.plan(child, bound, orders), depth, orders) {
+		return false
+	}
+	if x.o.Done != nil {
+		x.o.Done(n)
 	}
 	return true
 }

@@ -2,6 +2,8 @@ package zerobuf
 
 import (
 	"mpivet/check"
+	"mpivet/checks/internal/comms"
+	"mpivet/checks/internal/objects"
 	"mpivet/explore"
 	"mpivet/trace"
 )
@@ -64,4 +66,59 @@ func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Al
 		a.Buffer = append(a.Buffer, *ref(s))
 	}
 	return a, true
+}
+
+// BlockedSends are the standard-mode sends (MPI_Send, MPI_Isend) that the
+// ranks of a stopped run wait for: the send a rank is blocked in, and the
+// pending ones of a rank blocked in a completion call. In a deadlock that
+// exists only for want of buffering (unsafe-buffering), buffering them lets
+// the run go on, as an MPI with more buffer space would.
+func BlockedSends(u *check.Unit) []explore.SendRef {
+	r, err := u.Result(objects.Analyzer)
+	if err != nil {
+		return nil
+	}
+	objs := r.(*objects.Result)
+	var out []explore.SendRef
+	for _, p := range u.In.Run.Procs {
+		cur := p.Last()
+		if p.Rank < 0 || cur == nil || cur.Returned {
+			continue
+		}
+		ords := map[*trace.Call]uint64{}
+		var n uint64
+		for _, c := range p.Calls {
+			if nm := c.Name(); nm == "MPI_Send" || nm == "MPI_Isend" {
+				ords[c] = n
+				n++
+			}
+		}
+		add := func(c *trace.Call) {
+			if k, ok := ords[c]; ok {
+				ms := comms.NewTracker(p)
+				dest := -1
+				for _, x := range p.Calls {
+					ms.Created(x)
+					if x == c {
+						if h := c.Word("comm"); ms.Known(h) {
+							dest = world(ms.Members(h), c.Int("dest"))
+						}
+						break
+					}
+				}
+				out = append(out, explore.SendRef{Rank: p.Rank, Ordinal: k, Dest: dest, PC: c.PC, Maps: p.Maps})
+			}
+		}
+		switch {
+		case cur.Name() == "MPI_Send":
+			add(cur)
+		case cur.Def.Has("completion"):
+			for _, o := range objs.Of(p).Requests {
+				if n := len(o.Ops); n > 0 && o.Ops[n-1].Done == nil && o.Created != nil && o.Created.Name() == "MPI_Isend" {
+					add(o.Created)
+				}
+			}
+		}
+	}
+	return out
 }

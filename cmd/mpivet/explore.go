@@ -316,6 +316,11 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		il.Errors = il.Errors || f.Severity == check.Error
 		keep = append(keep, f)
 	}
+	for _, f := range keep {
+		if f.Kind == "unsafe-buffering" && n != x.zero && res.Deadlocked {
+			il.Unbuffered = zerobuf.BlockedSends(u) // explored past, buffered
+		}
+	}
 	fresh := len(x.findings.Add(n, keep)) > 0
 	if fresh && n > 1 {
 		steps := x.steps(n)
@@ -447,7 +452,9 @@ func (x *exploration) steps(n int) []string {
 			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
 		}
-		if note := explore.SlackNote(b, x.where); note != "" {
+		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
+			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)
+		} else if note != "" {
 			step += ", when " + note
 		}
 		out = append([]string{step}, out...)
@@ -627,4 +634,19 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 	fmt.Fprintf(os.Stderr, "mpivet: replaying interleaving %d of %s (%d forced %s%s) in %s\n", n, dir, len(ds)-nb,
 		check.Plural(len(ds)-nb, "match", "matches"), slack, out)
 	return verify(ctx, f, append([]string{c.Program}, c.Args...), out, ds)
+}
+
+// slackNote says what the buffering-aware exploration did.
+func slackNote(st explore.Stats) string {
+	var s []string
+	if st.Buffered > 0 {
+		s = append(s, fmt.Sprintf("%d %s run with standard-mode sends buffered by mpivet, to let matches happen that need buffering",
+			st.Buffered, check.Plural(st.Buffered, "interleaving was", "interleavings were")))
+	}
+	if st.RuledOut > 0 {
+		s = append(s, fmt.Sprintf("%d potential %s the clocks offered cannot happen under any buffering (the send comes after the receive "+
+			"through a receive, a synchronous send or a collective) and %s not run", st.RuledOut,
+			check.Plural(st.RuledOut, "match", "matches"), check.Plural(st.RuledOut, "was", "were")))
+	}
+	return strings.Join(s, "; ")
 }

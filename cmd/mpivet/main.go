@@ -248,6 +248,9 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 				stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
 				strings.Join(x.diverged, "; ")))
 		}
+		if stats.RuledOut > 0 || stats.Buffered > 0 {
+			x.notes = append(x.notes, slackNote(stats))
+		}
 		if stats.Infeasible > 0 {
 			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
 				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
