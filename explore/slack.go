@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"mpivet/trace"
@@ -50,4 +51,23 @@ func Buffers(ds []Decision) []Decision {
 		}
 	}
 	return bs
+}
+
+// ParseSends reads the sends --buffer-sends names, "RANK:N,...", as
+// buffering decisions (nil for "").
+func ParseSends(s string) ([]Decision, error) {
+	var ds []Decision
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		r, n, ok := strings.Cut(f, ":")
+		rank, err1 := strconv.Atoi(r)
+		ord, err2 := strconv.ParseUint(n, 10, 64)
+		if !ok || err1 != nil || err2 != nil || rank < 0 {
+			return nil, fmt.Errorf("%q: want RANK:N (the rank's N-th MPI_Send or MPI_Isend, from 0)", f)
+		}
+		ds = append(ds, Decision{Rank: rank, Event: ord, Kind: BufferKind})
+	}
+	return ds, nil
 }

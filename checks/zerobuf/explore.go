@@ -34,7 +34,7 @@ type lazySlack struct {
 	maps     map[int][]trace.Mapping
 }
 
-func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Alt, bool) {
+func (l *lazySlack) build() {
 	if !l.built {
 		l.built = true
 		l.sl = NewSlack(l.u, l.buffered, l.all)
@@ -44,6 +44,18 @@ func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Al
 		}
 		l.u = nil
 	}
+}
+
+func (l *lazySlack) ref(s Send) *explore.SendRef {
+	r := &explore.SendRef{Rank: s.Rank, Ordinal: s.Ordinal, Dest: s.Dest, Maps: l.maps[s.Rank]}
+	if s.Call != nil {
+		r.PC = s.Call.PC
+	}
+	return r
+}
+
+func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Alt, bool) {
+	l.build()
 	if w.Offset == trace.Unknown || a.World < 0 {
 		return a, true
 	}
@@ -54,16 +66,9 @@ func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Al
 	if !n.Possible {
 		return a, false
 	}
-	ref := func(s Send) *explore.SendRef {
-		r := &explore.SendRef{Rank: s.Rank, Ordinal: s.Ordinal, Dest: s.Dest, Maps: l.maps[s.Rank]}
-		if s.Call != nil {
-			r.PC = s.Call.PC
-		}
-		return r
-	}
-	a.Send = ref(*n.Send)
+	a.Send = l.ref(*n.Send)
 	for _, s := range n.Buffer {
-		a.Buffer = append(a.Buffer, *ref(s))
+		a.Buffer = append(a.Buffer, *l.ref(s))
 	}
 	return a, true
 }
@@ -118,6 +123,36 @@ func BlockedSends(u *check.Unit) []explore.SendRef {
 					add(o.Created)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// NeededSlack describes the matches of the run of u that needed buffering:
+// for each matched wildcard receive whose send could only be issued while
+// it was unmatched if some sends were buffered (by the MPI, eagerly, or by
+// mpivet), a branch whose Forced names those sends and the send matched.
+// ds and all are ForExplorer's.
+func NeededSlack(u *check.Unit, ds []explore.Decision, all bool) []*explore.Branch {
+	l := ForExplorer(u, ds, all).(*lazySlack)
+	run := u.In.Run
+	var out []*explore.Branch
+	for _, p := range run.Procs {
+		for _, w := range p.Wild {
+			if !w.Matched || w.Kind != trace.WildRecv || w.Offset == trace.Unknown {
+				continue
+			}
+			l.build()
+			n := l.sl.Matched(p.Rank, w.Offset)
+			if !n.Known || !n.Possible || len(n.Buffer) == 0 {
+				continue
+			}
+			b := &explore.Branch{Rank: p.Rank, Event: w.Event, Kind: w.Kind, PC: w.PC, Maps: p.Maps}
+			b.Forced.Send = l.ref(*n.Send)
+			for _, s := range n.Buffer {
+				b.Forced.Buffer = append(b.Forced.Buffer, *l.ref(s))
+			}
+			out = append(out, b)
 		}
 	}
 	return out

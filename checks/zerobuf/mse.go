@@ -161,7 +161,27 @@ func (sl *Slack) Need(rank int, offset uint64, source int) Need {
 	if r == nil {
 		return Need{}
 	}
-	s := sl.candidate(r, int32(source))
+	return sl.search(r, sl.candidate(r, int32(source)))
+}
+
+// Matched says what the match the wildcard receive of rank whose call has
+// entry record offset made in the run needed: the sends that had to be
+// buffered (by the MPI, or by mpivet) for its send to be issued while the
+// receive was unmatched.
+func (sl *Slack) Matched(rank int, offset uint64) Need {
+	if sl == nil {
+		return Need{}
+	}
+	r := sl.recvAt[recvKey{rank, offset}]
+	if r == nil || r.kind != recvOp {
+		return Need{}
+	}
+	return sl.search(r, r.peer)
+}
+
+// search finds a minimal set of sends to buffer for s to be issued while r
+// is unmatched.
+func (sl *Slack) search(r, s *op) Need {
 	if s == nil {
 		return Need{}
 	}

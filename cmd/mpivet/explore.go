@@ -49,6 +49,7 @@ type exploration struct {
 	first     *trace.Run    // of interleaving 1's records, only the messages never received (unreceivedOnly)
 	firstUnit *check.Unit   // interleaving 1's analyses, until simulate has used them
 	firstWall time.Duration // how long the first run took
+	slack     bool          // buffering-aware exploration (--slack=minimal)
 }
 
 // zeroSteps describes the zero-buffering run in reports.
@@ -277,7 +278,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	in := &check.Input{Run: res.Run, NP: x.np, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
 		Timeout: x.sess.Opts.Timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
-	il.Slack = zerobuf.ForExplorer(u, ds, x.sess.Opts.Buffering == "infinite")
+	if x.slack {
+		il.Slack = zerobuf.ForExplorer(u, ds, x.sess.Opts.Buffering == "infinite")
+	}
 	if n == 1 {
 		x.firstUnit = u // for the offline buffering check (simulate)
 	}
@@ -316,9 +319,21 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		il.Errors = il.Errors || f.Severity == check.Error
 		keep = append(keep, f)
 	}
-	for _, f := range keep {
-		if f.Kind == "unsafe-buffering" && n != x.zero && res.Deadlocked {
+	var needed []string // what the run's own matches needed buffered
+	for i, f := range keep {
+		if f.Kind == "unsafe-buffering" && n != x.zero && res.Deadlocked && x.slack {
 			il.Unbuffered = zerobuf.BlockedSends(u) // explored past, buffered
+		}
+		if f.Kind == "deadlock" && slack == "" && n != x.zero {
+			if needed == nil {
+				needed = []string{}
+				for _, b := range zerobuf.NeededSlack(u, ds, x.sess.Opts.Buffering == "infinite") {
+					needed = append(needed, explore.SlackNote(b, x.where))
+				}
+			}
+			if len(needed) > 0 {
+				keep[i].Message += "\nfound when " + strings.Join(needed, "; and when ") + " (the MPI buffered it in this run)"
+			}
 		}
 	}
 	fresh := len(x.findings.Add(n, keep)) > 0

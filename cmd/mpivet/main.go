@@ -77,6 +77,8 @@ type runFlags struct {
 	keepRecords      bool
 	replayHook       string
 	gdb              int // replay: the rank to start under a debugger (-1: none)
+	slack            string
+	bufferSends      string
 }
 
 func runCmd(code *int) *cobra.Command {
@@ -110,6 +112,8 @@ several hosts, that directory must be on a file system all hosts share.`,
 	fl.StringVar(&f.bufCheck, "buffering-check", "auto", "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look")
 	fl.Lookup("buffering-check").NoOptDefVal = "auto"
 	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
+	fl.StringVar(&f.slack, "slack", "minimal", "`minimal`: also explore the matches that need standard-mode sends buffered, each replayed with the fewest sends buffered by mpivet (seed 001); off: replay the matches the clocks find, as the MPI buffers")
+	fl.StringVar(&f.bufferSends, "buffer-sends", "", "buffer these standard-mode sends in every run, as an MPI with the space would: `RANK:N,...`, the rank's N-th MPI_Send or MPI_Isend from 0")
 	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
 	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
 	fl.DurationVar(&f.budget, "budget", 0, "stop the whole verification after this long, the run in progress included, and report what was found (0: no limit)")
@@ -160,6 +164,12 @@ func run(ctx context.Context, f runFlags, args []string) (int, error) {
 	default:
 		return exitFailure, fmt.Errorf("--clocks=%s: must be lamport, vector or off", f.clocks)
 	}
+	if f.slack != "minimal" && f.slack != "off" {
+		return exitFailure, fmt.Errorf("--slack=%s: must be minimal or off", f.slack)
+	}
+	if _, err := explore.ParseSends(f.bufferSends); err != nil {
+		return exitFailure, fmt.Errorf("--buffer-sends: %v", err)
+	}
 	dir, err := newRunDir(f.dir)
 	if err != nil {
 		return exitFailure, err
@@ -197,6 +207,10 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		hook: f.replayHook, fresh: map[int]bool{}}
 	if f.budget > 0 {
 		x.deadline = start.Add(f.budget)
+	}
+	x.slack = f.slack != "off"
+	if replay == nil {
+		replay, _ = explore.ParseSends(f.bufferSends) // nil without
 	}
 	first, err := x.once(1, replay, nil)
 	if err != nil {

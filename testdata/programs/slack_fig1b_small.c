@@ -3,8 +3,9 @@
  * does, eagerly); rank 0's second send, issued before the barrier, and
  * rank 1's, issued after it, then both race for rank 2's wildcard receive,
  * posted before the barrier. When rank 0's takes it, rank 2's receive from
- * rank 0 waits forever.
- * mpivet: np=3 verdict=error
+ * rank 0 waits forever. The run itself shows it, and the report names the
+ * send that had to be buffered (the MPI did, eagerly).
+ * mpivet: np=3 verdict=error says=buffered
  */
 #include <mpi.h>
 #include <stdlib.h>
