@@ -22,7 +22,7 @@ type slackBench struct {
 
 var slackBenches = []slackBench{
 	// wildcard receives whose matches need no slack: the cost of asking
-	{"master-worker", "wildcard_master_worker.c", 3, []string{"40"}},
+	{"master-worker", "wildcard_master_worker.c", 3, []string{"4"}},
 	// matches that need a send buffered: the extra interleavings
 	{"sendbuff", "slack_sendbuff.c", 4, nil},
 }

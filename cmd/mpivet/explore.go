@@ -655,7 +655,7 @@ func replay(ctx context.Context, dir string, n, gdb int, noColor bool, jsonOut s
 func slackNote(st explore.Stats) string {
 	var s []string
 	if st.Buffered > 0 {
-		s = append(s, fmt.Sprintf("%d %s run with standard-mode sends buffered by mpivet, to let matches happen that need buffering",
+		s = append(s, fmt.Sprintf("%d %s run with standard-mode sends buffered by mpivet",
 			st.Buffered, check.Plural(st.Buffered, "interleaving was", "interleavings were")))
 	}
 	if st.RuledOut > 0 {

@@ -209,10 +209,11 @@ func verify(ctx context.Context, f runFlags, args []string, dir string, replay [
 		x.deadline = start.Add(f.budget)
 	}
 	x.slack = f.slack != "off"
+	ds := replay
 	if replay == nil {
-		replay, _ = explore.ParseSends(f.bufferSends) // nil without
+		ds, _ = explore.ParseSends(f.bufferSends) // nil without
 	}
-	first, err := x.once(1, replay, nil)
+	first, err := x.once(1, ds, nil)
 	if err != nil {
 		return exitFailure, err
 	}
