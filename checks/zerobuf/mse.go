@@ -199,7 +199,10 @@ func (sl *Slack) search(r, s *op) Need {
 		}
 		b := queue[0]
 		queue = queue[1:]
-		ok, blocked := sl.reach(r, s, b)
+		ok, blocked, persistent := sl.reach(r, s, b)
+		// a persistent standard send may be buffered by the MPI, not by
+		// mpivet: past it the model cannot tell
+		cut = cut || persistent
 		if ok {
 			need.Possible = true
 			for _, o := range b {
@@ -248,8 +251,9 @@ func (sl *Slack) candidate(r *op, source int32) *op {
 
 // reach runs the model with r frozen and the sends b buffered, and says
 // whether s is issued; if not, the standard sends mpivet could buffer whose
-// completion blocks a rank.
-func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op) {
+// completion blocks a rank, and whether a persistent standard send (which
+// the MPI may buffer, but mpivet does not) blocks one too.
+func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op, bool) {
 	for _, o := range sl.ops {
 		o.posted, o.frozen, o.orphan, o.extra = false, false, false, false
 	}
@@ -268,21 +272,27 @@ func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op) {
 	}
 	sl.s.run()
 	if s.posted {
-		return true, nil
+		return true, nil, false
 	}
 	var blocked []*op
+	persistent := false
 	for _, w := range sl.s.order {
 		rk := sl.s.ranks[w]
 		if rk.pos >= len(rk.events) {
 			continue
 		}
 		for _, o := range rk.events[rk.pos].waits {
-			if _, std := sl.ord[o]; std && o.kind == sendOp && o.posted && !o.complete() {
+			if o.kind != sendOp || !o.posted || o.complete() {
+				continue
+			}
+			if _, std := sl.ord[o]; std {
 				blocked = append(blocked, o)
+			} else if o.call != nil && o.call.Name() == "MPI_Send_init" {
+				persistent = true
 			}
 		}
 	}
-	return false, blocked
+	return false, blocked, persistent
 }
 
 // prefer orders candidate sends: those of s's own rank first (the wait

@@ -115,3 +115,32 @@ func TestSlackBarrierBetween(t *testing.T) {
 		t.Fatalf("Need = %+v, want impossible: rank 2 reaches the barrier only once its receive matched", n)
 	}
 }
+
+// A persistent standard send on the path may be buffered by the MPI but
+// not by mpivet: the model does not rule the match out (the clocks' word
+// stands).
+func TestSlackPersistentUnknown(t *testing.T) {
+	// rank 0's first send made persistent (Send_init, Start, Wait), rank
+	// 1's synchronous
+	anySrc := int(int64(tracetest.Consts["MPI_ANY_SOURCE"]))
+	run := prog(3, func(r int, l *tracetest.Log) {
+		switch r {
+		case 0:
+			l.Call("MPI_Send_init", 15, map[string]any{"dest": 1, "tag": 0, "comm": worldComm, "count": 1, "request_at": uint64(0x100 + 0x7000)},
+				map[string]any{"request": uint64(0x7000)})
+			l.Call("MPI_Start", 16, map[string]any{"request": uint64(0x7000), "request_at": uint64(0x100 + 0x7000)}, done)
+			wait(l, 0x7000, [2]int64{0, 0})
+			send(l, "MPI_Send", 2, 0)
+		case 1:
+			send(l, "MPI_Ssend", 2, 0)
+			recv(l, 0, 0)
+		case 2:
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": worldComm}, map[string]any{"status": [2]int64{1, 0}})
+			recv(l, 0, 0)
+		}
+	})
+	n := NewSlack(check.NewUnit(&check.Input{Run: run}), nil, false).Need(2, wildcard(run), 0)
+	if n.Known && !n.Possible {
+		t.Fatalf("Need = %+v: ruled out past a persistent send", n)
+	}
+}
