@@ -128,7 +128,8 @@ func TestSlackPersistentUnknown(t *testing.T) {
 		case 0:
 			l.Call("MPI_Send_init", 15, map[string]any{"dest": 1, "tag": 0, "comm": worldComm, "count": 1, "request_at": uint64(0x100 + 0x7000)},
 				map[string]any{"request": uint64(0x7000)})
-			l.Call("MPI_Start", 16, map[string]any{"request": uint64(0x7000), "request_at": uint64(0x100 + 0x7000)}, done)
+			l.Call("MPI_Start", 16, map[string]any{"request": uint64(0x7000), "request_at": uint64(0x100 + 0x7000)},
+				map[string]any{"request_out": uint64(0x7000)})
 			wait(l, 0x7000, [2]int64{0, 0})
 			send(l, "MPI_Send", 2, 0)
 		case 1:
@@ -140,6 +141,7 @@ func TestSlackPersistentUnknown(t *testing.T) {
 		}
 	})
 	n := NewSlack(check.NewUnit(&check.Input{Run: run}), nil, false).Need(2, wildcard(run), 0)
+	t.Logf("Need = %+v", n)
 	if n.Known && !n.Possible {
 		t.Fatalf("Need = %+v: ruled out past a persistent send", n)
 	}
