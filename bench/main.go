@@ -20,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"mpivet/driver"
 	"mpivet/explore"
 	"mpivet/launch"
 )
@@ -156,21 +158,13 @@ var buffers string
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
 	var buf bytes.Buffer
-	bufs := buffers
-	if b.buffers != "" {
-		bufs = b.buffers
-	}
-	if b.np > 2 { // more ranks than cores: no binding
-		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
-	}
-	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Buffers: bufs, Clocks: b.clocks, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+	sess, run, err := prepare(b, bin, launcher, &buf)
 	if err != nil {
 		return nil, nil, err
 	}
 	var decisions []explore.Decision
 	if b.replay { // the matches of a first run, forced in every measured one
-		res, err := sess.Run(context.Background(), filepath.Join(work, "first-"+filepath.Base(bin)))
+		res, err := run(filepath.Join(work, "first-"+filepath.Base(bin)), driver.RunFiles{})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -178,7 +172,10 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 	}
 	wall := b.metric == "wall_ms"
 	re := regexp.MustCompile(b.metric + `=([0-9.]+)`)
-	parse := func(out string) (float64, error) {
+	value := func(start time.Time, out string) (float64, error) {
+		if wall {
+			return float64(time.Since(start).Microseconds()) / 1000, nil
+		}
 		m := re.FindStringSubmatch(out)
 		if m == nil {
 			return 0, fmt.Errorf("no %s in output:\n%s", b.metric, out)
@@ -196,41 +193,71 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 		if err != nil {
 			return nil, nil, fmt.Errorf("native run: %v\n%s", err, out)
 		}
-		v := float64(time.Since(start).Microseconds()) / 1000
-		if !wall {
-			if v, err = parse(string(out)); err != nil {
-				return nil, nil, err
-			}
+		v, err := value(start, string(out))
+		if err != nil {
+			return nil, nil, err
 		}
 		native = append(native, v)
 
 		buf.Reset()
 		dir := filepath.Join(work, fmt.Sprintf("run-%s-%d", filepath.Base(bin), i))
+		var files driver.RunFiles
 		if decisions != nil {
 			os.MkdirAll(dir, 0o755)
-			if err := explore.WriteDecisions(filepath.Join(dir, "decisions"), decisions); err != nil {
+			files.Decisions = filepath.Join(dir, "decisions")
+			if err := explore.WriteDecisions(files.Decisions, decisions); err != nil {
 				return nil, nil, err
 			}
 		}
 		start = time.Now()
-		res, err := sess.Run(context.Background(), dir)
+		res, err := run(dir, files)
 		if err != nil {
 			return nil, nil, err
 		}
 		if res.LauncherExit != 0 {
 			return nil, nil, fmt.Errorf("run under mpivet failed (exit %d)", res.LauncherExit)
 		}
-		v = float64(time.Since(start).Microseconds()) / 1000
-		if !wall {
-			if v, err = parse(buf.String()); err != nil {
-				return nil, nil, err
-			}
+		if v, err = value(start, buf.String()); err != nil {
+			return nil, nil, err
 		}
 		under = append(under, v)
 	}
 	sort.Float64s(native)
 	sort.Float64s(under)
 	return native, under, nil
+}
+
+// prepare makes the session of a benchmark and a function that runs it
+// once under mpivet in a directory, with the ranks' settings mpivet run
+// would give them (driver.WriteLayerConf) and the files given.
+func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session, func(string, driver.RunFiles) (*launch.Result, error), error) {
+	bufs := buffers
+	if b.buffers != "" {
+		bufs = b.buffers
+	}
+	if b.np > 2 { // more ranks than cores: no binding
+		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
+	}
+	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
+		Timeout: 10 * time.Minute, Stdout: out, Stderr: os.Stderr})
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := driver.Defaults()
+	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
+	if err := opts.Validate(); err != nil {
+		return nil, nil, err
+	}
+	run := func(dir string, files driver.RunFiles) (*launch.Result, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := driver.WriteLayerConf(dir, sess, opts, files); err != nil {
+			return nil, err
+		}
+		return sess.Run(context.Background(), dir)
+	}
+	return sess, run, nil
 }
 
 // median of a sorted sample.

@@ -212,7 +212,15 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 		}
 		t.Skipf("%s not installed", cc)
 	}
-	if b, err := exec.Command(cc, "-g", "-O0", "-pthread", "-o", out, src).CombinedOutput(); err != nil {
+	// Fortran modules (.mod, .smod) go to the program's temporary
+	// directory (-J), never to the working directory, the source tree.
+	// The source keeps the path it was given: findings name the file as
+	// the compiler was given it.
+	args := []string{"-g", "-O0", "-pthread", "-o", out, src}
+	if cc == m.fc {
+		args = append(args, "-J", filepath.Dir(out))
+	}
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)
 	}
 }

@@ -230,73 +230,84 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			break
 		}
 		e := &event{call: c}
-		d := c.Def
-		post := func(os ...*op) {
-			for _, o := range os {
-				e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-				o.waited = true
-			}
-		}
-		switch {
-		case d.Has("coll") && c.HasField("comm"):
-			// numbered in call order; a nonblocking one is started
-			// below, with its request
-			if o := b.collective(c); d.Has("blocking") {
-				post(o)
-			} else {
-				tmpl[c] = o
-			}
-		case d.Has("p2p") && !d.Has("blocking"):
-			switch {
-			case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
-			case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
-				o := b.p2p(c, probeOp, "source", "tag")
-				if c.Name() == "MPI_Improbe" {
-					o.kind = recvOp
-				}
-				post(o)
-			case c.Name() == "MPI_Imrecv":
-				tmpl[c] = &op{kind: localOp, rank: int32(r.world), call: c}
-			case d.Has("send"):
-				tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
-			case d.Has("recv"):
-				tmpl[c] = b.p2p(c, recvOp, "source", "tag")
-			}
-		case !d.Has("p2p"):
-		case d.Has("probe"):
-			o := b.p2p(c, probeOp, "source", "tag")
-			if c.Name() == "MPI_Mprobe" {
-				o.kind = recvOp
-			}
-			post(o)
-		case c.Name() == "MPI_Mrecv":
-			// the message was taken by its MPI_Mprobe
-		case d.Has("send") && d.Has("recv"):
-			post(b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag"))
-		case d.Has("send"):
-			post(b.p2p(c, sendOp, "dest", "tag"))
-		case d.Has("recv"):
-			post(b.p2p(c, recvOp, "source", "tag"))
+		for _, o := range b.posted(c, tmpl) {
+			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
+			o.waited = true
 		}
 		if b.why != "" {
 			return b.why
 		}
 		b.comms.Created(c)
-		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c] != nil {
+		if len(e.posts) > 0 || c.Def.Has("completion") || c.Def.Has("start") || tmpl[c] != nil {
 			r.events = append(r.events, e)
 			if c.Seq >= 0 && c.Seq < len(evAt) {
 				evAt[c.Seq] = e
 			}
 		}
 	}
+	b.requests(objs, tmpl, evAt)
+	return ""
+}
+
+// posted returns the operations call c starts and waits for itself (a
+// blocking call's), and keeps in tmpl those of a call that creates a
+// request, which the request's starts and completions post and wait for
+// (requests).
+func (b *builder) posted(c *trace.Call, tmpl map[*trace.Call]*op) []*op {
+	d := c.Def
+	switch {
+	case d.Has("coll") && c.HasField("comm"):
+		// numbered in call order; a nonblocking one is started
+		// below, with its request
+		o := b.collective(c)
+		if d.Has("blocking") {
+			return []*op{o}
+		}
+		tmpl[c] = o
+	case d.Has("p2p") && !d.Has("blocking"):
+		switch {
+		case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
+		case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
+			o := b.p2p(c, probeOp, "source", "tag")
+			if c.Name() == "MPI_Improbe" {
+				o.kind = recvOp
+			}
+			return []*op{o}
+		case c.Name() == "MPI_Imrecv":
+			tmpl[c] = &op{kind: localOp, rank: int32(b.rank), call: c}
+		case d.Has("send"):
+			tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
+		case d.Has("recv"):
+			tmpl[c] = b.p2p(c, recvOp, "source", "tag")
+		}
+	case !d.Has("p2p"):
+	case d.Has("probe"):
+		o := b.p2p(c, probeOp, "source", "tag")
+		if c.Name() == "MPI_Mprobe" {
+			o.kind = recvOp
+		}
+		return []*op{o}
+	case c.Name() == "MPI_Mrecv":
+		// the message was taken by its MPI_Mprobe
+	case d.Has("send") && d.Has("recv"):
+		return []*op{b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag")}
+	case d.Has("send"):
+		return []*op{b.p2p(c, sendOp, "dest", "tag")}
+	case d.Has("recv"):
+		return []*op{b.p2p(c, recvOp, "source", "tag")}
+	}
+	return nil
+}
+
+// requests makes the operations of requests: each starts at the call that
+// started it and is waited for by the call that completed it.
+func (b *builder) requests(objs *objects.State, tmpl map[*trace.Call]*op, evAt []*event) {
 	at := func(c *trace.Call) *event {
 		if c != nil && c.Seq >= 0 && c.Seq < len(evAt) {
 			return evAt[c.Seq]
 		}
 		return nil
 	}
-	// Requests: each operation starts at the call that started it and is
-	// waited for by the call that completed it.
 	for _, o := range objs.Requests {
 		t := tmpl[o.Created]
 		for i, use := range o.Ops {
@@ -320,7 +331,6 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			}
 		}
 	}
-	return ""
 }
 
 // builder makes one rank's operations, following its communicators as

@@ -68,150 +68,7 @@ func genIDs(a *api.API) []byte {
 			hookIndex(w, c)
 		}
 	}
-	// Per-call facts the clock protocol switches on: flags, and where the
-	// communicator, root, new request and new communicator (one usable when
-	// the call returns) are among the parameters (-1: none).
-	flags := func(c *api.Call) int {
-		f := 0
-		if c.Has("coll") && !c.Has("finalize") {
-			f |= api.CallColl
-		}
-		for _, p := range c.Params { // per-rank counts
-			if p.Array && p.Name == "sendcounts" {
-				f |= api.CallVSend
-			}
-			if p.Array && p.Name == "recvcounts" {
-				f |= api.CallVRecv
-			}
-		}
-		return f
-	}
-	param := func(c *api.Call, ok func(api.Param) bool) int {
-		for i, p := range c.Params {
-			if ok(p) {
-				return i
-			}
-		}
-		return -1
-	}
-	tables := []struct {
-		name string
-		val  func(*api.Call) int
-	}{
-		{"flags", flags},
-		{"k_comm", func(c *api.Call) int {
-			return param(c, func(p api.Param) bool { return p.Handle == "comm" && p.Role != api.New && p.Role != api.Free })
-		}},
-		{"k_root", func(c *api.Call) int { return param(c, func(p api.Param) bool { return p.Name == "root" }) }},
-		{"k_request", func(c *api.Call) int {
-			return param(c, func(p api.Param) bool { return p.Handle == "request" && p.Role == api.New })
-		}},
-		{"k_newcomm", func(c *api.Call) int {
-			ps := newComms(c)
-			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
-		}},
-	}
-	// Where a collective's data is described (collectives/decode.c reads
-	// it for the signatures and the buffer checker): buffers, counts
-	// (scalar or per-rank array), displacements, datatypes (one, or one
-	// per rank), root and communicator; among the parameters (k_: the
-	// clock protocol's and signatures' views) and among the words the
-	// buffer checker's hooks get (w_: hookWords, for the calls it sees).
-	named := func(names ...string) func(*api.Call) int {
-		return func(c *api.Call) int {
-			if !collData(c) {
-				return -1
-			}
-			return param(c, func(p api.Param) bool { return slices.Contains(names, p.Name) })
-		}
-	}
-	// displs are the receive side's where the counts are (Gatherv,
-	// Allgatherv), the send side's in Scatterv.
-	displs := func(counts, own string) func(*api.Call) int {
-		return func(c *api.Call) int {
-			if i := named(own)(c); i >= 0 {
-				return i
-			}
-			if c.Param(counts) >= 0 {
-				return named("displs")(c)
-			}
-			return -1
-		}
-	}
-	data := []struct {
-		name string
-		val  func(*api.Call) int
-	}{
-		{"sendbuf", named("sendbuf", "buffer")},
-		{"recvbuf", named("recvbuf")},
-		{"sendcount", named("sendcount", "sendcounts", "count")},
-		{"recvcount", named("recvcount", "recvcounts")},
-		{"sdispls", displs("sendcounts", "sdispls")},
-		{"rdispls", displs("recvcounts", "rdispls")},
-		{"sendtype", named("sendtype", "datatype")},
-		{"recvtype", named("recvtype")},
-		{"sendtypes", named("sendtypes")},
-		{"recvtypes", named("recvtypes")},
-	}
-	for _, d := range data {
-		tables = append(tables, struct {
-			name string
-			val  func(*api.Call) int
-		}{"k_" + d.name, d.val})
-	}
-	// The same, as positions of the hook words (-1: the buffer checker does
-	// not see the call, or it has no such field).
-	word := func(k func(*api.Call) int, suffix string) func(*api.Call) int {
-		return func(c *api.Call) int {
-			i := k(c)
-			if i < 0 || !bufferHooked(c) {
-				return -1
-			}
-			at := 1
-			for _, f := range c.In {
-				if f.Param == i && f.Name == c.Params[i].Name+suffix {
-					return at
-				}
-				at += len(hookWords("", []api.Field{f})) - 1
-			}
-			return -1
-		}
-	}
-	collParam := func(name string) func(*api.Call) int {
-		return func(c *api.Call) int {
-			if !collData(c) {
-				return -1
-			}
-			return c.Param(name)
-		}
-	}
-	for _, d := range data {
-		tables = append(tables, struct {
-			name string
-			val  func(*api.Call) int
-		}{"w_" + d.name, word(d.val, "")})
-	}
-	tables = append(tables, []struct {
-		name string
-		val  func(*api.Call) int
-	}{
-		{"w_root", word(collParam("root"), "")},
-		{"w_comm", word(collParam("comm"), "")},
-		{"w_request_at", word(collParam("request"), "_at")},
-		{"o_request", func(c *api.Call) int { // among the exit hook words
-			if !collData(c) || !bufferHooked(c) {
-				return -1
-			}
-			at := 1
-			for _, f := range c.Out {
-				if f.Name == "request" {
-					return at
-				}
-				at += len(hookWords("", []api.Field{f})) - 1
-			}
-			return -1
-		}},
-	}...)
+	tables := append(clockTables(), collectiveTables()...)
 	w("\n#include \"format.h\" /* MPIVET_CALL_* */\n")
 	for _, t := range tables {
 		w("static const signed char mpivet_call_%s[] = {", t.name)
@@ -235,6 +92,155 @@ func genIDs(a *api.API) []byte {
 	}
 	w("\n#endif\n")
 	return b.Bytes()
+}
+
+// table is one per-call table of ids.h: a value for each call.
+type table struct {
+	name string
+	val  func(*api.Call) int
+}
+
+// param is the position of the first parameter of c that ok accepts (-1:
+// none).
+func param(c *api.Call, ok func(api.Param) bool) int {
+	for i, p := range c.Params {
+		if ok(p) {
+			return i
+		}
+	}
+	return -1
+}
+
+// clockTables are the per-call facts the clock protocol switches on:
+// flags, and where the communicator, root, new request and new
+// communicator (one usable when the call returns) are among the
+// parameters (-1: none).
+func clockTables() []table {
+	flags := func(c *api.Call) int {
+		f := 0
+		if c.Has("coll") && !c.Has("finalize") {
+			f |= api.CallColl
+		}
+		for _, p := range c.Params { // per-rank counts
+			if p.Array && p.Name == "sendcounts" {
+				f |= api.CallVSend
+			}
+			if p.Array && p.Name == "recvcounts" {
+				f |= api.CallVRecv
+			}
+		}
+		return f
+	}
+	return []table{
+		{"flags", flags},
+		{"k_comm", func(c *api.Call) int {
+			return param(c, func(p api.Param) bool { return p.Handle == "comm" && p.Role != api.New && p.Role != api.Free })
+		}},
+		{"k_root", func(c *api.Call) int { return param(c, func(p api.Param) bool { return p.Name == "root" }) }},
+		{"k_request", func(c *api.Call) int {
+			return param(c, func(p api.Param) bool { return p.Handle == "request" && p.Role == api.New })
+		}},
+		{"k_newcomm", func(c *api.Call) int {
+			ps := newComms(c)
+			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
+		}},
+	}
+}
+
+// collectiveTables say where a collective's data is described
+// (collectives/decode.c reads it for the signatures and the buffer
+// checker): buffers, counts (scalar or per-rank array), displacements,
+// datatypes (one, or one per rank), root and communicator; among the
+// parameters (k_: the clock protocol's and signatures' views) and among
+// the words the buffer checker's hooks get (w_: hookWords, for the calls
+// it sees).
+func collectiveTables() []table {
+	named := func(names ...string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if !collData(c) {
+				return -1
+			}
+			return param(c, func(p api.Param) bool { return slices.Contains(names, p.Name) })
+		}
+	}
+	// displs are the receive side's where the counts are (Gatherv,
+	// Allgatherv), the send side's in Scatterv.
+	displs := func(counts, own string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if i := named(own)(c); i >= 0 {
+				return i
+			}
+			if c.Param(counts) >= 0 {
+				return named("displs")(c)
+			}
+			return -1
+		}
+	}
+	data := []table{
+		{"sendbuf", named("sendbuf", "buffer")},
+		{"recvbuf", named("recvbuf")},
+		{"sendcount", named("sendcount", "sendcounts", "count")},
+		{"recvcount", named("recvcount", "recvcounts")},
+		{"sdispls", displs("sendcounts", "sdispls")},
+		{"rdispls", displs("recvcounts", "rdispls")},
+		{"sendtype", named("sendtype", "datatype")},
+		{"recvtype", named("recvtype")},
+		{"sendtypes", named("sendtypes")},
+		{"recvtypes", named("recvtypes")},
+	}
+	var tables []table
+	for _, d := range data {
+		tables = append(tables, table{"k_" + d.name, d.val})
+	}
+	for _, d := range data {
+		tables = append(tables, table{"w_" + d.name, hookWord(d.val, "")})
+	}
+	collParam := func(name string) func(*api.Call) int {
+		return func(c *api.Call) int {
+			if !collData(c) {
+				return -1
+			}
+			return c.Param(name)
+		}
+	}
+	return append(tables, []table{
+		{"w_root", hookWord(collParam("root"), "")},
+		{"w_comm", hookWord(collParam("comm"), "")},
+		{"w_request_at", hookWord(collParam("request"), "_at")},
+		{"o_request", func(c *api.Call) int { // among the exit hook words
+			if !collData(c) || !bufferHooked(c) {
+				return -1
+			}
+			at := 1
+			for _, f := range c.Out {
+				if f.Name == "request" {
+					return at
+				}
+				at += len(hookWords("", []api.Field{f})) - 1
+			}
+			return -1
+		}},
+	}...)
+}
+
+// hookWord is the position among the hook words of the field (the
+// parameter k gives, with suffix) of a collective (-1: the buffer checker
+// does not see the call, or it has no such field).
+func hookWord(k func(*api.Call) int, suffix string) func(*api.Call) int {
+	return func(c *api.Call) int {
+		i := k(c)
+		if i < 0 || !bufferHooked(c) {
+			return -1
+		}
+		at := 1
+		for _, f := range c.In {
+			if f.Param == i && f.Name == c.Params[i].Name+suffix {
+				return at
+			}
+			at += len(hookWords("", []api.Field{f})) - 1
+		}
+		return -1
+	}
 }
 
 type writer func(format string, args ...any)
@@ -262,46 +268,61 @@ func recArgs(fs []api.Field, c *api.Call) []string {
 // genRecorders writes mpivet_in_X and mpivet_out_X, the record writers used
 // by both the C and the Fortran wrappers.
 func genRecorders(w writer, c *api.Call) {
-	size := func(fixed int, fs []api.Field) string {
-		s := fmt.Sprint(fixed)
-		for _, f := range fs {
-			switch f.Kind {
-			case api.FHandles, api.FInts:
-				s += " + 1 + n_" + f.Name
-			case api.FStatus:
-				s += " + 2"
-			default:
-				s += " + 1"
-			}
-		}
-		return s
-	}
-	body := func(fs []api.Field) {
-		for _, f := range fs {
-			switch f.Kind {
-			case api.FInt:
-				w("\t\tw_[k_++] = (uint64_t)%s;\n", f.Name)
-			case api.FHandle, api.FAddr:
-				w("\t\tw_[k_++] = %s;\n", f.Name)
-			case api.FHandles:
-				w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
-				w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_H(%s[i_]);\n", f.Name, f.Name)
-			case api.FInts:
-				w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
-				w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_I(%s[i_] - base_%s);\n", f.Name, f.Name, f.Name)
-			case api.FStatus:
-				w("\t\tw_[k_++] = (uint64_t)src_%s;\n\t\tw_[k_++] = (uint64_t)tag_%s;\n", f.Name, f.Name)
-			}
+	genRecordIn(w, c)
+	genRecordOut(w, c)
+}
+
+// recordSize is the C expression of the number of words of a record of
+// fixed words and fields fs.
+func recordSize(fixed int, fs []api.Field) string {
+	s := fmt.Sprint(fixed)
+	for _, f := range fs {
+		switch f.Kind {
+		case api.FHandles, api.FInts:
+			s += " + 1 + n_" + f.Name
+		case api.FStatus:
+			s += " + 2"
+		default:
+			s += " + 1"
 		}
 	}
-	// Lengths of arrays are clamped: a negative count or a NULL array records nothing.
-	clamp := func(fs []api.Field) {
-		for _, f := range fs {
-			if f.Kind == api.FHandles || f.Kind == api.FInts {
-				w("\tif (n_%s < 0 || !%s)\n\t\tn_%s = 0;\n", f.Name, f.Name, f.Name)
-			}
+	return s
+}
+
+// recordBody writes the words of fields fs into the record w_ at k_.
+func recordBody(w writer, fs []api.Field) {
+	for _, f := range fs {
+		switch f.Kind {
+		case api.FInt:
+			w("\t\tw_[k_++] = (uint64_t)%s;\n", f.Name)
+		case api.FHandle, api.FAddr:
+			w("\t\tw_[k_++] = %s;\n", f.Name)
+		case api.FHandles:
+			w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
+			w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_H(%s[i_]);\n", f.Name, f.Name)
+		case api.FInts:
+			w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
+			w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_I(%s[i_] - base_%s);\n", f.Name, f.Name, f.Name)
+		case api.FStatus:
+			w("\t\tw_[k_++] = (uint64_t)src_%s;\n\t\tw_[k_++] = (uint64_t)tag_%s;\n", f.Name, f.Name)
 		}
 	}
+}
+
+// recordClamp clamps the lengths of arrays: a negative count or a NULL
+// array records nothing.
+func recordClamp(w writer, fs []api.Field) {
+	for _, f := range fs {
+		if f.Kind == api.FHandles || f.Kind == api.FInts {
+			w("\tif (n_%s < 0 || !%s)\n\t\tn_%s = 0;\n", f.Name, f.Name, f.Name)
+		}
+	}
+}
+
+// genRecordIn writes mpivet_in_X: the entry record, to the log, to the
+// poll's pending record, or to the state page only.
+func genRecordIn(w writer, c *api.Call) {
+	size, body, clamp := recordSize, func(fs []api.Field) { recordBody(w, fs) }, func(fs []api.Field) { recordClamp(w, fs) }
 	in := append([]string{"uint64_t pc_"}, recArgs(c.In, c)...)
 	w("static uint64_t mpivet_in_%s(%s)\n{\n", c.Name, strings.Join(in, ", "))
 	// Pending nonblocking buffers are unprotected while the MPI runs; a call
@@ -358,7 +379,13 @@ func genRecorders(w writer, c *api.Call) {
 		}
 		w("\treturn MPIVET_NOREC;\n}\n\n")
 	}
+}
 
+// genRecordOut writes mpivet_out_X: the exit record, unless a poll did
+// nothing (counted in the state page), and the state page's word that the
+// call returned.
+func genRecordOut(w writer, c *api.Call) {
+	size, body, clamp := recordSize, func(fs []api.Field) { recordBody(w, fs) }, func(fs []api.Field) { recordClamp(w, fs) }
 	out := append([]string{"uint64_t e_", "int rc_"}, recArgs(c.Out, c)...)
 	w("static void mpivet_out_%s(%s)\n{\n", c.Name, strings.Join(out, ", "))
 	if bufferHooked(c) {
@@ -866,6 +893,37 @@ func rewritable(p api.Param) bool {
 // genFortran writes the body shared by the F77 and f08 symbols of c, the F77
 // wrapper (four spellings) and the f08 wrapper.
 func genFortran(w writer, c *api.Call) {
+	f := newFortranGen(w, c)
+	f.header()
+	f.views()
+	f.recordIn()
+	if f.hooked {
+		f.pre()
+	}
+	f.call()
+	f.results()
+	f.post()
+	f.entries()
+}
+
+// fortranGen writes the Fortran wrappers of one call (genFortran).
+type fortranGen struct {
+	w                             writer
+	c                             *api.Call
+	lower                         string      // the call's name in lower case
+	ps                            []api.Param // its Fortran parameters
+	hasIerr, hasBuf, hooked       bool
+	formals, args, callArgs       []string // of the wrappers, given to the body, given to the binding
+	reqs, indices, statuses, flag *api.Param
+	cleanup                       []string // C statements that free what the body allocated
+}
+
+// fint is the Fortran integer of parameter p, in C.
+func fint(p api.Param) string { return "*(MPI_Fint *)f_" + p.Name }
+
+// newFortranGen finds what the wrappers of c are made of, and writes the
+// type of the MPI's binding.
+func newFortranGen(w writer, c *api.Call) *fortranGen {
 	lower := strings.ToLower(c.Name)
 	ps := fortranParams(c)
 	hasIerr := !c.Has("pcontrol") // MPI_PCONTROL(LEVEL) has no IERROR
@@ -886,9 +944,7 @@ func genFortran(w writer, c *api.Call) {
 		types = append(types, "void")
 	}
 	w("typedef void (*mpivet_ft_%s)(%s);\n\n", c.Name, strings.Join(types, ", "))
-
 	hooked := fortranHooked(c)
-	fint := func(p api.Param) string { return "*(MPI_Fint *)f_" + p.Name }
 	var reqs, indices, statuses, flag *api.Param
 	for i, p := range c.Params {
 		switch {
@@ -911,7 +967,13 @@ func genFortran(w writer, c *api.Call) {
 			callArgs[i] = "a_" + p.Name
 		}
 	}
+	return &fortranGen{w: w, c: c, lower: lower, ps: ps, hasIerr: hasIerr, hasBuf: hasBuf, hooked: hooked,
+		formals: formals, args: args, callArgs: callArgs, reqs: reqs, indices: indices, statuses: statuses, flag: flag}
+}
 
+// header opens the body shared by the F77 and f08 symbols.
+func (f *fortranGen) header() {
+	w, c, formals, reqs := f.w, f.c, f.formals, f.reqs
 	bodyFormals := append([]string{"mpivet_ft_" + c.Name + " real_", "int f08_", "uint64_t pc_"}, formals...)
 	w("static void mpivet_f_%s(%s)\n{\n", c.Name, strings.Join(bodyFormals, ", "))
 	w("\tmpivet_guard++;\n")
@@ -923,8 +985,12 @@ func genFortran(w writer, c *api.Call) {
 	if reqs != nil {
 		w("\tint n_ = %s;\n\tif (n_ < 0)\n\t\tn_ = 0;\n", fint(c.Params[c.Param(reqs.Len)]))
 	}
-	// C views of the parameters, with their C names and types.
-	var cleanup []string
+}
+
+// views declares the C views of the parameters, with their C names and
+// types.
+func (f *fortranGen) views() {
+	w, c := f.w, f.c
 	for _, p := range c.Params {
 		n := p.Name
 		switch p.Role {
@@ -950,14 +1016,14 @@ func genFortran(w writer, c *api.Call) {
 		case api.Reqs:
 			w("\tMPI_Request rs_[16], *%s = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);\n", n)
 			w("\tfor (int i_ = 0; i_ < n_; i_++)\n\t\t%s[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", n, n)
-			cleanup = append(cleanup, fmt.Sprintf("\tif (%s != rs_)\n\t\tfree(%s);\n", n, n))
+			f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != rs_)\n\t\tfree(%s);\n", n, n))
 		case api.Out:
 			w("\tint c_%s = 0, *%s = &c_%s;\n", n, n, n)
 		case api.Index:
 			w("\tint c_%s = MPI_UNDEFINED, *%s = &c_%s;\n", n, n, n)
 		case api.Indices:
 			w("\tint is_[16], *%s = mpivet_f_alloc(n_, sizeof(int), is_, 16);\n", n)
-			cleanup = append(cleanup, fmt.Sprintf("\tif (%s != is_)\n\t\tfree(%s);\n", n, n))
+			f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != is_)\n\t\tfree(%s);\n", n, n))
 		case api.Status:
 			w("\tMPI_Status st_, *sp_ = &st_;\n\tMPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};\n")
 			w("\tvoid *a_%s = mpivet_f_ignored(f_%s, f08_, 0) ? fst_ : f_%s;\n", n, n, n)
@@ -967,46 +1033,61 @@ func genFortran(w writer, c *api.Call) {
 				w("\tMPI_Status ss_[16], *%s = ss_;\n\tMPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];\n\tvoid *a_%s = f_%s;\n", n, n, n)
 				w("\tif (mpivet_ck_on) {\n\t\t%s = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);\n", n)
 				w("\t\tif (mpivet_f_ignored(f_%s, f08_, 1))\n\t\t\ta_%s = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);\n\t}\n", n, n)
-				cleanup = append(cleanup, fmt.Sprintf("\tif (%s != ss_)\n\t\tfree(%s);\n\tif (a_%s != f_%s && a_%s != fss_)\n\t\tfree(a_%s);\n", n, n, n, n, n, n))
+				f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != ss_)\n\t\tfree(%s);\n\tif (a_%s != f_%s && a_%s != fss_)\n\t\tfree(a_%s);\n", n, n, n, n, n, n))
 			} else { // argc, argv of MPI_Init: not in Fortran
 				w("\t%s = NULL;\n", p.Decl)
 			}
 		}
 	}
+}
+
+// recordIn writes the entry record.
+func (f *fortranGen) recordIn() {
+	w, c := f.w, f.c
 	inArgs := append([]string{"pc_"}, recordIn(c,
 		func(p api.Param) string { return "MPIVET_A(f_" + p.Name + ")" },
 		func(p api.Param) string { return "(int64_t)sizeof(MPI_Fint)" })...)
 	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
+}
 
-	// writeBack gives the binding what the hooks changed in the views.
-	writeBack := func(indent string) {
-		for _, p := range c.Params {
-			switch {
-			case p.Role == api.Inout:
-				w("%s{\n%s\tMPI_Fint v_ = %s(c_%s);\n%s\tif (v_ != %s)\n%s\t\t%s = v_;\n%s}\n",
-					indent, indent, c2f[p.Handle], p.Name, indent, fint(p), indent, fint(p), indent)
-			case p.Role == api.Reqs:
-				w("%sfor (int i_ = 0; i_ < n_; i_++) {\n%s\tMPI_Fint v_ = MPI_Request_c2f(%s[i_]);\n%s\tif (v_ != ((MPI_Fint *)f_%s)[i_])\n%s\t\t((MPI_Fint *)f_%s)[i_] = v_;\n%s}\n",
-					indent, indent, p.Name, indent, p.Name, indent, p.Name, indent)
-			}
+// writeBack gives the binding what the hooks changed in the views.
+func (f *fortranGen) writeBack(indent string) {
+	w, c := f.w, f.c
+	for _, p := range c.Params {
+		switch {
+		case p.Role == api.Inout:
+			w("%s{\n%s\tMPI_Fint v_ = %s(c_%s);\n%s\tif (v_ != %s)\n%s\t\t%s = v_;\n%s}\n",
+				indent, indent, c2f[p.Handle], p.Name, indent, fint(p), indent, fint(p), indent)
+		case p.Role == api.Reqs:
+			w("%sfor (int i_ = 0; i_ < n_; i_++) {\n%s\tMPI_Fint v_ = MPI_Request_c2f(%s[i_]);\n%s\tif (v_ != ((MPI_Fint *)f_%s)[i_])\n%s\t\t((MPI_Fint *)f_%s)[i_] = v_;\n%s}\n",
+				indent, indent, p.Name, indent, p.Name, indent, p.Name, indent)
 		}
 	}
-	if hooked {
-		for _, p := range ps {
-			if rewritable(p) {
-				w("\tMPI_Fint w_%s;\n\tvoid *a_%s = f_%s;\n", p.Name, p.Name, p.Name)
-			}
+}
+
+// pre runs the clock protocol's hooks before the call.
+func (f *fortranGen) pre() {
+	w, c, ps := f.w, f.c, f.ps
+	for _, p := range ps {
+		if rewritable(p) {
+			w("\tMPI_Fint w_%s;\n\tvoid *a_%s = f_%s;\n", p.Name, p.Name, p.Name)
 		}
-		w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
-		w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
-		for _, p := range ps {
-			if rewritable(p) {
-				w("\t\tif ((w_%s = %s) != %s)\n\t\t\ta_%s = &w_%s;\n", p.Name, p.Name, fint(p), p.Name, p.Name)
-			}
-		}
-		writeBack("\t\t")
-		w("\t}\n")
 	}
+	w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
+	w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", c.Name)
+	for _, p := range ps {
+		if rewritable(p) {
+			w("\t\tif ((w_%s = %s) != %s)\n\t\t\ta_%s = &w_%s;\n", p.Name, p.Name, fint(p), p.Name, p.Name)
+		}
+	}
+	f.writeBack("\t\t")
+	w("\t}\n")
+}
+
+// call calls the MPI's binding (its synchronous send's under zero
+// buffering).
+func (f *fortranGen) call() {
+	w, c, hasBuf, hasIerr, callArgs := f.w, f.c, f.hasBuf, f.hasIerr, f.callArgs
 	if c.Has("finalize") {
 		w("\tif (mpivet_slack_on)\n\t\tmpivet_slack_finalize();\n")
 	}
@@ -1041,8 +1122,12 @@ func genFortran(w writer, c *api.Call) {
 	} else {
 		w("\tint rc_ = 0;\n")
 	}
-	// What the call gave, seen from C. Indexes first, while the views
-	// still hold the requests on entry.
+}
+
+// results converts what the call gave to C. Indexes first, while the
+// views still hold the requests on entry.
+func (f *fortranGen) results() {
+	w, c, reqs, indices, statuses, flag, hooked := f.w, f.c, f.reqs, f.indices, f.statuses, f.flag, f.hooked
 	if reqs != nil && (indices != nil || c.Param("index") >= 0) {
 		first := "*(MPI_Fint *)f_index"
 		if indices != nil {
@@ -1081,12 +1166,18 @@ func genFortran(w writer, c *api.Call) {
 		w("\tif (mpivet_ck_on)\n\t\tfor (int i_ = 0; i_ < %s; i_++)\n\t\t\tPMPI_Status_f2c((MPI_Fint *)a_%s + i_ * MPIVET_F_STATUS_SIZE, &%s[i_]);\n",
 			filled, statuses.Name, statuses.Name)
 	}
+}
+
+// post runs the hooks after the call, records an error, a new
+// communicator and the exit record, and frees what the body allocated.
+func (f *fortranGen) post() {
+	w, c, hooked := f.w, f.c, f.hooked
 	if hooked {
 		if c.Has("init") { // where the protocol starts
 			w("\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
 		} else {
 			w("\tif (__builtin_expect(mpivet_ck_on, 0)) {\n\t\tmpivet_ck_post(MPIVET_ID_%s, e_, k_, rc_);\n", c.Name)
-			writeBack("\t\t")
+			f.writeBack("\t\t")
 			w("\t}\n")
 		}
 	}
@@ -1095,11 +1186,16 @@ func genFortran(w writer, c *api.Call) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(*%s);\n", p.Name)
 	}
 	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append([]string{"e_", "rc_"}, recordOut(c)...), ", "))
-	for _, s := range cleanup {
+	for _, s := range f.cleanup {
 		w("%s", s)
 	}
 	w("\tmpivet_guard--;\n}\n\n")
+}
 
+// entries writes the F77 wrapper (four spellings) and the f08 wrapper,
+// which call the body.
+func (f *fortranGen) entries() {
+	w, c, lower, formals, args, hasBuf := f.w, f.c, f.lower, f.formals, f.args, f.hasBuf
 	entry := func(name, sym string, f08 bool) {
 		w("void %s(%s)\n{\n", name, strings.Join(formals, ", "))
 		w("\tstatic mpivet_ft_%s real_;\n\tif (!real_)\n\t\treal_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, sym)
