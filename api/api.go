@@ -475,6 +475,10 @@ const (
 	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
 	WildProbe = 2 // a probe with MPI_ANY_SOURCE
 	WildAny   = 3 // a Waitany, Testany, Waitsome or Testsome over several live requests
+	// WildBuffer is a decision only: the standard-mode send numbered by the
+	// line's event (the rank's MPI_Send and MPI_Isend calls from 0) is
+	// buffered by the layer (layer/src/slack).
+	WildBuffer = 4
 )
 
 // Clock modes, the first word of a MetaClocks record (0: the protocol is off).
@@ -492,7 +496,7 @@ const ExitDiverged = 86
 // The keys of RUNDIR/layer.conf, the run's settings for the layer, one
 // key=value line each (layer/src/record/conf.h reads them).
 const (
-	ConfBuffering     = "buffering"     // zero: standard-mode sends become synchronous
+	ConfBuffering     = "buffering"     // zero: standard-mode sends become synchronous; infinite: the layer buffers them
 	ConfBuffers       = "buffers"       // off, precise: the buffer checker
 	ConfClocks        = "clocks"        // lamport, vector, off: the clock protocol
 	ConfGDB           = "gdb"           // RANK: that rank waits for a debugger (replay --gdb)

@@ -6,6 +6,7 @@
 //	go run ./bench -reps 9 -mpi openmpi
 //	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
 //	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
+//	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -121,6 +122,7 @@ func main() {
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
+	withSlack := flag.Bool("slack", false, "measure whole mpivet runs with and without the buffering-aware exploration (--slack=minimal against off) instead")
 	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
 	flag.Parse()
 	match, err := regexp.Compile(*only)
@@ -135,6 +137,10 @@ func main() {
 	defer os.RemoveAll(work)
 	if *withApps {
 		runApps(work, *reps, match)
+		return
+	}
+	if *withSlack {
+		runSlack(work, *reps, strings.Split(*mpis, ","), match)
 		return
 	}
 	src := sourceDir()

@@ -29,7 +29,10 @@
 // as a shared object with the MPI's wrapper and -DPLUGIN, and as a program
 // with the plain C compiler, not linked against MPI, which dlopens the
 // shared object given as its first argument; mpivet is told the MPI with
-// --mpi).
+// --mpi),
+// infeasible=N (at most N replays may force a match that could not happen;
+// by default none may: every forced decision is checked against the
+// buffering its replay was given, seed 001's minimal slack).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -82,6 +85,7 @@ type Program struct {
 	NoLocation    []string
 	Flags         []string       // extra mpivet flags
 	Interleavings int            // expected number of interleavings (0: not checked)
+	Infeasible    int            // replays allowed to force a match that could not happen
 	Strip         bool           // run the program stripped
 	SameOutput    bool           // the program prints the same with and without mpivet
 	Says          []string       // texts that findings' messages must contain
@@ -139,6 +143,12 @@ func Parse(path string) (*Program, error) {
 					p.Buffering = v
 				case "plugin":
 					p.Plugin = v == "1"
+				case "infeasible":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: infeasible=%s", path, line, v)
+					}
+					p.Infeasible = n
 				case "interleavings":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -360,6 +370,10 @@ func Compare(p *Program, r *Report, impl string) []string {
 	}
 	if how, _, _ := strings.Cut(r.Buffering, ":"); p.Buffering != "" && how != p.Buffering {
 		errs = append(errs, fmt.Sprintf("buffering %q, want %s", r.Buffering, p.Buffering))
+	}
+	if r.Coverage.Infeasible > p.Infeasible {
+		errs = append(errs, fmt.Sprintf("%d replays forced a match that could not happen with the buffering they had, want at most %d",
+			r.Coverage.Infeasible, p.Infeasible))
 	}
 	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
 		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))

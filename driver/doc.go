@@ -66,10 +66,13 @@
 // checks/stall whether a stalled run can resume (to stop it as deadlocked)
 // and whether a replay's deadlock comes only from its forced match (an
 // infeasible replay, not the program's); it asks checks/zerobuf for the
-// offline zero-buffering replay of interleaving 1; it looks for the kinds
-// timeout and program-failure (a first run that did not end by itself is
-// not run again), deadlock and unsafe-buffering (no zero-buffering run when
-// one is known), and keeps only unsafe-buffering of the zero-buffering run,
-// with checks/unreceived telling it apart from messages never received.
+// offline zero-buffering replay of interleaving 1 and, for the
+// buffering-aware exploration (slack.go), for the sends a match needs
+// buffered and those an unsafe-buffering deadlock waits for; it looks for
+// the kinds timeout and program-failure (a first run that did not end by
+// itself is not run again), deadlock and unsafe-buffering (no
+// zero-buffering run when one is known), and keeps only unsafe-buffering
+// of the zero-buffering run, with checks/unreceived telling it apart from
+// messages never received.
 // A new check needs none of this: its package and a line in checks/all.
 package driver

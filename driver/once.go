@@ -15,6 +15,7 @@ import (
 	"mpivet/checks/all"
 	"mpivet/checks/stall"
 	"mpivet/checks/unreceived"
+	"mpivet/checks/zerobuf"
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
@@ -82,6 +83,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
 		Timeout: timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
+	if x.slack {
+		il.Slack = zerobuf.ForExplorer(u, ds, x.o.Buffering == "infinite")
+	}
 	if n == 1 {
 		x.firstUnit = u // for the offline buffering check (simulate)
 	}
@@ -134,6 +138,7 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 	// leaves the report without its file.
 	_ = report.NewDOT().Print(&report.Report{Findings: fs})
 	var keep []check.Finding
+	slack := x.slackNote(n)
 	for _, f := range fs {
 		// The zero-buffering run is not one the MPI would make: only
 		// its unsafe-buffering findings count, and only those that
@@ -142,9 +147,13 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 		if n == x.zero && (f.Kind != "unsafe-buffering" || unreceived.Explains(x.first, res.Run)) {
 			continue
 		}
+		if slack != "" {
+			f.Message += "\nfound when " + slack
+		}
 		il.Errors = il.Errors || f.Severity == check.Error && !x.suppressed(f)
 		keep = append(keep, f)
 	}
+	x.slackFindings(n, u, res, il, slack == "", keep)
 	fresh := len(x.findings.Add(n, keep)) > 0
 	if fresh && x.o.Trails {
 		x.trails = append(x.trails, *spacetime.Build(res.Run, n, x.sym, spacetime.PerRank))

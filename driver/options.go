@@ -28,10 +28,12 @@ type Options struct {
 	Launcher         string        // a launcher command line replacing the MPI's own, e.g. "srun --mpi=pmix"
 	Timeout          time.Duration // of one run (0: no limit)
 	Dir              string        // the run directory ("": a new one under ./.mpivet)
-	Buffering        string        // mpi, zero
+	Buffering        string        // mpi, zero, infinite
 	BufferingCheck   string        // auto, run, off
 	Buffers          string        // on, precise, off
 	Clocks           string        // lamport, vector, off
+	Slack            string        // minimal, off: the buffering-aware exploration
+	BufferSends      string        // RANK:N,...: standard sends mpivet buffers in every run
 	MaxInterleavings int           // 0: no limit
 	Budget           time.Duration // of the whole verification (0: none)
 	MixingBound      int           // -1: all
@@ -100,14 +102,20 @@ var options = []option{
 	{field: func(o *Options) any { return &o.Dir }, flag: "dir", runOnly: true,
 		usage: "directory for the run's records (default: a new one under ./.mpivet)"},
 	{field: func(o *Options) any { return &o.Buffering }, flag: "buffering", def: "mpi", record: "buffering", conf: api.ConfBuffering,
-		choices: []string{"mpi", "zero"}, runOnly: true,
-		usage: "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)"},
+		choices: []string{"mpi", "zero", "infinite"}, runOnly: true,
+		usage: "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering); infinite: mpivet buffers every one, whatever its size, so they complete at once"},
 	{field: func(o *Options) any { return &o.BufferingCheck }, flag: "buffering-check", def: "auto", noOpt: "auto",
 		choices: []string{"auto", "run", "off"}, aliases: map[string]string{"true": "auto", "false": "off"}, runOnly: true,
 		usage: "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look"},
 	{field: func(o *Options) any { return &o.Buffers }, flag: "buffers", def: "on", record: "buffers", conf: api.ConfBuffers,
 		choices: []string{"on", "precise", "off"}, runOnly: true,
 		usage: "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them"},
+	{field: func(o *Options) any { return &o.Slack }, flag: "slack", def: "minimal", choices: []string{"minimal", "off"}, runOnly: true,
+		usage: "`minimal`: also explore the matches that need standard-mode sends buffered, each replayed with the fewest sends buffered by mpivet (seed 001); off: replay the matches the clocks find, as the MPI buffers"},
+	// Not recorded: the sends are decisions of interleaving 1, which
+	// mpivet replay reads from its decisions file.
+	{field: func(o *Options) any { return &o.BufferSends }, flag: "buffer-sends", runOnly: true,
+		usage: "buffer these standard-mode sends in every run, as an MPI with the space would: `RANK:N,...`, the rank's N-th MPI_Send or MPI_Isend from 0"},
 	{field: func(o *Options) any { return &o.Clocks }, flag: "clocks", def: "lamport", record: "clocks", conf: api.ConfClocks,
 		choices: []string{"lamport", "vector", "off"}, runOnly: true,
 		usage: "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens"},
@@ -201,6 +209,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Program == "" {
 		return fmt.Errorf("no program to run")
+	}
+	if _, err := explore.ParseSends(o.BufferSends); err != nil {
+		return fmt.Errorf("--buffer-sends: %v", err)
 	}
 	if o.Deterministic {
 		o.Clocks = "off" // no exploration: its forced matches are what determinism rules out

@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o.BufferingCheck != "off" || o.Buffering != "mpi" || o.Clocks != "lamport" || o.Buffers != "on" {
+	if o.BufferingCheck != "off" || o.Buffering != "mpi" || o.Clocks != "lamport" || o.Buffers != "on" || o.Slack != "minimal" {
 		t.Errorf("validated %+v", o)
 	}
 	for _, c := range []struct {
@@ -89,7 +89,9 @@ func TestValidate(t *testing.T) {
 		{Options{NP: 1, Program: "p", Buffers: "x"}, "--buffers=x: must be on, precise or off"},
 		{Options{NP: 1, Program: "p", BufferingCheck: "x"}, "--buffering-check=x: must be auto, run or off"},
 		{Options{NP: 1, Program: "p", Clocks: "x"}, "--clocks=x: must be lamport, vector or off"},
-		{Options{NP: 1, Program: "p", Buffering: "x"}, "--buffering=x: must be mpi or zero"},
+		{Options{NP: 1, Program: "p", Buffering: "x"}, "--buffering=x: must be mpi, zero or infinite"},
+		{Options{NP: 1, Program: "p", Slack: "x"}, "--slack=x: must be minimal or off"},
+		{Options{NP: 1, Program: "p", BufferSends: "0:0,1"}, `--buffer-sends: "1": want RANK:N (the rank's N-th MPI_Send or MPI_Isend, from 0)`},
 	} {
 		if err := c.o.Validate(); err == nil || err.Error() != c.msg {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.msg)

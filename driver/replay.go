@@ -62,8 +62,13 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 		return nil, fmt.Errorf("%s/%s: %v", r.Dir, commandFile, err)
 	}
 	if r.Notify != nil {
-		r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s) in %s", n, r.Dir, len(ds),
-			check.Plural(len(ds), "match", "matches"), out))
+		nb := len(explore.Buffers(ds))
+		slack := ""
+		if nb > 0 {
+			slack = fmt.Sprintf(", %d %s buffered by mpivet", nb, check.Plural(nb, "send", "sends"))
+		}
+		r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s%s) in %s", n, r.Dir, len(ds)-nb,
+			check.Plural(len(ds)-nb, "match", "matches"), slack, out))
 	}
 	return verify(ctx, o, out, ds)
 }
@@ -78,7 +83,11 @@ func replayDecisions(dir string, n int) ([]explore.Decision, error) {
 	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
 		ds = explore.Complete(run)
 	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		// (records of a replay without findings are deleted, its decisions kept)
 		return nil, fmt.Errorf("no interleaving %d in %s", n, dir)
+	}
+	if given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile)); err == nil {
+		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
 	}
 	if ds == nil {
 		ds = []explore.Decision{}
@@ -142,6 +151,11 @@ func (x *exploration) steps(n int) []string {
 			}
 			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
+		}
+		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
+			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)
+		} else if note != "" {
+			step += ", when " + note
 		}
 		out = append([]string{step}, out...)
 	}

@@ -77,6 +77,7 @@ type exploration struct {
 	firstWall time.Duration         // how long the first run took
 	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
 	supp      []*report.Suppression // (an error they silence does not stop FirstError)
+	slack     bool                  // buffering-aware exploration (--slack=minimal)
 }
 
 // verify runs the program with its records in dir, explores its
@@ -104,7 +105,12 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if o.Budget > 0 {
 		x.deadline = start.Add(o.Budget)
 	}
-	first, err := x.once(1, replay, nil)
+	x.slack = o.Slack != "off"
+	ds := replay
+	if replay == nil {
+		ds, _ = explore.ParseSends(o.BufferSends) // nil without; Validate checked it
+	}
+	first, err := x.once(1, ds, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +204,9 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 			"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
 			stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
 			strings.Join(x.diverged, "; ")))
+	}
+	if stats.RuledOut > 0 || stats.Buffered > 0 {
+		x.notes = append(x.notes, slackNote(stats))
 	}
 	if stats.Infeasible > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,

@@ -131,10 +131,10 @@ func TestPotential(t *testing.T) {
 	p.Arrivals[51] = trace.Arrival{Clock: 1, World: 6}
 	got := Potential(p)
 	want := map[uint64][]Alt{
-		0: {{3, 3}},
-		1: {{2, 2}},
-		3: {{1, 5}},
-		4: {{0, 5}, {1, 6}},
+		0: {{Source: 3, World: 3}},
+		1: {{Source: 2, World: 2}},
+		3: {{Source: 1, World: 5}},
+		4: {{Source: 0, World: 5}, {Source: 1, World: 6}},
 	}
 	for e := range got {
 		if len(got[e]) == 0 {

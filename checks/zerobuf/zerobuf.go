@@ -99,6 +99,10 @@ type op struct {
 	cancelled bool
 	buffered  bool // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
 	waited    bool // a call waits for it
+	// what minimal slack enumeration supposes (mse.go): frozen, the
+	// wildcard receive that must stay unmatched; orphan, the send that
+	// lost its receive (R's match); extra, a send supposed buffered
+	frozen, orphan, extra bool
 }
 
 type coll struct {
@@ -116,7 +120,15 @@ type event struct {
 func (o *op) complete() bool {
 	switch o.kind {
 	case sendOp, recvOp, probeOp:
-		return o.cancelled || o.buffered || o.peer == nil || o.peer.posted
+		switch {
+		case o.frozen:
+			return false
+		case o.cancelled || o.buffered || o.extra:
+			return true
+		case o.orphan:
+			return false
+		}
+		return o.peer == nil || o.peer.posted
 	case collOp:
 		return o.coll.arrived >= o.coll.need
 	}

@@ -82,6 +82,7 @@
 #define MPIVET_WILD_RECV 1
 #define MPIVET_WILD_PROBE 2
 #define MPIVET_WILD_ANY 3
+#define MPIVET_WILD_BUFFER 4
 
 /* Clock modes of META_CLOCKS (api.Clocks*) */
 #define MPIVET_CLOCKS_OFF 0

@@ -6,6 +6,7 @@
 #include "../clocks/clocks.h"
 #include "../determinism/determinism.h"
 #include "../signatures/signature.h"
+#include "../slack/slack.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5175,6 +5176,8 @@ int MPI_Finalize(void)
 		mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	int rc_ = PMPI_Finalize();
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
@@ -5241,7 +5244,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : PMPI_Send(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -5419,7 +5422,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -8972,6 +8975,8 @@ static void mpivet_f_MPI_Finalize(mpivet_ft_MPI_Finalize real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	}
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	real_(ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
@@ -9135,10 +9140,16 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, NULL);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Send sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Send)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend) : "mpi_ssend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
@@ -9597,10 +9608,18 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, request);
+		if (r_ == MPI_SUCCESS)
+			*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Isend sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Isend)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_issend) : "mpi_issend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
