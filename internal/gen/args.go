@@ -15,11 +15,6 @@ import (
 // handle the call makes or frees. Collectives' buffers, counts and types
 // come from the decoder's tables (mpivet_call_k_sendbuf ...).
 
-type table struct {
-	name string
-	val  func(*api.Call) int
-}
-
 func paramWhere(c *api.Call, ok func(api.Param) bool) int {
 	for i, p := range c.Params {
 		if ok(p) {
@@ -148,16 +143,17 @@ func argsPre(w writer, c *api.Call) {
 	}
 }
 
-// ckOn is the condition under which the wrapper of c calls the clock
-// protocol's hooks: not for a call whose handles the argument checks found
+// hookOn is the condition under which the wrapper of c calls the clock
+// protocol's or deterministic mode's hooks (on: mpivet_ck_on,
+// mpivet_dt_on): not for a call whose handles the argument checks found
 // invalid (null, freed), which the hooks would give to the MPI themselves
 // (a freed datatype's signature, a freed communicator's piggyback) and
 // crash in the layer before the MPI says anything.
-func ckOn(c *api.Call) string {
+func hookOn(c *api.Call, on string) string {
 	if argsChecked(c) {
-		return "mpivet_ck_on && !bad_"
+		return on + " && !bad_"
 	}
-	return "mpivet_ck_on"
+	return on
 }
 
 // argsPost writes the call that tells the checks what the call made or freed.

@@ -4,7 +4,9 @@
 #include "../record/record.h"
 #include "../buffers/buffers.h"
 #include "../clocks/clocks.h"
+#include "../determinism/determinism.h"
 #include "../signatures/signature.h"
+#include "../slack/slack.h"
 #include "../arguments/arguments.h"
 #include "ids.h"
 #include <dlfcn.h>
@@ -5125,11 +5127,14 @@ int MPI_Init(int *argc, char ***argv)
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
 	void *k_[] = {(void *)&argc, (void *)&argv};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
 	int rc_ = PMPI_Init(argc, argv);
 	mpivet_post_init();
 	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
@@ -5144,11 +5149,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(required));
 	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	int rc_ = PMPI_Init_thread(argc, argv, required, provided);
 	mpivet_post_init();
 	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
@@ -5165,11 +5173,17 @@ int MPI_Finalize(void)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
 	void *k_[] = {};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	int rc_ = PMPI_Finalize();
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
@@ -5202,11 +5216,15 @@ int MPI_Pcontrol(const int level, ...)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(level));
 	void *k_[] = {(void *)&level};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	int rc_ = PMPI_Pcontrol(level);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
@@ -5225,11 +5243,15 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : PMPI_Send(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
@@ -5248,11 +5270,15 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
@@ -5271,11 +5297,15 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
@@ -5294,11 +5324,15 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
@@ -5318,11 +5352,15 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5342,11 +5380,15 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5366,11 +5408,15 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5389,11 +5435,15 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5412,11 +5462,15 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5435,11 +5489,15 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5458,11 +5516,15 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5481,11 +5543,15 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5504,11 +5570,15 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5527,11 +5597,15 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5550,11 +5624,15 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5573,11 +5651,15 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5596,11 +5678,15 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5620,11 +5706,15 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Probe, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5644,11 +5734,15 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5668,11 +5762,15 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5692,11 +5790,15 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5716,11 +5818,15 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5739,11 +5845,15 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5761,11 +5871,15 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	int rc_ = PMPI_Wait(request, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5783,11 +5897,15 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Test, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
 	int rc_ = PMPI_Test(request, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5805,11 +5923,15 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5827,11 +5949,15 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5848,11 +5974,15 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -5869,11 +5999,15 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -5890,11 +6024,15 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5911,11 +6049,15 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5933,11 +6075,15 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	int rc_ = PMPI_Request_get_status(request, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5954,11 +6100,15 @@ int MPI_Request_free(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	int rc_ = PMPI_Request_free(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
@@ -5975,11 +6125,15 @@ int MPI_Cancel(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 	int rc_ = PMPI_Cancel(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5996,11 +6150,15 @@ int MPI_Start(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Start, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
 	int rc_ = PMPI_Start(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6017,11 +6175,15 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Startall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
 	int rc_ = PMPI_Startall(count, array_of_requests);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -6038,11 +6200,15 @@ int MPI_Buffer_attach(void *buffer, int size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(size));
 	void *k_[] = {(void *)&buffer, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	int rc_ = PMPI_Buffer_attach(buffer, size);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
@@ -6059,11 +6225,15 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
 	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	int rc_ = PMPI_Buffer_detach(buffer_addr, size);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
@@ -6082,11 +6252,15 @@ int MPI_Barrier(MPI_Comm comm)
 	void *k_[] = {(void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	int rc_ = PMPI_Barrier(comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
@@ -6105,6 +6279,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
@@ -6114,6 +6290,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
@@ -6132,6 +6310,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
@@ -6141,6 +6321,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
@@ -6159,6 +6341,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (!bad_)
@@ -6168,6 +6352,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
@@ -6186,6 +6372,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
@@ -6195,6 +6383,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
@@ -6213,6 +6403,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (!bad_)
@@ -6222,6 +6414,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
@@ -6240,6 +6434,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
@@ -6249,6 +6445,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
@@ -6267,6 +6465,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (!bad_)
@@ -6276,6 +6476,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
@@ -6294,6 +6496,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
@@ -6303,6 +6507,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
@@ -6321,6 +6527,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (!bad_)
@@ -6330,6 +6538,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
@@ -6348,6 +6558,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -6355,6 +6567,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
@@ -6373,6 +6587,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
@@ -6382,6 +6598,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
@@ -6400,6 +6618,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
@@ -6409,6 +6629,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
@@ -6427,6 +6649,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (!bad_)
@@ -6436,6 +6660,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
@@ -6454,6 +6680,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
@@ -6463,6 +6691,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
@@ -6481,6 +6711,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
@@ -6490,6 +6722,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
@@ -6508,6 +6742,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
@@ -6517,6 +6753,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
@@ -6535,6 +6773,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
@@ -6544,6 +6784,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
@@ -6562,6 +6804,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (!bad_)
@@ -6571,6 +6815,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
@@ -6589,6 +6835,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
@@ -6598,6 +6846,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
@@ -6616,6 +6866,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (!bad_)
@@ -6625,6 +6877,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
@@ -6643,6 +6897,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -6650,6 +6906,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
@@ -6668,11 +6926,15 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	void *k_[] = {(void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	int rc_ = PMPI_Ibarrier(comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6691,6 +6953,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (!bad_)
@@ -6698,6 +6962,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6716,6 +6982,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (!bad_)
@@ -6723,6 +6991,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6741,6 +7011,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (!bad_)
@@ -6748,6 +7020,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6766,6 +7040,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (!bad_)
@@ -6773,6 +7049,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6791,6 +7069,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (!bad_)
@@ -6798,6 +7078,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6816,6 +7098,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (!bad_)
@@ -6823,6 +7107,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6841,6 +7127,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (!bad_)
@@ -6848,6 +7136,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6866,6 +7156,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (!bad_)
@@ -6873,6 +7165,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6891,6 +7185,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (!bad_)
@@ -6898,6 +7194,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6916,11 +7214,15 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6939,6 +7241,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (!bad_)
@@ -6946,6 +7250,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6964,6 +7270,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (!bad_)
@@ -6971,6 +7279,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6989,6 +7299,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (!bad_)
@@ -6996,6 +7308,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7014,6 +7328,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (!bad_)
@@ -7021,6 +7337,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7039,6 +7357,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (!bad_)
@@ -7046,6 +7366,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7064,6 +7386,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (!bad_)
@@ -7071,6 +7395,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7089,6 +7415,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (!bad_)
@@ -7096,6 +7424,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7114,6 +7444,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (!bad_)
@@ -7121,6 +7453,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7139,6 +7473,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (!bad_)
@@ -7146,6 +7482,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7164,6 +7502,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (!bad_)
@@ -7171,6 +7511,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7189,11 +7531,15 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7212,6 +7558,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
@@ -7219,6 +7567,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7239,6 +7589,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
@@ -7246,6 +7598,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7266,6 +7620,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
@@ -7273,6 +7629,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7291,6 +7649,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
@@ -7298,6 +7658,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7318,6 +7680,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
@@ -7325,6 +7689,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7345,6 +7711,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
@@ -7352,6 +7720,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7372,6 +7742,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -7379,6 +7751,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7399,6 +7773,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
@@ -7406,6 +7782,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintercomm)
@@ -7426,6 +7804,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
@@ -7433,6 +7813,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintracomm)
@@ -7453,6 +7835,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -7460,6 +7844,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_cart)
@@ -7480,6 +7866,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
@@ -7487,6 +7875,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7507,6 +7897,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -7514,6 +7906,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_graph)
@@ -7534,6 +7928,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -7541,6 +7937,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -7561,6 +7959,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -7568,6 +7968,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -7588,6 +7990,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 	void *k_[] = {(void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	int rc_ = PMPI_Comm_free(comm);
@@ -7595,6 +7999,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
@@ -7613,6 +8019,8 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 	void *k_[] = {(void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	int rc_ = PMPI_Comm_disconnect(comm);
@@ -7620,6 +8028,8 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
@@ -8077,6 +8487,8 @@ int MPI_Type_free(MPI_Datatype *datatype)
 	void *k_[] = {(void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	int rc_ = PMPI_Type_free(datatype);
@@ -8084,6 +8496,8 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);
@@ -8812,12 +9226,15 @@ static void mpivet_f_MPI_Init(mpivet_ft_MPI_Init real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Init(pc_);
 	void *k_[] = {(void *)&argc, (void *)&argv};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
 	}
 	real_(ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init, rc_, pc_);
 	mpivet_out_MPI_Init(e_, rc_);
@@ -8864,6 +9281,8 @@ static void mpivet_f_MPI_Init_thread(mpivet_ft_MPI_Init_thread real_, int f08_, 
 	uint64_t e_ = mpivet_in_MPI_Init_thread(pc_, MPIVET_I(required));
 	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	}
 	real_(f_required, f_provided, ierr);
@@ -8871,6 +9290,7 @@ static void mpivet_f_MPI_Init_thread(mpivet_ft_MPI_Init_thread real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	c_provided = *(MPI_Fint *)f_provided;
 	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, pc_);
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
@@ -8915,12 +9335,18 @@ static void mpivet_f_MPI_Finalize(mpivet_ft_MPI_Finalize real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Finalize(pc_);
 	void *k_[] = {};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	}
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	real_(ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, pc_);
@@ -9013,12 +9439,16 @@ static void mpivet_f_MPI_Pcontrol(mpivet_ft_MPI_Pcontrol real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(pc_, MPIVET_I(level));
 	void *k_[] = {(void *)&level};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	}
 	real_(f_level);
 	int rc_ = 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, pc_);
@@ -9072,15 +9502,25 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, NULL);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Send sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Send)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend) : "mpi_ssend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, pc_);
@@ -9134,12 +9574,16 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, pc_);
@@ -9193,12 +9637,16 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, pc_);
@@ -9252,12 +9700,16 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, pc_);
@@ -9316,6 +9768,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9325,6 +9779,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, pc_);
@@ -9388,6 +9844,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9397,6 +9855,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, pc_);
@@ -9457,6 +9917,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9466,6 +9928,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, pc_);
@@ -9520,17 +9984,29 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, request);
+		if (r_ == MPI_SUCCESS)
+			*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Isend sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Isend)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_issend) : "mpi_issend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, pc_);
@@ -9585,6 +10061,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9593,6 +10071,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, pc_);
@@ -9647,6 +10127,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9655,6 +10137,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, pc_);
@@ -9709,6 +10193,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9717,6 +10203,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, pc_);
@@ -9773,6 +10261,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9783,6 +10273,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, pc_);
@@ -9837,6 +10329,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	}
 	static mpivet_ft_MPI_Send_init sync_[2];
@@ -9848,6 +10342,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, pc_);
@@ -9902,6 +10398,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9910,6 +10408,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, pc_);
@@ -9964,6 +10464,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9972,6 +10474,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, pc_);
@@ -10026,6 +10530,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -10034,6 +10540,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, pc_);
@@ -10090,6 +10598,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -10100,6 +10610,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, pc_);
@@ -10155,6 +10667,8 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Probe, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -10164,6 +10678,8 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, pc_);
@@ -10220,6 +10736,8 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -10230,6 +10748,8 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, pc_);
@@ -10286,6 +10806,8 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -10297,6 +10819,8 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, pc_);
@@ -10354,6 +10878,8 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -10366,6 +10892,8 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, pc_);
@@ -10420,6 +10948,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_message, a_status, ierr);
@@ -10427,6 +10957,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, pc_);
@@ -10479,6 +11011,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
@@ -10487,6 +11021,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, pc_);
@@ -10536,6 +11072,8 @@ static void mpivet_f_MPI_Wait(mpivet_ft_MPI_Wait real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Wait(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Wait, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10549,6 +11087,8 @@ static void mpivet_f_MPI_Wait(mpivet_ft_MPI_Wait real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -10604,6 +11144,8 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Test(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Test, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10618,6 +11160,8 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -10679,6 +11223,8 @@ static void mpivet_f_MPI_Waitany(mpivet_ft_MPI_Waitany real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Waitany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10695,6 +11241,8 @@ static void mpivet_f_MPI_Waitany(mpivet_ft_MPI_Waitany real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10759,6 +11307,8 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Testany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testany, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10776,6 +11326,8 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10843,6 +11395,8 @@ static void mpivet_f_MPI_Waitall(mpivet_ft_MPI_Waitall real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Waitall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10859,6 +11413,8 @@ static void mpivet_f_MPI_Waitall(mpivet_ft_MPI_Waitall real_, int f08_, uint64_t
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10931,6 +11487,8 @@ static void mpivet_f_MPI_Testall(mpivet_ft_MPI_Testall real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Testall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10948,6 +11506,8 @@ static void mpivet_f_MPI_Testall(mpivet_ft_MPI_Testall real_, int f08_, uint64_t
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -11021,6 +11581,8 @@ static void mpivet_f_MPI_Waitsome(mpivet_ft_MPI_Waitsome real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Waitsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -11041,6 +11603,8 @@ static void mpivet_f_MPI_Waitsome(mpivet_ft_MPI_Waitsome real_, int f08_, uint64
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -11116,6 +11680,8 @@ static void mpivet_f_MPI_Testsome(mpivet_ft_MPI_Testsome real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Testsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -11136,6 +11702,8 @@ static void mpivet_f_MPI_Testsome(mpivet_ft_MPI_Testsome real_, int f08_, uint64
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -11199,6 +11767,8 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(pc_, MPIVET_H(request));
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	}
 	real_(f_request, f_flag, a_status, ierr);
@@ -11207,6 +11777,8 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, pc_);
@@ -11253,12 +11825,16 @@ static void mpivet_f_MPI_Request_free(mpivet_ft_MPI_Request_free real_, int f08_
 	uint64_t e_ = mpivet_in_MPI_Request_free(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	}
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, pc_);
@@ -11305,6 +11881,8 @@ static void mpivet_f_MPI_Cancel(mpivet_ft_MPI_Cancel real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Cancel(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -11317,6 +11895,8 @@ static void mpivet_f_MPI_Cancel(mpivet_ft_MPI_Cancel real_, int f08_, uint64_t p
 	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -11368,6 +11948,8 @@ static void mpivet_f_MPI_Start(mpivet_ft_MPI_Start real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Start(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Start, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -11380,6 +11962,8 @@ static void mpivet_f_MPI_Start(mpivet_ft_MPI_Start real_, int f08_, uint64_t pc_
 	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -11437,6 +12021,8 @@ static void mpivet_f_MPI_Startall(mpivet_ft_MPI_Startall real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Startall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Startall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -11450,6 +12036,8 @@ static void mpivet_f_MPI_Startall(mpivet_ft_MPI_Startall real_, int f08_, uint64
 		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -11504,12 +12092,16 @@ static void mpivet_f_MPI_Buffer_attach(mpivet_ft_MPI_Buffer_attach real_, int f0
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(pc_, MPIVET_A(buffer), MPIVET_I(size));
 	void *k_[] = {(void *)&buffer, (void *)&size};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	}
 	real_(f_buffer, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, pc_);
@@ -11557,6 +12149,8 @@ static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f0
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(pc_, MPIVET_A(buffer_addr));
 	void *k_[] = {(void *)&buffer_addr, (void *)&size};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	}
 	real_(f_buffer_addr, f_size, ierr);
@@ -11564,6 +12158,8 @@ static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f0
 	c_size = *(MPI_Fint *)f_size;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, pc_);
@@ -11612,12 +12208,16 @@ static void mpivet_f_MPI_Barrier(mpivet_ft_MPI_Barrier real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, pc_);
@@ -11670,6 +12270,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11678,6 +12280,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, pc_);
@@ -11733,6 +12337,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11741,6 +12347,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, pc_);
@@ -11797,6 +12405,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11805,6 +12415,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, pc_);
@@ -11860,6 +12472,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11868,6 +12482,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, pc_);
@@ -11924,6 +12540,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11932,6 +12550,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, pc_);
@@ -11986,6 +12606,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -11994,6 +12616,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, pc_);
@@ -12049,6 +12673,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12057,6 +12683,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, pc_);
@@ -12111,6 +12739,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12119,6 +12749,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, pc_);
@@ -12175,6 +12807,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12183,6 +12817,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, pc_);
@@ -12239,6 +12875,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12247,6 +12885,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, pc_);
@@ -12301,6 +12941,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12309,6 +12951,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, pc_);
@@ -12362,6 +13006,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12370,6 +13016,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, pc_);
@@ -12423,6 +13071,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12431,6 +13081,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, pc_);
@@ -12484,6 +13136,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12492,6 +13146,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, pc_);
@@ -12545,6 +13201,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12553,6 +13211,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, pc_);
@@ -12606,6 +13266,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12614,6 +13276,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, pc_);
@@ -12668,6 +13332,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12676,6 +13342,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, pc_);
@@ -12731,6 +13399,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12739,6 +13409,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, pc_);
@@ -12793,6 +13465,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12801,6 +13475,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, pc_);
@@ -12857,6 +13533,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12865,6 +13543,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, pc_);
@@ -12921,6 +13601,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
 	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
@@ -12929,6 +13611,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, pc_);
@@ -12978,6 +13662,8 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	}
 	real_(f_comm, f_request, ierr);
@@ -12986,6 +13672,8 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, pc_);
@@ -13039,6 +13727,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	}
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
@@ -13047,6 +13737,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, pc_);
@@ -13103,6 +13795,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -13111,6 +13805,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, pc_);
@@ -13168,6 +13864,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -13176,6 +13874,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, pc_);
@@ -13232,6 +13932,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -13240,6 +13942,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, pc_);
@@ -13297,6 +14001,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -13305,6 +14011,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, pc_);
@@ -13360,6 +14068,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -13368,6 +14078,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, pc_);
@@ -13424,6 +14136,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
@@ -13432,6 +14146,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, pc_);
@@ -13487,6 +14203,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -13495,6 +14213,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, pc_);
@@ -13552,6 +14272,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
@@ -13560,6 +14282,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, pc_);
@@ -13617,6 +14341,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
@@ -13625,6 +14351,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, pc_);
@@ -13680,6 +14408,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
@@ -13688,6 +14418,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, pc_);
@@ -13742,6 +14474,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13750,6 +14484,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, pc_);
@@ -13804,6 +14540,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13812,6 +14550,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, pc_);
@@ -13866,6 +14606,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13874,6 +14616,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, pc_);
@@ -13928,6 +14672,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13936,6 +14682,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, pc_);
@@ -13990,6 +14738,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13998,6 +14748,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, pc_);
@@ -14053,6 +14805,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -14061,6 +14815,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, pc_);
@@ -14117,6 +14873,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
@@ -14125,6 +14883,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, pc_);
@@ -14180,6 +14940,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -14188,6 +14950,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, pc_);
@@ -14245,6 +15009,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
@@ -14253,6 +15019,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, pc_);
@@ -14310,6 +15078,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
@@ -14318,6 +15088,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, pc_);
@@ -14367,6 +15139,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	}
 	real_(f_comm, f_newcomm, ierr);
@@ -14377,6 +15151,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, pc_);
@@ -14429,6 +15205,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	}
 	real_(f_comm, f_info, f_newcomm, ierr);
@@ -14439,6 +15217,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, pc_);
@@ -14547,6 +15327,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	}
 	real_(f_comm, f_group, f_newcomm, ierr);
@@ -14557,6 +15339,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, pc_);
@@ -14610,6 +15394,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	}
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
@@ -14620,6 +15406,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, pc_);
@@ -14673,6 +15461,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	}
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
@@ -14683,6 +15473,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, pc_);
@@ -14737,6 +15529,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	}
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
@@ -14747,6 +15541,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, pc_);
@@ -14802,6 +15598,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	}
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
@@ -14812,6 +15610,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, pc_);
@@ -14864,6 +15664,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	}
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
@@ -14874,6 +15676,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, pc_);
@@ -14929,6 +15733,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	}
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
@@ -14939,6 +15745,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, pc_);
@@ -14991,6 +15799,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	}
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
@@ -15001,6 +15811,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, pc_);
@@ -15056,6 +15868,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	}
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
@@ -15066,6 +15880,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, pc_);
@@ -15124,6 +15940,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	}
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
@@ -15134,6 +15952,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, pc_);
@@ -15193,6 +16013,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	}
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
@@ -15203,6 +16025,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, pc_);
@@ -15253,6 +16077,8 @@ static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	}
 	real_(f_comm, ierr);
@@ -15261,6 +16087,8 @@ static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint
 		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, pc_);
@@ -15309,6 +16137,8 @@ static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, in
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	}
 	real_(f_comm, ierr);
@@ -15317,6 +16147,8 @@ static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, in
 		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, pc_);
@@ -16583,6 +17415,8 @@ static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_) : 0;
 	(void)bad_;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	}
 	real_(f_datatype, ierr);
@@ -16591,6 +17425,8 @@ static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint
 		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, pc_);
