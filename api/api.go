@@ -416,8 +416,39 @@ const (
 	MetaUnreceived  = 18 // a message no receive matched, found at MPI_Finalize or MPI_Comm_free: source world rank, source (comm rank), tag, comm, its send's call site (0: unknown), bytes, 1 if its communicator was being freed
 	MetaDeterminism = 25 // deterministic mode, at MPI_Finalize: seed, K, wildcard decisions, polls decided, relaxations, control messages, calls not covered, final logical time
 	MetaDiverged    = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
+	MetaArgument    = 32 // an argument that breaks a rule (api.Arg*), found before the call: call id, parameter index, rule, value, limit, other parameter index or -1, its value, call site
 	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+)
+
+// Rules an argument breaks (MetaArgument), checked by the layer
+// (layer/src/arguments) before the call reaches the MPI. The limit word of
+// the record is what the rule compares with: the communicator's size
+// (ArgRank, ArgRoot), MPI_TAG_UB (ArgTag), the datatype (ArgOpType).
+const (
+	ArgRank            = 1  // a peer rank out of range for the communicator
+	ArgRoot            = 2  // a root out of range for the communicator
+	ArgCount           = 3  // a negative count
+	ArgTypeNull        = 4  // MPI_DATATYPE_NULL or no datatype handle
+	ArgTypeUncommitted = 5  // a derived datatype used for communication before MPI_Type_commit
+	ArgTypeFreed       = 6  // a datatype already freed by MPI_Type_free
+	ArgCommNull        = 7  // MPI_COMM_NULL or no communicator handle
+	ArgCommFreed       = 8  // a communicator already freed
+	ArgTag             = 9  // a tag out of 0..MPI_TAG_UB (wildcards aside where allowed)
+	ArgOpNull          = 10 // MPI_OP_NULL or no operation handle
+	ArgOpFreed         = 11 // an operation already freed by MPI_Op_free
+	ArgOpType          = 12 // a predefined operation not defined for the (predefined) datatype
+	ArgBufferNull      = 13 // a NULL buffer with a non-zero count of a predefined datatype
+	ArgOverlap         = 14 // the send and receive buffers overlap
+	ArgInPlace         = 15 // MPI_IN_PLACE where the call does not allow it
+)
+
+// Kinds of objects whose life the argument checks follow (the layer's
+// generated table mpivet_call_a_kind: what a call creates or frees).
+const (
+	ObjComm     = 1
+	ObjDatatype = 2
+	ObjOp       = 3
 )
 
 // Buffer access kinds (MetaBuffer), shared with the layer (generated/format.h).
@@ -506,4 +537,5 @@ const (
 	ConfExpect        = "expect"        // PATH of the file a replay compares its calls with (divergence)
 	ConfVader         = "vader"         // MECHANISM:EAGER_LIMIT of Open MPI's shared-memory transport (mpi.SharedMemory)
 	ConfDeterministic = "deterministic" // SEED: deterministic mode (layer/src/determinism), with that schedule
+	ConfArguments     = "arguments"     // off: no argument checks (layer/src/arguments)
 )

@@ -122,6 +122,7 @@ func main() {
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
+	flag.StringVar(&arguments, "arguments", "on", "mpivet's --arguments setting for the mpivet runs (off: what the argument checks cost, against on)")
 	withSlack := flag.Bool("slack", false, "measure whole mpivet runs with and without the buffering-aware exploration (--slack=minimal against off) instead")
 	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
 	flag.Parse()
@@ -181,6 +182,7 @@ func main() {
 }
 
 var buffers string
+var arguments string
 
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
@@ -272,6 +274,7 @@ func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session,
 	}
 	opts := driver.Defaults()
 	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
+	opts.Arguments = arguments
 	if b.clocks == "deterministic" { // --deterministic, seed 0 (Validate turns the clocks off)
 		opts.Clocks, opts.Deterministic = "lamport", true
 	}

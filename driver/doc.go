@@ -73,6 +73,8 @@
 // itself is not run again), deadlock and unsafe-buffering (no
 // zero-buffering run when one is known), and keeps only unsafe-buffering
 // of the zero-buffering run, with checks/unreceived telling it apart from
-// messages never received.
+// messages never received, and none when interleaving 1 found
+// collective-missing (a collective some members never call deadlocks the
+// zero-buffering run by itself, whose collectives synchronise).
 // A new check needs none of this: its package and a line in checks/all.
 package driver

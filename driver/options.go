@@ -32,6 +32,7 @@ type Options struct {
 	BufferingCheck   string        // auto, run, off
 	Buffers          string        // on, precise, off
 	Clocks           string        // lamport, vector, off
+	Arguments        string        // on, off: the layer's argument checks (layer/src/arguments)
 	Slack            string        // minimal, off: the buffering-aware exploration
 	BufferSends      string        // RANK:N,...: standard sends mpivet buffers in every run
 	MaxInterleavings int           // 0: no limit
@@ -119,6 +120,9 @@ var options = []option{
 	{field: func(o *Options) any { return &o.Clocks }, flag: "clocks", def: "lamport", record: "clocks", conf: api.ConfClocks,
 		choices: []string{"lamport", "vector", "off"}, runOnly: true,
 		usage: "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens"},
+	{field: func(o *Options) any { return &o.Arguments }, flag: "arguments", def: "on", record: "arguments", conf: api.ConfArguments,
+		choices: []string{"on", "off"}, runOnly: true,
+		usage: "`on`: check every MPI call's arguments before the MPI sees them (invalid-argument); off: do not, to measure what the checks cost or to run a program they would flood"},
 	{field: func(o *Options) any { return &o.MaxInterleavings }, flag: "max-interleavings", def: 1000, runOnly: true,
 		usage: "stop exploring after this many interleavings (0: no limit)"},
 	{field: func(o *Options) any { return &o.Budget }, flag: "budget", runOnly: true,

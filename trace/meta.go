@@ -52,6 +52,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaUnreceived: (*Process).metaUnreceived,
 	api.MetaLate:       (*Process).metaLate,
 	api.MetaError:      (*Process).metaError,
+	api.MetaArgument:   (*Process).metaArgument,
 	api.MetaDeterminism: func(p *Process, w []uint64) {
 		if len(w) >= 8 {
 			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],
@@ -192,6 +193,19 @@ func (p *Process) metaError(w []uint64) {
 	if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
 		p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
 	}
+}
+
+func (p *Process) metaArgument(w []uint64) {
+	if len(w) < 8 || w[0] >= uint64(len(api.MPI.Calls)) {
+		return
+	}
+	c := api.MPI.Calls[w[0]]
+	a := Argument{Call: c, Param: int(int64(w[1])), Rule: int(w[2]), Value: int64(w[3]), Limit: int64(w[4]),
+		Other: int(int64(w[5])), OtherValue: int64(w[6]), PC: w[7]}
+	if a.Param < 0 || a.Param >= len(c.Params) || a.Other >= len(c.Params) {
+		return
+	}
+	p.Arguments = append(p.Arguments, a)
 }
 
 // parseMaps parses /proc/PID/maps text into its executable mappings.

@@ -204,6 +204,19 @@ type Error struct {
 	Fatal bool // raised to MPI_ERRORS_ARE_FATAL: the call did not return, the job ends
 }
 
+// Argument is an argument of a call that breaks a rule of the standard
+// (api.Arg*), as the layer found it before the call reached the MPI.
+type Argument struct {
+	Call       *api.Call
+	Param      int    // index in Call.Params
+	Rule       int    // api.Arg*
+	Value      int64  // the argument (a handle's or an address's bits for those)
+	Limit      int64  // what the rule compares with: a size, MPI_TAG_UB, the datatype of ArgOpType
+	Other      int    // another parameter the rule is about, or -1
+	OtherValue int64  // its value
+	PC         uint64 // the call site
+}
+
 // BufferAccess is an access the program made to the buffer of a pending
 // nonblocking operation, or an operation started on a buffer that overlaps
 // a pending one's (Kind api.AccessOverlap).
@@ -375,7 +388,8 @@ type Process struct {
 	Maps        []Mapping
 	Calls       []*Call
 	Signal      *Signal
-	Errors      []Error // errors MPI calls returned to the program, or raised to the fatal handler
+	Errors      []Error    // errors MPI calls returned to the program, or raised to the fatal handler
+	Arguments   []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
 	Buffers     []BufferAccess
 	Watch       *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
 	Clocks      *Clocks

@@ -6,6 +6,7 @@ package all
 
 import (
 	"mpivet/check"
+	"mpivet/checks/arguments"
 	"mpivet/checks/bufferreuse"
 	"mpivet/checks/collective"
 	"mpivet/checks/deadlock"
@@ -20,6 +21,7 @@ import (
 
 // Checks are all checks, in report order.
 var Checks = []*check.Check{
+	arguments.Check,
 	failure.Check,
 	deadlock.Check,
 	timeout.Check,

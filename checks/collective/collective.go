@@ -1,4 +1,5 @@
-// Package collective defines the collective-mismatch check.
+// Package collective defines the collective-mismatch check, and
+// collective-missing: collectives some members never call.
 package collective
 
 import (
@@ -37,6 +38,18 @@ they are compared block by block, and for the vector variants (Gatherv,
 Alltoallv ...) by their unit and by the totals sent and received. Fortran
 callers and MPI_THREAD_MULTIPLE programs are compared by name, root and
 operation only.`,
+	Kinds: []string{"collective-mismatch", "collective-missing"},
+	KindDocs: map[string]string{"collective-missing": `a collective some members of a communicator called and the others never did
+
+Every member of a communicator must call each collective on it (MPI 4.0
+§6.1). When the root of an MPI_Bcast or MPI_Scatter, or the other ranks of
+an MPI_Reduce or MPI_Gather, call it and the rest never do, most MPIs let
+the callers return at once for a small message: the run ends normally and
+the data never arrives where it should. mpivet reports the collective
+when the ranks that called it returned from it (or started it, for a
+nonblocking one) and the members that never called it reached
+MPI_Finalize: it names both, with the callers' lines and where the others
+finalized. (Callers blocked in it are a deadlock, reported as such.)`},
 	Requires: []*check.Check{comms.Analyzer},
 	Run:      run,
 }
@@ -140,8 +153,10 @@ func run(pass *check.Pass) (any, error) {
 		}
 		sort.Ints(ranks)
 		if len(ranks) < 2 {
+			missing(pass, byRank, ranks)
 			continue
 		}
+		mismatched := false
 		for k := 0; ; k++ {
 			variants := map[string][]int{}
 			var at []call
@@ -158,15 +173,89 @@ func run(pass *check.Pass) (any, error) {
 			if len(variants) < 2 {
 				if msg := dataMismatch(at); msg != "" {
 					reportData(pass, k, at, msg)
+					mismatched = true
 					break
 				}
 				continue
 			}
 			report(pass, k, at, variants)
+			mismatched = true
 			break // what follows a mismatch is no longer comparable
+		}
+		if !mismatched {
+			missing(pass, byRank, ranks)
 		}
 	}
 	return nil, nil
+}
+
+// missing reports the first collective on a communicator that some members
+// called and returned from while the others never called it: their
+// sequences on it end earlier, and they reached MPI_Finalize. Callers still
+// blocked in it, and members that did not finalize (crashed, interrupted),
+// are left to the deadlock and failure checks.
+func missing(pass *check.Pass, byRank map[int][]call, ranks []int) {
+	longest := 0
+	var first call
+	for _, r := range ranks {
+		if n := len(byRank[r]); n > longest {
+			longest, first = n, byRank[r][0]
+		}
+	}
+	if longest == 0 {
+		return
+	}
+	procs := map[int]*trace.Process{}
+	for _, p := range pass.In.Run.Procs {
+		procs[p.Rank] = p
+	}
+	if first.comms.IsInter(first.c.Word("comm")) {
+		return // each group keys it apart: not compared here
+	}
+	members := first.comms.Members(first.c.Word("comm"))
+	for k := 0; k < longest; k++ {
+		var at []call
+		var never []int
+		for _, m := range members {
+			if k < len(byRank[m]) {
+				at = append(at, byRank[m][k])
+			} else {
+				never = append(never, m)
+			}
+		}
+		if len(never) == 0 {
+			continue
+		}
+		var locs []check.Location
+		var callers []int
+		for _, cl := range at {
+			if !cl.c.Returned {
+				return // blocked in it: a deadlock, not this
+			}
+			l := pass.At(cl.proc, cl.c)
+			l.Note = "called here"
+			locs = append(locs, l)
+			callers = append(callers, cl.proc.Rank)
+		}
+		for _, m := range never {
+			p := procs[m]
+			if p == nil || p.FinalizeCall() == nil {
+				return // not seen to the end
+			}
+			l := pass.At(p, p.FinalizeCall())
+			l.Note = "reached MPI_Finalize without calling it"
+			locs = append(locs, l)
+		}
+		pass.Report(check.Finding{
+			Kind:  "collective-missing",
+			Ranks: append(append([]int{}, callers...), never...),
+			Message: fmt.Sprintf("collective number %d on %s, %s, is called by %s %s and never by %s %s, which reached MPI_Finalize: every member of a communicator must call each collective on it",
+				k+1, first.comms.Name(first.c.Word("comm")), at[0].text, check.Plural(len(callers), "rank", "ranks"), check.RankList(callers),
+				check.Plural(len(never), "rank", "ranks"), check.RankList(never)),
+			Locations: locs,
+		})
+		return
+	}
 }
 
 func report(pass *check.Pass, k int, at []call, variants map[string][]int) {

@@ -61,7 +61,15 @@ as buffered, and after the interleavings are explored it runs the first
 once more with every standard-mode send synchronous (as --buffering=zero
 does) to find what the MPI's buffering hid. The finding names the ranks and
 the sends; use MPI_Sendrecv, nonblocking operations or an order that pairs
-each send with a posted receive.`},
+each send with a posted receive.
+
+Rooted collectives are the same hazard: the standard lets every collective
+synchronise, but the root of an MPI_Bcast or MPI_Scatter of a small
+message, and the other ranks of an MPI_Reduce or MPI_Gather, mostly return
+at once. A program that receives, before its MPI_Bcast, what the root sends
+after its own works until the MPI synchronises the broadcast. Under
+--buffering=zero (and in the run that confirms a suspicion) every blocking
+collective with data synchronises.`},
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
 }
@@ -125,12 +133,42 @@ func run(pass *check.Pass) (any, error) {
 		msg += "\nwait-for graph: " + graph.Path()
 	}
 	kind := "deadlock"
-	if a.NeedsBuffering() {
+	// A collective some members never call (they finalize instead) is
+	// collective-missing's, not buffering's: no MPI makes that right.
+	if a.NeedsBuffering() && !(rootedCollective(a) && finalizingInCore(a)) {
 		kind = "unsafe-buffering"
-		msg = "deadlock that exists only because the MPI did not buffer standard-mode sends: the program relies on buffering the MPI standard does not guarantee (use MPI_Sendrecv, nonblocking receives posted first, or reorder the calls); " + msg
+		if rootedCollective(a) {
+			msg = "deadlock that exists only because a rooted collective synchronised, as the MPI standard allows any collective to (the root of an MPI_Bcast or MPI_Scatter may wait for every member, every member of an MPI_Reduce or MPI_Gather for the root): the program relies on it returning early, or on buffered standard-mode sends; " + msg
+		} else {
+			msg = "deadlock that exists only because the MPI did not buffer standard-mode sends: the program relies on buffering the MPI standard does not guarantee (use MPI_Sendrecv, nonblocking receives posted first, or reorder the calls); " + msg
+		}
 	}
 	pass.Report(check.Finding{Kind: kind, Ranks: a.Deadlocked, Message: msg, Locations: locs, Graph: graph})
 	return nil, nil
+}
+
+// rootedCollective reports whether a deadlocked rank is blocked in a
+// rooted collective (whose synchronising the buffered view leaves out).
+func rootedCollective(a *waitstate.Analysis) bool {
+	for _, r := range a.Deadlocked {
+		if rk := a.Ranks[r]; rk != nil && rk.Call != nil && rk.Call.Def.Has("coll") && rk.Call.HasField("root") {
+			return true
+		}
+	}
+	return false
+}
+
+// finalizingInCore reports whether a rank of a deadlock's core is in (or
+// past) MPI_Finalize.
+func finalizingInCore(a *waitstate.Analysis) bool {
+	for _, c := range a.Cores {
+		for _, r := range c {
+			if rk := a.Ranks[r]; rk != nil && rk.Finalizing {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ended says how a finished rank ended.

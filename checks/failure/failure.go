@@ -3,6 +3,7 @@ package failure
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -396,7 +397,10 @@ func crashSite(sym *symbolize.Symbolizer, p *trace.Process, s *trace.Signal) (lo
 			break
 		}
 		names = append(names, f.String())
-		if f.File != "" && len(locs) < 4 {
+		// The layer's wrapper between the program and the MPI is not
+		// where the program went wrong: its caller is.
+		inLayer := filepath.Base(f.Module) == "libmpivet.so"
+		if f.File != "" && !inLayer && len(locs) < 4 {
 			note := "called from here"
 			if len(locs) == 0 {
 				note = "crashed here"

@@ -22,10 +22,10 @@ var formatConsts = []struct {
 	{"Meta record ids (api.Meta*)",
 		[]string{"META_PROCESS", "META_CONSTANTS", "META_MAPS", "META_SIGNAL", "META_OVERFLOW", "META_COMM", "META_ERROR",
 			"META_BUFFER", "META_CLOCKS", "META_WILDCARD", "META_MATCHED", "META_LATE", "META_CHOICE", "META_ARRIVAL",
-			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED", "META_DETERMINISM", "META_PYSITE"},
+			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED", "META_DETERMINISM", "META_PYSITE", "META_ARGUMENT"},
 		[]uint64{api.MetaProcess, api.MetaConstants, api.MetaMaps, api.MetaSignal, api.MetaOverflow, api.MetaComm, api.MetaError,
 			api.MetaBuffer, api.MetaClocks, api.MetaWildcard, api.MetaMatched, api.MetaLate, api.MetaChoice, api.MetaArrival,
-			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged, api.MetaDeterminism, api.MetaPySite}},
+			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged, api.MetaDeterminism, api.MetaPySite, api.MetaArgument}},
 	{"State page status of a deterministic wait (api.StatusDeciding)",
 		[]string{"STATUS_DECIDING"},
 		[]uint64{api.StatusDeciding}},
@@ -47,6 +47,14 @@ var formatConsts = []struct {
 	{"Flags of a META_COLL record (api.Coll*)",
 		[]string{"COLL_SEND", "COLL_RECV", "COLL_TOTALS", "COLL_NOCOUNT"},
 		[]uint64{api.CollSend, api.CollRecv, api.CollTotals, api.CollNoCount}},
+	{"Rules an argument breaks, in META_ARGUMENT (api.Arg*)",
+		[]string{"ARG_RANK", "ARG_ROOT", "ARG_COUNT", "ARG_TYPE_NULL", "ARG_TYPE_UNCOMMITTED", "ARG_TYPE_FREED", "ARG_COMM_NULL",
+			"ARG_COMM_FREED", "ARG_TAG", "ARG_OP_NULL", "ARG_OP_FREED", "ARG_OP_TYPE", "ARG_BUFFER_NULL", "ARG_OVERLAP", "ARG_IN_PLACE"},
+		[]uint64{api.ArgRank, api.ArgRoot, api.ArgCount, api.ArgTypeNull, api.ArgTypeUncommitted, api.ArgTypeFreed, api.ArgCommNull,
+			api.ArgCommFreed, api.ArgTag, api.ArgOpNull, api.ArgOpFreed, api.ArgOpType, api.ArgBufferNull, api.ArgOverlap, api.ArgInPlace}},
+	{"Objects whose life the argument checks follow, in mpivet_call_a_kind (api.Obj*)",
+		[]string{"OBJ_COMM", "OBJ_DATATYPE", "OBJ_OP"},
+		[]uint64{api.ObjComm, api.ObjDatatype, api.ObjOp}},
 	{"Flags of mpivet_call_flags (api.Call*)",
 		[]string{"CALL_COLL", "CALL_VSEND", "CALL_VRECV"},
 		[]uint64{api.CallColl, api.CallVSend, api.CallVRecv}},
@@ -66,7 +74,7 @@ var formatConsts = []struct {
 var confKeys = []struct{ name, key string }{
 	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
-	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic},
+	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic}, {"ARGUMENTS", api.ConfArguments},
 }
 
 // genFormat writes generated/format.h.

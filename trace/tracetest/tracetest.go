@@ -20,7 +20,7 @@ var Consts = map[string]uint64{
 	"MPI_COMM_WORLD": 0x1000, "MPI_COMM_NULL": 0x1008, "MPI_REQUEST_NULL": 0x2000,
 	"MPI_INT": 0x3000, "MPI_DATATYPE_NULL": 0x3008, "MPI_ANY_SOURCE": ^uint64(0) - 1, "MPI_ANY_TAG": ^uint64(0),
 	"MPI_PROC_NULL": ^uint64(0), // MPICH's values: -2 and -1
-	"MPI_SUM":       0x4000,
+	"MPI_SUM":       0x4000, "MPI_BAND": 0x4008, "MPI_DOUBLE": 0x3010,
 }
 
 // New starts a log for a rank, with its process and constants records.

@@ -38,6 +38,7 @@ package waitstate
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -479,7 +480,39 @@ func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Co
 		}
 		wait = append(wait, m)
 	}
+	if a.buffered {
+		wait = eager(r, c, wait)
+	}
 	return waitfor.AllProcs(c.Name(), wait...)
+}
+
+// eager narrows what a rank in a rooted collective waits for to the data
+// it needs, as an MPI that does not synchronise the collective makes it
+// (the buffered view, NeedsBuffering): the root of MPI_Bcast or
+// MPI_Scatter and the other ranks of MPI_Reduce or MPI_Gather leave once
+// their data is sent; the others wait for the root, or the root for all.
+// A program that deadlocks only when such a collective synchronises, which
+// the standard allows, relies on buffering too (--buffering=zero makes them
+// synchronise).
+func eager(r *Rank, c *trace.Call, wait []int) []int {
+	if !c.HasField("root") || r.Comms.IsInter(c.Word("comm")) {
+		return wait
+	}
+	members := r.Comms.Members(c.Word("comm"))
+	root := int(c.Int("root"))
+	if root < 0 || root >= len(members) {
+		return wait
+	}
+	fromRoot := strings.Contains(c.Name(), "cast") || strings.Contains(c.Name(), "catter")
+	toRoot := strings.Contains(c.Name(), "educe") || strings.Contains(c.Name(), "ather")
+	atRoot := members[root] == r.Proc.Rank
+	switch {
+	case fromRoot && atRoot, toRoot && !atRoot:
+		return nil
+	case fromRoot:
+		return slices.DeleteFunc(wait, func(m int) bool { return m != members[root] })
+	}
+	return wait
 }
 
 // sameArgs reports whether two ranks' collectives agree on root and

@@ -31,6 +31,7 @@
 #define MPIVET_META_DIVERGED 24
 #define MPIVET_META_DETERMINISM 25
 #define MPIVET_META_PYSITE 31
+#define MPIVET_META_ARGUMENT 32
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
@@ -73,6 +74,28 @@
 #define MPIVET_COLL_TOTALS 4
 #define MPIVET_COLL_NOCOUNT 8
 
+/* Rules an argument breaks, in META_ARGUMENT (api.Arg*) */
+#define MPIVET_ARG_RANK 1
+#define MPIVET_ARG_ROOT 2
+#define MPIVET_ARG_COUNT 3
+#define MPIVET_ARG_TYPE_NULL 4
+#define MPIVET_ARG_TYPE_UNCOMMITTED 5
+#define MPIVET_ARG_TYPE_FREED 6
+#define MPIVET_ARG_COMM_NULL 7
+#define MPIVET_ARG_COMM_FREED 8
+#define MPIVET_ARG_TAG 9
+#define MPIVET_ARG_OP_NULL 10
+#define MPIVET_ARG_OP_FREED 11
+#define MPIVET_ARG_OP_TYPE 12
+#define MPIVET_ARG_BUFFER_NULL 13
+#define MPIVET_ARG_OVERLAP 14
+#define MPIVET_ARG_IN_PLACE 15
+
+/* Objects whose life the argument checks follow, in mpivet_call_a_kind (api.Obj*) */
+#define MPIVET_OBJ_COMM 1
+#define MPIVET_OBJ_DATATYPE 2
+#define MPIVET_OBJ_OP 3
+
 /* Flags of mpivet_call_flags (api.Call*) */
 #define MPIVET_CALL_COLL 1
 #define MPIVET_CALL_VSEND 2
@@ -106,5 +129,6 @@
 #define MPIVET_CONF_EXPECT "expect"
 #define MPIVET_CONF_VADER "vader"
 #define MPIVET_CONF_DETERMINISTIC "deterministic"
+#define MPIVET_CONF_ARGUMENTS "arguments"
 
 #endif

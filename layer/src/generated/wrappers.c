@@ -7,6 +7,7 @@
 #include "../determinism/determinism.h"
 #include "../signatures/signature.h"
 #include "../slack/slack.h"
+#include "../arguments/arguments.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5240,14 +5241,16 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : PMPI_Send(buf, count, datatype, dest, tag, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
@@ -5265,14 +5268,16 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
@@ -5290,14 +5295,16 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
@@ -5315,14 +5322,16 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
@@ -5341,14 +5350,16 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
@@ -5367,14 +5378,16 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
@@ -5393,14 +5406,16 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
@@ -5418,14 +5433,16 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
@@ -5443,14 +5460,16 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
@@ -5468,14 +5487,16 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
@@ -5493,14 +5514,16 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
@@ -5518,14 +5541,16 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
@@ -5543,14 +5568,16 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
@@ -5568,14 +5595,16 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
@@ -5593,14 +5622,16 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
@@ -5618,14 +5649,16 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
@@ -5643,14 +5676,16 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
@@ -5669,14 +5704,16 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Probe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
@@ -5695,14 +5732,16 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
@@ -5721,14 +5760,16 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
@@ -5747,14 +5788,16 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
@@ -5773,14 +5816,16 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
@@ -5798,14 +5843,16 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
@@ -6203,14 +6250,16 @@ int MPI_Barrier(MPI_Comm comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	int rc_ = PMPI_Barrier(comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
@@ -6228,15 +6277,20 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
@@ -6254,15 +6308,20 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
@@ -6280,15 +6339,20 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
@@ -6306,15 +6370,20 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
@@ -6332,15 +6401,20 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
@@ -6358,15 +6432,20 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
@@ -6384,15 +6463,20 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
@@ -6410,15 +6494,20 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
@@ -6436,15 +6525,20 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
@@ -6462,14 +6556,18 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
@@ -6487,15 +6585,20 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
@@ -6513,15 +6616,20 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
@@ -6539,15 +6647,20 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
@@ -6565,15 +6678,20 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
@@ -6591,15 +6709,20 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
@@ -6617,15 +6740,20 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
@@ -6643,15 +6771,20 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
@@ -6669,15 +6802,20 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
@@ -6695,15 +6833,20 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
@@ -6721,15 +6864,20 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
@@ -6747,14 +6895,18 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
@@ -6772,14 +6924,16 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	int rc_ = PMPI_Ibarrier(comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
@@ -6797,15 +6951,18 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ibcast, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ibcast, e_, k_);
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
@@ -6823,15 +6980,18 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Igather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Igather, e_, k_);
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
@@ -6849,15 +7009,18 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
@@ -6875,15 +7038,18 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iscatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iscatter, e_, k_);
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
@@ -6901,15 +7067,18 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
@@ -6927,15 +7096,18 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iallgather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iallgather, e_, k_);
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
@@ -6953,15 +7125,18 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
@@ -6979,15 +7154,18 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ialltoall, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
@@ -7005,15 +7183,18 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
@@ -7031,14 +7212,16 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
@@ -7056,15 +7239,18 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ireduce, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ireduce, e_, k_);
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
@@ -7082,15 +7268,18 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iallreduce, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
@@ -7108,15 +7297,18 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
@@ -7134,15 +7326,18 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
@@ -7160,15 +7355,18 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iscan, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iscan, e_, k_);
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
@@ -7186,15 +7384,18 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Iexscan, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iexscan, e_, k_);
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
@@ -7212,15 +7413,18 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
@@ -7238,15 +7442,18 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
@@ -7264,15 +7471,18 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
@@ -7290,15 +7500,18 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
-	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
@@ -7316,14 +7529,16 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
@@ -7341,14 +7556,18 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
@@ -7368,14 +7587,18 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
@@ -7395,14 +7618,18 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
@@ -7420,14 +7647,18 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
@@ -7447,14 +7678,18 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
@@ -7474,14 +7709,18 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
@@ -7501,14 +7740,18 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
@@ -7528,14 +7771,18 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
@@ -7555,14 +7802,18 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
@@ -7582,14 +7833,18 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
@@ -7609,14 +7864,18 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
@@ -7636,14 +7895,18 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
@@ -7663,14 +7926,18 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
@@ -7690,14 +7957,18 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
@@ -7717,14 +7988,18 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	int rc_ = PMPI_Comm_free(comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
@@ -7742,14 +8017,18 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	int rc_ = PMPI_Comm_disconnect(comm);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
@@ -7766,6 +8045,9 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_group, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Comm_group(comm, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_group, rc_, MPIVET_PC());
@@ -7782,6 +8064,9 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_remote_group, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Comm_remote_group(comm, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_remote_group, rc_, MPIVET_PC());
@@ -7926,7 +8211,12 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(MPIVET_PC(), MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7942,7 +8232,12 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_vector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7958,7 +8253,12 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7974,7 +8274,12 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -7990,7 +8295,12 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8006,7 +8316,12 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8022,7 +8337,12 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8038,7 +8358,12 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8054,7 +8379,12 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8070,7 +8400,12 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8086,7 +8421,12 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8102,7 +8442,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_dup(MPIVET_PC(), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -8118,7 +8463,12 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_commit(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_commit, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Type_commit(datatype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_commit, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
@@ -8135,14 +8485,18 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
-	if (__builtin_expect(mpivet_dt_on, 0))
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	int rc_ = PMPI_Type_free(datatype);
-	if (__builtin_expect(mpivet_ck_on, 0))
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
-	if (__builtin_expect(mpivet_dt_on, 0))
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
@@ -8159,7 +8513,12 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Op_create(user_fn, commute, op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
@@ -8175,7 +8534,12 @@ int MPI_Op_free(MPI_Op *op)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Op_free(MPIVET_PC(), MPIVET_A(op), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	void *k_[] = {(void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_free, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Op_free(op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_free, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Op_free(e_, rc_);
@@ -9135,7 +9499,9 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Send(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
@@ -9151,7 +9517,7 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	}
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
@@ -9205,14 +9571,16 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Bsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
@@ -9266,14 +9634,16 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Ssend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
@@ -9327,14 +9697,16 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Rsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
@@ -9393,7 +9765,9 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
@@ -9403,7 +9777,7 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
@@ -9467,7 +9841,9 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
@@ -9477,7 +9853,7 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
@@ -9538,7 +9914,9 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
@@ -9548,7 +9926,7 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
@@ -9603,7 +9981,9 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Isend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
@@ -9623,7 +10003,7 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
@@ -9678,7 +10058,9 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
@@ -9687,7 +10069,7 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
@@ -9742,7 +10124,9 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Issend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
@@ -9751,7 +10135,7 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
@@ -9806,7 +10190,9 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Irsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
@@ -9815,7 +10201,7 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
@@ -9872,7 +10258,9 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
@@ -9883,7 +10271,7 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
@@ -9938,7 +10326,9 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Send_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
@@ -9950,7 +10340,7 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
@@ -10005,7 +10395,9 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
@@ -10014,7 +10406,7 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
@@ -10069,7 +10461,9 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
@@ -10078,7 +10472,7 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
@@ -10133,7 +10527,9 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
@@ -10142,7 +10538,7 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
@@ -10199,7 +10595,9 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
@@ -10210,7 +10608,7 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
@@ -10266,7 +10664,9 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Probe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
@@ -10276,7 +10676,7 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	real_(a_source, f_tag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
@@ -10333,7 +10733,9 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
@@ -10344,7 +10746,7 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	c_flag = *(MPI_Fint *)f_flag;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
@@ -10401,7 +10803,9 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mprobe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
@@ -10413,7 +10817,7 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	if (rc_ == MPI_SUCCESS)
 		c_message = MPI_Message_f2c(*(MPI_Fint *)f_message);
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
@@ -10471,7 +10875,9 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Improbe, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
@@ -10484,7 +10890,7 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	if (rc_ == MPI_SUCCESS)
 		c_message = MPI_Message_f2c(*(MPI_Fint *)f_message);
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
@@ -10539,7 +10945,9 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
 	uint64_t e_ = mpivet_in_MPI_Mrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
@@ -10547,7 +10955,7 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	real_(f_buf, f_count, f_datatype, f_message, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
@@ -10600,7 +11008,9 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Imrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
@@ -10609,7 +11019,7 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
@@ -11795,14 +12205,16 @@ static void mpivet_f_MPI_Barrier(mpivet_ft_MPI_Barrier real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Barrier(pc_, MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
@@ -11855,14 +12267,18 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Bcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
@@ -11918,14 +12334,18 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Gather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
@@ -11982,14 +12402,18 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Gatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
@@ -12045,14 +12469,18 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
@@ -12109,14 +12537,18 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
@@ -12171,14 +12603,18 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
@@ -12234,14 +12670,18 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
@@ -12296,14 +12736,18 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
@@ -12360,14 +12804,18 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
@@ -12424,14 +12872,18 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
@@ -12486,14 +12938,18 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
@@ -12547,14 +13003,18 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Allreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
@@ -12608,14 +13068,18 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
@@ -12669,14 +13133,18 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
@@ -12730,14 +13198,18 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Scan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
@@ -12791,14 +13263,18 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Exscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
@@ -12853,14 +13329,18 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
@@ -12916,14 +13396,18 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
@@ -12978,14 +13462,18 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
@@ -13042,14 +13530,18 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
@@ -13106,14 +13598,18 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
@@ -13163,7 +13659,9 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(pc_, MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibarrier, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
@@ -13172,7 +13670,7 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
@@ -13226,7 +13724,9 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ibcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -13235,7 +13735,7 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
@@ -13292,7 +13792,9 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Igather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
@@ -13301,7 +13803,7 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
@@ -13359,7 +13861,9 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Igatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -13368,7 +13872,7 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
@@ -13425,7 +13929,9 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -13434,7 +13940,7 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
@@ -13492,7 +13998,9 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -13501,7 +14009,7 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
@@ -13557,7 +14065,9 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -13566,7 +14076,7 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
@@ -13623,7 +14133,9 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -13632,7 +14144,7 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
@@ -13688,7 +14200,9 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -13697,7 +14211,7 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
@@ -13755,7 +14269,9 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -13764,7 +14280,7 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
@@ -13822,7 +14338,9 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
@@ -13831,7 +14349,7 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
@@ -13887,7 +14405,9 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -13896,7 +14416,7 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
@@ -13951,7 +14471,9 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -13960,7 +14482,7 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
@@ -14015,7 +14537,9 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -14024,7 +14548,7 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
@@ -14079,7 +14603,9 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -14088,7 +14614,7 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
@@ -14143,7 +14669,9 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -14152,7 +14680,7 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
@@ -14207,7 +14735,9 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Iexscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -14216,7 +14746,7 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
@@ -14272,7 +14802,9 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -14281,7 +14813,7 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
@@ -14338,7 +14870,9 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -14347,7 +14881,7 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
@@ -14403,7 +14937,9 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -14412,7 +14948,7 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
@@ -14470,7 +15006,9 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -14479,7 +15017,7 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
@@ -14537,7 +15075,9 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
@@ -14546,7 +15086,7 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
@@ -14596,7 +15136,9 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
@@ -14605,7 +15147,9 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
@@ -14658,7 +15202,9 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_dup_with_info, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
@@ -14667,7 +15213,9 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
@@ -14719,12 +15267,17 @@ static void mpivet_f_MPI_Comm_idup(mpivet_ft_MPI_Comm_idup real_, int f08_, uint
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup, k_) : 0;
+	(void)bad_;
 	real_(f_comm, f_newcomm, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, pc_);
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -14771,7 +15324,9 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_create(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
@@ -14780,7 +15335,9 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
@@ -14834,7 +15391,9 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
@@ -14843,7 +15402,9 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
@@ -14897,7 +15458,9 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_split(pc_, MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
@@ -14906,7 +15469,9 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
@@ -14961,7 +15526,9 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(pc_, MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_split_type, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
@@ -14970,7 +15537,9 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
@@ -15026,7 +15595,9 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	MPI_Comm c_newintercomm = MPI_COMM_NULL, *newintercomm = &c_newintercomm;
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(pc_, MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(f_newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
@@ -15035,7 +15606,9 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
@@ -15088,7 +15661,9 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	MPI_Comm c_newintracomm = MPI_COMM_NULL, *newintracomm = &c_newintracomm;
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(pc_, MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(f_newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_merge, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
@@ -15097,7 +15672,9 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newintracomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
@@ -15153,7 +15730,9 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	MPI_Comm c_comm_cart = MPI_COMM_NULL, *comm_cart = &c_comm_cart;
 	uint64_t e_ = mpivet_in_MPI_Cart_create(pc_, MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(f_comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
@@ -15162,7 +15741,9 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_cart = MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
@@ -15215,7 +15796,9 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(pc_, MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Cart_sub, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
@@ -15224,7 +15807,9 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
@@ -15280,7 +15865,9 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	MPI_Comm c_comm_graph = MPI_COMM_NULL, *comm_graph = &c_comm_graph;
 	uint64_t e_ = mpivet_in_MPI_Graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(f_comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Graph_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
@@ -15289,7 +15876,9 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
@@ -15348,7 +15937,9 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
@@ -15357,7 +15948,9 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
@@ -15417,7 +16010,9 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	MPI_Comm c_comm_dist_graph = MPI_COMM_NULL, *comm_dist_graph = &c_comm_dist_graph;
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(pc_, MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
@@ -15426,7 +16021,9 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
@@ -15477,14 +16074,18 @@ static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint
 	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
 	uint64_t e_ = mpivet_in_MPI_Comm_free(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_free, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
@@ -15533,14 +16134,18 @@ static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, in
 	MPI_Comm c_comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm), *comm = &c_comm;
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_disconnect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
@@ -15589,6 +16194,9 @@ static void mpivet_f_MPI_Comm_group(mpivet_ft_MPI_Comm_group real_, int f08_, ui
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
 	uint64_t e_ = mpivet_in_MPI_Comm_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_group, k_) : 0;
+	(void)bad_;
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -15637,6 +16245,9 @@ static void mpivet_f_MPI_Comm_remote_group(mpivet_ft_MPI_Comm_remote_group real_
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
 	uint64_t e_ = mpivet_in_MPI_Comm_remote_group(pc_, MPIVET_H(comm), MPIVET_A(f_group));
+	void *k_[] = {(void *)&comm, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_remote_group, k_) : 0;
+	(void)bad_;
 	real_(f_comm, f_group, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -16078,10 +16689,15 @@ static void mpivet_f_MPI_Type_contiguous(mpivet_ft_MPI_Type_contiguous real_, in
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_contiguous(pc_, MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
 	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16129,10 +16745,15 @@ static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, 
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_vector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
 	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16180,10 +16801,15 @@ static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector r
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
 	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16231,10 +16857,15 @@ static void mpivet_f_MPI_Type_indexed(mpivet_ft_MPI_Type_indexed real_, int f08_
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_indexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
 	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16282,10 +16913,15 @@ static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
 	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16333,10 +16969,15 @@ static void mpivet_f_MPI_Type_create_indexed_block(mpivet_ft_MPI_Type_create_ind
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
 	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16384,10 +17025,15 @@ static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hi
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
 	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16435,10 +17081,15 @@ static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct rea
 	void *array_of_types = f_array_of_types;
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
+	(void)bad_;
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
 	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16488,10 +17139,15 @@ static void mpivet_f_MPI_Type_create_subarray(mpivet_ft_MPI_Type_create_subarray
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(pc_, MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
+	(void)bad_;
 	real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
 	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16544,10 +17200,15 @@ static void mpivet_f_MPI_Type_create_darray(mpivet_ft_MPI_Type_create_darray rea
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_darray(pc_, MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
+	(void)bad_;
 	real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
 	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16594,10 +17255,15 @@ static void mpivet_f_MPI_Type_create_resized(mpivet_ft_MPI_Type_create_resized r
 	MPI_Aint extent = *(MPI_Aint *)f_extent;
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_resized(pc_, MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_) : 0;
+	(void)bad_;
 	real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
 	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16642,10 +17308,15 @@ static void mpivet_f_MPI_Type_dup(mpivet_ft_MPI_Type_dup real_, int f08_, uint64
 	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_dup(pc_, MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_) : 0;
+	(void)bad_;
 	real_(f_oldtype, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, pc_);
 	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
@@ -16689,9 +17360,14 @@ static void mpivet_f_MPI_Type_commit(mpivet_ft_MPI_Type_commit real_, int f08_, 
 	(void)f08_;
 	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
 	uint64_t e_ = mpivet_in_MPI_Type_commit(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
+	void *k_[] = {(void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_commit, k_) : 0;
+	(void)bad_;
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_commit, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_commit, rc_, pc_);
 	mpivet_out_MPI_Type_commit(e_, rc_, datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
@@ -16736,14 +17412,18 @@ static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint
 	MPI_Datatype c_datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype), *datatype = &c_datatype;
 	uint64_t e_ = mpivet_in_MPI_Type_free(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_free, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	}
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (__builtin_expect(mpivet_ck_on, 0)) {
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
@@ -16793,10 +17473,15 @@ static void mpivet_f_MPI_Op_create(mpivet_ft_MPI_Op_create real_, int f08_, uint
 	int commute = *(MPI_Fint *)f_commute;
 	MPI_Op c_op = MPI_OP_NULL, *op = &c_op;
 	uint64_t e_ = mpivet_in_MPI_Op_create(pc_, MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(f_op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_) : 0;
+	(void)bad_;
 	real_(f_user_fn, f_commute, f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, pc_);
 	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
@@ -16840,8 +17525,13 @@ static void mpivet_f_MPI_Op_free(mpivet_ft_MPI_Op_free real_, int f08_, uint64_t
 	(void)f08_;
 	MPI_Op c_op = MPI_Op_f2c(*(MPI_Fint *)f_op), *op = &c_op;
 	uint64_t e_ = mpivet_in_MPI_Op_free(pc_, MPIVET_A(f_op), op ? MPIVET_H(*op) : MPIVET_NOREC);
+	void *k_[] = {(void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_free, k_) : 0;
+	(void)bad_;
 	real_(f_op, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_free, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Op_free, rc_, pc_);
 	mpivet_out_MPI_Op_free(e_, rc_);

@@ -1,0 +1,218 @@
+// Package arguments defines the check of MPI calls' arguments against the
+// rules of the standard, which the layer (layer/src/arguments) applies in
+// each rank before the call reaches the MPI.
+//
+// Why in the layer and before the call: an MPI that meets an invalid
+// argument ends the job inside the call under MPI_ERRORS_ARE_FATAL, each
+// MPI in its own words (or not at all: an overlap, an operation undefined
+// for the type, a NULL buffer may pass or corrupt memory), and never with
+// the program's line. The layer's record is in the log before the MPI sees
+// the argument, so the finding is there whatever the MPI does next.
+package arguments
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"mpivet/api"
+	"mpivet/check"
+	"mpivet/trace"
+)
+
+// Check reports arguments that break the standard's rules.
+var Check = &check.Check{
+	Name:  "arguments",
+	Kinds: []string{"invalid-argument"},
+	Doc: `arguments of MPI calls that break the standard's rules, found before the call
+
+Each rank checks every call's arguments before the MPI sees them: ranks and
+roots within the communicator (MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT
+where allowed), counts not negative, datatypes valid, committed and not
+freed, communicators not MPI_COMM_NULL and not freed, tags within
+0..MPI_TAG_UB (MPI_ANY_TAG for receives), operations not MPI_OP_NULL, not
+freed and defined for the datatype, no NULL buffer with a non-zero count,
+MPI_IN_PLACE only where allowed, and send and receive buffers disjoint in
+MPI_Sendrecv and collectives. The finding names the parameter, its value,
+the rule and the line, and is logged before the call: it is there when the
+MPI then ends the job.`,
+	KindDocs: map[string]string{"invalid-argument": `an MPI call was given an argument the standard does not allow
+
+The layer checks the arguments of every call before the MPI sees them
+(MPI 4.0 §3.2-3.7 for point-to-point calls, §6 for collectives, §6.9.2 for
+which predefined operation applies to which datatype). Such a call is
+erroneous: most MPIs end the job inside the call (under the default
+MPI_ERRORS_ARE_FATAL), each with its own message and without the
+program's line; some accept it and compute garbage, or corrupt memory
+(overlapping buffers, an operation undefined for the type). The finding
+names the parameter, its value and the rule, at the line of the call; the
+call then proceeds as the program made it, so what the MPI does next is
+reported too (program-failure, mpi-error).
+
+Counts or datatypes that differ between the members of a collective are
+reported as collective-mismatch.`},
+	Run: run,
+}
+
+// key identifies a finding: one per call site, parameter and rule, with
+// the ranks that broke the rule there.
+type key struct {
+	call        string
+	param, rule int
+	file        string
+	line        int
+	fn, module  string
+	offset      string
+}
+
+type group struct {
+	a     trace.Argument
+	proc  *trace.Process
+	ranks []int
+	locs  []check.Location
+}
+
+func run(pass *check.Pass) (any, error) {
+	groups := map[key]*group{}
+	var order []key
+	for _, p := range pass.In.Run.Procs {
+		for _, a := range p.Arguments {
+			l := pass.AtSite(p, a.Call.Name, a.PC)
+			k := key{call: a.Call.Name, param: a.Param, rule: a.Rule, file: l.File, line: l.Line, fn: l.Function,
+				module: l.Module, offset: l.Offset}
+			g := groups[k]
+			if g == nil {
+				g = &group{a: a, proc: p}
+				groups[k] = g
+				order = append(order, k)
+			}
+			if len(g.ranks) == 0 || g.ranks[len(g.ranks)-1] != p.Rank {
+				g.ranks = append(g.ranks, p.Rank)
+				l.Note = "called with " + describe(p, a)
+				g.locs = append(g.locs, l)
+			}
+		}
+	}
+	for _, k := range order {
+		g := groups[k]
+		sort.Ints(g.ranks)
+		locs := g.locs
+		if len(locs) > 4 { // the same line on every rank: a few say it
+			locs = locs[:4]
+		}
+		pass.Report(check.Finding{
+			Kind:      "invalid-argument",
+			Message:   g.a.Call.Name + ": " + message(g.proc, g.a),
+			Locations: locs,
+		})
+	}
+	return nil, nil
+}
+
+func paramName(a trace.Argument, i int) string {
+	if i < 0 || i >= len(a.Call.Params) {
+		return "?"
+	}
+	return a.Call.Params[i].Name
+}
+
+// value formats the argument as the program wrote it: a constant's name, a
+// handle or an address in hex, an integer in decimal.
+func value(p *trace.Process, a trace.Argument, i int, v int64) string {
+	prm := a.Call.Params[i]
+	switch {
+	case prm.Handle != "":
+		return check.HandleName(p, uint64(v))
+	case prm.IsBuffer() || prm.Ptrs > 0:
+		if v == 0 {
+			return "NULL"
+		}
+		if a.Rule == api.ArgInPlace && i == a.Param {
+			return "MPI_IN_PLACE"
+		}
+		return fmt.Sprintf("%#x", uint64(v))
+	}
+	consts := map[string][]string{ // the constants each may be
+		"source": {"MPI_ANY_SOURCE", "MPI_PROC_NULL"}, "dest": {"MPI_PROC_NULL"},
+		"tag": {"MPI_ANY_TAG"}, "recvtag": {"MPI_ANY_TAG"}, "root": {"MPI_ROOT", "MPI_PROC_NULL"},
+	}
+	for _, n := range consts[prm.Name] {
+		if c, ok := p.Const(n); ok && int64(int32(c)) == v {
+			return n
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+func describe(p *trace.Process, a trace.Argument) string {
+	return paramName(a, a.Param) + "=" + value(p, a, a.Param, a.Value)
+}
+
+// message says which rule the argument breaks.
+func message(p *trace.Process, a trace.Argument) string {
+	arg := describe(p, a)
+	name := paramName(a, a.Param)
+	switch a.Rule {
+	case api.ArgRank:
+		also := "nor MPI_PROC_NULL"
+		if name == "source" {
+			also = "nor MPI_PROC_NULL or MPI_ANY_SOURCE"
+		}
+		return fmt.Sprintf("%s is not a rank of the communicator (%d %s: 0..%d) %s", arg,
+			a.Limit, check.Plural(int(a.Limit), "rank", "ranks"), a.Limit-1, also)
+	case api.ArgRoot:
+		return fmt.Sprintf("%s is not a rank of the communicator (%d %s: 0..%d); every member must give the same root in range",
+			arg, a.Limit, check.Plural(int(a.Limit), "rank", "ranks"), a.Limit-1)
+	case api.ArgCount:
+		return fmt.Sprintf("%s: a count must not be negative", arg)
+	case api.ArgTypeNull:
+		return fmt.Sprintf("%s is not a datatype", arg)
+	case api.ArgTypeUncommitted:
+		return fmt.Sprintf("%s is a derived datatype not committed: call MPI_Type_commit before it describes data", arg)
+	case api.ArgTypeFreed:
+		return fmt.Sprintf("%s is a datatype already freed by MPI_Type_free", arg)
+	case api.ArgCommNull:
+		return fmt.Sprintf("%s is not a communicator", arg)
+	case api.ArgCommFreed:
+		return fmt.Sprintf("%s is a communicator already freed", arg)
+	case api.ArgTag:
+		also := ""
+		if name == "tag" && (a.Call.Has("recv") || a.Call.Has("probe")) && !a.Call.Has("send") || name == "recvtag" {
+			also = ", or MPI_ANY_TAG"
+		}
+		return fmt.Sprintf("%s is not a valid tag: tags go from 0 to MPI_TAG_UB (%d here)%s", arg, a.Limit, also)
+	case api.ArgOpNull:
+		return fmt.Sprintf("%s is not a reduction operation", arg)
+	case api.ArgOpFreed:
+		return fmt.Sprintf("%s is an operation already freed by MPI_Op_free", arg)
+	case api.ArgOpType:
+		t := check.HandleName(p, uint64(a.OtherValue))
+		if len(p.Consts[uint64(a.OtherValue)]) == 0 {
+			return fmt.Sprintf("%s is not defined for the derived datatype %s=%s: predefined operations apply to predefined datatypes (MPI 4.0 §6.9.2; a user operation, MPI_Op_create, takes any)",
+				arg, paramName(a, a.Other), t)
+		}
+		return fmt.Sprintf("%s is not defined for the datatype %s=%s (MPI 4.0 §6.9.2)", arg, paramName(a, a.Other), t)
+	case api.ArgBufferNull:
+		return fmt.Sprintf("%s with %s=%d elements of a predefined datatype", arg, paramName(a, a.Other), a.OtherValue)
+	case api.ArgOverlap:
+		return fmt.Sprintf("%s overlaps %s=%#x (%d bytes in common): the send and receive buffers must be disjoint (MPI_IN_PLACE where the call allows it)",
+			arg, paramName(a, a.Other), uint64(a.OtherValue), a.Limit)
+	case api.ArgInPlace:
+		return fmt.Sprintf("%s is not allowed here: %s", arg, inPlaceRule(a))
+	}
+	return fmt.Sprintf("%s breaks rule %d", arg, a.Rule)
+}
+
+func inPlaceRule(a trace.Argument) string {
+	switch {
+	case a.Call.Has("p2p"):
+		return "point-to-point calls take no MPI_IN_PLACE"
+	case strings.Contains(a.Call.Name, "eighbor"):
+		return "neighbourhood collectives take no MPI_IN_PLACE"
+	case strings.Contains(a.Call.Name, "catter") && !strings.Contains(a.Call.Name, "educe"):
+		return "only the root's recvbuf may be MPI_IN_PLACE"
+	case a.Call.Param("root") >= 0:
+		return "only the root's sendbuf may be MPI_IN_PLACE"
+	}
+	return "only the sendbuf may be MPI_IN_PLACE"
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"slices"
+
+	"mpivet/api"
+)
+
+// The argument checks (layer/src/arguments) find the parameters they check
+// through per-call tables of positions among the parameters (k_: what the
+// hooks see), -1 where a call has none. They are named after the
+// parameters' roles in the standard, read from the description: which
+// parameter is a peer, a tag, a root, the buffer, count and datatype of the
+// send or the receive side of a point-to-point call, an operation, or a
+// handle the call makes or frees. Collectives' buffers, counts and types
+// come from the decoder's tables (mpivet_call_k_sendbuf ...).
+
+func paramWhere(c *api.Call, ok func(api.Param) bool) int {
+	for i, p := range c.Params {
+		if ok(p) {
+			return i
+		}
+	}
+	return -1
+}
+
+// named returns the position of the first parameter of c with one of the
+// names, if pred holds for c.
+func namedIf(pred func(*api.Call) bool, names ...string) func(*api.Call) int {
+	return func(c *api.Call) int {
+		if !pred(c) {
+			return -1
+		}
+		return paramWhere(c, func(p api.Param) bool { return slices.Contains(names, p.Name) })
+	}
+}
+
+// sends: a point-to-point call that sends (and does not receive as well
+// with the same buffer names); receives: one that receives or probes.
+func p2pSends(c *api.Call) bool { return c.Has("p2p") && c.Has("send") }
+func p2pRecvs(c *api.Call) bool {
+	return c.Has("p2p") && (c.Has("recv") || c.Has("probe")) && !c.Has("send")
+}
+func p2pAny(c *api.Call) bool { return c.Has("p2p") }
+
+// lifeKind is the kind (api.Obj*) of an object whose handle the argument
+// checks follow, or 0.
+func lifeKind(p api.Param) int {
+	switch p.Handle {
+	case "comm":
+		return api.ObjComm
+	case "datatype":
+		return api.ObjDatatype
+	case "op":
+		return api.ObjOp
+	}
+	return 0
+}
+
+func roleParam(role api.Role) func(*api.Call) int {
+	return func(c *api.Call) int {
+		return paramWhere(c, func(p api.Param) bool { return p.Role == role && lifeKind(p) != 0 })
+	}
+}
+
+func roleKind(role api.Role) func(*api.Call) int {
+	return func(c *api.Call) int {
+		if i := roleParam(role)(c); i >= 0 {
+			return lifeKind(c.Params[i])
+		}
+		return -1
+	}
+}
+
+var argTables = []table{
+	{"k_dest", namedIf(p2pAny, "dest")},
+	{"k_source", namedIf(p2pAny, "source")},
+	// Tags a send gives (no wildcard allowed), and those a receive or
+	// probe matches (MPI_ANY_TAG allowed); communicator constructors' tags
+	// are of the first kind.
+	{"k_stag", func(c *api.Call) int {
+		if i := c.Param("sendtag"); i >= 0 {
+			return i
+		}
+		if p2pSends(c) || (c.Has("comm") && !c.Has("p2p")) {
+			return c.Param("tag")
+		}
+		return -1
+	}},
+	{"k_rtag", func(c *api.Call) int {
+		if i := c.Param("recvtag"); i >= 0 {
+			return i
+		}
+		if p2pRecvs(c) {
+			return c.Param("tag")
+		}
+		return -1
+	}},
+	{"k_sbuf", namedIf(p2pAny, "sendbuf")},
+	{"k_scount", namedIf(p2pAny, "sendcount")},
+	{"k_stype", namedIf(p2pAny, "sendtype")},
+	{"k_rbuf", namedIf(p2pAny, "recvbuf")},
+	{"k_rcount", namedIf(p2pAny, "recvcount")},
+	{"k_rtype", namedIf(p2pAny, "recvtype")},
+	// One buffer, count and datatype (sends, receives, Sendrecv_replace).
+	{"k_buf", namedIf(func(c *api.Call) bool { return p2pAny(c) && c.Param("datatype") >= 0 }, "buf")},
+	{"k_count", namedIf(func(c *api.Call) bool { return p2pAny(c) && c.Param("datatype") >= 0 }, "count")},
+	{"k_type", namedIf(p2pAny, "datatype")},
+	{"k_op", namedIf(func(c *api.Call) bool { return c.Has("coll") }, "op")},
+	{"k_oldtype", namedIf(func(c *api.Call) bool { return c.Has("type") }, "oldtype")},
+	{"k_new", roleParam(api.New)},
+	{"a_kind", roleKind(api.New)},
+	{"k_free", roleParam(api.Free)},
+	{"f_kind", roleKind(api.Free)},
+}
+
+// argsChecked reports whether the wrappers of c call the argument checks:
+// calls with a parameter a rule is about, or that make or free an object
+// whose life the checks follow.
+func argsChecked(c *api.Call) bool {
+	if c.Has("init") || c.Has("finalize") || c.Has("abort") {
+		return false
+	}
+	for _, t := range argTables {
+		if t.val(c) >= 0 {
+			return true
+		}
+	}
+	return c.Name == "MPI_Type_commit" || collData(c) ||
+		paramWhere(c, func(p api.Param) bool { return p.Handle == "comm" && p.Role == api.Value }) >= 0
+}
+
+// argsLife reports whether the checks follow what the call makes or frees.
+func argsLife(c *api.Call) bool {
+	return argsChecked(c) && (roleParam(api.New)(c) >= 0 || roleParam(api.Free)(c) >= 0 || c.Name == "MPI_Type_commit")
+}
+
+// argsPre writes the call of the checks, before the MPI sees the arguments
+// (and before the other hooks, which would pass them to the MPI first).
+func argsPre(w writer, c *api.Call) {
+	if argsChecked(c) {
+		w("\tint bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_%s, k_) : 0;\n\t(void)bad_;\n", c.Name)
+	}
+}
+
+// hookOn is the condition under which the wrapper of c calls the clock
+// protocol's or deterministic mode's hooks (on: mpivet_ck_on,
+// mpivet_dt_on): not for a call whose handles the argument checks found
+// invalid (null, freed), which the hooks would give to the MPI themselves
+// (a freed datatype's signature, a freed communicator's piggyback) and
+// crash in the layer before the MPI says anything.
+func hookOn(c *api.Call, on string) string {
+	if argsChecked(c) {
+		return on + " && !bad_"
+	}
+	return on
+}
+
+// argsPost writes the call that tells the checks what the call made or freed.
+func argsPost(w writer, c *api.Call) {
+	if argsLife(c) {
+		w("\tif (__builtin_expect(mpivet_args_on, 1))\n\t\tmpivet_args_post(MPIVET_ID_%s, k_, rc_);\n", c.Name)
+	}
+}
+
+// zeroSync writes, for a blocking collective with data, the barrier that
+// makes it synchronise under zero buffering (--buffering=zero): the
+// standard lets every collective synchronise, and an MPI's MPI_Bcast,
+// MPI_Reduce, MPI_Gather... of a small message mostly does not, so a
+// program that relies on the root leaving early would pass the zero
+// buffering run. Every member must call the collective anyway: the barrier
+// adds no wait a correct program does not allow. (Barriers, communicator
+// constructors and nonblocking collectives are left as they are.)
+func zeroSync(w writer, c *api.Call) {
+	if !collData(c) || !c.Has("blocking") || c.Param("comm") < 0 {
+		return
+	}
+	w("\tif (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)\n\t\tPMPI_Barrier(comm);\n")
+}

@@ -1,0 +1,502 @@
+/*
+ * arguments/: the argument rules of the standard (MPI 4.0 §3.2–3.7, §6,
+ * §2.5.4), checked on every call before the MPI sees it. See arguments.h.
+ *
+ * Each call costs a few table lookups (objects.c) and comparisons: the
+ * communicator's size and the rank's place in it are asked of the MPI once
+ * per communicator, MPI_TAG_UB once, a predefined datatype's classes once;
+ * what the program made and freed is followed by the wrappers of the
+ * constructors and frees. Nothing here is O(processes): per-rank count and
+ * datatype arrays (the v and w collectives) are not looked into.
+ *
+ * The rules, with where the standard allows what looks wrong:
+ *   - communicator: not MPI_COMM_NULL, not freed;
+ *   - peers of point-to-point calls within the group (the remote group of
+ *     an intercommunicator), or MPI_PROC_NULL; MPI_ANY_SOURCE for receives
+ *     and probes;
+ *   - root within the group; of an intercommunicator's collective, also
+ *     MPI_ROOT or MPI_PROC_NULL;
+ *   - tags within 0..MPI_TAG_UB; MPI_ANY_TAG for receives and probes;
+ *   - counts not negative (of the sides of a collective significant on
+ *     the rank);
+ *   - datatypes not MPI_DATATYPE_NULL, not freed, committed when they
+ *     describe data (constructors take uncommitted ones);
+ *   - operations not MPI_OP_NULL, not freed, and a predefined operation
+ *     only on the predefined datatypes it is defined for (§6.9.2: MPI_SUM
+ *     on C integers, Fortran integers, floating point, complex ...);
+ *   - no NULL buffer for a non-zero count of a predefined datatype (NULL is
+ *     MPI_BOTTOM, fine with a datatype of absolute addresses);
+ *   - MPI_IN_PLACE only where a collective allows it (§6.2.1); never in
+ *     point-to-point calls nor neighbourhood collectives;
+ *   - send and receive buffers disjoint in MPI_Sendrecv and in collectives
+ *     (not in place), by the datatypes' true extents.
+ * Counts or datatypes that differ between the members of a collective are
+ * collective-mismatch's (signatures/), not repeated here.
+ */
+#include "arguments.h"
+#include "objects.h"
+#include "../record/record.h"
+#include "../record/conf.h"
+#include "../generated/ids.h"
+#include "../collectives/decode.h"
+
+#include <limits.h>
+
+int mpivet_args_on;
+static int tag_ub = -1;
+static __thread uint64_t freeing __attribute__((tls_model("initial-exec"))); /* the handle the call in progress frees */
+static __thread int freeing_kind __attribute__((tls_model("initial-exec")));
+static __thread int bad_handle __attribute__((tls_model("initial-exec"))); /* the call in progress has an invalid handle */
+
+/* report logs the broken rule: the parameter (its index in the call), its
+ * value, the limit it broke, and another parameter it is about (-1: none). */
+static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
+{
+	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
+		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED;
+	struct obj *seen = args_put(OBJ_SITE, mpivet_call_pc * 31 + (uint64_t)param * 16 + (uint64_t)rule);
+	if (seen && seen->state == OBJ_LIVE)
+		return;
+	if (seen)
+		seen->state = OBJ_LIVE;
+	uint64_t w[8] = {call, (uint64_t)(int64_t)param, (uint64_t)rule, (uint64_t)value, (uint64_t)limit,
+			 (uint64_t)(int64_t)other, (uint64_t)ovalue, mpivet_call_pc};
+	mpivet_meta(MPIVET_META_ARGUMENT, w, 8);
+}
+
+#define INT_AT(k, i) (*(const int *)(k)[i])
+#define HANDLE_AT(k, i, T) (*(const T *)(k)[i])
+
+/* ---- Communicators ---- */
+
+static struct obj *comm_facts(MPI_Comm c)
+{
+	struct obj *o = args_put(MPIVET_OBJ_COMM, MPIVET_H(c));
+	if (o && o->state == OBJ_UNKNOWN) {
+		int inter = 0, size = 0, rank = 0, local = 0;
+		PMPI_Comm_test_inter(c, &inter);
+		PMPI_Comm_size(c, &local);
+		PMPI_Comm_rank(c, &rank);
+		size = local;
+		if (inter)
+			PMPI_Comm_remote_size(c, &size);
+		o->inter = (uint8_t)inter;
+		o->size = size;
+		o->local = local;
+		o->rank = rank;
+		o->state = OBJ_LIVE;
+	}
+	return o;
+}
+
+/* check_comm gives the communicator's facts, or NULL if it is not one. */
+static struct obj *check_comm(unsigned call, int kc, void *const *k)
+{
+	MPI_Comm c = HANDLE_AT(k, kc, MPI_Comm);
+	if (c == MPI_COMM_NULL || MPIVET_H(c) == 0) {
+		report(call, kc, MPIVET_ARG_COMM_NULL, (int64_t)MPIVET_H(c), 0, -1, 0);
+		return NULL;
+	}
+	struct obj *o = args_find(MPIVET_OBJ_COMM, MPIVET_H(c));
+	if (o && o->state == OBJ_FREED) {
+		report(call, kc, MPIVET_ARG_COMM_FREED, (int64_t)MPIVET_H(c), 0, -1, 0);
+		return NULL;
+	}
+	return comm_facts(c);
+}
+
+/* ---- Datatypes and operations ---- */
+
+enum { C_CINT = 1, C_FINT = 2, C_FLOAT = 4, C_LOGICAL = 8, C_COMPLEX = 16, C_BYTE = 32, C_PAIR = 64, C_UNKNOWN = 128 };
+
+static int class_of(MPI_Datatype t)
+{
+	static const struct {
+		MPI_Datatype t;
+		int cls;
+	} named[] = {
+		{MPI_INT, C_CINT}, {MPI_LONG, C_CINT}, {MPI_SHORT, C_CINT}, {MPI_UNSIGNED_SHORT, C_CINT}, {MPI_UNSIGNED, C_CINT},
+		{MPI_UNSIGNED_LONG, C_CINT}, {MPI_LONG_LONG_INT, C_CINT}, {MPI_LONG_LONG, C_CINT}, {MPI_UNSIGNED_LONG_LONG, C_CINT},
+		{MPI_SIGNED_CHAR, C_CINT}, {MPI_UNSIGNED_CHAR, C_CINT}, {MPI_INT8_T, C_CINT}, {MPI_INT16_T, C_CINT},
+		{MPI_INT32_T, C_CINT}, {MPI_INT64_T, C_CINT}, {MPI_UINT8_T, C_CINT}, {MPI_UINT16_T, C_CINT},
+		{MPI_UINT32_T, C_CINT}, {MPI_UINT64_T, C_CINT},
+		/* the multi-language types go where Fortran integers go */
+		{MPI_INTEGER, C_FINT}, {MPI_AINT, C_FINT}, {MPI_OFFSET, C_FINT}, {MPI_COUNT, C_FINT},
+		{MPI_INTEGER1, C_FINT}, {MPI_INTEGER2, C_FINT}, {MPI_INTEGER4, C_FINT}, {MPI_INTEGER8, C_FINT},
+		{MPI_FLOAT, C_FLOAT}, {MPI_DOUBLE, C_FLOAT}, {MPI_LONG_DOUBLE, C_FLOAT}, {MPI_REAL, C_FLOAT},
+		{MPI_DOUBLE_PRECISION, C_FLOAT}, {MPI_REAL4, C_FLOAT}, {MPI_REAL8, C_FLOAT}, {MPI_REAL16, C_FLOAT},
+		{MPI_LOGICAL, C_LOGICAL}, {MPI_C_BOOL, C_LOGICAL}, {MPI_CXX_BOOL, C_LOGICAL},
+		{MPI_COMPLEX, C_COMPLEX}, {MPI_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_FLOAT_COMPLEX, C_COMPLEX},
+		{MPI_C_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_COMPLEX8, C_COMPLEX},
+		{MPI_COMPLEX16, C_COMPLEX}, {MPI_COMPLEX32, C_COMPLEX}, {MPI_CXX_FLOAT_COMPLEX, C_COMPLEX},
+		{MPI_CXX_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_CXX_LONG_DOUBLE_COMPLEX, C_COMPLEX},
+		{MPI_BYTE, C_BYTE},
+		{MPI_FLOAT_INT, C_PAIR}, {MPI_DOUBLE_INT, C_PAIR}, {MPI_LONG_INT, C_PAIR}, {MPI_2INT, C_PAIR},
+		{MPI_SHORT_INT, C_PAIR}, {MPI_LONG_DOUBLE_INT, C_PAIR}, {MPI_2INTEGER, C_PAIR}, {MPI_2REAL, C_PAIR},
+		{MPI_2DOUBLE_PRECISION, C_PAIR},
+		/* in no class: no reduction is defined on them */
+		{MPI_CHAR, 0}, {MPI_WCHAR, 0}, {MPI_CHARACTER, 0}, {MPI_PACKED, 0},
+	};
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (named[i].t == t && t != MPI_DATATYPE_NULL)
+			return named[i].cls;
+	return C_UNKNOWN;
+}
+
+/* check_type checks a datatype; it gives its entry (NULL for an invalid
+ * one). need_commit: it describes data (not a constructor's old type). */
+static struct obj *check_type(unsigned call, int kt, void *const *k, int need_commit)
+{
+	MPI_Datatype t = HANDLE_AT(k, kt, MPI_Datatype);
+	if (t == MPI_DATATYPE_NULL || MPIVET_H(t) == 0) {
+		report(call, kt, MPIVET_ARG_TYPE_NULL, (int64_t)MPIVET_H(t), 0, -1, 0);
+		return NULL;
+	}
+	struct obj *o = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(t));
+	if (!o) { /* not made by the program: predefined; its classes, once */
+		o = args_put(MPIVET_OBJ_DATATYPE, MPIVET_H(t));
+		if (o) {
+			o->state = OBJ_PREDEFINED;
+			o->cls = (uint8_t)class_of(t);
+		}
+		return o;
+	}
+	if (o->state == OBJ_FREED) {
+		report(call, kt, MPIVET_ARG_TYPE_FREED, (int64_t)MPIVET_H(t), 0, -1, 0);
+		return NULL;
+	}
+	if (need_commit && o->state == OBJ_UNCOMMITTED) {
+		report(call, kt, MPIVET_ARG_TYPE_UNCOMMITTED, (int64_t)MPIVET_H(t), 0, -1, 0);
+		return NULL;
+	}
+	return o;
+}
+
+static int op_classes(MPI_Op op)
+{
+	if (op == MPI_MAX || op == MPI_MIN)
+		return C_CINT | C_FINT | C_FLOAT;
+	if (op == MPI_SUM || op == MPI_PROD)
+		return C_CINT | C_FINT | C_FLOAT | C_COMPLEX;
+	if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+		return C_CINT | C_LOGICAL;
+	if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+		return C_CINT | C_FINT | C_BYTE;
+	if (op == MPI_MAXLOC || op == MPI_MINLOC)
+		return C_PAIR;
+	if (op == MPI_REPLACE || op == MPI_NO_OP) /* one-sided accumulates only */
+		return 0;
+	return -1; /* user-defined: any datatype */
+}
+
+static void check_op(unsigned call, int ko, void *const *k, int kt, const struct obj *type)
+{
+	MPI_Op op = HANDLE_AT(k, ko, MPI_Op);
+	if (op == MPI_OP_NULL || MPIVET_H(op) == 0) {
+		report(call, ko, MPIVET_ARG_OP_NULL, (int64_t)MPIVET_H(op), 0, -1, 0);
+		return;
+	}
+	struct obj *o = args_find(MPIVET_OBJ_OP, MPIVET_H(op));
+	if (o && o->state == OBJ_FREED) {
+		report(call, ko, MPIVET_ARG_OP_FREED, (int64_t)MPIVET_H(op), 0, -1, 0);
+		return;
+	}
+	int allowed = op_classes(op);
+	if (o || allowed < 0 || !type)
+		return;
+	/* predefined operations apply to predefined datatypes only (and the
+	 * pairs of MPI_MAXLOC, MPI_MINLOC): both MPIs refuse a derived one */
+	if (type->state != OBJ_PREDEFINED || (type->cls != C_UNKNOWN && !(allowed & type->cls)))
+		report(call, ko, MPIVET_ARG_OP_TYPE, (int64_t)MPIVET_H(op), (int64_t)type->h, kt, (int64_t)type->h);
+}
+
+/* ---- Ranks and tags ---- */
+
+static void check_peer(unsigned call, int kp, void *const *k, const struct obj *c, int any)
+{
+	int r = INT_AT(k, kp);
+	if (r == MPI_PROC_NULL || (any && r == MPI_ANY_SOURCE))
+		return;
+	if (r < 0 || r >= c->size)
+		report(call, kp, MPIVET_ARG_RANK, r, c->size, -1, 0);
+}
+
+static void check_root(unsigned call, int kr, void *const *k, const struct obj *c)
+{
+	int r = INT_AT(k, kr);
+	if (c->inter && (r == MPI_ROOT || r == MPI_PROC_NULL))
+		return;
+	if (r < 0 || r >= c->size)
+		report(call, kr, MPIVET_ARG_ROOT, r, c->size, -1, 0);
+}
+
+static void check_tag(unsigned call, int kt, void *const *k, int any)
+{
+	int t = INT_AT(k, kt);
+	if (any && t == MPI_ANY_TAG)
+		return;
+	if (tag_ub < 0) {
+		int *ub = NULL, flag = 0;
+		PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+		tag_ub = flag && ub ? *ub : 32767; /* the least MPI_TAG_UB the standard allows */
+	}
+	if (t < 0 || t > tag_ub)
+		report(call, kt, MPIVET_ARG_TAG, t, tag_ub, -1, 0);
+}
+
+/* ---- Buffers ---- */
+
+/* span gives the bytes n elements of datatype t (its entry o) at buf
+ * cover: [lo, hi). The extents are asked of the MPI once per datatype. */
+static int span(uint64_t buf, int64_t n, MPI_Datatype t, struct obj *o, uint64_t *lo, uint64_t *hi)
+{
+	if (n <= 0 || !o)
+		return 0;
+	if (!o->spans) {
+		MPI_Aint lb, extent, tlb, textent;
+		if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+			return 0;
+		o->lb = lb, o->extent = extent, o->tlb = tlb, o->textent = textent;
+		o->spans = 1;
+	}
+	if (o->textent <= 0)
+		return 0;
+	*lo = buf + (uint64_t)o->tlb;
+	*hi = *lo + (uint64_t)((n - 1) * o->extent + o->textent);
+	if (o->extent < 0) /* a negative extent lays the elements downwards */
+		*lo += (uint64_t)((n - 1) * o->extent), *hi = buf + (uint64_t)(o->tlb + o->textent);
+	return 1;
+}
+
+static void check_overlap(unsigned call, int kb1, uint64_t b1, int64_t n1, MPI_Datatype t1, struct obj *o1,
+			  int kb2, uint64_t b2, int64_t n2, MPI_Datatype t2, struct obj *o2)
+{
+	uint64_t lo1, hi1, lo2, hi2;
+	if (!b1 || !b2 || !span(b1, n1, t1, o1, &lo1, &hi1) || !span(b2, n2, t2, o2, &lo2, &hi2))
+		return;
+	if (lo1 < hi2 && lo2 < hi1)
+		report(call, kb2, MPIVET_ARG_OVERLAP, (int64_t)b2, (int64_t)(lo1 < lo2 ? hi1 - lo2 : hi2 - lo1), kb1, (int64_t)b1);
+}
+
+/* check_data checks one buffer, count and datatype of a point-to-point
+ * call; it gives the datatype's entry when the three are valid. */
+static struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const *k)
+{
+	if (kn < 0 || kt < 0)
+		return NULL;
+	int n = INT_AT(k, kn);
+	struct obj *t = check_type(call, kt, k, 1);
+	if (n < 0) {
+		report(call, kn, MPIVET_ARG_COUNT, n, 0, -1, 0);
+		return NULL;
+	}
+	if (kb < 0)
+		return t;
+	uint64_t b = MPIVET_A(HANDLE_AT(k, kb, void *));
+	if (n > 0 && mpivet_coll_in_place(b)) {
+		report(call, kb, MPIVET_ARG_IN_PLACE, (int64_t)b, 0, -1, 0);
+		return NULL;
+	}
+	if (n > 0 && b == 0 && t && t->state == OBJ_PREDEFINED) {
+		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, n, kn, n);
+		return NULL;
+	}
+	return t;
+}
+
+static void check_p2p(unsigned call, void *const *k, const struct obj *c)
+{
+	if (c && mpivet_call_k_dest[call] >= 0)
+		check_peer(call, mpivet_call_k_dest[call], k, c, 0);
+	if (c && mpivet_call_k_source[call] >= 0) /* receives and probes: MPI_ANY_SOURCE */
+		check_peer(call, mpivet_call_k_source[call], k, c, 1);
+	if (mpivet_call_k_stag[call] >= 0)
+		check_tag(call, mpivet_call_k_stag[call], k, 0);
+	if (mpivet_call_k_rtag[call] >= 0)
+		check_tag(call, mpivet_call_k_rtag[call], k, 1);
+	check_data(call, mpivet_call_k_buf[call], mpivet_call_k_count[call], mpivet_call_k_type[call], k);
+	int sb = mpivet_call_k_sbuf[call], rb = mpivet_call_k_rbuf[call];
+	struct obj *st = check_data(call, sb, mpivet_call_k_scount[call], mpivet_call_k_stype[call], k);
+	struct obj *rt = check_data(call, rb, mpivet_call_k_rcount[call], mpivet_call_k_rtype[call], k);
+	if (st && rt)
+		check_overlap(call, sb, MPIVET_A(HANDLE_AT(k, sb, void *)), INT_AT(k, mpivet_call_k_scount[call]),
+			      HANDLE_AT(k, mpivet_call_k_stype[call], MPI_Datatype), st, rb, MPIVET_A(HANDLE_AT(k, rb, void *)),
+			      INT_AT(k, mpivet_call_k_rcount[call]), HANDLE_AT(k, mpivet_call_k_rtype[call], MPI_Datatype), rt);
+}
+
+/* ---- Collectives ---- */
+
+/* Where a side's buffer, count and datatype are among the parameters: a
+ * reduction's one count and datatype serve both sides, a Bcast's buffer is
+ * its send side's. */
+static int pos(int a, int b) { return a >= 0 ? a : b; }
+#define SEND_POS(f) pos(mpivet_call_k_send##f[call], mpivet_call_k_recv##f[call])
+#define RECV_POS(f) pos(mpivet_call_k_recv##f[call], mpivet_call_k_send##f[call])
+
+/* in_place_ok: a collective allows MPI_IN_PLACE as its send buffer
+ * (recv 0) or receive buffer (recv 1) on this rank (§6.2.1). */
+static int in_place_ok(int family, int recv, int root)
+{
+	if (recv)
+		return family == MPIVET_COLL_SCATTER && root;
+	switch (family) {
+	case MPIVET_COLL_REDUCE:
+	case MPIVET_COLL_GATHER:
+		return root;
+	case MPIVET_COLL_ALLREDUCE:
+	case MPIVET_COLL_REDUCE_SCATTER:
+	case MPIVET_COLL_ALLGATHER:
+	case MPIVET_COLL_ALLTOALL:
+		return 1;
+	}
+	return 0;
+}
+
+/* check_side checks a significant side with one count and datatype. */
+static struct obj *check_side(unsigned call, void *const *k, const struct mpivet_coll_side *s, int kb, int kn, int kt)
+{
+	struct obj *t = kt >= 0 ? check_type(call, kt, k, 1) : NULL;
+	if (s->per_rank || kn < 0)
+		return NULL;
+	if (s->count < 0) {
+		report(call, kn, MPIVET_ARG_COUNT, s->count, 0, -1, 0);
+		return NULL;
+	}
+	if (s->count > 0 && s->buf == 0 && t && t->state == OBJ_PREDEFINED) {
+		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, s->count, kn, s->count);
+		return NULL;
+	}
+	return t;
+}
+
+static void check_coll(unsigned call, void *const *k, const struct obj *c)
+{
+	struct mpivet_coll d;
+	int ko = mpivet_call_k_op[call];
+	if (!mpivet_coll_params(call, k, &d) || c->inter || (d.root >= 0 && d.root >= c->size) ||
+	    (mpivet_call_k_root[call] >= 0 && d.root < 0)) {
+		if (ko >= 0) /* not decoded here: the operation alone */
+			check_op(call, ko, k, -1, NULL);
+		return;
+	}
+	int root = d.root == c->rank, sides = mpivet_coll_sides(&d, c->rank);
+	int sb = mpivet_call_k_sendbuf[call], rb = RECV_POS(buf);
+	if (d.send.in_place && !in_place_ok(d.family, 0, root)) {
+		report(call, sb, MPIVET_ARG_IN_PLACE, (int64_t)d.send.buf, 0, -1, 0);
+		return;
+	}
+	if (d.family != MPIVET_COLL_BCAST && d.recv.in_place && !in_place_ok(d.family, 1, root)) {
+		report(call, rb, MPIVET_ARG_IN_PLACE, (int64_t)d.recv.buf, 0, -1, 0);
+		return;
+	}
+	struct obj *st = NULL, *rt = NULL;
+	if (ko >= 0) { /* a reduction: one datatype, significant everywhere */
+		const struct obj *t = check_type(call, SEND_POS(type), k, 1);
+		check_op(call, ko, k, SEND_POS(type), t);
+		if (!t)
+			return;
+	}
+	if (d.w) /* a datatype per rank: not looked into */
+		return;
+	if (sides & MPIVET_COLL_SENDS)
+		st = check_side(call, k, &d.send, sb, SEND_POS(count), SEND_POS(type));
+	if (sides & MPIVET_COLL_RECVS)
+		rt = check_side(call, k, &d.recv, rb, RECV_POS(count), RECV_POS(type));
+	if (!st || !rt || d.family == MPIVET_COLL_BCAST || d.family >= MPIVET_COLL_NEIGHBOR_ALLGATHER)
+		return;
+	/* the blocks of every rank, where a side has one per rank */
+	int64_t ns = d.send.count, nr = d.recv.count;
+	if (d.family == MPIVET_COLL_SCATTER || d.family == MPIVET_COLL_ALLTOALL || d.family == MPIVET_COLL_REDUCE_SCATTER)
+		ns *= c->local;
+	if (d.family == MPIVET_COLL_GATHER || d.family == MPIVET_COLL_ALLGATHER || d.family == MPIVET_COLL_ALLTOALL)
+		nr *= c->local;
+	check_overlap(call, sb, d.send.buf, ns, d.send.type, st, rb, d.recv.buf, nr, d.recv.type, rt);
+}
+
+/* ---- The hooks ---- */
+
+int mpivet_args_pre(unsigned call, void *const *k)
+{
+	bad_handle = 0;
+	args_lock();
+	int kc = mpivet_call_k_comm[call];
+	const struct obj *c = kc >= 0 ? check_comm(call, kc, k) : NULL;
+	if (c && mpivet_call_k_root[call] >= 0)
+		check_root(call, mpivet_call_k_root[call], k, c);
+	if (mpivet_call_k_dest[call] >= 0 || mpivet_call_k_source[call] >= 0 || mpivet_call_k_type[call] >= 0 ||
+	    mpivet_call_k_stype[call] >= 0)
+		check_p2p(call, k, c); /* c NULL: no communicator (MPI_Mrecv), or not a valid one */
+	else if (mpivet_call_k_stag[call] >= 0) /* communicator constructors' tags */
+		check_tag(call, mpivet_call_k_stag[call], k, 0);
+	if (c && (mpivet_call_flags[call] & MPIVET_CALL_COLL))
+		check_coll(call, k, c);
+	if (mpivet_call_k_oldtype[call] >= 0)
+		check_type(call, mpivet_call_k_oldtype[call], k, 0);
+	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0])
+		check_type(call, 0, (void *const[]){*(MPI_Datatype *const *)k[0]}, 0);
+	int kf = mpivet_call_k_free[call];
+	freeing_kind = 0;
+	if (kf >= 0 && *(void *const *)k[kf]) {
+		/* the handle as the call gets it: the MPI sets the program's to null */
+		int kind = mpivet_call_f_kind[call];
+		uint64_t h = kind == MPIVET_OBJ_COMM	 ? MPIVET_H(**(MPI_Comm *const *)k[kf])
+			     : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(**(MPI_Datatype *const *)k[kf])
+							   : MPIVET_H(**(MPI_Op *const *)k[kf]);
+		struct obj *o = args_find(kind, h);
+		if (o && o->state == OBJ_FREED) {
+			int rule = kind == MPIVET_OBJ_COMM ? MPIVET_ARG_COMM_FREED
+				   : kind == MPIVET_OBJ_DATATYPE ? MPIVET_ARG_TYPE_FREED : MPIVET_ARG_OP_FREED;
+			report(call, kf, rule, (int64_t)h, 0, -1, 0);
+		}
+		freeing = h;
+		freeing_kind = kind;
+	}
+	args_unlock();
+	return bad_handle;
+}
+
+void mpivet_args_post(unsigned call, void *const *k, int rc)
+{
+	if (rc != MPI_SUCCESS)
+		return;
+	args_lock();
+	int kn = mpivet_call_k_new[call];
+	if (kn >= 0 && *(void *const *)k[kn]) {
+		int kind = mpivet_call_a_kind[call];
+		uint64_t h = kind == MPIVET_OBJ_COMM	 ? MPIVET_H(**(MPI_Comm *const *)k[kn])
+			     : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(**(MPI_Datatype *const *)k[kn])
+							   : MPIVET_H(**(MPI_Op *const *)k[kn]);
+		int null = kind == MPIVET_OBJ_COMM ? h == MPIVET_H(MPI_COMM_NULL)
+			   : kind == MPIVET_OBJ_DATATYPE ? h == MPIVET_H(MPI_DATATYPE_NULL) : h == MPIVET_H(MPI_OP_NULL);
+		struct obj *o = null ? NULL : args_put(kind, h);
+		if (o) {
+			o->spans = 0; /* a value made again is another datatype */
+			o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_OP ? OBJ_LIVE : OBJ_UNCOMMITTED;
+			if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
+				const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));
+				if (!from || from->state != OBJ_UNCOMMITTED)
+					o->state = OBJ_COMMITTED;
+			}
+		}
+	}
+	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0]) {
+		struct obj *o = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(**(MPI_Datatype *const *)k[0]));
+		if (o && o->state == OBJ_UNCOMMITTED)
+			o->state = OBJ_COMMITTED;
+	}
+	if (freeing_kind) {
+		struct obj *o = args_put(freeing_kind, freeing);
+		if (o)
+			o->state = OBJ_FREED;
+		freeing_kind = 0;
+	}
+	args_unlock();
+}
+
+/* ---- Start ---- */
+
+static void args_opened(void) { mpivet_args_on = !mpivet_conf_is(MPIVET_CONF_ARGUMENTS, "off"); }
+
+static const struct mpivet_service service = {.log_opened = args_opened};
+
+__attribute__((constructor(MPIVET_SERVICE_PRIORITY))) static void args_register(void) { mpivet_register(&service); }
