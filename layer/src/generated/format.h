@@ -29,6 +29,7 @@
 #define MPIVET_META_WATCH 17
 #define MPIVET_META_UNRECEIVED 18
 #define MPIVET_META_DIVERGED 24
+#define MPIVET_META_RMA 25
 
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
@@ -82,6 +83,13 @@
 #define MPIVET_CLOCKS_OFF 0
 #define MPIVET_CLOCKS_LAMPORT 1
 #define MPIVET_CLOCKS_VECTOR 2
+
+/* Words of a META_RMA record after the entry offset (api.RMA*) */
+#define MPIVET_RMA_TARGET_LB 0
+#define MPIVET_RMA_TARGET_SPAN 1
+#define MPIVET_RMA_ORIGIN_LB 2
+#define MPIVET_RMA_ORIGIN_SPAN 3
+#define MPIVET_RMA_WORDS 4
 
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86
