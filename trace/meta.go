@@ -51,6 +51,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaUnreceived: (*Process).metaUnreceived,
 	api.MetaLate:       (*Process).metaLate,
 	api.MetaError:      (*Process).metaError,
+	api.MetaRMA:        (*Process).metaRMA,
 }
 
 func (p *Process) metaProcess(w []uint64) {
@@ -184,6 +185,15 @@ func (p *Process) metaLate(w []uint64) {
 func (p *Process) metaError(w []uint64) {
 	if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
 		p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
+	}
+}
+
+func (p *Process) metaRMA(w []uint64) {
+	if len(w) >= 2 {
+		if p.RMA == nil {
+			p.RMA = map[uint64][]uint64{}
+		}
+		p.RMA[w[0]] = append([]uint64(nil), w[1:]...)
 	}
 }
 
