@@ -422,7 +422,9 @@ const (
 // (generated/format.h): for a communication call (MPI_Put ...), the target
 // bytes its target datatype touches, relative to the target displacement in
 // bytes (true lower bound, then the span: (count-1) x extent + true extent),
-// and the same for the origin buffer, relative to its address; for
+// and the same for the origin buffer, relative to its address, then, for a
+// derived target datatype of at most 32 blocks of bytes, their number and
+// (offset, length) pairs relative to the same displacement; for
 // MPI_Win_post and MPI_Win_start, the group's size and its members as ranks
 // of MPI_COMM_WORLD.
 const (

@@ -214,8 +214,8 @@ func (s *scan) finalize(cl call, open []*epochs) {
 // keeps other ranks waiting, which is how a run hangs on them.
 func (s *scan) hang(p *trace.Process, open []*epochs) {
 	last := p.Last()
-	if last == nil {
-		return
+	if last == nil || !(s.pass.In.TimedOut || s.pass.In.Stalled) {
+		return // it crashed, or another rank did: program-failure says so
 	}
 	for _, e := range open {
 		whats, where := openEpochs(e)

@@ -25,6 +25,12 @@ func (s *scan) bytes(a *access) {
 	}
 	a.lo = disp + int64(ws[api.RMATargetLB])
 	a.hi = a.lo + int64(ws[api.RMATargetSpan])
+	if rest := ws[api.RMAWords:]; len(rest) > 0 && uint64(len(rest)) >= 1+2*rest[0] {
+		for i := uint64(0); i < rest[0]; i++ {
+			off := disp + int64(rest[1+2*i])
+			a.blocks = append(a.blocks, [2]int64{off, off + int64(rest[2+2*i])})
+		}
+	}
 	name := c.Name()
 	tf := "target_datatype"
 	if !c.HasField(tf) {
@@ -46,6 +52,29 @@ func (s *scan) bytes(a *access) {
 		}
 		a.write = a.op != "MPI_NO_OP"
 	}
+}
+
+// overlap returns the first bytes [lo, hi) both accesses touch (hi <= lo:
+// none), from their blocks where the target datatype is derived.
+func overlap(a, b *access) (int64, int64) {
+	if a.hi <= b.lo || b.hi <= a.lo {
+		return 0, 0
+	}
+	as, bs := a.blocks, b.blocks
+	if as == nil {
+		as = [][2]int64{{a.lo, a.hi}}
+	}
+	if bs == nil {
+		bs = [][2]int64{{b.lo, b.hi}}
+	}
+	for _, x := range as {
+		for _, y := range bs {
+			if lo, hi := max(x[0], y[0]), min(x[1], y[1]); lo < hi {
+				return lo, hi
+			}
+		}
+	}
+	return 0, 0
 }
 
 // conflict reports whether two accesses to overlapping bytes conflict:
@@ -103,6 +132,9 @@ func (s *scan) races() {
 				if a.origin == b.origin || b.lo >= a.hi || a.lo >= b.hi || !conflict(a, b) || ordered(a, b) {
 					continue
 				}
+				if lo, hi := overlap(a, b); hi <= lo {
+					continue
+				}
 				id := [3]uint64{min(a.c.PC, b.c.PC), max(a.c.PC, b.c.PC), uint64(a.target)}
 				if seen[id] {
 					continue
@@ -118,7 +150,7 @@ func (s *scan) race(a, b *access) {
 	if b.origin < a.origin {
 		a, b = b, a
 	}
-	lo, hi := max(a.lo, b.lo), min(a.hi, b.hi)
+	lo, hi := overlap(a, b)
 	la, lb := s.loc(&a.call, fmt.Sprintf("rank %d's operation", a.origin)), s.loc(&b.call, fmt.Sprintf("rank %d's operation", b.origin))
 	locs := []check.Location{la, lb}
 	if w := a.w.created[a.target]; w != nil {

@@ -52,7 +52,8 @@ type access struct {
 	w      *window
 	origin int // world ranks
 	target int
-	lo, hi int64 // target bytes
+	lo, hi int64      // target bytes
+	blocks [][2]int64 // the bytes of a derived target datatype, when recorded
 	write  bool
 	atomic bool   // an accumulate-class operation
 	op     string // its operation, for accumulates

@@ -10,8 +10,11 @@
  *     its target datatype covers, relative to the target displacement in
  *     bytes (true lower bound, then span: (count-1) x extent + true extent),
  *     and the same of its origin datatype, relative to the origin address.
- *     Races are judged on these byte ranges; no type map is logged, so the
- *     record is four words whatever the datatype.
+ *     Races are judged on these byte ranges. For a derived target datatype
+ *     the blocks of bytes it covers follow (datatypes/walk.c reads the
+ *     type map), at most MAX_BLOCKS: two interleaved vectors do not
+ *     overlap though their spans do. A type of more blocks is taken as its
+ *     span, so the record never grows beyond a few dozen words.
  *   - MPI_Win_post, MPI_Win_start: the group's members as ranks of
  *     MPI_COMM_WORLD, which is how the Go side pairs a start with the posts
  *     it waits for and a complete with the wait it releases.
@@ -19,6 +22,7 @@
  * It calls only the recorder (record.h) and PMPI.
  */
 #include "../record/record.h"
+#include "../datatypes/walk.h"
 #include "rma.h"
 
 #include <stdlib.h>
@@ -37,6 +41,58 @@ static void span(int count, MPI_Datatype type, int64_t *lb, int64_t *len)
 	*len = (int64_t)(count - 1) * (int64_t)ext + (int64_t)text;
 }
 
+#define MAX_BLOCKS 32
+
+/* blocks are the byte ranges a derived datatype covers, adjacent ones merged. */
+struct blocks {
+	int n, full;
+	int64_t off[MAX_BLOCKS], len[MAX_BLOCKS];
+};
+
+static int add(struct blocks *b, int64_t off, int64_t len)
+{
+	if (len <= 0)
+		return 0;
+	if (b->n > 0 && b->off[b->n - 1] + b->len[b->n - 1] == off) {
+		b->len[b->n - 1] += len;
+		return 0;
+	}
+	if (b->n == MAX_BLOCKS) {
+		b->full = 1;
+		return 1;
+	}
+	b->off[b->n] = off, b->len[b->n] = len, b->n++;
+	return 0;
+}
+
+static int visit(void *ctx, MPI_Datatype t, int64_t disp)
+{
+	struct mpivet_type_parts p;
+	int k = mpivet_type_open(t, &p);
+	if (k == MPIVET_TYPE_UNKNOWN)
+		return ((struct blocks *)ctx)->full = 1;
+	if (k == MPIVET_TYPE_BASIC) {
+		int size = 0;
+		PMPI_Type_size(t, &size);
+		return add(ctx, disp, size);
+	}
+	int r = 0;
+	for (int g = 0; g < p.ngroups && !r; g++)
+		r = mpivet_type_each(&p, g, disp, visit, ctx);
+	mpivet_type_close(&p);
+	return r;
+}
+
+/* type_blocks fills b with the blocks count elements of a derived type t
+ * cover (b->full: too many, or unknown). */
+static void type_blocks(int count, MPI_Datatype t, struct blocks *b)
+{
+	int64_t ext = mpivet_type_extent(t);
+	for (int i = 0; i < count && !b->full; i++)
+		if (visit(b, t, (int64_t)i * ext) != 0)
+			b->full = 1;
+}
+
 void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount, MPI_Datatype otype)
 {
 	if (logref == MPIVET_NOREC)
@@ -44,14 +100,30 @@ void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount
 	int64_t v[MPIVET_RMA_WORDS];
 	span(tcount, ttype, &v[MPIVET_RMA_TARGET_LB], &v[MPIVET_RMA_TARGET_SPAN]);
 	span(ocount, otype, &v[MPIVET_RMA_ORIGIN_LB], &v[MPIVET_RMA_ORIGIN_SPAN]);
-	uint64_t off;
-	uint64_t *w = mpivet_begin(1 + MPIVET_RMA_WORDS, &off);
+	struct blocks b = {0};
+	struct mpivet_type_parts p;
+	if (tcount > 0 && ttype != MPI_DATATYPE_NULL) {
+		int k = mpivet_type_open(ttype, &p);
+		if (k == MPIVET_TYPE_DERIVED) {
+			mpivet_type_close(&p);
+			type_blocks(tcount, ttype, &b);
+		}
+	}
+	int nb = b.full ? 0 : b.n;
+	uint64_t off, n = 1 + MPIVET_RMA_WORDS + (nb > 0 ? 1 + 2 * (uint64_t)nb : 0);
+	uint64_t *w = mpivet_begin(n, &off);
 	if (!w)
 		return;
 	w[0] = logref;
 	for (int i = 0; i < MPIVET_RMA_WORDS; i++)
 		w[1 + i] = (uint64_t)v[i];
-	mpivet_commit(off, 1 + MPIVET_RMA_WORDS, MPIVET_META_RMA, MPIVET_KIND_META);
+	if (nb > 0) {
+		uint64_t *x = w + 1 + MPIVET_RMA_WORDS;
+		x[0] = (uint64_t)nb;
+		for (int i = 0; i < nb; i++)
+			x[1 + 2 * i] = (uint64_t)b.off[i], x[2 + 2 * i] = (uint64_t)b.len[i];
+	}
+	mpivet_commit(off, n, MPIVET_META_RMA, MPIVET_KIND_META);
 }
 
 void mpivet_rma_group(uint64_t logref, MPI_Group group)
