@@ -13,7 +13,16 @@ import (
 func (s *scan) epochCall(cl call, e *epochs) {
 	c, p, w := cl.c, cl.p, cl.w(e)
 	if !c.Returned {
-		return // blocked in it (or crashed): what it opens or closes did not happen
+		// Blocked in it (or crashed): what it opens or closes did not
+		// happen, but a start or post names its peers (a start may wait
+		// for a post that never comes).
+		switch c.Name() {
+		case "MPI_Win_start":
+			s.pair(s.starts, cl)
+		case "MPI_Win_post":
+			s.pair(s.posts, cl)
+		}
+		return
 	}
 	target := func() int { return w.worldOf(c.Int("rank")) }
 	switch name := c.Name(); name {
@@ -112,10 +121,7 @@ func (s *scan) post(cl call, e *epochs) {
 		return
 	}
 	e.post, e.origins = &cl, group(cl)
-	for _, o := range e.origins {
-		k := [2]int{cl.p.Rank, o}
-		s.posts[k] = append(s.posts[k], &cl)
-	}
+	s.pair(s.posts, cl)
 	s.addSync(cl.p, sync{at: cl.idx, kind: syncPost, peers: e.origins})
 }
 
@@ -125,11 +131,16 @@ func (s *scan) start(cl call, e *epochs) {
 		return
 	}
 	e.start, e.targets = &cl, group(cl)
-	for _, t := range e.targets {
-		k := [2]int{cl.p.Rank, t}
-		s.starts[k] = append(s.starts[k], &cl)
-	}
+	s.pair(s.starts, cl)
 	s.addSync(cl.p, sync{at: cl.idx, kind: syncStart, peers: e.targets})
+}
+
+// pair notes a post or start for each rank of its group.
+func (s *scan) pair(m map[[2]int][]*call, cl call) {
+	for _, q := range group(cl) {
+		k := [2]int{cl.p.Rank, q}
+		m[k] = append(m[k], &cl)
+	}
 }
 
 // complete marks the pending accesses that match as completed by cl.
@@ -171,7 +182,6 @@ func (s *scan) communicate(cl call, e *epochs) {
 		s.report(fmt.Sprintf("%s to rank %d outside an access epoch: no MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start covers it", c.Name(), t), cl, "called here")
 		return
 	}
-	s.bytes(a)
 	e.pending = append(e.pending, a)
 	s.accesses = append(s.accesses, a)
 	s.addSync(p, sync{at: cl.idx, kind: syncAccess, access: a})
@@ -220,6 +230,9 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 	for _, e := range open {
 		whats, where := openEpochs(e)
 		for i, what := range whats {
+			if !last.Returned && last.HasField("win") && last.Word("win") == e.handle && closes(last.Name(), where[i].c.Name()) {
+				continue // waiting for others to let it close the epoch: they are the cause
+			}
 			msg := fmt.Sprintf("%s is never closed", upper(what))
 			if !last.Returned {
 				msg += fmt.Sprintf(": rank %d is blocked in %s with the epoch open", p.Rank, last.Name())
@@ -227,6 +240,12 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 			s.report(msg, *where[i], "epoch opened here", s.loc(&call{p, last, -1}, "the rank's last MPI call"))
 		}
 	}
+}
+
+// closes reports whether call closes the epochs opener opens.
+func closes(call, opener string) bool {
+	return map[string]string{"MPI_Win_lock": "MPI_Win_unlock", "MPI_Win_lock_all": "MPI_Win_unlock_all",
+		"MPI_Win_start": "MPI_Win_complete", "MPI_Win_post": "MPI_Win_wait"}[opener] == call
 }
 
 func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
@@ -257,8 +276,8 @@ func (s *scan) mismatches() {
 			}
 		}
 	}
-	s.pscwMismatch(s.starts, s.posts, "MPI_Win_start", "MPI_Win_post", "target", "origin")
-	s.pscwMismatch(s.posts, s.starts, "MPI_Win_post", "MPI_Win_start", "origin", "target")
+	s.pscwMismatch(s.starts, s.posts, "MPI_Win_start", "MPI_Win_post", "a target", "an origin")
+	s.pscwMismatch(s.posts, s.starts, "MPI_Win_post", "MPI_Win_start", "an origin", "a target")
 }
 
 // pscwMismatch reports the calls of one side (mine, keyed (me, peer)) that
@@ -277,7 +296,7 @@ func (s *scan) pscwMismatch(mine, theirs map[[2]int][]*call, my, their, peerRole
 		}
 		n := len(theirs[[2]int{k[1], k[0]}])
 		if cs := mine[k]; len(cs) > n {
-			s.report(fmt.Sprintf("%s names rank %d as a %s, but rank %d's %s does not name rank %d as an %s (%d against %d)",
+			s.report(fmt.Sprintf("%s names rank %d as %s, but rank %d's %s does not name rank %d as %s (%d against %d)",
 				my, k[1], peerRole, k[1], their, k[0], meRole, len(cs), n), *cs[n], "called here")
 		}
 	}

@@ -110,6 +110,7 @@ func (s *scan) races() {
 	groups := map[string][]*access{}
 	var keys []string
 	for _, a := range s.accesses {
+		s.bytes(a) // once every rank's windows are known: the target's disp_unit
 		if a.hi <= a.lo {
 			continue
 		}

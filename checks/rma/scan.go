@@ -33,6 +33,7 @@ type call struct {
 // epochs are a rank's open epochs on one window.
 type epochs struct {
 	w        *window
+	handle   uint64
 	fenced   bool          // an epoch opened by MPI_Win_fence
 	locks    map[int]*call // target world rank -> MPI_Win_lock
 	excl     map[int]bool
@@ -186,7 +187,7 @@ func (s *scan) create(cl call, x *comms.Index, made map[string]int) *epochs {
 		w.dispUnit[p.Rank] = c.Int("disp_unit")
 	}
 	s.addSync(p, sync{at: cl.idx, kind: syncColl, id: "w:" + key + "#create", members: w.members})
-	return &epochs{w: w, locks: map[int]*call{}, excl: map[int]bool{}}
+	return &epochs{w: w, handle: c.Word("win"), locks: map[int]*call{}, excl: map[int]bool{}}
 }
 
 // worldOf returns the world rank of window rank r (-1: none).

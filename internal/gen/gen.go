@@ -632,19 +632,25 @@ func hookViews(c *api.Call) []string {
 }
 
 // rmaHook returns the call to the rma service (layer/src/rma) that a wrapper
-// makes after the call returned, given the C views of its parameters, or ""
-// for a call it does not concern: the byte spans of a communication call's
-// target and origin datatypes, the members of a PSCW group.
+// makes after the call returned successfully, given the C views of its
+// parameters, or "" for a call it does not concern: the byte spans of a
+// communication call's target and origin datatypes.
 func rmaHook(c *api.Call) string {
-	if !c.Has("rma") {
-		return ""
-	}
 	switch {
+	case !c.Has("rma"):
 	case c.Param("target_datatype") >= 0:
 		return "mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype)"
 	case c.Param("target_disp") >= 0: // MPI_Fetch_and_op, MPI_Compare_and_swap: one element of datatype
 		return "mpivet_rma_span(e_, 1, datatype, 1, datatype)"
-	case c.Param("group") >= 0:
+	}
+	return ""
+}
+
+// rmaPreHook is the call to the rma service a wrapper makes before the
+// call: the members of a PSCW group, known also of a rank that stays
+// blocked in MPI_Win_start (a post never made).
+func rmaPreHook(c *api.Call) string {
+	if c.Has("rma") && c.Param("group") >= 0 {
 		return "mpivet_rma_group(e_, group)"
 	}
 	return ""
@@ -687,6 +693,9 @@ func genC(w writer, c *api.Call) {
 		if collTyped(c) {
 			w("\tmpivet_coll_types(MPIVET_ID_%s, e_, k_);\n", c.Name)
 		}
+	}
+	if h := rmaPreHook(c); h != "" {
+		w("\t%s;\n", h)
 	}
 	if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
@@ -1021,6 +1030,9 @@ func genFortran(w writer, c *api.Call) {
 		}
 		writeBack("\t\t")
 		w("\t}\n")
+	}
+	if h := rmaPreHook(c); h != "" {
+		w("\t%s;\n", h)
 	}
 	if c.Sync != "" {
 		// Under zero buffering, the MPI's binding of the synchronous send.

@@ -9104,9 +9104,8 @@ int MPI_Win_post(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_post(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
 	int rc_ = PMPI_Win_post(group, assertion, win);
-	if (rc_ == MPI_SUCCESS)
-		mpivet_rma_group(e_, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_post(e_, rc_);
@@ -9122,9 +9121,8 @@ int MPI_Win_start(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_start(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
 	int rc_ = PMPI_Win_start(group, assertion, win);
-	if (rc_ == MPI_SUCCESS)
-		mpivet_rma_group(e_, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_start(e_, rc_);
@@ -18464,10 +18462,9 @@ static void mpivet_f_MPI_Win_post(mpivet_ft_MPI_Win_post real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_post(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (rc_ == MPI_SUCCESS)
-		mpivet_rma_group(e_, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, pc_);
 	mpivet_out_MPI_Win_post(e_, rc_);
@@ -18513,10 +18510,9 @@ static void mpivet_f_MPI_Win_start(mpivet_ft_MPI_Win_start real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_start(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	if (rc_ == MPI_SUCCESS)
-		mpivet_rma_group(e_, group);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, pc_);
 	mpivet_out_MPI_Win_start(e_, rc_);
