@@ -80,6 +80,14 @@ var benchmarks = []benchmark{
 	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false},
 	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
 	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
+	// One-sided halo exchange (bench/programs/rma_stencil.c): MPI_Put into
+	// the neighbours' windows, synchronised by fences or by lock_all, flush
+	// and a barrier; and the same with 16x16 blocks, where the calls are
+	// most of the time.
+	{"rma-fence", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "fence"}, "", "", false},
+	{"rma-lock", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "lock"}, "", "", false},
+	{"rma-fence-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "fence"}, "", "", false},
+	{"rma-lock-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "lock"}, "", "", false},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
 }

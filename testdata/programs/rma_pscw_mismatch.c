@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	MPI_Group_incl(world, 2, two, &targets);
 	MPI_Group_incl(world, 1, &zero, &origin);
 	if (rank == 0) {
-		MPI_Win_start(targets, 0, win); // want "rma-epoch"
+		MPI_Win_start(targets, 0, win); // want "rma-epoch" "deadlock"
 		MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
 		MPI_Win_complete(win);
 	} else if (rank == 1) {
