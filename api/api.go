@@ -71,10 +71,10 @@ type Param struct {
 
 // IsBuffer reports whether the parameter is a choice buffer (void*), which
 // Fortran 2008 bindings pass as a descriptor in some MPIs.
-// (A void* the record ignores is not one: the baseptr of MPI_Win_allocate, an
-// address-sized integer in Fortran.)
+// (The baseptr of MPI_Win_allocate is not one: it is where the call stores
+// the window's address, an address-sized integer or a C pointer in Fortran.)
 func (p Param) IsBuffer() bool {
-	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Role != Ignore
+	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Name != "baseptr"
 }
 
 // FieldKind is how a recorded field is encoded.

@@ -454,9 +454,10 @@ uint64_t *mpivet_poll_scratch(uint64_t nwords)
 
 // bufferHooked reports whether the nonblocking-buffer checker
 // (layer/src/buffers) sees the call's arguments: calls that start, complete
-// or free operations, free datatypes, or end MPI.
+// or free operations, free datatypes, or end MPI; one-sided calls (an
+// origin buffer is pending until the epoch's synchronisation completes it).
 func bufferHooked(c *api.Call) bool {
-	for _, t := range []string{"nonblocking", "persistent", "start", "completion", "finalize", "abort"} {
+	for _, t := range []string{"nonblocking", "persistent", "start", "completion", "finalize", "abort", "rma"} {
 		if c.Has(t) {
 			return true
 		}

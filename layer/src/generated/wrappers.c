@@ -5121,6 +5121,10 @@ static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_create(uint64_t pc_, uint64_t base, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)base, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_create, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5140,6 +5144,10 @@ static uint64_t mpivet_in_MPI_Win_create(uint64_t pc_, uint64_t base, int64_t si
 
 static void mpivet_out_MPI_Win_create(uint64_t e_, int rc_, uint64_t win)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_create, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5153,10 +5161,14 @@ static void mpivet_out_MPI_Win_create(uint64_t e_, int rc_, uint64_t win)
 	mpivet_state_returned(rc_);
 }
 
-static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t win_at)
+static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -5165,6 +5177,7 @@ static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t d
 		w_[k_++] = (uint64_t)disp_unit;
 		w_[k_++] = info;
 		w_[k_++] = comm;
+		w_[k_++] = baseptr;
 		w_[k_++] = win_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate, MPIVET_KIND_ENTRY);
 	}
@@ -5174,6 +5187,10 @@ static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t d
 
 static void mpivet_out_MPI_Win_allocate(uint64_t e_, int rc_, uint64_t win)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5187,10 +5204,14 @@ static void mpivet_out_MPI_Win_allocate(uint64_t e_, int rc_, uint64_t win)
 	mpivet_state_returned(rc_);
 }
 
-static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t win_at)
+static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
-	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate_shared, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
@@ -5199,6 +5220,7 @@ static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, in
 		w_[k_++] = (uint64_t)disp_unit;
 		w_[k_++] = info;
 		w_[k_++] = comm;
+		w_[k_++] = baseptr;
 		w_[k_++] = win_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate_shared, MPIVET_KIND_ENTRY);
 	}
@@ -5208,6 +5230,10 @@ static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, in
 
 static void mpivet_out_MPI_Win_allocate_shared(uint64_t e_, int rc_, uint64_t win)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate_shared, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5224,6 +5250,10 @@ static void mpivet_out_MPI_Win_allocate_shared(uint64_t e_, int rc_, uint64_t wi
 static uint64_t mpivet_in_MPI_Win_create_dynamic(uint64_t pc_, uint64_t info, uint64_t comm, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_create_dynamic, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5240,6 +5270,10 @@ static uint64_t mpivet_in_MPI_Win_create_dynamic(uint64_t pc_, uint64_t info, ui
 
 static void mpivet_out_MPI_Win_create_dynamic(uint64_t e_, int rc_, uint64_t win)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_create_dynamic, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5256,6 +5290,10 @@ static void mpivet_out_MPI_Win_create_dynamic(uint64_t e_, int rc_, uint64_t win
 static uint64_t mpivet_in_MPI_Win_attach(uint64_t pc_, uint64_t win, uint64_t base, int64_t size)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base, (uint64_t)size};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_attach, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5272,6 +5310,10 @@ static uint64_t mpivet_in_MPI_Win_attach(uint64_t pc_, uint64_t win, uint64_t ba
 
 static void mpivet_out_MPI_Win_attach(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_attach, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5287,6 +5329,10 @@ static void mpivet_out_MPI_Win_attach(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_detach(uint64_t pc_, uint64_t win, uint64_t base)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_detach, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5302,6 +5348,10 @@ static uint64_t mpivet_in_MPI_Win_detach(uint64_t pc_, uint64_t win, uint64_t ba
 
 static void mpivet_out_MPI_Win_detach(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_detach, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5317,6 +5367,10 @@ static void mpivet_out_MPI_Win_detach(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_free(uint64_t pc_, uint64_t win_at, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win_at, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_free, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5332,6 +5386,10 @@ static uint64_t mpivet_in_MPI_Win_free(uint64_t pc_, uint64_t win_at, uint64_t w
 
 static void mpivet_out_MPI_Win_free(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_free, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5347,6 +5405,10 @@ static void mpivet_out_MPI_Win_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_fence(uint64_t pc_, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_fence, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5362,6 +5424,10 @@ static uint64_t mpivet_in_MPI_Win_fence(uint64_t pc_, int64_t assertion, uint64_
 
 static void mpivet_out_MPI_Win_fence(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_fence, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5377,6 +5443,10 @@ static void mpivet_out_MPI_Win_fence(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_lock(uint64_t pc_, int64_t lock_type, int64_t rank, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)lock_type, (uint64_t)rank, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_lock, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5394,6 +5464,10 @@ static uint64_t mpivet_in_MPI_Win_lock(uint64_t pc_, int64_t lock_type, int64_t 
 
 static void mpivet_out_MPI_Win_lock(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_lock, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5409,6 +5483,10 @@ static void mpivet_out_MPI_Win_lock(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_unlock(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5424,6 +5502,10 @@ static uint64_t mpivet_in_MPI_Win_unlock(uint64_t pc_, int64_t rank, uint64_t wi
 
 static void mpivet_out_MPI_Win_unlock(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5439,6 +5521,10 @@ static void mpivet_out_MPI_Win_unlock(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_lock_all(uint64_t pc_, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_lock_all, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5454,6 +5540,10 @@ static uint64_t mpivet_in_MPI_Win_lock_all(uint64_t pc_, int64_t assertion, uint
 
 static void mpivet_out_MPI_Win_lock_all(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_lock_all, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5469,6 +5559,10 @@ static void mpivet_out_MPI_Win_lock_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_unlock_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock_all, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5483,6 +5577,10 @@ static uint64_t mpivet_in_MPI_Win_unlock_all(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_unlock_all(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock_all, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5498,6 +5596,10 @@ static void mpivet_out_MPI_Win_unlock_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_post(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_post, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5514,6 +5616,10 @@ static uint64_t mpivet_in_MPI_Win_post(uint64_t pc_, uint64_t group, int64_t ass
 
 static void mpivet_out_MPI_Win_post(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_post, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5529,6 +5635,10 @@ static void mpivet_out_MPI_Win_post(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_start(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_start, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5545,6 +5655,10 @@ static uint64_t mpivet_in_MPI_Win_start(uint64_t pc_, uint64_t group, int64_t as
 
 static void mpivet_out_MPI_Win_start(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_start, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5560,6 +5674,10 @@ static void mpivet_out_MPI_Win_start(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_complete(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_complete, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5574,6 +5692,10 @@ static uint64_t mpivet_in_MPI_Win_complete(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_complete(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_complete, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5589,6 +5711,10 @@ static void mpivet_out_MPI_Win_complete(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_wait(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_wait, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5603,6 +5729,10 @@ static uint64_t mpivet_in_MPI_Win_wait(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_wait(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_wait, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5618,6 +5748,10 @@ static void mpivet_out_MPI_Win_wait(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_test(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_test, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
@@ -5631,6 +5765,10 @@ static uint64_t mpivet_in_MPI_Win_test(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_test(uint64_t e_, int rc_, int64_t flag)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)flag};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_test, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
@@ -5652,6 +5790,10 @@ static void mpivet_out_MPI_Win_test(uint64_t e_, int rc_, int64_t flag)
 static uint64_t mpivet_in_MPI_Win_flush(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5667,6 +5809,10 @@ static uint64_t mpivet_in_MPI_Win_flush(uint64_t pc_, int64_t rank, uint64_t win
 
 static void mpivet_out_MPI_Win_flush(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5682,6 +5828,10 @@ static void mpivet_out_MPI_Win_flush(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_all, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5696,6 +5846,10 @@ static uint64_t mpivet_in_MPI_Win_flush_all(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_flush_all(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_all, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5711,6 +5865,10 @@ static void mpivet_out_MPI_Win_flush_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_local(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5726,6 +5884,10 @@ static uint64_t mpivet_in_MPI_Win_flush_local(uint64_t pc_, int64_t rank, uint64
 
 static void mpivet_out_MPI_Win_flush_local(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5741,6 +5903,10 @@ static void mpivet_out_MPI_Win_flush_local(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_local_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local_all, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5755,6 +5921,10 @@ static uint64_t mpivet_in_MPI_Win_flush_local_all(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_flush_local_all(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local_all, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5770,6 +5940,10 @@ static void mpivet_out_MPI_Win_flush_local_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_sync(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_sync, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5784,6 +5958,10 @@ static uint64_t mpivet_in_MPI_Win_sync(uint64_t pc_, uint64_t win)
 
 static void mpivet_out_MPI_Win_sync(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_sync, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5799,6 +5977,10 @@ static void mpivet_out_MPI_Win_sync(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Put(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Put, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5820,6 +6002,10 @@ static uint64_t mpivet_in_MPI_Put(uint64_t pc_, uint64_t origin_addr, int64_t or
 
 static void mpivet_out_MPI_Put(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Put, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5835,6 +6021,10 @@ static void mpivet_out_MPI_Put(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Get(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Get, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5856,6 +6046,10 @@ static uint64_t mpivet_in_MPI_Get(uint64_t pc_, uint64_t origin_addr, int64_t or
 
 static void mpivet_out_MPI_Get(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Get, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5871,6 +6065,10 @@ static void mpivet_out_MPI_Get(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Accumulate, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5893,6 +6091,10 @@ static uint64_t mpivet_in_MPI_Accumulate(uint64_t pc_, uint64_t origin_addr, int
 
 static void mpivet_out_MPI_Accumulate(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Accumulate, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5908,6 +6110,10 @@ static void mpivet_out_MPI_Accumulate(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Get_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Get_accumulate, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5933,6 +6139,10 @@ static uint64_t mpivet_in_MPI_Get_accumulate(uint64_t pc_, uint64_t origin_addr,
 
 static void mpivet_out_MPI_Get_accumulate(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Get_accumulate, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5948,6 +6158,10 @@ static void mpivet_out_MPI_Get_accumulate(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Fetch_and_op(uint64_t pc_, uint64_t origin_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Fetch_and_op, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5968,6 +6182,10 @@ static uint64_t mpivet_in_MPI_Fetch_and_op(uint64_t pc_, uint64_t origin_addr, u
 
 static void mpivet_out_MPI_Fetch_and_op(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Fetch_and_op, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -5983,6 +6201,10 @@ static void mpivet_out_MPI_Fetch_and_op(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Compare_and_swap(uint64_t pc_, uint64_t origin_addr, uint64_t compare_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)compare_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Compare_and_swap, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6003,6 +6225,10 @@ static uint64_t mpivet_in_MPI_Compare_and_swap(uint64_t pc_, uint64_t origin_add
 
 static void mpivet_out_MPI_Compare_and_swap(uint64_t e_, int rc_)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Compare_and_swap, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -6018,6 +6244,10 @@ static void mpivet_out_MPI_Compare_and_swap(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Rput(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rput, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6040,6 +6270,10 @@ static uint64_t mpivet_in_MPI_Rput(uint64_t pc_, uint64_t origin_addr, int64_t o
 
 static void mpivet_out_MPI_Rput(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rput, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -6056,6 +6290,10 @@ static void mpivet_out_MPI_Rput(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Rget(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rget, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6078,6 +6316,10 @@ static uint64_t mpivet_in_MPI_Rget(uint64_t pc_, uint64_t origin_addr, int64_t o
 
 static void mpivet_out_MPI_Rget(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rget, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -6094,6 +6336,10 @@ static void mpivet_out_MPI_Rget(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Raccumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Raccumulate, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6117,6 +6363,10 @@ static uint64_t mpivet_in_MPI_Raccumulate(uint64_t pc_, uint64_t origin_addr, in
 
 static void mpivet_out_MPI_Raccumulate(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Raccumulate, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -6133,6 +6383,10 @@ static void mpivet_out_MPI_Raccumulate(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Rget_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rget_accumulate, a_, sizeof a_ / sizeof *a_);
+	}
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6159,6 +6413,10 @@ static uint64_t mpivet_in_MPI_Rget_accumulate(uint64_t pc_, uint64_t origin_addr
 
 static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t request)
 {
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rget_accumulate, e_, rc_, o_);
+	}
 	mpivet_bc_leave_call();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -8927,7 +9185,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Win_allocate(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(win));
+	uint64_t e_ = mpivet_in_MPI_Win_allocate(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(win));
 	int rc_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_allocate, rc_, MPIVET_PC());
@@ -8943,7 +9201,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(win));
+	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(win));
 	int rc_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, MPIVET_PC());
@@ -17940,9 +18198,9 @@ static void mpivet_f_MPI_Win_allocate(mpivet_ft_MPI_Win_allocate real_, int f08_
 	int disp_unit = *(MPI_Fint *)f_disp_unit;
 	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
-	void *baseptr = NULL;
+	void *baseptr = f_baseptr;
 	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
-	uint64_t e_ = mpivet_in_MPI_Win_allocate(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(f_win));
+	uint64_t e_ = mpivet_in_MPI_Win_allocate(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
 	real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -17992,9 +18250,9 @@ static void mpivet_f_MPI_Win_allocate_shared(mpivet_ft_MPI_Win_allocate_shared r
 	int disp_unit = *(MPI_Fint *)f_disp_unit;
 	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
-	void *baseptr = NULL;
+	void *baseptr = f_baseptr;
 	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
-	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(f_win));
+	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
 	real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
