@@ -66,8 +66,8 @@ order comes from the program's synchronisation, not from the timing of the
 run: a race that did no harm this time is found all the same. Not covered:
 loads and stores of the target process itself to its window, point-to-point
 messages as a synchronisation (a program that orders its epochs only by
-messages may be reported), and derived target datatypes are taken as the
-whole span they cover.`,
+messages may be reported), and a derived target datatype of more than 32
+blocks of bytes is taken as the whole span it covers.`,
 	},
 	Requires: []*check.Check{comms.Analyzer},
 	Run:      run,
