@@ -1,6 +1,10 @@
 package rma
 
-import "mpivet/trace"
+import (
+	"sort"
+
+	"mpivet/trace"
+)
 
 // The happens-before order of the run's synchronisations, rebuilt after the
 // run with vector clocks over the logged calls: a rank's own component is
@@ -9,7 +13,8 @@ import "mpivet/trace"
 // Synchronisations: collectives that let no member leave before all entered
 // (barrier-like ones, window creation, fence and free: every member's clock
 // becomes their join), a post that a start naming its rank waits for, and a
-// complete that the wait of the matching post waits for.
+// complete that the wait of the matching post waits for, and a message
+// sent before the completion of the receive that takes it (p2p.go).
 
 type syncKind uint8
 
@@ -20,6 +25,8 @@ const (
 	syncComplete                 // peers: the targets of the start
 	syncWait                     // peers: the origins of the post
 	syncAccess                   // not a synchronisation: an access starts (its clock is kept)
+	syncSend                     // msg: a message sent
+	syncRecv                     // msg: the completion of its receive
 )
 
 type sync struct {
@@ -29,6 +36,7 @@ type sync struct {
 	members []int
 	peers   []int
 	access  *access
+	msg     msgKey
 }
 
 func (s *scan) addSync(p *trace.Process, y sync) { s.syncs[p] = append(s.syncs[p], y) }
@@ -43,6 +51,8 @@ type sim struct {
 	sent    map[[3]int][][]int       // (kind, from, to) -> clocks sent, in order
 	used    map[[3]int]int           // how many of them were taken
 	syncs   map[int][]sync           // by world rank
+	msgs    map[msgKey][][]int       // clocks of the messages sent on each channel, in order
+	taken   map[msgKey]int           // how many of them receives took
 }
 
 func clocks(s *scan) {
@@ -51,8 +61,11 @@ func clocks(s *scan) {
 		n = max(n, r+1)
 	}
 	m := &sim{n: n, vc: map[int][]int{}, next: map[int]int{}, arrived: map[string]map[int][]int{},
-		sent: map[[3]int][][]int{}, used: map[[3]int]int{}, syncs: map[int][]sync{}}
+		sent: map[[3]int][][]int{}, used: map[[3]int]int{}, syncs: map[int][]sync{},
+		msgs: map[msgKey][][]int{}, taken: map[msgKey]int{}}
 	for p, ys := range s.syncs {
+		// receives are placed at their completion, after the calls between
+		sort.SliceStable(ys, func(i, j int) bool { return ys[i].at < ys[j].at })
 		m.syncs[p.Rank] = ys
 		m.vc[p.Rank] = make([]int, n)
 	}
@@ -127,6 +140,18 @@ func (m *sim) step(r int, y sync, force bool) bool {
 			k := [3]int{int(y.kind), r, q}
 			m.sent[k] = append(m.sent[k], append([]int(nil), vc...))
 		}
+	case syncSend:
+		m.msgs[y.msg] = append(m.msgs[y.msg], append([]int(nil), vc...))
+	case syncRecv:
+		k := m.taken[y.msg]
+		if k >= len(m.msgs[y.msg]) {
+			if !force && m.syncs[y.msg.src] != nil {
+				return false
+			}
+			break
+		}
+		join(vc, m.msgs[y.msg][k])
+		m.taken[y.msg]++
 	case syncStart, syncWait:
 		from := syncPost
 		if y.kind == syncWait {

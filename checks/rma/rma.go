@@ -11,10 +11,11 @@
 // (a fence, unlock, flush or complete), and the synchronisations between
 // ranks. Races (race.go) are judged from a happens-before order rebuilt
 // after the run with vector clocks (hb.go): fences, window creation and
-// freeing, barrier-like collectives, and post->start, complete->wait of
-// PSCW epochs order ranks; exclusive locks serialise epochs. The order does
-// not depend on the timing the run happened to have, so a race that did no
-// harm in this run is still found; an interleaving of wildcard receives that
+// freeing, barrier-like collectives, post->start, complete->wait of PSCW
+// epochs, and messages (send->completion of its receive) order ranks;
+// exclusive locks serialise epochs. The order does not depend on the
+// timing the run happened to have, so a race that did no harm in this run
+// is still found; an interleaving of wildcard receives that
 // makes one appear is found by the exploration, which checks every
 // interleaving.
 package rma
@@ -22,6 +23,7 @@ package rma
 import (
 	"mpivet/check"
 	"mpivet/checks/internal/comms"
+	"mpivet/checks/internal/objects"
 )
 
 // Check reports one-sided communication used against its epochs, and races.
@@ -56,7 +58,7 @@ bytes of the same target window, where at least one writes (MPI_Put,
 MPI_Accumulate, ...), and neither is complete before the other starts: the
 result is undefined (MPI-3.1 §11.7). Operations are ordered by the fences
 between them, by the unlock or flush that completes one before a
-synchronisation (barrier, fence, PSCW) that precedes the other, and by
+synchronisation (barrier, fence, PSCW, a message) that precedes the other, and by
 exclusive locks, which serialise epochs. Concurrent accumulates with the
 same predefined operation (or MPI_NO_OP, MPI_REPLACE) on the same basic
 datatype are atomic and not a race; two reads are not either. The finding
@@ -64,17 +66,18 @@ names both operations' lines, the target rank and the overlapping bytes of
 its window (displacement x disp_unit plus the datatype's extent). The
 order comes from the program's synchronisation, not from the timing of the
 run: a race that did no harm this time is found all the same. Not covered:
-loads and stores of the target process itself to its window, point-to-point
-messages as a synchronisation (a program that orders its epochs only by
-messages may be reported), and a derived target datatype of more than 32
-blocks of bytes is taken as the whole span it covers.`,
+loads and stores of the target process itself to its window, receives whose
+source or tag the records do not give (MPI_ANY_TAG in a blocking receive)
+as a synchronisation, and a derived target datatype of more than 32 blocks
+of bytes is taken as the whole span it covers.`,
 	},
-	Requires: []*check.Check{comms.Analyzer},
+	Requires: []*check.Check{comms.Analyzer, objects.Analyzer},
 	Run:      run,
 }
 
 func run(pass *check.Pass) (any, error) {
 	idx := pass.ResultOf[comms.Analyzer].(*comms.Result)
+	objs := pass.ResultOf[objects.Analyzer].(*objects.Result)
 	s := newScan(pass, idx)
 	for _, p := range pass.In.Run.Procs {
 		if p.Rank >= 0 {
@@ -83,6 +86,11 @@ func run(pass *check.Pass) (any, error) {
 	}
 	if len(s.wins) == 0 {
 		return nil, nil // no window: nothing to say
+	}
+	for _, p := range pass.In.Run.Procs {
+		if p.Rank >= 0 {
+			s.messages(p, idx.Of(p), objs.Of(p))
+		}
 	}
 	s.mismatches()
 	clocks(s)

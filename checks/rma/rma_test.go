@@ -206,6 +206,48 @@ func TestPassiveRaces(t *testing.T) {
 			}
 			k.w("MPI_Win_unlock_all", nil)
 		}, ""},
+		{"flushed before a message", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, ""},
+		{"a message on another tag", func(r int, k *rank) {
+			// the receive of tag 6 takes the message sent after the flush
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 6, "comm": world})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 6, "comm": world}, map[string]any{"status": [2]int64{1, 6}})
+				k.op("MPI_Put", 0, 2, nil)
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, ""},
+		{"a message before the flush", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, "rma-race"},
 		{"a barrier but no flush", func(r int, k *rank) {
 			k.w("MPI_Win_lock_all", nil)
 			if r == 1 {
