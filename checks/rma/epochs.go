@@ -24,7 +24,6 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		}
 		return
 	}
-	target := func() int { return w.worldOf(c.Int("rank")) }
 	switch name := c.Name(); name {
 	case "MPI_Win_fence":
 		e.complete(cl, func(*access) bool { return true })
@@ -32,6 +31,44 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		e.gen++
 		w.fences[p.Rank] = append(w.fences[p.Rank], &cl)
 		s.addSync(p, sync{at: cl.idx, kind: syncColl, id: fmt.Sprintf("w:%s#fence%d", w.key, len(w.fences[p.Rank])), members: w.members})
+	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
+		"MPI_Win_flush_local", "MPI_Win_flush_local_all":
+		s.passive(cl, e)
+	case "MPI_Win_post":
+		s.post(cl, e)
+	case "MPI_Win_start":
+		s.start(cl, e)
+	case "MPI_Win_complete":
+		if e.start == nil {
+			s.report("MPI_Win_complete without a matching MPI_Win_start", cl, "called here")
+			return
+		}
+		e.complete(cl, func(a *access) bool { return !a.lock && has(e.targets, a.target) && a.gen >= 0 })
+		s.addSync(p, sync{at: cl.idx, kind: syncComplete, peers: e.targets})
+		e.start, e.targets = nil, nil
+	case "MPI_Win_wait", "MPI_Win_test":
+		if name == "MPI_Win_test" && c.Int("flag") == 0 {
+			return
+		}
+		if e.post == nil {
+			s.report(fmt.Sprintf("%s without a matching MPI_Win_post", name), cl, "called here")
+			return
+		}
+		s.addSync(p, sync{at: cl.idx, kind: syncWait, peers: e.origins})
+		e.post, e.origins = nil, nil
+	default:
+		if isComm(c.Def) {
+			s.communicate(cl, e)
+		}
+	}
+}
+
+// passive follows the calls of passive-target epochs: locks, unlocks and
+// flushes.
+func (s *scan) passive(cl call, e *epochs) {
+	c, p, w := cl.c, cl.p, e.w
+	target := func() int { return w.worldOf(c.Int("rank")) }
+	switch name := c.Name(); name {
 	case "MPI_Win_lock":
 		t := target()
 		if o := e.locks[t]; o != nil {
@@ -76,32 +113,6 @@ func (s *scan) epochCall(cl call, e *epochs) {
 	case "MPI_Win_flush_local", "MPI_Win_flush_local_all":
 		if e.lockAll == nil && len(e.locks) == 0 {
 			s.report(fmt.Sprintf("%s outside a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)", name), cl, "called here")
-		}
-	case "MPI_Win_post":
-		s.post(cl, e)
-	case "MPI_Win_start":
-		s.start(cl, e)
-	case "MPI_Win_complete":
-		if e.start == nil {
-			s.report("MPI_Win_complete without a matching MPI_Win_start", cl, "called here")
-			return
-		}
-		e.complete(cl, func(a *access) bool { return !a.lock && has(e.targets, a.target) && a.gen >= 0 })
-		s.addSync(p, sync{at: cl.idx, kind: syncComplete, peers: e.targets})
-		e.start, e.targets = nil, nil
-	case "MPI_Win_wait", "MPI_Win_test":
-		if name == "MPI_Win_test" && c.Int("flag") == 0 {
-			return
-		}
-		if e.post == nil {
-			s.report(fmt.Sprintf("%s without a matching MPI_Win_post", name), cl, "called here")
-			return
-		}
-		s.addSync(p, sync{at: cl.idx, kind: syncWait, peers: e.origins})
-		e.post, e.origins = nil, nil
-	default:
-		if isComm(c.Def) {
-			s.communicate(cl, e)
 		}
 	}
 }

@@ -188,44 +188,14 @@ static void completed(unsigned call, const uint64_t *o)
 	}
 }
 
-/* out registers the operations a call started and forgets those it
- * completed. */
-static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+/* rma registers the buffers of a one-sided operation and follows window
+ * memory and synchronisations; it returns 0 for a call of another kind.
+ * The origin buffer (and result buffer) of an operation stay pending, under
+ * the window's handle, until the window's next fence, unlock, flush or
+ * complete. */
+static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 {
 	switch (call) {
-	case MPIVET_ID_MPI_Type_free:
-		if (rc == MPI_SUCCESS) {
-			lock();
-			bc_type_freed(IN(MPI_Type_free, datatype));
-			unlock();
-		}
-		return;
-	case MPIVET_ID_MPI_Request_free:
-		bc_forget(IN(MPI_Request_free, request), IN(MPI_Request_free, request_at));
-		return;
-	}
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
-		return;
-	switch (call) {
-#define P2P(c, recv, persistent) \
-	case MPIVET_ID_##c: \
-		bc_add(call, recv, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), OUT(c, request), IN(c, request_at), logref, persistent); \
-		break;
-		P2P(MPI_Isend, 0, 0)
-		P2P(MPI_Ibsend, 0, 0)
-		P2P(MPI_Issend, 0, 0)
-		P2P(MPI_Irsend, 0, 0)
-		P2P(MPI_Irecv, 1, 0)
-		P2P(MPI_Imrecv, 1, 0)
-		P2P(MPI_Send_init, 0, 1)
-		P2P(MPI_Bsend_init, 0, 1)
-		P2P(MPI_Ssend_init, 0, 1)
-		P2P(MPI_Rsend_init, 0, 1)
-		P2P(MPI_Recv_init, 1, 1)
-#undef P2P
-	/* One-sided operations: the origin buffer (and result buffer) stay
-	 * pending, under the window's handle, until the window's next fence,
-	 * unlock, flush or complete (rma below). */
 #define RMA(c, recv, buf, count, type) \
 	bc_add(call, recv, IN(c, buf), (int64_t)(count), IN(c, type), IN(c, win), 0, logref, 0)
 	case MPIVET_ID_MPI_Put:
@@ -286,6 +256,49 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		RMA_SYNC(MPI_Win_flush_local_all)
 		RMA_SYNC(MPI_Win_complete)
 #undef RMA_SYNC
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* out registers the operations a call started and forgets those it
+ * completed. */
+static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Type_free:
+		if (rc == MPI_SUCCESS) {
+			lock();
+			bc_type_freed(IN(MPI_Type_free, datatype));
+			unlock();
+		}
+		return;
+	case MPIVET_ID_MPI_Request_free:
+		bc_forget(IN(MPI_Request_free, request), IN(MPI_Request_free, request_at));
+		return;
+	}
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+		return;
+	if (rma(call, logref, o))
+		return;
+	switch (call) {
+#define P2P(c, recv, persistent) \
+	case MPIVET_ID_##c: \
+		bc_add(call, recv, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), OUT(c, request), IN(c, request_at), logref, persistent); \
+		break;
+		P2P(MPI_Isend, 0, 0)
+		P2P(MPI_Ibsend, 0, 0)
+		P2P(MPI_Issend, 0, 0)
+		P2P(MPI_Irsend, 0, 0)
+		P2P(MPI_Irecv, 1, 0)
+		P2P(MPI_Imrecv, 1, 0)
+		P2P(MPI_Send_init, 0, 1)
+		P2P(MPI_Bsend_init, 0, 1)
+		P2P(MPI_Ssend_init, 0, 1)
+		P2P(MPI_Rsend_init, 0, 1)
+		P2P(MPI_Recv_init, 1, 1)
+#undef P2P
 	case MPIVET_ID_MPI_Start:
 		bc_start(IN(MPI_Start, request), OUT(MPI_Start, request_out), logref);
 		break;
