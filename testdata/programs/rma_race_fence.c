@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-	int rank, buf[16] = {0}, v[4] = {1, 2, 3, 4}, got = 0;
+	int rank, buf[16] = {0}, v[4] = {1, 2, 3, 4}, got = 0, got2 = 0;
 	MPI_Win win;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	}
 	if (rank > 0) {
 		MPI_Accumulate(v, 1, MPI_INT, 0, 3, 1, MPI_INT, MPI_SUM, win);
-		MPI_Get(&got, 1, MPI_INT, 0, 4, 1, MPI_INT, win);
+		MPI_Get(&got2, 1, MPI_INT, 0, 4, 1, MPI_INT, win); /* not into got: two pending gets into one buffer are a buffer-reuse */
 	}
 	if (rank == 1)
 		MPI_Put(v, 1, MPI_INT, 0, 5, 1, MPI_INT, win);
