@@ -99,6 +99,10 @@ type op struct {
 	cancelled bool
 	buffered  bool // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
 	waited    bool // a call waits for it
+	// what minimal slack enumeration supposes (mse.go): frozen, the
+	// wildcard receive that must stay unmatched; orphan, the send that
+	// lost its receive (R's match); extra, a send supposed buffered
+	frozen, orphan, extra bool
 }
 
 type coll struct {
@@ -116,7 +120,15 @@ type event struct {
 func (o *op) complete() bool {
 	switch o.kind {
 	case sendOp, recvOp, probeOp:
-		return o.cancelled || o.buffered || o.peer == nil || o.peer.posted
+		switch {
+		case o.frozen:
+			return false
+		case o.cancelled || o.buffered || o.extra:
+			return true
+		case o.orphan:
+			return false
+		}
+		return o.peer == nil || o.peer.posted
 	case collOp:
 		return o.coll.arrived >= o.coll.need
 	}
@@ -173,6 +185,7 @@ func simulate(run *trace.Run, objs *objects.Result) *Result {
 }
 
 type sim struct {
+	lenient bool // match: leave out what cannot be paired (Messages)
 	ranks   map[int]*rank
 	order   []int // world ranks in the order built
 	colls   map[collID]*coll
@@ -218,73 +231,84 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			break
 		}
 		e := &event{call: c}
-		d := c.Def
-		post := func(os ...*op) {
-			for _, o := range os {
-				e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-				o.waited = true
-			}
-		}
-		switch {
-		case d.Has("coll") && c.HasField("comm"):
-			// numbered in call order; a nonblocking one is started
-			// below, with its request
-			if o := b.collective(c); d.Has("blocking") {
-				post(o)
-			} else {
-				tmpl[c] = o
-			}
-		case d.Has("p2p") && !d.Has("blocking"):
-			switch {
-			case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
-			case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
-				o := b.p2p(c, probeOp, "source", "tag")
-				if c.Name() == "MPI_Improbe" {
-					o.kind = recvOp
-				}
-				post(o)
-			case c.Name() == "MPI_Imrecv":
-				tmpl[c] = &op{kind: localOp, rank: int32(r.world), call: c}
-			case d.Has("send"):
-				tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
-			case d.Has("recv"):
-				tmpl[c] = b.p2p(c, recvOp, "source", "tag")
-			}
-		case !d.Has("p2p"):
-		case d.Has("probe"):
-			o := b.p2p(c, probeOp, "source", "tag")
-			if c.Name() == "MPI_Mprobe" {
-				o.kind = recvOp
-			}
-			post(o)
-		case c.Name() == "MPI_Mrecv":
-			// the message was taken by its MPI_Mprobe
-		case d.Has("send") && d.Has("recv"):
-			post(b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag"))
-		case d.Has("send"):
-			post(b.p2p(c, sendOp, "dest", "tag"))
-		case d.Has("recv"):
-			post(b.p2p(c, recvOp, "source", "tag"))
+		for _, o := range b.posted(c, tmpl) {
+			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
+			o.waited = true
 		}
 		if b.why != "" {
 			return b.why
 		}
 		b.comms.Created(c)
-		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c] != nil {
+		if len(e.posts) > 0 || c.Def.Has("completion") || c.Def.Has("start") || tmpl[c] != nil {
 			r.events = append(r.events, e)
 			if c.Seq >= 0 && c.Seq < len(evAt) {
 				evAt[c.Seq] = e
 			}
 		}
 	}
+	b.requests(objs, tmpl, evAt)
+	return ""
+}
+
+// posted returns the operations call c starts and waits for itself (a
+// blocking call's), and keeps in tmpl those of a call that creates a
+// request, which the request's starts and completions post and wait for
+// (requests).
+func (b *builder) posted(c *trace.Call, tmpl map[*trace.Call]*op) []*op {
+	d := c.Def
+	switch {
+	case d.Has("coll") && c.HasField("comm"):
+		// numbered in call order; a nonblocking one is started
+		// below, with its request
+		o := b.collective(c)
+		if d.Has("blocking") {
+			return []*op{o}
+		}
+		tmpl[c] = o
+	case d.Has("p2p") && !d.Has("blocking"):
+		switch {
+		case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
+		case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
+			o := b.p2p(c, probeOp, "source", "tag")
+			if c.Name() == "MPI_Improbe" {
+				o.kind = recvOp
+			}
+			return []*op{o}
+		case c.Name() == "MPI_Imrecv":
+			tmpl[c] = &op{kind: localOp, rank: int32(b.rank), call: c}
+		case d.Has("send"):
+			tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
+		case d.Has("recv"):
+			tmpl[c] = b.p2p(c, recvOp, "source", "tag")
+		}
+	case !d.Has("p2p"):
+	case d.Has("probe"):
+		o := b.p2p(c, probeOp, "source", "tag")
+		if c.Name() == "MPI_Mprobe" {
+			o.kind = recvOp
+		}
+		return []*op{o}
+	case c.Name() == "MPI_Mrecv":
+		// the message was taken by its MPI_Mprobe
+	case d.Has("send") && d.Has("recv"):
+		return []*op{b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag")}
+	case d.Has("send"):
+		return []*op{b.p2p(c, sendOp, "dest", "tag")}
+	case d.Has("recv"):
+		return []*op{b.p2p(c, recvOp, "source", "tag")}
+	}
+	return nil
+}
+
+// requests makes the operations of requests: each starts at the call that
+// started it and is waited for by the call that completed it.
+func (b *builder) requests(objs *objects.State, tmpl map[*trace.Call]*op, evAt []*event) {
 	at := func(c *trace.Call) *event {
 		if c != nil && c.Seq >= 0 && c.Seq < len(evAt) {
 			return evAt[c.Seq]
 		}
 		return nil
 	}
-	// Requests: each operation starts at the call that started it and is
-	// waited for by the call that completed it.
 	for _, o := range objs.Requests {
 		t := tmpl[o.Created]
 		for i, use := range o.Ops {
@@ -308,7 +332,6 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			}
 		}
 	}
-	return ""
 }
 
 // builder makes one rank's operations, following its communicators as
@@ -472,7 +495,7 @@ func (s *sim) match() string {
 					continue
 				}
 				if o.src < 0 {
-					if !o.waited || o.cancelled {
+					if !o.waited || o.cancelled || s.lenient {
 						continue
 					}
 					return fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", w, o.call.Name())
@@ -498,13 +521,52 @@ func (s *sim) match() string {
 					}
 					break
 				}
-				if o.peer == nil && o.waited && !o.cancelled {
+				if o.peer == nil && o.waited && !o.cancelled && !s.lenient {
 					return fmt.Sprintf("the message rank %d received in %s is not in the records", w, o.call.Name())
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// Pair is a message of a run: the call that sent it and the call that
+// received it (for a nonblocking receive, the call that started it), by
+// world rank.
+type Pair struct {
+	From, To   int
+	Send, Recv *trace.Call
+}
+
+// Messages pairs the sends and receives of a run as the MPI matched them
+// (see match), for the space-time diagram of the report. It also pairs
+// what a run that did not end left (a receive still blocked is not
+// paired), and returns nil, with why, where the records cannot tell (see
+// Result.Why). Its memory grows with the messages of the run.
+func Messages(run *trace.Run) ([]Pair, string) {
+	res, err := check.NewUnit(&check.Input{Run: run}).Result(objects.Analyzer)
+	if err != nil {
+		return nil, err.Error()
+	}
+	objs := res.(*objects.Result)
+	s := &sim{lenient: true, colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
+	for _, p := range run.Procs {
+		if why := s.build(p, objs.Of(p)); why != "" {
+			return nil, why
+		}
+	}
+	s.match()
+	var out []Pair
+	for _, w := range s.order {
+		for _, e := range s.ranks[w].events {
+			for _, o := range e.posts {
+				if o.kind == recvOp && o.peer != nil {
+					out = append(out, Pair{From: int(o.peer.rank), To: int(o.rank), Send: o.peer.call, Recv: o.call})
+				}
+			}
+		}
+	}
+	return out, ""
 }
 
 // run advances every rank as far as zero buffering lets it, and returns

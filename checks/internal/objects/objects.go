@@ -130,119 +130,151 @@ func (t table) has(o *Object) bool {
 // slot is a handle as a call sees it: its value and where the program keeps it.
 type slot struct{ v, at uint64 }
 
+// follower follows one rank's objects, call by call.
+type follower struct {
+	st    *State
+	live  table
+	order []*Object // created, in order
+	p     *trace.Process
+	null  uint64 // MPI_REQUEST_NULL
+}
+
 // Follow follows one rank's objects.
 func Follow(p *trace.Process) *State {
 	follows.Add(1)
-	st := &State{}
-	live := table{}
-	var order []*Object
-	predefined := func(v uint64) bool { return len(p.Consts[v]) > 0 || v == trace.Unknown }
-	null, _ := p.Const("MPI_REQUEST_NULL")
-
+	f := &follower{st: &State{}, live: table{}, p: p}
+	f.null, _ = p.Const("MPI_REQUEST_NULL")
 	for _, c := range p.Calls {
 		if c.Def.Has("finalize") {
-			st.Finalize = c
+			f.st.Finalize = c
 			break
 		}
-		// Handles released by the call (read on entry).
-		for i, f := range c.Def.In {
-			prm := c.Def.Params[f.Param]
-			if prm.Role != api.Free || f.Name != prm.Name {
-				continue
-			}
-			o := live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
-			if o == nil {
-				continue
-			}
-			// Freeing is legal once the operation is known to be complete
-			// (MPI_Request_get_status said so) or was cancelled (the
-			// standard lists MPI_Request_free among the calls that complete
-			// a cancelled request).
-			if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
-				st.Events = append(st.Events, Event{FreedActive, o, c})
-			}
-			live.remove(o)
-		}
+		f.freed(c)
 		// A start is judged when it is made: an MPI may abort in it.
 		if c.Def.Has("start") {
-			for _, s := range requestsOf(c) {
-				if o := live.get("request", s.v, s.at); o != nil && o.Persistent {
-					if o.Active {
-						st.Events = append(st.Events, Event{StartedActive, o, c})
-					}
-					o.Active, o.Started = true, c
-					o.Ops = append(o.Ops, Op{Start: c})
-				}
-			}
+			f.started(c)
 		}
 		if !c.Returned {
 			continue // blocked or crashed inside: nothing completed or created
 		}
-		// The MPI may have replaced an inout handle.
-		if c.HasField("request_out") {
-			in, out := c.Word("request"), c.Word("request_out")
-			if o := live.get("request", in, c.Word("request_at")); o != nil && out != in && !predefined(out) {
-				live.remove(o)
-				o.Handle = out
-				live.add(o)
-			}
-		}
+		f.replaced(c)
 		if c.Def.Has("completion") {
-			completeRequests(c, null, func(s slot, persistentOnly bool) {
-				if o := live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
-					o.done(c)
-					if o.Persistent {
-						o.Active = false
-					} else {
-						live.remove(o)
-					}
-				}
-			})
-			switch c.Name() {
-			case "MPI_Cancel":
-				if o := live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
-					o.Cancelled = true
-				}
-			case "MPI_Request_get_status":
-				if o := live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
-					o.KnownDone = true
-					o.done(c)
-				}
-			}
+			f.completed(c)
 		}
 		// Handles created by the call. A call with a false flag (Improbe)
 		// created nothing.
 		if c.HasField("flag") && c.Int("flag") == 0 {
 			continue
 		}
-		for i, f := range c.Def.Out {
-			prm := c.Def.Params[f.Param]
-			if prm.Role != api.New || c.RC != 0 {
-				continue
-			}
-			v := c.Out(i)
-			if predefined(v) {
-				continue
-			}
-			o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c}
-			if o.Kind == "request" {
-				o.Persistent = c.Def.Has("persistent")
-				o.Active = !o.Persistent
-				if !o.Persistent {
-					o.Ops = []Op{{Start: c}}
-				}
-				st.Requests = append(st.Requests, o)
-			}
-			live.add(o)
-			order = append(order, o)
+		f.created(c)
+	}
+	for _, o := range f.order {
+		if f.live.has(o) {
+			f.st.Live = append(f.st.Live, o)
 		}
 	}
-	for _, o := range order {
-		if live.has(o) {
-			st.Live = append(st.Live, o)
+	return f.st
+}
+
+func (f *follower) predefined(v uint64) bool { return len(f.p.Consts[v]) > 0 || v == trace.Unknown }
+
+// freed forgets the handles released by call c (read on entry).
+func (f *follower) freed(c *trace.Call) {
+	for i, fl := range c.Def.In {
+		prm := c.Def.Params[fl.Param]
+		if prm.Role != api.Free || fl.Name != prm.Name {
+			continue
+		}
+		o := f.live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
+		if o == nil {
+			continue
+		}
+		// Freeing is legal once the operation is known to be complete
+		// (MPI_Request_get_status said so) or was cancelled (the
+		// standard lists MPI_Request_free among the calls that complete
+		// a cancelled request).
+		if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
+			f.st.Events = append(f.st.Events, Event{FreedActive, o, c})
+		}
+		f.live.remove(o)
+	}
+}
+
+// started activates the persistent requests call c starts.
+func (f *follower) started(c *trace.Call) {
+	for _, s := range requestsOf(c) {
+		if o := f.live.get("request", s.v, s.at); o != nil && o.Persistent {
+			if o.Active {
+				f.st.Events = append(f.st.Events, Event{StartedActive, o, c})
+			}
+			o.Active, o.Started = true, c
+			o.Ops = append(o.Ops, Op{Start: c})
 		}
 	}
-	return st
+}
+
+// replaced follows an inout handle the MPI may have replaced.
+func (f *follower) replaced(c *trace.Call) {
+	if !c.HasField("request_out") {
+		return
+	}
+	in, out := c.Word("request"), c.Word("request_out")
+	if o := f.live.get("request", in, c.Word("request_at")); o != nil && out != in && !f.predefined(out) {
+		f.live.remove(o)
+		o.Handle = out
+		f.live.add(o)
+	}
+}
+
+// completed marks the requests completion call c completed, cancelled
+// or found done.
+func (f *follower) completed(c *trace.Call) {
+	completeRequests(c, f.null, func(s slot, persistentOnly bool) {
+		if o := f.live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
+			o.done(c)
+			if o.Persistent {
+				o.Active = false
+			} else {
+				f.live.remove(o)
+			}
+		}
+	})
+	switch c.Name() {
+	case "MPI_Cancel":
+		if o := f.live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
+			o.Cancelled = true
+		}
+	case "MPI_Request_get_status":
+		if o := f.live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
+			o.KnownDone = true
+			o.done(c)
+		}
+	}
+}
+
+// created follows the handles call c created.
+func (f *follower) created(c *trace.Call) {
+	for i, fl := range c.Def.Out {
+		prm := c.Def.Params[fl.Param]
+		if prm.Role != api.New || c.RC != 0 {
+			continue
+		}
+		v := c.Out(i)
+		if f.predefined(v) {
+			continue
+		}
+		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c}
+		if o.Kind == "request" {
+			o.Persistent = c.Def.Has("persistent")
+			o.Active = !o.Persistent
+			if !o.Persistent {
+				o.Ops = []Op{{Start: c}}
+			}
+			f.st.Requests = append(f.st.Requests, o)
+		}
+		f.live.add(o)
+		f.order = append(f.order, o)
+	}
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the
