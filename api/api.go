@@ -45,6 +45,7 @@ type HandleKind string
 var handleTypes = map[string]HandleKind{
 	"MPI_Comm": "comm", "MPI_Group": "group", "MPI_Datatype": "datatype", "MPI_Op": "op",
 	"MPI_Request": "request", "MPI_Info": "info", "MPI_Errhandler": "errhandler", "MPI_Message": "message",
+	"MPI_Win": "win",
 }
 
 // HandleTypes returns the C handle type of each handle kind.
@@ -70,7 +71,11 @@ type Param struct {
 
 // IsBuffer reports whether the parameter is a choice buffer (void*), which
 // Fortran 2008 bindings pass as a descriptor in some MPIs.
-func (p Param) IsBuffer() bool { return p.Base == "void" && p.Ptrs == 1 && !p.Array }
+// (The baseptr of MPI_Win_allocate is not one: it is where the call stores
+// the window's address, an address-sized integer or a C pointer in Fortran.)
+func (p Param) IsBuffer() bool {
+	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Name != "baseptr"
+}
 
 // FieldKind is how a recorded field is encoded.
 type FieldKind int
@@ -122,7 +127,7 @@ func (c *Call) Logged() bool {
 			return true
 		}
 	}
-	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start", "coll"} {
+	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start", "coll", "rma"} {
 		if c.Tags[t] {
 			return true
 		}
@@ -163,7 +168,7 @@ func briefIn(c *Call) []Field {
 // fill its log with records that say nothing (issue 16). What a poll that
 // does something returns is logged as for any other call.
 func (c *Call) Poll() bool {
-	if c.Has("blocking") || !(c.Has("completion") || c.Has("probe")) {
+	if c.Has("blocking") || !(c.Has("completion") || c.Has("probe") || c.Name == "MPI_Win_test") {
 		return false
 	}
 	for _, f := range c.Out {
@@ -418,6 +423,7 @@ const (
 	MetaDiverged    = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
 	MetaArgument    = 32 // an argument that breaks a rule (api.Arg*), found before the call: call id, parameter index, rule, value, limit, other parameter index or -1, its value, call site
 	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
+	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 
@@ -449,6 +455,23 @@ const (
 	ObjComm     = 1
 	ObjDatatype = 2
 	ObjOp       = 3
+)
+
+// Words of a MetaRMA record after the entry offset, shared with the layer
+// (generated/format.h): for a communication call (MPI_Put ...), the target
+// bytes its target datatype touches, relative to the target displacement in
+// bytes (true lower bound, then the span: (count-1) x extent + true extent),
+// and the same for the origin buffer, relative to its address, then, for a
+// derived target datatype of at most 32 blocks of bytes, their number and
+// (offset, length) pairs relative to the same displacement; for
+// MPI_Win_post and MPI_Win_start, the group's size and its members as ranks
+// of MPI_COMM_WORLD.
+const (
+	RMATargetLB   = 0
+	RMATargetSpan = 1
+	RMAOriginLB   = 2
+	RMAOriginSpan = 3
+	RMAWords      = 4 // of a communication call
 )
 
 // Buffer access kinds (MetaBuffer), shared with the layer (generated/format.h).

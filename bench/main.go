@@ -95,6 +95,14 @@ var benchmarks = []benchmark{
 	{"mw-8-determ", "masterworker.c", "run_ms", 8, []string{"50", "200", "time"}, "deterministic", "off", false},
 	{"mw-32-determ", "masterworker.c", "run_ms", 32, []string{"10", "200", "time"}, "deterministic", "off", false},
 	{"mw-64-determ", "masterworker.c", "run_ms", 64, []string{"5", "200", "time"}, "deterministic", "off", false},
+	// One-sided halo exchange (bench/programs/rma_stencil.c): MPI_Put into
+	// the neighbours' windows, synchronised by fences or by lock_all, flush
+	// and a barrier; and the same with 16x16 blocks, where the calls are
+	// most of the time.
+	{"rma-fence", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "fence"}, "", "", false},
+	{"rma-lock", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "lock"}, "", "", false},
+	{"rma-fence-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "fence"}, "", "", false},
+	{"rma-lock-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "lock"}, "", "", false},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
 	// Python (mpi4py, Debian's: Open MPI only), with every check of a C

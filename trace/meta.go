@@ -53,6 +53,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaLate:       (*Process).metaLate,
 	api.MetaError:      (*Process).metaError,
 	api.MetaArgument:   (*Process).metaArgument,
+	api.MetaRMA:        (*Process).metaRMA,
 	api.MetaDeterminism: func(p *Process, w []uint64) {
 		if len(w) >= 8 {
 			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],
@@ -206,6 +207,15 @@ func (p *Process) metaArgument(w []uint64) {
 		return
 	}
 	p.Arguments = append(p.Arguments, a)
+}
+
+func (p *Process) metaRMA(w []uint64) {
+	if len(w) >= 2 {
+		if p.RMA == nil {
+			p.RMA = map[uint64][]uint64{}
+		}
+		p.RMA[w[0]] = append([]uint64(nil), w[1:]...)
+	}
 }
 
 // parseMaps parses /proc/PID/maps text into its executable mappings.

@@ -402,11 +402,16 @@ type Process struct {
 	Arrivals   map[uint64]Arrival // by Cand.Serial
 	Types      []TypeMismatch
 	Unreceived []Unreceived
-	Overflow   bool
-	Diverged   *Divergence // a guided replay made another call than its parent run did
-	Exit       *Exit       // from the supervisor; nil if it left none (killed)
-	Stderr     string      // what the rank wrote on its standard error (first MiB)
-	End        int64       // end of the last whole record in the log
+	// RMA is what the layer's rma service added to one-sided calls
+	// (api.MetaRMA), by the offset of the call's entry record: the words
+	// api.RMA* of a communication call, or a PSCW group's size and world
+	// ranks.
+	RMA      map[uint64][]uint64
+	Overflow bool
+	Diverged *Divergence // a guided replay made another call than its parent run did
+	Exit     *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr   string      // what the rank wrote on its standard error (first MiB)
+	End      int64       // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.

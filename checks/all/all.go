@@ -14,6 +14,7 @@ import (
 	"mpivet/checks/leak"
 	"mpivet/checks/lifecycle"
 	"mpivet/checks/mpierror"
+	"mpivet/checks/rma"
 	"mpivet/checks/timeout"
 	"mpivet/checks/typematch"
 	"mpivet/checks/unreceived"
@@ -29,6 +30,7 @@ var Checks = []*check.Check{
 	leak.Check,
 	lifecycle.Check,
 	bufferreuse.Check,
+	rma.Check,
 	mpierror.Check,
 	typematch.Check,
 	unreceived.Check,

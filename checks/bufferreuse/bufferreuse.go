@@ -127,11 +127,17 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 		locs = append(locs, l)
 	}
 	var tail string
-	if done := completion(st, start, a.Request); done != nil {
+	done := completion(st, start, a.Request)
+	if start.Def.Has("rma") {
+		done = rmaCompletion(p, start)
+	}
+	if done != nil {
 		l := pass.At(p, done)
 		l.Note = "the operation completes only here"
 		locs = append(locs, l)
 		tail = fmt.Sprintf("before %s completes it", done.Name())
+	} else if start.Def.Has("rma") {
+		tail = "and no synchronisation of its window (fence, unlock, flush, complete) ever completes it"
 	} else {
 		tail = "and no Wait or Test ever completes the operation"
 	}
@@ -139,6 +145,29 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 		Message:   fmt.Sprintf("the program %s the %s of %s while the operation is pending, %s", w.verb, w.buffer, start.Name(), tail),
 		Locations: locs,
 	})
+}
+
+// rmaCompletion is the call that completes a one-sided operation at its
+// origin: the next fence, unlock, flush or complete on its window (the
+// buffer checker keeps its buffers pending until then).
+func rmaCompletion(p *trace.Process, start *trace.Call) *trace.Call {
+	after := false
+	for _, c := range p.Calls {
+		if c == start {
+			after = true
+		}
+		if !after {
+			continue
+		}
+		switch c.Name() {
+		case "MPI_Win_fence", "MPI_Win_unlock", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
+			"MPI_Win_flush_local", "MPI_Win_flush_local_all", "MPI_Win_complete", "MPI_Win_free":
+			if c.Word("win") == start.Word("win") {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 func reportOverlap(pass *check.Pass, p *trace.Process, a trace.BufferAccess, start *trace.Call) {

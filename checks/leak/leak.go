@@ -14,9 +14,9 @@ var Check = &check.Check{
 	Doc: `MPI objects not freed before MPI_Finalize
 
 Every communicator, group, datatype, user-defined operation, info object,
-error handler and request a rank creates must be freed (MPI_Comm_free,
+error handler, window and request a rank creates must be freed (MPI_Comm_free,
 MPI_Group_free, MPI_Type_free, MPI_Op_free, MPI_Info_free,
-MPI_Errhandler_free), and every request completed (MPI_Wait/MPI_Test family)
+MPI_Errhandler_free, MPI_Win_free), and every request completed (MPI_Wait/MPI_Test family)
 or freed (MPI_Request_free), before MPI_Finalize. An object leaked inside a
 loop exhausts the MPI's resources in long runs. The finding points at the
 line that created the object.`,
@@ -27,11 +27,13 @@ line that created the object.`,
 var kindNames = map[string]string{
 	"comm": "communicator", "group": "group", "datatype": "datatype", "op": "user-defined operation",
 	"info": "info object", "errhandler": "error handler", "message": "matched message (MPI_Mprobe) never received",
+	"win": "window",
 }
 
 var freers = map[string]string{
 	"comm": "MPI_Comm_free", "group": "MPI_Group_free", "datatype": "MPI_Type_free", "op": "MPI_Op_free",
 	"info": "MPI_Info_free", "errhandler": "MPI_Errhandler_free", "message": "MPI_Mrecv or MPI_Imrecv",
+	"win": "MPI_Win_free",
 }
 
 func run(pass *check.Pass) (any, error) {

@@ -265,6 +265,10 @@ void bc_remove_at(int i);
 void bc_finish(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_finish_one(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_forget(uint64_t h, uint64_t at);
+void bc_finish_all(uint64_t h);
+void bc_window_add(uint64_t win, uint64_t base, int64_t size);
+void bc_window_remove(uint64_t win, uint64_t base);
+int bc_in_window(uintptr_t lo, uintptr_t hi);
 void bc_start(uint64_t h, uint64_t out, uint64_t logref);
 
 /* Which messages a peer's kernel copies (setup.c, detect_peer_copies), and

@@ -188,6 +188,80 @@ static void completed(unsigned call, const uint64_t *o)
 	}
 }
 
+/* rma registers the buffers of a one-sided operation and follows window
+ * memory and synchronisations; it returns 0 for a call of another kind.
+ * The origin buffer (and result buffer) of an operation stay pending, under
+ * the window's handle, until the window's next fence, unlock, flush or
+ * complete. */
+static int rma(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	switch (call) {
+#define RMA(c, recv, buf, count, type) \
+	bc_add(call, recv, IN(c, buf), (int64_t)(count), IN(c, type), IN(c, win), 0, logref, 0)
+	case MPIVET_ID_MPI_Put:
+		RMA(MPI_Put, 0, origin_addr, IN(MPI_Put, origin_count), origin_datatype);
+		break;
+	case MPIVET_ID_MPI_Accumulate:
+		RMA(MPI_Accumulate, 0, origin_addr, IN(MPI_Accumulate, origin_count), origin_datatype);
+		break;
+	case MPIVET_ID_MPI_Get:
+		RMA(MPI_Get, 1, origin_addr, IN(MPI_Get, origin_count), origin_datatype);
+		break;
+	case MPIVET_ID_MPI_Get_accumulate:
+		RMA(MPI_Get_accumulate, 0, origin_addr, IN(MPI_Get_accumulate, origin_count), origin_datatype);
+		RMA(MPI_Get_accumulate, 1, result_addr, IN(MPI_Get_accumulate, result_count), result_datatype);
+		break;
+	case MPIVET_ID_MPI_Fetch_and_op:
+		RMA(MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+		RMA(MPI_Fetch_and_op, 1, result_addr, 1, datatype);
+		break;
+	case MPIVET_ID_MPI_Compare_and_swap:
+		RMA(MPI_Compare_and_swap, 0, origin_addr, 1, datatype);
+		RMA(MPI_Compare_and_swap, 0, compare_addr, 1, datatype);
+		RMA(MPI_Compare_and_swap, 1, result_addr, 1, datatype);
+		break;
+#undef RMA
+	case MPIVET_ID_MPI_Win_create:
+		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size));
+		break;
+	case MPIVET_ID_MPI_Win_allocate:
+	case MPIVET_ID_MPI_Win_allocate_shared: {
+		int a = call == MPIVET_ID_MPI_Win_allocate;
+		void *const *base = (void *const *)(uintptr_t)(a ? IN(MPI_Win_allocate, baseptr) : IN(MPI_Win_allocate_shared, baseptr));
+		if (base)
+			bc_window_add(a ? OUT(MPI_Win_allocate, win) : OUT(MPI_Win_allocate_shared, win), (uint64_t)(uintptr_t)*base,
+				      (int64_t)(a ? IN(MPI_Win_allocate, size) : IN(MPI_Win_allocate_shared, size)));
+		break;
+	}
+	case MPIVET_ID_MPI_Win_attach:
+		bc_window_add(IN(MPI_Win_attach, win), IN(MPI_Win_attach, base), (int64_t)IN(MPI_Win_attach, size));
+		break;
+	case MPIVET_ID_MPI_Win_detach:
+		bc_window_remove(IN(MPI_Win_detach, win), IN(MPI_Win_detach, base));
+		break;
+	case MPIVET_ID_MPI_Win_free:
+		bc_finish_all(IN(MPI_Win_free, win));
+		bc_window_remove(IN(MPI_Win_free, win), 0);
+		break;
+#define RMA_SYNC(c) \
+	case MPIVET_ID_##c: \
+		bc_finish_all(IN(c, win)); \
+		break;
+		RMA_SYNC(MPI_Win_fence)
+		RMA_SYNC(MPI_Win_unlock)
+		RMA_SYNC(MPI_Win_unlock_all)
+		RMA_SYNC(MPI_Win_flush)
+		RMA_SYNC(MPI_Win_flush_all)
+		RMA_SYNC(MPI_Win_flush_local)
+		RMA_SYNC(MPI_Win_flush_local_all)
+		RMA_SYNC(MPI_Win_complete)
+#undef RMA_SYNC
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 /* out registers the operations a call started and forgets those it
  * completed. */
 static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
@@ -205,6 +279,8 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		return;
 	}
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+		return;
+	if (rma(call, logref, o))
 		return;
 	switch (call) {
 #define P2P(c, recv, persistent) \

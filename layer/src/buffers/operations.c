@@ -244,3 +244,72 @@ void bc_start(uint64_t h, uint64_t out, uint64_t logref)
 		dirty = mpivet_bc_live = 1;
 	unlock();
 }
+
+/* bc_finish_all ends every pending operation registered under h: the
+ * one-sided operations of a window (h is the window's handle), which a
+ * fence, unlock, flush or complete on it completes. (A flush of one target
+ * completes them all here: fewer reports, never a false one.) */
+void bc_finish_all(uint64_t h)
+{
+	lock();
+	int changed = 0;
+	for (int j = nregions - 1; j >= 0; j--)
+		if (regions[j].req == h && regions[j].active && !regions[j].persistent) {
+			changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
+			bc_remove_at(j);
+		}
+	if (changed)
+		dirty = mpivet_bc_live = 1;
+	unlock();
+}
+
+/* Window memory: what other ranks' one-sided operations write (or read)
+ * with no MPI call of this rank in progress, through the kernel on a single
+ * host (which fails on a protected page instead of faulting). A page that
+ * holds some is never protected. */
+struct winmem {
+	uint64_t win;
+	uintptr_t lo, hi;
+};
+static struct winmem *wins;
+static int nwins, capwins;
+
+void bc_window_add(uint64_t win, uint64_t base, int64_t size)
+{
+	if (size <= 0 || !base)
+		return;
+	lock();
+	if (nwins == capwins) {
+		int cap = capwins ? 2 * capwins : 8;
+		struct winmem *w = bc_xrealloc(wins, cap * sizeof *w);
+		if (!w) {
+			unlock();
+			return;
+		}
+		wins = w, capwins = cap;
+	}
+	wins[nwins++] = (struct winmem){win, (uintptr_t)base, (uintptr_t)base + (uintptr_t)size};
+	dirty = mpivet_bc_live = 1;
+	unlock();
+}
+
+/* bc_window_remove forgets the memory of window win at base (every piece
+ * of it for base 0). */
+void bc_window_remove(uint64_t win, uint64_t base)
+{
+	lock();
+	for (int i = nwins - 1; i >= 0; i--)
+		if (wins[i].win == win && (!base || wins[i].lo == (uintptr_t)base))
+			wins[i] = wins[--nwins];
+	unlock();
+}
+
+/* bc_in_window reports whether [lo, hi) holds window memory. The caller
+ * holds the lock. */
+int bc_in_window(uintptr_t lo, uintptr_t hi)
+{
+	for (int i = 0; i < nwins; i++)
+		if (wins[i].lo < hi && wins[i].hi > lo)
+			return 1;
+	return 0;
+}

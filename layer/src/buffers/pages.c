@@ -122,8 +122,8 @@ static void compute_spans(void)
 				prot = p;
 			eager |= !r->lazy;
 		}
-		if (prot < 0 || written)
-			continue; /* open: a peer's kernel may write it now */
+		if (prot < 0 || written || bc_in_window(lo, hi))
+			continue; /* open: a peer's kernel may write it now (a receive's, a window's) */
 		if (peer && prot == PROT_NONE)
 			prot = PROT_READ; /* a peer's kernel may read it now */
 		int d = hi - lo == pagesz ? bc_demotion(lo) : -1;

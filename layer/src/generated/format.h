@@ -32,6 +32,7 @@
 #define MPIVET_META_DETERMINISM 25
 #define MPIVET_META_PYSITE 31
 #define MPIVET_META_ARGUMENT 32
+#define MPIVET_META_RMA 33
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
@@ -111,6 +112,13 @@
 #define MPIVET_CLOCKS_OFF 0
 #define MPIVET_CLOCKS_LAMPORT 1
 #define MPIVET_CLOCKS_VECTOR 2
+
+/* Words of a META_RMA record after the entry offset (api.RMA*) */
+#define MPIVET_RMA_TARGET_LB 0
+#define MPIVET_RMA_TARGET_SPAN 1
+#define MPIVET_RMA_ORIGIN_LB 2
+#define MPIVET_RMA_ORIGIN_SPAN 3
+#define MPIVET_RMA_WORDS 4
 
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86

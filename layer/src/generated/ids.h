@@ -138,6 +138,38 @@ enum {
 	MPIVET_ID_MPI_Info_free = 131,
 	MPIVET_ID_MPI_Comm_create_errhandler = 132,
 	MPIVET_ID_MPI_Errhandler_free = 133,
+	MPIVET_ID_MPI_Win_create = 134,
+	MPIVET_ID_MPI_Win_allocate = 135,
+	MPIVET_ID_MPI_Win_allocate_shared = 136,
+	MPIVET_ID_MPI_Win_create_dynamic = 137,
+	MPIVET_ID_MPI_Win_attach = 138,
+	MPIVET_ID_MPI_Win_detach = 139,
+	MPIVET_ID_MPI_Win_free = 140,
+	MPIVET_ID_MPI_Win_fence = 141,
+	MPIVET_ID_MPI_Win_lock = 142,
+	MPIVET_ID_MPI_Win_unlock = 143,
+	MPIVET_ID_MPI_Win_lock_all = 144,
+	MPIVET_ID_MPI_Win_unlock_all = 145,
+	MPIVET_ID_MPI_Win_post = 146,
+	MPIVET_ID_MPI_Win_start = 147,
+	MPIVET_ID_MPI_Win_complete = 148,
+	MPIVET_ID_MPI_Win_wait = 149,
+	MPIVET_ID_MPI_Win_test = 150,
+	MPIVET_ID_MPI_Win_flush = 151,
+	MPIVET_ID_MPI_Win_flush_all = 152,
+	MPIVET_ID_MPI_Win_flush_local = 153,
+	MPIVET_ID_MPI_Win_flush_local_all = 154,
+	MPIVET_ID_MPI_Win_sync = 155,
+	MPIVET_ID_MPI_Put = 156,
+	MPIVET_ID_MPI_Get = 157,
+	MPIVET_ID_MPI_Accumulate = 158,
+	MPIVET_ID_MPI_Get_accumulate = 159,
+	MPIVET_ID_MPI_Fetch_and_op = 160,
+	MPIVET_ID_MPI_Compare_and_swap = 161,
+	MPIVET_ID_MPI_Rput = 162,
+	MPIVET_ID_MPI_Rget = 163,
+	MPIVET_ID_MPI_Raccumulate = 164,
+	MPIVET_ID_MPI_Rget_accumulate = 165,
 };
 
 #define MPIVET_IN_MPI_Abort_comm 1
@@ -502,6 +534,162 @@ enum {
 #define MPIVET_OUT_MPI_Comm_idup_request 2
 #define MPIVET_IN_MPI_Type_free_datatype_at 1
 #define MPIVET_IN_MPI_Type_free_datatype 2
+#define MPIVET_IN_MPI_Win_create_base 1
+#define MPIVET_IN_MPI_Win_create_size 2
+#define MPIVET_IN_MPI_Win_create_disp_unit 3
+#define MPIVET_IN_MPI_Win_create_info 4
+#define MPIVET_IN_MPI_Win_create_comm 5
+#define MPIVET_IN_MPI_Win_create_win_at 6
+#define MPIVET_OUT_MPI_Win_create_win 1
+#define MPIVET_IN_MPI_Win_allocate_size 1
+#define MPIVET_IN_MPI_Win_allocate_disp_unit 2
+#define MPIVET_IN_MPI_Win_allocate_info 3
+#define MPIVET_IN_MPI_Win_allocate_comm 4
+#define MPIVET_IN_MPI_Win_allocate_baseptr 5
+#define MPIVET_IN_MPI_Win_allocate_win_at 6
+#define MPIVET_OUT_MPI_Win_allocate_win 1
+#define MPIVET_IN_MPI_Win_allocate_shared_size 1
+#define MPIVET_IN_MPI_Win_allocate_shared_disp_unit 2
+#define MPIVET_IN_MPI_Win_allocate_shared_info 3
+#define MPIVET_IN_MPI_Win_allocate_shared_comm 4
+#define MPIVET_IN_MPI_Win_allocate_shared_baseptr 5
+#define MPIVET_IN_MPI_Win_allocate_shared_win_at 6
+#define MPIVET_OUT_MPI_Win_allocate_shared_win 1
+#define MPIVET_IN_MPI_Win_create_dynamic_info 1
+#define MPIVET_IN_MPI_Win_create_dynamic_comm 2
+#define MPIVET_IN_MPI_Win_create_dynamic_win_at 3
+#define MPIVET_OUT_MPI_Win_create_dynamic_win 1
+#define MPIVET_IN_MPI_Win_attach_win 1
+#define MPIVET_IN_MPI_Win_attach_base 2
+#define MPIVET_IN_MPI_Win_attach_size 3
+#define MPIVET_IN_MPI_Win_detach_win 1
+#define MPIVET_IN_MPI_Win_detach_base 2
+#define MPIVET_IN_MPI_Win_free_win_at 1
+#define MPIVET_IN_MPI_Win_free_win 2
+#define MPIVET_IN_MPI_Win_fence_assertion 1
+#define MPIVET_IN_MPI_Win_fence_win 2
+#define MPIVET_IN_MPI_Win_lock_lock_type 1
+#define MPIVET_IN_MPI_Win_lock_rank 2
+#define MPIVET_IN_MPI_Win_lock_assertion 3
+#define MPIVET_IN_MPI_Win_lock_win 4
+#define MPIVET_IN_MPI_Win_unlock_rank 1
+#define MPIVET_IN_MPI_Win_unlock_win 2
+#define MPIVET_IN_MPI_Win_lock_all_assertion 1
+#define MPIVET_IN_MPI_Win_lock_all_win 2
+#define MPIVET_IN_MPI_Win_unlock_all_win 1
+#define MPIVET_IN_MPI_Win_post_group 1
+#define MPIVET_IN_MPI_Win_post_assertion 2
+#define MPIVET_IN_MPI_Win_post_win 3
+#define MPIVET_IN_MPI_Win_start_group 1
+#define MPIVET_IN_MPI_Win_start_assertion 2
+#define MPIVET_IN_MPI_Win_start_win 3
+#define MPIVET_IN_MPI_Win_complete_win 1
+#define MPIVET_IN_MPI_Win_wait_win 1
+#define MPIVET_IN_MPI_Win_test_win 1
+#define MPIVET_OUT_MPI_Win_test_flag 1
+#define MPIVET_IN_MPI_Win_flush_rank 1
+#define MPIVET_IN_MPI_Win_flush_win 2
+#define MPIVET_IN_MPI_Win_flush_all_win 1
+#define MPIVET_IN_MPI_Win_flush_local_rank 1
+#define MPIVET_IN_MPI_Win_flush_local_win 2
+#define MPIVET_IN_MPI_Win_flush_local_all_win 1
+#define MPIVET_IN_MPI_Win_sync_win 1
+#define MPIVET_IN_MPI_Put_origin_addr 1
+#define MPIVET_IN_MPI_Put_origin_count 2
+#define MPIVET_IN_MPI_Put_origin_datatype 3
+#define MPIVET_IN_MPI_Put_target_rank 4
+#define MPIVET_IN_MPI_Put_target_disp 5
+#define MPIVET_IN_MPI_Put_target_count 6
+#define MPIVET_IN_MPI_Put_target_datatype 7
+#define MPIVET_IN_MPI_Put_win 8
+#define MPIVET_IN_MPI_Get_origin_addr 1
+#define MPIVET_IN_MPI_Get_origin_count 2
+#define MPIVET_IN_MPI_Get_origin_datatype 3
+#define MPIVET_IN_MPI_Get_target_rank 4
+#define MPIVET_IN_MPI_Get_target_disp 5
+#define MPIVET_IN_MPI_Get_target_count 6
+#define MPIVET_IN_MPI_Get_target_datatype 7
+#define MPIVET_IN_MPI_Get_win 8
+#define MPIVET_IN_MPI_Accumulate_origin_addr 1
+#define MPIVET_IN_MPI_Accumulate_origin_count 2
+#define MPIVET_IN_MPI_Accumulate_origin_datatype 3
+#define MPIVET_IN_MPI_Accumulate_target_rank 4
+#define MPIVET_IN_MPI_Accumulate_target_disp 5
+#define MPIVET_IN_MPI_Accumulate_target_count 6
+#define MPIVET_IN_MPI_Accumulate_target_datatype 7
+#define MPIVET_IN_MPI_Accumulate_op 8
+#define MPIVET_IN_MPI_Accumulate_win 9
+#define MPIVET_IN_MPI_Get_accumulate_origin_addr 1
+#define MPIVET_IN_MPI_Get_accumulate_origin_count 2
+#define MPIVET_IN_MPI_Get_accumulate_origin_datatype 3
+#define MPIVET_IN_MPI_Get_accumulate_result_addr 4
+#define MPIVET_IN_MPI_Get_accumulate_result_count 5
+#define MPIVET_IN_MPI_Get_accumulate_result_datatype 6
+#define MPIVET_IN_MPI_Get_accumulate_target_rank 7
+#define MPIVET_IN_MPI_Get_accumulate_target_disp 8
+#define MPIVET_IN_MPI_Get_accumulate_target_count 9
+#define MPIVET_IN_MPI_Get_accumulate_target_datatype 10
+#define MPIVET_IN_MPI_Get_accumulate_op 11
+#define MPIVET_IN_MPI_Get_accumulate_win 12
+#define MPIVET_IN_MPI_Fetch_and_op_origin_addr 1
+#define MPIVET_IN_MPI_Fetch_and_op_result_addr 2
+#define MPIVET_IN_MPI_Fetch_and_op_datatype 3
+#define MPIVET_IN_MPI_Fetch_and_op_target_rank 4
+#define MPIVET_IN_MPI_Fetch_and_op_target_disp 5
+#define MPIVET_IN_MPI_Fetch_and_op_op 6
+#define MPIVET_IN_MPI_Fetch_and_op_win 7
+#define MPIVET_IN_MPI_Compare_and_swap_origin_addr 1
+#define MPIVET_IN_MPI_Compare_and_swap_compare_addr 2
+#define MPIVET_IN_MPI_Compare_and_swap_result_addr 3
+#define MPIVET_IN_MPI_Compare_and_swap_datatype 4
+#define MPIVET_IN_MPI_Compare_and_swap_target_rank 5
+#define MPIVET_IN_MPI_Compare_and_swap_target_disp 6
+#define MPIVET_IN_MPI_Compare_and_swap_win 7
+#define MPIVET_IN_MPI_Rput_origin_addr 1
+#define MPIVET_IN_MPI_Rput_origin_count 2
+#define MPIVET_IN_MPI_Rput_origin_datatype 3
+#define MPIVET_IN_MPI_Rput_target_rank 4
+#define MPIVET_IN_MPI_Rput_target_disp 5
+#define MPIVET_IN_MPI_Rput_target_count 6
+#define MPIVET_IN_MPI_Rput_target_datatype 7
+#define MPIVET_IN_MPI_Rput_win 8
+#define MPIVET_IN_MPI_Rput_request_at 9
+#define MPIVET_OUT_MPI_Rput_request 1
+#define MPIVET_IN_MPI_Rget_origin_addr 1
+#define MPIVET_IN_MPI_Rget_origin_count 2
+#define MPIVET_IN_MPI_Rget_origin_datatype 3
+#define MPIVET_IN_MPI_Rget_target_rank 4
+#define MPIVET_IN_MPI_Rget_target_disp 5
+#define MPIVET_IN_MPI_Rget_target_count 6
+#define MPIVET_IN_MPI_Rget_target_datatype 7
+#define MPIVET_IN_MPI_Rget_win 8
+#define MPIVET_IN_MPI_Rget_request_at 9
+#define MPIVET_OUT_MPI_Rget_request 1
+#define MPIVET_IN_MPI_Raccumulate_origin_addr 1
+#define MPIVET_IN_MPI_Raccumulate_origin_count 2
+#define MPIVET_IN_MPI_Raccumulate_origin_datatype 3
+#define MPIVET_IN_MPI_Raccumulate_target_rank 4
+#define MPIVET_IN_MPI_Raccumulate_target_disp 5
+#define MPIVET_IN_MPI_Raccumulate_target_count 6
+#define MPIVET_IN_MPI_Raccumulate_target_datatype 7
+#define MPIVET_IN_MPI_Raccumulate_op 8
+#define MPIVET_IN_MPI_Raccumulate_win 9
+#define MPIVET_IN_MPI_Raccumulate_request_at 10
+#define MPIVET_OUT_MPI_Raccumulate_request 1
+#define MPIVET_IN_MPI_Rget_accumulate_origin_addr 1
+#define MPIVET_IN_MPI_Rget_accumulate_origin_count 2
+#define MPIVET_IN_MPI_Rget_accumulate_origin_datatype 3
+#define MPIVET_IN_MPI_Rget_accumulate_result_addr 4
+#define MPIVET_IN_MPI_Rget_accumulate_result_count 5
+#define MPIVET_IN_MPI_Rget_accumulate_result_datatype 6
+#define MPIVET_IN_MPI_Rget_accumulate_target_rank 7
+#define MPIVET_IN_MPI_Rget_accumulate_target_disp 8
+#define MPIVET_IN_MPI_Rget_accumulate_target_count 9
+#define MPIVET_IN_MPI_Rget_accumulate_target_datatype 10
+#define MPIVET_IN_MPI_Rget_accumulate_op 11
+#define MPIVET_IN_MPI_Rget_accumulate_win 12
+#define MPIVET_IN_MPI_Rget_accumulate_request_at 13
+#define MPIVET_OUT_MPI_Rget_accumulate_request 1
 
 #include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {
@@ -512,6 +700,8 @@ static const signed char mpivet_call_flags[] = {
 	7, 1, 1, 1, 5, 1, 3, 1, 5, 1, 7, 7, 1, 1, 5, 1,
 	1, 1, 1, 5, 1, 7, 7, 1, 1, 1, 1, 0, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0,
 };
@@ -524,6 +714,8 @@ static const signed char mpivet_call_k_comm[] = {
 	5, 5, 6, 7, 6, 8, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, -1, -1, 0, 0, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 4, 3, 3, 1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_root[] = {
@@ -532,6 +724,8 @@ static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 6, 7, 6,
 	7, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 3, 6, 7, 6, 7, -1, -1, -1, -1, -1, 5, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -546,7 +740,9 @@ static const signed char mpivet_call_k_request[] = {
 	6, 6, 7, 8, 7, 9, 9, -1, -1, 2, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, 8, 8, 9, 12,
 };
 static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -557,6 +753,8 @@ static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, 1, 2, -1, 2, 3, 3, 4, 5, 2,
 	5, 2, 5, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendbuf[] = {
@@ -566,6 +764,8 @@ static const signed char mpivet_call_k_sendbuf[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -579,6 +779,8 @@ static const signed char mpivet_call_k_recvbuf[] = {
 	1, 1, 3, 3, 3, 4, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendcount[] = {
@@ -588,6 +790,8 @@ static const signed char mpivet_call_k_sendcount[] = {
 	1, 1, 1, 1, 1, 1, 2, 2, -1, -1, 2, 2, 1, 1, 1, 1,
 	1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, -1, -1,
 	2, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -601,6 +805,8 @@ static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, 4, 4, 4, 5, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sdispls[] = {
@@ -610,6 +816,8 @@ static const signed char mpivet_call_k_sdispls[] = {
 	2, -1, -1, -1, 2, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2,
 	2, -1, -1, -1, -1, -1, 2, -1, -1, -1, 2, 2, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, 2, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -623,6 +831,8 @@ static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, 5, -1, 6, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtype[] = {
@@ -632,6 +842,8 @@ static const signed char mpivet_call_k_sendtype[] = {
 	3, 2, 2, 2, 3, -1, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3,
 	-1, -1, 2, 2, 2, 2, 3, 2, 2, 2, 3, -1, 3, 3, 3, 3,
 	3, 3, 2, 2, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -645,6 +857,8 @@ static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, 5, 6, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtypes[] = {
@@ -654,6 +868,8 @@ static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -667,6 +883,8 @@ static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendbuf[] = {
@@ -676,6 +894,8 @@ static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -689,6 +909,8 @@ static const signed char mpivet_call_w_recvbuf[] = {
 	2, 2, 4, 4, 4, 5, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendcount[] = {
@@ -698,6 +920,8 @@ static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, -1, -1,
 	3, 3, 2, 2, 2, 2, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -711,6 +935,8 @@ static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, 5, 5, 5, 6, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sdispls[] = {
@@ -720,6 +946,8 @@ static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, 3, -1, -1, -1, 3, 3, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, 3, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -733,6 +961,8 @@ static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, 6, -1, 7, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtype[] = {
@@ -742,6 +972,8 @@ static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 3, 3, 3, 3, 4, 3, 3, 3, 4, -1, 4, 4, 4, 4,
 	4, 4, 3, 3, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -755,6 +987,8 @@ static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, 6, 7, 6, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtypes[] = {
@@ -764,6 +998,8 @@ static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -777,6 +1013,8 @@ static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_root[] = {
@@ -785,6 +1023,8 @@ static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 4, 7, 8, 7, 8, -1, -1, -1, -1, -1, 6, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -799,6 +1039,8 @@ static const signed char mpivet_call_w_comm[] = {
 	6, 6, 7, 8, 7, 9, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_request_at[] = {
@@ -808,6 +1050,8 @@ static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 6, 9, 10, 9, 10, 8, 9, 8, 10, 10, 8, 7, 7, 7,
 	7, 7, 8, 9, 8, 10, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -821,11 +1065,15 @@ static const signed char mpivet_call_o_request[] = {
 	1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, 3, 3, 3, 3, -1, 3, 3, 3, 3, 3, 3,
 	-1, 3, 3, 3, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -843,6 +1091,8 @@ static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stag[] = {
@@ -852,6 +1102,8 @@ static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, 4, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
@@ -865,10 +1117,14 @@ static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -887,10 +1143,14 @@ static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -909,10 +1169,14 @@ static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -931,11 +1195,15 @@ static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -953,11 +1221,15 @@ static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, 2, 2, 2, 2, 2, -1, 2, 2, 2, 2, 2,
 	2, 2, 2, 2, 2, 2, -1, -1, -1, -1, 2, 2, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -975,6 +1247,8 @@ static const signed char mpivet_call_k_op[] = {
 	4, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_oldtype[] = {
@@ -986,6 +1260,8 @@ static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, 1, 3, 3, 3, 3, 3, 3, -1, 5, 8, 0, 0, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_new[] = {
@@ -997,6 +1273,8 @@ static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, 1, 2, 1, 2, 3, 3, 4, 5, 2,
 	5, 2, 5, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, 2, 4, 4, 4, 4, 4, 4, 4, 6, 9, 3, 1, -1, -1, 2,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_a_kind[] = {
@@ -1008,6 +1286,8 @@ static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, -1, -1, 3,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_free[] = {
@@ -1019,7 +1299,9 @@ static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1,
-	0, -1, -1, -1, -1, -1,
+	0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1030,7 +1312,9 @@ static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1,
-	3, -1, -1, -1, -1, -1,
+	3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 
 #define MPIVET_K_MPI_Init_argc 0

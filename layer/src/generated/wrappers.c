@@ -8,6 +8,7 @@
 #include "../signatures/signature.h"
 #include "../slack/slack.h"
 #include "../arguments/arguments.h"
+#include "../rma/rma.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5120,6 +5121,1318 @@ static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_Win_create(uint64_t pc_, uint64_t base, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t win_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)base, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_create, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = base;
+		w_[k_++] = (uint64_t)size;
+		w_[k_++] = (uint64_t)disp_unit;
+		w_[k_++] = info;
+		w_[k_++] = comm;
+		w_[k_++] = win_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_create(uint64_t e_, int rc_, uint64_t win)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_create, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)size;
+		w_[k_++] = (uint64_t)disp_unit;
+		w_[k_++] = info;
+		w_[k_++] = comm;
+		w_[k_++] = baseptr;
+		w_[k_++] = win_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_allocate(uint64_t e_, int rc_, uint64_t win)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate_shared, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)size;
+		w_[k_++] = (uint64_t)disp_unit;
+		w_[k_++] = info;
+		w_[k_++] = comm;
+		w_[k_++] = baseptr;
+		w_[k_++] = win_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate_shared, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_allocate_shared(uint64_t e_, int rc_, uint64_t win)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate_shared, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_allocate_shared, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_create_dynamic(uint64_t pc_, uint64_t info, uint64_t comm, uint64_t win_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_create_dynamic, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+		w_[k_++] = comm;
+		w_[k_++] = win_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_dynamic, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_create_dynamic(uint64_t e_, int rc_, uint64_t win)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)win};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_create_dynamic, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_dynamic, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_attach(uint64_t pc_, uint64_t win, uint64_t base, int64_t size)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base, (uint64_t)size};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_attach, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = base;
+		w_[k_++] = (uint64_t)size;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_attach, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_attach(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_attach, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_attach, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_detach(uint64_t pc_, uint64_t win, uint64_t base)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_detach, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = base;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_detach, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_detach(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_detach, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_detach, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_free(uint64_t pc_, uint64_t win_at, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win_at, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_free, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win_at;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_free, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_free(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_free, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_free, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_fence(uint64_t pc_, int64_t assertion, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_fence, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)assertion;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_fence, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_fence(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_fence, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_fence, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_lock(uint64_t pc_, int64_t lock_type, int64_t rank, int64_t assertion, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)lock_type, (uint64_t)rank, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_lock, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)lock_type;
+		w_[k_++] = (uint64_t)rank;
+		w_[k_++] = (uint64_t)assertion;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_lock, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_lock(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_lock, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_lock, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_unlock(uint64_t pc_, int64_t rank, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)rank;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_unlock, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_unlock(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_unlock, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_lock_all(uint64_t pc_, int64_t assertion, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_lock_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)assertion;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_lock_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_lock_all(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_lock_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_lock_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_unlock_all(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_unlock_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_unlock_all(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_unlock_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_post(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_post, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = group;
+		w_[k_++] = (uint64_t)assertion;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_post, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_post(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_post, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_post, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_start(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_start, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = group;
+		w_[k_++] = (uint64_t)assertion;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_start, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_start(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_start, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_start, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_complete(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_complete, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_complete, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_complete(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_complete, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_complete, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_wait(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_wait, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_wait, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_wait(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_wait, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_wait, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_test(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_test, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_poll_begin(n_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+	}
+	mpivet_poll_entered(MPIVET_ID_MPI_Win_test, n_);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Win_test(uint64_t e_, int rc_, int64_t flag)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)flag};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_test, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	if (rc_ == MPI_SUCCESS && (flag == 0)) {
+		mpivet_state_polled();
+		return;
+	}
+	e_ = mpivet_poll_log();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)flag;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_test, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_logged(rc_, e_);
+}
+
+static uint64_t mpivet_in_MPI_Win_flush(uint64_t pc_, int64_t rank, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)rank;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_flush(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_flush_all(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_flush_all(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_flush_local(uint64_t pc_, int64_t rank, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)rank;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_local, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_flush_local(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_local, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_flush_local_all(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_local_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_flush_local_all(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_flush_local_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_sync(uint64_t pc_, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Win_sync, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_sync, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_sync(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Win_sync, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_sync, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Put(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Put, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Put, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Put(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Put, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Put, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Get(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Get, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Get, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Get(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Get, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Get, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Accumulate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = op;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Accumulate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Accumulate(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Accumulate, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Accumulate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Get_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Get_accumulate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = result_addr;
+		w_[k_++] = (uint64_t)result_count;
+		w_[k_++] = result_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = op;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Get_accumulate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Get_accumulate(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Get_accumulate, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Get_accumulate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Fetch_and_op(uint64_t pc_, uint64_t origin_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t op, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)op, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Fetch_and_op, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = result_addr;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = op;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Fetch_and_op, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Fetch_and_op(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Fetch_and_op, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Fetch_and_op, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Compare_and_swap(uint64_t pc_, uint64_t origin_addr, uint64_t compare_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t win)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)compare_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)win};
+		mpivet_bc_in(MPIVET_ID_MPI_Compare_and_swap, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = compare_addr;
+		w_[k_++] = result_addr;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = win;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Compare_and_swap, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Compare_and_swap(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_Compare_and_swap, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Compare_and_swap, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Rput(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rput, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = win;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rput, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Rput(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rput, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rput, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Rget(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rget, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = win;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rget, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Rget(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rget, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rget, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Raccumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Raccumulate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = op;
+		w_[k_++] = win;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Raccumulate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Raccumulate(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Raccumulate, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Raccumulate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Rget_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Rget_accumulate, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = origin_addr;
+		w_[k_++] = (uint64_t)origin_count;
+		w_[k_++] = origin_datatype;
+		w_[k_++] = result_addr;
+		w_[k_++] = (uint64_t)result_count;
+		w_[k_++] = result_datatype;
+		w_[k_++] = (uint64_t)target_rank;
+		w_[k_++] = (uint64_t)target_disp;
+		w_[k_++] = (uint64_t)target_count;
+		w_[k_++] = target_datatype;
+		w_[k_++] = op;
+		w_[k_++] = win;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rget_accumulate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Rget_accumulate, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Rget_accumulate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -8627,9 +9940,555 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 	return rc_;
 }
 
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_create(MPIVET_PC(), MPIVET_A(base), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(win));
+	void *k_[] = {(void *)&base, (void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_create(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_allocate(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_allocate(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(MPIVET_PC(), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_allocate_shared(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_create_dynamic(info, comm, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_create_dynamic(MPIVET_PC(), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(win));
+	void *k_[] = {(void *)&info, (void *)&comm, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create_dynamic, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Win_create_dynamic(info, comm, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_dynamic, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_create_dynamic(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_attach(win, base, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_attach(MPIVET_PC(), MPIVET_H(win), MPIVET_A(base), MPIVET_I(size));
+	int rc_ = PMPI_Win_attach(win, base, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_attach, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_attach(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_detach(win, base);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_detach(MPIVET_PC(), MPIVET_H(win), MPIVET_A(base));
+	int rc_ = PMPI_Win_detach(win, base);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_detach, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_detach(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_free(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_free(MPIVET_PC(), MPIVET_A(win), win ? MPIVET_H(*win) : MPIVET_NOREC);
+	int rc_ = PMPI_Win_free(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_free, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_free(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_fence(int assertion, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_fence(assertion, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_fence(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	int rc_ = PMPI_Win_fence(assertion, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_fence, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_fence(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_lock(int lock_type, int rank, int assertion, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_lock(lock_type, rank, assertion, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_lock(MPIVET_PC(), MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	int rc_ = PMPI_Win_lock(lock_type, rank, assertion, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_lock, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_lock(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_unlock(int rank, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_unlock(rank, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_unlock(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	int rc_ = PMPI_Win_unlock(rank, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_unlock, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_unlock(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_lock_all(int assertion, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_lock_all(assertion, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_lock_all(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	int rc_ = PMPI_Win_lock_all(assertion, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_lock_all, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_lock_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_unlock_all(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_unlock_all(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_unlock_all(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_unlock_all(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_unlock_all, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_unlock_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_post(MPI_Group group, int assertion, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_post(group, assertion, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_post(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
+	int rc_ = PMPI_Win_post(group, assertion, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_post(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_start(MPI_Group group, int assertion, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_start(group, assertion, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_start(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
+	int rc_ = PMPI_Win_start(group, assertion, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_start(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_complete(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_complete(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_complete(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_complete(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_complete, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_complete(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_wait(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_wait(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_wait(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_wait(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_wait(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_test(win, flag);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_test(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_test(win, flag);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_flush(int rank, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_flush(rank, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_flush(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	int rc_ = PMPI_Win_flush(rank, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_flush(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_flush_all(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_flush_all(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_flush_all(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_flush_all(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_all, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_flush_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_flush_local(int rank, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_flush_local(rank, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_flush_local(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	int rc_ = PMPI_Win_flush_local(rank, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_local, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_flush_local(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_flush_local_all(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_flush_local_all(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_flush_local_all(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_flush_local_all(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_local_all, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_flush_local_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_sync(MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_sync(win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_sync(MPIVET_PC(), MPIVET_H(win));
+	int rc_ = PMPI_Win_sync(win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_sync, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_sync(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Put(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	int rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Put, rc_, MPIVET_PC());
+	mpivet_out_MPI_Put(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Get(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	int rc_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get, rc_, MPIVET_PC());
+	mpivet_out_MPI_Get(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	int rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Accumulate, rc_, MPIVET_PC());
+	mpivet_out_MPI_Accumulate(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Get_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	int rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get_accumulate, rc_, MPIVET_PC());
+	mpivet_out_MPI_Get_accumulate(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	int rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, 1, datatype, 1, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Fetch_and_op, rc_, MPIVET_PC());
+	mpivet_out_MPI_Fetch_and_op(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	if (!mpivet_should_record())
+		return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	int rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, 1, datatype, 1, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Compare_and_swap, rc_, MPIVET_PC());
+	mpivet_out_MPI_Compare_and_swap(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Rput(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	int rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rput, rc_, MPIVET_PC());
+	mpivet_out_MPI_Rput(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Rget(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	int rc_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget, rc_, MPIVET_PC());
+	mpivet_out_MPI_Rget(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Raccumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	int rc_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Raccumulate, rc_, MPIVET_PC());
+	mpivet_out_MPI_Raccumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	int rc_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget_accumulate, rc_, MPIVET_PC());
+	mpivet_out_MPI_Rget_accumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
 void mpivet_write_constants(void)
 {
-	uint64_t v[98] = {0};
+	uint64_t v[101] = {0};
 	int k = 2;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
@@ -9109,6 +10968,21 @@ void mpivet_write_constants(void)
 #ifdef MPI_NO_OP
 	v[1] |= 1ULL << 31;
 	v[k] = MPIVET_H(MPI_NO_OP);
+#endif
+	k++;
+#ifdef MPI_WIN_NULL
+	v[1] |= 1ULL << 32;
+	v[k] = MPIVET_H(MPI_WIN_NULL);
+#endif
+	k++;
+#ifdef MPI_LOCK_EXCLUSIVE
+	v[1] |= 1ULL << 33;
+	v[k] = MPIVET_H(MPI_LOCK_EXCLUSIVE);
+#endif
+	k++;
+#ifdef MPI_LOCK_SHARED
+	v[1] |= 1ULL << 34;
+	v[k] = MPIVET_H(MPI_LOCK_SHARED);
 #endif
 	k++;
 	uint64_t off;
@@ -17796,6 +19670,1612 @@ void mpi_errhandler_free_f08_(void *f_errhandler, MPI_Fint *ierr)
 		return;
 	}
 	mpivet_f_MPI_Errhandler_free(real_, 1, MPIVET_PC(), f_errhandler, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_create)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_create(mpivet_ft_MPI_Win_create real_, int f08_, uint64_t pc_, void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *base = f08_ ? MPIVET_F08_PTR(f_base) : f_base;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	int disp_unit = *(MPI_Fint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	uint64_t e_ = mpivet_in_MPI_Win_create(pc_, MPIVET_A(base), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(f_win));
+	void *k_[] = {(void *)&base, (void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
+	(void)bad_;
+	real_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create, rc_, pc_);
+	mpivet_out_MPI_Win_create(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_create_(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create)mpivet_next("mpi_win_create_");
+	if (!mpivet_should_record()) {
+		real_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create(real_, 0, MPIVET_PC(), f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+}
+void mpi_win_create__(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_")));
+void mpi_win_create(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_")));
+void MPI_WIN_CREATE(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_")));
+
+void MPIVET_F08_BUF(mpi_win_create)(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create)mpivet_next(MPIVET_F08_BUFNAME(mpi_win_create));
+	if (!mpivet_should_record()) {
+		real_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create(real_, 1, MPIVET_PC(), f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_allocate)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_allocate(mpivet_ft_MPI_Win_allocate real_, int f08_, uint64_t pc_, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	int disp_unit = *(MPI_Fint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	void *baseptr = f_baseptr;
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	uint64_t e_ = mpivet_in_MPI_Win_allocate(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
+	(void)bad_;
+	real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate, rc_, pc_);
+	mpivet_out_MPI_Win_allocate(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_allocate_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
+void mpi_win_allocate(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
+void MPI_WIN_ALLOCATE(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
+
+void mpi_win_allocate_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_allocate_shared)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_allocate_shared(mpivet_ft_MPI_Win_allocate_shared real_, int f08_, uint64_t pc_, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	int disp_unit = *(MPI_Fint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	void *baseptr = f_baseptr;
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate_shared, k_) : 0;
+	(void)bad_;
+	real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, pc_);
+	mpivet_out_MPI_Win_allocate_shared(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_allocate_shared_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_shared(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate_shared__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
+void mpi_win_allocate_shared(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
+void MPI_WIN_ALLOCATE_SHARED(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
+
+void mpi_win_allocate_shared_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_shared(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_create_dynamic)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_create_dynamic(mpivet_ft_MPI_Win_create_dynamic real_, int f08_, uint64_t pc_, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	uint64_t e_ = mpivet_in_MPI_Win_create_dynamic(pc_, MPIVET_H(info), MPIVET_H(comm), MPIVET_A(f_win));
+	void *k_[] = {(void *)&info, (void *)&comm, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create_dynamic, k_) : 0;
+	(void)bad_;
+	real_(f_info, f_comm, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_dynamic, rc_, pc_);
+	mpivet_out_MPI_Win_create_dynamic(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_create_dynamic_(void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_dynamic real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_dynamic)mpivet_next("mpi_win_create_dynamic_");
+	if (!mpivet_should_record()) {
+		real_(f_info, f_comm, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_dynamic(real_, 0, MPIVET_PC(), f_info, f_comm, f_win, ierr);
+}
+void mpi_win_create_dynamic__(void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_dynamic_")));
+void mpi_win_create_dynamic(void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_dynamic_")));
+void MPI_WIN_CREATE_DYNAMIC(void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_dynamic_")));
+
+void mpi_win_create_dynamic_f08_(void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_dynamic real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_dynamic)mpivet_next("mpi_win_create_dynamic_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_info, f_comm, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_dynamic(real_, 1, MPIVET_PC(), f_info, f_comm, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_attach)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_attach(mpivet_ft_MPI_Win_attach real_, int f08_, uint64_t pc_, void *f_win, void *f_base, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	void *base = f08_ ? MPIVET_F08_PTR(f_base) : f_base;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	uint64_t e_ = mpivet_in_MPI_Win_attach(pc_, MPIVET_H(win), MPIVET_A(base), MPIVET_I(size));
+	real_(f_win, f_base, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_attach, rc_, pc_);
+	mpivet_out_MPI_Win_attach(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_attach_(void *f_win, void *f_base, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_attach real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_attach)mpivet_next("mpi_win_attach_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_base, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_attach(real_, 0, MPIVET_PC(), f_win, f_base, f_size, ierr);
+}
+void mpi_win_attach__(void *f_win, void *f_base, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_win_attach_")));
+void mpi_win_attach(void *f_win, void *f_base, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_win_attach_")));
+void MPI_WIN_ATTACH(void *f_win, void *f_base, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_win_attach_")));
+
+void MPIVET_F08_BUF(mpi_win_attach)(void *f_win, void *f_base, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_attach real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_attach)mpivet_next(MPIVET_F08_BUFNAME(mpi_win_attach));
+	if (!mpivet_should_record()) {
+		real_(f_win, f_base, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_attach(real_, 1, MPIVET_PC(), f_win, f_base, f_size, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_detach)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_detach(mpivet_ft_MPI_Win_detach real_, int f08_, uint64_t pc_, void *f_win, void *f_base, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	void *base = f08_ ? MPIVET_F08_PTR(f_base) : f_base;
+	uint64_t e_ = mpivet_in_MPI_Win_detach(pc_, MPIVET_H(win), MPIVET_A(base));
+	real_(f_win, f_base, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_detach, rc_, pc_);
+	mpivet_out_MPI_Win_detach(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_detach_(void *f_win, void *f_base, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_detach real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_detach)mpivet_next("mpi_win_detach_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_base, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_detach(real_, 0, MPIVET_PC(), f_win, f_base, ierr);
+}
+void mpi_win_detach__(void *f_win, void *f_base, MPI_Fint *ierr) __attribute__((alias("mpi_win_detach_")));
+void mpi_win_detach(void *f_win, void *f_base, MPI_Fint *ierr) __attribute__((alias("mpi_win_detach_")));
+void MPI_WIN_DETACH(void *f_win, void *f_base, MPI_Fint *ierr) __attribute__((alias("mpi_win_detach_")));
+
+void MPIVET_F08_BUF(mpi_win_detach)(void *f_win, void *f_base, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_detach real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_detach)mpivet_next(MPIVET_F08_BUFNAME(mpi_win_detach));
+	if (!mpivet_should_record()) {
+		real_(f_win, f_base, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_detach(real_, 1, MPIVET_PC(), f_win, f_base, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_free)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_free(mpivet_ft_MPI_Win_free real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win c_win = MPI_Win_f2c(*(MPI_Fint *)f_win), *win = &c_win;
+	uint64_t e_ = mpivet_in_MPI_Win_free(pc_, MPIVET_A(f_win), win ? MPIVET_H(*win) : MPIVET_NOREC);
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_free, rc_, pc_);
+	mpivet_out_MPI_Win_free(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_free_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_free real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_free)mpivet_next("mpi_win_free_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_free(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_free__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_free_")));
+void mpi_win_free(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_free_")));
+void MPI_WIN_FREE(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_free_")));
+
+void mpi_win_free_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_free real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_free)mpivet_next("mpi_win_free_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_free(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_fence)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_fence(mpivet_ft_MPI_Win_fence real_, int f08_, uint64_t pc_, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int assertion = *(MPI_Fint *)f_assertion;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_fence(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	real_(f_assertion, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_fence, rc_, pc_);
+	mpivet_out_MPI_Win_fence(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_fence_(void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_fence real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_fence)mpivet_next("mpi_win_fence_");
+	if (!mpivet_should_record()) {
+		real_(f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_fence(real_, 0, MPIVET_PC(), f_assertion, f_win, ierr);
+}
+void mpi_win_fence__(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_fence_")));
+void mpi_win_fence(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_fence_")));
+void MPI_WIN_FENCE(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_fence_")));
+
+void mpi_win_fence_f08_(void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_fence real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_fence)mpivet_next("mpi_win_fence_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_fence(real_, 1, MPIVET_PC(), f_assertion, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_lock)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_lock(mpivet_ft_MPI_Win_lock real_, int f08_, uint64_t pc_, void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int lock_type = *(MPI_Fint *)f_lock_type;
+	int rank = *(MPI_Fint *)f_rank;
+	int assertion = *(MPI_Fint *)f_assertion;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_lock(pc_, MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	real_(f_lock_type, f_rank, f_assertion, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_lock, rc_, pc_);
+	mpivet_out_MPI_Win_lock(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_lock_(void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_lock real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_lock)mpivet_next("mpi_win_lock_");
+	if (!mpivet_should_record()) {
+		real_(f_lock_type, f_rank, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_lock(real_, 0, MPIVET_PC(), f_lock_type, f_rank, f_assertion, f_win, ierr);
+}
+void mpi_win_lock__(void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_")));
+void mpi_win_lock(void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_")));
+void MPI_WIN_LOCK(void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_")));
+
+void mpi_win_lock_f08_(void *f_lock_type, void *f_rank, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_lock real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_lock)mpivet_next("mpi_win_lock_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_lock_type, f_rank, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_lock(real_, 1, MPIVET_PC(), f_lock_type, f_rank, f_assertion, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_unlock)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_unlock(mpivet_ft_MPI_Win_unlock real_, int f08_, uint64_t pc_, void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int rank = *(MPI_Fint *)f_rank;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_unlock(pc_, MPIVET_I(rank), MPIVET_H(win));
+	real_(f_rank, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_unlock, rc_, pc_);
+	mpivet_out_MPI_Win_unlock(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_unlock_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_unlock real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_unlock)mpivet_next("mpi_win_unlock_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_unlock(real_, 0, MPIVET_PC(), f_rank, f_win, ierr);
+}
+void mpi_win_unlock__(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_")));
+void mpi_win_unlock(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_")));
+void MPI_WIN_UNLOCK(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_")));
+
+void mpi_win_unlock_f08_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_unlock real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_unlock)mpivet_next("mpi_win_unlock_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_unlock(real_, 1, MPIVET_PC(), f_rank, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_lock_all)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_lock_all(mpivet_ft_MPI_Win_lock_all real_, int f08_, uint64_t pc_, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int assertion = *(MPI_Fint *)f_assertion;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_lock_all(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	real_(f_assertion, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_lock_all, rc_, pc_);
+	mpivet_out_MPI_Win_lock_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_lock_all_(void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_lock_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_lock_all)mpivet_next("mpi_win_lock_all_");
+	if (!mpivet_should_record()) {
+		real_(f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_lock_all(real_, 0, MPIVET_PC(), f_assertion, f_win, ierr);
+}
+void mpi_win_lock_all__(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_all_")));
+void mpi_win_lock_all(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_all_")));
+void MPI_WIN_LOCK_ALL(void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_lock_all_")));
+
+void mpi_win_lock_all_f08_(void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_lock_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_lock_all)mpivet_next("mpi_win_lock_all_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_lock_all(real_, 1, MPIVET_PC(), f_assertion, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_unlock_all)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_unlock_all(mpivet_ft_MPI_Win_unlock_all real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_unlock_all(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_unlock_all, rc_, pc_);
+	mpivet_out_MPI_Win_unlock_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_unlock_all_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_unlock_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_unlock_all)mpivet_next("mpi_win_unlock_all_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_unlock_all(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_unlock_all__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_all_")));
+void mpi_win_unlock_all(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_all_")));
+void MPI_WIN_UNLOCK_ALL(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_unlock_all_")));
+
+void mpi_win_unlock_all_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_unlock_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_unlock_all)mpivet_next("mpi_win_unlock_all_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_unlock_all(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_post)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_post(mpivet_ft_MPI_Win_post real_, int f08_, uint64_t pc_, void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int assertion = *(MPI_Fint *)f_assertion;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_post(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
+	real_(f_group, f_assertion, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, pc_);
+	mpivet_out_MPI_Win_post(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_post_(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_post real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_post)mpivet_next("mpi_win_post_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_post(real_, 0, MPIVET_PC(), f_group, f_assertion, f_win, ierr);
+}
+void mpi_win_post__(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_post_")));
+void mpi_win_post(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_post_")));
+void MPI_WIN_POST(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_post_")));
+
+void mpi_win_post_f08_(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_post real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_post)mpivet_next("mpi_win_post_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_post(real_, 1, MPIVET_PC(), f_group, f_assertion, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_start)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_start(mpivet_ft_MPI_Win_start real_, int f08_, uint64_t pc_, void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	int assertion = *(MPI_Fint *)f_assertion;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_start(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_group(e_, group);
+	real_(f_group, f_assertion, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, pc_);
+	mpivet_out_MPI_Win_start(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_start_(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_start)mpivet_next("mpi_win_start_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_start(real_, 0, MPIVET_PC(), f_group, f_assertion, f_win, ierr);
+}
+void mpi_win_start__(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_start_")));
+void mpi_win_start(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_start_")));
+void MPI_WIN_START(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_start_")));
+
+void mpi_win_start_f08_(void *f_group, void *f_assertion, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_start)mpivet_next("mpi_win_start_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_assertion, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_start(real_, 1, MPIVET_PC(), f_group, f_assertion, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_complete)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_complete(mpivet_ft_MPI_Win_complete real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_complete(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_complete, rc_, pc_);
+	mpivet_out_MPI_Win_complete(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_complete_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_complete)mpivet_next("mpi_win_complete_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_complete(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_complete__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_complete_")));
+void mpi_win_complete(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_complete_")));
+void MPI_WIN_COMPLETE(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_complete_")));
+
+void mpi_win_complete_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_complete)mpivet_next("mpi_win_complete_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_complete(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_wait)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_wait(mpivet_ft_MPI_Win_wait real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_wait(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, pc_);
+	mpivet_out_MPI_Win_wait(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_wait_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_wait real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_wait)mpivet_next("mpi_win_wait_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_wait(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_wait__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_wait_")));
+void mpi_win_wait(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_wait_")));
+void MPI_WIN_WAIT(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_wait_")));
+
+void mpi_win_wait_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_wait real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_wait)mpivet_next("mpi_win_wait_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_wait(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_test)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_test(mpivet_ft_MPI_Win_test real_, int f08_, uint64_t pc_, void *f_win, void *f_flag, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	int c_flag = 0, *flag = &c_flag;
+	uint64_t e_ = mpivet_in_MPI_Win_test(pc_, MPIVET_H(win));
+	real_(f_win, f_flag, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, pc_);
+	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_test_(void *f_win, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_test real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_test)mpivet_next("mpi_win_test_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_test(real_, 0, MPIVET_PC(), f_win, f_flag, ierr);
+}
+void mpi_win_test__(void *f_win, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_win_test_")));
+void mpi_win_test(void *f_win, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_win_test_")));
+void MPI_WIN_TEST(void *f_win, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_win_test_")));
+
+void mpi_win_test_f08_(void *f_win, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_test real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_test)mpivet_next("mpi_win_test_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_test(real_, 1, MPIVET_PC(), f_win, f_flag, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_flush)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_flush(mpivet_ft_MPI_Win_flush real_, int f08_, uint64_t pc_, void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int rank = *(MPI_Fint *)f_rank;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_flush(pc_, MPIVET_I(rank), MPIVET_H(win));
+	real_(f_rank, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush, rc_, pc_);
+	mpivet_out_MPI_Win_flush(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_flush_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush)mpivet_next("mpi_win_flush_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush(real_, 0, MPIVET_PC(), f_rank, f_win, ierr);
+}
+void mpi_win_flush__(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_")));
+void mpi_win_flush(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_")));
+void MPI_WIN_FLUSH(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_")));
+
+void mpi_win_flush_f08_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush)mpivet_next("mpi_win_flush_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush(real_, 1, MPIVET_PC(), f_rank, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_flush_all)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_flush_all(mpivet_ft_MPI_Win_flush_all real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_flush_all(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_all, rc_, pc_);
+	mpivet_out_MPI_Win_flush_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_flush_all_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_all)mpivet_next("mpi_win_flush_all_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_all(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_flush_all__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_all_")));
+void mpi_win_flush_all(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_all_")));
+void MPI_WIN_FLUSH_ALL(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_all_")));
+
+void mpi_win_flush_all_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_all)mpivet_next("mpi_win_flush_all_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_all(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_flush_local)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_flush_local(mpivet_ft_MPI_Win_flush_local real_, int f08_, uint64_t pc_, void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int rank = *(MPI_Fint *)f_rank;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_flush_local(pc_, MPIVET_I(rank), MPIVET_H(win));
+	real_(f_rank, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_local, rc_, pc_);
+	mpivet_out_MPI_Win_flush_local(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_flush_local_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_local real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_local)mpivet_next("mpi_win_flush_local_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_local(real_, 0, MPIVET_PC(), f_rank, f_win, ierr);
+}
+void mpi_win_flush_local__(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_")));
+void mpi_win_flush_local(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_")));
+void MPI_WIN_FLUSH_LOCAL(void *f_rank, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_")));
+
+void mpi_win_flush_local_f08_(void *f_rank, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_local real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_local)mpivet_next("mpi_win_flush_local_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_rank, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_local(real_, 1, MPIVET_PC(), f_rank, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_flush_local_all)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_flush_local_all(mpivet_ft_MPI_Win_flush_local_all real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_flush_local_all(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_flush_local_all, rc_, pc_);
+	mpivet_out_MPI_Win_flush_local_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_flush_local_all_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_local_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_local_all)mpivet_next("mpi_win_flush_local_all_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_local_all(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_flush_local_all__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_all_")));
+void mpi_win_flush_local_all(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_all_")));
+void MPI_WIN_FLUSH_LOCAL_ALL(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_flush_local_all_")));
+
+void mpi_win_flush_local_all_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_flush_local_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_flush_local_all)mpivet_next("mpi_win_flush_local_all_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_flush_local_all(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_sync)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_sync(mpivet_ft_MPI_Win_sync real_, int f08_, uint64_t pc_, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Win_sync(pc_, MPIVET_H(win));
+	real_(f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_sync, rc_, pc_);
+	mpivet_out_MPI_Win_sync(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_win_sync_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_sync real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_sync)mpivet_next("mpi_win_sync_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_sync(real_, 0, MPIVET_PC(), f_win, ierr);
+}
+void mpi_win_sync__(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_sync_")));
+void mpi_win_sync(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_sync_")));
+void MPI_WIN_SYNC(void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_sync_")));
+
+void mpi_win_sync_f08_(void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_sync real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_sync)mpivet_next("mpi_win_sync_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_sync(real_, 1, MPIVET_PC(), f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Put)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Put(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Put, rc_, pc_);
+	mpivet_out_MPI_Put(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_put_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Put real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Put)mpivet_next("mpi_put_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Put(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+void mpi_put__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_put_")));
+void mpi_put(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_put_")));
+void MPI_PUT(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_put_")));
+
+void MPIVET_F08_BUF(mpi_put)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Put real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_BUFNAME(mpi_put));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Put(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Get)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Get(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get, rc_, pc_);
+	mpivet_out_MPI_Get(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_get_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get)mpivet_next("mpi_get_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+void mpi_get__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_")));
+void mpi_get(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_")));
+void MPI_GET(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_")));
+
+void MPIVET_F08_BUF(mpi_get)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_BUFNAME(mpi_get));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Accumulate(mpivet_ft_MPI_Accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Accumulate, rc_, pc_);
+	mpivet_out_MPI_Accumulate(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_accumulate_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Accumulate)mpivet_next("mpi_accumulate_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Accumulate(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+void mpi_accumulate__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_accumulate_")));
+void mpi_accumulate(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_accumulate_")));
+void MPI_ACCUMULATE(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_accumulate_")));
+
+void MPIVET_F08_BUF(mpi_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Get_accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Get_accumulate(mpivet_ft_MPI_Get_accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	int result_count = *(MPI_Fint *)f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*(MPI_Fint *)f_result_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get_accumulate, rc_, pc_);
+	mpivet_out_MPI_Get_accumulate(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_get_accumulate_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next("mpi_get_accumulate_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get_accumulate(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+void mpi_get_accumulate__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_accumulate_")));
+void mpi_get_accumulate(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_accumulate_")));
+void MPI_GET_ACCUMULATE(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_get_accumulate_")));
+
+void MPIVET_F08_BUF(mpi_get_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_get_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Fetch_and_op)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Fetch_and_op(mpivet_ft_MPI_Fetch_and_op real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(pc_, MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, 1, datatype, 1, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Fetch_and_op, rc_, pc_);
+	mpivet_out_MPI_Fetch_and_op(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_fetch_and_op_(void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Fetch_and_op real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Fetch_and_op)mpivet_next("mpi_fetch_and_op_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Fetch_and_op(real_, 0, MPIVET_PC(), f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+}
+void mpi_fetch_and_op__(void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_fetch_and_op_")));
+void mpi_fetch_and_op(void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_fetch_and_op_")));
+void MPI_FETCH_AND_OP(void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_fetch_and_op_")));
+
+void MPIVET_F08_BUF(mpi_fetch_and_op)(void *f_origin_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Fetch_and_op real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Fetch_and_op)mpivet_next(MPIVET_F08_BUFNAME(mpi_fetch_and_op));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Fetch_and_op(real_, 1, MPIVET_PC(), f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Compare_and_swap)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Compare_and_swap(mpivet_ft_MPI_Compare_and_swap real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	void *compare_addr = f08_ ? MPIVET_F08_PTR(f_compare_addr) : f_compare_addr;
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(pc_, MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, 1, datatype, 1, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Compare_and_swap, rc_, pc_);
+	mpivet_out_MPI_Compare_and_swap(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_compare_and_swap_(void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Compare_and_swap real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Compare_and_swap)mpivet_next("mpi_compare_and_swap_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Compare_and_swap(real_, 0, MPIVET_PC(), f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+}
+void mpi_compare_and_swap__(void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_compare_and_swap_")));
+void mpi_compare_and_swap(void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_compare_and_swap_")));
+void MPI_COMPARE_AND_SWAP(void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_compare_and_swap_")));
+
+void MPIVET_F08_BUF(mpi_compare_and_swap)(void *f_origin_addr, void *f_compare_addr, void *f_result_addr, void *f_datatype, void *f_target_rank, void *f_target_disp, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Compare_and_swap real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Compare_and_swap)mpivet_next(MPIVET_F08_BUFNAME(mpi_compare_and_swap));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Compare_and_swap(real_, 1, MPIVET_PC(), f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Rput)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Rput(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rput, rc_, pc_);
+	mpivet_out_MPI_Rput(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_rput_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rput real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rput)mpivet_next("mpi_rput_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rput(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+void mpi_rput__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rput_")));
+void mpi_rput(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rput_")));
+void MPI_RPUT(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rput_")));
+
+void MPIVET_F08_BUF(mpi_rput)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rput real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_BUFNAME(mpi_rput));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rput(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Rget)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Rget(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget, rc_, pc_);
+	mpivet_out_MPI_Rget(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_rget_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget)mpivet_next("mpi_rget_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+void mpi_rget__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_")));
+void mpi_rget(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_")));
+void MPI_RGET(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_")));
+
+void MPIVET_F08_BUF(mpi_rget)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Raccumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Raccumulate(mpivet_ft_MPI_Raccumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Raccumulate, rc_, pc_);
+	mpivet_out_MPI_Raccumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_raccumulate_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Raccumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Raccumulate)mpivet_next("mpi_raccumulate_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Raccumulate(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+void mpi_raccumulate__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_raccumulate_")));
+void mpi_raccumulate(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_raccumulate_")));
+void MPI_RACCUMULATE(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_raccumulate_")));
+
+void MPIVET_F08_BUF(mpi_raccumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Raccumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_raccumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Raccumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Rget_accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Rget_accumulate(mpivet_ft_MPI_Rget_accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	int origin_count = *(MPI_Fint *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	int result_count = *(MPI_Fint *)f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*(MPI_Fint *)f_result_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	int target_count = *(MPI_Fint *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget_accumulate, rc_, pc_);
+	mpivet_out_MPI_Rget_accumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_rget_accumulate_(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next("mpi_rget_accumulate_");
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget_accumulate(real_, 0, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+void mpi_rget_accumulate__(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_accumulate_")));
+void mpi_rget_accumulate(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_accumulate_")));
+void MPI_RGET_ACCUMULATE(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_rget_accumulate_")));
+
+void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */

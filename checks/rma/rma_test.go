@@ -1,0 +1,306 @@
+package rma
+
+import (
+	"strings"
+	"testing"
+
+	"mpivet/api"
+	"mpivet/check"
+	"mpivet/checks/internal/comms"
+	reports "mpivet/report"
+	"mpivet/trace"
+	"mpivet/trace/tracetest"
+)
+
+const win = 0x5000
+
+var world = tracetest.Consts["MPI_COMM_WORLD"]
+
+// rank writes one rank's log: the window's creation, the calls step gives,
+// its free and MPI_Finalize.
+type rank struct {
+	l  *tracetest.Log
+	pc uint64
+}
+
+func newRank(r, n int) *rank {
+	k := &rank{l: tracetest.New(r, n), pc: 0x100}
+	k.call("MPI_Init", nil)
+	k.call("MPI_Win_create", map[string]any{"size": 64, "disp_unit": 4, "comm": world}, map[string]any{"win": win})
+	return k
+}
+
+// call logs a returned call at the next call site (in: the entry's fields;
+// out: the exit's), and returns its entry offset.
+func (k *rank) call(name string, in map[string]any, out ...map[string]any) uint64 {
+	k.pc += 0x10
+	o := map[string]any{}
+	if len(out) > 0 {
+		o = out[0]
+	}
+	return k.l.Call(name, k.pc, in, o)
+}
+
+func (k *rank) at(line int) uint64 { return 0x100 + 0x10*uint64(line) }
+
+// op logs a one-sided operation of one element of 4 bytes at disp.
+func (k *rank) op(name string, target, disp int, extra map[string]any) {
+	in := map[string]any{"target_rank": target, "target_disp": disp, "target_count": 1, "win": win,
+		"target_datatype": tracetest.Consts["MPI_INT"], "origin_count": 1}
+	for f, v := range extra {
+		in[f] = v
+	}
+	off := k.call(name, in)
+	k.l.Meta(api.MetaRMA, off, 0, 4, 0, 4)
+}
+
+func (k *rank) w(name string, in map[string]any) {
+	if in == nil {
+		in = map[string]any{}
+	}
+	in["win"] = win
+	k.call(name, in)
+}
+
+func (k *rank) end() *trace.Process {
+	k.call("MPI_Win_free", map[string]any{"win": win})
+	k.call("MPI_Finalize", nil)
+	p := k.l.Process()
+	for name, v := range map[string]uint64{"MPI_LOCK_EXCLUSIVE": 1, "MPI_LOCK_SHARED": 2} {
+		p.ConstVal[name] = v
+		p.Consts[v] = append(p.Consts[v], name)
+	}
+	return p
+}
+
+func findings(t *testing.T, procs ...*trace.Process) []check.Finding {
+	t.Helper()
+	fs, err := check.Run([]*check.Check{Check, comms.Analyzer}, &check.Input{Run: &trace.Run{Procs: procs}, NP: len(procs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reports.Merge(fs)
+}
+
+// three runs the same steps on ranks 1 and 2 (given the rank), rank 0
+// only fencing or barriers as the steps say.
+func three(t *testing.T, steps func(r int, k *rank)) []check.Finding {
+	var ps []*trace.Process
+	for r := 0; r < 3; r++ {
+		k := newRank(r, 3)
+		steps(r, k)
+		ps = append(ps, k.end())
+	}
+	return findings(t, ps...)
+}
+
+func kinds(fs []check.Finding) string {
+	var ks []string
+	for _, f := range fs {
+		ks = append(ks, f.Kind)
+	}
+	return strings.Join(ks, " ")
+}
+
+func TestFenceRaces(t *testing.T) {
+	sum := map[string]any{"op": tracetest.Consts["MPI_SUM"]}
+	for _, c := range []struct {
+		name  string
+		steps func(r int, k *rank)
+		want  string
+	}{
+		{"put/put in one interval", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r > 0 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, "rma-race"},
+		{"put/get in one interval", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+			} else if r == 2 {
+				k.op("MPI_Get", 0, 2, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, "rma-race"},
+		{"get/get", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r > 0 {
+				k.op("MPI_Get", 0, 2, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, ""},
+		{"same-op accumulates", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r > 0 {
+				k.op("MPI_Accumulate", 0, 2, sum)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, ""},
+		{"put/accumulate", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+			} else if r == 2 {
+				k.op("MPI_Accumulate", 0, 2, sum)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, "rma-race"},
+		{"disjoint bytes", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r > 0 {
+				k.op("MPI_Put", 0, r, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, ""},
+		{"a fence between", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+			if r == 2 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, ""},
+	} {
+		if got := kinds(three(t, c.steps)); got != c.want {
+			t.Errorf("%s: findings %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPassiveRaces(t *testing.T) {
+	barrier := func(k *rank) { k.call("MPI_Barrier", map[string]any{"comm": world}) }
+	for _, c := range []struct {
+		name  string
+		steps func(r int, k *rank)
+		want  string
+	}{
+		{"shared locks, nothing between", func(r int, k *rank) {
+			if r > 0 {
+				k.w("MPI_Win_lock", map[string]any{"lock_type": 2, "rank": 0})
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_unlock", map[string]any{"rank": 0})
+			}
+		}, "rma-race"},
+		{"exclusive locks", func(r int, k *rank) {
+			if r > 0 {
+				k.w("MPI_Win_lock", map[string]any{"lock_type": 1, "rank": 0})
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_unlock", map[string]any{"rank": 0})
+			}
+		}, ""},
+		{"flushed before a barrier", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+			}
+			barrier(k)
+			if r == 2 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, ""},
+		{"flushed before a message", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, ""},
+		{"a message on another tag", func(r int, k *rank) {
+			// the receive of tag 6 takes the message sent after the flush
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 6, "comm": world})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 6, "comm": world}, map[string]any{"status": [2]int64{1, 6}})
+				k.op("MPI_Put", 0, 2, nil)
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, ""},
+		{"a message before the flush", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.call("MPI_Send", map[string]any{"dest": 2, "tag": 5, "comm": world})
+				k.w("MPI_Win_flush", map[string]any{"rank": 0})
+			}
+			if r == 2 {
+				k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, "rma-race"},
+		{"a barrier but no flush", func(r int, k *rank) {
+			k.w("MPI_Win_lock_all", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			barrier(k)
+			if r == 2 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+			k.w("MPI_Win_unlock_all", nil)
+		}, "rma-race"},
+	} {
+		if got := kinds(three(t, c.steps)); got != c.want {
+			t.Errorf("%s: findings %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestEpochs(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		steps func(r int, k *rank)
+		want  string
+	}{
+		{"outside any epoch", func(r int, k *rank) {
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+			}
+		}, "rma-epoch"},
+		{"unlock without lock", func(r int, k *rank) {
+			if r == 1 {
+				k.w("MPI_Win_unlock", map[string]any{"rank": 0})
+			}
+		}, "rma-epoch"},
+		{"freed with a lock open", func(r int, k *rank) {
+			if r == 1 {
+				k.w("MPI_Win_lock", map[string]any{"lock_type": 2, "rank": 0})
+			}
+		}, "rma-epoch"},
+		{"fences counted differently", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				k.w("MPI_Win_fence", nil)
+			}
+		}, "rma-epoch"},
+		{"lock, put, unlock", func(r int, k *rank) {
+			k.w("MPI_Win_lock", map[string]any{"lock_type": 2, "rank": (r + 1) % 3})
+			k.op("MPI_Put", (r+1)%3, 0, nil)
+			k.w("MPI_Win_unlock", map[string]any{"rank": (r + 1) % 3})
+		}, ""},
+	} {
+		if got := kinds(three(t, c.steps)); got != c.want {
+			t.Errorf("%s: findings %q, want %q", c.name, got, c.want)
+		}
+	}
+}
