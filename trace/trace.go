@@ -8,7 +8,7 @@
 package trace
 
 import (
-	"sort"
+	"sync"
 
 	"mpivet/api"
 )
@@ -338,16 +338,17 @@ type Mapping struct {
 
 // Process is everything recorded about one rank.
 type Process struct {
-	File       string // log path
-	Host       string
-	Pid        int
-	Rank       int // -1 until the process initialised MPI
-	Size       int
-	Level      int // thread support level provided; -1 before MPI is initialised
-	Consts     map[uint64][]string
-	ConstVal   map[string]uint64
-	Maps       []Mapping
-	Calls      []*Call
+	File     string // log path
+	Host     string
+	Pid      int
+	Rank     int // -1 until the process initialised MPI
+	Size     int
+	Level    int // thread support level provided; -1 before MPI is initialised
+	Consts   map[uint64][]string
+	ConstVal map[string]uint64
+	Maps     []Mapping
+	// NumCalls is how many calls the rank logged (Calls reads them).
+	NumCalls   int
 	Signal     *Signal
 	Errors     []Error // errors MPI calls returned to the program, or raised to the fatal handler
 	Buffers    []BufferAccess
@@ -378,6 +379,17 @@ type Process struct {
 	// returned having done nothing: the layer counts them in the state page
 	// instead of logging them.
 	Polls uint64
+
+	// What the first reading of the log kept of its calls (Calls reads
+	// them again): the last, the last MPI_Finalize (and the last that
+	// returned), whether an initialisation returned, and checkpoints.
+	data           []byte // the log, if decoded from memory
+	last, finalize *Call
+	finalized      *Call
+	initReturned   bool
+	marks          []mark
+	mu             sync.Mutex
+	pinned         map[uint64]*Call // CallAt's, by offset
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
@@ -386,24 +398,12 @@ func (p *Process) Const(name string) (uint64, bool) {
 	return v, ok
 }
 
-// CallAt returns the call whose entry record is at log offset off, or nil.
-func (p *Process) CallAt(off uint64) *Call {
-	i := sort.Search(len(p.Calls), func(i int) bool { return p.Calls[i].Offset >= off })
-	if i < len(p.Calls) && p.Calls[i].Offset == off {
-		return p.Calls[i]
-	}
-	return nil
-}
-
 // Last returns the last call the rank made (the one it may still be in), or nil.
 func (p *Process) Last() *Call {
 	if p.Current != nil {
 		return p.Current
 	}
-	if len(p.Calls) == 0 {
-		return nil
-	}
-	return p.Calls[len(p.Calls)-1]
+	return p.last
 }
 
 // Initialized reports whether the rank initialised MPI (by whatever binding).
@@ -411,12 +411,8 @@ func (p *Process) Initialized() bool {
 	if p.Level >= 0 {
 		return true
 	}
-	for _, c := range p.Calls {
-		if c.Def.Has("init") && c.Returned {
-			return true
-		}
-	}
-	return false
+	// The state page may say the last call returned (readState).
+	return p.initReturned || (p.last != nil && p.last.Def.Has("init") && p.last.Returned)
 }
 
 // Finalized reports whether the rank returned from MPI_Finalize.
@@ -426,11 +422,8 @@ func (p *Process) Finalized() bool { return p.finalizeCall(true) != nil }
 func (p *Process) FinalizeCall() *Call { return p.finalizeCall(false) }
 
 func (p *Process) finalizeCall(returned bool) *Call {
-	for i := len(p.Calls) - 1; i >= 0; i-- {
-		c := p.Calls[i]
-		if c.Def.Has("finalize") && (c.Returned || !returned) {
-			return c
-		}
+	if returned && (p.finalize == nil || !p.finalize.Returned) {
+		return p.finalized // (the state page may say the last returned)
 	}
-	return nil
+	return p.finalize
 }

@@ -21,14 +21,14 @@ func TestDecode(t *testing.T) {
 	if p.Rank != 3 || p.Size != 4 || p.Host != "testhost" {
 		t.Fatalf("process %d/%d on %q", p.Rank, p.Size, p.Host)
 	}
-	if len(p.Calls) != 3 {
-		t.Fatalf("%d calls", len(p.Calls))
+	if p.NumCalls != 3 {
+		t.Fatalf("%d calls", p.NumCalls)
 	}
-	is := p.Calls[1]
+	is := p.CallList()[1]
 	if is.Name() != "MPI_Isend" || is.PC != 0x20 || is.Int("count") != 5 || is.Word("request") != 0x9000 || !is.Returned {
 		t.Errorf("Isend decoded as %+v", is)
 	}
-	wa := p.Calls[2]
+	wa := p.CallList()[2]
 	if wa.Returned || len(wa.Words("array_of_requests")) != 2 || wa.HasField("array_of_requests_out") {
 		t.Errorf("Waitall decoded as %+v", wa)
 	}
@@ -62,8 +62,8 @@ func TestTornLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Calls) != 2 || p.Calls[1].Name() != "MPI_Comm_dup" || p.End != int64(whole) {
-		t.Fatalf("%d calls, end %d (want %d)", len(p.Calls), p.End, whole)
+	if p.NumCalls != 2 || p.CallList()[1].Name() != "MPI_Comm_dup" || p.End != int64(whole) {
+		t.Fatalf("%d calls, end %d (want %d)", p.NumCalls, p.End, whole)
 	}
 	if _, err := trace.Decode("x", []byte("not a log at all")); err == nil {
 		t.Error("a file that is not a log must be rejected")
@@ -170,7 +170,7 @@ func TestFieldLayout(t *testing.T) {
 	l.Call("MPI_Wait", 0x20, map[string]any{"request": uint64(0xd)},
 		map[string]any{"request_out": uint64(0), "status": [2]int64{1, 42}})
 	p := l.Process()
-	ts, wa := p.Calls[0], p.Calls[1]
+	ts, wa := p.CallList()[0], p.CallList()[1]
 	if got := ts.Words("array_of_requests"); len(got) != 3 || got[2] != 0xc {
 		t.Errorf("array_of_requests %x", got)
 	}
