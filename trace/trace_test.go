@@ -195,3 +195,47 @@ func TestFieldLayout(t *testing.T) {
 		t.Error("out of range must read as Unknown / nil")
 	}
 }
+
+// A log longer than the cursor's buffer: its calls are read again in
+// order, with their exit records, however the records fall across the
+// buffer's edges; CallAt finds any of them, with its position.
+func TestCallsStream(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	const n = 30000
+	var offs []uint64
+	for i := 0; i < n; i++ {
+		offs = append(offs, l.Call("MPI_Isend", uint64(0x20+i), map[string]any{"count": i, "dest": 1, "comm": uint64(0x1000), "request_at": uint64(0x7f00)},
+			map[string]any{"request": uint64(0x9000 + i)}))
+	}
+	l.Call("MPI_Finalize", 0x30, nil, nil)
+	p := l.Process()
+	if len(l.Bytes()) < 2<<20 {
+		t.Fatalf("log of %d bytes: not longer than the buffer", len(l.Bytes()))
+	}
+	if p.NumCalls != n+2 || p.Last().Name() != "MPI_Finalize" || p.FinalizeCall() != p.Last() || p.Finalized() || !p.Initialized() {
+		t.Fatalf("%d calls, last %v", p.NumCalls, p.Last())
+	}
+	i := 0
+	for c := range p.Calls() {
+		if c.Seq != i {
+			t.Fatalf("call %d has Seq %d", i, c.Seq)
+		}
+		if i >= 1 && i <= n && (c.Name() != "MPI_Isend" || c.Int("count") != int64(i-1) || c.Word("request") != uint64(0x9000+i-1) || !c.Returned) {
+			t.Fatalf("call %d decoded as %s count %d returned %v", i, c.Name(), c.Int("count"), c.Returned)
+		}
+		i++
+	}
+	if i != n+2 {
+		t.Fatalf("%d calls read again", i)
+	}
+	for _, k := range []int{0, 1, 4095, 4096, 4097, n - 1} {
+		c := p.CallAt(offs[k])
+		if c == nil || c.Seq != k+1 || c.Int("count") != int64(k) || !c.Returned || p.CallAt(offs[k]) != c {
+			t.Fatalf("CallAt(%d) = %+v", offs[k], c)
+		}
+	}
+	if p.CallAt(offs[5]+8) != nil {
+		t.Fatal("CallAt inside a record found a call")
+	}
+}

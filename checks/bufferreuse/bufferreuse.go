@@ -194,7 +194,7 @@ func callSite(pass *check.Pass, p *trace.Process, pc uint64) check.Location {
 func completion(st *objects.State, start *trace.Call, req uint64) *trace.Call {
 	for _, o := range st.Requests {
 		for _, op := range o.Ops {
-			if op.Start == start && o.Handle == req {
+			if op.Start.Offset == start.Offset && o.Handle == req {
 				return op.Done
 			}
 		}
@@ -203,7 +203,7 @@ func completion(st *objects.State, start *trace.Call, req uint64) *trace.Call {
 	// request with this start.
 	for _, o := range st.Requests {
 		for _, op := range o.Ops {
-			if op.Start == start && op.Done != nil {
+			if op.Start.Offset == start.Offset && op.Done != nil {
 				return op.Done
 			}
 		}

@@ -112,18 +112,20 @@ func run(pass *check.Pass) (any, error) {
 		}
 		ix := cs.Of(p)
 		ops := map[uint64]userFn{} // user-defined operations by handle, as the rank goes
-		for _, c := range p.Calls {
+		t := comms.NewTracker(p)   // communicators as of each call
+		for c := range p.Calls() {
+			key, inter := t.Key(c.Word("comm")), t.IsInter(c.Word("comm"))
+			t.Created(c)
 			if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
 				ops[c.Word("op")] = userOp(pass, p, c)
 			}
 			if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
 				continue
 			}
-			key := ix.KeyOf(c)
 			if seqs[key] == nil {
 				seqs[key] = map[int][]call{}
 			}
-			what, text := describe(p, c, ix.IsInter(c.Word("comm")), ops)
+			what, text := describe(p, c, inter, ops)
 			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, what, text})
 		}
 	}

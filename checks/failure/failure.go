@@ -103,7 +103,7 @@ func run(pass *check.Pass) (any, error) {
 		}
 		x := p.Exit
 		var abort *trace.Call
-		for _, c := range p.Calls {
+		for c := range p.Calls() {
 			if c.Def.Has("abort") {
 				abort = c
 			}

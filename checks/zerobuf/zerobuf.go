@@ -211,9 +211,10 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 	r := &rank{p: p, world: p.Rank}
 	s.ranks[p.Rank], s.order = r, append(s.order, p.Rank)
 	b := newBuilder(s, p, r.world)
-	evAt := make([]*event, len(p.Calls)) // by Seq
-	tmpl := map[*trace.Call]*op{}        // operations of the calls that create requests
-	for _, c := range p.Calls {
+	objs = objects.FollowAll(p) // every request, with its operations
+	evAt := map[int]*event{}    // by Seq
+	tmpl := map[uint64]*op{}    // operations of the calls that create requests
+	for c := range p.Calls() {
 		if c.Def.Has("finalize") {
 			break
 		}
@@ -232,7 +233,7 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			if o := b.collective(c); d.Has("blocking") {
 				post(o)
 			} else {
-				tmpl[c] = o
+				tmpl[c.Offset] = o
 			}
 		case d.Has("p2p") && !d.Has("blocking"):
 			switch {
@@ -244,11 +245,11 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 				}
 				post(o)
 			case c.Name() == "MPI_Imrecv":
-				tmpl[c] = &op{kind: localOp, rank: int32(r.world), call: c}
+				tmpl[c.Offset] = &op{kind: localOp, rank: int32(r.world), call: c}
 			case d.Has("send"):
-				tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
+				tmpl[c.Offset] = b.p2p(c, sendOp, "dest", "tag")
 			case d.Has("recv"):
-				tmpl[c] = b.p2p(c, recvOp, "source", "tag")
+				tmpl[c.Offset] = b.p2p(c, recvOp, "source", "tag")
 			}
 		case !d.Has("p2p"):
 		case d.Has("probe"):
@@ -270,15 +271,15 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 			return b.why
 		}
 		b.comms.Created(c)
-		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c] != nil {
+		if len(e.posts) > 0 || d.Has("completion") || d.Has("start") || tmpl[c.Offset] != nil {
 			r.events = append(r.events, e)
-			if c.Seq >= 0 && c.Seq < len(evAt) {
+			if c.Seq >= 0 {
 				evAt[c.Seq] = e
 			}
 		}
 	}
 	at := func(c *trace.Call) *event {
-		if c != nil && c.Seq >= 0 && c.Seq < len(evAt) {
+		if c != nil && c.Seq >= 0 {
 			return evAt[c.Seq]
 		}
 		return nil
@@ -286,7 +287,7 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 	// Requests: each operation starts at the call that started it and is
 	// waited for by the call that completed it.
 	for _, o := range objs.Requests {
-		t := tmpl[o.Created]
+		t := tmpl[o.Created.Offset]
 		for i, use := range o.Ops {
 			e := at(use.Start)
 			if e == nil || t == nil {

@@ -12,6 +12,7 @@ package objects
 
 import (
 	"reflect"
+	"sort"
 	"sync/atomic"
 
 	"strings"
@@ -32,10 +33,13 @@ type Object struct {
 	Cancelled  bool
 	KnownDone  bool        // MPI_Request_get_status reported it complete (it is not freed by that)
 	Started    *trace.Call // last MPI_Start(all) of a persistent request
-	// Ops are a request's operations in order (one for a nonpersistent
-	// request, one per start of a persistent one): the call that started
-	// each and the call that completed it (nil if none did).
-	Ops []Op
+	// Ops are the request's operations that a finding may name (those
+	// the buffer checker reported an access to: State.Requests), in order:
+	// the call that started each and the call that completed it (nil if
+	// none did). A persistent request may run millions.
+	Ops    []Op
+	cur    *Op // its current operation
+	serial int // creation order
 }
 
 // Op is one operation of a request.
@@ -45,9 +49,23 @@ type Op struct {
 
 // done marks the request's current operation complete by call c.
 func (o *Object) done(c *trace.Call) {
-	if n := len(o.Ops); n > 0 && o.Ops[n-1].Done == nil {
-		o.Ops[n-1].Done = c
+	if o.cur != nil && o.cur.Done == nil {
+		o.cur.Done = c
 	}
+}
+
+// start begins an operation of the request at call c, kept in Ops if a
+// finding may name it (wanted).
+func (o *Object) start(c *trace.Call, wanted map[uint64]bool, st *State) {
+	if wanted != nil && !wanted[c.Offset] {
+		o.cur = &Op{Start: c}
+		return
+	}
+	if len(o.Ops) == 0 && wanted != nil {
+		st.Requests = append(st.Requests, o)
+	}
+	o.Ops = append(o.Ops, Op{Start: c})
+	o.cur = &o.Ops[len(o.Ops)-1]
 }
 
 // Event is something notable that happened to an object.
@@ -72,7 +90,9 @@ type State struct {
 	// end of the records, if it was not), in creation order.
 	Live   []*Object
 	Events []Event
-	// Requests are all the requests the rank created, in creation order.
+	// Requests are the requests with operations a finding may name
+	// (Object.Ops), in the order of those operations' starts (FollowAll:
+	// all requests, in creation order).
 	Requests []*Object
 }
 
@@ -118,28 +138,39 @@ func (t table) remove(o *Object) {
 	}
 }
 
-func (t table) has(o *Object) bool {
-	for _, x := range t[key{o.Kind, o.Handle}] {
-		if x == o {
-			return true
-		}
-	}
-	return false
-}
-
 // slot is a handle as a call sees it: its value and where the program keeps it.
 type slot struct{ v, at uint64 }
 
-// Follow follows one rank's objects.
-func Follow(p *trace.Process) *State {
-	follows.Add(1)
+// Follow follows one rank's objects, in one pass over its calls that keeps
+// the live objects only (and the operations findings may name).
+func Follow(p *trace.Process) *State { follows.Add(1); return follow(p, false) }
+
+// FollowAll follows one rank's objects, and keeps every request with all
+// its operations (State.Requests, Object.Ops): memory in proportion to the
+// rank's requests, for an analysis that needs them all (checks/zerobuf).
+func FollowAll(p *trace.Process) *State { return follow(p, true) }
+
+func follow(p *trace.Process, all bool) *State {
 	st := &State{}
 	live := table{}
-	var order []*Object
+	created := 0
+	wanted := map[uint64]bool{} // operations the buffer checker reported, by their start
+	if all {
+		wanted = nil
+	}
+	for _, a := range p.Buffers {
+		if all {
+			break
+		}
+		wanted[a.Op] = true
+		if a.Kind == api.AccessOverlap {
+			wanted[a.Other] = true
+		}
+	}
 	predefined := func(v uint64) bool { return len(p.Consts[v]) > 0 || v == trace.Unknown }
 	null, _ := p.Const("MPI_REQUEST_NULL")
 
-	for _, c := range p.Calls {
+	for c := range p.Calls() {
 		if c.Def.Has("finalize") {
 			st.Finalize = c
 			break
@@ -171,7 +202,7 @@ func Follow(p *trace.Process) *State {
 						st.Events = append(st.Events, Event{StartedActive, o, c})
 					}
 					o.Active, o.Started = true, c
-					o.Ops = append(o.Ops, Op{Start: c})
+					o.start(c, wanted, st)
 				}
 			}
 		}
@@ -224,24 +255,25 @@ func Follow(p *trace.Process) *State {
 			if predefined(v) {
 				continue
 			}
-			o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c}
+			o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: created}
+			created++
 			if o.Kind == "request" {
 				o.Persistent = c.Def.Has("persistent")
 				o.Active = !o.Persistent
-				if !o.Persistent {
-					o.Ops = []Op{{Start: c}}
+				if wanted == nil {
+					st.Requests = append(st.Requests, o) // all of them, in creation order
 				}
-				st.Requests = append(st.Requests, o)
+				if !o.Persistent {
+					o.start(c, wanted, st)
+				}
 			}
 			live.add(o)
-			order = append(order, o)
 		}
 	}
-	for _, o := range order {
-		if live.has(o) {
-			st.Live = append(st.Live, o)
-		}
+	for _, os := range live {
+		st.Live = append(st.Live, os...)
 	}
+	sort.Slice(st.Live, func(i, j int) bool { return st.Live[i].serial < st.Live[j].serial })
 	return st
 }
 
