@@ -331,8 +331,12 @@ func unknownOut(d *api.Call) []uint64 {
 }
 
 // An arena holds the decoded fields of a log's records: a few large
-// allocations instead of one or two small ones per call.
+// allocations instead of one or two small ones per call. A call a reader
+// keeps keeps its chunk: they are small (Call.Keep copies a call out).
 type arena struct{ free []uint64 }
+
+// arenaWords is the size of an arena's chunks (16 KiB).
+const arenaWords = 2048
 
 // alloc returns n words from the arena (a new slice if a is nil).
 func (a *arena) alloc(n int) []uint64 {
@@ -343,7 +347,7 @@ func (a *arena) alloc(n int) []uint64 {
 		return make([]uint64, n)
 	}
 	if n > cap(a.free)-len(a.free) {
-		a.free = make([]uint64, 0, max(1<<14, n))
+		a.free = make([]uint64, 0, max(arenaWords, n))
 	}
 	a.free = a.free[:len(a.free)+n]
 	return a.free[len(a.free)-n : len(a.free) : len(a.free)]

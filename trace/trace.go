@@ -84,6 +84,20 @@ func (c *Call) more() *extra {
 	return c.x
 }
 
+// Keep returns a copy of c that holds only its own fields: the calls a
+// reader keeps from Calls share their fields' memory with those read
+// around them, which the copy lets go.
+func (c *Call) Keep() *Call {
+	k := *c
+	k.in = append([]uint64(nil), c.in...)
+	if c.Brief {
+		k.out = c.out // shared by every brief call of its kind
+	} else {
+		k.out = append([]uint64(nil), c.out...)
+	}
+	return &k
+}
+
 // Name is the MPI function name.
 func (c *Call) Name() string { return c.Def.Name }
 

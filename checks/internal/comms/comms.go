@@ -158,7 +158,7 @@ func NewIndex(p *trace.Process) *Index {
 					copy(r.calls, r.calls[1:])
 					r.calls = r.calls[:Recent-1]
 				}
-				r.calls, r.n = append(r.calls, c), r.n+1
+				r.calls, r.n = append(r.calls, c.Keep()), r.n+1
 			}
 		}
 		x.Created(c)
