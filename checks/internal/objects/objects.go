@@ -124,6 +124,13 @@ func (t table) get(kind api.HandleKind, v, at uint64) *Object {
 	return nil
 }
 
+func (f *Follower) remove(o *Object) {
+	f.live.remove(o)
+	if f.Gone != nil && o.Kind == "request" {
+		f.Gone(o)
+	}
+}
+
 func (t table) remove(o *Object) {
 	k := key{o.Kind, o.Handle}
 	os := t[k]
@@ -147,134 +154,186 @@ func Follow(p *trace.Process) *State { follows.Add(1); return follow(p, false) }
 
 // FollowAll follows one rank's objects, and keeps every request with all
 // its operations (State.Requests, Object.Ops): memory in proportion to the
-// rank's requests, for an analysis that needs them all (checks/zerobuf).
+// rank's requests.
 func FollowAll(p *trace.Process) *State { return follow(p, true) }
 
 func follow(p *trace.Process, all bool) *State {
-	st := &State{}
-	live := table{}
-	created := 0
-	wanted := map[uint64]bool{} // operations the buffer checker reported, by their start
-	if all {
-		wanted = nil
-	}
-	for _, a := range p.Buffers {
-		if all {
-			break
-		}
-		wanted[a.Op] = true
-		if a.Kind == api.AccessOverlap {
-			wanted[a.Other] = true
-		}
-	}
-	predefined := func(v uint64) bool { return len(p.Consts[v]) > 0 || v == trace.Unknown }
-	null, _ := p.Const("MPI_REQUEST_NULL")
-
+	f := NewFollower(p, all)
 	for c := range p.Calls() {
-		if c.Def.Has("finalize") {
-			st.Finalize = c
+		if !f.Step(c) {
 			break
 		}
-		// Handles released by the call (read on entry).
-		for i, f := range c.Def.In {
-			prm := c.Def.Params[f.Param]
-			if prm.Role != api.Free || f.Name != prm.Name {
-				continue
+	}
+	return f.State()
+}
+
+// A Follower follows one rank's objects as it is given the rank's calls in
+// order (Step), for an analysis that reads the calls itself
+// (checks/zerobuf) and learns from its hooks what each call did to the
+// rank's requests.
+type Follower struct {
+	// Start is called when call c starts an operation of request o, Done
+	// when call c completes it (the first call that does), Gone when o is
+	// freed or completed for good.
+	Start, Done func(o *Object, c *trace.Call)
+	Gone        func(o *Object)
+
+	p       *trace.Process
+	st      *State
+	live    table
+	created int
+	wanted  map[uint64]bool // operations to keep (Object.Ops) by their start; nil: all
+	null    uint64
+}
+
+// NewFollower starts following rank p's objects; all keeps every request
+// and operation (FollowAll), else only those the buffer checker reported.
+func NewFollower(p *trace.Process, all bool) *Follower {
+	f := &Follower{p: p, st: &State{}, live: table{}}
+	f.null, _ = p.Const("MPI_REQUEST_NULL")
+	if !all {
+		f.wanted = map[uint64]bool{} // operations the buffer checker reported, by their start
+		for _, a := range p.Buffers {
+			f.wanted[a.Op] = true
+			if a.Kind == api.AccessOverlap {
+				f.wanted[a.Other] = true
 			}
-			o := live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
-			if o == nil {
-				continue
-			}
-			// Freeing is legal once the operation is known to be complete
-			// (MPI_Request_get_status said so) or was cancelled (the
-			// standard lists MPI_Request_free among the calls that complete
-			// a cancelled request).
-			if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
-				st.Events = append(st.Events, Event{FreedActive, o, c})
-			}
-			live.remove(o)
-		}
-		// A start is judged when it is made: an MPI may abort in it.
-		if c.Def.Has("start") {
-			for _, s := range requestsOf(c) {
-				if o := live.get("request", s.v, s.at); o != nil && o.Persistent {
-					if o.Active {
-						st.Events = append(st.Events, Event{StartedActive, o, c})
-					}
-					o.Active, o.Started = true, c
-					o.start(c, wanted, st)
-				}
-			}
-		}
-		if !c.Returned {
-			continue // blocked or crashed inside: nothing completed or created
-		}
-		// The MPI may have replaced an inout handle.
-		if c.HasField("request_out") {
-			in, out := c.Word("request"), c.Word("request_out")
-			if o := live.get("request", in, c.Word("request_at")); o != nil && out != in && !predefined(out) {
-				live.remove(o)
-				o.Handle = out
-				live.add(o)
-			}
-		}
-		if c.Def.Has("completion") {
-			completeRequests(c, null, func(s slot, persistentOnly bool) {
-				if o := live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
-					o.done(c)
-					if o.Persistent {
-						o.Active = false
-					} else {
-						live.remove(o)
-					}
-				}
-			})
-			switch c.Name() {
-			case "MPI_Cancel":
-				if o := live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
-					o.Cancelled = true
-				}
-			case "MPI_Request_get_status":
-				if o := live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
-					o.KnownDone = true
-					o.done(c)
-				}
-			}
-		}
-		// Handles created by the call. A call with a false flag (Improbe)
-		// created nothing.
-		if c.HasField("flag") && c.Int("flag") == 0 {
-			continue
-		}
-		for i, f := range c.Def.Out {
-			prm := c.Def.Params[f.Param]
-			if prm.Role != api.New || c.RC != 0 {
-				continue
-			}
-			v := c.Out(i)
-			if predefined(v) {
-				continue
-			}
-			o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: created}
-			created++
-			if o.Kind == "request" {
-				o.Persistent = c.Def.Has("persistent")
-				o.Active = !o.Persistent
-				if wanted == nil {
-					st.Requests = append(st.Requests, o) // all of them, in creation order
-				}
-				if !o.Persistent {
-					o.start(c, wanted, st)
-				}
-			}
-			live.add(o)
 		}
 	}
-	for _, os := range live {
+	return f
+}
+
+func (f *Follower) predefined(v uint64) bool { return len(f.p.Consts[v]) > 0 || v == trace.Unknown }
+
+// start begins an operation of request o at call c.
+func (f *Follower) start(o *Object, c *trace.Call) {
+	o.start(c, f.wanted, f.st)
+	if f.Start != nil {
+		f.Start(o, c)
+	}
+}
+
+// done marks request o's current operation complete by call c.
+func (f *Follower) done(o *Object, c *trace.Call) {
+	if o.cur != nil && o.cur.Done == nil && f.Done != nil {
+		f.Done(o, c)
+	}
+	o.done(c)
+}
+
+// State returns what the follower found, once it was given the calls.
+func (f *Follower) State() *State {
+	st := f.st
+	st.Live = nil
+	for _, os := range f.live {
 		st.Live = append(st.Live, os...)
 	}
 	sort.Slice(st.Live, func(i, j int) bool { return st.Live[i].serial < st.Live[j].serial })
 	return st
+}
+
+// Step follows call c, the rank's next; false at MPI_Finalize (the calls
+// after it are not followed).
+func (f *Follower) Step(c *trace.Call) bool {
+	if c.Def.Has("finalize") {
+		f.st.Finalize = c
+		return false
+	}
+	// Handles released by the call (read on entry).
+	for i, fd := range c.Def.In {
+		prm := c.Def.Params[fd.Param]
+		if prm.Role != api.Free || fd.Name != prm.Name {
+			continue
+		}
+		o := f.live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
+		if o == nil {
+			continue
+		}
+		// Freeing is legal once the operation is known to be complete
+		// (MPI_Request_get_status said so) or was cancelled (the
+		// standard lists MPI_Request_free among the calls that complete
+		// a cancelled request).
+		if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
+			f.st.Events = append(f.st.Events, Event{FreedActive, o, c})
+		}
+		f.remove(o)
+	}
+	// A start is judged when it is made: an MPI may abort in it.
+	if c.Def.Has("start") {
+		for _, s := range requestsOf(c) {
+			if o := f.live.get("request", s.v, s.at); o != nil && o.Persistent {
+				if o.Active {
+					f.st.Events = append(f.st.Events, Event{StartedActive, o, c})
+				}
+				o.Active, o.Started = true, c
+				f.start(o, c)
+			}
+		}
+	}
+	if !c.Returned {
+		return true // blocked or crashed inside: nothing completed or created
+	}
+	// The MPI may have replaced an inout handle.
+	if c.HasField("request_out") {
+		in, out := c.Word("request"), c.Word("request_out")
+		if o := f.live.get("request", in, c.Word("request_at")); o != nil && out != in && !f.predefined(out) {
+			f.live.remove(o)
+			o.Handle = out
+			f.live.add(o)
+		}
+	}
+	if c.Def.Has("completion") {
+		completeRequests(c, f.null, func(s slot, persistentOnly bool) {
+			if o := f.live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
+				f.done(o, c)
+				if o.Persistent {
+					o.Active = false
+				} else {
+					f.remove(o)
+				}
+			}
+		})
+		switch c.Name() {
+		case "MPI_Cancel":
+			if o := f.live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
+				o.Cancelled = true
+			}
+		case "MPI_Request_get_status":
+			if o := f.live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
+				o.KnownDone = true
+				f.done(o, c)
+			}
+		}
+	}
+	// Handles created by the call. A call with a false flag (Improbe)
+	// created nothing.
+	if c.HasField("flag") && c.Int("flag") == 0 {
+		return true
+	}
+	for i, fd := range c.Def.Out {
+		prm := c.Def.Params[fd.Param]
+		if prm.Role != api.New || c.RC != 0 {
+			continue
+		}
+		v := c.Out(i)
+		if f.predefined(v) {
+			continue
+		}
+		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: f.created}
+		f.created++
+		if o.Kind == "request" {
+			o.Persistent = c.Def.Has("persistent")
+			o.Active = !o.Persistent
+			if f.wanted == nil {
+				f.st.Requests = append(f.st.Requests, o) // all of them, in creation order
+			}
+			if !o.Persistent {
+				f.start(o, c)
+			}
+		}
+		f.live.add(o)
+	}
+	return true
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the
