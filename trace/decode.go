@@ -65,6 +65,9 @@ func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, erro
 		if c.Def.Has("init") && c.Returned {
 			p.initReturned = true
 		}
+		if c.Def.Has("abort") {
+			p.abort = c
+		}
 		if c.Def.Has("finalize") {
 			p.finalize = c
 			if c.Returned {
@@ -81,7 +84,7 @@ func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, erro
 	}
 	// The calls the summary keeps are the ones CallAt returns: one object
 	// per call, whoever asks.
-	for _, c := range []*Call{p.last, p.finalize, p.finalized} {
+	for _, c := range []*Call{p.last, p.finalize, p.finalized, p.abort} {
 		if c != nil {
 			p.pinned[c.Offset] = c
 		}

@@ -396,9 +396,11 @@ type Process struct {
 
 	// What the first reading of the log kept of its calls (Calls reads
 	// them again): the last, the last MPI_Finalize (and the last that
-	// returned), whether an initialisation returned, and checkpoints.
+	// returned), the last MPI_Abort, whether an initialisation returned,
+	// and checkpoints.
 	data           []byte // the log, if decoded from memory
 	last, finalize *Call
+	abort          *Call
 	finalized      *Call
 	initReturned   bool
 	marks          []mark
@@ -431,6 +433,9 @@ func (p *Process) Initialized() bool {
 
 // Finalized reports whether the rank returned from MPI_Finalize.
 func (p *Process) Finalized() bool { return p.finalizeCall(true) != nil }
+
+// AbortCall returns the rank's last MPI_Abort call, or nil.
+func (p *Process) AbortCall() *Call { return p.abort }
 
 // FinalizeCall returns the rank's MPI_Finalize call, or nil.
 func (p *Process) FinalizeCall() *Call { return p.finalizeCall(false) }

@@ -102,12 +102,7 @@ func run(pass *check.Pass) (any, error) {
 			}
 		}
 		x := p.Exit
-		var abort *trace.Call
-		for c := range p.Calls() {
-			if c.Def.Has("abort") {
-				abort = c
-			}
-		}
+		abort := p.AbortCall()
 		var fatal *trace.Error
 		for i, e := range p.Errors {
 			if e.Fatal {

@@ -263,7 +263,7 @@ func (s *sim) add(p *trace.Process) string {
 	r := &rank{p: p, world: p.Rank, tmpl: map[uint64]*op{}, cur: map[*objects.Object]*op{}}
 	r.next, r.stop = iter.Pull(p.Calls())
 	r.b = newBuilder(s, p, r.world)
-	r.f = objects.NewFollower(p, false)
+	r.f = objects.NewFollower(p)
 	r.f.Start, r.f.Done, r.f.Gone = r.started, r.completed, r.gone
 	s.ranks[p.Rank], s.order = r, append(s.order, p.Rank)
 	return ""

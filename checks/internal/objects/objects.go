@@ -57,11 +57,11 @@ func (o *Object) done(c *trace.Call) {
 // start begins an operation of the request at call c, kept in Ops if a
 // finding may name it (wanted).
 func (o *Object) start(c *trace.Call, wanted map[uint64]bool, st *State) {
-	if wanted != nil && !wanted[c.Offset] {
+	if !wanted[c.Offset] {
 		o.cur = &Op{Start: c}
 		return
 	}
-	if len(o.Ops) == 0 && wanted != nil {
+	if len(o.Ops) == 0 {
 		st.Requests = append(st.Requests, o)
 	}
 	o.Ops = append(o.Ops, Op{Start: c})
@@ -91,8 +91,7 @@ type State struct {
 	Live   []*Object
 	Events []Event
 	// Requests are the requests with operations a finding may name
-	// (Object.Ops), in the order of those operations' starts (FollowAll:
-	// all requests, in creation order).
+	// (Object.Ops), in the order of those operations' starts.
 	Requests []*Object
 }
 
@@ -150,15 +149,9 @@ type slot struct{ v, at uint64 }
 
 // Follow follows one rank's objects, in one pass over its calls that keeps
 // the live objects only (and the operations findings may name).
-func Follow(p *trace.Process) *State { follows.Add(1); return follow(p, false) }
-
-// FollowAll follows one rank's objects, and keeps every request with all
-// its operations (State.Requests, Object.Ops): memory in proportion to the
-// rank's requests.
-func FollowAll(p *trace.Process) *State { return follow(p, true) }
-
-func follow(p *trace.Process, all bool) *State {
-	f := NewFollower(p, all)
+func Follow(p *trace.Process) *State {
+	follows.Add(1)
+	f := NewFollower(p)
 	for c := range p.Calls() {
 		if !f.Step(c) {
 			break
@@ -182,22 +175,18 @@ type Follower struct {
 	st      *State
 	live    table
 	created int
-	wanted  map[uint64]bool // operations to keep (Object.Ops) by their start; nil: all
+	wanted  map[uint64]bool // operations to keep (Object.Ops), by their start: those the buffer checker reported
 	null    uint64
 }
 
-// NewFollower starts following rank p's objects; all keeps every request
-// and operation (FollowAll), else only those the buffer checker reported.
-func NewFollower(p *trace.Process, all bool) *Follower {
-	f := &Follower{p: p, st: &State{}, live: table{}}
+// NewFollower starts following rank p's objects.
+func NewFollower(p *trace.Process) *Follower {
+	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}}
 	f.null, _ = p.Const("MPI_REQUEST_NULL")
-	if !all {
-		f.wanted = map[uint64]bool{} // operations the buffer checker reported, by their start
-		for _, a := range p.Buffers {
-			f.wanted[a.Op] = true
-			if a.Kind == api.AccessOverlap {
-				f.wanted[a.Other] = true
-			}
+	for _, a := range p.Buffers {
+		f.wanted[a.Op] = true
+		if a.Kind == api.AccessOverlap {
+			f.wanted[a.Other] = true
 		}
 	}
 	return f
@@ -324,9 +313,6 @@ func (f *Follower) Step(c *trace.Call) bool {
 		if o.Kind == "request" {
 			o.Persistent = c.Def.Has("persistent")
 			o.Active = !o.Persistent
-			if f.wanted == nil {
-				f.st.Requests = append(f.st.Requests, o) // all of them, in creation order
-			}
 			if !o.Persistent {
 				f.start(o, c)
 			}
