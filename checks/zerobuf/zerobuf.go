@@ -607,8 +607,7 @@ func (s *sim) match(o *op) {
 				s.probe(r, o)
 				continue
 			}
-			o.peer, r.peer = r, o
-			s.matches++
+			s.pair(o, r)
 			s.drop(ch, q)
 			return
 		}
@@ -624,12 +623,24 @@ func (s *sim) match(o *op) {
 			return
 		}
 		q.sends = append(q.sends[:i], q.sends[i+1:]...)
-		o.peer, m.peer = m, o
-		s.matches++
+		s.pair(o, m)
 		s.drop(ch, q)
 		return
 	}
 	q.recvs = append(q.recvs, o)
+}
+
+// pair matches send or receive o with m. A side already posted may be
+// waiting for the other (a receive whose source its completion said is
+// matched late): its rank is woken.
+func (s *sim) pair(o, m *op) {
+	o.peer, m.peer = m, o
+	s.matches++
+	for _, x := range []*op{o, m} {
+		if x.posted {
+			s.wakeRank(int(x.rank))
+		}
+	}
 }
 
 // probe makes probe pr wait for send m.
@@ -637,6 +648,8 @@ func (s *sim) probe(pr, m *op) {
 	pr.peer = m
 	if !m.posted {
 		s.probers[m] = append(s.probers[m], pr)
+	} else if pr.posted {
+		s.wakeRank(int(pr.rank))
 	}
 }
 
