@@ -228,25 +228,7 @@ func (f *Follower) Step(c *trace.Call) bool {
 		f.st.Finalize = c
 		return false
 	}
-	// Handles released by the call (read on entry).
-	for i, fd := range c.Def.In {
-		prm := c.Def.Params[fd.Param]
-		if prm.Role != api.Free || fd.Name != prm.Name {
-			continue
-		}
-		o := f.live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
-		if o == nil {
-			continue
-		}
-		// Freeing is legal once the operation is known to be complete
-		// (MPI_Request_get_status said so) or was cancelled (the
-		// standard lists MPI_Request_free among the calls that complete
-		// a cancelled request).
-		if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
-			f.st.Events = append(f.st.Events, Event{FreedActive, o, c})
-		}
-		f.remove(o)
-	}
+	f.freed(c)
 	// A start is judged when it is made: an MPI may abort in it.
 	if c.Def.Has("start") {
 		for _, s := range requestsOf(c) {
@@ -294,10 +276,38 @@ func (f *Follower) Step(c *trace.Call) bool {
 			}
 		}
 	}
+	f.create(c)
+	return true
+}
+
+// freed follows the handles call c released (read on entry).
+func (f *Follower) freed(c *trace.Call) {
+	for i, fd := range c.Def.In {
+		prm := c.Def.Params[fd.Param]
+		if prm.Role != api.Free || fd.Name != prm.Name {
+			continue
+		}
+		o := f.live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
+		if o == nil {
+			continue
+		}
+		// Freeing is legal once the operation is known to be complete
+		// (MPI_Request_get_status said so) or was cancelled (the
+		// standard lists MPI_Request_free among the calls that complete
+		// a cancelled request).
+		if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
+			f.st.Events = append(f.st.Events, Event{FreedActive, o, c})
+		}
+		f.remove(o)
+	}
+}
+
+// create follows the handles call c created.
+func (f *Follower) create(c *trace.Call) {
 	// Handles created by the call. A call with a false flag (Improbe)
 	// created nothing.
 	if c.HasField("flag") && c.Int("flag") == 0 {
-		return true
+		return
 	}
 	for i, fd := range c.Def.Out {
 		prm := c.Def.Params[fd.Param]
@@ -319,7 +329,6 @@ func (f *Follower) Step(c *trace.Call) bool {
 		}
 		f.live.add(o)
 	}
-	return true
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the
