@@ -611,6 +611,11 @@ func (s *sim) match(o *op) {
 			s.drop(ch, q)
 			return
 		}
+		if to := s.ranks[int(o.dst)]; to == nil || to.ended {
+			o.lone = true // its receiver has ended: no receive takes it
+			s.drop(ch, q)
+			return
+		}
 		q.sends = append(q.sends, o)
 		return
 	}

@@ -272,3 +272,20 @@ func TestLongExchange(t *testing.T) {
 		t.Fatalf("stuck %v, %d matches; want none stuck, %d matches", res.Stuck, res.Matches, 2*iters)
 	}
 }
+
+// A send read after its receiver ended, on a channel where a receive still
+// waits for another message, is taken by no receive: it completes at once.
+func TestSendAfterReceiverEnded(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 1) // never received
+			send(l, "MPI_Send", 1, 3) // never received, read after rank 1 ended
+			send(l, "MPI_Send", 1, 9)
+		} else {
+			recv(l, 0, 9)
+		}
+	})
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 || res.Matches != 1 {
+		t.Fatalf("stuck %v, %d matches; want none stuck, 1 match", res.Stuck, res.Matches)
+	}
+}
