@@ -379,7 +379,7 @@ const (
 // first did), each a seqlock counter, then what the thread is doing.
 const (
 	StateSeq      = 0  // odd while being written
-	StateStatus   = 1  // 0 no call yet, 1 inside a call, 2 returned
+	StateStatus   = 1  // 0 no call yet, 1 inside a call, 2 returned, StatusDeciding
 	StateLogRef   = 2  // offset of the call's entry record in the log, or ^0 if inline
 	StateRC       = 3  // return code once returned
 	StateProgress = 4  // number of MPI calls returned so far
@@ -389,27 +389,35 @@ const (
 	StateSlots    = 8
 )
 
+// StatusDeciding is the state page's status of a thread inside a call
+// that waits for a deterministic decision (layer/src/determinism): the call
+// returns by itself, or gives up waiting, so the rank is not blocked (the
+// deadlock check must not take the wait for a deadlock).
+const StatusDeciding = 3
+
 // Meta record ids (record kind KindMeta), shared with the layer (generated/format.h).
 const (
-	MetaProcess    = 1  // rank, size, pid, thread level, then host name (string)
-	MetaConstants  = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
-	MetaMaps       = 3  // executable mappings of the process (string, /proc/self/maps lines)
-	MetaSignal     = 4  // signal number, faulting pc, fault address, callers' return addresses
-	MetaOverflow   = 5  // the log reached its size limit; later records are lost
-	MetaError      = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
-	MetaComm       = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
-	MetaClocks     = 9  // clock protocol: mode (0 off, 1 Lamport, 2 vector), world rank, why it is off (string)
-	MetaWildcard   = 10 // a wildcard event starts: event number, kind, comm serial, tag, forced source or -1, entry record offset, flags
-	MetaMatched    = 11 // the event matched: event number, source (comm rank), source world rank, tag, final clock, cancelled
-	MetaLate       = 12 // a message that may be late: source, source world rank, tag, comm serial, clock, events before its receive, entry record offset
-	MetaChoice     = 13 // a Waitany-family event returned: event number, n, indexes..., m, (index, receive serial)... of its candidates
-	MetaArrival    = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
-	MetaTypes      = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
-	MetaColl       = 16 // what a rank gives a collective: entry record offset, flags, send signature, send periods, receive signature, receive periods
-	MetaWatch      = 17 // buffer checker, at MPI_Finalize: nonblocking operations started, and those whose buffers were watched
-	MetaUnreceived = 18 // a message no receive matched, found at MPI_Finalize or MPI_Comm_free: source world rank, source (comm rank), tag, comm, its send's call site (0: unknown), bytes, 1 if its communicator was being freed
-	MetaDiverged   = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
-	MetaBuffer     = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+	MetaProcess     = 1  // rank, size, pid, thread level, then host name (string)
+	MetaConstants   = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
+	MetaMaps        = 3  // executable mappings of the process (string, /proc/self/maps lines)
+	MetaSignal      = 4  // signal number, faulting pc, fault address, callers' return addresses
+	MetaOverflow    = 5  // the log reached its size limit; later records are lost
+	MetaError       = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
+	MetaComm        = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
+	MetaClocks      = 9  // clock protocol: mode (0 off, 1 Lamport, 2 vector), world rank, why it is off (string)
+	MetaWildcard    = 10 // a wildcard event starts: event number, kind, comm serial, tag, forced source or -1, entry record offset, flags
+	MetaMatched     = 11 // the event matched: event number, source (comm rank), source world rank, tag, final clock, cancelled
+	MetaLate        = 12 // a message that may be late: source, source world rank, tag, comm serial, clock, events before its receive, entry record offset
+	MetaChoice      = 13 // a Waitany-family event returned: event number, n, indexes..., m, (index, receive serial)... of its candidates
+	MetaArrival     = 14 // a candidate of such an event took its message: receive serial, message clock, source world rank
+	MetaTypes       = 15 // a type mismatch: send signature, receive signature, source world rank, tag, send call site (in the sender), receive call site, bytes
+	MetaColl        = 16 // what a rank gives a collective: entry record offset, flags, send signature, send periods, receive signature, receive periods
+	MetaWatch       = 17 // buffer checker, at MPI_Finalize: nonblocking operations started, and those whose buffers were watched
+	MetaUnreceived  = 18 // a message no receive matched, found at MPI_Finalize or MPI_Comm_free: source world rank, source (comm rank), tag, comm, its send's call site (0: unknown), bytes, 1 if its communicator was being freed
+	MetaDeterminism = 25 // deterministic mode, at MPI_Finalize: seed, K, wildcard decisions, polls decided, relaxations, control messages, calls not covered, final logical time
+	MetaDiverged    = 24 // a replay made another call than its parent run: calls compared, expected call id and site, actual call id and site, parent log offset
+	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
+	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 
 // Buffer access kinds (MetaBuffer), shared with the layer (generated/format.h).
@@ -467,6 +475,10 @@ const (
 	WildRecv  = 1 // a receive with MPI_ANY_SOURCE
 	WildProbe = 2 // a probe with MPI_ANY_SOURCE
 	WildAny   = 3 // a Waitany, Testany, Waitsome or Testsome over several live requests
+	// WildBuffer is a decision only: the standard-mode send numbered by the
+	// line's event (the rank's MPI_Send and MPI_Isend calls from 0) is
+	// buffered by the layer (layer/src/slack).
+	WildBuffer = 4
 )
 
 // Clock modes, the first word of a MetaClocks record (0: the protocol is off).
@@ -484,13 +496,14 @@ const ExitDiverged = 86
 // The keys of RUNDIR/layer.conf, the run's settings for the layer, one
 // key=value line each (layer/src/record/conf.h reads them).
 const (
-	ConfBuffering = "buffering" // zero: standard-mode sends become synchronous
-	ConfBuffers   = "buffers"   // off, precise: the buffer checker
-	ConfClocks    = "clocks"    // lamport, vector, off: the clock protocol
-	ConfGDB       = "gdb"       // RANK: that rank waits for a debugger (replay --gdb)
-	ConfHost      = "host"      // mpivet's host: supervisors elsewhere write their ranks' records back
-	ConfSync      = "sync"      // always: write records back as if on another host (tests)
-	ConfDecisions = "decisions" // PATH of the decision file of a guided replay
-	ConfExpect    = "expect"    // PATH of the file a replay compares its calls with (divergence)
-	ConfVader     = "vader"     // MECHANISM:EAGER_LIMIT of Open MPI's shared-memory transport (mpi.SharedMemory)
+	ConfBuffering     = "buffering"     // zero: standard-mode sends become synchronous; infinite: the layer buffers them
+	ConfBuffers       = "buffers"       // off, precise: the buffer checker
+	ConfClocks        = "clocks"        // lamport, vector, off: the clock protocol
+	ConfGDB           = "gdb"           // RANK: that rank waits for a debugger (replay --gdb)
+	ConfHost          = "host"          // mpivet's host: supervisors elsewhere write their ranks' records back
+	ConfSync          = "sync"          // always: write records back as if on another host (tests)
+	ConfDecisions     = "decisions"     // PATH of the decision file of a guided replay
+	ConfExpect        = "expect"        // PATH of the file a replay compares its calls with (divergence)
+	ConfVader         = "vader"         // MECHANISM:EAGER_LIMIT of Open MPI's shared-memory transport (mpi.SharedMemory)
+	ConfDeterministic = "deterministic" // SEED: deterministic mode (layer/src/determinism), with that schedule
 )

@@ -6,6 +6,7 @@
 //	go run ./bench -reps 9 -mpi openmpi
 //	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
 //	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
+//	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -19,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"mpivet/driver"
 	"mpivet/explore"
 	"mpivet/launch"
 )
@@ -80,9 +83,30 @@ var benchmarks = []benchmark{
 	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false},
 	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
 	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
+	// Deterministic mode (--deterministic; clocks "deterministic" here),
+	// buffer checker off: what determinism costs (dMPI: 8% on NPB).
+	{"halo-256-determ", "halo.c", "iter_us", 2, []string{"256", "2000"}, "deterministic", "off", false},
+	{"halo-256-determ-8", "halo.c", "iter_us", 8, []string{"256", "500"}, "deterministic", "off", false},
+	{"pingpong-8B-determ", "pingpong.c", "latency_us", 2, []string{"8", "50000"}, "deterministic", "off", false},
+	{"multipair-8-determ", "multipair.c", "latency_us", 8, []string{"5000"}, "deterministic", "off", false},
+	{"multipair-32-determ", "multipair.c", "latency_us", 32, []string{"1000"}, "deterministic", "off", false},
+	{"multipair-64-determ", "multipair.c", "latency_us", 64, []string{"500"}, "deterministic", "off", false},
+	{"mw-2-determ", "masterworker.c", "run_ms", 2, []string{"200", "0", "time"}, "deterministic", "off", false},
+	{"mw-8-determ", "masterworker.c", "run_ms", 8, []string{"50", "200", "time"}, "deterministic", "off", false},
+	{"mw-32-determ", "masterworker.c", "run_ms", 32, []string{"10", "200", "time"}, "deterministic", "off", false},
+	{"mw-64-determ", "masterworker.c", "run_ms", 64, []string{"5", "200", "time"}, "deterministic", "off", false},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
+	// Python (mpi4py, Debian's: Open MPI only), with every check of a C
+	// program and the Python line of each call: a NumPy ping-pong, and a
+	// NumPy halo exchange with a Jacobi step (the interpreter's own work).
+	{"py-pingpong", "pingpong.py", "latency_us", 2, []string{"20000"}, "", "", false},
+	{"py-halo-256", "halo.py", "iter_us", 2, []string{"256", "1000"}, "", "", false},
 }
+
+// python is the interpreter of the Python benchmarks: Debian's, whose
+// mpi4py and NumPy scripts/setup installs.
+const python = "/usr/bin/python3"
 
 var compilers = map[string]string{"openmpi": "mpicc.openmpi", "mpich": "mpicc.mpich"}
 
@@ -98,6 +122,7 @@ func main() {
 	mpis := flag.String("mpi", "openmpi,mpich", "MPIs to measure")
 	only := flag.String("run", "", "only benchmarks whose name matches this `regexp`")
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
+	withSlack := flag.Bool("slack", false, "measure whole mpivet runs with and without the buffering-aware exploration (--slack=minimal against off) instead")
 	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
 	flag.Parse()
 	match, err := regexp.Compile(*only)
@@ -112,6 +137,10 @@ func main() {
 	defer os.RemoveAll(work)
 	if *withApps {
 		runApps(work, *reps, match)
+		return
+	}
+	if *withSlack {
+		runSlack(work, *reps, strings.Split(*mpis, ","), match)
 		return
 	}
 	src := sourceDir()
@@ -132,7 +161,13 @@ func main() {
 				continue // MPICH busy-polls: more ranks than cores take minutes
 			}
 			bin := filepath.Join(work, b.name+"-"+m)
-			if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
+			if strings.HasSuffix(b.src, ".py") {
+				if m != "openmpi" {
+					continue // Debian's mpi4py is built on Open MPI
+				}
+				bin = python
+				b.args = append([]string{filepath.Join(src, b.src)}, b.args...)
+			} else if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
 				fail(fmt.Errorf("%s: %v\n%s", cc, err, out))
 			}
 			native, under, err := measure(b, bin, work, *reps, launchers[m])
@@ -150,21 +185,13 @@ var buffers string
 // measure alternates native and mpivet runs and returns both samples, sorted.
 func measure(b benchmark, bin, work string, reps int, launcher string) ([]float64, []float64, error) {
 	var buf bytes.Buffer
-	bufs := buffers
-	if b.buffers != "" {
-		bufs = b.buffers
-	}
-	if b.np > 2 { // more ranks than cores: no binding
-		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
-	}
-	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
-		Buffers: bufs, Clocks: b.clocks, Timeout: 10 * time.Minute, Stdout: &buf, Stderr: os.Stderr})
+	sess, run, err := prepare(b, bin, launcher, &buf)
 	if err != nil {
 		return nil, nil, err
 	}
 	var decisions []explore.Decision
 	if b.replay { // the matches of a first run, forced in every measured one
-		res, err := sess.Run(context.Background(), filepath.Join(work, "first-"+filepath.Base(bin)))
+		res, err := run(filepath.Join(work, "first-"+filepath.Base(bin)), driver.RunFiles{})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -172,7 +199,10 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 	}
 	wall := b.metric == "wall_ms"
 	re := regexp.MustCompile(b.metric + `=([0-9.]+)`)
-	parse := func(out string) (float64, error) {
+	value := func(start time.Time, out string) (float64, error) {
+		if wall {
+			return float64(time.Since(start).Microseconds()) / 1000, nil
+		}
 		m := re.FindStringSubmatch(out)
 		if m == nil {
 			return 0, fmt.Errorf("no %s in output:\n%s", b.metric, out)
@@ -190,41 +220,74 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 		if err != nil {
 			return nil, nil, fmt.Errorf("native run: %v\n%s", err, out)
 		}
-		v := float64(time.Since(start).Microseconds()) / 1000
-		if !wall {
-			if v, err = parse(string(out)); err != nil {
-				return nil, nil, err
-			}
+		v, err := value(start, string(out))
+		if err != nil {
+			return nil, nil, err
 		}
 		native = append(native, v)
 
 		buf.Reset()
 		dir := filepath.Join(work, fmt.Sprintf("run-%s-%d", filepath.Base(bin), i))
+		var files driver.RunFiles
 		if decisions != nil {
 			os.MkdirAll(dir, 0o755)
-			if err := explore.WriteDecisions(filepath.Join(dir, "decisions"), decisions); err != nil {
+			files.Decisions = filepath.Join(dir, "decisions")
+			if err := explore.WriteDecisions(files.Decisions, decisions); err != nil {
 				return nil, nil, err
 			}
 		}
 		start = time.Now()
-		res, err := sess.Run(context.Background(), dir)
+		res, err := run(dir, files)
 		if err != nil {
 			return nil, nil, err
 		}
 		if res.LauncherExit != 0 {
 			return nil, nil, fmt.Errorf("run under mpivet failed (exit %d)", res.LauncherExit)
 		}
-		v = float64(time.Since(start).Microseconds()) / 1000
-		if !wall {
-			if v, err = parse(buf.String()); err != nil {
-				return nil, nil, err
-			}
+		if v, err = value(start, buf.String()); err != nil {
+			return nil, nil, err
 		}
 		under = append(under, v)
 	}
 	sort.Float64s(native)
 	sort.Float64s(under)
 	return native, under, nil
+}
+
+// prepare makes the session of a benchmark and a function that runs it
+// once under mpivet in a directory, with the ranks' settings mpivet run
+// would give them (driver.WriteLayerConf) and the files given.
+func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session, func(string, driver.RunFiles) (*launch.Result, error), error) {
+	bufs := buffers
+	if b.buffers != "" {
+		bufs = b.buffers
+	}
+	if b.np > 2 { // more ranks than cores: no binding
+		launcher = strings.Replace(strings.Replace(launcher, "--bind-to core", "--bind-to none", 1), "-bind-to core", "-bind-to none", 1)
+	}
+	sess, err := launch.Prepare(launch.Options{NP: b.np, Program: bin, Args: b.args, Launcher: launcher,
+		Timeout: 10 * time.Minute, Stdout: out, Stderr: os.Stderr})
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := driver.Defaults()
+	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
+	if b.clocks == "deterministic" { // --deterministic, seed 0 (Validate turns the clocks off)
+		opts.Clocks, opts.Deterministic = "lamport", true
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, nil, err
+	}
+	run := func(dir string, files driver.RunFiles) (*launch.Result, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := driver.WriteLayerConf(dir, sess, opts, files); err != nil {
+			return nil, err
+		}
+		return sess.Run(context.Background(), dir)
+	}
+	return sess, run, nil
 }
 
 // median of a sorted sample.

@@ -5,7 +5,8 @@
 //	// mpivet: np=3 args=segv timeout=5s verdict=error mpi=openmpi
 //	MPI_Isend(...);   // want "resource-leak" "request-lifecycle"
 //
-// (Fortran: "! mpivet:" and "! want"; "want(mpich)" expects a finding under
+// (Fortran: "! mpivet:" and "! want"; Python: "# mpivet:" and "# want",
+// run with /usr/bin/python3, whose mpi4py is Debian's; "want(mpich)" expects a finding under
 // one MPI only, for erroneous programs the MPIs treat differently.) Every finding must have a location on
 // a line that wants its kind, and every want must be met by a finding; a
 // program without wants must give no finding at all. Options: np (ranks),
@@ -23,7 +24,15 @@
 // message quoted from its standard error; no spaces),
 // buffering=HOW (how reliance on buffering was looked for, the first word
 // of the report's buffering field: offline, from the records, or run, by
-// running the program again with zero buffering).
+// running the program again with zero buffering),
+// plugin=1 (the program loads MPI at run time: the source is built twice,
+// as a shared object with the MPI's wrapper and -DPLUGIN, and as a program
+// with the plain C compiler, not linked against MPI, which dlopens the
+// shared object given as its first argument; mpivet is told the MPI with
+// --mpi),
+// infeasible=N (at most N replays may force a match that could not happen;
+// by default none may: every forced decision is checked against the
+// buffering its replay was given, seed 001's minimal slack).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
@@ -76,10 +85,12 @@ type Program struct {
 	NoLocation    []string
 	Flags         []string       // extra mpivet flags
 	Interleavings int            // expected number of interleavings (0: not checked)
+	Infeasible    int            // replays allowed to force a match that could not happen
 	Strip         bool           // run the program stripped
 	SameOutput    bool           // the program prints the same with and without mpivet
 	Says          []string       // texts that findings' messages must contain
 	Buffering     string         // how reliance on buffering was looked for (first word)
+	Plugin        bool           // MPI comes in with a dlopen'ed plugin built from the same source
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -87,8 +98,8 @@ type Program struct {
 type want struct{ kind, mpi string }
 
 var (
-	headerRE  = regexp.MustCompile(`^\s*(?://|!|/?\*)\s*mpivet:\s*(.*)$`)
-	commentRE = regexp.MustCompile(`(?://|!)(.*)$`)
+	headerRE  = regexp.MustCompile(`^\s*(?://|!|#|/?\*)\s*mpivet:\s*(.*)$`)
+	commentRE = regexp.MustCompile(`(?://|!|#)(.*)$`)
 	wantRE    = regexp.MustCompile(`\bwant(?:\((\w+)\))?\s+((?:"[^"]+"\s*)+)`)
 	kindRE    = regexp.MustCompile(`"([^"]+)"`)
 )
@@ -130,6 +141,14 @@ func Parse(path string) (*Program, error) {
 					p.SameOutput = v == "1"
 				case "buffering":
 					p.Buffering = v
+				case "plugin":
+					p.Plugin = v == "1"
+				case "infeasible":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: infeasible=%s", path, line, v)
+					}
+					p.Infeasible = n
 				case "interleavings":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -202,7 +221,15 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 		}
 		t.Skipf("%s not installed", cc)
 	}
-	if b, err := exec.Command(cc, "-g", "-O0", "-pthread", "-o", out, src).CombinedOutput(); err != nil {
+	// Fortran modules (.mod, .smod) go to the program's temporary
+	// directory (-J), never to the working directory, the source tree.
+	// The source keeps the path it was given: findings name the file as
+	// the compiler was given it.
+	args := []string{"-g", "-O0", "-pthread", "-o", out, src}
+	if cc == m.fc {
+		args = append(args, "-J", filepath.Dir(out))
+	}
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)
 	}
 }
@@ -221,7 +248,18 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	t.Helper()
 	dir := t.TempDir()
 	js := filepath.Join(dir, "report.json")
-	args := append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"}, extra...)
+	// every run also writes its HTML page and SARIF log (validated below),
+	// where extra says or in dir
+	sarif := filepath.Join(dir, "report.sarif")
+	pages := []string{"--html", filepath.Join(dir, "report.html"), "--sarif", sarif}
+	for i, a := range extra {
+		if a == "--sarif" && i+1 < len(extra) {
+			sarif = extra[i+1]
+			pages = nil
+		}
+	}
+	args := append(append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", filepath.Join(dir, "run"), "--no-color"},
+		pages...), extra...)
 	args = append(append(args, bin), p.Args...)
 	cmd := exec.Command(mpivetBin, args...)
 	out, err := cmd.CombinedOutput()
@@ -236,6 +274,7 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 		t.Fatalf("no JSON report (exit %d):\n%s", code, out)
 	}
 	saveReport(t, data, dir, filepath.Dir(bin))
+	checkSARIF(t, sarif)
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("bad JSON report: %v\n%s", err, data)
@@ -332,6 +371,10 @@ func Compare(p *Program, r *Report, impl string) []string {
 	if how, _, _ := strings.Cut(r.Buffering, ":"); p.Buffering != "" && how != p.Buffering {
 		errs = append(errs, fmt.Sprintf("buffering %q, want %s", r.Buffering, p.Buffering))
 	}
+	if r.Coverage.Infeasible > p.Infeasible {
+		errs = append(errs, fmt.Sprintf("%d replays forced a match that could not happen with the buffering they had, want at most %d",
+			r.Coverage.Infeasible, p.Infeasible))
+	}
 	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
 		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))
 	}
@@ -343,7 +386,7 @@ func Compare(p *Program, r *Report, impl string) []string {
 
 func programs(t *testing.T) []string {
 	var out []string
-	for _, pat := range []string{"*.c", "*.cpp", "*.f", "*.f90"} {
+	for _, pat := range []string{"*.c", "*.cpp", "*.f", "*.f90", "*.py"} {
 		m, _ := filepath.Glob(filepath.Join("..", "testdata", "programs", pat))
 		out = append(out, m...)
 	}
@@ -358,18 +401,30 @@ func TestCorpus(t *testing.T) {
 	impls := available(t)
 	bins := t.TempDir()
 	for _, src := range programs(t) {
-		p, err := Parse(src)
+		p0, err := Parse(src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range impls {
-			if p.MPI != "" && p.MPI != m.name {
+			if p0.MPI != "" && p0.MPI != m.name {
 				continue
 			}
 			name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 			t.Run(name+"/"+m.name, func(t *testing.T) {
+				p := &Program{}
+				*p = *p0 // its arguments may be completed below
 				bin := filepath.Join(bins, name+"-"+m.name)
-				compile(t, m, src, bin)
+				flags := p.Flags
+				switch {
+				case filepath.Ext(src) == ".py":
+					bin = python(t, p)
+				case p.Plugin:
+					buildPlugin(t, m, src, bin)
+					p.Args = append([]string{bin + ".so"}, p.Args...)
+					flags = append([]string{"--mpi=" + m.name}, flags...)
+				default:
+					compile(t, m, src, bin)
+				}
 				var errs []string
 				if p.Strip {
 					debug := bin + ".debug"
@@ -380,7 +435,7 @@ func TestCorpus(t *testing.T) {
 						t.Fatalf("strip: %v\n%s", err, b)
 					}
 				}
-				r, out, code := RunMpivet(t, p, bin, p.Flags...)
+				r, out, code := RunMpivet(t, p, bin, flags...)
 				if p.Strip {
 					errs = append(errs, resolveStripped(t, r, bin, bin+".debug", out)...)
 				}
@@ -397,6 +452,40 @@ func TestCorpus(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// python returns the interpreter that runs a corpus script, and makes the
+// script (as an absolute path) its first argument. Debian's python3, whose
+// mpi4py and NumPy scripts/setup installs: the python3 first on PATH may be
+// another build.
+func python(t *testing.T, p *Program) string {
+	t.Helper()
+	const interp = "/usr/bin/python3"
+	if err := exec.Command(interp, "-c", "import mpi4py, numpy").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s has no mpi4py or NumPy (scripts/setup installs python3-mpi4py and python3-numpy)", interp)
+		}
+		t.Skipf("%s has no mpi4py or NumPy", interp)
+	}
+	abs, err := filepath.Abs(p.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Args = append([]string{abs}, p.Args...) // p is the subtest's copy
+	return interp
+}
+
+// buildPlugin builds a plugin=1 program: bin, not linked against MPI, and
+// bin.so, built with the MPI's wrapper, which bin takes as its first
+// argument and dlopens.
+func buildPlugin(t *testing.T, m mpiImpl, src, bin string) {
+	t.Helper()
+	if b, err := exec.Command(m.cc, "-g", "-O0", "-shared", "-fPIC", "-DPLUGIN", "-o", bin+".so", src).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", m.cc, src, err, b)
+	}
+	if b, err := exec.Command("cc", "-g", "-O0", "-o", bin, src, "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("cc %s: %v\n%s", src, err, b)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"mpivet/api"
 	"mpivet/trace"
 )
 
@@ -117,10 +118,18 @@ type Expect struct {
 
 // Interleaving is one execution of the program.
 type Interleaving struct {
-	N          int // 1 for the first, free run
-	Decisions  []Decision
-	Branch     *Branch
-	Run        *trace.Run
+	N         int // 1 for the first, free run
+	Decisions []Decision
+	Branch    *Branch
+	Run       *trace.Run
+	// Slack, if set, rules out and annotates the alternatives the clocks
+	// offer (it is dropped once the interleaving's plan is made).
+	Slack Slack
+	// Unbuffered are the standard-mode sends a deadlock that exists only
+	// for want of buffering (unsafe-buffering) waits for: the exploration
+	// runs the interleaving again with them buffered, to see what the
+	// program does past them.
+	Unbuffered []SendRef
 	Infeasible bool // a forced match could not happen: not a real execution
 	Diverged   bool // the program took another path before a forced match: not the execution asked for
 	Errors     bool // checks found errors in it
@@ -197,9 +206,15 @@ type Stats struct {
 	Infeasible    int
 	Diverged      int
 	TimedOut      int
-	Queued        int    // alternatives known but not run when it stopped
-	Complete      bool   // every outcome was covered (within the mixing bound)
-	Stopped       string // why not, otherwise
+	Queued        int // alternatives known but not run when it stopped
+	RuledOut      int // potential matches no buffering makes possible (not run)
+	Buffered      int // interleavings run with sends buffered by mpivet
+	// Events counts the wildcard events found with other possible
+	// outcomes (each once, in the run that found it); of those outcomes,
+	// Explored were run and Pruned left out by the mixing or order bound.
+	Events, Explored, Pruned int
+	Complete                 bool   // every outcome was covered (within the mixing bound)
+	Stopped                  string // why not, otherwise
 }
 
 type explorer struct {
@@ -210,6 +225,11 @@ type explorer struct {
 	prog   Progress
 	stop   string
 	queued int // the frontier when the search stopped
+	// coverage (Stats)
+	events, explored, pruned int
+	// ruledOut counts the alternatives Slack ruled out, buffered the
+	// replays run with sends buffered
+	ruledOut, buffered int
 }
 
 // halt stops the search for the reason given.
@@ -240,7 +260,8 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 		x.stop = "stopped at the first interleaving with errors"
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
-		Queued: x.queued, Complete: x.stop == "", Stopped: x.stop}
+		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop,
+		Events: x.events, Explored: x.explored, Pruned: x.pruned}
 }
 
 func (x *explorer) report() {
@@ -280,6 +301,17 @@ type step struct {
 type plan struct {
 	steps []step
 	alone []Expect
+	// buffer: the buffering decisions of the interleaving, which every
+	// replay below it keeps (its events matched as they did with them)
+	buffer []Decision
+	// cont: the interleaving again, with the sends its unsafe-buffering
+	// deadlock waited for buffered (nil: none)
+	cont *continuation
+}
+
+type continuation struct {
+	ds []Decision
+	b  Branch
 }
 
 // expect says what each rank of a replay forcing steps must repeat: up to
@@ -336,20 +368,69 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		s := &steps[i]
 		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
 		s.log, s.offset = p.Proc.File, p.Wild.Offset
-		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
-			continue
-		}
 		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
 			continue
 		}
-		s.alts = p.Alts
+		x.events++
+		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
+			x.pruned += len(p.Alts)
+			continue
+		}
+		s.alts = x.slack(il, p)
 		s.branch = Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Maps: p.Proc.Maps,
-			Was: Alt{p.Wild.Source, p.Wild.World}}
+			Was: Alt{Source: p.Wild.Source, World: p.Wild.World}}
 		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
 			s.branch.Call = c.Name()
 		}
 	}
-	return plan{steps: steps, alone: alone(il.Run)}
+	il.Slack = nil
+	pl := plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
+	if len(il.Unbuffered) > 0 {
+		ds := bufferDecisions(append([]Decision(nil), pl.buffer...), il.Unbuffered)
+		if len(ds) > len(pl.buffer) { // never twice the same
+			pl.cont = &continuation{ds: append(ds, Complete(il.Run)...),
+				b: Branch{From: il.N, Rank: -1, Kind: BufferKind, Forced: Alt{Buffer: il.Unbuffered}, Expect: pl.expect(steps)}}
+		}
+	}
+	return pl
+}
+
+// slack returns the alternatives of point p of il that some buffering makes
+// possible, each with the sends it needs buffered (all of them, as the
+// clocks say, without il.Slack).
+func (x *explorer) slack(il *Interleaving, p *Point) []Alt {
+	if il.Slack == nil || p.Wild.Kind == trace.WildAny {
+		return p.Alts
+	}
+	var alts []Alt
+	for _, a := range p.Alts {
+		if b, ok := il.Slack.Need(p.Rank, p.Wild, a); ok {
+			alts = append(alts, b)
+		} else {
+			x.ruledOut++
+		}
+	}
+	return alts
+}
+
+// BufferKind is the kind of a decision that buffers a send (api.WildBuffer):
+// its Event is the send's number among its rank's MPI_Send and MPI_Isend
+// calls (layer/src/slack).
+const BufferKind = api.WildBuffer
+
+// bufferDecisions adds to ds the decisions that buffer sends, once each.
+func bufferDecisions(ds []Decision, sends []SendRef) []Decision {
+	for _, s := range sends {
+		d := Decision{Rank: s.Rank, Event: s.Ordinal, Kind: BufferKind}
+		dup := false
+		for _, e := range ds {
+			dup = dup || e == d
+		}
+		if !dup {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }
 
 // explore covers the alternatives of the steps of one interleaving; false
@@ -357,6 +438,9 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 // those of Waitany-family events among them.
 func (x *explorer) explore(pl plan, depth, orders int) bool {
 	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
+		for _, s := range pl.steps {
+			x.pruned += len(s.alts)
+		}
 		return true
 	}
 	steps := pl.steps
@@ -364,20 +448,25 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 	for _, s := range steps {
 		pending += len(s.alts)
 	}
+	if pl.cont != nil {
+		pending++
+	}
 	x.prog.Frontier += pending
 	defer func() { x.prog.Frontier -= pending }()
+	if pl.cont != nil {
+		// the same matches, with the sends its deadlock waited for
+		// buffered: what the program does where the MPI buffers more
+		pending--
+		if !x.replay(pl.cont.ds, &pl.cont.b, nil, depth, orders, &pending) {
+			return false
+		}
+	}
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := &steps[i]
 		for _, alt := range s.alts {
-			if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
-				return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
-			}
-			if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
-				return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
-			}
 			pending--
-			x.prog.Frontier--
-			var ds []Decision
+			ds := append([]Decision(nil), pl.buffer...)
+			ds = bufferDecisions(ds, alt.Buffer)
 			for _, q := range steps[:i] {
 				ds = append(ds, q.forced...)
 			}
@@ -385,38 +474,61 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 			b := s.branch
 			b.Forced = alt
 			b.Expect = pl.expect(steps[:i+1])
-			x.n++
-			x.prog.Running = 1
-			x.report()
-			child, err := x.run(x.n, ds, &b)
-			x.prog.Running = 0
-			if err != nil {
-				return x.halt(err.Error())
-			}
-			if child.Stopped != "" {
-				// A replay cut short is not done: it was not checked to its end.
-				pending++
-				x.prog.Frontier++
-				return x.halt(child.Stopped)
-			}
-			x.prog.Done++
-			x.count(child)
-			x.report()
-			if x.o.FirstError && child.Errors {
-				return x.halt("stopped at the first interleaving with errors")
-			}
 			nextOrders := orders
 			if s.branch.Kind == trace.WildAny {
 				nextOrders++
 			}
-			n := child.N
-			if !x.explore(x.plan(child, &s.key, nextOrders), depth+1, nextOrders) {
+			if !x.replay(ds, &b, &s.key, depth+1, nextOrders, &pending) {
 				return false
 			}
-			if x.o.Done != nil {
-				x.o.Done(n)
-			}
 		}
+	}
+	return true
+}
+
+// replay runs one replay, with decisions ds, made by branch b, and
+// explores its events after bound; false if the search stops. pending
+// counts the caller's alternatives not run yet.
+func (x *explorer) replay(ds []Decision, b *Branch, bound *Key, depth, orders int, pending *int) bool {
+	if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
+		*pending++
+		return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
+	}
+	if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
+		*pending++
+		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
+	}
+	x.prog.Frontier--
+	if len(Buffers(ds)) > 0 {
+		x.buffered++
+	}
+	x.n++
+	x.explored++
+	x.prog.Running = 1
+	x.report()
+	child, err := x.run(x.n, ds, b)
+	x.prog.Running = 0
+	if err != nil {
+		return x.halt(err.Error())
+	}
+	if child.Stopped != "" {
+		// A replay cut short is not done: it was not checked to its end.
+		*pending++
+		x.prog.Frontier++
+		return x.halt(child.Stopped)
+	}
+	x.prog.Done++
+	x.count(child)
+	x.report()
+	if x.o.FirstError && child.Errors {
+		return x.halt("stopped at the first interleaving with errors")
+	}
+	n := child.N
+	if !x.explore(x.plan(child, bound, orders), depth, orders) {
+		return false
+	}
+	if x.o.Done != nil {
+		x.o.Done(n)
 	}
 	return true
 }

@@ -70,6 +70,10 @@ func TestExploreCounts(t *testing.T) {
 			if st.Interleavings != c.want || m.runs != c.want || !st.Complete {
 				t.Errorf("kind %d, %d events, K=%d: %d interleavings (%d runs, complete %v), want %d", kind, c.n, c.k, st.Interleavings, m.runs, st.Complete, c.want)
 			}
+			// every event has one other outcome: each was run or pruned
+			if st.Explored != st.Interleavings-1 || st.Events != st.Explored+st.Pruned || (c.k < 0) != (st.Pruned == 0) {
+				t.Errorf("kind %d, %d events, K=%d: coverage %+v", kind, c.n, c.k, st)
+			}
 		}
 	}
 }
@@ -79,8 +83,12 @@ func TestOrderBound(t *testing.T) {
 	// receives are not bounded by it
 	for _, c := range []struct{ kind, n, k, want int }{{trace.WildAny, 4, 0, 5}, {trace.WildAny, 4, 1, 11}, {trace.WildAny, 4, -1, 16}, {trace.WildRecv, 4, 0, 16}} {
 		m := &model{n: c.n, kind: c.kind}
-		if st := explore(t, m, Options{MixingBound: -1, OrderBound: c.k}); st.Interleavings != c.want {
+		st := explore(t, m, Options{MixingBound: -1, OrderBound: c.k})
+		if st.Interleavings != c.want {
 			t.Errorf("kind %d, %d events, order bound %d: %d interleavings, want %d", c.kind, c.n, c.k, st.Interleavings, c.want)
+		}
+		if st.Events != st.Explored+st.Pruned || (c.want == 16) != (st.Pruned == 0) {
+			t.Errorf("kind %d, %d events, order bound %d: coverage %+v", c.kind, c.n, c.k, st)
 		}
 	}
 }
@@ -123,10 +131,10 @@ func TestPotential(t *testing.T) {
 	p.Arrivals[51] = trace.Arrival{Clock: 1, World: 6}
 	got := Potential(p)
 	want := map[uint64][]Alt{
-		0: {{3, 3}},
-		1: {{2, 2}},
-		3: {{1, 5}},
-		4: {{0, 5}, {1, 6}},
+		0: {{Source: 3, World: 3}},
+		1: {{Source: 2, World: 2}},
+		3: {{Source: 1, World: 5}},
+		4: {{Source: 0, World: 5}, {Source: 1, World: 6}},
 	}
 	for e := range got {
 		if len(got[e]) == 0 {

@@ -17,6 +17,33 @@ import (
 type Alt struct {
 	Source int64 // rank in the event's communicator: what a decision forces
 	World  int   // its rank in MPI_COMM_WORLD, for reports (-1 unknown)
+	// Buffer are the standard-mode sends the replay must buffer for the
+	// match to be possible (seed 001's minimal slack), and Send the send
+	// that can then match; both empty when the clocks' word is taken as
+	// it is (Slack).
+	Buffer []SendRef
+	Send   *SendRef
+}
+
+// SendRef is a send of a run, as a replay's buffering decision names it
+// (its rank and its number among the rank's MPI_Send and MPI_Isend calls)
+// and a report places it.
+type SendRef struct {
+	Rank    int
+	Ordinal uint64
+	Dest    int             // world rank
+	PC      uint64          // call site
+	Maps    []trace.Mapping // of its rank, to place PC
+}
+
+// Slack knows which sends a run would have had to buffer for a wildcard
+// event to match another source (seed 001: the clocks offer every send not
+// known to come after the event, including sends that only buffering lets
+// race for it, and sends that cannot race for it at all).
+type Slack interface {
+	// Need returns a annotated with what the match needs, and false if no
+	// buffering of standard-mode sends makes it possible.
+	Need(rank int, w *trace.Wildcard, a Alt) (Alt, bool)
 }
 
 // Point is a matched wildcard event of a run, with its alternatives.

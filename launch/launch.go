@@ -1,7 +1,10 @@
-// Package launch runs an MPI program under mpivet: it finds the program's
-// MPI, builds the layer for it, starts the program with that MPI's launcher
-// (or the user's) with every rank under a supervisor, stops it at its time
-// limit, makes sure no process of the run survives, and reads the records.
+// Package launch runs an MPI program under mpivet, once: it finds the
+// program's MPI, builds the layer for it, starts the program with that
+// MPI's launcher (or the user's) with every rank under a supervisor and the
+// settings the caller wrote in the run directory (package driver's
+// layer.conf), stops it at its time limit or when it stalls for good, makes
+// sure no process of the run survives, and reads the records. What to run
+// and how often is package driver's.
 package launch
 
 import (
@@ -35,12 +38,8 @@ type Options struct {
 	// Stalled is asked, when no rank has completed an MPI call for
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
-	Buffering  string // "zero": standard-mode sends become synchronous; "" or "mpi": as the MPI does
-	Buffers    string // "off": do not check pending nonblocking buffers; "precise": single-step every access; "" or "on": within a time allowance
-	Clocks     string // "lamport" (default), "vector", or "off": the clock protocol that finds alternative matches
-	GDB        int    // with GDBRank set: this rank waits for a debugger after MPI_Init
-	GDBRank    bool
 	Env        []string // more environment for the program's ranks (NAME=value)
+	MPI        string   // "openmpi" or "mpich": the MPI a program loads at run time, when it cannot be told ("": from the program)
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -61,9 +60,6 @@ func Prepare(o Options) (*Session, error) {
 	if o.NP < 1 {
 		return nil, &mpi.Error{Msg: fmt.Sprintf("-n %d: the number of ranks must be at least 1", o.NP)}
 	}
-	if o.Buffering != "" && o.Buffering != "mpi" && o.Buffering != "zero" {
-		return nil, &mpi.Error{Msg: fmt.Sprintf("--buffering=%s: must be mpi or zero", o.Buffering)}
-	}
 	prog := o.Program
 	if !strings.Contains(prog, "/") {
 		if p, err := exec.LookPath(prog); err == nil {
@@ -74,7 +70,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst, err := mpi.Program(abs)
+	inst, err := mpi.Find(abs, o.MPI)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +152,10 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// Run runs the program once with its records in dir (created if needed).
-// Cancelling ctx stops the run like a timeout, but marks it interrupted.
+// Run runs the program once with its records in dir (created if needed),
+// with the ranks' settings the caller wrote in dir/layer.conf
+// (driver.WriteLayerConf; none: the layer's defaults). Cancelling ctx
+// stops the run like a timeout, but marks it interrupted.
 func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the run directory: %v", err)
@@ -165,52 +163,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	dir, _ = filepath.Abs(dir)
 	// Records of an earlier run in the same directory would be read as
 	// this run's ranks.
-	for _, pat := range []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"} {
-		old, _ := filepath.Glob(filepath.Join(dir, pat))
-		for _, f := range old {
-			os.Remove(f)
-		}
-	}
-	// The layer's settings go through the (shared) run directory.
-	conf := ""
-	if s.Opts.Buffering == "zero" {
-		conf += "buffering=zero\n"
-	}
-	if s.Opts.Buffers == "off" || s.Opts.Buffers == "precise" {
-		conf += "buffers=" + s.Opts.Buffers + "\n"
-	}
-	if s.Opts.Clocks != "" {
-		conf += "clocks=" + s.Opts.Clocks + "\n"
-	}
-	// The buffer checker must know which messages a peer's kernel copies
-	// (Open MPI's vader: ompi_info answers once, cached, for every rank).
-	if !strings.HasPrefix(s.Opts.Buffers, "off") {
-		if sm, ok := s.MPI.SharedMemory(layer.CacheDir()); ok {
-			conf += sm.Conf()
-		}
-	}
-	if s.Opts.GDBRank {
-		conf += fmt.Sprintf("gdb=%d\n", s.Opts.GDB)
-	}
-	// Supervisors on other hosts write their ranks' pages back to the shared
-	// run directory periodically (supervise.c).
-	if host, err := os.Hostname(); err == nil {
-		conf += "host=" + host + "\n"
-	}
-	if trace.TestRemote() {
-		conf += "sync=always\n"
-	}
-	// A guided replay: the explorer wrote the decisions next to the records.
-	if _, err := os.Stat(filepath.Join(dir, "decisions")); err == nil {
-		conf += "decisions=" + filepath.Join(dir, "decisions") + "\n"
-	}
-	// ... and what each rank must repeat of the run it replays.
-	if _, err := os.Stat(filepath.Join(dir, "expect")); err == nil {
-		conf += "expect=" + filepath.Join(dir, "expect") + "\n"
-	}
-	if err := os.WriteFile(filepath.Join(dir, "layer.conf"), []byte(conf), 0o644); err != nil {
-		return nil, fmt.Errorf("cannot write to the run directory: %v", err)
-	}
+	RemoveRecords(dir)
 	args := s.Command(dir)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = s.Env()
@@ -237,73 +190,9 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	go func() { done <- cmd.Wait() }()
 
 	res := &Result{Dir: dir}
-	var timer <-chan time.Time
-	if s.Opts.Timeout > 0 {
-		t := time.NewTimer(s.Opts.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var waitErr error
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	// A rank that crashed or exited non-zero ends the job, but launchers
-	// take their time to tear it down (Open MPI's mpirun a second or more).
-	// Its supervisor wrote how it ended at once: the run is over then, and
-	// mpivet ends it after failureGrace, which lets the MPI's own words
-	// about it arrive.
-	exitTick := time.NewTicker(failurePoll)
-	defer exitTick.Stop()
-	var failedAt time.Time
 	watch := newStallWatch(dir, s.Opts)
-wait:
-	for {
-		select {
-		case waitErr = <-done:
-			break wait
-		case <-exitTick.C:
-			if failedAt.IsZero() {
-				if rankFailed(dir) {
-					failedAt = time.Now()
-				}
-			} else if time.Since(failedAt) >= failureGrace {
-				res.Failed = true
-				break wait
-			}
-		case <-timer:
-			res.TimedOut = true
-			break wait
-		case <-ctx.Done():
-			res.Interrupted = true
-			break wait
-		case <-tick.C:
-			switch outcome, run := watch.tick(); outcome {
-			case stallDeadlocked:
-				res.Deadlocked, res.Run = true, run
-				break wait
-			case stallAbortStuck:
-				res.AbortStuck = true
-				break wait
-			}
-		}
-	}
-	if res.Failed {
-		// The ranks too: launchers whose daemons live in sessions of their
-		// own (Hydra's proxies) hold the output pipes until they notice.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		killStrays(dir)
-	}
-	if res.Deadlocked || res.AbortStuck || res.Failed {
-		// Nothing of a deadlocked run can be saved: end it at once.
-		waitErr = kill(cmd.Process.Pid, done)
-	}
-	if res.TimedOut || res.Interrupted {
-		// Read what every rank is doing before stopping anything.
-		if run, err := trace.ReadRun(dir); err == nil {
-			watch.mark(run)
-			res.Run = run
-		}
-		waitErr = stop(cmd.Process.Pid, done)
-	}
+	waitErr := s.wait(ctx, dir, res, watch, done)
+	waitErr = end(cmd.Process.Pid, dir, res, watch, done, waitErr)
 	res.Elapsed = time.Since(start)
 	res.LauncherExit = exitCode(waitErr)
 	killStrays(dir)
@@ -328,6 +217,98 @@ wait:
 			strings.Join(args[:min(len(args), 4)], " "), res.LauncherExit, lastLines(res.Output, 20))}
 	}
 	return res, nil
+}
+
+// wait waits until the launcher exits (its status is returned), or the
+// run must be stopped: a rank failed, the time limit, ctx cancelled, or a
+// stall that cannot resume. It says which in res.
+func (s *Session) wait(ctx context.Context, dir string, res *Result, watch *stallWatch, done <-chan error) error {
+	var timer <-chan time.Time
+	if s.Opts.Timeout > 0 {
+		t := time.NewTimer(s.Opts.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	// A rank that crashed or exited non-zero ends the job, but launchers
+	// take their time to tear it down (Open MPI's mpirun a second or more).
+	// Its supervisor wrote how it ended at once: the run is over then, and
+	// mpivet ends it after failureGrace, which lets the MPI's own words
+	// about it arrive.
+	exitTick := time.NewTicker(failurePoll)
+	defer exitTick.Stop()
+	var failedAt time.Time
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-exitTick.C:
+			if failedAt.IsZero() {
+				if rankFailed(dir) {
+					failedAt = time.Now()
+				}
+			} else if time.Since(failedAt) >= failureGrace {
+				res.Failed = true
+				return nil
+			}
+		case <-timer:
+			res.TimedOut = true
+			return nil
+		case <-ctx.Done():
+			res.Interrupted = true
+			return nil
+		case <-tick.C:
+			switch outcome, run := watch.tick(); outcome {
+			case stallDeadlocked:
+				res.Deadlocked, res.Run = true, run
+				return nil
+			case stallAbortStuck:
+				res.AbortStuck = true
+				return nil
+			}
+		}
+	}
+}
+
+// end ends a run that wait stopped (res says why) and returns the
+// launcher's exit status: at once when nothing of it can be saved; a
+// timed-out or interrupted run only after reading what every rank is
+// doing. A run whose launcher exited keeps waitErr.
+func end(pid int, dir string, res *Result, watch *stallWatch, done <-chan error, waitErr error) error {
+	if res.Failed {
+		// The ranks too: launchers whose daemons live in sessions of their
+		// own (Hydra's proxies) hold the output pipes until they notice.
+		syscall.Kill(-pid, syscall.SIGKILL)
+		killStrays(dir)
+	}
+	if res.Deadlocked || res.AbortStuck || res.Failed {
+		// Nothing of a deadlocked run can be saved: end it at once.
+		waitErr = kill(pid, done)
+	}
+	if res.TimedOut || res.Interrupted {
+		// Read what every rank is doing before stopping anything.
+		if run, err := trace.ReadRun(dir); err == nil {
+			watch.mark(run)
+			res.Run = run
+		}
+		waitErr = stop(pid, done)
+	}
+	return waitErr
+}
+
+// recordFiles are the patterns of the files of a run's ranks.
+var recordFiles = []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"}
+
+// RemoveRecords deletes the records of the ranks of a run in dir (not
+// what the driver wrote there: its settings and decisions).
+func RemoveRecords(dir string) {
+	for _, pat := range recordFiles {
+		old, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 }
 
 // active holds the runs in progress, launcher pid -> run directory, for

@@ -33,6 +33,8 @@
 //	                        shadows, piggybacks, requests, events (wildcard events, guided
 //	                        replay), anyevents, unreceived (messages never received), hooks;
 //	                        protocol.h is what they share
+//	slack/slack.c           the standard-mode sends mpivet buffers itself (--buffering=infinite,
+//	                        the buffering-aware exploration's decisions)
 //	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
 //	debug/gdb.c             replay --gdb RANK: the rank waits for a debugger
 //	generated/wrappers.c    top: C and Fortran wrappers, generated from api/mpi.api

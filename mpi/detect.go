@@ -38,15 +38,23 @@ type Install struct {
 	CC       string // its C compiler wrapper
 	Launcher string // its launcher (mpirun / mpiexec)
 	Version  string // one line, e.g. "Open MPI 4.1.4"
+	// Python is set when the program is a Python interpreter that loads
+	// MPI with mpi4py: the path of mpi4py's extension module.
+	Python string
 }
 
 // Error is a problem with the user's program or MPI installation: mpivet
 // cannot do its job, and says why.
-type Error struct{ Msg string }
+type Error struct {
+	Msg string
+	// unlinked: the program is a dynamically linked executable that links
+	// no MPI library; it may still load one at run time (runtime.go).
+	unlinked bool
+}
 
 func (e *Error) Error() string { return e.Msg }
 
-func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+func errorf(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
 
 // Program checks that path is a dynamically linked MPI program and returns
 // the MPI installation it uses.
@@ -98,7 +106,7 @@ func Program(path string) (*Install, error) {
 		}
 		return inst, nil
 	}
-	return nil, errorf("%s is not an MPI program: it is not linked against an MPI library (Open MPI or MPICH)", path)
+	return nil, &Error{Msg: fmt.Sprintf("%s is not an MPI program: it is not linked against an MPI library (Open MPI or MPICH)", path), unlinked: true}
 }
 
 func installHint(impl Impl) string {

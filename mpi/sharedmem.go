@@ -24,12 +24,13 @@ type SharedMemory struct {
 	EagerLimit int64
 }
 
-// Conf is the layer.conf line that hands the transport's settings to the
+// ConfValue is the value of layer.conf's vader key (api.ConfVader,
+// written by the driver), which hands the transport's settings to the
 // ranks, which otherwise ask the MPI through MPI_T: Open MPI's
 // MPI_T_init_thread costs each rank about 0.2 s, loading every component's
 // parameters.
-func (s SharedMemory) Conf() string {
-	return fmt.Sprintf("vader=%s:%d\n", s.SingleCopy, s.EagerLimit)
+func (s SharedMemory) ConfValue() string {
+	return fmt.Sprintf("%s:%d", s.SingleCopy, s.EagerLimit)
 }
 
 // SharedMemory reads the vader BTL's settings as the program's ranks will

@@ -15,8 +15,8 @@ func TestParseSharedMemory(t *testing.T) {
 		"mca:btl:vader:param:btl_vader_eager_limit:value:4096\n" +
 		"mca:btl:vader:param:btl_vader_eager_limit:source:default\n"
 	s, ok := parseSharedMemory([]byte(out))
-	if !ok || s != (SharedMemory{"cma", 4096}) || s.Conf() != "vader=cma:4096\n" {
-		t.Errorf("got %+v %v %q", s, ok, s.Conf())
+	if !ok || s != (SharedMemory{"cma", 4096}) || s.ConfValue() != "cma:4096" {
+		t.Errorf("got %+v %v %q", s, ok, s.ConfValue())
 	}
 	if again, ok := parseSharedMemory([]byte(s.params())); !ok || again != s {
 		t.Errorf("cached form read back as %+v %v", again, ok)

@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mpivet/check"
@@ -57,6 +59,8 @@ func sample(dir string) *Report {
 	r.Coverage = Coverage{Done: 3, Queued: 2, Infeasible: 1}
 	r.Explored = []Interleaving{{N: 2, Dir: "/run/interleaving-2", Steps: []string{"rank 0: wildcard event 1 at dl.c:7 in main matched rank 2 instead of rank 1"},
 		Replay: "mpivet replay /run --interleaving 2"}}
+	r.Coverage.Events, r.Coverage.Explored, r.Coverage.Pruned = 2, 2, 1
+	r.Trails = []Trail{sampleTrail(2)}
 	r.Notes = []string{"1 forced match could not happen"}
 	r.Buffering = "not checked"
 	r.Program, r.Args, r.Ranks, r.MPI, r.RunDir, r.Seconds = "/src/dl", []string{"-x"}, 4, "Open MPI 4.1.4", "/run", 1.5
@@ -114,5 +118,94 @@ func TestDOTGolden(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) > 2 {
 		t.Errorf("files written: %v", ents)
+	}
+}
+
+// sampleTrail is what ranks 0-2 did in interleaving n: rank 0's wildcard
+// receive was forced to rank 2's message, then ranks 0 and 1 block
+// receiving from each other.
+func sampleTrail(n int) Trail {
+	loc := func(line int) check.Location {
+		return check.Location{File: "dl.c", Line: line, Function: "main", Path: "/src/dl.c"}
+	}
+	return Trail{Interleaving: n, Lanes: []Lane{
+		{Rank: 0, Skipped: 2, End: "blocked in MPI_Recv", Calls: []Call{
+			{Seq: 3, Name: "MPI_Recv", Peer: "from any: 2", Loc: loc(7), Forced: true, Wildcard: true},
+			{Seq: 4, Name: "MPI_Recv", Peer: "from 1", Loc: loc(9), Stopped: true}}},
+		{Rank: 1, Skipped: 2, End: "blocked in MPI_Recv", Calls: []Call{
+			{Seq: 3, Name: "MPI_Recv", Peer: "from 0", Loc: loc(9), Stopped: true}}},
+		{Rank: 2, Skipped: 2, End: "finalized", Calls: []Call{
+			{Seq: 3, Name: "MPI_Send", Peer: "to 0", Loc: loc(12)},
+			{Seq: 4, Name: "MPI_Finalize", Loc: loc(14)}}},
+	}, Messages: []Message{{From: 2, FromSeq: 3, To: 0, ToSeq: 3}}}
+}
+
+// fakeSVG stands for Graphviz in golden tests (its output changes from
+// version to version): the DOT's size, so that a change shows.
+func fakeSVG(dot string) (string, error) {
+	return fmt.Sprintf("<svg width=\"10pt\" height=\"10pt\"><desc>%d bytes of DOT</desc></svg>", len(dot)), nil
+}
+
+func TestHTMLGolden(t *testing.T) {
+	r := sample("/run")
+	r.Suppressed = []Suppressed{{Kind: "truncation", Fingerprint: "0123456789abcdef", Ranks: []int{3}, Severity: "error",
+		By: ".mpivet-suppressions:2", Reason: "known, ticket 7"}}
+	r.Unused = []string{".mpivet-suppressions:3: kind=leak file=old.c reason=gone"}
+	var b bytes.Buffer
+	h := NewHTML(&b)
+	h.Render = fakeSVG
+	h.ReadFile = func(path string) ([]byte, error) {
+		if path != "/src/dl.c" && path != "dl.c" {
+			return nil, os.ErrNotExist
+		}
+		var s strings.Builder
+		for i := 1; i <= 16; i++ {
+			fmt.Fprintf(&s, "line %d <of> dl.c\n", i)
+		}
+		return []byte(s.String()), nil
+	}
+	if err := h.Print(r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.html.golden", b.Bytes())
+	for _, want := range []string{`id="kind-filter"`, `data-ranks=" 0 1 "`, "line 9 &lt;of&gt; dl.c", "Space-time diagram of interleaving 2",
+		"Wait-for graph", "2 wildcard events with other possible outcomes", "unused suppression"} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+func TestSpaceTimeGolden(t *testing.T) {
+	tr := sampleTrail(2)
+	golden(t, "spacetime.dot.golden", []byte(SpaceTimeDOT(&tr)))
+}
+
+// 64 ranks of a ring that all made the same calls are one lane, and the
+// lanes of ranks that differ stay apart.
+func TestSpaceTimeCollapses(t *testing.T) {
+	var tr Trail
+	for r := 0; r < 64; r++ {
+		l := Lane{Rank: r, End: "blocked in MPI_Recv", Calls: []Call{
+			{Seq: 5, Name: "MPI_Send", Peer: fmt.Sprintf("to %d", (r+1)%64), Loc: check.Location{File: "ring.c", Line: 10}},
+			{Seq: 6, Name: "MPI_Recv", Peer: fmt.Sprintf("from %d", (r+63)%64), Loc: check.Location{File: "ring.c", Line: 11}, Stopped: true}}}
+		if r == 17 {
+			l.Calls[1].Loc.Line = 12
+		}
+		tr.Lanes = append(tr.Lanes, l)
+	}
+	dot := SpaceTimeDOT(&tr)
+	for _, want := range []string{`label="ranks 0-16, 18-63"`, `label="rank 17"`} {
+		if !strings.Contains(dot, want) {
+			t.Errorf("no %s in\n%s", want, dot)
+		}
+	}
+	if n := strings.Count(dot, "MPI_Send"); n != 2 {
+		t.Errorf("%d lanes drawn, want 2", n)
+	}
+	if _, err := exec.LookPath("dot"); err == nil {
+		if _, err := RenderSVG(dot); err != nil {
+			t.Error(err)
+		}
 	}
 }

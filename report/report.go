@@ -29,6 +29,14 @@ type Report struct {
 	// Explored describes the replayed interleavings findings come from.
 	Explored []Interleaving `json:"explored,omitempty"`
 	Notes    []string       `json:"notes,omitempty"` // what limited the verification
+	// Trails are what the ranks did before the findings, one per
+	// interleaving with a finding (bounded: the last calls of each rank).
+	Trails []Trail `json:"trails,omitempty"`
+	// Suppressed are the findings a suppression file silenced: counted,
+	// not printed, and not in the verdict. Unused are the suppressions
+	// that matched no finding.
+	Suppressed []Suppressed `json:"suppressed,omitempty"`
+	Unused     []string     `json:"unused_suppressions,omitempty"`
 	// Buffering says how deadlocks hidden by the MPI's buffering were
 	// looked for (unsafe-buffering): offline, from the records, or by a
 	// run with zero buffering.
@@ -43,13 +51,40 @@ type Report struct {
 
 // Coverage says what the exploration covered: interleavings run (Done),
 // alternatives known but not run when it stopped (Queued), and replays that
-// did not give a checkable execution.
+// did not give a checkable execution; the wildcard events found with other
+// possible outcomes (Events), and of those outcomes how many were run
+// (Explored), left out by --mixing-bound or --order-bound (Pruned), or left
+// out by --budget, --max-interleavings or an interrupt (Queued).
 type Coverage struct {
 	Done       int `json:"done"`
 	Queued     int `json:"queued"`
 	Infeasible int `json:"infeasible"` // a forced match that could not happen
 	Diverged   int `json:"diverged"`   // the program took another path before the forced match
 	TimedOut   int `json:"timed_out"`
+	Events     int `json:"wildcard_events"`
+	Explored   int `json:"explored"`
+	Pruned     int `json:"pruned"`
+}
+
+// Percent is the share of the known outcomes of wildcard events that were
+// run: 100 when there were none to run.
+func (c Coverage) Percent() float64 {
+	all := c.Explored + c.Pruned + c.Queued
+	if all == 0 {
+		return 100
+	}
+	return 100 * float64(c.Explored) / float64(all)
+}
+
+// Summary says what the exploration covered, in a sentence, for the
+// reports people read.
+func (c Coverage) Summary() string {
+	if c.Events == 0 && c.Explored == 0 {
+		return fmt.Sprintf("%s; no wildcard event had another possible outcome", c)
+	}
+	return fmt.Sprintf("%s; %d wildcard %s with other possible outcomes: %d %s explored, %d pruned by bounds, %d skipped by budget or limits (%.0f%% covered)",
+		c, c.Events, check.Plural(c.Events, "event", "events"), c.Explored, check.Plural(c.Explored, "alternative", "alternatives"),
+		c.Pruned, c.Queued, c.Percent())
 }
 
 // Interleaving is a replayed execution: the forced matches that make it
@@ -75,11 +110,22 @@ func New(findings []check.Finding, stopped string) *Report {
 		if f.Fingerprint == "" {
 			r.Findings[i].Fingerprint = Fingerprint(f)
 		}
+	}
+	r.verdict()
+	return r
+}
+
+// verdict sets Verdict from the findings (those not suppressed) and Stopped.
+func (r *Report) verdict() {
+	r.Verdict = "ok"
+	if r.Stopped != "" {
+		r.Verdict = "incomplete"
+	}
+	for _, f := range r.Findings {
 		if f.Severity == check.Error {
 			r.Verdict = "error"
 		}
 	}
-	return r
 }
 
 // Exit statuses of a verification that ran (2, mpivet could not do its

@@ -92,6 +92,10 @@ func (r *Report) printText(w io.Writer, c palette) {
 			warns++
 		}
 	}
+	if r.Coverage.Events > 0 {
+		fmt.Fprintf(w, "\n%scoverage: %s%s\n", c.dim, r.Coverage.Summary(), c.reset)
+	}
+	r.printSuppressions(w, c)
 	fmt.Fprintln(w)
 	if !r.Complete {
 		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, r.Stopped, r.Coverage)
@@ -121,4 +125,22 @@ func (r *Report) interleaving(f check.Finding) string {
 		return fmt.Sprintf(" (interleaving %d)", f.Interleaving)
 	}
 	return ""
+}
+
+// printSuppressions says how many findings suppressions silenced (they are
+// not in the verdict) and which suppressions matched nothing.
+func (r *Report) printSuppressions(w io.Writer, c palette) {
+	if n := len(r.Suppressed); n > 0 {
+		errs := 0
+		for _, s := range r.Suppressed {
+			if s.Severity == string(check.Error) {
+				errs++
+			}
+		}
+		fmt.Fprintf(w, "\n%ssuppressed: %d %s (%d %s), not counted in the verdict%s\n", c.dim, n,
+			check.Plural(n, "finding", "findings"), errs, check.Plural(errs, "error", "errors"), c.reset)
+	}
+	for _, u := range r.Unused {
+		fmt.Fprintf(w, "\n%sunused suppression:%s %s\n", c.yellow, c.reset, u)
+	}
 }

@@ -117,6 +117,9 @@ func (s *Symbolizer) lookup(maps []trace.Mapping, pc uint64, ret bool) Location 
 		if pc < m.Start || pc >= m.End {
 			continue
 		}
+		if m.Py != nil {
+			return s.python(maps, m.Py)
+		}
 		loc := Location{Module: m.Path}
 		mod := s.module(m.Path)
 		if mod == nil {
@@ -231,4 +234,25 @@ func lines(d *dwarf.Data) []lineEntry {
 		return out[i].line == 0 && out[j].line != 0
 	})
 	return out
+}
+
+// python resolves a call site of a Python interpreter: the script's line,
+// with the machine address of the C call below it (in mpi4py's extension
+// module, say) as the location's module, offset and symbol.
+func (s *Symbolizer) python(maps []trace.Mapping, py *trace.PySite) Location {
+	var c Location
+	if py.CPC != 0 {
+		var plain []trace.Mapping
+		for _, m := range maps {
+			if m.Py == nil {
+				plain = append(plain, m)
+			}
+		}
+		c = s.lookup(plain, py.CPC, true)
+	}
+	loc := Location{File: py.File, Line: py.Line, Function: py.Function, Module: c.Module, Offset: c.Offset, Symbol: c.Symbol}
+	if filepath.IsAbs(py.File) {
+		loc.Path = py.File
+	}
+	return loc
 }

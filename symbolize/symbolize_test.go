@@ -72,3 +72,30 @@ func TestStrippedLibrary(t *testing.T) {
 		t.Errorf("an address outside every mapping: %+v", u)
 	}
 }
+
+// A Python site resolves to its script line, with the C frame below it
+// (its return address in a module) as the machine address.
+func TestPythonSite(t *testing.T) {
+	path := "/lib/x86_64-linux-gnu/libc.so.6"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no libc.so.6 here")
+	}
+	base, site := uint64(0x7f1234560000), uint64(0x7e0000003008)
+	maps := []trace.Mapping{{Start: base, End: base + 0x100000, Path: path},
+		{Start: site - 8, End: site + 8, Path: "race.py", Py: &trace.PySite{File: "race.py", Line: 14, Function: "worker", CPC: base + 0x30001}}}
+	l := New().Lookup(maps, site)
+	if l.File != "race.py" || l.Line != 14 || l.Function != "worker" || l.Path != "" {
+		t.Errorf("location %+v, want race.py:14 in worker", l)
+	}
+	if l.Module != path || l.Offset == 0 {
+		t.Errorf("location %+v: want the C frame's module and offset", l)
+	}
+	if got := l.String(); got != "race.py:14 in worker" {
+		t.Errorf("String() = %q", got)
+	}
+	abs := maps[1]
+	abs.Py = &trace.PySite{File: "/home/u/race.py", Line: 3, Function: "<module>"}
+	if l := New().Lookup([]trace.Mapping{abs}, site); l.Path != "/home/u/race.py" || l.Module != "" {
+		t.Errorf("absolute script without C frame: %+v", l)
+	}
+}

@@ -36,7 +36,8 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaProcess:    (*Process).metaProcess,
 	api.MetaConstants:  (*Process).metaConstants,
-	api.MetaMaps:       func(p *Process, w []uint64) { p.Maps = parseMaps(metaString(w)) },
+	api.MetaMaps:       func(p *Process, w []uint64) { p.Maps = append(parseMaps(metaString(w)), p.pySites()...) },
+	api.MetaPySite:     (*Process).metaPySite,
 	api.MetaSignal:     (*Process).metaSignal,
 	api.MetaOverflow:   func(p *Process, _ []uint64) { p.Overflow = true },
 	api.MetaBuffer:     (*Process).metaBuffer,
@@ -51,6 +52,12 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaUnreceived: (*Process).metaUnreceived,
 	api.MetaLate:       (*Process).metaLate,
 	api.MetaError:      (*Process).metaError,
+	api.MetaDeterminism: func(p *Process, w []uint64) {
+		if len(w) >= 8 {
+			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],
+				Control: w[5], Uncovered: w[6], LogicalTime: w[7]}
+		}
+	},
 }
 
 func (p *Process) metaProcess(w []uint64) {
@@ -204,4 +211,36 @@ func parseMaps(s string) []Mapping {
 		ms = append(ms, m)
 	}
 	return ms
+}
+
+// metaPySite: a Python call site (api.MetaPySite), kept among the maps so
+// that every lookup of a call site finds its source line.
+func (p *Process) metaPySite(w []uint64) {
+	if len(w) < 5 {
+		return
+	}
+	site, cpc, line, nfile := w[0], w[1], int(w[2]), int(w[3])
+	fw := 1 + (nfile+7)/8
+	if len(w) < 4+fw {
+		return
+	}
+	file := metaString(w[3 : 3+fw])
+	fn := metaString(w[3+fw:])
+	p.Maps = append(p.Maps, Mapping{Start: site - pySiteSpan, End: site + pySiteSpan, Path: file,
+		Py: &PySite{File: file, Line: line, Function: fn, CPC: cpc}})
+}
+
+// pySiteSpan: a site's mapping covers the site and the byte before it (a
+// return address is looked up at the call instruction, one byte before).
+const pySiteSpan = 8
+
+// pySites returns the Python call sites among the maps.
+func (p *Process) pySites() []Mapping {
+	var out []Mapping
+	for _, m := range p.Maps {
+		if m.Py != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -48,6 +48,9 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 		}
 	}
 	status := w[api.StateStatus]
+	if status == api.StatusDeciding {
+		p.Deciding = true
+	}
 	if status == 0 {
 		return nil, 0, 0, false
 	}

@@ -240,6 +240,18 @@ type Watch struct {
 	Started, Watched uint64
 }
 
+// Determinism is what a rank of a deterministic run (--deterministic,
+// layer/src/determinism) did, from its MetaDeterminism record at MPI_Finalize.
+type Determinism struct {
+	Seed, K     uint64
+	Wildcards   uint64 // wildcard receives and probes decided by logical time
+	Polls       uint64 // Iprobe, Test, Testany, Waitany outcomes decided
+	Relaxed     uint64 // deterministic waits given up (a deterministic deadlock): decided on what had arrived
+	Control     uint64 // Requests, Answers and ends sent
+	Uncovered   uint64 // calls left to the MPI (wildcard Irecv and Sendrecv, Waitsome, Testsome, Testall, persistent, Mprobe)
+	LogicalTime uint64 // the rank's logical time at MPI_Finalize
+}
+
 type Clocks struct {
 	Mode  int    // api.ClocksOff, api.ClocksLamport, api.ClocksVector
 	World int    // the rank in MPI_COMM_WORLD
@@ -348,6 +360,20 @@ type Unreceived struct {
 type Mapping struct {
 	Start, End, Offset uint64
 	Path               string
+	// Py, when set, makes this a call site of a Python interpreter rather
+	// than a mapping of a file: [Start, End) holds the one site the layer
+	// gave a Python source line (python/site.c), and Path is the script.
+	Py *PySite
+}
+
+// PySite is the Python source line of a call made from a Python
+// interpreter, and the C return address in the interpreter (or in the
+// extension module, mpi4py's) of the first call made there.
+type PySite struct {
+	File     string // as the interpreter has it (co_filename)
+	Line     int
+	Function string // co_qualname (co_name before Python 3.11)
+	CPC      uint64
 }
 
 // Process is everything recorded about one rank.
@@ -362,12 +388,16 @@ type Process struct {
 	ConstVal map[string]uint64
 	Maps     []Mapping
 	// NumCalls is how many calls the rank logged (Calls reads them).
-	NumCalls   int
-	Signal     *Signal
-	Errors     []Error // errors MPI calls returned to the program, or raised to the fatal handler
-	Buffers    []BufferAccess
-	Watch      *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
-	Clocks     *Clocks
+	NumCalls    int
+	Signal      *Signal
+	Errors      []Error // errors MPI calls returned to the program, or raised to the fatal handler
+	Buffers     []BufferAccess
+	Watch       *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
+	Clocks      *Clocks
+	Determinism *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
+	// Deciding: a thread is inside a call that waits for a deterministic
+	// decision (api.StatusDeciding); it is not blocked.
+	Deciding   bool
 	Wild       []*Wildcard // by event number
 	Late       []Late
 	Arrivals   map[uint64]Arrival // by Cand.Serial

@@ -73,140 +73,223 @@ func rankName(p *trace.Process) string {
 	return name
 }
 
+// failed is how one process failed, before the check decides which
+// failures are causes and which their consequences.
+type failed struct {
+	p      *trace.Process
+	f      check.Finding
+	prim   bool   // a cause, not a consequence
+	strong bool   // an abort or a crash: what ends a job
+	detail string // the stack and the rank's own words, after the rest of the message
+}
+
 func run(pass *check.Pass) (any, error) {
-	in := pass.In
-	type failed struct {
-		p      *trace.Process
-		f      check.Finding
-		prim   bool   // a cause, not a consequence
-		strong bool   // an abort or a crash: what ends a job
-		detail string // the stack and the rank's own words, after the rest of the message
-	}
 	var fs []failed
 	var victims []int
-	for _, p := range in.Run.Procs {
-		last := p.Last()
-		lastLoc := func(note string) []check.Location {
-			if last == nil {
-				return nil
-			}
-			l := pass.At(p, last)
-			l.Note = note
-			return []check.Location{l}
+	for _, p := range pass.In.Run.Procs {
+		f, victim := how(pass, p)
+		if victim && p.Rank >= 0 {
+			victims = append(victims, p.Rank)
 		}
-		lastText := ""
-		if last != nil {
-			lastText = fmt.Sprintf("; last MPI call: %s", check.Describe(p, last))
-			if !last.Returned && !last.Def.Has("abort") {
-				lastText += " (had not returned)"
-			}
-		}
-		x := p.Exit
-		abort := p.AbortCall()
-		var fatal *trace.Error
-		for i, e := range p.Errors {
-			if e.Fatal {
-				fatal = &p.Errors[i]
-			}
-		}
-		switch {
-		case x != nil && x.ExecError != "":
-			fs = append(fs, failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false, ""})
-		case fatal != nil:
-			// The layer's handler saw the error before MPI_ERRORS_ARE_FATAL
-			// ended the job.
-			call := fatal.Call.Name
-			if last != nil && last.Def == fatal.Call && !last.Returned {
-				call = check.Describe(p, last)
-			}
-			msg := fmt.Sprintf("%s failed in %s with %s, and the MPI's default error handler (MPI_ERRORS_ARE_FATAL) ended the job",
-				rankName(p), call, check.ErrorClass(p, fatal.Class))
-			kind := ""
-			if tr, ok := p.Const("MPI_ERR_TRUNCATE"); ok && int64(tr) == fatal.Class && receiving(fatal.Call) {
-				kind = "truncation"
-				msg = "a receive buffer was too small for the message that matched it: " + msg
-			}
-			if why := mpiSays(p.Stderr + "\n" + in.LauncherOutput); why != "" {
-				msg += "; it said:\n" + why
-			}
-			l := pass.AtSite(p, fatal.Call.Name, fatal.PC)
-			l.Note = "the call that failed"
-			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true, ""})
-		case abort != nil:
-			l := pass.At(p, abort)
-			l.Note = "MPI_Abort called here"
-			fs = append(fs, failed{p, check.Finding{
-				Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), abort.Int("errorcode"), check.HandleName(p, abort.Word("comm"))),
-				Locations: []check.Location{l},
-			}, true, true, ""})
-		case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
-			msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
-			var locs []check.Location
-			stack := ""
-			if s := p.Signal; s != nil && s.Number == x.Signal && in.Sym != nil {
-				var where string
-				locs, where, stack = crashSite(in.Sym, p, s)
-				msg += where
-				if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
-					msg += fmt.Sprintf(" (address %#x)", s.Addr)
-				}
-			}
-			locs = append(locs, lastLoc("last MPI call")...)
-			fs = append(fs, failed{p: p, f: check.Finding{Message: msg + lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)})
-		case x != nil && x.Exited && x.Code != 0 && last != nil && !last.Returned:
-			// Exited from inside an MPI call: the MPI's error handler ended
-			// the process (Open MPI's does so with the error code).
-			msg := fmt.Sprintf("the MPI library ended %s inside %s (exit status %d)", rankName(p), check.Describe(p, last), x.Code)
-			kind := ""
-			said := p.Stderr + "\n" + in.LauncherOutput
-			if why := mpiSays(said); why != "" {
-				msg += "; it said:\n" + why
-			}
-			// Open MPI's fatal error handler exits with the error code.
-			code, _ := p.Const("MPI_ERR_TRUNCATE")
-			if receives(last) && (truncated.MatchString(said) || int64(x.Code) == int64(code)) {
-				kind = "truncation"
-				msg = "a receive buffer was too small for the message that matched it: " + msg
-			}
-			fs = append(fs, failed{p, check.Finding{Kind: kind, Message: msg, Locations: lastLoc("the call the MPI failed in")}, true, false, ""})
-		case x != nil && x.Exited && x.Code != 0:
-			after := ""
-			if p.Finalized() {
-				after = " after MPI_Finalize"
-			}
-			fs = append(fs, failed{p: p, f: check.Finding{
-				Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, lastText),
-				Locations: lastLoc("last MPI call"),
-			}, prim: true, detail: said(p)})
-		case x != nil && x.Exited && p.Initialized() && !p.Finalized():
-			fs = append(fs, failed{p, check.Finding{
-				Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), lastText),
-				Locations: lastLoc("last MPI call"),
-			}, true, false, ""})
-		case x != nil && x.Exited && !p.Initialized():
-			fs = append(fs, failed{p, check.Finding{
-				Message: fmt.Sprintf("%s exited (status %d) without initialising MPI: nothing of it was checked", rankName(p), x.Code),
-			}, true, false, ""})
-		case in.TimedOut || in.Stalled || in.Interrupted:
-			// ended by mpivet (time limit, deadlock, interrupt): those checks report it
-		case x == nil || x.Signal != 0:
-			// terminated from outside: by the launcher after another rank
-			// failed, or by someone else
-			if p.Rank >= 0 {
-				victims = append(victims, p.Rank)
-			}
-			how := "was terminated from outside"
-			if x != nil {
-				how = "was terminated by " + SignalName(x.Signal)
-			} else if p.Finalized() {
-				continue // finished; its supervisor was killed after the fact
-			}
-			fs = append(fs, failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, lastText), Locations: lastLoc("last MPI call")}, false, false, ""})
+		if f != nil {
+			fs = append(fs, *f)
 		}
 	}
-	// An abort or a crash ends the whole job: a rank that then exits on its
-	// own (an MPI noticing its peer is gone may exit non-zero) is a
-	// consequence, unless it ended clearly before.
+	victims = consequences(fs, victims)
+	sort.Ints(victims)
+	primaries := 0
+	for _, f := range fs {
+		if f.prim {
+			primaries++
+		}
+	}
+	if primaries == 0 && len(fs) > 0 {
+		jobEnded(pass, fs)
+		return nil, nil
+	}
+	for _, f := range fs {
+		if !f.prim && primaries > 0 {
+			continue // a consequence of a failure reported below
+		}
+		if f.prim && f.strong && pass.In.Stalled {
+			if a := waitstate.Of(pass); a.IsDeadlocked() {
+				waiting := a.Deadlocked
+				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
+			}
+		}
+		if f.prim && len(victims) > 0 {
+			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
+		}
+		if f.f.Ranks == nil && f.p.Rank >= 0 {
+			f.f.Ranks = []int{f.p.Rank}
+		}
+		f.f.Message += f.detail
+		pass.Report(f.f)
+	}
+	return nil, nil
+}
+
+// ending is what is known of how a process ended: its exit record, its
+// last MPI call, and the calls that end a job.
+type ending struct {
+	pass     *check.Pass
+	p        *trace.Process
+	x        *trace.Exit
+	last     *trace.Call
+	lastText string       // "; last MPI call: ..."
+	abort    *trace.Call  // its MPI_Abort, if it called it
+	fatal    *trace.Error // an error MPI_ERRORS_ARE_FATAL ended it with
+}
+
+func newEnding(pass *check.Pass, p *trace.Process) *ending {
+	e := &ending{pass: pass, p: p, x: p.Exit, last: p.Last()}
+	if e.last != nil {
+		e.lastText = fmt.Sprintf("; last MPI call: %s", check.Describe(p, e.last))
+		if !e.last.Returned && !e.last.Def.Has("abort") {
+			e.lastText += " (had not returned)"
+		}
+	}
+	e.abort = p.AbortCall()
+	for i, err := range p.Errors {
+		if err.Fatal {
+			e.fatal = &p.Errors[i]
+		}
+	}
+	return e
+}
+
+// lastLoc is the location of the last MPI call, with a note.
+func (e *ending) lastLoc(note string) []check.Location {
+	if e.last == nil {
+		return nil
+	}
+	l := e.pass.At(e.p, e.last)
+	l.Note = note
+	return []check.Location{l}
+}
+
+// how says how process p failed (nil: it did not, or mpivet ended it),
+// and whether it was terminated from outside (a victim of another's
+// failure, or of someone else).
+func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
+	e := newEnding(pass, p)
+	x, last, in := e.x, e.last, pass.In
+	switch {
+	case x != nil && x.ExecError != "":
+		return &failed{p, check.Finding{Ranks: []int{}, Message: "the program could not be started: " + x.ExecError}, true, false, ""}, false
+	case e.fatal != nil:
+		return e.fatalError(), false
+	case e.abort != nil:
+		l := pass.At(p, e.abort)
+		l.Note = "MPI_Abort called here"
+		return &failed{p, check.Finding{
+			Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), e.abort.Int("errorcode"), check.HandleName(p, e.abort.Word("comm"))),
+			Locations: []check.Location{l},
+		}, true, true, ""}, false
+	case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
+		return e.killed(), false
+	case x != nil && x.Exited && x.Code != 0 && last != nil && !last.Returned:
+		return e.endedInCall(), false
+	case x != nil && x.Exited && x.Code != 0:
+		after := ""
+		if p.Finalized() {
+			after = " after MPI_Finalize"
+		}
+		return &failed{p: p, f: check.Finding{
+			Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, e.lastText),
+			Locations: append(raisedAt(p), e.lastLoc("last MPI call")...),
+		}, prim: true, detail: said(p)}, false
+	case x != nil && x.Exited && p.Initialized() && !p.Finalized():
+		return &failed{p, check.Finding{
+			Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), e.lastText),
+			Locations: e.lastLoc("last MPI call"),
+		}, true, false, ""}, false
+	case x != nil && x.Exited && !p.Initialized():
+		return &failed{p, check.Finding{
+			Message: fmt.Sprintf("%s exited (status %d) without initialising MPI: nothing of it was checked", rankName(p), x.Code),
+		}, true, false, ""}, false
+	case in.TimedOut || in.Stalled || in.Interrupted:
+		// ended by mpivet (time limit, deadlock, interrupt): those checks report it
+		return nil, false
+	case x == nil || x.Signal != 0:
+		// terminated from outside: by the launcher after another rank
+		// failed, or by someone else
+		how := "was terminated from outside"
+		if x != nil {
+			how = "was terminated by " + SignalName(x.Signal)
+		} else if p.Finalized() {
+			return nil, true // finished; its supervisor was killed after the fact
+		}
+		return &failed{p, check.Finding{Message: fmt.Sprintf("%s %s%s", rankName(p), how, e.lastText), Locations: e.lastLoc("last MPI call")}, false, false, ""}, true
+	}
+	return nil, false
+}
+
+// fatalError: the layer's handler saw the error before
+// MPI_ERRORS_ARE_FATAL ended the job.
+func (e *ending) fatalError() *failed {
+	p, fatal, last := e.p, e.fatal, e.last
+	call := fatal.Call.Name
+	if last != nil && last.Def == fatal.Call && !last.Returned {
+		call = check.Describe(p, last)
+	}
+	msg := fmt.Sprintf("%s failed in %s with %s, and the MPI's default error handler (MPI_ERRORS_ARE_FATAL) ended the job",
+		rankName(p), call, check.ErrorClass(p, fatal.Class))
+	kind := ""
+	if tr, ok := p.Const("MPI_ERR_TRUNCATE"); ok && int64(tr) == fatal.Class && receiving(fatal.Call) {
+		kind = "truncation"
+		msg = "a receive buffer was too small for the message that matched it: " + msg
+	}
+	if why := mpiSays(p.Stderr + "\n" + e.pass.In.LauncherOutput); why != "" {
+		msg += "; it said:\n" + why
+	}
+	l := e.pass.AtSite(p, fatal.Call.Name, fatal.PC)
+	l.Note = "the call that failed"
+	return &failed{p, check.Finding{Kind: kind, Message: msg, Locations: []check.Location{l}}, true, true, ""}
+}
+
+// killed: a signal that is not a launcher's ended the process.
+func (e *ending) killed() *failed {
+	p, x := e.p, e.x
+	msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
+	var locs []check.Location
+	stack := ""
+	if s := p.Signal; s != nil && s.Number == x.Signal && e.pass.In.Sym != nil {
+		var where string
+		locs, where, stack = crashSite(e.pass.In.Sym, p, s)
+		msg += where
+		if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
+			msg += fmt.Sprintf(" (address %#x)", s.Addr)
+		}
+	}
+	locs = append(locs, e.lastLoc("last MPI call")...)
+	return &failed{p: p, f: check.Finding{Message: msg + e.lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)}
+}
+
+// endedInCall: the process exited from inside an MPI call, so the MPI's
+// error handler ended it (Open MPI's does so with the error code).
+func (e *ending) endedInCall() *failed {
+	p, x, last := e.p, e.x, e.last
+	msg := fmt.Sprintf("the MPI library ended %s inside %s (exit status %d)", rankName(p), check.Describe(p, last), x.Code)
+	kind := ""
+	said := p.Stderr + "\n" + e.pass.In.LauncherOutput
+	if why := mpiSays(said); why != "" {
+		msg += "; it said:\n" + why
+	}
+	// Open MPI's fatal error handler exits with the error code.
+	code, _ := p.Const("MPI_ERR_TRUNCATE")
+	if receives(last) && (truncated.MatchString(said) || int64(x.Code) == int64(code)) {
+		kind = "truncation"
+		msg = "a receive buffer was too small for the message that matched it: " + msg
+	}
+	return &failed{p, check.Finding{Kind: kind, Message: msg, Locations: e.lastLoc("the call the MPI failed in")}, true, false, ""}
+}
+
+// consequences marks as such the failures an abort or a crash caused: it
+// ends the whole job, so a rank that then exits on its own (an MPI
+// noticing its peer is gone may exit non-zero) is a consequence, unless
+// it ended clearly before. It returns the victims with them.
+func consequences(fs []failed, victims []int) []int {
 	first, strong := int64(0), false
 	for _, f := range fs {
 		strong = strong || f.strong
@@ -225,70 +308,44 @@ func run(pass *check.Pass) (any, error) {
 			}
 		}
 	}
-	sort.Ints(victims)
-	primaries := 0
+	return victims
+}
+
+// jobEnded reports a job that nobody failed by itself, yet whose ranks
+// were ended from outside: the MPI library (an error it detected, with
+// errors fatal) or the launcher ended it. Its own words say why.
+func jobEnded(pass *check.Pass, fs []failed) {
+	var locs []check.Location
+	var ranks []int
 	for _, f := range fs {
-		if f.prim {
-			primaries++
+		locs = append(locs, f.f.Locations...)
+		if f.p.Rank >= 0 {
+			ranks = append(ranks, f.p.Rank)
 		}
 	}
-	if primaries == 0 && len(fs) > 0 {
-		// Nobody failed by itself, yet ranks were ended from outside: the
-		// MPI library (an error it detected, with errors fatal) or the
-		// launcher ended the job. Its own words say why.
-		var locs []check.Location
-		var ranks []int
-		for _, f := range fs {
-			locs = append(locs, f.f.Locations...)
-			if f.p.Rank >= 0 {
-				ranks = append(ranks, f.p.Rank)
-			}
-		}
-		for i := range locs {
-			locs[i].Note = "in this call when the job was ended"
-		}
-		msg := "the job was ended by the MPI library or the launcher, not by the program"
-		said := in.LauncherOutput
-		for _, f := range fs {
-			said = f.p.Stderr + "\n" + said
-		}
-		why := mpiSays(said)
-		if why != "" {
-			msg += "; it said:\n" + why
-		}
-		kind := ""
-		inReceive := false
-		for _, f := range fs {
-			inReceive = inReceive || receives(f.p.Last())
-		}
-		if inReceive && truncated.MatchString(said) {
-			// Open MPI: MPI_ERR_TRUNCATE; MPICH: "Message truncated".
-			kind = "truncation"
-			msg = "a receive buffer was too small for the message that matched it, and the MPI ended the job: " + msg
-		}
-		pass.Report(check.Finding{Kind: kind, Ranks: ranks, Message: msg, Locations: locs})
-		return nil, nil
+	for i := range locs {
+		locs[i].Note = "in this call when the job was ended"
 	}
+	msg := "the job was ended by the MPI library or the launcher, not by the program"
+	said := pass.In.LauncherOutput
 	for _, f := range fs {
-		if !f.prim && primaries > 0 {
-			continue // a consequence of a failure reported below
-		}
-		if f.prim && f.strong && in.Stalled {
-			if a := waitstate.Of(pass); a.IsDeadlocked() {
-				waiting := a.Deadlocked
-				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
-			}
-		}
-		if f.prim && len(victims) > 0 {
-			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
-		}
-		if f.f.Ranks == nil && f.p.Rank >= 0 {
-			f.f.Ranks = []int{f.p.Rank}
-		}
-		f.f.Message += f.detail
-		pass.Report(f.f)
+		said = f.p.Stderr + "\n" + said
 	}
-	return nil, nil
+	why := mpiSays(said)
+	if why != "" {
+		msg += "; it said:\n" + why
+	}
+	kind := ""
+	inReceive := false
+	for _, f := range fs {
+		inReceive = inReceive || receives(f.p.Last())
+	}
+	if inReceive && truncated.MatchString(said) {
+		// Open MPI: MPI_ERR_TRUNCATE; MPICH: "Message truncated".
+		kind = "truncation"
+		msg = "a receive buffer was too small for the message that matched it, and the MPI ended the job: " + msg
+	}
+	pass.Report(check.Finding{Kind: kind, Ranks: ranks, Message: msg, Locations: locs})
 }
 
 // receives reports whether a call takes in point-to-point data: only there

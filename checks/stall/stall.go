@@ -1,5 +1,5 @@
-// Package stall answers the run driver's questions about a run that stopped
-// making progress, from the shared wait-state analysis
+// Package stall answers package driver's questions about a run that
+// stopped making progress, from the shared wait-state analysis
 // (checks/internal/waitstate), which only packages under checks/ can
 // import: whether the run can ever resume (launch polls CannotResume while
 // the run is live, and stops a run that cannot), and whether the deadlock

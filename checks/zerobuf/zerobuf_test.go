@@ -289,3 +289,34 @@ func TestSendAfterReceiverEnded(t *testing.T) {
 		t.Fatalf("stuck %v, %d matches; want none stuck, 1 match", res.Stuck, res.Matches)
 	}
 }
+
+// Messages pairs what a deadlocked run left: rank 2's message to rank 0,
+// taken by rank 0's wildcard receive, and not the receives ranks 0 and 1
+// are still blocked in.
+func TestMessagesOfADeadlock(t *testing.T) {
+	run := &trace.Run{}
+	for r := 0; r < 3; r++ {
+		l := tracetest.New(r, 3)
+		l.Call("MPI_Init", 1, nil, done)
+		switch r {
+		case 0:
+			anySrc := int(int64(tracetest.Consts["MPI_ANY_SOURCE"]))
+			l.Call("MPI_Recv", 11, map[string]any{"source": anySrc, "tag": 0, "comm": worldComm, "count": 1},
+				map[string]any{"status": [2]int64{2, 0}})
+			l.Call("MPI_Recv", 12, map[string]any{"source": 1, "tag": 0, "comm": worldComm, "count": 1}, nil)
+		case 1:
+			l.Call("MPI_Recv", 12, map[string]any{"source": 0, "tag": 0, "comm": worldComm, "count": 1}, nil)
+		case 2:
+			send(l, "MPI_Send", 0, 0)
+			l.Call("MPI_Finalize", 99, nil, done)
+		}
+		run.Procs = append(run.Procs, l.Process())
+	}
+	ps, why := Messages(run)
+	if why != "" {
+		t.Fatal(why)
+	}
+	if len(ps) != 1 || ps[0].From != 2 || ps[0].To != 0 || ps[0].Send.PC != 10 || ps[0].Recv.PC != 11 {
+		t.Errorf("pairs %+v", ps)
+	}
+}

@@ -1,5 +1,7 @@
 // Command mpivet runs an MPI program under verification and reports what can
-// go wrong in it.
+// go wrong in it. It is the command line of package driver: flags (declared
+// by driver.Options) -> driver.Verify or driver.Replay -> printers -> exit
+// status, with the terminal's plumbing (interrupts, progress).
 //
 //	mpivet run -n 4 ./app arg1 arg2
 //	mpivet run -n 4 --json report.json ./app
@@ -13,25 +15,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"mpivet/check"
 	"mpivet/checks/all"
-	"mpivet/checks/stall"
-	"mpivet/checks/zerobuf"
-	"mpivet/explore"
-	"mpivet/launch"
+	"mpivet/driver"
 	"mpivet/report"
-	"mpivet/symbolize"
 )
 
 // Exit statuses.
@@ -46,6 +41,7 @@ func main() {
 	root := &cobra.Command{
 		Use:           "mpivet",
 		Short:         "dynamic verifier for MPI programs",
+		Long:          "mpivet runs an MPI program, explores its nondeterminism and reports its MPI usage errors.\n\n" + exitHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -57,30 +53,9 @@ func main() {
 	os.Exit(code)
 }
 
-type runFlags struct {
-	np       int
-	json     string
-	launcher string
-	timeout  time.Duration
-	dir      string
-	noColor  bool
-	buffer   string
-	buffers  string
-	bufCheck string
-
-	clocks           string
-	maxInterleavings int
-	budget           time.Duration
-	mixing           int
-	orders           int
-	firstError       bool
-	keepRecords      bool
-	replayHook       string
-	gdb              int // replay: the rank to start under a debugger (-1: none)
-}
-
 func runCmd(code *int) *cobra.Command {
-	var f runFlags
+	o := driver.Defaults()
+	var out output
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROGRAM [ARGS...]",
 		Short: "run an MPI program under mpivet and report what goes wrong",
@@ -90,195 +65,94 @@ errors found: program failures, timeouts with what each rank was doing,
 resource leaks and request life-cycle errors.
 
 The records of the run stay in the run directory (--dir). For a run across
-several hosts, that directory must be on a file system all hosts share.`,
+several hosts, that directory must be on a file system all hosts share.
+
+` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := run(cmd.Context(), f, args)
+			o.Program, o.Args = args[0], args[1:]
+			c, err := verify(cmd.Context(), out, func(ctx context.Context, plumb driver.IO) (*report.Report, error) {
+				o.IO = plumb
+				return driver.Verify(ctx, o)
+			})
 			*code = c
 			return err
 		},
 	}
 	cmd.Flags().SetInterspersed(false) // flags after PROGRAM belong to it
-	fl := cmd.Flags()
-	fl.IntVarP(&f.np, "np", "n", 0, "number of ranks (required)")
-	fl.StringVar(&f.json, "json", "", "also write the report as JSON to `FILE`")
-	fl.StringVar(&f.launcher, "launcher", "", "launch with this `command` instead of the MPI's own (e.g. \"srun --mpi=pmix\"); mpivet appends -n N")
-	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "stop the run after this long and report what every rank was doing (0: no limit)")
-	fl.StringVar(&f.dir, "dir", "", "directory for the run's records (default: a new one under ./.mpivet)")
-	fl.BoolVar(&f.noColor, "no-color", false, "no colours in the terminal report")
-	fl.StringVar(&f.buffer, "buffering", "mpi", "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering)")
-	fl.StringVar(&f.bufCheck, "buffering-check", "auto", "find deadlocks the MPI's buffering hides (unsafe-buffering): `auto` replays the first interleaving's matches offline with standard-mode sends synchronous and runs the program again that way (as --buffering=zero) only to confirm a suspected deadlock; run: always run it again; off (or false): do not look")
-	fl.Lookup("buffering-check").NoOptDefVal = "auto"
-	fl.StringVar(&f.buffers, "buffers", "on", "`on`: report accesses to the buffers of pending nonblocking operations (buffer-reuse), at a bounded cost; precise: single-step every access to their pages, whatever it costs; off: do not check them")
-	fl.StringVar(&f.clocks, "clocks", "lamport", "`lamport`: find the other matches of wildcard receives and probes with lazy Lamport clocks and replay them; vector: with vector clocks (exact, piggybacks grow with the ranks); off: check only the run that happens")
-	fl.IntVar(&f.maxInterleavings, "max-interleavings", 1000, "stop exploring after this many interleavings (0: no limit)")
-	fl.DurationVar(&f.budget, "budget", 0, "stop the whole verification after this long, the run in progress included, and report what was found (0: no limit)")
-	fl.IntVar(&f.mixing, "mixing-bound", -1, "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)")
-	fl.IntVar(&f.orders, "order-bound", 0, "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)")
-	fl.BoolVar(&f.firstError, "first-error", false, "stop exploring at the first interleaving with errors")
-	fl.StringVar(&f.replayHook, "replay-hook", "", "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run")
-	fl.BoolVar(&f.keepRecords, "keep-records", false, "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)")
-	f.gdb = -1
-	cmd.MarkFlagRequired("np")
+	for _, name := range o.Flags(cmd.Flags(), false) {
+		cmd.MarkFlagRequired(name)
+	}
+	out.flags(cmd.Flags())
 	return cmd
 }
 
-func newRunDir(dir string) (string, error) {
-	if dir != "" {
-		return dir, os.MkdirAll(dir, 0o755)
+func replayCmd(code *int) *cobra.Command {
+	r := driver.ReplayOptions{GDB: -1}
+	var out output
+	var export string
+	cmd := &cobra.Command{
+		Use:   "replay RUN_DIR --interleaving N",
+		Short: "run one interleaving of an earlier run again, exactly",
+		Long: `Run the program of an earlier mpivet run again, forcing every wildcard
+receive and probe to match as it did in interleaving N of that run (the report
+names the interleaving of each finding), and check it.
+
+With --gdb RANK, that rank stops after MPI_Init until a debugger attaches
+(mpivet prints the gdb command); the buffer checker is off and there is no
+time limit, so the program can be stepped through.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r.Dir = args[0]
+			if export != "" {
+				c, err := exportWitness(r, export)
+				*code = c
+				return err
+			}
+			c, err := verify(cmd.Context(), out, func(ctx context.Context, plumb driver.IO) (*report.Report, error) {
+				r.IO = plumb
+				return driver.Replay(ctx, r)
+			})
+			*code = c
+			return err
+		},
 	}
-	stamp := time.Now().Format("20060102-150405")
-	for _, base := range []string{".mpivet", filepath.Join(os.TempDir(), "mpivet")} {
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			continue
-		}
-		if d, err := os.MkdirTemp(base, "run-"+stamp+"-"); err == nil {
-			return d, nil
-		}
-	}
-	return "", errors.New("cannot create a run directory (use --dir)")
+	cmd.Flags().IntVar(&r.Interleaving, "interleaving", 1, "the interleaving to replay")
+	o := driver.Options{GDB: -1}
+	o.Flags(cmd.Flags(), true)
+	cmd.PreRun = func(*cobra.Command, []string) { r.GDB, r.Suppressions = o.GDB, o.Suppressions }
+	out.flags(cmd.Flags())
+	cmd.Flags().StringVar(&export, "export", "", "do not run: write the interleaving as a witness in `DIR`, to replay elsewhere with the same binary (mpivet replay DIR)")
+	cmd.Flags().StringVar(&r.Program, "program", "", "replay a witness with the program at `PATH` (it must be the same binary)")
+	return cmd
 }
 
-func run(ctx context.Context, f runFlags, args []string) (int, error) {
-	if f.np < 1 {
-		return exitFailure, fmt.Errorf("-n %d: the number of ranks must be at least 1", f.np)
-	}
-	if f.buffers != "on" && f.buffers != "off" && f.buffers != "precise" {
-		return exitFailure, fmt.Errorf("--buffers=%s: must be on, precise or off", f.buffers)
-	}
-	switch f.bufCheck {
-	case "auto", "true":
-		f.bufCheck = "auto"
-	case "off", "false":
-		f.bufCheck = "off"
-	case "run":
-	default:
-		return exitFailure, fmt.Errorf("--buffering-check=%s: must be auto, run or off", f.bufCheck)
-	}
-	switch f.clocks {
-	case "lamport", "vector", "off":
-	default:
-		return exitFailure, fmt.Errorf("--clocks=%s: must be lamport, vector or off", f.clocks)
-	}
-	dir, err := newRunDir(f.dir)
-	if err != nil {
-		return exitFailure, err
-	}
-	if err := saveCommand(dir, f, args); err != nil {
-		return exitFailure, err
-	}
-	return verify(ctx, f, args, dir, nil)
-}
-
-// verify runs the program, explores its interleavings unless told not to
-// (replay passes the decisions of the one interleaving to run), checks each
-// and prints the report. Interrupted (SIGINT, SIGTERM) or out of budget, it
-// stops the ranks and reports what it found so far, as incomplete.
-func verify(ctx context.Context, f runFlags, args []string, dir string, replay []explore.Decision) (int, error) {
-	opts := launch.Options{NP: f.np, Program: args[0], Args: args[1:], Launcher: f.launcher, Timeout: f.timeout, Buffering: f.buffer,
-		Buffers: f.buffers, Clocks: f.clocks, GDB: f.gdb, GDBRank: f.gdb >= 0,
-		Stalled: stall.CannotResume,
-		Notify:  func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
+// verify runs a verification (do) with the terminal's plumbing: the
+// program's input when it is redirected, progress on standard error,
+// interrupts (a first one stops the ranks and reports, a second quits at
+// once), and prints its report. It returns the exit status.
+func verify(ctx context.Context, out output, do func(context.Context, driver.IO) (*report.Report, error)) (int, error) {
+	plumb := driver.IO{
+		Notify:   func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
+		Progress: newProgress(os.Stderr),
+		Trails:   out.trails(),
 	}
 	// Input redirected to mpivet goes to the program, as with mpirun; a
 	// terminal is not handed over, so a run never waits on the keyboard.
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		opts.Stdin = os.Stdin
-	}
-	sess, err := launch.Prepare(opts)
-	if err != nil {
-		return exitFailure, err
+		plumb.Stdin = os.Stdin
 	}
 	sig := catchInterrupts(ctx)
 	defer sig.stop()
-	start := time.Now()
-	x := &exploration{ctx: sig.ctx, sig: sig, sess: sess, dir: dir, np: f.np, timeout: f.timeout, sym: symbolize.New(),
-		branches: map[int]*explore.Branch{}, keep: f.keepRecords, budget: f.budget,
-		hook: f.replayHook, fresh: map[int]bool{}}
-	if f.budget > 0 {
-		x.deadline = start.Add(f.budget)
-	}
-	first, err := x.once(1, replay, nil)
+	rep, err := do(sig.ctx, plumb)
 	if err != nil {
 		return exitFailure, err
 	}
-	x.firstWall = time.Since(start)
-	stats := explore.Stats{Interleavings: 1, Complete: true}
-	stopped := first.Stopped
-	if n := watchNote(first.Run); n != "" {
-		x.notes = append(x.notes, n)
-	}
-	// What the zero-buffering run needs of the first run, taken now: the
-	// exploration lets go of the records of every run it has planned.
-	off := clocksOff(first.Run)
-	var again []explore.Decision
-	if off == "" {
-		again = explore.Complete(first.Run)
-	}
-	firstEnded := !x.found(1, "timeout", "program-failure")
-	x.first = unreceivedOnly(first.Run)
-	var sim *zerobuf.Result
-	if f.bufCheck == "auto" && firstEnded && stopped == "" {
-		if sim, err = x.simulate(); err != nil {
-			return exitFailure, err
-		}
-	}
-	x.firstUnit = nil // the exploration keeps no whole run
-	switch {
-	case stopped != "":
-	case off != "":
-		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off)
-	case replay == nil && !first.Infeasible:
-		// Replays are not the user's run: their output goes to the records only.
-		sess.Opts.Stdout, sess.Opts.Stderr = io.Discard, io.Discard
-		progress := newProgress(os.Stderr)
-		stats = explore.Explore(first, x.once, explore.Options{MaxInterleavings: f.maxInterleavings,
-			MixingBound: f.mixing, OrderBound: f.orders, FirstError: f.firstError, Progress: progress.show, Done: x.prune})
-		first = nil
-		progress.done()
-		stopped = stats.Stopped
-		if stopped == "" && stats.Diverged > 0 {
-			stopped = fmt.Sprintf("%d %s diverged (see the note)", stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"))
-		}
-		if stats.Diverged > 0 {
-			x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+
-				"for reasons outside MPI (files an earlier run left, clocks, process ids, random seeds), so %s not checked. "+
-				"Make replays repeat the first run: --replay-hook 'CMD' runs CMD before each replay (e.g. to remove an output directory; "+
-				"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
-				stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
-				strings.Join(x.diverged, "; ")))
-		}
-		if stats.Infeasible > 0 {
-			x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
-				check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
-		}
-	}
-	// The zero-buffering run, unless a deadlock is known already, or the
-	// first run did not end by itself (a second would not either).
-	buffering := "not checked"
-	if replay == nil && stopped == "" && f.bufCheck != "off" && f.buffer != "zero" && !(f.firstError && x.errors()) &&
-		!x.found(0, "deadlock", "unsafe-buffering") && firstEnded {
-		var err error
-		if buffering, stopped, err = x.checkBuffering(sim, again, off == "", stats.Interleavings+1); err != nil {
-			return exitFailure, err
-		}
-	}
-	rep := report.New(x.findings.List, stopped)
-	rep.Interleavings = stats.Interleavings
-	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
-		Diverged: stats.Diverged, TimedOut: stats.TimedOut}
-	rep.Explored = x.explored
-	rep.Buffering = buffering
-	rep.Notes = x.notes
-	rep.Program, rep.Args, rep.Ranks = sess.Program, args[1:], f.np
-	rep.MPI, rep.RunDir, rep.Seconds = sess.MPI.Version, dir, time.Since(start).Seconds()
-	color := !f.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
+	color := !out.noColor && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(os.Stdout.Fd()))
 	sig.holdIfQuitting()
 	_ = report.NewText(os.Stdout, color).Print(rep) // a closed terminal does not change the verdict
-	if f.json != "" {
-		if err := report.WriteJSON(f.json, rep); err != nil {
-			return exitFailure, fmt.Errorf("cannot write the JSON report: %v", err)
-		}
+	if err := out.write(rep); err != nil {
+		return exitFailure, err
 	}
 	return rep.ExitCode(), nil
 }

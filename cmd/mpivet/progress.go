@@ -20,10 +20,10 @@ import (
 // every plainEvery (the first after plainFirst), so that a long exploration
 // is visibly alive without flooding the log.
 type progress struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar // nil when not a terminal
-	last  time.Time
-	start time.Time
+	f    *os.File
+	w    io.Writer
+	bar  *progressbar.ProgressBar // nil when not a terminal
+	last time.Time                // of the last plain line (zero: nothing shown yet)
 }
 
 const (
@@ -31,8 +31,12 @@ const (
 	plainEvery = 10 * time.Second
 )
 
-func newProgress(f *os.File) *progress {
-	p := &progress{w: f, start: time.Now(), last: time.Now().Add(plainFirst - plainEvery)}
+func newProgress(f *os.File) *progress { return &progress{f: f, w: f} }
+
+// begin sets the bar up when the exploration starts.
+func (p *progress) begin() {
+	p.last = time.Now().Add(plainFirst - plainEvery)
+	f := p.f
 	if term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(f),
@@ -45,7 +49,6 @@ func newProgress(f *os.File) *progress {
 			progressbar.OptionThrottle(200*time.Millisecond),
 		)
 	}
-	return p
 }
 
 // line describes the state in words, with an estimate of the time left for
@@ -69,7 +72,11 @@ func line(pr explore.Progress) string {
 	return msg
 }
 
-func (p *progress) show(pr explore.Progress) {
+// Show shows pr (driver.Progress).
+func (p *progress) Show(pr explore.Progress) {
+	if p.last.IsZero() {
+		p.begin()
+	}
 	if p.bar != nil {
 		p.bar.ChangeMax(pr.Done + pr.Frontier + pr.Running)
 		p.bar.Describe(fmt.Sprintf("mpivet: exploring (%d queued, %d running%s)", pr.Frontier, pr.Running, trouble(pr)))
@@ -97,7 +104,8 @@ func trouble(pr explore.Progress) string {
 	return s
 }
 
-func (p *progress) done() {
+// Done clears the bar.
+func (p *progress) Done() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}

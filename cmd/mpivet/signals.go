@@ -23,18 +23,17 @@ const quitGrace = 250 * time.Millisecond
 
 // interrupts turns the first SIGINT or SIGTERM into a cancelled context:
 // the run in progress is stopped and the report of what was found so far
-// is written. A second one ends every run at once and exits without a
-// report. Why says which signal came (empty if none).
+// is written; the context's cause says which signal came. A second one
+// ends every run at once and exits without a report.
 type interrupts struct {
 	ctx      context.Context
-	sig      atomic.Value // os.Signal
 	quitting atomic.Bool  // a second signal came: mpivet is exiting without a report
 	first    atomic.Int64 // when the first signal came (Unix ns), 0 before
 	stop     func()
 }
 
 func catchInterrupts(parent context.Context) *interrupts {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	in := &interrupts{ctx: ctx}
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -42,15 +41,14 @@ func catchInterrupts(parent context.Context) *interrupts {
 	in.stop = func() {
 		signal.Stop(ch)
 		close(quit)
-		cancel()
+		cancel(nil)
 	}
 	go func() {
 		select {
 		case s := <-ch:
 			in.first.Store(time.Now().UnixNano())
-			in.sig.Store(s)
 			fmt.Fprintf(os.Stderr, "\nmpivet: %s: stopping the ranks and writing the report of what was found so far (interrupt again to quit at once)\n", signalName(s))
-			cancel()
+			cancel(fmt.Errorf("interrupted (%s)", signalName(s))) // why the report is incomplete
 		case <-quit:
 			return
 		}
@@ -87,14 +85,6 @@ func (in *interrupts) holdIfQuitting() {
 	if in.quitting.Load() {
 		select {} // os.Exit comes from the signal goroutine
 	}
-}
-
-// why says which signal stopped the verification, or "" if none did.
-func (in *interrupts) why() string {
-	if s, ok := in.sig.Load().(os.Signal); ok {
-		return fmt.Sprintf("interrupted (%s)", signalName(s))
-	}
-	return ""
 }
 
 func signalName(s os.Signal) string {

@@ -22,10 +22,13 @@ var formatConsts = []struct {
 	{"Meta record ids (api.Meta*)",
 		[]string{"META_PROCESS", "META_CONSTANTS", "META_MAPS", "META_SIGNAL", "META_OVERFLOW", "META_COMM", "META_ERROR",
 			"META_BUFFER", "META_CLOCKS", "META_WILDCARD", "META_MATCHED", "META_LATE", "META_CHOICE", "META_ARRIVAL",
-			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED"},
+			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED", "META_DETERMINISM", "META_PYSITE"},
 		[]uint64{api.MetaProcess, api.MetaConstants, api.MetaMaps, api.MetaSignal, api.MetaOverflow, api.MetaComm, api.MetaError,
 			api.MetaBuffer, api.MetaClocks, api.MetaWildcard, api.MetaMatched, api.MetaLate, api.MetaChoice, api.MetaArrival,
-			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged}},
+			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged, api.MetaDeterminism, api.MetaPySite}},
+	{"State page status of a deterministic wait (api.StatusDeciding)",
+		[]string{"STATUS_DECIDING"},
+		[]uint64{api.StatusDeciding}},
 	{"State page words (api.State*)",
 		[]string{"STATE_SEQ", "STATE_STATUS", "STATE_LOGREF", "STATE_RC", "STATE_PROGRESS", "STATE_RECORD", "STATE_POLLS",
 			"STATE_WORDS", "STATE_SLOTS"},
@@ -48,8 +51,8 @@ var formatConsts = []struct {
 		[]string{"CALL_COLL", "CALL_VSEND", "CALL_VRECV"},
 		[]uint64{api.CallColl, api.CallVSend, api.CallVRecv}},
 	{"Wildcard event kinds of META_WILDCARD and of decisions (api.Wild*)",
-		[]string{"WILD_RECV", "WILD_PROBE", "WILD_ANY"},
-		[]uint64{api.WildRecv, api.WildProbe, api.WildAny}},
+		[]string{"WILD_RECV", "WILD_PROBE", "WILD_ANY", "WILD_BUFFER"},
+		[]uint64{api.WildRecv, api.WildProbe, api.WildAny, api.WildBuffer}},
 	{"Clock modes of META_CLOCKS (api.Clocks*)",
 		[]string{"CLOCKS_OFF", "CLOCKS_LAMPORT", "CLOCKS_VECTOR"},
 		[]uint64{api.ClocksOff, api.ClocksLamport, api.ClocksVector}},
@@ -63,7 +66,7 @@ var formatConsts = []struct {
 var confKeys = []struct{ name, key string }{
 	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
-	{"VADER", api.ConfVader},
+	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic},
 }
 
 // genFormat writes generated/format.h.

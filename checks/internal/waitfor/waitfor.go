@@ -275,8 +275,18 @@ func (g *Graph) solve() {
 // node can keep a single arc into the knot (an OR-knot may have AND arcs
 // leaving it, never OR arcs).
 func (g *Graph) cores() [][]int {
-	// Arcs among blocked nodes. An OR node that is blocked has only blocked
-	// successors; an AND node keeps its blocked ones.
+	arcs := g.blockedArcs()
+	knots := terminalSCCs(g, arcs)
+	for ki := range knots {
+		g.shrink(knots, ki, arcs)
+	}
+	return knots
+}
+
+// blockedArcs returns the arcs among blocked nodes that blocked
+// processes wait on, and marks those nodes in g.reach. An OR node that is
+// blocked has only blocked successors; an AND node keeps its blocked ones.
+func (g *Graph) blockedArcs() [][]int {
 	arcs := make([][]int, len(g.Nodes))
 	for _, n := range g.Nodes {
 		if !n.Blocked {
@@ -312,51 +322,52 @@ func (g *Graph) cores() [][]int {
 		}
 	}
 	g.reach = reach
-	knots := terminalSCCs(g, arcs)
-	// Shrink: for an AND node with several arcs inside a knot, try keeping
-	// one of them; keep a choice that yields a smaller terminal set holding
-	// the node.
-	for ki, k := range knots {
-		in := map[int]bool{}
-		for _, n := range k {
-			in[n] = true
+	return arcs
+}
+
+// shrink makes knot ki smaller where it can: for an AND node with several
+// arcs inside the knot, it tries keeping one of them, and keeps a choice
+// that yields a smaller terminal set holding the node (arcs then keeps
+// that one arc for the knots after).
+func (g *Graph) shrink(knots [][]int, ki int, arcs [][]int) {
+	in := map[int]bool{}
+	for _, n := range knots[ki] {
+		in[n] = true
+	}
+	for _, n := range knots[ki] {
+		node := g.Nodes[n]
+		if node.Kind != All || len(arcs[n]) < 2 {
+			continue
 		}
-		for _, n := range k {
-			node := g.Nodes[n]
-			if node.Kind != All || len(arcs[n]) < 2 {
+		best := knots[ki]
+		for _, keep := range arcs[n] {
+			if !in[keep] {
 				continue
 			}
-			best := knots[ki]
-			for _, keep := range arcs[n] {
-				if !in[keep] {
-					continue
-				}
-				trial := make([][]int, len(arcs))
-				copy(trial, arcs)
-				trial[n] = []int{keep}
-				for _, t := range terminalSCCs(g, trial) {
-					if contains(t, n) && len(t) < len(best) {
-						best = t
-					}
+			trial := make([][]int, len(arcs))
+			copy(trial, arcs)
+			trial[n] = []int{keep}
+			for _, t := range terminalSCCs(g, trial) {
+				if contains(t, n) && len(t) < len(best) {
+					best = t
 				}
 			}
-			if len(best) < len(knots[ki]) {
-				knots[ki] = best
-				in = map[int]bool{}
-				for _, x := range best {
-					in[x] = true
-				}
-				arcs[n] = nil
-				for _, s := range g.Nodes[n].Out {
-					if in[s] {
-						arcs[n] = []int{s}
-						break
-					}
+		}
+		if len(best) < len(knots[ki]) {
+			knots[ki] = best
+			in = map[int]bool{}
+			for _, x := range best {
+				in[x] = true
+			}
+			arcs[n] = nil
+			for _, s := range g.Nodes[n].Out {
+				if in[s] {
+					arcs[n] = []int{s}
+					break
 				}
 			}
 		}
 	}
-	return knots
 }
 
 func contains(xs []int, x int) bool {

@@ -174,7 +174,7 @@ func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
 		switch {
 		case p.Exit != nil || p.Finalized():
 			r.State = waitfor.Finished
-		case last != nil && !p.Suspended && allThreadsBlocked(p):
+		case last != nil && !p.Suspended && !p.Deciding && allThreadsBlocked(p):
 			r.State, r.Call = waitfor.Blocked, last
 		}
 		r.Finalizing = r.State == waitfor.Finished || p.FinalizeCall() != nil

@@ -111,6 +111,10 @@ static int access_at(uintptr_t a, int write, uintptr_t pc)
 					return hit; /* called from within MPI (a callback, a user op) */
 				pcs[npcs++] = (uintptr_t)frames[k];
 			}
+		/* a Python program's line, as its outermost frame */
+		uint64_t site = mpivet_fault_site_hook ? mpivet_fault_site_hook() : 0;
+		if (site)
+			pcs[npcs < MAX_PCS ? npcs++ : MAX_PCS - 1] = site;
 		bc_record(r->recv ? (write ? WRITE_RECV : READ_RECV) : WRITE_SEND, a, r, 0, pcs, npcs);
 	}
 	return hit;

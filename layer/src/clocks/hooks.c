@@ -27,7 +27,7 @@ static void load_decisions(void)
 	while (fgets(line, sizeof line, f)) {
 		long rank, src, kind = 0;
 		unsigned long long ev;
-		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me)
+		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me || kind == MPIVET_WILD_BUFFER)
 			continue;
 		if (nforced == cap) {
 			cap = cap ? cap * 2 : 64;

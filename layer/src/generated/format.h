@@ -29,6 +29,11 @@
 #define MPIVET_META_WATCH 17
 #define MPIVET_META_UNRECEIVED 18
 #define MPIVET_META_DIVERGED 24
+#define MPIVET_META_DETERMINISM 25
+#define MPIVET_META_PYSITE 31
+
+/* State page status of a deterministic wait (api.StatusDeciding) */
+#define MPIVET_STATUS_DECIDING 3
 
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
@@ -77,6 +82,7 @@
 #define MPIVET_WILD_RECV 1
 #define MPIVET_WILD_PROBE 2
 #define MPIVET_WILD_ANY 3
+#define MPIVET_WILD_BUFFER 4
 
 /* Clock modes of META_CLOCKS (api.Clocks*) */
 #define MPIVET_CLOCKS_OFF 0
@@ -99,5 +105,6 @@
 #define MPIVET_CONF_DECISIONS "decisions"
 #define MPIVET_CONF_EXPECT "expect"
 #define MPIVET_CONF_VADER "vader"
+#define MPIVET_CONF_DETERMINISTIC "deterministic"
 
 #endif

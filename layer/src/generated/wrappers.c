@@ -4,7 +4,9 @@
 #include "../record/record.h"
 #include "../buffers/buffers.h"
 #include "../clocks/clocks.h"
+#include "../determinism/determinism.h"
 #include "../signatures/signature.h"
+#include "../slack/slack.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -5124,11 +5126,14 @@ int MPI_Init(int *argc, char ***argv)
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init(MPIVET_PC());
 	void *k_[] = {(void *)&argc, (void *)&argv};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
 	int rc_ = PMPI_Init(argc, argv);
 	mpivet_post_init();
 	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init(e_, rc_);
@@ -5143,11 +5148,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	mpivet_guard++;
 	uint64_t e_ = mpivet_in_MPI_Init_thread(MPIVET_PC(), MPIVET_I(required));
 	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	int rc_ = PMPI_Init_thread(argc, argv, required, provided);
 	mpivet_post_init();
 	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, MPIVET_PC());
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
@@ -5164,11 +5172,17 @@ int MPI_Finalize(void)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Finalize(MPIVET_PC());
 	void *k_[] = {};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	int rc_ = PMPI_Finalize();
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, MPIVET_PC());
 	mpivet_out_MPI_Finalize(e_, rc_);
@@ -5201,11 +5215,15 @@ int MPI_Pcontrol(const int level, ...)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(MPIVET_PC(), MPIVET_I(level));
 	void *k_[] = {(void *)&level};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	int rc_ = PMPI_Pcontrol(level);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, MPIVET_PC());
 	mpivet_out_MPI_Pcontrol(e_, rc_);
@@ -5222,11 +5240,15 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : PMPI_Send(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send(e_, rc_);
@@ -5243,11 +5265,15 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	int rc_ = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend(e_, rc_);
@@ -5264,11 +5290,15 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend(e_, rc_);
@@ -5285,11 +5315,15 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend(e_, rc_);
@@ -5307,11 +5341,15 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	uint64_t e_ = mpivet_in_MPI_Recv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5329,11 +5367,15 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5351,11 +5393,15 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, MPIVET_PC());
 	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5372,11 +5418,15 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Isend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
-	int rc_ = mpivet_zero_buffering ? PMPI_Issend(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, request) : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5393,11 +5443,15 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	int rc_ = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5414,11 +5468,15 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Issend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	int rc_ = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5435,11 +5493,15 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irsend(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	int rc_ = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5456,11 +5518,15 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Irecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	int rc_ = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5477,11 +5543,15 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Send_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	int rc_ = mpivet_zero_buffering ? PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request) : PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5498,11 +5568,15 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	int rc_ = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5519,11 +5593,15 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	int rc_ = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5540,11 +5618,15 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	int rc_ = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5561,11 +5643,15 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Recv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	int rc_ = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5583,11 +5669,15 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Probe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	int rc_ = PMPI_Probe(source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Probe(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5605,11 +5695,15 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5627,11 +5721,15 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 	uint64_t e_ = mpivet_in_MPI_Mprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mprobe(e_, rc_, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5649,11 +5747,15 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 	uint64_t e_ = mpivet_in_MPI_Improbe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(message));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 	int rc_ = PMPI_Improbe(source, tag, comm, flag, message, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, MPIVET_PC());
 	mpivet_out_MPI_Improbe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && message) ? MPIVET_H(*message) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5671,11 +5773,15 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	uint64_t e_ = mpivet_in_MPI_Mrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5692,11 +5798,15 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Imrecv(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	int rc_ = PMPI_Imrecv(buf, count, datatype, message, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5714,11 +5824,15 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Wait(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	int rc_ = PMPI_Wait(request, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Wait(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5736,11 +5850,15 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Test, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
 	int rc_ = PMPI_Test(request, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5758,11 +5876,15 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	uint64_t e_ = mpivet_in_MPI_Waitany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5780,11 +5902,15 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5801,11 +5927,15 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -5822,11 +5952,15 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
 	int rc_ = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testall(e_, rc_, MPIVET_I(count), array_of_requests, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -5843,11 +5977,15 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Waitsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Waitsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Waitsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5864,11 +6002,15 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Testsome(MPIVET_PC(), MPIVET_I(incount), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 	int rc_ = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testsome, rc_, MPIVET_PC());
 	mpivet_out_MPI_Testsome(e_, rc_, MPIVET_I(incount), array_of_requests, outcount ? MPIVET_I(*outcount) : MPIVET_NOREC, (outcount && *outcount != MPI_UNDEFINED) ? *outcount : 0, array_of_indices, 0);
@@ -5886,11 +6028,15 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request));
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	int rc_ = PMPI_Request_get_status(request, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
@@ -5907,11 +6053,15 @@ int MPI_Request_free(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Request_free(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	int rc_ = PMPI_Request_free(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Request_free(e_, rc_);
@@ -5928,11 +6078,15 @@ int MPI_Cancel(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cancel(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 	int rc_ = PMPI_Cancel(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cancel, rc_, MPIVET_PC());
 	mpivet_out_MPI_Cancel(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5949,11 +6103,15 @@ int MPI_Start(MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Start(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Start, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
 	int rc_ = PMPI_Start(request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Start, rc_, MPIVET_PC());
 	mpivet_out_MPI_Start(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -5970,11 +6128,15 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Startall(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Startall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
 	int rc_ = PMPI_Startall(count, array_of_requests);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Startall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Startall(e_, rc_, MPIVET_I(count), array_of_requests);
@@ -5991,11 +6153,15 @@ int MPI_Buffer_attach(void *buffer, int size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(size));
 	void *k_[] = {(void *)&buffer, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	int rc_ = PMPI_Buffer_attach(buffer, size);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_attach(e_, rc_);
@@ -6012,11 +6178,15 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
 	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	int rc_ = PMPI_Buffer_detach(buffer_addr, size);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
 	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
@@ -6033,11 +6203,15 @@ int MPI_Barrier(MPI_Comm comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Barrier(MPIVET_PC(), MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	int rc_ = PMPI_Barrier(comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier(e_, rc_);
@@ -6054,12 +6228,16 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Bcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast(e_, rc_);
@@ -6076,12 +6254,16 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather(e_, rc_);
@@ -6098,12 +6280,16 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv(e_, rc_);
@@ -6120,12 +6306,16 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter(e_, rc_);
@@ -6142,12 +6332,16 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv(e_, rc_);
@@ -6164,12 +6358,16 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather(e_, rc_);
@@ -6186,12 +6384,16 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv(e_, rc_);
@@ -6208,12 +6410,16 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall(e_, rc_);
@@ -6230,12 +6436,16 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv(e_, rc_);
@@ -6252,11 +6462,15 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw(e_, rc_);
@@ -6273,12 +6487,16 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce(e_, rc_);
@@ -6295,12 +6513,16 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Allreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce(e_, rc_);
@@ -6317,12 +6539,16 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter(e_, rc_);
@@ -6339,12 +6565,16 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
@@ -6361,12 +6591,16 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Scan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan(e_, rc_);
@@ -6383,12 +6617,16 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Exscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan(e_, rc_);
@@ -6405,12 +6643,16 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
@@ -6427,12 +6669,16 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
@@ -6449,12 +6695,16 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
@@ -6471,12 +6721,16 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
@@ -6493,11 +6747,15 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
@@ -6514,11 +6772,15 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	int rc_ = PMPI_Ibarrier(comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibarrier(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6535,12 +6797,16 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ibcast(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ibcast, e_, k_);
 	int rc_ = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6557,12 +6823,16 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Igather, e_, k_);
 	int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6579,12 +6849,16 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
 	int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6601,12 +6875,16 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscatter, e_, k_);
 	int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6623,12 +6901,16 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6645,12 +6927,16 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallgather, e_, k_);
 	int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6667,12 +6953,16 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6689,12 +6979,16 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6711,12 +7005,16 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6733,11 +7031,15 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6754,12 +7056,16 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce, e_, k_);
 	int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6776,12 +7082,16 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6798,12 +7108,16 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6820,12 +7134,16 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6842,12 +7160,16 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iscan, e_, k_);
 	int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6864,12 +7186,16 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Iexscan(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Iexscan, e_, k_);
 	int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, MPIVET_PC());
 	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6886,12 +7212,16 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6908,12 +7238,16 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6930,12 +7264,16 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6952,12 +7290,16 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6974,11 +7316,15 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
 	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -6995,11 +7341,15 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7018,11 +7368,15 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7041,11 +7395,15 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_idup(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(newcomm), MPIVET_A(request));
 	void *k_[] = {(void *)&comm, (void *)&newcomm, (void *)&request};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_idup, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -7062,11 +7420,15 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7085,11 +7447,15 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7108,11 +7474,15 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7131,11 +7501,15 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7154,11 +7528,15 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(MPIVET_PC(), MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintercomm)
@@ -7177,11 +7555,15 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(MPIVET_PC(), MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newintracomm)
@@ -7200,11 +7582,15 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_cart)
@@ -7223,11 +7609,15 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && newcomm)
@@ -7246,11 +7636,15 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_graph)
@@ -7269,11 +7663,15 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -7292,11 +7690,15 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(MPIVET_PC(), MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, MPIVET_PC());
 	if (rc_ == MPI_SUCCESS && comm_dist_graph)
@@ -7315,11 +7717,15 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_free(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	int rc_ = PMPI_Comm_free(comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_free(e_, rc_);
@@ -7336,11 +7742,15 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(MPIVET_PC(), MPIVET_A(comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	int rc_ = PMPI_Comm_disconnect(comm);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_disconnect(e_, rc_);
@@ -7725,11 +8135,15 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Type_free(MPIVET_PC(), MPIVET_A(datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	int rc_ = PMPI_Type_free(datatype);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Type_free(e_, rc_);
@@ -8448,12 +8862,15 @@ static void mpivet_f_MPI_Init(mpivet_ft_MPI_Init real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Init(pc_);
 	void *k_[] = {(void *)&argc, (void *)&argv};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Init, e_, k_);
 	}
 	real_(ierr);
 	mpivet_post_init();
 	int rc_ = ierr ? *ierr : 0;
 	mpivet_ck_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init, rc_, pc_);
 	mpivet_out_MPI_Init(e_, rc_);
@@ -8500,6 +8917,8 @@ static void mpivet_f_MPI_Init_thread(mpivet_ft_MPI_Init_thread real_, int f08_, 
 	uint64_t e_ = mpivet_in_MPI_Init_thread(pc_, MPIVET_I(required));
 	void *k_[] = {(void *)&argc, (void *)&argv, (void *)&required, (void *)&provided};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Init_thread, e_, k_);
 	}
 	real_(f_required, f_provided, ierr);
@@ -8507,6 +8926,7 @@ static void mpivet_f_MPI_Init_thread(mpivet_ft_MPI_Init_thread real_, int f08_, 
 	int rc_ = ierr ? *ierr : 0;
 	c_provided = *(MPI_Fint *)f_provided;
 	mpivet_ck_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
+	mpivet_dt_post(MPIVET_ID_MPI_Init_thread, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Init_thread, rc_, pc_);
 	mpivet_out_MPI_Init_thread(e_, rc_, provided ? MPIVET_I(*provided) : MPIVET_NOREC);
@@ -8551,12 +8971,18 @@ static void mpivet_f_MPI_Finalize(mpivet_ft_MPI_Finalize real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Finalize(pc_);
 	void *k_[] = {};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	}
+	if (mpivet_slack_on)
+		mpivet_slack_finalize();
 	real_(ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Finalize, rc_, pc_);
@@ -8649,12 +9075,16 @@ static void mpivet_f_MPI_Pcontrol(mpivet_ft_MPI_Pcontrol real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Pcontrol(pc_, MPIVET_I(level));
 	void *k_[] = {(void *)&level};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Pcontrol, e_, k_);
 	}
 	real_(f_level);
 	int rc_ = 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Pcontrol, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Pcontrol, rc_, pc_);
@@ -8706,15 +9136,25 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Send(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, NULL);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Send sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Send)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend) : "mpi_ssend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send, rc_, pc_);
@@ -8766,12 +9206,16 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Bsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, pc_);
@@ -8823,12 +9267,16 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Ssend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, pc_);
@@ -8880,12 +9328,16 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Rsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, pc_);
@@ -8942,6 +9394,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -8951,6 +9405,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv, rc_, pc_);
@@ -9012,6 +9468,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	void *a_source = f_source;
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9021,6 +9479,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, pc_);
@@ -9079,6 +9539,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9088,6 +9550,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, pc_);
@@ -9140,17 +9604,29 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Isend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	}
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, request);
+		if (r_ == MPI_SUCCESS)
+			*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+		if (ierr)
+			*ierr = r_;
+	} else {
 	static mpivet_ft_MPI_Isend sync_[2];
 	if (mpivet_zero_buffering && !sync_[f08_])
 		sync_[f08_] = (mpivet_ft_MPI_Isend)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_issend) : "mpi_issend_");
 	(mpivet_zero_buffering ? sync_[f08_] : real_)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Isend, rc_, pc_);
@@ -9203,6 +9679,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Ibsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9211,6 +9689,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, pc_);
@@ -9263,6 +9743,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Issend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9271,6 +9753,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Issend, rc_, pc_);
@@ -9323,6 +9807,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Irsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9331,6 +9817,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, pc_);
@@ -9385,6 +9873,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9395,6 +9885,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, pc_);
@@ -9447,6 +9939,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Send_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	}
 	static mpivet_ft_MPI_Send_init sync_[2];
@@ -9458,6 +9952,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, pc_);
@@ -9510,6 +10006,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Bsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9518,6 +10016,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, pc_);
@@ -9570,6 +10070,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Ssend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9578,6 +10080,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, pc_);
@@ -9630,6 +10134,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Rsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
@@ -9638,6 +10144,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, pc_);
@@ -9692,6 +10200,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	void *a_source = f_source;
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9702,6 +10212,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, pc_);
@@ -9755,6 +10267,8 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9764,6 +10278,8 @@ static void mpivet_f_MPI_Probe(mpivet_ft_MPI_Probe real_, int f08_, uint64_t pc_
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Probe, rc_, pc_);
@@ -9818,6 +10334,8 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9828,6 +10346,8 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, pc_);
@@ -9882,6 +10402,8 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&message, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9893,6 +10415,8 @@ static void mpivet_f_MPI_Mprobe(mpivet_ft_MPI_Mprobe real_, int f08_, uint64_t p
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mprobe, rc_, pc_);
@@ -9948,6 +10472,8 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&message, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Improbe, e_, k_);
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
@@ -9960,6 +10486,8 @@ static void mpivet_f_MPI_Improbe(mpivet_ft_MPI_Improbe real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Improbe, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Improbe, rc_, pc_);
@@ -10012,6 +10540,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Mrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC);
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_message, a_status, ierr);
@@ -10019,6 +10549,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, pc_);
@@ -10069,6 +10601,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Imrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(f_request));
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	}
 	real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
@@ -10077,6 +10611,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, pc_);
@@ -10126,6 +10662,8 @@ static void mpivet_f_MPI_Wait(mpivet_ft_MPI_Wait real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Wait(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Wait, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10139,6 +10677,8 @@ static void mpivet_f_MPI_Wait(mpivet_ft_MPI_Wait real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -10194,6 +10734,8 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Test(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Test, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10208,6 +10750,8 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -10269,6 +10813,8 @@ static void mpivet_f_MPI_Waitany(mpivet_ft_MPI_Waitany real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Waitany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10285,6 +10831,8 @@ static void mpivet_f_MPI_Waitany(mpivet_ft_MPI_Waitany real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10349,6 +10897,8 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Testany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testany, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10366,6 +10916,8 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10433,6 +10985,8 @@ static void mpivet_f_MPI_Waitall(mpivet_ft_MPI_Waitall real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Waitall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10449,6 +11003,8 @@ static void mpivet_f_MPI_Waitall(mpivet_ft_MPI_Waitall real_, int f08_, uint64_t
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10521,6 +11077,8 @@ static void mpivet_f_MPI_Testall(mpivet_ft_MPI_Testall real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Testall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&flag, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10538,6 +11096,8 @@ static void mpivet_f_MPI_Testall(mpivet_ft_MPI_Testall real_, int f08_, uint64_t
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10611,6 +11171,8 @@ static void mpivet_f_MPI_Waitsome(mpivet_ft_MPI_Waitsome real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Waitsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10631,6 +11193,8 @@ static void mpivet_f_MPI_Waitsome(mpivet_ft_MPI_Waitsome real_, int f08_, uint64
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10706,6 +11270,8 @@ static void mpivet_f_MPI_Testsome(mpivet_ft_MPI_Testsome real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Testsome(pc_, MPIVET_I(incount), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(incount), array_of_requests);
 	void *k_[] = {(void *)&incount, (void *)&array_of_requests, (void *)&outcount, (void *)&array_of_indices, (void *)&array_of_statuses};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Testsome, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -10726,6 +11292,8 @@ static void mpivet_f_MPI_Testsome(mpivet_ft_MPI_Testsome real_, int f08_, uint64
 			PMPI_Status_f2c((MPI_Fint *)a_array_of_statuses + i_ * MPIVET_F_STATUS_SIZE, &array_of_statuses[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Testsome, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -10789,6 +11357,8 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	uint64_t e_ = mpivet_in_MPI_Request_get_status(pc_, MPIVET_H(request));
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	}
 	real_(f_request, f_flag, a_status, ierr);
@@ -10797,6 +11367,8 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, pc_);
@@ -10843,12 +11415,16 @@ static void mpivet_f_MPI_Request_free(mpivet_ft_MPI_Request_free real_, int f08_
 	uint64_t e_ = mpivet_in_MPI_Request_free(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_free, e_, k_);
 	}
 	real_(f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Request_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_free, rc_, pc_);
@@ -10895,6 +11471,8 @@ static void mpivet_f_MPI_Cancel(mpivet_ft_MPI_Cancel real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Cancel(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cancel, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10907,6 +11485,8 @@ static void mpivet_f_MPI_Cancel(mpivet_ft_MPI_Cancel real_, int f08_, uint64_t p
 	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cancel, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -10958,6 +11538,8 @@ static void mpivet_f_MPI_Start(mpivet_ft_MPI_Start real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Start(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
 	void *k_[] = {(void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Start, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Start, e_, k_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
@@ -10970,6 +11552,8 @@ static void mpivet_f_MPI_Start(mpivet_ft_MPI_Start real_, int f08_, uint64_t pc_
 	c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Start, e_, k_, rc_);
 		{
 			MPI_Fint v_ = MPI_Request_c2f(c_request);
 			if (v_ != *(MPI_Fint *)f_request)
@@ -11027,6 +11611,8 @@ static void mpivet_f_MPI_Startall(mpivet_ft_MPI_Startall real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Startall(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Startall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Startall, e_, k_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
@@ -11040,6 +11626,8 @@ static void mpivet_f_MPI_Startall(mpivet_ft_MPI_Startall real_, int f08_, uint64
 		array_of_requests[i_] = MPI_Request_f2c(((MPI_Fint *)f_array_of_requests)[i_]);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Startall, e_, k_, rc_);
 		for (int i_ = 0; i_ < n_; i_++) {
 			MPI_Fint v_ = MPI_Request_c2f(array_of_requests[i_]);
 			if (v_ != ((MPI_Fint *)f_array_of_requests)[i_])
@@ -11094,12 +11682,16 @@ static void mpivet_f_MPI_Buffer_attach(mpivet_ft_MPI_Buffer_attach real_, int f0
 	uint64_t e_ = mpivet_in_MPI_Buffer_attach(pc_, MPIVET_A(buffer), MPIVET_I(size));
 	void *k_[] = {(void *)&buffer, (void *)&size};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
 	}
 	real_(f_buffer, f_size, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, pc_);
@@ -11147,6 +11739,8 @@ static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f0
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(pc_, MPIVET_A(buffer_addr));
 	void *k_[] = {(void *)&buffer_addr, (void *)&size};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
 	}
 	real_(f_buffer_addr, f_size, ierr);
@@ -11154,6 +11748,8 @@ static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f0
 	c_size = *(MPI_Fint *)f_size;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, pc_);
@@ -11200,12 +11796,16 @@ static void mpivet_f_MPI_Barrier(mpivet_ft_MPI_Barrier real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Barrier(pc_, MPIVET_H(comm));
 	void *k_[] = {(void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Barrier, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Barrier, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier, rc_, pc_);
@@ -11256,12 +11856,16 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Bcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, pc_);
@@ -11315,12 +11919,16 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Gather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather, rc_, pc_);
@@ -11375,12 +11983,16 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Gatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, pc_);
@@ -11434,12 +12046,16 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Scatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, pc_);
@@ -11494,12 +12110,16 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Scatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, pc_);
@@ -11552,12 +12172,16 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, pc_);
@@ -11611,12 +12235,16 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, pc_);
@@ -11669,12 +12297,16 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, pc_);
@@ -11729,12 +12361,16 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, pc_);
@@ -11789,12 +12425,16 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, pc_);
@@ -11847,12 +12487,16 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Reduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, pc_);
@@ -11904,12 +12548,16 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Allreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, pc_);
@@ -11961,12 +12609,16 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, pc_);
@@ -12018,12 +12670,16 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, pc_);
@@ -12075,12 +12731,16 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	uint64_t e_ = mpivet_in_MPI_Scan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan, rc_, pc_);
@@ -12132,12 +12792,16 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Exscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, pc_);
@@ -12190,12 +12854,16 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, pc_);
@@ -12249,12 +12917,16 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, pc_);
@@ -12307,12 +12979,16 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, pc_);
@@ -12367,12 +13043,16 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, pc_);
@@ -12427,12 +13107,16 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, pc_);
@@ -12480,6 +13164,8 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Ibarrier(pc_, MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibarrier, e_, k_);
 	}
 	real_(f_comm, f_request, ierr);
@@ -12488,6 +13174,8 @@ static void mpivet_f_MPI_Ibarrier(mpivet_ft_MPI_Ibarrier real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibarrier, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibarrier, rc_, pc_);
@@ -12539,6 +13227,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	uint64_t e_ = mpivet_in_MPI_Ibcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	}
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
@@ -12547,6 +13237,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, pc_);
@@ -12601,6 +13293,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Igather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -12609,6 +13303,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igather, rc_, pc_);
@@ -12664,6 +13360,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Igatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -12672,6 +13370,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, pc_);
@@ -12726,6 +13426,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Iscatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -12734,6 +13436,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, pc_);
@@ -12789,6 +13493,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Iscatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
@@ -12797,6 +13503,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, pc_);
@@ -12850,6 +13558,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Iallgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -12858,6 +13568,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, pc_);
@@ -12912,6 +13624,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	uint64_t e_ = mpivet_in_MPI_Iallgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
@@ -12920,6 +13634,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, pc_);
@@ -12973,6 +13689,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Ialltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -12981,6 +13699,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, pc_);
@@ -13036,6 +13756,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Ialltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
@@ -13044,6 +13766,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, pc_);
@@ -13099,6 +13823,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
@@ -13107,6 +13833,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, pc_);
@@ -13160,6 +13888,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Ireduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
@@ -13168,6 +13898,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, pc_);
@@ -13220,6 +13952,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Iallreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13228,6 +13962,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, pc_);
@@ -13280,6 +14016,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13288,6 +14026,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, pc_);
@@ -13340,6 +14080,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13348,6 +14090,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, pc_);
@@ -13400,6 +14144,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	uint64_t e_ = mpivet_in_MPI_Iscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13408,6 +14154,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, pc_);
@@ -13460,6 +14208,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	uint64_t e_ = mpivet_in_MPI_Iexscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	}
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
@@ -13468,6 +14218,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, pc_);
@@ -13521,6 +14273,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -13529,6 +14283,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, pc_);
@@ -13583,6 +14339,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
@@ -13591,6 +14349,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, pc_);
@@ -13644,6 +14404,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
@@ -13652,6 +14414,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, pc_);
@@ -13707,6 +14471,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
@@ -13715,6 +14481,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, pc_);
@@ -13770,6 +14538,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	}
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
@@ -13778,6 +14548,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, pc_);
@@ -13825,6 +14597,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Comm_dup(pc_, MPIVET_H(comm), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	}
 	real_(f_comm, f_newcomm, ierr);
@@ -13833,6 +14607,8 @@ static void mpivet_f_MPI_Comm_dup(mpivet_ft_MPI_Comm_dup real_, int f08_, uint64
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup, rc_, pc_);
@@ -13883,6 +14659,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 	uint64_t e_ = mpivet_in_MPI_Comm_dup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	}
 	real_(f_comm, f_info, f_newcomm, ierr);
@@ -13891,6 +14669,8 @@ static void mpivet_f_MPI_Comm_dup_with_info(mpivet_ft_MPI_Comm_dup_with_info rea
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_dup_with_info, rc_, pc_);
@@ -13992,6 +14772,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 	uint64_t e_ = mpivet_in_MPI_Comm_create(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	}
 	real_(f_comm, f_group, f_newcomm, ierr);
@@ -14000,6 +14782,8 @@ static void mpivet_f_MPI_Comm_create(mpivet_ft_MPI_Comm_create real_, int f08_, 
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create, rc_, pc_);
@@ -14051,6 +14835,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 	uint64_t e_ = mpivet_in_MPI_Comm_create_group(pc_, MPIVET_H(comm), MPIVET_H(group), MPIVET_I(tag), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&group, (void *)&tag, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	}
 	real_(f_comm, f_group, f_tag, f_newcomm, ierr);
@@ -14059,6 +14845,8 @@ static void mpivet_f_MPI_Comm_create_group(mpivet_ft_MPI_Comm_create_group real_
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create_group, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_create_group, rc_, pc_);
@@ -14110,6 +14898,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 	uint64_t e_ = mpivet_in_MPI_Comm_split(pc_, MPIVET_H(comm), MPIVET_I(color), MPIVET_I(key), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&color, (void *)&key, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	}
 	real_(f_comm, f_color, f_key, f_newcomm, ierr);
@@ -14118,6 +14908,8 @@ static void mpivet_f_MPI_Comm_split(mpivet_ft_MPI_Comm_split real_, int f08_, ui
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_split, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split, rc_, pc_);
@@ -14170,6 +14962,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 	uint64_t e_ = mpivet_in_MPI_Comm_split_type(pc_, MPIVET_H(comm), MPIVET_I(split_type), MPIVET_I(key), MPIVET_H(info), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&split_type, (void *)&key, (void *)&info, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	}
 	real_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
@@ -14178,6 +14972,8 @@ static void mpivet_f_MPI_Comm_split_type(mpivet_ft_MPI_Comm_split_type real_, in
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_split_type, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_split_type, rc_, pc_);
@@ -14231,6 +15027,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 	uint64_t e_ = mpivet_in_MPI_Intercomm_create(pc_, MPIVET_H(local_comm), MPIVET_I(local_leader), MPIVET_H(peer_comm), MPIVET_I(remote_leader), MPIVET_I(tag), MPIVET_A(f_newintercomm));
 	void *k_[] = {(void *)&local_comm, (void *)&local_leader, (void *)&peer_comm, (void *)&remote_leader, (void *)&tag, (void *)&newintercomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	}
 	real_(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
@@ -14239,6 +15037,8 @@ static void mpivet_f_MPI_Intercomm_create(mpivet_ft_MPI_Intercomm_create real_, 
 		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_create, rc_, pc_);
@@ -14289,6 +15089,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 	uint64_t e_ = mpivet_in_MPI_Intercomm_merge(pc_, MPIVET_H(intercomm), MPIVET_I(high), MPIVET_A(f_newintracomm));
 	void *k_[] = {(void *)&intercomm, (void *)&high, (void *)&newintracomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	}
 	real_(f_intercomm, f_high, f_newintracomm, ierr);
@@ -14297,6 +15099,8 @@ static void mpivet_f_MPI_Intercomm_merge(mpivet_ft_MPI_Intercomm_merge real_, in
 		c_newintracomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintracomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_merge, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Intercomm_merge, rc_, pc_);
@@ -14350,6 +15154,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 	uint64_t e_ = mpivet_in_MPI_Cart_create(pc_, MPIVET_H(comm_old), MPIVET_I(ndims), MPIVET_A(dims), MPIVET_A(periods), MPIVET_I(reorder), MPIVET_A(f_comm_cart));
 	void *k_[] = {(void *)&comm_old, (void *)&ndims, (void *)&dims, (void *)&periods, (void *)&reorder, (void *)&comm_cart};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	}
 	real_(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
@@ -14358,6 +15164,8 @@ static void mpivet_f_MPI_Cart_create(mpivet_ft_MPI_Cart_create real_, int f08_, 
 		c_comm_cart = MPI_Comm_f2c(*(MPI_Fint *)f_comm_cart);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cart_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_create, rc_, pc_);
@@ -14408,6 +15216,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Cart_sub(pc_, MPIVET_H(comm), MPIVET_A(remain_dims), MPIVET_A(f_newcomm));
 	void *k_[] = {(void *)&comm, (void *)&remain_dims, (void *)&newcomm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	}
 	real_(f_comm, f_remain_dims, f_newcomm, ierr);
@@ -14416,6 +15226,8 @@ static void mpivet_f_MPI_Cart_sub(mpivet_ft_MPI_Cart_sub real_, int f08_, uint64
 		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Cart_sub, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Cart_sub, rc_, pc_);
@@ -14469,6 +15281,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 	uint64_t e_ = mpivet_in_MPI_Graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(nnodes), MPIVET_A(index), MPIVET_A(edges), MPIVET_I(reorder), MPIVET_A(f_comm_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&nnodes, (void *)&index, (void *)&edges, (void *)&reorder, (void *)&comm_graph};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	}
 	real_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
@@ -14477,6 +15291,8 @@ static void mpivet_f_MPI_Graph_create(mpivet_ft_MPI_Graph_create real_, int f08_
 		c_comm_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_graph);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Graph_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Graph_create, rc_, pc_);
@@ -14533,6 +15349,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create(pc_, MPIVET_H(comm_old), MPIVET_I(n), MPIVET_A(sources), MPIVET_A(degrees), MPIVET_A(destinations), MPIVET_A(weights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&n, (void *)&sources, (void *)&degrees, (void *)&destinations, (void *)&weights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	}
 	real_(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierr);
@@ -14541,6 +15359,8 @@ static void mpivet_f_MPI_Dist_graph_create(mpivet_ft_MPI_Dist_graph_create real_
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create, rc_, pc_);
@@ -14598,6 +15418,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 	uint64_t e_ = mpivet_in_MPI_Dist_graph_create_adjacent(pc_, MPIVET_H(comm_old), MPIVET_I(indegree), MPIVET_A(sources), MPIVET_A(sourceweights), MPIVET_I(outdegree), MPIVET_A(destinations), MPIVET_A(destweights), MPIVET_H(info), MPIVET_I(reorder), MPIVET_A(f_comm_dist_graph));
 	void *k_[] = {(void *)&comm_old, (void *)&indegree, (void *)&sources, (void *)&sourceweights, (void *)&outdegree, (void *)&destinations, (void *)&destweights, (void *)&info, (void *)&reorder, (void *)&comm_dist_graph};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	}
 	real_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
@@ -14606,6 +15428,8 @@ static void mpivet_f_MPI_Dist_graph_create_adjacent(mpivet_ft_MPI_Dist_graph_cre
 		c_comm_dist_graph = MPI_Comm_f2c(*(MPI_Fint *)f_comm_dist_graph);
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Dist_graph_create_adjacent, rc_, pc_);
@@ -14654,12 +15478,16 @@ static void mpivet_f_MPI_Comm_free(mpivet_ft_MPI_Comm_free real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Comm_free(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_free, rc_, pc_);
@@ -14706,12 +15534,16 @@ static void mpivet_f_MPI_Comm_disconnect(mpivet_ft_MPI_Comm_disconnect real_, in
 	uint64_t e_ = mpivet_in_MPI_Comm_disconnect(pc_, MPIVET_A(f_comm), comm ? MPIVET_H(*comm) : MPIVET_NOREC);
 	void *k_[] = {(void *)&comm};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	}
 	real_(f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_disconnect, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_disconnect, rc_, pc_);
@@ -15905,12 +16737,16 @@ static void mpivet_f_MPI_Type_free(mpivet_ft_MPI_Type_free real_, int f08_, uint
 	uint64_t e_ = mpivet_in_MPI_Type_free(pc_, MPIVET_A(f_datatype), datatype ? MPIVET_H(*datatype) : MPIVET_NOREC);
 	void *k_[] = {(void *)&datatype};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	}
 	real_(f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		mpivet_ck_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Type_free, e_, k_, rc_);
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_free, rc_, pc_);

@@ -1,6 +1,6 @@
 /*
  * The run's settings: RUNDIR/layer.conf, lines key=value that mpivet
- * writes before it launches the ranks (launch.Session.Run): a file in the
+ * writes before it launches the ranks (driver.WriteLayerConf): a file in the
  * shared run directory reaches ranks on every host, whatever the launcher
  * does with environment variables. The keys are api.Conf* in Go,
  * MPIVET_CONF_* here (generated/format.h).

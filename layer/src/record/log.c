@@ -18,6 +18,8 @@ uint64_t *mpivet_state;
 __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
 __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
 void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+uint64_t (*mpivet_site_hook)(uint64_t pc);
+uint64_t (*mpivet_fault_site_hook)(void);
 
 /* The services registered by the layers above (see struct mpivet_service),
  * called back in the order they registered. */

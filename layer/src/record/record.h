@@ -275,8 +275,23 @@ void mpivet_register(const struct mpivet_service *s);
  * every wrapper on entry. */
 extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
 
-/* The call site of a wrapper: its return address. */
-#define MPIVET_PC() MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0)))
+/* mpivet_site_hook, when set, gives the call site to record for a
+ * wrapper's return address: in a Python interpreter, a site standing for
+ * the Python line that made the call (python/site.c). */
+extern uint64_t (*mpivet_site_hook)(uint64_t pc);
+void mpivet_write_maps(void);
+
+/* mpivet_fault_site_hook, when set, gives the site of the Python line the
+ * thread is executing, from a signal handler (an access the buffer checker
+ * caught): 0 when it cannot be told without allocating (python/site.c). */
+extern uint64_t (*mpivet_fault_site_hook)(void);
+static inline uint64_t mpivet_site(uint64_t pc)
+{
+	return __builtin_expect(mpivet_site_hook != 0, 0) ? mpivet_site_hook(pc) : pc;
+}
+
+/* The call site of a wrapper: its return address (or its Python line). */
+#define MPIVET_PC() mpivet_site(MPIVET_A(__builtin_extract_return_addr(__builtin_return_address(0))))
 
 /* Fortran 2008 bindings of some MPIs pass choice buffers as a C descriptor,
  * whose first member is the base address. */

@@ -195,6 +195,14 @@ static void write_maps(void)
 	free(buf);
 }
 
+/* mpivet_write_maps records the executable mappings again, for code loaded
+ * since (a module a Python program imported after MPI_Init). */
+void mpivet_write_maps(void)
+{
+	if (mpivet_on)
+		write_maps();
+}
+
 /* write_process records who this process is: rank and size (-1 if not yet
  * known), pid, thread level, host. */
 static void write_process(int rank, int size, int level)

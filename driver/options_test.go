@@ -1,0 +1,184 @@
+package driver
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Every field of Options is declared in the options table (or is the
+// plumbing of IO): a field added without its line would be neither a
+// flag, nor recorded, nor passed to the ranks.
+func TestEveryOptionDeclared(t *testing.T) {
+	var o Options
+	declared := map[uintptr]bool{}
+	base := reflect.ValueOf(&o).Pointer()
+	for _, opt := range options {
+		declared[reflect.ValueOf(opt.field(&o)).Pointer()-base] = true
+		if opt.flag == "" && opt.record == "" && opt.conf == "" {
+			t.Errorf("option %+v: neither a flag, recorded nor a setting of the ranks", opt)
+		}
+		if opt.usage != "" && opt.flag == "" || opt.usage == "" && opt.flag != "" {
+			t.Errorf("option %s: a flag needs its usage, and only a flag has one", opt.flag)
+		}
+	}
+	ty := reflect.TypeOf(o)
+	for i := 0; i < ty.NumField(); i++ {
+		f := ty.Field(i)
+		if f.Name != "IO" && !declared[f.Offset] {
+			t.Errorf("Options.%s is not in the options table", f.Name)
+		}
+	}
+}
+
+// The flags of mpivet run and replay come from the table, with its
+// defaults; values given on the command line land in Options.
+func TestFlags(t *testing.T) {
+	o := Defaults()
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	required := o.Flags(fs, false)
+	if !reflect.DeepEqual(required, []string{"np"}) {
+		t.Errorf("required flags %v", required)
+	}
+	for name, def := range map[string]string{"timeout": "5m0s", "buffering": "mpi", "buffers": "on", "clocks": "lamport",
+		"max-interleavings": "1000", "mixing-bound": "-1", "order-bound": "0", "first-error": "false", "buffering-check": "auto"} {
+		if f := fs.Lookup(name); f == nil || f.DefValue != def {
+			t.Errorf("--%s: %+v, want default %s", name, f, def)
+		}
+	}
+	if fs.Lookup("gdb") != nil {
+		t.Error("mpivet run has --gdb")
+	}
+	if err := fs.Parse([]string{"-n", "3", "--clocks=vector", "--buffering-check", "--budget", "2m", "--first-error", "prog", "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if o.NP != 3 || o.Clocks != "vector" || o.BufferingCheck != "auto" || o.Budget != 2*time.Minute || !o.FirstError || o.MixingBound != -1 {
+		t.Errorf("parsed %+v", o)
+	}
+	if typ := fs.Lookup("mixing-bound").Value.Type(); typ != "int" {
+		t.Errorf("--mixing-bound is a %s", typ)
+	}
+	r := Options{GDB: -1}
+	rs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	r.Flags(rs, true)
+	n := 0
+	rs.VisitAll(func(*pflag.Flag) { n++ })
+	if n != 2 || rs.Lookup("gdb") == nil || rs.Lookup("suppressions") == nil {
+		t.Errorf("mpivet replay's flags from the table: %d, want --gdb and --suppressions only", n)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	o := Options{NP: 2, Program: "p", BufferingCheck: "false"}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.BufferingCheck != "off" || o.Buffering != "mpi" || o.Clocks != "lamport" || o.Buffers != "on" || o.Slack != "minimal" {
+		t.Errorf("validated %+v", o)
+	}
+	for _, c := range []struct {
+		o   Options
+		msg string
+	}{
+		{Options{NP: 0, Program: "p"}, "-n 0: the number of ranks must be at least 1"},
+		{Options{NP: 1, Program: "p", Buffers: "x"}, "--buffers=x: must be on, precise or off"},
+		{Options{NP: 1, Program: "p", BufferingCheck: "x"}, "--buffering-check=x: must be auto, run or off"},
+		{Options{NP: 1, Program: "p", Clocks: "x"}, "--clocks=x: must be lamport, vector or off"},
+		{Options{NP: 1, Program: "p", Buffering: "x"}, "--buffering=x: must be mpi, zero or infinite"},
+		{Options{NP: 1, Program: "p", Slack: "x"}, "--slack=x: must be minimal or off"},
+		{Options{NP: 1, Program: "p", BufferSends: "0:0,1"}, `--buffer-sends: "1": want RANK:N (the rank's N-th MPI_Send or MPI_Isend, from 0)`},
+	} {
+		if err := c.o.Validate(); err == nil || err.Error() != c.msg {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.msg)
+		}
+	}
+}
+
+// The command record keeps the recorded options, and only those; a
+// replay reads them back over its own.
+func TestCommandRecord(t *testing.T) {
+	dir := t.TempDir()
+	o := Defaults()
+	o.Program, o.Args, o.NP, o.Launcher, o.Timeout = "./app", []string{"x", "y"}, 4, "srun", 0
+	o.Buffering, o.Buffers, o.Clocks, o.MaxInterleavings, o.ReplayHook = "zero", "precise", "vector", 7, "rm -f x"
+	o.MPI = "mpich" // a program that loads its MPI at run time: its replays load the same
+	if err := saveCommand(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	got := Defaults()
+	if err := loadCommand(dir, &got); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("./app")
+	want := o
+	want.Program, want.MaxInterleavings, want.ReplayHook = abs, 1000, "" // not recorded
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back %+v\nwant %+v", got, want)
+	}
+	// An older run directory's record (the same keys, launcher omitted).
+	old := `{"program": "/bin/app", "args": [], "np": 2, "timeout": 300000000000, "buffering": "mpi", "buffers": "on", "clocks": "lamport"}`
+	os.WriteFile(filepath.Join(dir, commandFile), []byte(old), 0o644)
+	got = Defaults()
+	if err := loadCommand(dir, &got); err != nil || got.Program != "/bin/app" || got.NP != 2 || got.Timeout != 5*time.Minute {
+		t.Errorf("older record: %v %+v", err, got)
+	}
+	if err := loadCommand(t.TempDir(), &got); err == nil || !strings.Contains(err.Error(), "not an mpivet run directory") {
+		t.Errorf("no record: %v", err)
+	}
+}
+
+// layer.conf holds the settings of the options with a conf key.
+func TestConfLines(t *testing.T) {
+	o := Defaults()
+	o.Buffering, o.Buffers, o.GDB = "zero", "precise", 1
+	got := strings.Join(o.confLines(), "\n")
+	if got != "buffering=zero\nbuffers=precise\nclocks=lamport\ngdb=1" {
+		t.Errorf("conf lines:\n%s", got)
+	}
+}
+
+// Deterministic mode: its flags parse into Options, Validate turns the
+// clock protocol off (one checked run) and refuses a seed without it, and
+// the ranks get the seed as deterministic=SEED, 0 included.
+func TestDeterministicOptions(t *testing.T) {
+	o := Defaults()
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o.Flags(fs, false)
+	if err := fs.Parse([]string{"-n", "2", "--deterministic", "--seed", "7", "prog"}); err != nil {
+		t.Fatal(err)
+	}
+	o.Program = "prog"
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.Deterministic || o.Seed != 7 || o.Clocks != "off" {
+		t.Errorf("validated %+v", o)
+	}
+	dir := t.TempDir()
+	o.Buffers = "off" // no MPI to ask about shared memory
+	for seed, want := range map[uint64]string{7: "\ndeterministic=7\n", 0: "\ndeterministic=0\n"} {
+		o.Seed = seed
+		if err := WriteLayerConf(dir, nil, o, RunFiles{}); err != nil {
+			t.Fatal(err)
+		}
+		if conf, _ := os.ReadFile(filepath.Join(dir, confFile)); !strings.Contains(string(conf), want) || !strings.Contains(string(conf), "clocks=off\n") {
+			t.Errorf("seed %d: layer.conf\n%s", seed, conf)
+		}
+	}
+	o.Deterministic = false
+	if err := WriteLayerConf(dir, nil, o, RunFiles{}); err != nil {
+		t.Fatal(err)
+	}
+	if conf, _ := os.ReadFile(filepath.Join(dir, confFile)); strings.Contains(string(conf), "deterministic") {
+		t.Errorf("not deterministic, yet layer.conf\n%s", conf)
+	}
+	p := Options{NP: 1, Program: "p", Seed: 3}
+	if err := p.Validate(); err == nil || err.Error() != "--seed: only with --deterministic" {
+		t.Errorf("a seed without --deterministic: %v", err)
+	}
+}

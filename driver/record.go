@@ -1,0 +1,55 @@
+package driver
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// commandFile is the command record: what a run directory remembers of
+// the options that made it (the options with a record key), so that
+// mpivet replay can run its interleavings again.
+const commandFile = "command.json"
+
+// saveCommand writes o's command record in dir. The program is recorded
+// by its absolute path when it was given as a path, so that a replay
+// from another directory finds it.
+func saveCommand(dir string, o Options) error {
+	if abs, err := filepath.Abs(o.Program); err == nil && strings.Contains(o.Program, "/") {
+		o.Program = abs
+	}
+	rec := map[string]any{}
+	for _, opt := range options {
+		if opt.record != "" {
+			rec[opt.record] = opt.field(&o)
+		}
+	}
+	data, _ := json.MarshalIndent(rec, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, commandFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("cannot write to the run directory: %v", err)
+	}
+	return nil
+}
+
+// loadCommand reads the command record of run directory dir into o: the
+// recorded options replace o's, the others are left as they are.
+func loadCommand(dir string, o *Options) error {
+	data, err := os.ReadFile(filepath.Join(dir, commandFile))
+	if err != nil {
+		return fmt.Errorf("%s is not an mpivet run directory (no %s)", dir, commandFile)
+	}
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return fmt.Errorf("%s/%s: %v", dir, commandFile, err)
+	}
+	for _, opt := range options {
+		if v, ok := rec[opt.record]; ok && opt.record != "" {
+			if err := json.Unmarshal(v, opt.field(o)); err != nil {
+				return fmt.Errorf("%s/%s: %s: %v", dir, commandFile, opt.record, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"mpivet/api"
+	"mpivet/check"
+	"mpivet/explore"
+	"mpivet/report"
+	"mpivet/trace"
+)
+
+// ReplayOptions say which interleaving of which earlier run to run again.
+// The program and its settings come from the run's command record.
+type ReplayOptions struct {
+	Dir          string // the run directory of the earlier run
+	Interleaving int
+	GDB          int    // this rank waits for a debugger after MPI_Init (-1: none)
+	Suppressions string // as Options.Suppressions (a replay takes not the run's)
+	Program      string // the program, where it is not at the recorded path (a witness replayed elsewhere: the same binary)
+	IO
+}
+
+// Replay runs interleaving n of the run in dir again, exactly: every
+// wildcard event of it is forced to match as it did, and the run is
+// checked (not explored). Its records go in a new directory below dir.
+func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
+	o := Defaults()
+	if err := loadCommand(r.Dir, &o); err != nil {
+		return nil, err
+	}
+	if err := checkWitness(r.Dir, &o, r.Program); err != nil {
+		return nil, err
+	}
+	n := r.Interleaving
+	src := interleavingDir(r.Dir, n)
+	ds, err := replayDecisions(r.Dir, n)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(r.Dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	o.IO, o.GDB, o.Suppressions = r.IO, r.GDB, r.Suppressions
+	if o.Clocks == "off" {
+		o.Clocks = "lamport" // decisions need the protocol
+	}
+	if b, err := os.ReadFile(filepath.Join(src, bufferingFile)); err == nil {
+		o.Buffering = strings.TrimSpace(string(b)) // the zero-buffering run
+	}
+	if r.GDB >= 0 {
+		o.Buffers, o.Timeout = "off", 0 // the trap flag and a debugger do not mix; a person takes time
+	}
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%s/%s: %v", r.Dir, commandFile, err)
+	}
+	if r.Notify != nil {
+		nb := len(explore.Buffers(ds))
+		slack := ""
+		if nb > 0 {
+			slack = fmt.Sprintf(", %d %s buffered by mpivet", nb, check.Plural(nb, "send", "sends"))
+		}
+		r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s%s) in %s", n, r.Dir, len(ds)-nb,
+			check.Plural(len(ds)-nb, "match", "matches"), slack, out))
+	}
+	return verify(ctx, o, out, ds)
+}
+
+// replayDecisions are the decisions that force interleaving n of the run
+// in dir to happen again: from its records, or from those kept when its
+// records were deleted (a replay without findings) or never made (a
+// witness).
+func replayDecisions(dir string, n int) ([]explore.Decision, error) {
+	src := interleavingDir(dir, n)
+	var ds []explore.Decision
+	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
+		ds = explore.Complete(run)
+	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		// (records of a replay without findings are deleted, its decisions kept)
+		return nil, fmt.Errorf("no interleaving %d in %s", n, dir)
+	}
+	if given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile)); err == nil {
+		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	}
+	if ds == nil {
+		ds = []explore.Decision{}
+	}
+	return ds, nil
+}
+
+// divergence describes how replay n stopped following the run it comes
+// from, or returns "" if it did not.
+func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) string {
+	if b == nil || r == nil {
+		return ""
+	}
+	for _, p := range r.Procs {
+		d := p.Diverged
+		if d == nil {
+			continue
+		}
+		name := func(c *api.Call) string {
+			if c == nil {
+				return "an unknown call"
+			}
+			return c.Name
+		}
+		got := name(d.Got)
+		if l := x.sym.Lookup(p.Maps, d.GotPC); l.File != "" || l.Function != "" {
+			got += " at " + l.String()
+		}
+		want := name(d.Want)
+		for _, e := range b.Expect {
+			if e.Rank != p.Rank {
+				continue
+			}
+			if parent, err := trace.ReadLog(e.Log); err == nil {
+				if l := x.sym.Lookup(parent.Maps, d.WantPC); l.File != "" || l.Function != "" {
+					want += " at " + l.String()
+				}
+			}
+		}
+		return fmt.Sprintf("interleaving %d, rank %d, at its call %d (of those compared): interleaving %d made %s, the replay %s",
+			n, p.Rank, d.Index, b.From, want, got)
+	}
+	return ""
+}
+
+// steps describes how interleaving n differs from the first: the chain of
+// forced matches that leads to it, oldest first.
+func (x *exploration) steps(n int) []string {
+	var out []string
+	for b := x.branches[n]; b != nil; b = x.branches[b.From] {
+		where := ""
+		if l := x.sym.Lookup(b.Maps, b.PC); l.File != "" || l.Function != "" {
+			where = " at " + l.String()
+		}
+		step := fmt.Sprintf("rank %d: wildcard event %d%s matched rank %s instead of rank %s",
+			b.Rank, b.Event, where, rankName(b.Forced), rankName(b.Was))
+		if b.Kind == trace.WildAny {
+			name := "a Waitany-family call"
+			if b.Call != "" {
+				name = b.Call
+			}
+			step = fmt.Sprintf("rank %d: event %d, %s%s, returned request [%d] first instead of [%d]",
+				b.Rank, b.Event, name, where, b.Forced.Source, b.Was.Source)
+		}
+		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
+			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)
+		} else if note != "" {
+			step += ", when " + note
+		}
+		out = append([]string{step}, out...)
+	}
+	return out
+}
+
+func rankName(a explore.Alt) string {
+	if a.World >= 0 {
+		return strconv.Itoa(a.World)
+	}
+	return fmt.Sprintf("%d of its communicator", a.Source)
+}

@@ -1,0 +1,254 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mpivet/check"
+	"mpivet/checks/stall"
+	"mpivet/checks/zerobuf"
+	"mpivet/explore"
+	"mpivet/launch"
+	"mpivet/report"
+	"mpivet/symbolize"
+	"mpivet/trace"
+)
+
+// Verify runs the program of o under verification: it runs it once,
+// explores the other outcomes of its nondeterminism by replay, looks for
+// deadlocks its MPI's buffering hides, checks every run, and returns the
+// report. Cancelling ctx stops the ranks and returns the report of what
+// was found so far, incomplete; its cause (context.WithCancelCause), if
+// any, says why in the report. The error is for what kept mpivet from
+// its job (no such program, not an MPI program, a launcher that fails).
+func Verify(ctx context.Context, o Options) (*report.Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	dir, err := newRunDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := saveCommand(dir, o); err != nil {
+		return nil, err
+	}
+	return verify(ctx, o, dir, nil)
+}
+
+func newRunDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, os.MkdirAll(dir, 0o755)
+	}
+	stamp := time.Now().Format("20060102-150405")
+	for _, base := range []string{".mpivet", filepath.Join(os.TempDir(), "mpivet")} {
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			continue
+		}
+		if d, err := os.MkdirTemp(base, "run-"+stamp+"-"); err == nil {
+			return d, nil
+		}
+	}
+	return "", errors.New("cannot create a run directory (use --dir)")
+}
+
+// exploration runs and checks the interleavings of one program.
+type exploration struct {
+	ctx       context.Context
+	o         Options
+	deadline  time.Time    // of the time budget (zero: none)
+	fresh     map[int]bool // replays that gave a new finding (their records are kept)
+	diverged  []string     // how the first diverged replays diverged
+	sess      *launch.Session
+	dir       string
+	sym       *symbolize.Symbolizer
+	findings  report.Findings // one per fingerprint, in the order found
+	explored  []report.Interleaving
+	branches  map[int]*explore.Branch
+	notes     []string
+	zero      int                   // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	first     *trace.Run            // of interleaving 1's records, only the messages never received (unreceivedOnly)
+	firstUnit *check.Unit           // interleaving 1's analyses, until simulate has used them
+	firstWall time.Duration         // how long the first run took
+	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
+	supp      []*report.Suppression // (an error they silence does not stop FirstError)
+	slack     bool                  // buffering-aware exploration (--slack=minimal)
+}
+
+// verify runs the program with its records in dir, explores its
+// interleavings unless told not to (a replay passes the decisions of the
+// one interleaving to run), checks each and returns the report. Out of
+// budget or cancelled, it stops the ranks and reports what it found so
+// far, as incomplete.
+func verify(ctx context.Context, o Options, dir string, replay []explore.Decision) (*report.Report, error) {
+	notify := o.Notify
+	if notify == nil {
+		notify = func(string) {}
+	}
+	supp, err := loadSuppressions(o.Suppressions)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI,
+		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(),
+		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
+	if o.Budget > 0 {
+		x.deadline = start.Add(o.Budget)
+	}
+	x.slack = o.Slack != "off"
+	ds := replay
+	if replay == nil {
+		ds, _ = explore.ParseSends(o.BufferSends) // nil without; Validate checked it
+	}
+	first, err := x.once(1, ds, nil)
+	if err != nil {
+		return nil, err
+	}
+	x.firstWall = time.Since(start)
+	stats := explore.Stats{Interleavings: 1, Complete: true}
+	stopped := first.Stopped
+	if n := watchNote(first.Run); n != "" {
+		x.notes = append(x.notes, n)
+	}
+	// What the zero-buffering run needs of the first run, taken now: the
+	// exploration lets go of the records of every run it has planned.
+	off := clocksOff(first.Run)
+	var again []explore.Decision
+	if off == "" {
+		again = explore.Complete(first.Run)
+	}
+	firstEnded := !x.found(1, "timeout", "program-failure")
+	x.first = unreceivedOnly(first.Run)
+	var sim *zerobuf.Result
+	if replay == nil && o.BufferingCheck == "auto" && firstEnded && stopped == "" {
+		if sim, err = x.simulate(); err != nil {
+			return nil, err
+		}
+	}
+	x.firstUnit = nil // the exploration keeps no whole run
+	switch {
+	case stopped != "":
+	case o.Deterministic:
+		x.notes = append(x.notes, determinismNote(first.Run, o.Seed))
+	case off != "":
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(sess, off))
+	case replay == nil && !first.Infeasible:
+		stats = x.explore(first)
+		first = nil
+		stopped = stats.Stopped
+		if stopped == "" && stats.Diverged > 0 {
+			stopped = fmt.Sprintf("%d %s diverged (see the note)", stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"))
+		}
+	}
+	// The zero-buffering run, unless a deadlock is known already, or the
+	// first run did not end by itself (a second would not either).
+	buffering := "not checked"
+	if replay == nil && stopped == "" && o.BufferingCheck != "off" && o.Buffering != "zero" && !(o.FirstError && x.errors()) &&
+		!x.found(0, "deadlock", "unsafe-buffering") && firstEnded {
+		if buffering, stopped, err = x.checkBuffering(sim, again, off == "", stats.Interleavings+1); err != nil {
+			return nil, err
+		}
+	}
+	rep := x.report(stats, stopped, buffering)
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// report is the report of the verification: its findings (those the
+// suppressions match marked so), what it covered, its trails.
+func (x *exploration) report(stats explore.Stats, stopped, buffering string) *report.Report {
+	rep := report.New(x.findings.List, stopped)
+	rep.Interleavings = stats.Interleavings
+	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
+		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned}
+	rep.Trails = x.trails
+	if x.supp != nil {
+		rep.Suppress(x.supp)
+	}
+	rep.Explored = x.explored
+	rep.Buffering = buffering
+	rep.Notes = x.notes
+	rep.Program, rep.Args, rep.Ranks = x.sess.Program, x.o.Args, x.o.NP
+	rep.MPI, rep.RunDir = x.sess.MPI.Version, x.dir
+	return rep
+}
+
+// explore replays the other outcomes of the first run's nondeterminism,
+// and notes the replays that diverged or could not happen.
+func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
+	// Replays are not the user's run: their output goes to the records only.
+	x.sess.Opts.Stdout, x.sess.Opts.Stderr = io.Discard, io.Discard
+	var show func(explore.Progress)
+	if x.o.Progress != nil {
+		show = x.o.Progress.Show
+	}
+	stats := explore.Explore(first, x.once, explore.Options{MaxInterleavings: x.o.MaxInterleavings,
+		MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, FirstError: x.o.FirstError, Progress: show, Done: x.prune})
+	if x.o.Progress != nil {
+		x.o.Progress.Done()
+	}
+	if stats.Diverged > 0 {
+		x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+
+			"for reasons outside MPI (files an earlier run left, clocks, process ids, random seeds), so %s not checked. "+
+			"Make replays repeat the first run: --replay-hook 'CMD' runs CMD before each replay (e.g. to remove an output directory; "+
+			"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
+			stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
+			strings.Join(x.diverged, "; ")))
+	}
+	if stats.RuledOut > 0 || stats.Buffered > 0 {
+		x.notes = append(x.notes, slackNote(stats))
+	}
+	if stats.Infeasible > 0 {
+		x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
+			check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))
+	}
+	return stats
+}
+
+// found reports whether a finding of one of the kinds was made in
+// interleaving n (0: in any).
+func (x *exploration) found(n int, kinds ...string) bool {
+	for _, f := range x.findings.List {
+		for _, k := range kinds {
+			if f.Kind == k && (n == 0 || f.Interleaving == n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errors reports whether an error was found.
+func (x *exploration) errors() bool {
+	for _, f := range x.findings.List {
+		if f.Severity == check.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// why says what cut the verification short: the context's cause (an
+// interrupt), or the time budget; "" if neither did.
+func (x *exploration) why() string {
+	if err := x.ctx.Err(); err != nil {
+		if cause := context.Cause(x.ctx); cause != nil && cause != err {
+			return cause.Error()
+		}
+		return "interrupted"
+	}
+	if !x.deadline.IsZero() && !time.Now().Before(x.deadline) {
+		return fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget)
+	}
+	return ""
+}

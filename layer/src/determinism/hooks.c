@@ -1,0 +1,292 @@
+/*
+ * What each MPI call means to deterministic mode (world.c says what the
+ * mode does). The hooks see the wrapper's parameters by address (k[i]
+ * points to parameter i; generated/ids.h names the positions), like the
+ * clock protocol's, and may rewrite them: a wildcard's source and tag, a
+ * request hidden behind one that never completes, a request array of
+ * which only the chosen one is shown.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARG(T, name) (*(T *)k[name])
+
+/* The call in progress, between the pre and post hooks. */
+static struct {
+	struct prc *p;        /* the receive it posts, mirrored */
+	int no_message;       /* an Iprobe decided to find nothing */
+	MPI_Request *user;    /* the program's request (Test) or array (Testany, Waitany) */
+	MPI_Request *scratch; /* ... and what the MPI is shown instead */
+	int capscratch, chosen;
+	struct treq **snap; /* the followed requests given, by index */
+	int nsnap, capsnap;
+} cur;
+
+static void snapshot(MPI_Request *hs, int n)
+{
+	if (n > cur.capsnap) {
+		cur.capsnap = n * 2;
+		cur.snap = realloc(cur.snap, cur.capsnap * sizeof *cur.snap);
+	}
+	cur.nsnap = hs ? n : 0;
+	for (int i = 0; i < cur.nsnap; i++)
+		cur.snap[i] = dt_tfind(hs[i]);
+}
+
+/* finished: the operation of snapshot index i has completed with status st. */
+static void finished(int i, const MPI_Status *st)
+{
+	struct treq *t = i >= 0 && i < cur.nsnap ? cur.snap[i] : NULL;
+	if (!t)
+		return;
+	if (t->p)
+		dt_complete(t->p);
+	else if (t->wild && st && st != MPI_STATUS_IGNORE)
+		dt_complete_wild(t->wild, st->MPI_SOURCE, st->MPI_TAG);
+	dt_tdrop(t);
+	cur.snap[i] = NULL;
+}
+
+struct arrival {
+	int src, tag;
+	MPI_Comm c;
+};
+
+static int arrived(void *a)
+{
+	struct arrival *r = a;
+	int flag = 0;
+	PMPI_Iprobe(r->src, r->tag, r->c, &flag, MPI_STATUS_IGNORE);
+	return flag;
+}
+
+/* receive handles the entry of a receive or probe: a wildcard is decided; a
+ * blocking one waits (answering Requests) until its message is there. */
+static void receive(int *src, int *tag, MPI_Comm c, int claim, int blocking)
+{
+	struct dcomm *d = dt_comm(c);
+	if (!d || *src == MPI_PROC_NULL)
+		return;
+	if (*src == MPI_ANY_SOURCE) {
+		if (blocking)
+			dt_wild(d, src, tag, claim, &cur.p);
+		else
+			dt_st_uncovered++; /* an MPI_Irecv from any source: the MPI matches it */
+		return;
+	}
+	if (*src < 0 || *src >= d->size)
+		return;
+	if (claim)
+		cur.p = dt_post_recv(d, d->world[*src], *tag);
+	if (blocking) {
+		struct arrival r = {*src, *tag, c};
+		dt_wait_on(d, d->world[*src]);
+		dt_wait(arrived, &r, 0);
+		dt_wait_done();
+	}
+}
+
+/* hide_all shows the MPI only request `chosen` of a Testany or Waitany (or,
+ * with -1, a receive that never completes: the Testany finds nothing). */
+static void hide_all(void **k, int at, MPI_Request *hs, int n, int chosen)
+{
+	if (n > cur.capscratch) {
+		cur.capscratch = n * 2;
+		cur.scratch = realloc(cur.scratch, cur.capscratch * sizeof *cur.scratch);
+	}
+	for (int i = 0; i < n; i++)
+		cur.scratch[i] = MPI_REQUEST_NULL;
+	if (chosen >= 0)
+		cur.scratch[chosen] = hs[chosen];
+	else
+		cur.scratch[0] = dt_dummy;
+	cur.user = hs;
+	cur.chosen = chosen;
+	ARG(MPI_Request *, at) = cur.scratch;
+}
+
+static void pre_completion(unsigned call, void **k)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Wait: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Wait_request);
+		snapshot(h, 1);
+		if (h)
+			dt_sync_wait(h, 1);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitall: {
+		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Waitall_array_of_requests);
+		int n = ARG(int, MPIVET_K_MPI_Waitall_count);
+		snapshot(hs, n);
+		if (hs)
+			dt_sync_wait(hs, n);
+		break;
+	}
+	case MPIVET_ID_MPI_Test: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Test_request);
+		snapshot(h, 1);
+		if (h && dt_pick(h, 1, 0) == -1) {
+			cur.user = h;
+			ARG(MPI_Request *, MPIVET_K_MPI_Test_request) = &dt_dummy;
+		}
+		break;
+	}
+	case MPIVET_ID_MPI_Testany:
+	case MPIVET_ID_MPI_Waitany: {
+		MPI_Request *hs = ARG(MPI_Request *, 1);
+		int n = ARG(int, 0), blocking = call == MPIVET_ID_MPI_Waitany;
+		snapshot(hs, n);
+		int r = hs && n > 0 ? dt_pick(hs, n, blocking) : -2;
+		if (r >= 0 || (r == -1 && !blocking))
+			hide_all(k, 1, hs, n, r);
+		break;
+	}
+	case MPIVET_ID_MPI_Testall: case MPIVET_ID_MPI_Waitsome: case MPIVET_ID_MPI_Testsome:
+	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall:
+	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
+		dt_st_uncovered++;
+		cur.nsnap = 0;
+		break;
+	}
+}
+
+void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
+{
+	(void)logref;
+	cur.p = NULL, cur.no_message = 0, cur.user = NULL, cur.nsnap = 0;
+	dt_lt++;
+	switch (call) {
+	/* every send has datatype, dest, tag, comm as parameters 2, 3, 4, 5;
+	 * its header goes first, before any Answer of this call */
+	case MPIVET_ID_MPI_Send: case MPIVET_ID_MPI_Bsend: case MPIVET_ID_MPI_Ssend: case MPIVET_ID_MPI_Rsend:
+	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
+		dt_header(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5));
+		break;
+	case MPIVET_ID_MPI_Sendrecv:
+		dt_header(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm));
+		receive(&ARG(int, MPIVET_K_MPI_Sendrecv_source), &ARG(int, MPIVET_K_MPI_Sendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), 1, 0);
+		break;
+	case MPIVET_ID_MPI_Sendrecv_replace:
+		dt_header(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm));
+		receive(&ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), 1, 0);
+		break;
+	case MPIVET_ID_MPI_Recv:
+		receive(&ARG(int, MPIVET_K_MPI_Recv_source), &ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), 1, 1);
+		break;
+	case MPIVET_ID_MPI_Irecv:
+		receive(&ARG(int, MPIVET_K_MPI_Irecv_source), &ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), 1, 0);
+		break;
+	case MPIVET_ID_MPI_Probe:
+		receive(&ARG(int, MPIVET_K_MPI_Probe_source), &ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), 0, 1);
+		break;
+	case MPIVET_ID_MPI_Iprobe: {
+		struct dcomm *d = dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Iprobe_comm));
+		int *src = &ARG(int, MPIVET_K_MPI_Iprobe_source);
+		if (d && *src != MPI_PROC_NULL && (*src == MPI_ANY_SOURCE || (*src >= 0 && *src < d->size)))
+			cur.no_message = !dt_iprobe(d, src, &ARG(int, MPIVET_K_MPI_Iprobe_tag), d->c);
+		break;
+	}
+	case MPIVET_ID_MPI_Comm_free: {
+		MPI_Comm *c = ARG(MPI_Comm *, 0);
+		if (c)
+			dt_comm_free(*c);
+		break;
+	}
+	case MPIVET_ID_MPI_Finalize:
+		dt_finish();
+		return;
+	default:
+		pre_completion(call, k);
+	}
+	dt_drain();
+	dt_answer_all();
+}
+
+static void post_completion(unsigned call, void **k, int ok)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Wait:
+		if (ok)
+			finished(0, ARG(MPI_Status *, MPIVET_K_MPI_Wait_status));
+		break;
+	case MPIVET_ID_MPI_Waitall:
+		for (int i = 0; ok && i < cur.nsnap; i++) {
+			MPI_Status *sts = ARG(MPI_Status *, MPIVET_K_MPI_Waitall_array_of_statuses);
+			finished(i, sts && sts != MPI_STATUSES_IGNORE ? &sts[i] : NULL);
+		}
+		break;
+	case MPIVET_ID_MPI_Test:
+		if (cur.user)
+			ARG(MPI_Request *, MPIVET_K_MPI_Test_request) = cur.user;
+		else if (ok && *ARG(int *, MPIVET_K_MPI_Test_flag))
+			finished(0, ARG(MPI_Status *, MPIVET_K_MPI_Test_status));
+		break;
+	case MPIVET_ID_MPI_Testany:
+	case MPIVET_ID_MPI_Waitany: {
+		if (cur.user) {
+			ARG(MPI_Request *, 1) = cur.user;
+			if (cur.chosen >= 0)
+				cur.user[cur.chosen] = cur.scratch[cur.chosen];
+		}
+		int *idx = ARG(int *, 2);
+		MPI_Status *st = ARG(MPI_Status *, call == MPIVET_ID_MPI_Waitany ? MPIVET_K_MPI_Waitany_status : MPIVET_K_MPI_Testany_status);
+		if (ok && idx && *idx != MPI_UNDEFINED)
+			finished(*idx, st);
+		break;
+	}
+	}
+}
+
+void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
+{
+	(void)logref;
+	if (call == MPIVET_ID_MPI_Init || call == MPIVET_ID_MPI_Init_thread) {
+		int provided = MPI_THREAD_SINGLE;
+		if (rc == MPI_SUCCESS && call == MPIVET_ID_MPI_Init_thread)
+			provided = *ARG(int *, MPIVET_K_MPI_Init_thread_provided);
+		if (rc == MPI_SUCCESS && provided != MPI_THREAD_MULTIPLE)
+			dt_start();
+		return;
+	}
+	if (!mpivet_dt_on)
+		return;
+	int ok = rc == MPI_SUCCESS;
+	switch (call) {
+	case MPIVET_ID_MPI_Recv: case MPIVET_ID_MPI_Sendrecv: case MPIVET_ID_MPI_Sendrecv_replace:
+		if (cur.p && ok)
+			dt_complete(cur.p);
+		return;
+	case MPIVET_ID_MPI_Irecv: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
+		int src = ARG(int, MPIVET_K_MPI_Irecv_source);
+		if (!ok || !h || src == MPI_PROC_NULL || !dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm)))
+			return;
+		struct treq *t = dt_track(*h, cur.p);
+		if (ARG(int, MPIVET_K_MPI_Irecv_source) == MPI_ANY_SOURCE)
+			t->wild = dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm));
+		t->post = dt_lt;
+		return;
+	}
+	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend: {
+		MPI_Request *h = ARG(MPI_Request *, 6);
+		if (ok && h && ARG(int, 3) != MPI_PROC_NULL && dt_comm(ARG(MPI_Comm, 5)))
+			dt_track(*h, NULL);
+		return;
+	}
+	case MPIVET_ID_MPI_Iprobe:
+		if (cur.no_message)
+			*ARG(int *, MPIVET_K_MPI_Iprobe_flag) = 0;
+		return;
+	}
+	if (mpivet_call_k_newcomm[call] >= 0 && call != MPIVET_ID_MPI_Comm_idup) { /* idup's is not made yet: not followed */
+		MPI_Comm *c = ARG(MPI_Comm *, mpivet_call_k_newcomm[call]);
+		if (ok && c)
+			dt_comm_new(*c);
+		return;
+	}
+	post_completion(call, k, ok);
+}

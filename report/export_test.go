@@ -1,0 +1,4 @@
+package report
+
+// Golden is golden, for the external tests.
+var Golden = golden
