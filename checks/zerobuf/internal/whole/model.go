@@ -508,7 +508,7 @@ type Pair struct {
 // (see match), for the space-time diagram of the report. It also pairs
 // what a run that did not end left (a receive still blocked is not
 // paired), and returns nil, with why, where the records cannot tell (see
-// Result.Why). Its memory grows with the messages of the run.
+// zerobuf.Result.Why). Its memory grows with the messages of the run.
 func Messages(run *trace.Run) ([]Pair, string) {
 	s := newSim()
 	s.lenient = true
