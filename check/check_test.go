@@ -37,7 +37,7 @@ func TestHandleFormatting(t *testing.T) {
 		t.Errorf("HandleName(MPI_INT) = %s", got)
 	}
 	want := "MPI_Bcast(count=3, datatype=0x8c000003, root=0, comm=MPI_COMM_WORLD)"
-	if got := check.Describe(proc, proc.Calls[1]); got != want {
+	if got := check.Describe(proc, proc.CallList()[1]); got != want {
 		t.Errorf("Describe = %s, want %s", got, want)
 	}
 }

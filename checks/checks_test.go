@@ -353,3 +353,54 @@ func TestSharedAnalysesOncePerExecution(t *testing.T) {
 		t.Errorf("objects followed %d times, communicators indexed %d, wait-for analyses %d; want 2, 2, 3", f, c, w)
 	}
 }
+
+// Collectives are compared as the ranks' calls are read in step: a long
+// run of them on two communicators (one with a member that makes none on
+// it, and ends late), with one difference far in: one finding, on the
+// communicator and at the position where they differ, with the call of
+// each member.
+func TestCollectivesCompareInStep(t *testing.T) {
+	const n = 3000
+	world := func(*tracetest.Log) uint64 { return tracetest.Consts["MPI_COMM_WORLD"] }
+	var procs []*trace.Process
+	for r := 0; r < 3; r++ {
+		l := tracetest.New(r, 3)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		if r < 2 {
+			l.Call("MPI_Comm_split", 2, map[string]any{"comm": world(l)}, map[string]any{"newcomm": uint64(0x500)})
+			l.NewComm(0x500, 0, 1)
+		} else {
+			l.Call("MPI_Comm_split", 2, map[string]any{"comm": world(l)}, map[string]any{"newcomm": uint64(0x600)})
+			l.NewComm(0x600, 2)
+		}
+		for i := 0; i < n; i++ {
+			l.Call("MPI_Barrier", 3, map[string]any{"comm": world(l)}, map[string]any{})
+			if r < 2 {
+				name := "MPI_Barrier"
+				if r == 1 && i == n-10 {
+					name = "MPI_Bcast" // the difference, on the split communicator
+				}
+				in := map[string]any{"comm": uint64(0x500)}
+				if name == "MPI_Bcast" {
+					in["root"] = 0
+				}
+				l.Call(name, 4, in, map[string]any{})
+			}
+		}
+		for i := 0; i < 100; i++ { // rank 2 goes on alone
+			l.Call("MPI_Barrier", 5, map[string]any{"comm": uint64(0x600)}, map[string]any{})
+		}
+		comm := uint64(0x500)
+		if r == 2 {
+			comm = 0x600
+		}
+		l.Call("MPI_Comm_free", 6, map[string]any{"comm": comm}, map[string]any{})
+		l.Call("MPI_Finalize", 7, nil, map[string]any{})
+		procs = append(procs, finished(l.Process()))
+	}
+	fs := run(t, &check.Input{Run: &trace.Run{Procs: procs}, NP: 3})
+	if len(fs) != 1 || fs[0].Kind != "collective-mismatch" || !strings.Contains(fs[0].Message, fmt.Sprintf("collective number %d on ", n-9)) ||
+		len(fs[0].Locations) != 2 || fmt.Sprint(fs[0].Ranks) != "[0 1]" {
+		t.Fatalf("findings %s: %+v", kinds(fs), fs)
+	}
+}

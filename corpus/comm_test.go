@@ -33,7 +33,7 @@ func TestCommunicatorMembers(t *testing.T) {
 		for _, p := range run.Procs {
 			got := map[string]*trace.Comm{}
 			inter := 0
-			for _, c := range p.Calls {
+			for c := range p.Calls() {
 				if c.Comm() == nil {
 					continue
 				}

@@ -114,7 +114,7 @@ func detRun(t *testing.T, bin string, np int, run string, flags ...string) (stri
 	}
 	var ms strings.Builder
 	for _, p := range r.Procs {
-		for _, c := range p.Calls {
+		for c := range p.Calls() {
 			switch c.Name() {
 			case "MPI_Recv", "MPI_Probe", "MPI_Iprobe", "MPI_Testany", "MPI_Waitany":
 				fmt.Fprintf(&ms, "rank %d %s", p.Rank, c.Name())

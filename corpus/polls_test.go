@@ -58,7 +58,7 @@ func TestPollingBounded(t *testing.T) {
 				records += p.End
 				// Every poll is either logged (it did something) or counted.
 				logged := uint64(0)
-				for _, c := range p.Calls {
+				for c := range p.Calls() {
 					if c.Def.Poll() {
 						logged++
 					}

@@ -345,7 +345,7 @@ func alone(r *trace.Run) []Expect {
 		if p.Rank < 0 || p.File == "" {
 			continue
 		}
-		for _, c := range p.Calls {
+		for c := range p.Calls() {
 			if d := c.Def; d.Has("recv") || d.Has("probe") || d.Has("coll") || d.Has("completion") {
 				es = append(es, Expect{Rank: p.Rank, Log: p.File, Limit: c.Offset})
 				break

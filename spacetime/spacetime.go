@@ -34,7 +34,7 @@ func Build(run *trace.Run, n int, sym *symbolize.Symbolizer, perRank int) *repor
 	t := &report.Trail{Interleaving: n}
 	total := 0
 	for _, p := range run.Procs {
-		total += len(p.Calls)
+		total += p.NumCalls
 	}
 	type key struct{ rank, seq int }
 	shown := map[key]bool{} // the calls drawn
@@ -65,14 +65,15 @@ func Build(run *trace.Run, n int, sym *symbolize.Symbolizer, perRank int) *repor
 // lane is rank p's last calls, and how it ended.
 func lane(p *trace.Process, sym *symbolize.Symbolizer, perRank int) report.Lane {
 	l := report.Lane{Rank: p.Rank}
-	calls := p.Calls
-	if cur := p.Current; cur != nil && cur.Seq < 0 && !cur.Returned && !sameCall(p.Calls, cur) {
-		calls = append(calls[:len(calls):len(calls)], cur) // known from the state page only
+	calls, all := lastCalls(p, perRank+1)
+	if cur := p.Current; cur != nil && cur.Seq < 0 && !cur.Returned && !sameCall(calls, cur) {
+		calls = append(calls, cur) // known from the state page only
+		all++
 	}
 	if len(calls) > perRank {
-		l.Skipped = len(calls) - perRank
 		calls = calls[len(calls)-perRank:]
 	}
+	l.Skipped = all - len(calls)
 	anySource := int64(-1)
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok {
 		anySource = int64(v)
@@ -86,7 +87,7 @@ func lane(p *trace.Process, sym *symbolize.Symbolizer, perRank int) report.Lane 
 	for i, c := range calls {
 		seq := c.Seq
 		if seq < 0 {
-			seq = len(p.Calls) // the call the rank is in
+			seq = p.NumCalls // the call the rank is in
 		}
 		lc := report.Call{Seq: seq, Name: c.Name(), Peer: peer(c, wild[c.Offset], anySource)}
 		lc.Loc.SetSource(sym.Lookup(p.Maps, c.PC))
@@ -100,6 +101,22 @@ func lane(p *trace.Process, sym *symbolize.Symbolizer, perRank int) report.Lane 
 	}
 	l.End = end(p)
 	return l
+}
+
+// lastCalls reads rank p's calls (trace.Process.Calls) and keeps the last
+// n (copied out of the reading: Call.Keep), with how many it logged.
+func lastCalls(p *trace.Process, n int) ([]*trace.Call, int) {
+	ring := make([]*trace.Call, 0, n)
+	all := 0
+	for c := range p.Calls() {
+		if len(ring) == n {
+			copy(ring, ring[1:])
+			ring = ring[:n-1]
+		}
+		ring = append(ring, c.Keep())
+		all++
+	}
+	return ring, all
 }
 
 // sameCall reports whether the state page's call cur is the last logged

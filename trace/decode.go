@@ -1,14 +1,15 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"mpivet/api"
 )
@@ -18,8 +19,12 @@ var le = binary.LittleEndian
 // ErrNotLog is returned for a file that is not an mpivet log.
 var ErrNotLog = errors.New("not an mpivet log")
 
-// ReadLog decodes one rank's log. The file is mapped, not read: a log is a
-// sparse file much larger than its records, and may still be growing.
+// ReadLog decodes one rank's log: everything about the process (its meta
+// records) and a summary of its calls, not the calls themselves, which
+// Process.Calls reads again from the file, one at a time. The file is read
+// through a bounded buffer, not mapped: a log is a sparse file much larger
+// than its records, may still be growing, and its pages would count in
+// mpivet's memory.
 func ReadLog(path string) (*Process, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -33,42 +38,98 @@ func ReadLog(path string) (*Process, error) {
 	if st.Size() < 8 {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	defer syscall.Munmap(data)
-	return Decode(path, data)
+	return decode(path, f, st.Size(), nil)
 }
 
-// Decode decodes a log already in memory.
+// Decode decodes a log already in memory (which the process keeps, to read
+// its calls from).
 func Decode(path string, data []byte) (*Process, error) {
-	if len(data) < 8 || string(data[:8]) != "MPIVET01" {
+	return decode(path, bytes.NewReader(data), int64(len(data)), data)
+}
+
+func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, error) {
+	var magic [8]byte
+	if n, _ := r.ReadAt(magic[:], 0); n < 8 || string(magic[:]) != "MPIVET01" {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
 	}
-	p := &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{}}
+	p := &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{},
+		data: data, pinned: map[uint64]*Call{}}
 	base := filepath.Base(path)
 	if parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(base, "p."), ".log"), "."); len(parts) >= 2 {
 		p.Host = strings.Join(parts[:len(parts)-1], ".")
 		fmt.Sscan(parts[len(parts)-1], &p.Pid)
 	}
-	d := &decoder{p: p}
-	off := uint64(8)
-	defer func() { p.End = int64(off) }()
-	for off+8 <= uint64(len(data)) {
-		h := le.Uint64(data[off:])
-		size, id, kind := h&0xffffffff, int(h>>32&0xffff), int(h>>48&0xff)
-		if h == 0 || size < 8 || size%8 != 0 || off+size > uint64(len(data)) {
-			break
+	d := &decoder{p: p, metas: true, only: Unknown}
+	d.emit = func(c *Call) bool {
+		p.NumCalls++
+		if c.Def.Has("init") && c.Returned {
+			p.initReturned = true
 		}
-		d.words = d.words[:0]
-		for i := off + 8; i < off+size; i += 8 {
-			d.words = append(d.words, le.Uint64(data[i:]))
+		if c.Def.Has("abort") {
+			p.abort = c
+		}
+		if c.Def.Has("finalize") {
+			p.finalize = c
+			if c.Returned {
+				p.finalized = c
+			}
+		}
+		p.last = c
+		return true
+	}
+	end, err := d.run(newCursor(r, 8, uint64(size)))
+	p.End = int64(end)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	// The calls the summary keeps are the ones CallAt returns: one object
+	// per call, whoever asks.
+	for _, c := range []*Call{p.last, p.finalize, p.finalized, p.abort} {
+		if c != nil {
+			p.pinned[c.Offset] = c
+		}
+	}
+	return p, nil
+}
+
+// A decoder decodes the records of a log in order, and hands its calls to
+// emit in the order of their entry records, each once its exit record
+// (or the end of the log) is read. It keeps only the calls not handed on
+// yet: with one thread calling MPI, the last call or two.
+type decoder struct {
+	p      *Process
+	metas  bool     // decode the meta records about the process (the first reading)
+	only   uint64   // if not Unknown: decode only the call at this offset (CallAt)
+	seq    int      // Seq of the next call
+	words  []uint64 // the record being decoded; reused, as nothing keeps it
+	arrays arena
+	emit   func(*Call) bool // false: stop reading
+	// window holds the calls read but not handed on, in order; last is
+	// the offset of the latest entry record (a communicator record
+	// describes the call it follows).
+	window []*Call
+	last   uint64
+	stop   bool
+	// A Waitany-family event of a poll (Testany, Testsome) is logged by
+	// the clock protocol while the poll runs, before the poll's own entry
+	// record, which the layer appends only once the poll has returned
+	// something (layer/src/record/record.h, Polls): the event's Offset is not
+	// known to the layer, and is the next entry record's.
+	poll *Wildcard
+}
+
+// run decodes the records c reads, and returns the end of the last whole
+// record.
+func (d *decoder) run(c *cursor) (uint64, error) {
+	for !d.stop {
+		off, kind, id, ok := c.next(&d.words)
+		if !ok {
+			break
 		}
 		switch kind {
 		case api.KindEntry:
 			if id >= len(api.MPI.Calls) {
-				return nil, fmt.Errorf("%s: record at %d: unknown call %d (layer and mpivet differ in version?)", path, off, id)
+				return c.off, fmt.Errorf("record at %d: unknown call %d (layer and mpivet differ in version?)", off, id)
 			}
 			d.entry(api.MPI.Calls[id], off)
 		case api.KindBrief:
@@ -80,37 +141,117 @@ func Decode(path string, data []byte) (*Process, error) {
 		case api.KindMeta:
 			d.meta(id)
 		}
-		off += size
 	}
-	return p, nil
+	if c.err != nil {
+		return c.off, c.err
+	}
+	for len(d.window) > 0 && !d.stop {
+		d.release()
+	}
+	return c.off, nil
 }
 
-// A decoder decodes the records of one log in order.
-type decoder struct {
-	p      *Process
-	words  []uint64 // the record being decoded; reused, as nothing keeps it
-	arrays arena
-	// A Waitany-family event of a poll (Testany, Testsome) is logged by
-	// the clock protocol while the poll runs, before the poll's own entry
-	// record, which the layer appends only once the poll has returned
-	// something (layer/src/record/record.h, Polls): the event's Offset is not
-	// known to the layer, and is the next entry record's.
-	poll *Wildcard
+// release hands the first call of the window on.
+func (d *decoder) release() {
+	c := d.window[0]
+	d.window[0] = nil
+	d.window = d.window[1:]
+	if len(d.window) == 0 {
+		d.window = d.window[:0:0] // let the array go
+	}
+	if !d.emit(c) {
+		d.stop = true
+	}
+}
+
+// add puts call c, just read, in the window, and hands on the calls before
+// it that have returned.
+func (d *decoder) add(c *Call) {
+	d.last = c.Offset
+	for len(d.window) > 0 && d.window[0].Returned && !d.stop {
+		d.release()
+	}
+	d.window = append(d.window, c)
+}
+
+// find returns the call of the window whose entry record is at off.
+func (d *decoder) find(off uint64) *Call {
+	for i := len(d.window) - 1; i >= 0; i-- {
+		if d.window[i].Offset == off {
+			return d.window[i]
+		}
+	}
+	return nil
+}
+
+// skip reports whether the call at off is not to be decoded (CallAt
+// decodes one), and counts it.
+func (d *decoder) skip(off uint64) bool {
+	if d.only == Unknown || d.only == off {
+		return false
+	}
+	d.seq++
+	d.last = off
+	if len(d.window) > 0 && d.window[0].Returned {
+		d.release() // the call asked for, and a later entry seen
+	}
+	return true
 }
 
 // entry decodes the entry record of a call of kind def at off.
 func (d *decoder) entry(def *api.Call, off uint64) {
-	p := d.p
-	c := &Call{Def: def, Seq: len(p.Calls), Offset: off}
-	if len(d.words) > 0 {
-		c.PC = d.words[0]
-		c.in = d.arrays.fields(def.In, d.words[1:])
-	}
-	p.Calls = append(p.Calls, c)
 	if d.poll != nil && def.Poll() {
 		d.poll.Offset = off
 	}
 	d.poll = nil
+	if d.skip(off) {
+		return
+	}
+	if c := d.pinned(off); c != nil {
+		d.add(c)
+		return
+	}
+	d.mark(off)
+	c := &Call{Def: def, Seq: d.seq, Offset: off}
+	d.seq++
+	if len(d.words) > 0 {
+		c.PC = d.words[0]
+		c.in = d.arrays.fields(def.In, d.words[1:])
+	}
+	d.add(c)
+}
+
+// mark notes a checkpoint at the call at off, in the first reading.
+func (d *decoder) mark(off uint64) {
+	if d.metas && d.seq%markEvery == 0 {
+		d.p.marks = append(d.p.marks, mark{off, d.seq})
+	}
+}
+
+// pinned returns the object CallAt gave for the call at off, if any: a
+// call read again is that object, complete already.
+func (d *decoder) pinned(off uint64) *Call {
+	if d.only != Unknown {
+		return nil
+	}
+	d.p.mu.Lock()
+	c := d.p.pinned[off]
+	d.p.mu.Unlock()
+	if c != nil {
+		d.seq++
+	}
+	return c
+}
+
+// isPinned reports whether c is a call CallAt gave, which is complete and
+// may be read by others: the records about it are not decoded again.
+func (d *decoder) isPinned(c *Call) bool {
+	if d.only != Unknown {
+		return false
+	}
+	d.p.mu.Lock()
+	defer d.p.mu.Unlock()
+	return d.p.pinned[c.Offset] == c
 }
 
 // brief decodes the brief record of a blocking point-to-point call
@@ -118,9 +259,19 @@ func (d *decoder) entry(def *api.Call, off uint64) {
 // are unknown. It counts as returned: the rank's last call is the state
 // page's (Current), which says whether it did.
 func (d *decoder) brief(def *api.Call, off uint64) {
-	p, w := d.p, d.words
-	c := &Call{Def: def, Seq: len(p.Calls), Offset: off, PC: w[0], Returned: true, Brief: true,
+	d.poll = nil
+	if d.skip(off) {
+		return
+	}
+	if c := d.pinned(off); c != nil {
+		d.add(c)
+		return
+	}
+	w := d.words
+	d.mark(off)
+	c := &Call{Def: def, Seq: d.seq, Offset: off, PC: w[0], Returned: true, Brief: true,
 		in: d.arrays.fields(def.In, nil), out: unknownOut(def)}
+	d.seq++
 	k, bf := 1, def.BriefIn()
 	for i, f := range def.In {
 		if len(bf) > 0 && bf[0].Name == f.Name && k < len(w) {
@@ -128,8 +279,7 @@ func (d *decoder) brief(def *api.Call, off uint64) {
 			k, bf = k+1, bf[1:]
 		}
 	}
-	p.Calls = append(p.Calls, c)
-	d.poll = nil
+	d.add(c)
 }
 
 // exit decodes an exit record: the entry record's offset, the return
@@ -139,26 +289,28 @@ func (d *decoder) exit() {
 	if len(w) < 2 {
 		return
 	}
-	if c := d.p.CallAt(w[0]); c != nil && !c.Returned {
+	if c := d.find(w[0]); c != nil && !c.Returned && !d.isPinned(c) {
 		c.Returned, c.RC = true, int32(w[1])
 		c.out = d.arrays.fields(c.Def.Out, w[2:])
 	}
 }
 
 // meta decodes a meta record (api.Meta*): those that describe a call
-// here, the others by decodeMeta.
+// here, the others (in the first reading only) by decodeMeta.
 func (d *decoder) meta(id int) {
 	p, w := d.p, d.words
 	switch {
 	case id == api.MetaColl && len(w) >= 6:
-		if c := p.CallAt(w[0]); c != nil && !c.Returned {
+		if c := d.find(w[0]); c != nil && !c.Returned && !d.isPinned(c) {
 			f := w[1]
 			c.more().data = &CollData{Send: f&api.CollSend != 0, Recv: f&api.CollRecv != 0, Totals: f&api.CollTotals != 0, NoCount: f&api.CollNoCount != 0,
 				SendSig: w[2], SendN: w[3], RecvSig: w[4], RecvN: w[5]}
 		}
-	case id == api.MetaComm && len(p.Calls) > 0:
-		p.Calls[len(p.Calls)-1].more().comm = decodeComm(w)
-	default:
+	case id == api.MetaComm:
+		if c := d.find(d.last); c != nil && !d.isPinned(c) {
+			c.more().comm = decodeComm(w)
+		}
+	case d.metas:
 		p.decodeMeta(id, w)
 		if id == api.MetaChoice && len(w) > 0 && w[0] < uint64(len(p.Wild)) && p.Wild[w[0]].Offset == Unknown {
 			d.poll = p.Wild[w[0]]
@@ -182,8 +334,12 @@ func unknownOut(d *api.Call) []uint64 {
 }
 
 // An arena holds the decoded fields of a log's records: a few large
-// allocations instead of one or two small ones per call.
+// allocations instead of one or two small ones per call. A call a reader
+// keeps keeps its chunk: they are small (Call.Keep copies a call out).
 type arena struct{ free []uint64 }
+
+// arenaWords is the size of an arena's chunks (16 KiB).
+const arenaWords = 2048
 
 // alloc returns n words from the arena (a new slice if a is nil).
 func (a *arena) alloc(n int) []uint64 {
@@ -194,7 +350,7 @@ func (a *arena) alloc(n int) []uint64 {
 		return make([]uint64, n)
 	}
 	if n > cap(a.free)-len(a.free) {
-		a.free = make([]uint64, 0, max(1<<14, n))
+		a.free = make([]uint64, 0, max(arenaWords, n))
 	}
 	a.free = a.free[:len(a.free)+n]
 	return a.free[len(a.free)-n : len(a.free) : len(a.free)]

@@ -8,7 +8,7 @@
 package trace
 
 import (
-	"sort"
+	"sync"
 
 	"mpivet/api"
 )
@@ -82,6 +82,20 @@ func (c *Call) more() *extra {
 		c.x = &extra{}
 	}
 	return c.x
+}
+
+// Keep returns a copy of c that holds only its own fields: the calls a
+// reader keeps from Calls share their fields' memory with those read
+// around them, which the copy lets go.
+func (c *Call) Keep() *Call {
+	k := *c
+	k.in = append([]uint64(nil), c.in...)
+	if c.Brief {
+		k.out = c.out // shared by every brief call of its kind
+	} else {
+		k.out = append([]uint64(nil), c.out...)
+	}
+	return &k
 }
 
 // Name is the MPI function name.
@@ -377,16 +391,17 @@ type PySite struct {
 
 // Process is everything recorded about one rank.
 type Process struct {
-	File        string // log path
-	Host        string
-	Pid         int
-	Rank        int // -1 until the process initialised MPI
-	Size        int
-	Level       int // thread support level provided; -1 before MPI is initialised
-	Consts      map[uint64][]string
-	ConstVal    map[string]uint64
-	Maps        []Mapping
-	Calls       []*Call
+	File     string // log path
+	Host     string
+	Pid      int
+	Rank     int // -1 until the process initialised MPI
+	Size     int
+	Level    int // thread support level provided; -1 before MPI is initialised
+	Consts   map[uint64][]string
+	ConstVal map[string]uint64
+	Maps     []Mapping
+	// NumCalls is how many calls the rank logged (Calls reads them).
+	NumCalls    int
 	Signal      *Signal
 	Errors      []Error    // errors MPI calls returned to the program, or raised to the fatal handler
 	Arguments   []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
@@ -427,6 +442,19 @@ type Process struct {
 	// returned having done nothing: the layer counts them in the state page
 	// instead of logging them.
 	Polls uint64
+
+	// What the first reading of the log kept of its calls (Calls reads
+	// them again): the last, the last MPI_Finalize (and the last that
+	// returned), the last MPI_Abort, whether an initialisation returned,
+	// and checkpoints.
+	data           []byte // the log, if decoded from memory
+	last, finalize *Call
+	abort          *Call
+	finalized      *Call
+	initReturned   bool
+	marks          []mark
+	mu             sync.Mutex
+	pinned         map[uint64]*Call // CallAt's, by offset
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
@@ -435,24 +463,12 @@ func (p *Process) Const(name string) (uint64, bool) {
 	return v, ok
 }
 
-// CallAt returns the call whose entry record is at log offset off, or nil.
-func (p *Process) CallAt(off uint64) *Call {
-	i := sort.Search(len(p.Calls), func(i int) bool { return p.Calls[i].Offset >= off })
-	if i < len(p.Calls) && p.Calls[i].Offset == off {
-		return p.Calls[i]
-	}
-	return nil
-}
-
 // Last returns the last call the rank made (the one it may still be in), or nil.
 func (p *Process) Last() *Call {
 	if p.Current != nil {
 		return p.Current
 	}
-	if len(p.Calls) == 0 {
-		return nil
-	}
-	return p.Calls[len(p.Calls)-1]
+	return p.last
 }
 
 // Initialized reports whether the rank initialised MPI (by whatever binding).
@@ -460,26 +476,22 @@ func (p *Process) Initialized() bool {
 	if p.Level >= 0 {
 		return true
 	}
-	for _, c := range p.Calls {
-		if c.Def.Has("init") && c.Returned {
-			return true
-		}
-	}
-	return false
+	// The state page may say the last call returned (readState).
+	return p.initReturned || (p.last != nil && p.last.Def.Has("init") && p.last.Returned)
 }
 
 // Finalized reports whether the rank returned from MPI_Finalize.
 func (p *Process) Finalized() bool { return p.finalizeCall(true) != nil }
 
+// AbortCall returns the rank's last MPI_Abort call, or nil.
+func (p *Process) AbortCall() *Call { return p.abort }
+
 // FinalizeCall returns the rank's MPI_Finalize call, or nil.
 func (p *Process) FinalizeCall() *Call { return p.finalizeCall(false) }
 
 func (p *Process) finalizeCall(returned bool) *Call {
-	for i := len(p.Calls) - 1; i >= 0; i-- {
-		c := p.Calls[i]
-		if c.Def.Has("finalize") && (c.Returned || !returned) {
-			return c
-		}
+	if returned && (p.finalize == nil || !p.finalize.Returned) {
+		return p.finalized // (the state page may say the last returned)
 	}
-	return nil
+	return p.finalize
 }

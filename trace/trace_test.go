@@ -21,14 +21,14 @@ func TestDecode(t *testing.T) {
 	if p.Rank != 3 || p.Size != 4 || p.Host != "testhost" {
 		t.Fatalf("process %d/%d on %q", p.Rank, p.Size, p.Host)
 	}
-	if len(p.Calls) != 3 {
-		t.Fatalf("%d calls", len(p.Calls))
+	if p.NumCalls != 3 {
+		t.Fatalf("%d calls", p.NumCalls)
 	}
-	is := p.Calls[1]
+	is := p.CallList()[1]
 	if is.Name() != "MPI_Isend" || is.PC != 0x20 || is.Int("count") != 5 || is.Word("request") != 0x9000 || !is.Returned {
 		t.Errorf("Isend decoded as %+v", is)
 	}
-	wa := p.Calls[2]
+	wa := p.CallList()[2]
 	if wa.Returned || len(wa.Words("array_of_requests")) != 2 || wa.HasField("array_of_requests_out") {
 		t.Errorf("Waitall decoded as %+v", wa)
 	}
@@ -62,8 +62,8 @@ func TestTornLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Calls) != 2 || p.Calls[1].Name() != "MPI_Comm_dup" || p.End != int64(whole) {
-		t.Fatalf("%d calls, end %d (want %d)", len(p.Calls), p.End, whole)
+	if p.NumCalls != 2 || p.CallList()[1].Name() != "MPI_Comm_dup" || p.End != int64(whole) {
+		t.Fatalf("%d calls, end %d (want %d)", p.NumCalls, p.End, whole)
 	}
 	if _, err := trace.Decode("x", []byte("not a log at all")); err == nil {
 		t.Error("a file that is not a log must be rejected")
@@ -170,7 +170,7 @@ func TestFieldLayout(t *testing.T) {
 	l.Call("MPI_Wait", 0x20, map[string]any{"request": uint64(0xd)},
 		map[string]any{"request_out": uint64(0), "status": [2]int64{1, 42}})
 	p := l.Process()
-	ts, wa := p.Calls[0], p.Calls[1]
+	ts, wa := p.CallList()[0], p.CallList()[1]
 	if got := ts.Words("array_of_requests"); len(got) != 3 || got[2] != 0xc {
 		t.Errorf("array_of_requests %x", got)
 	}
@@ -193,5 +193,49 @@ func TestFieldLayout(t *testing.T) {
 	}
 	if wa.Out(99) != trace.Unknown || wa.InWords(-1) != nil {
 		t.Error("out of range must read as Unknown / nil")
+	}
+}
+
+// A log longer than the cursor's buffer: its calls are read again in
+// order, with their exit records, however the records fall across the
+// buffer's edges; CallAt finds any of them, with its position.
+func TestCallsStream(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	const n = 30000
+	var offs []uint64
+	for i := 0; i < n; i++ {
+		offs = append(offs, l.Call("MPI_Isend", uint64(0x20+i), map[string]any{"count": i, "dest": 1, "comm": uint64(0x1000), "request_at": uint64(0x7f00)},
+			map[string]any{"request": uint64(0x9000 + i)}))
+	}
+	l.Call("MPI_Finalize", 0x30, nil, nil)
+	p := l.Process()
+	if len(l.Bytes()) < 2<<20 {
+		t.Fatalf("log of %d bytes: not longer than the buffer", len(l.Bytes()))
+	}
+	if p.NumCalls != n+2 || p.Last().Name() != "MPI_Finalize" || p.FinalizeCall() != p.Last() || p.Finalized() || !p.Initialized() {
+		t.Fatalf("%d calls, last %v", p.NumCalls, p.Last())
+	}
+	i := 0
+	for c := range p.Calls() {
+		if c.Seq != i {
+			t.Fatalf("call %d has Seq %d", i, c.Seq)
+		}
+		if i >= 1 && i <= n && (c.Name() != "MPI_Isend" || c.Int("count") != int64(i-1) || c.Word("request") != uint64(0x9000+i-1) || !c.Returned) {
+			t.Fatalf("call %d decoded as %s count %d returned %v", i, c.Name(), c.Int("count"), c.Returned)
+		}
+		i++
+	}
+	if i != n+2 {
+		t.Fatalf("%d calls read again", i)
+	}
+	for _, k := range []int{0, 1, 4095, 4096, 4097, n - 1} {
+		c := p.CallAt(offs[k])
+		if c == nil || c.Seq != k+1 || c.Int("count") != int64(k) || !c.Returned || p.CallAt(offs[k]) != c {
+			t.Fatalf("CallAt(%d) = %+v", offs[k], c)
+		}
+	}
+	if p.CallAt(offs[5]+8) != nil {
+		t.Fatal("CallAt inside a record found a call")
 	}
 }

@@ -149,11 +149,12 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 
 // rmaCompletion is the call that completes a one-sided operation at its
 // origin: the next fence, unlock, flush or complete on its window (the
-// buffer checker keeps its buffers pending until then).
+// buffer checker keeps its buffers pending until then). It reads the
+// rank's calls again, once per finding.
 func rmaCompletion(p *trace.Process, start *trace.Call) *trace.Call {
 	after := false
-	for _, c := range p.Calls {
-		if c == start {
+	for c := range p.Calls() {
+		if c.Offset == start.Offset {
 			after = true
 		}
 		if !after {
@@ -163,7 +164,7 @@ func rmaCompletion(p *trace.Process, start *trace.Call) *trace.Call {
 		case "MPI_Win_fence", "MPI_Win_unlock", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
 			"MPI_Win_flush_local", "MPI_Win_flush_local_all", "MPI_Win_complete", "MPI_Win_free":
 			if c.Word("win") == start.Word("win") {
-				return c
+				return c.Keep()
 			}
 		}
 	}
@@ -223,7 +224,7 @@ func callSite(pass *check.Pass, p *trace.Process, pc uint64) check.Location {
 func completion(st *objects.State, start *trace.Call, req uint64) *trace.Call {
 	for _, o := range st.Requests {
 		for _, op := range o.Ops {
-			if op.Start == start && o.Handle == req {
+			if op.Start.Offset == start.Offset && o.Handle == req {
 				return op.Done
 			}
 		}
@@ -232,7 +233,7 @@ func completion(st *objects.State, start *trace.Call, req uint64) *trace.Call {
 	// request with this start.
 	for _, o := range st.Requests {
 		for _, op := range o.Ops {
-			if op.Start == start && op.Done != nil {
+			if op.Start.Offset == start.Offset && op.Done != nil {
 				return op.Done
 			}
 		}

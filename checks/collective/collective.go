@@ -4,6 +4,7 @@ package collective
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 
@@ -115,147 +116,245 @@ func userOp(pass *check.Pass, p *trace.Process, c *trace.Call) userFn {
 	return op
 }
 
+// rankStream is one rank's calls, read as the comparison needs them.
+type rankStream struct {
+	p    *trace.Process
+	ix   *comms.Index
+	t    *comms.Tracker    // communicators as of each call
+	ops  map[uint64]userFn // user-defined operations by handle, as the rank goes
+	next func() (*trace.Call, bool)
+	stop func()
+	done bool
+}
+
+// onComm is the comparison of the collectives on one communicator: the
+// collectives of each member not compared yet, from the base-th on.
+type onComm struct {
+	members []int // the world ranks that may call collectives on it
+	queue   map[int][]call
+	base    int
+	any     map[int]bool // members that made one
+	over    bool         // a mismatch was reported: what follows is not comparable
+	missed  bool         // members ran out of collectives here: collective-missing was decided
+	finding func()       // the report of that mismatch
+}
+
+// run compares, for each communicator, the k-th collective of every
+// member as soon as each has made its k-th or ended, reading the ranks'
+// calls in step (one collective of each rank in turn): it keeps only the
+// collectives some member has not reached yet, not every rank's
+// collectives. Findings are reported in the order of the communicators'
+// keys.
 func run(pass *check.Pass) (any, error) {
 	cs := pass.ResultOf[comms.Analyzer].(*comms.Result)
-	// comm key -> rank -> that rank's collectives on it, in order
-	seqs := map[string]map[int][]call{}
+	var streams []*rankStream
+	byRank := map[int]*rankStream{}
 	for _, p := range pass.In.Run.Procs {
-		if p.Rank < 0 {
+		if p.Rank < 0 || byRank[p.Rank] != nil {
 			continue
 		}
-		ix := cs.Of(p)
-		ops := map[uint64]userFn{} // user-defined operations by handle, as the rank goes
-		for _, c := range p.Calls {
-			if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
-				ops[c.Word("op")] = userOp(pass, p, c)
-			}
-			if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
+		next, stop := iter.Pull(p.Calls())
+		s := &rankStream{p: p, ix: cs.Of(p), t: comms.NewTracker(p), ops: map[uint64]userFn{}, next: next, stop: stop}
+		defer stop()
+		streams = append(streams, s)
+		byRank[p.Rank] = s
+	}
+	all := make([]int, 0, len(streams))
+	for _, s := range streams {
+		all = append(all, s.p.Rank)
+	}
+	sort.Ints(all)
+	keys := map[string]*onComm{}
+	for live := len(streams); live > 0; {
+		live = 0
+		for _, s := range streams {
+			if s.done {
 				continue
 			}
-			key := ix.KeyOf(c)
-			if seqs[key] == nil {
-				seqs[key] = map[int][]call{}
-			}
-			what, text := describe(p, c, ix.IsInter(c.Word("comm")), ops)
-			seqs[key][p.Rank] = append(seqs[key][p.Rank], call{p, ix, c, what, text})
-		}
-	}
-	keys := make([]string, 0, len(seqs))
-	for k := range seqs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		byRank := seqs[key]
-		ranks := make([]int, 0, len(byRank))
-		for r := range byRank {
-			ranks = append(ranks, r)
-		}
-		sort.Ints(ranks)
-		if len(ranks) < 2 {
-			missing(pass, byRank, ranks)
-			continue
-		}
-		mismatched := false
-		for k := 0; ; k++ {
-			variants := map[string][]int{}
-			var at []call
-			for _, r := range ranks {
-				if k < len(byRank[r]) {
-					cl := byRank[r][k]
-					variants[cl.what] = append(variants[cl.what], r)
-					at = append(at, cl)
+			live++
+			if key := s.advance(pass, keys, all); key != "" {
+				keys[key].compare(pass, key, byRank)
+			} else {
+				// The rank ended: comparisons waiting for it may be ready.
+				for k, oc := range keys {
+					oc.compare(pass, k, byRank)
 				}
 			}
-			if len(at) == 0 {
-				break
-			}
-			if len(variants) < 2 {
-				if msg := dataMismatch(at); msg != "" {
-					reportData(pass, k, at, msg)
-					mismatched = true
-					break
-				}
-				continue
-			}
-			report(pass, k, at, variants)
-			mismatched = true
-			break // what follows a mismatch is no longer comparable
 		}
-		if !mismatched {
-			missing(pass, byRank, ranks)
+	}
+	names := make([]string, 0, len(keys))
+	for k, oc := range keys {
+		if oc.finding != nil {
+			names = append(names, k)
 		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		keys[k].finding()
 	}
 	return nil, nil
 }
 
-// missing reports the first collective on a communicator that some members
-// called and returned from while the others never called it: their
-// sequences on it end earlier, and they reached MPI_Finalize. Callers still
-// blocked in it, and members that did not finalize (crashed, interrupted),
-// are left to the deadlock and failure checks.
-func missing(pass *check.Pass, byRank map[int][]call, ranks []int) {
-	longest := 0
-	var first call
-	for _, r := range ranks {
-		if n := len(byRank[r]); n > longest {
-			longest, first = n, byRank[r][0]
+// advance reads s up to its next collective and queues it; it returns the
+// key of its communicator, or "" when the rank has ended.
+func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []int) string {
+	for {
+		c, ok := s.next()
+		if !ok {
+			s.done = true
+			s.stop()
+			return ""
 		}
-	}
-	if longest == 0 {
-		return
-	}
-	procs := map[int]*trace.Process{}
-	for _, p := range pass.In.Run.Procs {
-		procs[p.Rank] = p
-	}
-	if first.comms.IsInter(first.c.Word("comm")) {
-		return // each group keys it apart: not compared here
-	}
-	members := first.comms.Members(first.c.Word("comm"))
-	for k := 0; k < longest; k++ {
-		var at []call
-		var never []int
-		for _, m := range members {
-			if k < len(byRank[m]) {
-				at = append(at, byRank[m][k])
-			} else {
-				never = append(never, m)
-			}
+		h := c.Word("comm")
+		key, inter, members := s.t.Key(h), s.t.IsInter(h), s.t.All(h)
+		s.t.Created(c)
+		if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
+			s.ops[c.Word("op")] = userOp(pass, s.p, c)
 		}
-		if len(never) == 0 {
+		if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
 			continue
 		}
-		var locs []check.Location
-		var callers []int
+		oc := keys[key]
+		if oc == nil {
+			switch {
+			case key == "world":
+				members = all
+			case members == nil: // the rank's own (self, unknown): compared with no one
+				members = []int{s.p.Rank}
+			default:
+				members = append([]int(nil), members...)
+				sort.Ints(members)
+			}
+			oc = &onComm{members: members, queue: map[int][]call{}, any: map[int]bool{}}
+			keys[key] = oc
+		}
+		if !oc.any[s.p.Rank] {
+			oc.any[s.p.Rank] = true
+			if !contains(oc.members, s.p.Rank) { // records that disagree: compare it too
+				oc.members = append(oc.members, s.p.Rank)
+				sort.Ints(oc.members)
+			}
+		}
+		if !oc.over {
+			what, text := describe(s.p, c, inter, s.ops)
+			oc.queue[s.p.Rank] = append(oc.queue[s.p.Rank], call{s.p, s.ix, c.Keep(), what, text})
+		}
+		return key
+	}
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// compare compares the collectives on the communicator as far as every
+// member has made them or ended.
+func (oc *onComm) compare(pass *check.Pass, key string, byRank map[int]*rankStream) {
+	for !oc.over {
+		var at []call
+		var never []int // members that ended without this one
+		variants := map[string][]int{}
+		for _, r := range oc.members {
+			q := oc.queue[r]
+			if len(q) == 0 {
+				if s := byRank[r]; s != nil && !s.done {
+					return // its next may be this one: not yet known
+				}
+				never = append(never, r)
+				continue
+			}
+			at = append(at, q[0])
+			variants[q[0].what] = append(variants[q[0].what], r)
+		}
+		if len(at) == 0 {
+			return
+		}
+		k := oc.base
+		if len(never) > 0 && !oc.missed {
+			oc.missed = true
+			if f := missing(pass, k, at, never, byRank); f != nil {
+				oc.finding, oc.over = f, true
+				continue
+			}
+		}
 		for _, cl := range at {
-			if !cl.c.Returned {
-				return // blocked in it: a deadlock, not this
-			}
-			l := pass.At(cl.proc, cl.c)
-			l.Note = "called here"
-			locs = append(locs, l)
-			callers = append(callers, cl.proc.Rank)
+			oc.queue[cl.proc.Rank] = oc.queue[cl.proc.Rank][1:]
 		}
-		for _, m := range never {
-			p := procs[m]
-			if p == nil || p.FinalizeCall() == nil {
-				return // not seen to the end
-			}
-			l := pass.At(p, p.FinalizeCall())
-			l.Note = "reached MPI_Finalize without calling it"
-			locs = append(locs, l)
+		oc.base++
+		if len(oc.any) < 2 && oc.onlyOne(byRank) {
+			continue // one rank's collectives: compared with no one
 		}
+		if len(variants) < 2 {
+			if msg := dataMismatch(at); msg != "" {
+				oc.finding = func() { reportData(pass, k, at, msg) }
+				oc.over = true
+			}
+			continue
+		}
+		oc.finding = func() { report(pass, k, at, variants) }
+		oc.over = true
+	}
+	oc.queue = nil
+}
+
+// missing returns the report of collective number k on a communicator,
+// which the ranks of at called and returned from while the members never
+// ended without calling it, having reached MPI_Finalize; nil if that is
+// not what happened. Callers still blocked in it, and members that did
+// not finalize (crashed, interrupted), are left to the deadlock and
+// failure checks; an intercommunicator's groups are keyed apart, so not
+// compared here. Only the first collective some members lack is looked at.
+func missing(pass *check.Pass, k int, at []call, never []int, byRank map[int]*rankStream) func() {
+	first := at[0]
+	if first.comms.IsInter(first.c.Word("comm")) {
+		return nil
+	}
+	var locs []check.Location
+	var callers []int
+	for _, cl := range at {
+		if !cl.c.Returned {
+			return nil // blocked in it: a deadlock, not this
+		}
+		l := pass.At(cl.proc, cl.c)
+		l.Note = "called here"
+		locs = append(locs, l)
+		callers = append(callers, cl.proc.Rank)
+	}
+	for _, m := range never {
+		s := byRank[m]
+		if s == nil || s.p.FinalizeCall() == nil {
+			return nil // not seen to the end
+		}
+		l := pass.At(s.p, s.p.FinalizeCall())
+		l.Note = "reached MPI_Finalize without calling it"
+		locs = append(locs, l)
+	}
+	return func() {
 		pass.Report(check.Finding{
 			Kind:  "collective-missing",
 			Ranks: append(append([]int{}, callers...), never...),
 			Message: fmt.Sprintf("collective number %d on %s, %s, is called by %s %s and never by %s %s, which reached MPI_Finalize: every member of a communicator must call each collective on it",
-				k+1, first.comms.Name(first.c.Word("comm")), at[0].text, check.Plural(len(callers), "rank", "ranks"), check.RankList(callers),
+				k+1, first.comms.Name(first.c.Word("comm")), first.text, check.Plural(len(callers), "rank", "ranks"), check.RankList(callers),
 				check.Plural(len(never), "rank", "ranks"), check.RankList(never)),
 			Locations: locs,
 		})
-		return
 	}
+}
+
+// onlyOne reports whether only one rank ever makes collectives on the
+// communicator: the other members have ended without one.
+func (oc *onComm) onlyOne(byRank map[int]*rankStream) bool {
+	for _, r := range oc.members {
+		if s := byRank[r]; !oc.any[r] && s != nil && !s.done {
+			return false
+		}
+	}
+	return true
 }
 
 func report(pass *check.Pass, k int, at []call, variants map[string][]int) {

@@ -150,11 +150,7 @@ func newEnding(pass *check.Pass, p *trace.Process) *ending {
 			e.lastText += " (had not returned)"
 		}
 	}
-	for _, c := range p.Calls {
-		if c.Def.Has("abort") {
-			e.abort = c
-		}
-	}
+	e.abort = p.AbortCall()
 	for i, err := range p.Errors {
 		if err.Fatal {
 			e.fatal = &p.Errors[i]

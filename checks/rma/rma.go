@@ -22,8 +22,6 @@ package rma
 
 import (
 	"mpivet/check"
-	"mpivet/checks/internal/comms"
-	"mpivet/checks/internal/objects"
 )
 
 // Check reports one-sided communication used against its epochs, and races.
@@ -71,14 +69,11 @@ source or tag the records do not give (MPI_ANY_TAG in a blocking receive)
 as a synchronisation, and a derived target datatype of more than 32 blocks
 of bytes is taken as the whole span it covers.`,
 	},
-	Requires: []*check.Check{comms.Analyzer, objects.Analyzer},
-	Run:      run,
+	Run: run,
 }
 
 func run(pass *check.Pass) (any, error) {
-	idx := pass.ResultOf[comms.Analyzer].(*comms.Result)
-	objs := pass.ResultOf[objects.Analyzer].(*objects.Result)
-	s := newScan(pass, idx)
+	s := newScan(pass)
 	for _, p := range pass.In.Run.Procs {
 		if p.Rank >= 0 {
 			s.rank(p)
@@ -89,7 +84,7 @@ func run(pass *check.Pass) (any, error) {
 	}
 	for _, p := range pass.In.Run.Procs {
 		if p.Rank >= 0 {
-			s.messages(p, idx.Of(p), objs.Of(p))
+			s.messages(p)
 		}
 	}
 	s.mismatches()

@@ -27,7 +27,7 @@ type window struct {
 type call struct {
 	p   *trace.Process
 	c   *trace.Call
-	idx int // in p.Calls
+	idx int // among the rank's calls
 }
 
 // epochs are a rank's open epochs on one window.
@@ -71,7 +71,6 @@ type access struct {
 // scan follows every rank's window calls.
 type scan struct {
 	pass     *check.Pass
-	idx      *comms.Result
 	wins     map[string]*window
 	order    []*window
 	accesses []*access
@@ -81,8 +80,8 @@ type scan struct {
 	procs    map[int]*trace.Process
 }
 
-func newScan(pass *check.Pass, idx *comms.Result) *scan {
-	return &scan{pass: pass, idx: idx, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
+func newScan(pass *check.Pass) *scan {
+	return &scan{pass: pass, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
 		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{}}
 }
 
@@ -94,22 +93,35 @@ func isComm(d *api.Call) bool { return d.Has("rma") && d.Param("target_disp") >=
 // rank follows rank p's window calls.
 func (s *scan) rank(p *trace.Process) {
 	s.procs[p.Rank] = p
-	x := s.idx.Of(p)
+	// One pass over the rank's calls (streamed from its log): the
+	// communicators as of each call, and the rank's position among its
+	// collectives on each, are followed as it goes.
+	x := comms.NewTracker(p)
+	colls := map[string]int{}
 	byHandle := map[uint64]*epochs{}
 	made := map[string]int{}
 	var open []*epochs
-	for i, c := range p.Calls {
+	i := -1
+	for c := range p.Calls() {
+		i++
 		d := c.Def
-		cl := call{p, c, i}
+		key := x.Key(c.Word("comm"))
+		if d.Has("coll") && c.HasField("comm") && !d.Has("finalize") {
+			colls[key]++
+		}
 		if d.Has("coll") && c.HasField("comm") && fullSync(d.Name) && c.Returned {
-			key := x.KeyOf(c)
-			s.addSync(p, sync{at: i, kind: syncColl, id: fmt.Sprintf("c:%s#%d", key, s.position(x, c, key)), members: x.All(c.Word("comm"))})
+			s.addSync(p, sync{at: i, kind: syncColl, id: fmt.Sprintf("c:%s#%d", key, colls[key]-1), members: x.All(c.Word("comm"))})
 			for _, e := range open {
 				if e.w.comm == key {
 					e.gen++
 				}
 			}
 		}
+		x.Created(c)
+		if !d.Has("rma") && !d.Has("finalize") {
+			continue
+		}
+		cl := call{p, c.Keep(), i} // kept by the epochs, windows and accesses
 		if !d.Has("rma") {
 			if d.Has("finalize") {
 				s.finalize(cl, open)
@@ -121,7 +133,7 @@ func (s *scan) rank(p *trace.Process) {
 			if !c.Returned || c.RC != 0 {
 				continue
 			}
-			e := s.create(cl, x, made)
+			e := s.create(cl, key, x.Members(c.Word("comm")), made)
 			byHandle[c.Word("win")] = e
 			open = append(open, e)
 			continue
@@ -158,25 +170,14 @@ func fullSync(name string) bool {
 	return false
 }
 
-// position is the index of collective c among the rank's collectives on key.
-func (s *scan) position(x *comms.Index, c *trace.Call, key string) int {
-	for k, o := range x.Collectives(key) {
-		if o == c {
-			return k
-		}
-	}
-	return -1
-}
-
 // create follows a window's creation.
-func (s *scan) create(cl call, x *comms.Index, made map[string]int) *epochs {
+func (s *scan) create(cl call, comm string, members []int, made map[string]int) *epochs {
 	c, p := cl.c, cl.p
-	comm := x.KeyOf(c)
 	key := fmt.Sprintf("%s/win%d", comm, made[comm])
 	made[comm]++
 	w := s.wins[key]
 	if w == nil {
-		w = &window{key: key, comm: comm, members: x.Members(c.Word("comm")), created: map[int]*call{},
+		w = &window{key: key, comm: comm, members: members, created: map[int]*call{},
 			dispUnit: map[int]int64{}, fences: map[int][]*call{}, freed: map[int]bool{}, dynamic: c.Name() == "MPI_Win_create_dynamic"}
 		s.wins[key] = w
 		s.order = append(s.order, w)

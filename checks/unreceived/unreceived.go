@@ -120,13 +120,13 @@ func report(pass *check.Pass, x *comms.Index, g *group) {
 
 // freeCall returns the last call of p that freed communicator comm.
 func freeCall(p *trace.Process, comm uint64) *trace.Call {
-	for i := len(p.Calls) - 1; i >= 0; i-- {
-		c := p.Calls[i]
+	var last *trace.Call
+	for c := range p.Calls() {
 		if (c.Name() == "MPI_Comm_free" || c.Name() == "MPI_Comm_disconnect") && c.Word("comm") == comm {
-			return c
+			last = c
 		}
 	}
-	return nil
+	return last
 }
 
 // Explains reports whether a deadlock of zero, a run of the program with

@@ -69,7 +69,7 @@ func TestExplains(t *testing.T) {
 		l := tracetest.New(0, 2)
 		l.Call("MPI_Send", 0x400, map[string]any{"dest": 1, "tag": tag, "comm": world, "count": 1}, nil)
 		p := l.Process()
-		p.Current = p.Calls[len(p.Calls)-1]
+		p.Current = p.CallList()[p.NumCalls-1]
 		return &trace.Run{Procs: []*trace.Process{p, tracetest.New(1, 2).Process()}}
 	}
 	if !Explains(first, blocked(7)) {

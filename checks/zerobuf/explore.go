@@ -1,6 +1,8 @@
 package zerobuf
 
 import (
+	"sort"
+
 	"mpivet/check"
 	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
@@ -77,53 +79,79 @@ func (l *lazySlack) Need(rank int, w *trace.Wildcard, a explore.Alt) (explore.Al
 // ranks of a stopped run wait for: the send a rank is blocked in, and the
 // pending ones of a rank blocked in a completion call. In a deadlock that
 // exists only for want of buffering (unsafe-buffering), buffering them lets
-// the run go on, as an MPI with more buffer space would.
+// the run go on, as an MPI with more buffer space would. Each blocked
+// rank's calls are read once (trace.Process.Calls); what is kept is the
+// MPI_Isend requests not completed (as far as the records go).
 func BlockedSends(u *check.Unit) []explore.SendRef {
-	r, err := u.Result(objects.Analyzer)
-	if err != nil {
-		return nil
-	}
-	objs := r.(*objects.Result)
 	var out []explore.SendRef
 	for _, p := range u.In.Run.Procs {
 		cur := p.Last()
 		if p.Rank < 0 || cur == nil || cur.Returned {
 			continue
 		}
-		ords := map[*trace.Call]uint64{}
-		var n uint64
-		for _, c := range p.Calls {
-			if nm := c.Name(); nm == "MPI_Send" || nm == "MPI_Isend" {
-				ords[c] = n
-				n++
-			}
+		out = append(out, blockedSends(p, cur)...)
+	}
+	return out
+}
+
+// blockedSends reads rank p's calls for the standard sends it waits for
+// in cur, its last call: cur itself if it is an MPI_Send, else, in a
+// completion call, the MPI_Isend requests not completed, in the order they
+// were created.
+func blockedSends(p *trace.Process, cur *trace.Call) []explore.SendRef {
+	ms := comms.NewTracker(p)
+	ref := func(c *trace.Call, k uint64) explore.SendRef {
+		dest := -1
+		if h := c.Word("comm"); ms.Known(h) {
+			dest = world(ms.Members(h), c.Int("dest"))
 		}
-		add := func(c *trace.Call) {
-			if k, ok := ords[c]; ok {
-				ms := comms.NewTracker(p)
-				dest := -1
-				for _, x := range p.Calls {
-					ms.Created(x)
-					if x == c {
-						if h := c.Word("comm"); ms.Known(h) {
-							dest = world(ms.Members(h), c.Int("dest"))
-						}
-						break
-					}
-				}
-				out = append(out, explore.SendRef{Rank: p.Rank, Ordinal: k, Dest: dest, PC: c.PC, Maps: p.Maps})
-			}
+		return explore.SendRef{Rank: p.Rank, Ordinal: k, Dest: dest, PC: c.PC, Maps: p.Maps}
+	}
+	type pending struct {
+		ref    explore.SendRef
+		serial int
+	}
+	isends := map[uint64]explore.SendRef{} // MPI_Isend calls by entry record, while their request is followed
+	open := map[*objects.Object]*pending{}
+	serial := 0
+	f := objects.NewFollower(p)
+	f.Start = func(o *objects.Object, c *trace.Call) {
+		if r, ok := isends[o.Created.Offset]; ok && o.Created.Name() == "MPI_Isend" {
+			open[o] = &pending{r, serial}
+			serial++
+			delete(isends, o.Created.Offset)
 		}
-		switch {
-		case cur.Name() == "MPI_Send":
-			add(cur)
-		case cur.Def.Has("completion"):
-			for _, o := range objs.Of(p).Requests {
-				if n := len(o.Ops); n > 0 && o.Ops[n-1].Done == nil && o.Created != nil && o.Created.Name() == "MPI_Isend" {
-					add(o.Created)
-				}
+	}
+	f.Done = func(o *objects.Object, c *trace.Call) { delete(open, o) }
+	var n uint64
+	var out []explore.SendRef
+	following := cur.Def.Has("completion")
+	for c := range p.Calls() {
+		ms.Created(c)
+		if nm := c.Name(); nm == "MPI_Send" || nm == "MPI_Isend" {
+			switch {
+			case c.Offset == cur.Offset && nm == "MPI_Send":
+				out = append(out, ref(c, n))
+			case nm == "MPI_Isend" && following:
+				isends[c.Offset] = ref(c, n)
 			}
+			n++
 		}
+		if following && !f.Step(c) {
+			following = false
+		}
+		clear(isends) // (an MPI_Isend's request is started by its own call)
+	}
+	if !cur.Def.Has("completion") {
+		return out
+	}
+	ps := make([]*pending, 0, len(open))
+	for _, x := range open {
+		ps = append(ps, x)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].serial < ps[j].serial })
+	for _, x := range ps {
+		out = append(out, x.ref)
 	}
 	return out
 }

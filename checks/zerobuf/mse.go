@@ -1,330 +1,47 @@
 package zerobuf
 
-// Minimal slack enumeration (seed 001, §4), on the same model as the
-// zero-buffering replay.
-//
-// MPI programs are slack inelastic: whether a standard-mode send is
-// buffered changes which sends can race for a wildcard receive. A send S can
-// match a wildcard receive R only if S can be issued while R is still
-// unmatched: if there is no completes-before path from R to S. Such a path
-// goes through the completion calls of the run (a send's wait waits for its
-// receive to be posted, a receive's for its send, a collective for every
-// member); a path through the wait of an unbuffered standard send breaks if
-// that send is buffered. The clock protocol cannot see those paths: a
-// send's completion carries no clock back from its receiver, so the clocks
-// offer S as a potential match of R whether or not some send must be
-// buffered first, or whether the match can happen at all.
-//
-// Slack answers that question for each potential match the clocks found, by
-// running the zero-buffering model with R frozen (posted, never matched) and
-// asking whether S is issued. R's own match loses its receiver (its send
-// completes only if buffered). If S is not issued, the unbuffered standard
-// sends whose waits block ranks are the candidates; sets of them are tried
-// by increasing size (breadth first), so the first that lets S be issued is
-// a minimal wait set (Definition 8): the sends to buffer. Past maxTries sets
-// or maxSetSize sends the answer is unknown, and the match is tried as the
-// clocks say (as without this model). A path that no
-// buffering breaks (through a receive, a synchronous send, a collective:
-// seed 001 Fig. 5(b)) leaves no set: the match cannot happen, and no replay
-// is spent on it.
+// Minimal slack enumeration (seed 001, §4) and the messages of a run, on
+// the whole-run zero-buffering model (package whole: see its comments for
+// the method and for what the model costs). The check itself (Analyzer)
+// co-simulates the ranks as it reads them and keeps little; these need
+// every operation of the run at once, to run the model again and again
+// from its start or to list every match, so they build it only when asked.
 
 import (
-	"sort"
-
 	"mpivet/check"
-	"mpivet/checks/internal/objects"
+	"mpivet/checks/zerobuf/internal/whole"
 	"mpivet/trace"
 )
 
 // Slack answers, for the matched wildcard receives of one run, which sends
 // must be buffered for another source to match them.
-type Slack struct {
-	s      *sim
-	ops    []*op
-	colls  []*coll
-	recvAt map[recvKey]*op   // wildcard receives and probes, by rank and entry record
-	index  map[*op]int       // position among its rank's operations, in post order
-	ord    map[*op]uint64    // a standard send's number among its rank's (layer/src/slack)
-	chans  map[chanKey][]*op // sends by channel, in order
-}
-
-type recvKey struct {
-	rank   int
-	offset uint64
-}
-
-type chanKey struct {
-	to, from, comm int32
-}
+type Slack = whole.Slack
 
 // Send is a send Slack names: which rank made it, its number among the
 // rank's standard-mode sends (what a buffering decision names), where it
 // goes and its call.
-type Send struct {
-	Rank    int
-	Ordinal uint64
-	Dest    int // world rank
-	Call    *trace.Call
-}
+type Send = whole.Send
 
 // Need is what it takes for a wildcard receive to match a source.
-type Need struct {
-	// Known is false when the model cannot tell (the receive or the send
-	// is not in it): the match is to be tried as the clocks say.
-	Known bool
-	// Possible: some buffering of standard sends lets the match happen.
-	Possible bool
-	Buffer   []Send // the sends to buffer (none: possible as it is)
-	Send     *Send  // the send that can then match
-}
-
-// maxTries bounds the sets of sends tried per match: the problem is
-// #P-complete (seed 001, Theorem 4); more is reported as impossible.
-const (
-	maxTries   = 64
-	maxSetSize = 4
-)
+type Need = whole.Need
 
 // NewSlack builds the model of the run of u. buffered says which standard
 // sends the layer buffered in that run (by rank, their numbers), all that
 // it buffered them all (--buffering=infinite). nil if the records do not
-// describe the run well enough.
+// describe the run well enough. It reads every rank's calls once and keeps
+// an operation per message and collective of the run (see package whole).
 func NewSlack(u *check.Unit, buffered map[int]map[uint64]bool, all bool) *Slack {
-	r, err := u.Result(objects.Analyzer)
-	if err != nil {
-		return nil
-	}
-	objs := r.(*objects.Result)
-	run := u.In.Run
-	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
-	for _, p := range run.Procs {
-		if why := s.build(p, objs.Of(p)); why != "" {
-			return nil
-		}
-	}
-	if why := s.match(); why != "" {
-		return nil
-	}
-	sl := &Slack{s: s, recvAt: map[recvKey]*op{}, index: map[*op]int{}, ord: map[*op]uint64{}, chans: map[chanKey][]*op{}}
-	for _, c := range s.colls {
-		sl.colls = append(sl.colls, c)
-	}
-	for _, w := range s.order {
-		rk := s.ranks[w]
-		// the standard sends the layer numbers, in the rank's call order
-		ords := map[*trace.Call]uint64{}
-		var n uint64
-		for _, c := range rk.p.Calls {
-			if c.Def.Has("finalize") {
-				break
-			}
-			if nm := c.Name(); nm == "MPI_Send" || nm == "MPI_Isend" {
-				ords[c] = n
-				n++
-			}
-		}
-		i := 0
-		for _, e := range rk.events {
-			for _, o := range e.posts {
-				if _, dup := sl.index[o]; dup {
-					continue
-				}
-				sl.ops = append(sl.ops, o)
-				sl.index[o] = i
-				i++
-				switch o.kind {
-				case sendOp:
-					if k, ok := ords[o.call]; ok {
-						sl.ord[o] = k
-						o.buffered = o.buffered || all || buffered[w][k]
-					}
-					ch := chanKey{o.dst, o.src, o.comm}
-					sl.chans[ch] = append(sl.chans[ch], o)
-				case recvOp, probeOp:
-					if e.call != nil {
-						sl.recvAt[recvKey{w, e.call.Offset}] = o
-					}
-				}
-			}
-		}
-	}
-	return sl
+	return whole.NewSlack(u.In.Run, buffered, all)
 }
 
-// Need says what it takes for the wildcard receive or probe of rank whose
-// call has entry record offset to match a message of world rank source.
-func (sl *Slack) Need(rank int, offset uint64, source int) Need {
-	if sl == nil {
-		return Need{}
-	}
-	r := sl.recvAt[recvKey{rank, offset}]
-	if r == nil {
-		return Need{}
-	}
-	return sl.search(r, sl.candidate(r, int32(source)))
-}
+// Pair is a message of a run: the call that sent it and the call that
+// received it (for a nonblocking receive, the call that started it), by
+// world rank.
+type Pair = whole.Pair
 
-// Matched says what the match the wildcard receive of rank whose call has
-// entry record offset made in the run needed: the sends that had to be
-// buffered (by the MPI, or by mpivet) for its send to be issued while the
-// receive was unmatched.
-func (sl *Slack) Matched(rank int, offset uint64) Need {
-	if sl == nil {
-		return Need{}
-	}
-	r := sl.recvAt[recvKey{rank, offset}]
-	if r == nil || r.kind != recvOp {
-		return Need{}
-	}
-	return sl.search(r, r.peer)
-}
-
-// search finds a minimal set of sends to buffer for s to be issued while r
-// is unmatched.
-func (sl *Slack) search(r, s *op) Need {
-	if s == nil {
-		return Need{}
-	}
-	target := sl.send(s)
-	need := Need{Known: true, Send: &target}
-	// breadth first over sets of sends to buffer
-	type set []*op
-	queue := []set{nil}
-	seen := map[string]bool{"": true}
-	cut := false // a set was not extended: the search is not exhaustive
-	for tries := 0; len(queue) > 0; tries++ {
-		if tries == maxTries {
-			cut = true
-			break
-		}
-		b := queue[0]
-		queue = queue[1:]
-		ok, blocked, persistent := sl.reach(r, s, b)
-		// a persistent standard send may be buffered by the MPI, not by
-		// mpivet: past it the model cannot tell
-		cut = cut || persistent
-		if ok {
-			need.Possible = true
-			for _, o := range b {
-				need.Buffer = append(need.Buffer, sl.send(o))
-			}
-			return need
-		}
-		if len(b) == maxSetSize {
-			cut = cut || len(blocked) > 0
-			continue
-		}
-		sl.prefer(blocked, s)
-		for _, o := range blocked {
-			nb := append(append(set{}, b...), o)
-			sort.Slice(nb, func(i, j int) bool { return sl.before(nb[i], nb[j]) })
-			k := sl.key(nb)
-			if !seen[k] {
-				seen[k] = true
-				queue = append(queue, nb)
-			}
-		}
-	}
-	// Past the bounds the model cannot tell: the run may also have relied
-	// on the MPI's own buffering, which the model does not give.
-	need.Known = !cut
-	return need
-}
-
-// candidate is the send of source that r would take if it matched that
-// source: the first message of that channel that r's tag accepts and that
-// no receive posted before r took.
-func (sl *Slack) candidate(r *op, source int32) *op {
-	for _, s := range sl.chans[chanKey{r.dst, source, r.comm}] {
-		if !r.anyTag && s.tag != r.tag {
-			continue
-		}
-		if s.peer == nil || s.peer == r || sl.index[s.peer] > sl.index[r] {
-			if s.peer == r {
-				return nil // r's own match: not another source
-			}
-			return s
-		}
-	}
-	return nil
-}
-
-// reach runs the model with r frozen and the sends b buffered, and says
-// whether s is issued; if not, the standard sends mpivet could buffer whose
-// completion blocks a rank, and whether a persistent standard send (which
-// the MPI may buffer, but mpivet does not) blocks one too.
-func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op, bool) {
-	for _, o := range sl.ops {
-		o.posted, o.frozen, o.orphan, o.extra = false, false, false, false
-	}
-	for _, c := range sl.colls {
-		c.arrived = 0
-	}
-	for _, rk := range sl.s.ranks {
-		rk.pos, rk.entered = 0, false
-	}
-	r.frozen = true
-	if r.kind == recvOp && r.peer != nil {
-		r.peer.orphan = true
-	}
-	for _, o := range b {
-		o.extra = true
-	}
-	sl.s.run()
-	if s.posted {
-		return true, nil, false
-	}
-	var blocked []*op
-	persistent := false
-	for _, w := range sl.s.order {
-		rk := sl.s.ranks[w]
-		if rk.pos >= len(rk.events) {
-			continue
-		}
-		for _, o := range rk.events[rk.pos].waits {
-			if o.kind != sendOp || !o.posted || o.complete() {
-				continue
-			}
-			if _, std := sl.ord[o]; std {
-				blocked = append(blocked, o)
-			} else if o.call != nil && o.call.Name() == "MPI_Send_init" {
-				persistent = true
-			}
-		}
-	}
-	return false, blocked, persistent
-}
-
-// prefer orders candidate sends: those of s's own rank first (the wait
-// nearest the send wanted, as seed 001 buffers P0's first send in Fig.
-// 1(a)), then by rank and program order.
-func (sl *Slack) prefer(os []*op, s *op) {
-	sort.SliceStable(os, func(i, j int) bool {
-		ai, aj := os[i].rank == s.rank, os[j].rank == s.rank
-		if ai != aj {
-			return ai
-		}
-		return sl.before(os[i], os[j])
-	})
-}
-
-func (sl *Slack) before(a, b *op) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return sl.index[a] < sl.index[b]
-}
-
-func (sl *Slack) key(b []*op) string {
-	k := make([]byte, 0, 16*len(b))
-	for _, o := range b {
-		k = append(k, byte(o.rank), byte(o.rank>>8), byte(o.rank>>16))
-		i := sl.index[o]
-		k = append(k, byte(i), byte(i>>8), byte(i>>16), byte(i>>24), ';')
-	}
-	return string(k)
-}
-
-func (sl *Slack) send(o *op) Send {
-	return Send{Rank: int(o.rank), Ordinal: sl.ord[o], Dest: int(o.dst), Call: o.call}
-}
+// Messages pairs the sends and receives of a run as the MPI matched them,
+// for the space-time diagram of the report. It also pairs what a run that
+// did not end left (a receive still blocked is not paired), and returns
+// nil, with why, where the records cannot tell (see Result.Why). Its
+// memory grows with the messages of the run.
+func Messages(run *trace.Run) ([]Pair, string) { return whole.Messages(run) }

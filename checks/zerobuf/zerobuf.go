@@ -34,6 +34,7 @@ package zerobuf
 
 import (
 	"fmt"
+	"iter"
 	"reflect"
 	"sort"
 	"strings"
@@ -97,17 +98,17 @@ type op struct {
 	posted    bool
 	anyTag    bool
 	cancelled bool
-	buffered  bool // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
-	waited    bool // a call waits for it
-	// what minimal slack enumeration supposes (mse.go): frozen, the
-	// wildcard receive that must stay unmatched; orphan, the send that
-	// lost its receive (R's match); extra, a send supposed buffered
-	frozen, orphan, extra bool
+	buffered  bool            // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
+	waited    bool            // a call waits for it
+	lone      bool            // a send no receive takes: its receiver has ended
+	deferred  bool            // a receive whose source its completion will say
+	obj       *objects.Object // the request it is an operation of (nil: none)
 }
 
 type coll struct {
 	need, arrived int
 	members       []int
+	id            collID
 }
 
 // event is one call of a rank: the operations it starts and those it waits for.
@@ -120,43 +121,48 @@ type event struct {
 func (o *op) complete() bool {
 	switch o.kind {
 	case sendOp, recvOp, probeOp:
-		switch {
-		case o.frozen:
-			return false
-		case o.cancelled || o.buffered || o.extra:
+		if o.cancelled || o.obj != nil && o.obj.Cancelled || o.buffered || o.lone {
 			return true
-		case o.orphan:
-			return false
 		}
-		return o.peer == nil || o.peer.posted
+		return o.peer != nil && o.peer.posted
 	case collOp:
 		return o.coll.arrived >= o.coll.need
 	}
 	return true
 }
 
-// rank is one rank's part in the simulation.
+// rank is one rank's part in the simulation: its calls, read as the
+// simulation reaches them, and the events read but not simulated yet.
 type rank struct {
 	p       *trace.Process
 	world   int
-	events  []*event
-	pos     int
-	entered bool // events[pos] has posted its operations
+	next    func() (*trace.Call, bool)
+	stop    func()
+	ended   bool     // all its calls are read (or MPI_Finalize reached)
+	events  []*event // read, not yet simulated; events[0] is the current one
+	entered bool     // events[0] has posted its operations
+	b       *builder
+	f       *objects.Follower
+	// the operation of each request-creating call (by its log offset),
+	// while the request lives, and each request's current operation
+	tmpl map[uint64]*op
+	cur  map[*objects.Object]*op
+	e    *event // the event of the call being read
+	keep bool   // ... kept (it starts or completes something)
 }
 
 // Analyzer replays an execution's matches under zero buffering. It is a
 // result-only analysis the run driver asks for (check.Unit.Result) on the
-// first interleaving; it reuses the objects the checks followed.
+// first interleaving.
 var Analyzer = &check.Check{
 	Name: "zerobuf",
 	Doc: `the matches of an execution replayed with zero buffering
 
 A result-only analysis for the run driver: whether every rank would end if
 standard-mode sends were synchronous (Result).`,
-	Requires:   []*check.Check{objects.Analyzer},
 	ResultType: reflect.TypeOf((*Result)(nil)),
 	Run: func(pass *check.Pass) (any, error) {
-		return simulate(pass.In.Run, pass.ResultOf[objects.Analyzer].(*objects.Result)), nil
+		return simulate(pass.In.Run), nil
 	},
 }
 
@@ -169,29 +175,65 @@ func Simulate(run *trace.Run) *Result {
 	return r.(*Result)
 }
 
-func simulate(run *trace.Run, objs *objects.Result) *Result {
-	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
+// simulate co-simulates the ranks: each rank's calls are read only as far
+// as the simulation takes it, and an operation is kept while it is pending
+// or unmatched, so memory follows what is in flight, not the run's length.
+// Matches are made as the calls are read (match); when no rank can go on,
+// the ranks whose peers may still match an operation they wait for are
+// read ahead (lookahead), as the replay of the whole records would have.
+func simulate(run *trace.Run) *Result {
+	s := &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{},
+		channels: map[channel]*queue{}}
+	defer func() {
+		for _, r := range s.ranks {
+			r.stop()
+		}
+	}()
 	for _, p := range run.Procs {
-		if why := s.build(p, objs.Of(p)); why != "" {
+		if why := s.add(p); why != "" {
 			return &Result{Why: why}
 		}
 	}
-	if why := s.match(); why != "" {
+	stuck := s.run()
+	if s.why != "" {
+		return &Result{Why: s.why}
+	}
+	if len(stuck) > 0 {
+		// What the whole records would have refused (a communicator they
+		// do not describe, a wildcard source not recorded) is looked for
+		// in the rest of every rank's calls.
+		if why := s.drain(); why != "" {
+			return &Result{Why: why}
+		}
+	} else if why := s.unmatched(); why != "" {
 		return &Result{Why: why}
 	}
-	res := &Result{Checked: true, Matches: s.matches, Stuck: s.run()}
+	res := &Result{Checked: true, Matches: s.matches, Stuck: stuck}
 	sort.Slice(res.Stuck, func(i, j int) bool { return res.Stuck[i].Rank < res.Stuck[j].Rank })
 	return res
 }
 
+type channel struct {
+	to, from, comm int32
+}
+
+// queue holds a channel's sends that no receive took yet and its receives
+// and probes that found no message yet, each in the order they were read.
+type queue struct {
+	sends, recvs []*op
+}
+
 type sim struct {
-	lenient bool // match: leave out what cannot be paired (Messages)
-	ranks   map[int]*rank
-	order   []int // world ranks in the order built
-	colls   map[collID]*coll
-	commIDs map[string]int32 // communicator keys, numbered
-	probers map[*op][]*op    // the probes that wait for a send
-	matches int
+	ranks    map[int]*rank
+	order    []int // world ranks in the order added
+	colls    map[collID]*coll
+	commIDs  map[string]int32 // communicator keys, numbered
+	probers  map[*op][]*op    // the probes that wait for a send not posted yet
+	channels map[channel]*queue
+	matches  int
+	why      string
+	work     []int // ranks to advance
+	queued   map[int]bool
 }
 
 // commID numbers a communicator key.
@@ -204,11 +246,8 @@ func (s *sim) commID(key string) int32 {
 	return id
 }
 
-// build turns rank p's calls into events. It keeps only what the
-// replay needs (an event per call that starts or completes an operation,
-// an operation per message and collective), not an index of every call:
-// the records of a long run are large already.
-func (s *sim) build(p *trace.Process, objs *objects.State) string {
+// add prepares rank p's part.
+func (s *sim) add(p *trace.Process) string {
 	if p.Rank < 0 {
 		return "a process never initialised MPI"
 	}
@@ -221,50 +260,82 @@ func (s *sim) build(p *trace.Process, objs *objects.State) string {
 	if _, dup := s.ranks[p.Rank]; dup {
 		return fmt.Sprintf("rank %d appears twice", p.Rank)
 	}
-	r := &rank{p: p, world: p.Rank}
+	r := &rank{p: p, world: p.Rank, tmpl: map[uint64]*op{}, cur: map[*objects.Object]*op{}}
+	r.next, r.stop = iter.Pull(p.Calls())
+	r.b = newBuilder(s, p, r.world)
+	r.f = objects.NewFollower(p)
+	r.f.Start, r.f.Done, r.f.Gone = r.started, r.completed, r.gone
 	s.ranks[p.Rank], s.order = r, append(s.order, p.Rank)
-	b := newBuilder(s, p, r.world)
-	evAt := make([]*event, len(p.Calls)) // by Seq
-	tmpl := map[*trace.Call]*op{}        // operations of the calls that create requests
-	for _, c := range p.Calls {
-		if c.Def.Has("finalize") {
-			break
-		}
-		e := &event{call: c}
-		for _, o := range b.posted(c, tmpl) {
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		}
-		if b.why != "" {
-			return b.why
-		}
-		b.comms.Created(c)
-		if len(e.posts) > 0 || c.Def.Has("completion") || c.Def.Has("start") || tmpl[c] != nil {
-			r.events = append(r.events, e)
-			if c.Seq >= 0 && c.Seq < len(evAt) {
-				evAt[c.Seq] = e
-			}
-		}
-	}
-	b.requests(objs, tmpl, evAt)
 	return ""
 }
 
-// posted returns the operations call c starts and waits for itself (a
-// blocking call's), and keeps in tmpl those of a call that creates a
-// request, which the request's starts and completions post and wait for
-// (requests).
-func (b *builder) posted(c *trace.Call, tmpl map[*trace.Call]*op) []*op {
+// read reads the rank's calls up to its next event and queues it; false
+// once the rank's calls are all read.
+func (r *rank) read(s *sim) bool {
+	for !r.ended {
+		c, ok := r.next()
+		if !ok || c.Def.Has("finalize") {
+			r.end(s)
+			return false
+		}
+		e := r.event(s, c)
+		if s.why != "" {
+			r.end(s)
+			return false
+		}
+		if e != nil {
+			r.events = append(r.events, e)
+			return true
+		}
+	}
+	return false
+}
+
+// end marks the rank's calls all read: the sends to it that no receive
+// took never will be.
+func (r *rank) end(s *sim) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	r.stop()
+	for ch, q := range s.channels {
+		if ch.to != int32(r.world) {
+			continue
+		}
+		for _, m := range q.sends {
+			m.lone = true
+			s.wakeRank(int(m.rank))
+		}
+		q.sends = nil
+		if len(q.recvs) == 0 {
+			delete(s.channels, ch)
+		}
+	}
+}
+
+// event turns call c into an event (nil if it starts and completes
+// nothing), its operations matched with those read so far.
+func (r *rank) event(s *sim, c *trace.Call) *event {
+	b := r.b
+	e := &event{call: c}
 	d := c.Def
+	var t *op // the operation of a request c creates
+	post := func(os ...*op) {
+		for _, o := range os {
+			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
+			o.waited = true
+		}
+	}
 	switch {
 	case d.Has("coll") && c.HasField("comm"):
 		// numbered in call order; a nonblocking one is started
-		// below, with its request
-		o := b.collective(c)
-		if d.Has("blocking") {
-			return []*op{o}
+		// with its request
+		if o := b.collective(c); d.Has("blocking") {
+			post(o)
+		} else {
+			t = o
 		}
-		tmpl[c] = o
 	case d.Has("p2p") && !d.Has("blocking"):
 		switch {
 		case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
@@ -273,13 +344,13 @@ func (b *builder) posted(c *trace.Call, tmpl map[*trace.Call]*op) []*op {
 			if c.Name() == "MPI_Improbe" {
 				o.kind = recvOp
 			}
-			return []*op{o}
+			post(o)
 		case c.Name() == "MPI_Imrecv":
-			tmpl[c] = &op{kind: localOp, rank: int32(b.rank), call: c}
+			t = &op{kind: localOp, rank: int32(r.world), call: c}
 		case d.Has("send"):
-			tmpl[c] = b.p2p(c, sendOp, "dest", "tag")
+			t = b.p2p(c, sendOp, "dest", "tag")
 		case d.Has("recv"):
-			tmpl[c] = b.p2p(c, recvOp, "source", "tag")
+			t = b.p2p(c, recvOp, "source", "tag")
 		}
 	case !d.Has("p2p"):
 	case d.Has("probe"):
@@ -287,51 +358,88 @@ func (b *builder) posted(c *trace.Call, tmpl map[*trace.Call]*op) []*op {
 		if c.Name() == "MPI_Mprobe" {
 			o.kind = recvOp
 		}
-		return []*op{o}
+		post(o)
 	case c.Name() == "MPI_Mrecv":
 		// the message was taken by its MPI_Mprobe
 	case d.Has("send") && d.Has("recv"):
-		return []*op{b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag")}
+		post(b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag"))
 	case d.Has("send"):
-		return []*op{b.p2p(c, sendOp, "dest", "tag")}
+		post(b.p2p(c, sendOp, "dest", "tag"))
 	case d.Has("recv"):
-		return []*op{b.p2p(c, recvOp, "source", "tag")}
+		post(b.p2p(c, recvOp, "source", "tag"))
 	}
-	return nil
-}
-
-// requests makes the operations of requests: each starts at the call that
-// started it and is waited for by the call that completed it.
-func (b *builder) requests(objs *objects.State, tmpl map[*trace.Call]*op, evAt []*event) {
-	at := func(c *trace.Call) *event {
-		if c != nil && c.Seq >= 0 && c.Seq < len(evAt) {
-			return evAt[c.Seq]
-		}
+	if b.why != "" {
+		s.why = b.why
 		return nil
 	}
-	for _, o := range objs.Requests {
-		t := tmpl[o.Created]
-		for i, use := range o.Ops {
-			e := at(use.Start)
-			if e == nil || t == nil {
-				continue // started at or after MPI_Finalize
-			}
-			x := t
-			if i > 0 || o.Persistent {
-				cp := *t // a persistent request's operations are alike
-				x = &cp
-			}
-			if x.kind == recvOp && x.src < 0 {
-				x.src = int32(b.sourceOf(use.Start, use.Done, o.Created))
-			}
-			x.cancelled = o.Cancelled
-			e.posts = append(e.posts, x)
-			if de := at(use.Done); de != nil {
-				de.waits = append(de.waits, x)
-				x.waited = true
-			}
+	b.comms.Created(c)
+	for _, o := range e.posts {
+		s.match(o)
+	}
+	if t != nil {
+		r.tmpl[c.Offset] = t
+	}
+	r.e, r.keep = e, len(e.posts) > 0 || d.Has("completion") || d.Has("start") || t != nil
+	r.f.Step(c) // its requests: started, completed (the hooks below)
+	r.e = nil
+	if t != nil && !d.Has("persistent") {
+		delete(r.tmpl, c.Offset) // (no request made, or started already)
+	}
+	if !r.keep {
+		return nil
+	}
+	return e
+}
+
+// started: call c started an operation of request o, of the kind its
+// creating call made (a persistent request's operations are alike).
+func (r *rank) started(o *objects.Object, c *trace.Call) {
+	s := r.b.s
+	t := r.tmpl[o.Created.Offset]
+	if t == nil || !r.keep {
+		return
+	}
+	x := t
+	if o.Persistent {
+		cp := *t
+		x = &cp
+	} else {
+		delete(r.tmpl, o.Created.Offset)
+	}
+	x.obj = o
+	if x.kind == recvOp && x.src < 0 {
+		if w := r.b.wild[c.Offset]; w != nil {
+			x.src = int32(w.World)
+		} else {
+			x.deferred = true // its completion's status may say
 		}
 	}
+	r.e.posts = append(r.e.posts, x)
+	r.cur[o] = x
+	if !x.deferred {
+		s.match(x)
+	}
+}
+
+// completed: call c completed request o's current operation.
+func (r *rank) completed(o *objects.Object, c *trace.Call) {
+	x := r.cur[o]
+	if x == nil || !r.keep {
+		return
+	}
+	r.e.waits = append(r.e.waits, x)
+	x.waited = true
+	if x.deferred {
+		x.deferred = false
+		x.src = int32(r.b.sourceOf(x.call, c, o.Created))
+		r.b.s.match(x)
+	}
+}
+
+// gone: request o is freed; its operations are with their events.
+func (r *rank) gone(o *objects.Object) {
+	delete(r.cur, o)
+	delete(r.tmpl, o.Created.Offset)
 }
 
 // builder makes one rank's operations, following its communicators as
@@ -451,180 +559,247 @@ func (b *builder) collective(c *trace.Call) *op {
 	b.collSeq[key]++
 	cl := b.s.colls[id]
 	if cl == nil {
-		cl = &coll{need: len(ms), members: ms}
+		cl = &coll{need: len(ms), members: ms, id: id}
 		b.s.colls[id] = cl
 	}
 	return &op{kind: collOp, rank: int32(b.rank), coll: cl, call: c}
 }
 
-// match pairs each receive with the send of its message: per receiving
-// rank, in the order the receives were posted, the earliest message from
-// its source on its communicator that it matches and no earlier receive
-// took. That is the MPI's own outcome whatever the timing: messages from
-// one sender do not overtake each other, and the wildcard sources are
-// those of the run.
-func (s *sim) match() string {
-	type channel struct {
-		to, from, comm int32
+// match pairs operation o, just read, with what the other side read so
+// far: a receive takes the earliest message from its source on its
+// communicator that it matches and that no receive read before it took, a
+// send goes to the earliest receive read that matches it and found none, a
+// probe waits for the message its receive would take. That is the MPI's
+// own outcome whatever the timing (messages from one sender do not
+// overtake each other, and the wildcard sources are those of the run), and
+// the outcome of pairing the whole records in order, as they are read in
+// order on both sides.
+func (s *sim) match(o *op) {
+	if o.kind == localOp || o.kind == collOp {
+		return
 	}
-	type queue struct {
-		sends []*op
-		head  int // sends before it are all taken
-	}
-	queues := map[channel]*queue{}
-	for _, w := range s.order {
-		for _, e := range s.ranks[w].events {
-			for _, o := range e.posts {
-				if o.kind == sendOp {
-					ch := channel{o.dst, o.src, o.comm}
-					q := queues[ch]
-					if q == nil {
-						q = &queue{}
-						queues[ch] = q
-					}
-					q.sends = append(q.sends, o)
-				}
-			}
+	if o.kind != sendOp && o.src < 0 {
+		if o.waited && !o.cancelled && (o.obj == nil || !o.obj.Cancelled) {
+			s.why = fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", o.rank, o.call.Name())
 		}
+		return
 	}
-	taken := map[*op]bool{}
-	for _, w := range s.order {
-		for _, e := range s.ranks[w].events {
-			for _, o := range e.posts {
-				if o.kind != recvOp && o.kind != probeOp {
-					continue
-				}
-				if o.src < 0 {
-					if !o.waited || o.cancelled || s.lenient {
-						continue
-					}
-					return fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", w, o.call.Name())
-				}
-				q := queues[channel{int32(w), o.src, o.comm}]
-				if q == nil {
-					q = &queue{}
-				}
-				for q.head < len(q.sends) && taken[q.sends[q.head]] {
-					q.head++
-				}
-				for _, m := range q.sends[q.head:] {
-					if taken[m] || (!o.anyTag && m.tag != o.tag) {
-						continue
-					}
-					if o.kind == probeOp {
-						o.peer = m
-						s.probers[m] = append(s.probers[m], o)
-					} else {
-						taken[m] = true
-						o.peer, m.peer = m, o
-						s.matches++
-					}
-					break
-				}
-				if o.peer == nil && o.waited && !o.cancelled && !s.lenient {
-					return fmt.Sprintf("the message rank %d received in %s is not in the records", w, o.call.Name())
-				}
-			}
+	ch := channel{o.dst, o.src, o.comm}
+	q := s.channels[ch]
+	if q == nil {
+		if to := s.ranks[int(o.dst)]; o.kind == sendOp && (to == nil || to.ended) {
+			o.lone = true // its receiver has ended: no receive takes it
+			return
 		}
+		q = &queue{}
+		s.channels[ch] = q
 	}
-	return ""
+	tags := func(r, m *op) bool { return r.anyTag || r.tag == m.tag }
+	if o.kind == sendOp {
+		for i := 0; i < len(q.recvs); i++ {
+			r := q.recvs[i]
+			if !tags(r, o) {
+				continue
+			}
+			q.recvs = append(q.recvs[:i], q.recvs[i+1:]...)
+			i--
+			if r.kind == probeOp {
+				s.probe(r, o)
+				continue
+			}
+			s.pair(o, r)
+			s.drop(ch, q)
+			return
+		}
+		if to := s.ranks[int(o.dst)]; to == nil || to.ended {
+			o.lone = true // its receiver has ended: no receive takes it
+			s.drop(ch, q)
+			return
+		}
+		q.sends = append(q.sends, o)
+		return
+	}
+	for i, m := range q.sends {
+		if !tags(o, m) {
+			continue
+		}
+		if o.kind == probeOp {
+			s.probe(o, m)
+			return
+		}
+		q.sends = append(q.sends[:i], q.sends[i+1:]...)
+		s.pair(o, m)
+		s.drop(ch, q)
+		return
+	}
+	q.recvs = append(q.recvs, o)
 }
 
-// Pair is a message of a run: the call that sent it and the call that
-// received it (for a nonblocking receive, the call that started it), by
-// world rank.
-type Pair struct {
-	From, To   int
-	Send, Recv *trace.Call
+// pair matches send or receive o with m. A side already posted may be
+// waiting for the other (a receive whose source its completion said is
+// matched late): its rank is woken.
+func (s *sim) pair(o, m *op) {
+	o.peer, m.peer = m, o
+	s.matches++
+	for _, x := range []*op{o, m} {
+		if x.posted {
+			s.wakeRank(int(x.rank))
+		}
+	}
 }
 
-// Messages pairs the sends and receives of a run as the MPI matched them
-// (see match), for the space-time diagram of the report. It also pairs
-// what a run that did not end left (a receive still blocked is not
-// paired), and returns nil, with why, where the records cannot tell (see
-// Result.Why). Its memory grows with the messages of the run.
-func Messages(run *trace.Run) ([]Pair, string) {
-	res, err := check.NewUnit(&check.Input{Run: run}).Result(objects.Analyzer)
-	if err != nil {
-		return nil, err.Error()
+// probe makes probe pr wait for send m.
+func (s *sim) probe(pr, m *op) {
+	pr.peer = m
+	if !m.posted {
+		s.probers[m] = append(s.probers[m], pr)
+	} else if pr.posted {
+		s.wakeRank(int(pr.rank))
 	}
-	objs := res.(*objects.Result)
-	s := &sim{lenient: true, colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
-	for _, p := range run.Procs {
-		if why := s.build(p, objs.Of(p)); why != "" {
-			return nil, why
-		}
+}
+
+// drop forgets an empty channel.
+func (s *sim) drop(ch channel, q *queue) {
+	if len(q.sends) == 0 && len(q.recvs) == 0 {
+		delete(s.channels, ch)
 	}
-	s.match()
-	var out []Pair
-	for _, w := range s.order {
-		for _, e := range s.ranks[w].events {
-			for _, o := range e.posts {
-				if o.kind == recvOp && o.peer != nil {
-					out = append(out, Pair{From: int(o.peer.rank), To: int(o.rank), Send: o.peer.call, Recv: o.call})
-				}
-			}
-		}
-	}
-	return out, ""
 }
 
 // run advances every rank as far as zero buffering lets it, and returns
 // those that cannot finish.
 func (s *sim) run() []Blocked {
-	work := append([]int{}, s.order...)
-	queued := map[int]bool{}
-	for _, w := range work {
-		queued[w] = true
+	s.work = append([]int{}, s.order...)
+	s.queued = map[int]bool{}
+	for _, w := range s.work {
+		s.queued[w] = true
 	}
-	wake := func(w int) {
-		if !queued[w] {
-			queued[w] = true
-			work = append(work, w)
+	for {
+		for len(s.work) > 0 && s.why == "" {
+			w := s.work[len(s.work)-1]
+			s.work = s.work[:len(s.work)-1]
+			s.queued[w] = false
+			s.advance(s.ranks[w])
 		}
-	}
-	for len(work) > 0 {
-		w := work[len(work)-1]
-		work = work[:len(work)-1]
-		queued[w] = false
-		r := s.ranks[w]
-	events:
-		for r.pos < len(r.events) {
-			e := r.events[r.pos]
-			if !r.entered {
-				r.entered = true
-				for _, o := range e.posts {
-					o.posted = true
-					switch {
-					case o.kind == collOp:
-						o.coll.arrived++
-						if o.coll.arrived == o.coll.need {
-							for _, m := range o.coll.members {
-								wake(m)
-							}
-						}
-					case o.peer != nil:
-						wake(int(o.peer.rank))
-					}
-					for _, pr := range s.probers[o] {
-						wake(int(pr.rank))
-					}
-				}
-			}
-			for _, o := range e.waits {
-				if !o.complete() {
-					break events
-				}
-			}
-			r.pos++
-			r.entered = false
+		if s.why != "" || !s.lookahead() {
+			break
 		}
 	}
 	var stuck []Blocked
 	for _, w := range s.order {
-		if r := s.ranks[w]; r.pos < len(r.events) {
-			stuck = append(stuck, Blocked{Rank: w, Call: r.events[r.pos].call})
+		if r := s.ranks[w]; len(r.events) > 0 {
+			stuck = append(stuck, Blocked{Rank: w, Call: r.events[0].call})
 		}
 	}
 	return stuck
+}
+
+// wakeRank queues rank w to be advanced.
+func (s *sim) wakeRank(w int) {
+	if s.queued != nil && !s.queued[w] {
+		s.queued[w] = true
+		s.work = append(s.work, w)
+	}
+}
+
+// advance simulates rank r's events while their operations complete.
+func (s *sim) advance(r *rank) {
+	for s.why == "" {
+		if len(r.events) == 0 && !r.read(s) {
+			return
+		}
+		e := r.events[0]
+		if !r.entered {
+			r.entered = true
+			for _, o := range e.posts {
+				o.posted = true
+				switch {
+				case o.kind == collOp:
+					o.coll.arrived++
+					if o.coll.arrived == o.coll.need {
+						for _, m := range o.coll.members {
+							s.wakeRank(m)
+						}
+						delete(s.colls, o.coll.id) // every member read it
+					}
+				case o.peer != nil:
+					s.wakeRank(int(o.peer.rank))
+				}
+				for _, pr := range s.probers[o] {
+					s.wakeRank(int(pr.rank))
+				}
+				delete(s.probers, o)
+			}
+		}
+		for _, o := range e.waits {
+			if !o.complete() {
+				return
+			}
+		}
+		r.events[0] = nil
+		r.events = r.events[1:]
+		r.entered = false
+	}
+}
+
+// lookahead reads ahead, when no rank can go on, the ranks that may still
+// match an operation a blocked rank waits for: until it is matched, or
+// they end. It reports whether it read anything.
+func (s *sim) lookahead() bool {
+	read := false
+	for _, w := range s.order {
+		r := s.ranks[w]
+		if len(r.events) == 0 || !r.entered {
+			continue
+		}
+		for _, o := range r.events[0].waits {
+			if o.complete() || o.peer != nil || o.kind == collOp || o.kind == localOp {
+				continue
+			}
+			peer := o.dst
+			if o.kind != sendOp {
+				peer = o.src
+			}
+			other := s.ranks[int(peer)]
+			if other == nil || peer < 0 {
+				continue
+			}
+			for o.peer == nil && !o.lone && !other.ended && s.why == "" {
+				other.read(s)
+				read = true
+			}
+			s.wakeRank(w)
+			s.wakeRank(int(peer))
+		}
+	}
+	return read
+}
+
+// drain reads the rest of every rank's calls for what the records cannot
+// say (a communicator they do not describe, a wildcard source not
+// recorded), without simulating them.
+func (s *sim) drain() string {
+	for _, w := range s.order {
+		r := s.ranks[w]
+		for !r.ended && s.why == "" {
+			r.read(s)
+			r.events = nil // not simulated: only read
+		}
+		if s.why != "" {
+			return s.why
+		}
+	}
+	return ""
+}
+
+// unmatched reports a receive the records hold no message for, once every
+// rank ended.
+func (s *sim) unmatched() string {
+	for _, q := range s.channels {
+		for _, o := range q.recvs {
+			if o.waited && !o.cancelled && (o.obj == nil || !o.obj.Cancelled) {
+				return fmt.Sprintf("the message rank %d received in %s is not in the records", o.rank, o.call.Name())
+			}
+		}
+	}
+	return ""
 }

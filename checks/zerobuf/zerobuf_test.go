@@ -215,6 +215,81 @@ func TestUnreceivedMessage(t *testing.T) {
 	}
 }
 
+// A receive from MPI_ANY_SOURCE with no wildcard record (clocks off) takes
+// the source its MPI_Wait's status gives: matched when that completion is
+// read, after the receives read since.
+func TestSourceFromStatus(t *testing.T) {
+	anySrc := int(int64(tracetest.Consts["MPI_ANY_SOURCE"]))
+	run := prog(3, func(r int, l *tracetest.Log) {
+		switch r {
+		case 0:
+			irecv(l, anySrc, 0, 0x7000)
+			recv(l, 1, 1)
+			wait(l, 0x7000, [2]int64{2, 0})
+		case 1:
+			send(l, "MPI_Send", 0, 1)
+		case 2:
+			send(l, "MPI_Send", 0, 0)
+		}
+	})
+	res := mustSimulate(t, run)
+	if len(res.Stuck) != 0 || res.Matches != 2 {
+		t.Fatalf("stuck %v, %d matches; want none stuck, 2 matches", res.Stuck, res.Matches)
+	}
+	// The same source sends twice: the receive from MPI_ANY_SOURCE,
+	// posted first, takes the first message though its source is known
+	// only at its MPI_Wait.
+	run = prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			irecv(l, anySrc, 0, 0x7000)
+			wait(l, 0x7000, [2]int64{1, 0})
+			recv(l, 1, 0)
+		} else {
+			send(l, "MPI_Send", 0, 0)
+			send(l, "MPI_Send", 0, 0)
+		}
+	})
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 || res.Matches != 2 {
+		t.Fatalf("stuck %v, %d matches; want none stuck, 2 matches", res.Stuck, res.Matches)
+	}
+}
+
+// A long exchange, with collectives, is simulated as it is read, to its
+// end.
+func TestLongExchange(t *testing.T) {
+	const iters = 20000
+	run := prog(2, func(r int, l *tracetest.Log) {
+		for i := 0; i < iters; i++ {
+			irecv(l, 1-r, 0, 0x7000)
+			send(l, "MPI_Send", 1-r, 0)
+			wait(l, 0x7000, [2]int64{int64(1 - r), 0})
+			if i%100 == 0 {
+				l.Call("MPI_Barrier", 20, map[string]any{"comm": worldComm}, done)
+			}
+		}
+	})
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 || res.Matches != 2*iters {
+		t.Fatalf("stuck %v, %d matches; want none stuck, %d matches", res.Stuck, res.Matches, 2*iters)
+	}
+}
+
+// A send read after its receiver ended, on a channel where a receive still
+// waits for another message, is taken by no receive: it completes at once.
+func TestSendAfterReceiverEnded(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		if r == 0 {
+			send(l, "MPI_Send", 1, 1) // never received
+			send(l, "MPI_Send", 1, 3) // never received, read after rank 1 ended
+			send(l, "MPI_Send", 1, 9)
+		} else {
+			recv(l, 0, 9)
+		}
+	})
+	if res := mustSimulate(t, run); len(res.Stuck) != 0 || res.Matches != 1 {
+		t.Fatalf("stuck %v, %d matches; want none stuck, 1 match", res.Stuck, res.Matches)
+	}
+}
+
 // Messages pairs what a deadlocked run left: rank 2's message to rank 0,
 // taken by rank 0's wildcard receive, and not the receives ranks 0 and 1
 // are still blocked in.

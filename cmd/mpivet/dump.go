@@ -38,7 +38,7 @@ func dumpCmd() *cobra.Command {
 				if rank >= 0 && p.Rank != rank {
 					continue
 				}
-				fmt.Printf("== rank %d (pid %d on %s, %d calls", p.Rank, p.Pid, p.Host, len(p.Calls))
+				fmt.Printf("== rank %d (pid %d on %s, %d calls", p.Rank, p.Pid, p.Host, p.NumCalls)
 				if p.Polls > 0 {
 					fmt.Printf(", and %d polls that found nothing, not recorded", p.Polls)
 				}
@@ -47,7 +47,7 @@ func dumpCmd() *cobra.Command {
 					fmt.Printf(" exit: code %d signal %d", p.Exit.Code, p.Exit.Signal)
 				}
 				fmt.Println()
-				for _, c := range p.Calls {
+				for c := range p.Calls() {
 					out := "(did not return)"
 					if c.Returned {
 						var o []string

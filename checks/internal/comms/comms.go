@@ -109,24 +109,56 @@ func (t *Tracker) IsInter(comm uint64) bool {
 }
 
 // Index is one rank's communicators, built in one pass over its records:
-// its Tracker, as of the rank's last call, and the key of every call's
-// communicator as of that call.
+// its Tracker, as of the rank's last call, the key of the communicator of
+// the calls the rank may be blocked in (its threads' current calls) as of
+// those calls, and its latest collectives on each communicator. It keeps
+// no more than that: a long run makes millions of calls.
 type Index struct {
 	*Tracker
-	callKey map[*trace.Call]string // key of a call's communicator, as of the call
-	colls   map[string][]*trace.Call
+	callKey map[uint64]string // key of a current call's communicator, by its log offset
+	colls   map[string]*recent
+}
+
+// Recent is how many of a rank's latest collectives on each communicator
+// an Index keeps: the wait state looks for the collectives that blocked
+// ranks are in, the latest, and for those at the same positions in other
+// members, which the blocked ranks hold back.
+const Recent = 256
+
+// recent holds the latest collectives on a communicator: calls[i] is the
+// (n-len(calls)+i)-th, n the count.
+type recent struct {
+	n     int
+	calls []*trace.Call
 }
 
 // NewIndex indexes rank p's communicators.
 func NewIndex(p *trace.Process) *Index {
 	indexes.Add(1)
-	x := &Index{Tracker: NewTracker(p), callKey: map[*trace.Call]string{}, colls: map[string][]*trace.Call{}}
-	for _, c := range p.Calls {
+	x := &Index{Tracker: NewTracker(p), callKey: map[uint64]string{}, colls: map[string]*recent{}}
+	current := map[uint64]bool{}
+	for _, c := range append([]*trace.Call{p.Last()}, p.Threads...) {
+		if c != nil && c.Seq >= 0 {
+			current[c.Offset] = true
+		}
+	}
+	for c := range p.Calls() {
 		if c.HasField("comm") {
 			k := x.Key(c.Word("comm"))
-			x.callKey[c] = k
+			if current[c.Offset] {
+				x.callKey[c.Offset] = k
+			}
 			if c.Def.Has("coll") && !c.Def.Has("finalize") {
-				x.colls[k] = append(x.colls[k], c)
+				r := x.colls[k]
+				if r == nil {
+					r = &recent{}
+					x.colls[k] = r
+				}
+				if len(r.calls) == Recent {
+					copy(r.calls, r.calls[1:])
+					r.calls = r.calls[:Recent-1]
+				}
+				r.calls, r.n = append(r.calls, c.Keep()), r.n+1
 			}
 		}
 		x.Created(c)
@@ -134,18 +166,48 @@ func NewIndex(p *trace.Process) *Index {
 	return x
 }
 
-// KeyOf names the communicator of call c as it was when c was made (calls
-// known only from the state page are the latest: Key).
+// KeyOf names the communicator of call c as it was when c was made, for
+// the calls the rank may be blocked in; others by their handle now (Key).
 func (x *Index) KeyOf(c *trace.Call) string {
-	if k, ok := x.callKey[c]; ok {
+	if k, ok := x.callKey[c.Offset]; ok && c.Seq >= 0 {
 		return k
 	}
 	return x.Key(c.Word("comm"))
 }
 
-// Collectives returns the rank's collectives (MPI_Finalize aside) on the
-// communicator with key key, in call order.
-func (x *Index) Collectives(key string) []*trace.Call { return x.colls[key] }
+// Collectives returns how many collectives the rank made on the
+// communicator with key key (MPI_Finalize aside).
+func (x *Index) Collectives(key string) int {
+	if r := x.colls[key]; r != nil {
+		return r.n
+	}
+	return 0
+}
+
+// Collective returns the rank's k-th collective (from 0) on the
+// communicator with key key, if it is among the latest it made (Recent).
+func (x *Index) Collective(key string, k int) *trace.Call {
+	r := x.colls[key]
+	if r == nil || k >= r.n || k < r.n-len(r.calls) || k < 0 {
+		return nil
+	}
+	return r.calls[k-(r.n-len(r.calls))]
+}
+
+// Position returns which collective on its communicator (key) call c is,
+// for the rank (0 for the first), or -1 if it is not among the latest.
+func (x *Index) Position(c *trace.Call, key string) int {
+	r := x.colls[key]
+	if r == nil {
+		return -1
+	}
+	for i, y := range r.calls {
+		if y == c || (y.Offset == c.Offset && c.Offset != trace.Unknown) {
+			return r.n - len(r.calls) + i
+		}
+	}
+	return -1
+}
 
 // Name is how reports show a communicator.
 func (x *Index) Name(comm uint64) string {

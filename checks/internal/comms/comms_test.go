@@ -20,14 +20,21 @@ func TestHandleReuse(t *testing.T) {
 	l.Call("MPI_Barrier", 6, map[string]any{"comm": uint64(0x500)}, map[string]any{})
 	p := l.Process()
 	x := NewIndex(p)
-	first, second := x.KeyOf(p.Calls[2]), x.KeyOf(p.Calls[5])
-	if first == second || first != "[0 2] []#0" || second != "[0 1 2 3] []#0" {
-		t.Fatalf("keys %q and %q", first, second)
+	calls := p.CallList()
+	first, second := "[0 2] []#0", "[0 1 2 3] []#0"
+	// The collectives are kept under the key of their communicator as of
+	// each call, though the handle now names another.
+	if x.Position(calls[2], first) != 0 || x.Position(calls[5], second) != 0 || x.Collectives(second) != 1 {
+		t.Fatalf("positions %d and %d", x.Position(calls[2], first), x.Position(calls[5], second))
 	}
-	if got := x.Collectives(first); len(got) != 1 || got[0] != p.Calls[2] {
+	// The current call's communicator as of the call.
+	if k := x.KeyOf(calls[5]); k != second {
+		t.Fatalf("key of the last call %q", k)
+	}
+	if got := x.Collectives(first); got != 1 || x.Collective(first, 0).Offset != calls[2].Offset {
 		t.Fatalf("collectives on the split communicator: %v", got)
 	}
-	if x.KeyOf(p.Calls[1]) != "world" || len(x.Members(0x500)) != 4 {
+	if x.KeyOf(calls[1]) != "world" || len(x.Members(0x500)) != 4 {
 		t.Fatal("world or current members wrong")
 	}
 }

@@ -12,6 +12,7 @@ package objects
 
 import (
 	"reflect"
+	"sort"
 	"sync/atomic"
 
 	"strings"
@@ -32,10 +33,13 @@ type Object struct {
 	Cancelled  bool
 	KnownDone  bool        // MPI_Request_get_status reported it complete (it is not freed by that)
 	Started    *trace.Call // last MPI_Start(all) of a persistent request
-	// Ops are a request's operations in order (one for a nonpersistent
-	// request, one per start of a persistent one): the call that started
-	// each and the call that completed it (nil if none did).
-	Ops []Op
+	// Ops are the request's operations that a finding may name (those
+	// the buffer checker reported an access to: State.Requests), in order:
+	// the call that started each and the call that completed it (nil if
+	// none did). A persistent request may run millions.
+	Ops    []Op
+	cur    *Op // its current operation
+	serial int // creation order
 }
 
 // Op is one operation of a request.
@@ -45,9 +49,23 @@ type Op struct {
 
 // done marks the request's current operation complete by call c.
 func (o *Object) done(c *trace.Call) {
-	if n := len(o.Ops); n > 0 && o.Ops[n-1].Done == nil {
-		o.Ops[n-1].Done = c
+	if o.cur != nil && o.cur.Done == nil {
+		o.cur.Done = c
 	}
+}
+
+// start begins an operation of the request at call c, kept in Ops if a
+// finding may name it (wanted).
+func (o *Object) start(c *trace.Call, wanted map[uint64]bool, st *State) {
+	if !wanted[c.Offset] {
+		o.cur = &Op{Start: c}
+		return
+	}
+	if len(o.Ops) == 0 {
+		st.Requests = append(st.Requests, o)
+	}
+	o.Ops = append(o.Ops, Op{Start: c})
+	o.cur = &o.Ops[len(o.Ops)-1]
 }
 
 // Event is something notable that happened to an object.
@@ -72,7 +90,8 @@ type State struct {
 	// end of the records, if it was not), in creation order.
 	Live   []*Object
 	Events []Event
-	// Requests are all the requests the rank created, in creation order.
+	// Requests are the requests with operations a finding may name
+	// (Object.Ops), in the order of those operations' starts.
 	Requests []*Object
 }
 
@@ -104,6 +123,13 @@ func (t table) get(kind api.HandleKind, v, at uint64) *Object {
 	return nil
 }
 
+func (f *Follower) remove(o *Object) {
+	f.live.remove(o)
+	if f.Gone != nil && o.Kind == "request" {
+		f.Gone(o)
+	}
+}
+
 func (t table) remove(o *Object) {
 	k := key{o.Kind, o.Handle}
 	os := t[k]
@@ -118,71 +144,147 @@ func (t table) remove(o *Object) {
 	}
 }
 
-func (t table) has(o *Object) bool {
-	for _, x := range t[key{o.Kind, o.Handle}] {
-		if x == o {
-			return true
-		}
-	}
-	return false
-}
-
 // slot is a handle as a call sees it: its value and where the program keeps it.
 type slot struct{ v, at uint64 }
 
-// follower follows one rank's objects, call by call.
-type follower struct {
-	st    *State
-	live  table
-	order []*Object // created, in order
-	p     *trace.Process
-	null  uint64 // MPI_REQUEST_NULL
-}
-
-// Follow follows one rank's objects.
+// Follow follows one rank's objects, in one pass over its calls that keeps
+// the live objects only (and the operations findings may name).
 func Follow(p *trace.Process) *State {
 	follows.Add(1)
-	f := &follower{st: &State{}, live: table{}, p: p}
-	f.null, _ = p.Const("MPI_REQUEST_NULL")
-	for _, c := range p.Calls {
-		if c.Def.Has("finalize") {
-			f.st.Finalize = c
+	f := NewFollower(p)
+	for c := range p.Calls() {
+		if !f.Step(c) {
 			break
 		}
-		f.freed(c)
-		// A start is judged when it is made: an MPI may abort in it.
-		if c.Def.Has("start") {
-			f.started(c)
-		}
-		if !c.Returned {
-			continue // blocked or crashed inside: nothing completed or created
-		}
-		f.replaced(c)
-		if c.Def.Has("completion") {
-			f.completed(c)
-		}
-		// Handles created by the call. A call with a false flag (Improbe)
-		// created nothing.
-		if c.HasField("flag") && c.Int("flag") == 0 {
-			continue
-		}
-		f.created(c)
 	}
-	for _, o := range f.order {
-		if f.live.has(o) {
-			f.st.Live = append(f.st.Live, o)
-		}
-	}
-	return f.st
+	return f.State()
 }
 
-func (f *follower) predefined(v uint64) bool { return len(f.p.Consts[v]) > 0 || v == trace.Unknown }
+// A Follower follows one rank's objects as it is given the rank's calls in
+// order (Step), for an analysis that reads the calls itself
+// (checks/zerobuf) and learns from its hooks what each call did to the
+// rank's requests.
+type Follower struct {
+	// Start is called when call c starts an operation of request o, Done
+	// when call c completes it (the first call that does), Gone when o is
+	// freed or completed for good.
+	Start, Done func(o *Object, c *trace.Call)
+	Gone        func(o *Object)
 
-// freed forgets the handles released by call c (read on entry).
-func (f *follower) freed(c *trace.Call) {
-	for i, fl := range c.Def.In {
-		prm := c.Def.Params[fl.Param]
-		if prm.Role != api.Free || fl.Name != prm.Name {
+	p       *trace.Process
+	st      *State
+	live    table
+	created int
+	wanted  map[uint64]bool // operations to keep (Object.Ops), by their start: those the buffer checker reported
+	null    uint64
+}
+
+// NewFollower starts following rank p's objects.
+func NewFollower(p *trace.Process) *Follower {
+	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}}
+	f.null, _ = p.Const("MPI_REQUEST_NULL")
+	for _, a := range p.Buffers {
+		f.wanted[a.Op] = true
+		if a.Kind == api.AccessOverlap {
+			f.wanted[a.Other] = true
+		}
+	}
+	return f
+}
+
+func (f *Follower) predefined(v uint64) bool { return len(f.p.Consts[v]) > 0 || v == trace.Unknown }
+
+// start begins an operation of request o at call c.
+func (f *Follower) start(o *Object, c *trace.Call) {
+	o.start(c, f.wanted, f.st)
+	if f.Start != nil {
+		f.Start(o, c)
+	}
+}
+
+// done marks request o's current operation complete by call c.
+func (f *Follower) done(o *Object, c *trace.Call) {
+	if o.cur != nil && o.cur.Done == nil && f.Done != nil {
+		f.Done(o, c)
+	}
+	o.done(c)
+}
+
+// State returns what the follower found, once it was given the calls.
+func (f *Follower) State() *State {
+	st := f.st
+	st.Live = nil
+	for _, os := range f.live {
+		st.Live = append(st.Live, os...)
+	}
+	sort.Slice(st.Live, func(i, j int) bool { return st.Live[i].serial < st.Live[j].serial })
+	return st
+}
+
+// Step follows call c, the rank's next; false at MPI_Finalize (the calls
+// after it are not followed).
+func (f *Follower) Step(c *trace.Call) bool {
+	if c.Def.Has("finalize") {
+		f.st.Finalize = c
+		return false
+	}
+	f.freed(c)
+	// A start is judged when it is made: an MPI may abort in it.
+	if c.Def.Has("start") {
+		for _, s := range requestsOf(c) {
+			if o := f.live.get("request", s.v, s.at); o != nil && o.Persistent {
+				if o.Active {
+					f.st.Events = append(f.st.Events, Event{StartedActive, o, c})
+				}
+				o.Active, o.Started = true, c
+				f.start(o, c)
+			}
+		}
+	}
+	if !c.Returned {
+		return true // blocked or crashed inside: nothing completed or created
+	}
+	// The MPI may have replaced an inout handle.
+	if c.HasField("request_out") {
+		in, out := c.Word("request"), c.Word("request_out")
+		if o := f.live.get("request", in, c.Word("request_at")); o != nil && out != in && !f.predefined(out) {
+			f.live.remove(o)
+			o.Handle = out
+			f.live.add(o)
+		}
+	}
+	if c.Def.Has("completion") {
+		completeRequests(c, f.null, func(s slot, persistentOnly bool) {
+			if o := f.live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
+				f.done(o, c)
+				if o.Persistent {
+					o.Active = false
+				} else {
+					f.remove(o)
+				}
+			}
+		})
+		switch c.Name() {
+		case "MPI_Cancel":
+			if o := f.live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
+				o.Cancelled = true
+			}
+		case "MPI_Request_get_status":
+			if o := f.live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
+				o.KnownDone = true
+				f.done(o, c)
+			}
+		}
+	}
+	f.create(c)
+	return true
+}
+
+// freed follows the handles call c released (read on entry).
+func (f *Follower) freed(c *trace.Call) {
+	for i, fd := range c.Def.In {
+		prm := c.Def.Params[fd.Param]
+		if prm.Role != api.Free || fd.Name != prm.Name {
 			continue
 		}
 		o := f.live.get(prm.Handle, c.In(i), c.Word(prm.Name+"_at"))
@@ -196,66 +298,19 @@ func (f *follower) freed(c *trace.Call) {
 		if o.Kind == "request" && o.Active && !o.KnownDone && !o.Cancelled && c.Name() == "MPI_Request_free" {
 			f.st.Events = append(f.st.Events, Event{FreedActive, o, c})
 		}
-		f.live.remove(o)
+		f.remove(o)
 	}
 }
 
-// started activates the persistent requests call c starts.
-func (f *follower) started(c *trace.Call) {
-	for _, s := range requestsOf(c) {
-		if o := f.live.get("request", s.v, s.at); o != nil && o.Persistent {
-			if o.Active {
-				f.st.Events = append(f.st.Events, Event{StartedActive, o, c})
-			}
-			o.Active, o.Started = true, c
-			o.Ops = append(o.Ops, Op{Start: c})
-		}
-	}
-}
-
-// replaced follows an inout handle the MPI may have replaced.
-func (f *follower) replaced(c *trace.Call) {
-	if !c.HasField("request_out") {
+// create follows the handles call c created.
+func (f *Follower) create(c *trace.Call) {
+	// Handles created by the call. A call with a false flag (Improbe)
+	// created nothing.
+	if c.HasField("flag") && c.Int("flag") == 0 {
 		return
 	}
-	in, out := c.Word("request"), c.Word("request_out")
-	if o := f.live.get("request", in, c.Word("request_at")); o != nil && out != in && !f.predefined(out) {
-		f.live.remove(o)
-		o.Handle = out
-		f.live.add(o)
-	}
-}
-
-// completed marks the requests completion call c completed, cancelled
-// or found done.
-func (f *follower) completed(c *trace.Call) {
-	completeRequests(c, f.null, func(s slot, persistentOnly bool) {
-		if o := f.live.get("request", s.v, s.at); o != nil && (o.Persistent || !persistentOnly) {
-			o.done(c)
-			if o.Persistent {
-				o.Active = false
-			} else {
-				f.live.remove(o)
-			}
-		}
-	})
-	switch c.Name() {
-	case "MPI_Cancel":
-		if o := f.live.get("request", c.Word("request"), c.Word("request_at")); o != nil {
-			o.Cancelled = true
-		}
-	case "MPI_Request_get_status":
-		if o := f.live.get("request", c.Word("request"), 0); o != nil && c.Int("flag") != 0 {
-			o.KnownDone = true
-			o.done(c)
-		}
-	}
-}
-
-// created follows the handles call c created.
-func (f *follower) created(c *trace.Call) {
-	for i, fl := range c.Def.Out {
-		prm := c.Def.Params[fl.Param]
+	for i, fd := range c.Def.Out {
+		prm := c.Def.Params[fd.Param]
 		if prm.Role != api.New || c.RC != 0 {
 			continue
 		}
@@ -263,17 +318,16 @@ func (f *follower) created(c *trace.Call) {
 		if f.predefined(v) {
 			continue
 		}
-		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c}
+		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: f.created}
+		f.created++
 		if o.Kind == "request" {
 			o.Persistent = c.Def.Has("persistent")
 			o.Active = !o.Persistent
 			if !o.Persistent {
-				o.Ops = []Op{{Start: c}}
+				f.start(o, c)
 			}
-			f.st.Requests = append(f.st.Requests, o)
 		}
 		f.live.add(o)
-		f.order = append(f.order, o)
 	}
 }
 

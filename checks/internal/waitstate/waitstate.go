@@ -439,17 +439,6 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	return waitfor.AnyProc(name, others...)
 }
 
-// position returns which collective on its communicator (key) c is for
-// the rank indexed by ix (0 for the first), or -1.
-func position(ix *comms.Index, c *trace.Call, key string) int {
-	for k, x := range ix.Collectives(key) {
-		if x == c || (x.Offset == c.Offset && c.Offset != trace.Unknown) {
-			return k
-		}
-	}
-	return -1
-}
-
 // collective is what rank r's collective call c waits for: the members of
 // its communicator that have not called their matching collective (the one
 // at the same position on that communicator, with the same root and
@@ -468,15 +457,18 @@ func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Co
 		return waitfor.AllProcs(c.Name(), wait...)
 	}
 	key := r.Comms.KeyOf(c)
-	k := position(r.Comms, c, key)
+	k := r.Comms.Position(c, key)
 	for _, m := range r.Comms.Members(c.Word("comm")) {
 		o := a.Ranks[m]
 		if m == r.Proc.Rank || o == nil {
 			continue
 		}
-		theirs := o.Comms.Collectives(key)
-		if k >= 0 && k < len(theirs) && theirs[k].Name() == c.Name() && sameArgs(o.Proc, theirs[k], r.Proc, c) {
-			continue // arrived
+		// (A member more than comms.Recent collectives ahead of the
+		// rank has passed this one: it arrived.)
+		if k >= 0 && k < o.Comms.Collectives(key) {
+			if th := o.Comms.Collective(key, k); th == nil || th.Name() == c.Name() && sameArgs(o.Proc, th, r.Proc, c) {
+				continue // arrived
+			}
 		}
 		wait = append(wait, m)
 	}

@@ -41,7 +41,7 @@ func TestThreadOutsideMPI(t *testing.T) {
 	l0.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
 	l0.Call("MPI_Wait", 2, map[string]any{"request": uint64(0x2000)}, nil)
 	p0 := l0.Process()
-	p0.Threads = []*trace.Call{p0.Calls[1], {Def: p0.Calls[0].Def, Returned: true}}
+	p0.Threads = []*trace.Call{p0.CallList()[1], {Def: p0.CallList()[0].Def, Returned: true}}
 	p0.Current = p0.Threads[0]
 	l1 := tracetest.New(1, 2)
 	l1.Call("MPI_Init", 1, nil, map[string]any{})

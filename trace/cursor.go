@@ -1,0 +1,173 @@
+package trace
+
+import (
+	"bytes"
+	"io"
+	"iter"
+	"os"
+	"sort"
+)
+
+// A cursor reads the records of a log in order through a buffer of bounded
+// size (the largest record, at least bufSize): reading a long run's calls
+// takes memory for the calls a reader keeps, not for the log.
+type cursor struct {
+	r        io.ReaderAt
+	buf      []byte
+	at       uint64 // log offset of buf[0]
+	off, end uint64 // next record; end of what may be read
+	err      error
+}
+
+const bufSize = 1 << 20
+
+func newCursor(r io.ReaderAt, off, end uint64) *cursor {
+	return &cursor{r: r, off: off, end: end, at: off}
+}
+
+// have makes buf hold the n bytes at the cursor's offset; false if the log
+// ends before.
+func (c *cursor) have(n uint64) bool {
+	if c.off+n > c.end {
+		return false
+	}
+	if c.off >= c.at && c.off+n <= c.at+uint64(len(c.buf)) {
+		return true
+	}
+	size := max(bufSize, n)
+	if uint64(cap(c.buf)) < size {
+		c.buf = make([]byte, size)
+	}
+	c.buf = c.buf[:min(uint64(cap(c.buf)), c.end-c.off)]
+	m, err := c.r.ReadAt(c.buf, int64(c.off))
+	c.at, c.buf = c.off, c.buf[:m]
+	if uint64(m) < n {
+		if err != nil && err != io.EOF {
+			c.err = err
+		}
+		return false
+	}
+	return true
+}
+
+// next reads the record at the cursor into words (reused), and returns its
+// offset, kind and id. It stops at the end, or at a record that is not
+// whole (a rank writes a record's header last).
+func (c *cursor) next(words *[]uint64) (off uint64, kind, id int, ok bool) {
+	if !c.have(8) {
+		return 0, 0, 0, false
+	}
+	h := le.Uint64(c.buf[c.off-c.at:])
+	size := h & 0xffffffff
+	if h == 0 || size < 8 || size%8 != 0 || !c.have(size) {
+		return 0, 0, 0, false
+	}
+	b := c.buf[c.off-c.at : c.off-c.at+size]
+	w := (*words)[:0]
+	for i := uint64(8); i < size; i += 8 {
+		w = append(w, le.Uint64(b[i:]))
+	}
+	*words = w
+	off = c.off
+	c.off += size
+	return off, int(h >> 48 & 0xff), int(h >> 32 & 0xffff), true
+}
+
+// open returns what the process's log is read from, and how to close it.
+func (p *Process) open() (io.ReaderAt, func(), error) {
+	if p.data != nil {
+		return bytes.NewReader(p.data), func() {}, nil
+	}
+	f, err := os.Open(p.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// Calls returns the rank's logged calls, in the order of their entry
+// records, reading them again from its log: each call is decoded as the
+// loop reaches it and is garbage once the loop drops it. A reader keeps
+// what it needs; memory then grows with what readers keep, not with the
+// length of the run. (A rank whose log cannot be read again, removed
+// since, has no calls; with several threads calling MPI, a call is handed
+// on once the calls before it returned.)
+func (p *Process) Calls() iter.Seq[*Call] {
+	return func(yield func(*Call) bool) {
+		if p.End <= 8 {
+			return
+		}
+		r, done, err := p.open()
+		if err != nil {
+			return
+		}
+		defer done()
+		d := &decoder{p: p, only: Unknown, emit: yield}
+		d.run(newCursor(r, 8, uint64(p.End)))
+	}
+}
+
+// CallList returns all the rank's logged calls: memory in proportion to
+// them, for tests and small runs.
+func (p *Process) CallList() []*Call {
+	var cs []*Call
+	for c := range p.Calls() {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// CallAt returns the call whose entry record is at log offset off, or nil.
+// It is read from the log the first time and kept: the records that point
+// at calls (buffer accesses, wildcard events, the state page) are few, and
+// every reader then gets the same object.
+func (p *Process) CallAt(off uint64) *Call {
+	if p == nil || off == Unknown || off < 8 || int64(off) >= p.End {
+		return nil
+	}
+	p.mu.Lock()
+	c, ok := p.pinned[off]
+	p.mu.Unlock()
+	if ok {
+		return c
+	}
+	c = p.readCall(off)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.pinned[off]; ok {
+		return old
+	}
+	if p.pinned == nil {
+		p.pinned = map[uint64]*Call{}
+	}
+	p.pinned[off] = c
+	return c
+}
+
+// readCall decodes the call at off, with its exit record: the log is read
+// from the checkpoint before off (for its Seq) up to that exit record.
+func (p *Process) readCall(off uint64) *Call {
+	r, done, err := p.open()
+	if err != nil {
+		return nil
+	}
+	defer done()
+	i := sort.Search(len(p.marks), func(i int) bool { return p.marks[i].off > off })
+	from, seq := uint64(8), 0
+	if i > 0 {
+		from, seq = p.marks[i-1].off, p.marks[i-1].seq
+	}
+	var found *Call
+	d := &decoder{p: p, only: off, seq: seq, emit: func(c *Call) bool { found = c; return false }}
+	d.run(newCursor(r, from, uint64(p.End)))
+	return found
+}
+
+// mark is a checkpoint of the log: the entry record of the seq-th call.
+type mark struct {
+	off uint64
+	seq int
+}
+
+// markEvery is how many calls apart the checkpoints are (16 bytes each).
+const markEvery = 4096
