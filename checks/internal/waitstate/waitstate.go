@@ -315,8 +315,11 @@ func (a *Analysis) recv(r *Rank, c *trace.Call, label string) *waitfor.Cond {
 //   - its receive's source will never send again (it called MPI_Finalize
 //     or ended, with no send to r in progress): the message was received
 //     already, and the call waits for its send; or it never will be, and
-//     the call never returns whatever its send does (erring towards "can
-//     proceed", it is taken as waiting for its send);
+//     the call never returns whatever its send does. It is taken as
+//     waiting for its send (erring towards "can proceed"), unless its
+//     send's destination has posted a matching receive: then the message
+//     never came (had it, the call would have returned while polling since
+//     the run stalled), and the call waits for the source forever;
 //   - otherwise it waits for its receive half only (its source, or any
 //     member for MPI_ANY_SOURCE). Waiting for both halves, as a blocking
 //     send and a receive would, made two ranks whose eager Sendrecv
@@ -332,12 +335,27 @@ func (a *Analysis) sendrecv(r *Rank, c *trace.Call, name string) *waitfor.Cond {
 	}
 	if src := a.Ranks[world(r, c.Word("comm"), a.source(r, c))]; src != nil && src.Finalizing &&
 		rc.Kind == waitfor.Proc && rc.Proc == src.Proc.Rank {
+		if a.sendPosted(r, c) {
+			return rc // its send completes: the message never came
+		}
 		r.RecvsFrom = r.RecvsFrom[:recvsFrom] // received already, or never: see above
 		return a.send(r, c, name)
 	}
 	// The send half, complete or not, adds nothing certain (nor does it to
 	// SendsTo): the call waits for its receive.
 	return rc
+}
+
+// sendPosted reports whether rank r's send c goes to MPI_PROC_NULL or to a
+// rank that has posted a receive it can match: the MPI completes it,
+// whatever the buffering.
+func (a *Analysis) sendPosted(r *Rank, c *trace.Call) bool {
+	comm, dest := c.Word("comm"), c.Int("dest")
+	if isConst(r.Proc, "MPI_PROC_NULL", dest) {
+		return true
+	}
+	d := a.Ranks[world(r, comm, dest)]
+	return d != nil && a.posted(r, c, d)
 }
 
 // isDone reports whether a condition waits for no one.

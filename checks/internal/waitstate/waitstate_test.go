@@ -295,6 +295,9 @@ func TestSendrecvHalves(t *testing.T) {
 		// message and rank 1 went on to a collective.
 		{"wildcard receive, destination past the exchange",
 			sendrecvRun(nil, call("MPI_Barrier", map[string]any{"comm": worldComm}), sendrecv(1, 14, anySource, 14)), nil, false},
+		{"... from a rank in MPI_Finalize, destination receiving the send: the message never came",
+			sendrecvRun(finalize, sendrecv(2, 1, 0, 0), call("MPI_Recv", map[string]any{"source": 1, "tag": 1, "comm": worldComm})),
+			[]int{0, 1}, false},
 		{"receive from MPI_PROC_NULL: the send keeps it",
 			sendrecvRun(nil, sendrecv(2, 1, procNull, 0), call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": worldComm})),
 			[]int{1, 2}, true},
