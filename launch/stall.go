@@ -21,9 +21,12 @@ import (
 //     with still no call completed (and, with ranks on other hosts, their
 //     pages written back again in between).
 //
-// A run judged able to resume is asked again only after progress, or when
-// the set of suspended ranks changes (a stopped rank continued, say), so a
-// long stall costs a /proc read per rank and tick, not a read of the logs.
+// A run judged able to resume is asked again only after progress, when
+// the set of suspended ranks changes (a stopped rank continued, say), or
+// when a rank entered MPI or ended (entering a blocking call completes none:
+// a rank that computed and then called MPI_Finalize, or a Sendrecv that can
+// never return, changed nothing else), so a long stall costs a /proc read
+// per rank and tick, not a read of the logs.
 
 const (
 	abortGrace   = 5 * time.Second        // a rank in MPI_Abort this long: the MPI failed to end the job
@@ -54,6 +57,7 @@ type stallWatch struct {
 	before     map[string]trace.Sched // the ranks' processes when the stall was noticed
 	asked      uint64                 // progress count when the run was last judged able to resume
 	askedHeld  string                 // the suspended processes then
+	askedIn    [2]int                 // the processes inside MPI and outside it then
 	first      *verdict               // a deadlock seen once, to be confirmed
 }
 
@@ -121,7 +125,8 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	now := trace.ReadSched(w.dir)
 	held := strings.Join(trace.Held(w.before, now), " ")
-	if w.asked == pr.Calls && w.askedHeld == held {
+	in := [2]int{pr.InMPI, pr.Outside}
+	if w.asked == pr.Calls && w.askedHeld == held && w.askedIn == in {
 		return stallNone, nil
 	}
 	run, err := trace.ReadRun(w.dir)
@@ -139,7 +144,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		return stallNone, nil // a call completed meanwhile: the snapshot is stale
 	}
 	if !dead {
-		w.asked, w.askedHeld, w.first = pr.Calls, held, nil
+		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
 		msg := fmt.Sprintf("no MPI call completed for %v, but the run can still go on (a rank is computing, or a blocked rank waits on one); waiting", w.after)
 		if s := suspended(run); s != "" {
 			msg = fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s)

@@ -10,7 +10,8 @@
 // Conditions follow MPI's semantics (seed 003 §3.2): a blocked receive or
 // probe waits for its source (any member of its communicator for
 // MPI_ANY_SOURCE); a blocked send waits for its destination, since the MPI
-// did not buffer it; Sendrecv waits for both; a collective waits for every
+// did not buffer it; Sendrecv waits for its receive, and for its send only
+// where the records show that the send is what keeps it (sendrecv); a collective waits for every
 // member of its communicator that is not in the same collective; MPI_Wait
 // and MPI_Waitall wait for all their pending operations, MPI_Waitany and
 // MPI_Waitsome for any; MPI_Finalize waits for every rank still using MPI.
@@ -150,9 +151,14 @@ func (a *Analysis) NeedsBuffering() bool {
 	return a.IsDeadlocked() && len(analyze(a.run, a.src, true, a.unforced).Deadlocked) == 0
 }
 
-// standard reports whether a call is a standard-mode send.
+// standard reports whether a call is a standard-mode send (the send half
+// of MPI_Sendrecv is one).
 func standard(name string) bool {
-	return name == "MPI_Send" || name == "MPI_Isend" || name == "MPI_Send_init"
+	switch name {
+	case "MPI_Send", "MPI_Isend", "MPI_Send_init", "MPI_Sendrecv", "MPI_Sendrecv_replace":
+		return true
+	}
+	return false
 }
 
 // analyses counts the analyses made.
@@ -299,6 +305,63 @@ func (a *Analysis) recv(r *Rank, c *trace.Call, label string) *waitfor.Cond {
 	return waitfor.P(s.Proc.Rank)
 }
 
+// sendrecv is what rank r's blocked MPI_Sendrecv (or _replace) c waits for.
+// Its halves run concurrently, and the records say only that the call has
+// not returned, not which half keeps it there: its send may have completed
+// already (an eager message that the destination has not received yet; a
+// blocking MPI_Send in that state would have returned). So the call waits
+// for its send's destination only where that is certain:
+//   - its receive half will complete (the source is sending it a matching
+//     message, or is MPI_PROC_NULL): the call waits for its send;
+//   - its receive's source will never send again (it called MPI_Finalize
+//     or ended, with no send to r in progress): the message was received
+//     already, and the call waits for its send; or it never will be, and
+//     the call never returns whatever its send does. It is taken as
+//     waiting for its send (erring towards "can proceed"), unless its
+//     send's destination has posted a matching receive: then the message
+//     never came (had it, the call would have returned while polling since
+//     the run stalled), and the call waits for the source forever;
+//   - otherwise it waits for its receive half only (its source, or any
+//     member for MPI_ANY_SOURCE). Waiting for both halves, as a blocking
+//     send and a receive would, made two ranks whose eager Sendrecv
+//     messages to each other were delivered, each receiving from a third
+//     rank that was still computing, a cycle: a deadlock that was not.
+//     A real one among such ranks is found once the third rank sends and
+//     finalizes (the case above) or blocks.
+func (a *Analysis) sendrecv(r *Rank, c *trace.Call, name string) *waitfor.Cond {
+	recvsFrom := len(r.RecvsFrom)
+	rc := a.recv(r, c, name)
+	if isDone(rc) {
+		return a.send(r, c, name) // the receive half completes
+	}
+	if src := a.Ranks[world(r, c.Word("comm"), a.source(r, c))]; src != nil && src.Finalizing &&
+		rc.Kind == waitfor.Proc && rc.Proc == src.Proc.Rank {
+		if a.sendPosted(r, c) {
+			return rc // its send completes: the message never came
+		}
+		r.RecvsFrom = r.RecvsFrom[:recvsFrom] // received already, or never: see above
+		return a.send(r, c, name)
+	}
+	// The send half, complete or not, adds nothing certain (nor does it to
+	// SendsTo): the call waits for its receive.
+	return rc
+}
+
+// sendPosted reports whether rank r's send c goes to MPI_PROC_NULL or to a
+// rank that has posted a receive it can match: the MPI completes it,
+// whatever the buffering.
+func (a *Analysis) sendPosted(r *Rank, c *trace.Call) bool {
+	comm, dest := c.Word("comm"), c.Int("dest")
+	if isConst(r.Proc, "MPI_PROC_NULL", dest) {
+		return true
+	}
+	d := a.Ranks[world(r, comm, dest)]
+	return d != nil && a.posted(r, c, d)
+}
+
+// isDone reports whether a condition waits for no one.
+func isDone(c *waitfor.Cond) bool { return c.Kind == waitfor.All && len(c.Sub) == 0 }
+
 // inProgress returns the calls of rank r's point-to-point operations in
 // progress: those of its active requests (the calls that created them:
 // MPI_Irecv, MPI_Send_init, ...) and the blocking calls its threads are in.
@@ -414,7 +477,7 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 	name := c.Name()
 	switch {
 	case name == "MPI_Sendrecv" || name == "MPI_Sendrecv_replace":
-		return waitfor.AllOf(name, a.send(r, c, name), a.recv(r, c, name))
+		return a.sendrecv(r, c, name)
 	case c.Def.Has("recv") || c.Def.Has("probe"):
 		return a.recv(r, c, name)
 	case c.Def.Has("send"):

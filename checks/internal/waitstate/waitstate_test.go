@@ -245,3 +245,77 @@ func TestDeterministicGraph(t *testing.T) {
 		}
 	}
 }
+
+// sendrecvRun is three ranks: rank 0 made only the call zero (nil: only
+// MPI_Init, it is computing), ranks 1 and 2 are in the calls of one and two.
+func sendrecvRun(zero, one, two func(l *tracetest.Log)) *trace.Run {
+	var ls []*tracetest.Log
+	for r, f := range []func(*tracetest.Log){zero, one, two} {
+		l := tracetest.New(r, 3)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		if f != nil {
+			f(l)
+		}
+		ls = append(ls, l)
+	}
+	return procs(ls...)
+}
+
+func sendrecv(dest, stag, source, rtag int) func(*tracetest.Log) {
+	return func(l *tracetest.Log) {
+		l.Call("MPI_Sendrecv", 2, map[string]any{"dest": dest, "sendtag": stag, "source": source, "recvtag": rtag, "comm": worldComm}, nil)
+	}
+}
+
+func call(name string, in map[string]any) func(*tracetest.Log) {
+	return func(l *tracetest.Log) { l.Call(name, 2, in, nil) }
+}
+
+// The send half of a blocked MPI_Sendrecv may have completed (an eager
+// message not yet received): it counts only where the records show that
+// it is what keeps the call. Two ranks that sent each other a message in
+// their Sendrecv, each receiving from a rank still computing, are no
+// deadlock (testdata/programs/clean_sendrecv_stall.c); once that rank has
+// sent (and is in MPI_Finalize), their sends are what keeps them, and
+// buffering would have released them (deadlock_sendrecv_stall.c).
+func TestSendrecvHalves(t *testing.T) {
+	const procNull, anySource = -1, -2 // tracetest's (MPICH's) values
+	finalize := call("MPI_Finalize", nil)
+	for _, tc := range []struct {
+		name           string
+		run            *trace.Run
+		dead           []int
+		needsBuffering bool
+	}{
+		{"sends to each other, receive from a computing rank",
+			sendrecvRun(nil, sendrecv(2, 1, 0, 0), sendrecv(1, 1, 0, 0)), nil, false},
+		{"... from a rank in MPI_Finalize",
+			sendrecvRun(finalize, sendrecv(2, 1, 0, 0), sendrecv(1, 1, 0, 0)), []int{0, 1, 2}, true},
+		// clean_wildcards.c, rank 0 slow: rank 1's Sendrecv took rank 2's
+		// message and rank 1 went on to a collective.
+		{"wildcard receive, destination past the exchange",
+			sendrecvRun(nil, call("MPI_Barrier", map[string]any{"comm": worldComm}), sendrecv(1, 14, anySource, 14)), nil, false},
+		{"... from a rank in MPI_Finalize, destination receiving the send: the message never came",
+			sendrecvRun(finalize, sendrecv(2, 1, 0, 0), call("MPI_Recv", map[string]any{"source": 1, "tag": 1, "comm": worldComm})),
+			[]int{0, 1}, false},
+		{"receive from MPI_PROC_NULL: the send keeps it",
+			sendrecvRun(nil, sendrecv(2, 1, procNull, 0), call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": worldComm})),
+			[]int{1, 2}, true},
+		{"ring, each receiving what the previous sends",
+			sendrecvRun(sendrecv(1, 0, 2, 0), sendrecv(2, 0, 0, 0), sendrecv(0, 0, 1, 0)), nil, false},
+		{"ring, receiving with another tag than is sent",
+			sendrecvRun(sendrecv(1, 0, 2, 1), sendrecv(2, 0, 0, 1), sendrecv(0, 0, 1, 1)), []int{0, 1, 2}, false},
+		{"receive half will complete, destination receives with another tag",
+			sendrecvRun(call("MPI_Send", map[string]any{"dest": 1, "tag": 0, "comm": worldComm}),
+				sendrecv(2, 1, 0, 0), call("MPI_Recv", map[string]any{"source": 1, "tag": 9, "comm": worldComm})),
+			[]int{1, 2}, true},
+	} {
+		a := Analyze(tc.run)
+		if fmt.Sprint(a.Deadlocked) != fmt.Sprint(tc.dead) && !(len(a.Deadlocked) == 0 && tc.dead == nil) {
+			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)
+		}
+		if a.NeedsBuffering() != tc.needsBuffering {
+			t.Errorf("%s: needs buffering %v, want %v", tc.name, a.NeedsBuffering(), tc.needsBuffering)
+		}
+	}
+}
