@@ -122,11 +122,20 @@ var address = regexp.MustCompile(`0x[0-9a-f]{8,}`)
 // exploreWith runs mpivet with --jobs jobs and the program's flags.
 func exploreWith(t *testing.T, p *Program, bin, dir string, jobs int) *exploration {
 	t.Helper()
+	return exploreUnder(t, p, bin, dir, jobs, nil, nil)
+}
+
+// exploreUnder runs mpivet as exploreWith does, under the command wrap
+// (e.g. salloc), with more flags and environment.
+func exploreUnder(t *testing.T, p *Program, bin, dir string, jobs int, wrap, env []string, flags ...string) *exploration {
+	t.Helper()
 	js := filepath.Join(t.TempDir(), "report.json")
-	args := append([]string{"run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", dir, "--no-color",
+	args := append([]string{mpivetBin, "run", "-n", strconv.Itoa(p.NP), "--timeout", p.Timeout, "--json", js, "--dir", dir, "--no-color",
 		"--jobs", strconv.Itoa(jobs)}, p.Flags...)
-	args = append(append(args, bin), p.Args...)
-	out, err := exec.Command(mpivetBin, args...).CombinedOutput()
+	args = append(append(append(append(wrap, args...), flags...), bin), p.Args...)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatalf("mpivet: %v", err)
 	}
