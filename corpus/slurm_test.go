@@ -5,14 +5,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 )
 
-// Inside a Slurm allocation, replays are job steps (--launcher "srun
-// --exact"), several at once (--jobs), spread over the allocation's nodes:
+// Inside a Slurm allocation, replays are job steps (srun --exact, by
+// default there), several at once (--jobs, by default the allocation's
+// tasks divided by the ranks), spread over the allocation's nodes:
 // the exploration covers the interleavings a local one does, with the same
 // findings. The test starts a Slurm cluster of three virtual nodes on this
 // machine (scripts/start-slurm) and explores through salloc. Open MPI's
@@ -46,14 +48,13 @@ func TestSlurmSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	underEachMPI(t, prog, func(t *testing.T, bin, dir string) {
-		pmi := "pmix"
-		if strings.Contains(t.Name(), "mpich") {
-			pmi = "pmi2"
-		}
 		local := exploreWith(t, p, bin, dir+"-local", 1)
 		before := steps(cluster)
 		wrap := []string{"salloc", "-n", strconv.Itoa(2 * p.NP), "--quiet"}
-		slurm := exploreUnder(t, p, bin, dir+"-slurm", 2, wrap, env, "--launcher", "srun --exact --mpi="+pmi)
+		// the launcher (srun --exact --mpi=PMI) and --jobs (the
+		// allocation's tasks / the ranks: 2) are mpivet's defaults inside
+		// an allocation
+		slurm := exploreUnder(t, p, bin, dir+"-slurm", 0, wrap, env)
 		// every run a step: the interleavings, and the zero-buffering run if any
 		if n, want := steps(cluster)-before, int(slurm.report["interleavings"].(float64)); n < want {
 			t.Errorf("%d job steps launched for %d interleavings", n, want)
@@ -67,13 +68,18 @@ func TestSlurmSteps(t *testing.T) {
 	})
 }
 
-// steps counts the job steps the cluster's nodes launched.
+// steps counts the job steps the cluster's nodes launched (a step of
+// ranks on several nodes once).
 func steps(cluster string) int {
-	n := 0
+	ids := map[string]bool{}
 	logs, _ := filepath.Glob(filepath.Join(cluster, "log", "slurmd.*.log"))
 	for _, l := range logs {
 		b, _ := os.ReadFile(l)
-		n += strings.Count(string(b), "launch task StepId=")
+		for _, m := range stepID.FindAllString(string(b), -1) {
+			ids[m] = true
+		}
 	}
-	return n
+	return len(ids)
 }
+
+var stepID = regexp.MustCompile(`launch task StepId=[0-9]+\.[0-9]+`)

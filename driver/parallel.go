@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,16 +28,27 @@ import (
 const maxAutoJobs = 8
 
 // jobs is the number of replays to run at once: --jobs, or by default as
-// many as the cores give each replay's ranks one core each (at least one).
-func jobs(o Options) int {
+// many as the cores give each replay's ranks one core each (at least one);
+// inside a Slurm allocation whose job steps run the replays, as many as
+// its tasks give (SLURM_NTASKS).
+func jobs(o Options, sess *launch.Session) int {
 	if o.Jobs > 0 {
 		return o.Jobs
 	}
 	if o.ReplayHook != "" {
 		return 1
 	}
+	if o.Launcher == "" && launch.SlurmStep(sess.MPI.Impl) != "" {
+		if tasks, err := strconv.Atoi(os.Getenv("SLURM_NTASKS")); err == nil {
+			return min(maxSlurmJobs, max(1, tasks/max(1, o.NP)))
+		}
+	}
 	return min(maxAutoJobs, max(1, runtime.NumCPU()/max(1, o.NP)))
 }
+
+// maxSlurmJobs caps the default of --jobs in an allocation: the search
+// checks replays one at a time, and keeps 2 x jobs runs in memory.
+const maxSlurmJobs = 64
 
 // ahead is a replay run ahead of its turn: where, and how it ended.
 type ahead struct {
@@ -54,7 +66,7 @@ func aheadDir(dir string, k int64) string {
 // parallel returns how the search runs replays ahead, nil for one at a
 // time.
 func (x *exploration) parallel() *explore.Parallel {
-	n := jobs(x.o)
+	n := jobs(x.o, x.sess)
 	if n <= 1 {
 		return nil
 	}
