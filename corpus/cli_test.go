@@ -158,81 +158,91 @@ func TestMPINotInstalled(t *testing.T) {
 // process behind.
 func TestInterruptReports(t *testing.T) {
 	underEachMPI(t, "wildcard_master_worker.c", func(t *testing.T, bin, dir string) {
-		js := filepath.Join(t.TempDir(), "r.json")
-		cmd := exec.Command(mpivetBin, "run", "-n", "3", "--no-color", "--json", js, "--dir", dir, bin, "7")
-		var out strings.Builder
-		errs := &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
-		cmd.Stdout, cmd.Stderr = &out, errs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-errs.seen:
-		case <-time.After(2 * time.Minute):
-			cmd.Process.Kill()
-			t.Fatalf("no progress line on stderr:\n%s", errs.String())
-		}
-		cmd.Process.Signal(syscall.SIGINT)
-		err := cmd.Wait()
-		code := cmd.ProcessState.ExitCode()
-		if code != 3 {
-			t.Fatalf("exit %d (%v), want 3:\n%s\n%s", code, err, out.String(), errs.String())
-		}
-		data, _ := os.ReadFile(js)
-		var r struct {
-			Verdict  string
-			Complete bool
-			Stopped  string
-			Coverage struct{ Done, Queued int }
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("JSON report: %v: %s", err, data)
-		}
-		if r.Verdict != "incomplete" || r.Complete || r.Stopped != "interrupted (SIGINT)" || r.Coverage.Done < 1 || r.Coverage.Queued < 1 {
-			t.Errorf("report: %+v", r)
-		}
-		if !strings.Contains(out.String(), "verdict: incomplete") || !strings.Contains(out.String(), "more known but not run") {
-			t.Errorf("text report:\n%s", out.String())
-		}
-		abs, _ := filepath.Abs(dir)
-		if pids := processesOf(abs); len(pids) > 0 {
-			t.Errorf("processes of the run still alive: %v", pids)
-		}
-
-		// Twice: at once, no report.
-		dir2 := filepath.Join(t.TempDir(), "run2")
-		cmd = exec.Command(mpivetBin, "run", "-n", "3", "--no-color", "--dir", dir2, bin, "7")
-		errs = &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
-		out.Reset()
-		cmd.Stdout, cmd.Stderr = &out, errs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-errs.seen:
-		case <-time.After(2 * time.Minute):
-			cmd.Process.Kill()
-			t.Fatalf("no progress line on stderr:\n%s", errs.String())
-		}
-		// Two different signals (two of one kind may merge into one), sent
-		// while mpivet is stopped so that they arrive together: sent one
-		// after the other to a running mpivet on a loaded machine, the
-		// test may be descheduled between them for longer than mpivet
-		// takes to stop the ranks and print the report the first asks for.
-		cmd.Process.Signal(syscall.SIGSTOP)
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Process.Signal(syscall.SIGCONT)
-		cmd.Wait()
-		if code := cmd.ProcessState.ExitCode(); code != 130 || strings.Contains(out.String(), "verdict") {
-			t.Errorf("second interrupt: exit %d, want 130 and no report:\n%s", code, out.String())
-		}
-		abs, _ = filepath.Abs(dir2)
-		time.Sleep(500 * time.Millisecond) // pdeathsig reaches the ranks
-		if pids := processesOf(abs); len(pids) > 0 {
-			t.Errorf("processes of the run still alive after the second interrupt: %v", pids)
+		for _, jobs := range []string{"1", "2"} {
+			interrupt(t, bin, dir+"-jobs"+jobs, jobs)
 		}
 	})
+}
+
+// interrupt checks TestInterruptReports with replays jobs at once.
+func interrupt(t *testing.T, bin, dir, jobs string) {
+	js := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(mpivetBin, "run", "-n", "3", "--jobs", jobs, "--no-color", "--json", js, "--dir", dir, bin, "7")
+	var out strings.Builder
+	errs := &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &out, errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-errs.seen:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("no progress line on stderr:\n%s", errs.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if code != 3 {
+		t.Fatalf("--jobs %s: exit %d (%v), want 3:\n%s\n%s", jobs, code, err, out.String(), errs.String())
+	}
+	data, _ := os.ReadFile(js)
+	var r struct {
+		Verdict  string
+		Complete bool
+		Stopped  string
+		Coverage struct{ Done, Queued int }
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("JSON report: %v: %s", err, data)
+	}
+	if r.Verdict != "incomplete" || r.Complete || r.Stopped != "interrupted (SIGINT)" || r.Coverage.Done < 1 || r.Coverage.Queued < 1 {
+		t.Errorf("--jobs %s: report: %+v", jobs, r)
+	}
+	if !strings.Contains(out.String(), "verdict: incomplete") || !strings.Contains(out.String(), "more known but not run") {
+		t.Errorf("text report:\n%s", out.String())
+	}
+	abs, _ := filepath.Abs(dir)
+	if pids := processesOf(abs); len(pids) > 0 {
+		t.Errorf("processes of the run still alive: %v", pids)
+	}
+	if ahead, _ := filepath.Glob(filepath.Join(dir, "ahead-*")); len(ahead) > 0 {
+		t.Errorf("--jobs %s: replays run ahead left behind: %v", jobs, ahead)
+	}
+
+	// Twice: at once, no report.
+	dir2 := filepath.Join(t.TempDir(), "run2")
+	cmd = exec.Command(mpivetBin, "run", "-n", "3", "--jobs", jobs, "--no-color", "--dir", dir2, bin, "7")
+	errs = &lineWatch{want: "mpivet: exploring: ", seen: make(chan struct{})}
+	out.Reset()
+	cmd.Stdout, cmd.Stderr = &out, errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-errs.seen:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("no progress line on stderr:\n%s", errs.String())
+	}
+	// Two different signals (two of one kind may merge into one), sent
+	// while mpivet is stopped so that they arrive together: sent one
+	// after the other to a running mpivet on a loaded machine, the
+	// test may be descheduled between them for longer than mpivet
+	// takes to stop the ranks and print the report the first asks for.
+	cmd.Process.Signal(syscall.SIGSTOP)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGCONT)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 || strings.Contains(out.String(), "verdict") {
+		t.Errorf("second interrupt: exit %d, want 130 and no report:\n%s", code, out.String())
+	}
+	abs, _ = filepath.Abs(dir2)
+	time.Sleep(500 * time.Millisecond) // pdeathsig reaches the ranks
+	if pids := processesOf(abs); len(pids) > 0 {
+		t.Errorf("processes of the run still alive after the second interrupt: %v", pids)
+	}
 }
 
 // lineWatch collects what a process writes and signals when a line

@@ -57,7 +57,10 @@
 // decisions to force and what to repeat of the parent run, passed to the
 // ranks by path in layer.conf (RunFiles), decisions.complete, and
 // buffering for the zero-buffering run. Replays without a new finding lose
-// their ranks' records once the search below them is over.
+// their ranks' records once the search below them is over. With --jobs
+// above 1, a replay run ahead of its turn starts in ahead-K/ and becomes
+// interleaving-n/ when the search, still sequential, numbers it
+// (parallel.go); those it never reaches are removed.
 //
 // # Checks
 //

@@ -54,10 +54,17 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 		return &explore.Interleaving{N: n, Decisions: ds, Branch: b, Stopped: why}, nil
 	}
 	d := interleavingDir(x.dir, n)
-	res, timeout, err := x.launch(n, d, ds, b)
+	res, timeout, err := x.launch(x.ctx, n, d, ds, b)
 	if err != nil {
 		return nil, err
 	}
+	return x.finish(n, d, ds, b, res, timeout)
+}
+
+// finish checks interleaving n, run in its directory d with decisions ds
+// forced: the second half of once, which a replay run ahead of its turn
+// (parallel.go) does on its own once numbered.
+func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (*explore.Interleaving, error) {
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	if res.Interrupted {
 		il.Stopped = x.why()
@@ -176,7 +183,11 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 // to force, what to repeat of the parent run, the ranks' settings), runs
 // the replay hook, and runs the program there within the time limit it
 // returns.
-func (x *exploration) launch(n int, d string, ds []explore.Decision, b *explore.Branch) (*launch.Result, time.Duration, error) {
+//
+// n is -1 for a replay run ahead of its turn, whose number is not known
+// yet: it gets no MPIVET_INTERLEAVING and no hook (--jobs above 1 takes
+// none). Replays may run at once: each runs with a copy of the session.
+func (x *exploration) launch(ctx context.Context, n int, d string, ds []explore.Decision, b *explore.Branch) (*launch.Result, time.Duration, error) {
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return nil, 0, fmt.Errorf("cannot create %s: %v", d, err)
 	}
@@ -202,34 +213,41 @@ func (x *exploration) launch(n int, d string, ds []explore.Decision, b *explore.
 			return nil, 0, err
 		}
 	}
-	ctx := x.ctx
 	if !x.deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, x.deadline)
 		defer cancel()
 	}
-	x.sess.Opts.Env = []string{fmt.Sprintf("MPIVET_INTERLEAVING=%d", n)}
-	if n > 1 && n != x.zero {
+	sess := *x.sess
+	sess.Opts.Env = nil
+	if n > 0 {
+		sess.Opts.Env = []string{fmt.Sprintf("MPIVET_INTERLEAVING=%d", n)}
+	}
+	if n != 1 && n != x.zero {
 		// A replay repeats the first run up to its forced match and then
 		// runs the same program on the same input: it gets a few times the
 		// first run's time, not the whole limit. One whose forced match
 		// cannot happen, while its ranks poll rather than block, would
 		// otherwise spend the whole limit each time.
-		saved := x.sess.Opts.Timeout
-		if limit := replayFactor*x.firstWall + replaySlack; saved == 0 || limit < saved {
-			x.sess.Opts.Timeout = limit
+		if limit := replayFactor*x.firstWall + replaySlack; sess.Opts.Timeout == 0 || limit < sess.Opts.Timeout {
+			sess.Opts.Timeout = limit
 		}
-		defer func() { x.sess.Opts.Timeout = saved }()
 	}
-	o := x.o
-	if n == x.zero {
-		o.Buffering = "zero"
-	}
-	if err := WriteLayerConf(abs, x.sess, o, files); err != nil {
+	if err := WriteLayerConf(abs, &sess, x.layerOptions(n), files); err != nil {
 		return nil, 0, err
 	}
-	res, err := x.sess.Run(ctx, d)
-	return res, x.sess.Opts.Timeout, err
+	res, err := sess.Run(ctx, d)
+	return res, sess.Opts.Timeout, err
+}
+
+// layerOptions are the options interleaving n runs with: the zero-buffering
+// run's own buffering.
+func (x *exploration) layerOptions(n int) Options {
+	o := x.o
+	if n > 0 && n == x.zero {
+		o.Buffering = "zero"
+	}
+	return o
 }
 
 // prune deletes the records of replay n if it gave no new finding: an

@@ -40,6 +40,7 @@ type Options struct {
 	MixingBound      int           // -1: all
 	OrderBound       int
 	FirstError       bool
+	Jobs             int    // replays at once (0: from the cores and the ranks)
 	ReplayHook       string // a shell command run before each replay
 	KeepRecords      bool
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
@@ -133,6 +134,8 @@ var options = []option{
 		usage: "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)"},
 	{field: func(o *Options) any { return &o.FirstError }, flag: "first-error", runOnly: true,
 		usage: "stop exploring at the first interleaving with errors"},
+	{field: func(o *Options) any { return &o.Jobs }, flag: "jobs", short: "j", runOnly: true,
+		usage: "run up to `N` replays at once (0: the cores divided by the ranks, at least 1, at most 8; inside a Slurm allocation, its tasks divided by the ranks, each replay a job step); the report is the same as one at a time"},
 	{field: func(o *Options) any { return &o.ReplayHook }, flag: "replay-hook", runOnly: true,
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
@@ -216,6 +219,12 @@ func (o *Options) Validate() error {
 	}
 	if _, err := explore.ParseSends(o.BufferSends); err != nil {
 		return fmt.Errorf("--buffer-sends: %v", err)
+	}
+	if o.Jobs < 0 {
+		return fmt.Errorf("--jobs %d: must be 0 (from the cores) or more", o.Jobs)
+	}
+	if o.Jobs > 1 && o.ReplayHook != "" {
+		return errors.New("--jobs above 1 with --replay-hook: replays that need a hook between them share what they leave, so they run one at a time (--jobs 1)")
 	}
 	if o.Deterministic {
 		o.Clocks = "off" // no exploration: its forced matches are what determinism rules out

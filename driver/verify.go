@@ -193,7 +193,8 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 		show = x.o.Progress.Show
 	}
 	stats := explore.Explore(first, x.once, explore.Options{MaxInterleavings: x.o.MaxInterleavings,
-		MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, FirstError: x.o.FirstError, Progress: show, Done: x.prune})
+		MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, FirstError: x.o.FirstError, Progress: show, Done: x.prune,
+		Parallel: x.parallel()})
 	if x.o.Progress != nil {
 		x.o.Progress.Done()
 	}

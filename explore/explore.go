@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -190,6 +191,9 @@ type Options struct {
 	// which the replays below it compare themselves with, are no longer
 	// needed.
 	Done func(n int)
+	// Parallel, if set, runs up to Parallel.Jobs replays at once (see
+	// Parallel); Run is then not used for replays.
+	Parallel *Parallel
 }
 
 // Progress is the state of an exploration. Frontier counts the alternatives
@@ -230,6 +234,15 @@ type explorer struct {
 	// ruledOut counts the alternatives Slack ruled out, buffered the
 	// replays run with sends buffered
 	ruledOut, buffered int
+	// the replays planned and not run yet, one level per interleaving
+	// being explored (the deepest last), and those run ahead of their
+	// turn (parallel.go)
+	levels  []*level
+	ahead   map[*task]bool
+	running int
+	done    chan *task
+	cancel  context.CancelFunc
+	ctx     context.Context
 }
 
 // halt stops the search for the reason given.
@@ -252,6 +265,7 @@ func (x *explorer) halt(reason string) bool {
 // depth of the search times the wildcard events, not with the runs.
 func Explore(first *Interleaving, run Runner, o Options) Stats {
 	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
+	defer x.drain()
 	x.prog.Done = 1
 	x.count(first)
 	if !(o.FirstError && first.Errors) {
@@ -443,28 +457,36 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 		}
 		return true
 	}
-	steps := pl.steps
-	pending := 0
-	for _, s := range steps {
-		pending += len(s.alts)
-	}
-	if pl.cont != nil {
-		pending++
-	}
+	lv := &level{items: x.items(pl, depth, orders)}
+	pending := len(lv.items)
 	x.prog.Frontier += pending
 	defer func() { x.prog.Frontier -= pending }()
-	if pl.cont != nil {
-		// the same matches, with the sends its deadlock waited for
-		// buffered: what the program does where the MPI buffers more
+	x.levels = append(x.levels, lv)
+	defer func() { x.levels = x.levels[:len(x.levels)-1] }()
+	for i, it := range lv.items {
+		lv.next = i + 1
 		pending--
-		if !x.replay(pl.cont.ds, &pl.cont.b, nil, depth, orders, &pending) {
+		if !x.replay(it, &pending) {
 			return false
 		}
 	}
+	return true
+}
+
+// items are the replays that cover the alternatives of pl, in the order
+// the search runs them: the continuation with more sends buffered first,
+// then each step's alternatives, latest step first.
+func (x *explorer) items(pl plan, depth, orders int) []*item {
+	var items []*item
+	if pl.cont != nil {
+		// the same matches, with the sends its deadlock waited for
+		// buffered: what the program does where the MPI buffers more
+		items = append(items, &item{ds: pl.cont.ds, b: &pl.cont.b, depth: depth, orders: orders})
+	}
+	steps := pl.steps
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := &steps[i]
 		for _, alt := range s.alts {
-			pending--
 			ds := append([]Decision(nil), pl.buffer...)
 			ds = bufferDecisions(ds, alt.Buffer)
 			for _, q := range steps[:i] {
@@ -478,18 +500,16 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 			if s.branch.Kind == trace.WildAny {
 				nextOrders++
 			}
-			if !x.replay(ds, &b, &s.key, depth+1, nextOrders, &pending) {
-				return false
-			}
+			items = append(items, &item{ds: ds, b: &b, bound: &s.key, depth: depth + 1, orders: nextOrders})
 		}
 	}
-	return true
+	return items
 }
 
-// replay runs one replay, with decisions ds, made by branch b, and
-// explores its events after bound; false if the search stops. pending
-// counts the caller's alternatives not run yet.
-func (x *explorer) replay(ds []Decision, b *Branch, bound *Key, depth, orders int, pending *int) bool {
+// replay runs one replay, it, and explores its events after it.bound;
+// false if the search stops. pending counts the caller's alternatives not
+// run yet.
+func (x *explorer) replay(it *item, pending *int) bool {
 	if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
 		*pending++
 		return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
@@ -499,14 +519,12 @@ func (x *explorer) replay(ds []Decision, b *Branch, bound *Key, depth, orders in
 		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
 	}
 	x.prog.Frontier--
-	if len(Buffers(ds)) > 0 {
+	if len(Buffers(it.ds)) > 0 {
 		x.buffered++
 	}
 	x.n++
 	x.explored++
-	x.prog.Running = 1
-	x.report()
-	child, err := x.run(x.n, ds, b)
+	child, err := x.runItem(x.n, it)
 	x.prog.Running = 0
 	if err != nil {
 		return x.halt(err.Error())
@@ -524,7 +542,7 @@ func (x *explorer) replay(ds []Decision, b *Branch, bound *Key, depth, orders in
 		return x.halt("stopped at the first interleaving with errors")
 	}
 	n := child.N
-	if !x.explore(x.plan(child, bound, orders), depth, orders) {
+	if !x.explore(x.plan(child, it.bound, it.orders), it.depth, it.orders) {
 		return false
 	}
 	if x.o.Done != nil {

@@ -101,16 +101,40 @@ type Result struct {
 	Elapsed      time.Duration
 }
 
-// Launcher returns the launcher and its arguments, up to the program.
+// Launcher returns the launcher and its arguments, up to the program:
+// the user's, or inside a Slurm allocation a job step (SlurmStep), or the
+// MPI's own.
 func (s *Session) Launcher() []string {
 	if s.Opts.Launcher != "" {
 		return append(strings.Fields(s.Opts.Launcher), "-n", strconv.Itoa(s.Opts.NP))
+	}
+	if step := SlurmStep(s.MPI.Impl); step != "" {
+		return append(strings.Fields(step), "-n", strconv.Itoa(s.Opts.NP))
 	}
 	cmd := []string{s.MPI.Launcher, "-n", strconv.Itoa(s.Opts.NP)}
 	if s.MPI.Impl == mpi.OpenMPI {
 		cmd = append(cmd, "--oversubscribe")
 	}
 	return cmd
+}
+
+// SlurmStep is the launcher of a job step inside the Slurm allocation
+// mpivet runs in (SLURM_JOB_ID set, srun on PATH), "" outside one: srun
+// --exact, so that steps run side by side on the allocation's free cores,
+// with the PMI the MPI's ranks need (Open MPI 4: PMIx; MPICH 4: PMI-2,
+// since with another every rank starts as a rank 0 of its own).
+func SlurmStep(impl mpi.Impl) string {
+	if os.Getenv("SLURM_JOB_ID") == "" {
+		return ""
+	}
+	if _, err := exec.LookPath("srun"); err != nil {
+		return ""
+	}
+	pmi := "pmix"
+	if impl == mpi.MPICH {
+		pmi = "pmi2"
+	}
+	return "srun --exact --mpi=" + pmi
 }
 
 // Env returns the launcher's environment.
