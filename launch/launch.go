@@ -191,6 +191,11 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	args := s.Command(dir)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = s.Env()
+	scratch, vars := s.scratch(cmd.Env)
+	cmd.Env = append(cmd.Env, vars...)
+	if scratch != "" {
+		defer os.RemoveAll(scratch)
+	}
 	// The launcher gets its own process group, so the whole run can be
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -208,7 +213,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the launcher %s: %v", args[0], err)
 	}
-	active.Store(cmd.Process.Pid, dir)
+	active.Store(cmd.Process.Pid, [2]string{dir, scratch})
 	defer active.Delete(cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -335,8 +340,8 @@ func RemoveRecords(dir string) {
 	}
 }
 
-// active holds the runs in progress, launcher pid -> run directory, for
-// KillAll.
+// active holds the runs in progress, launcher pid -> run directory and
+// scratch directory (scratch.go), for KillAll.
 var active sync.Map
 
 // KillAll ends every run in progress at once, launcher, supervisors and
@@ -345,7 +350,11 @@ var active sync.Map
 func KillAll() {
 	active.Range(func(k, v any) bool {
 		syscall.Kill(-k.(int), syscall.SIGKILL)
-		killStrays(v.(string))
+		run := v.([2]string)
+		killStrays(run[0])
+		if run[1] != "" {
+			os.RemoveAll(run[1])
+		}
 		return true
 	})
 }
