@@ -397,6 +397,14 @@ func programs(t *testing.T) []string {
 	return out
 }
 
+// serial runs the corpus one program at a time (MPIVET_CORPUS_SERIAL=1).
+// By default as many run at once as go test's -parallel allows (the
+// cores): most of a program's time under mpivet is waiting, for the
+// launcher's start-up, for a stalled run to be judged (1 s), for replays,
+// so two at a time on two cores take much less wall time than one, and no
+// result depends on the load (no timing assertions).
+var serial = os.Getenv("MPIVET_CORPUS_SERIAL") == "1"
+
 func TestCorpus(t *testing.T) {
 	impls := available(t)
 	bins := t.TempDir()
@@ -411,6 +419,9 @@ func TestCorpus(t *testing.T) {
 			}
 			name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 			t.Run(name+"/"+m.name, func(t *testing.T) {
+				if !serial {
+					t.Parallel()
+				}
 				p := &Program{}
 				*p = *p0 // its arguments may be completed below
 				bin := filepath.Join(bins, name+"-"+m.name)
