@@ -138,6 +138,7 @@ func main() {
 	withScale := flag.Bool("scale", false, "measure how the costs grow with the ranks instead (Open MPI; -ranks, -run selects halo or masterworker)")
 	ranks := flag.String("ranks", "2,4,8,16,32,64,128,256", "rank counts of -scale")
 	scaleOut := flag.String("scale-out", "docs/scaling.csv", "the CSV file -scale writes (the plots go beside it)")
+	scaleAppend := flag.Bool("scale-append", false, "add the rows of -scale to those of -scale-out instead of replacing them")
 	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
 	flag.Parse()
 	if *scalePlot != "" {
@@ -175,7 +176,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		runScale(work, ns, *reps, *scaleOut, filepath.Dir(*scaleOut), match.MatchString)
+		runScale(work, ns, *reps, *scaleOut, filepath.Dir(*scaleOut), *scaleAppend, match.MatchString)
 		return
 	}
 	if *withSlack {

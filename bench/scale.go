@@ -81,18 +81,34 @@ func (r scaleRow) fields() []string {
 // mpivet with each clock mode, reps times alternated, appending each row to
 // the CSV file out as it is measured (a long run that is stopped keeps what
 // it measured), then draws the plots into plotDir.
-func runScale(work string, ranks []int, reps int, out, plotDir string, match func(string) bool) {
+//
+// With appendTo, the rows are added to the file's (a rank count measured
+// again, or a program measured apart); the plots and table are of all.
+func runScale(work string, ranks []int, reps int, out, plotDir string, appendTo bool, match func(string) bool) {
 	mpivet := filepath.Join(work, "mpivet")
 	if b, err := exec.Command("go", "build", "-o", mpivet, "mpivet/cmd/mpivet").CombinedOutput(); err != nil {
 		fail(fmt.Errorf("building mpivet: %v\n%s", err, b))
 	}
-	f, err := os.Create(out)
+	var rows []scaleRow
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		if old, err := os.Open(out); err == nil {
+			rows, err = readScaleCSV(old)
+			old.Close()
+			if err != nil {
+				fail(fmt.Errorf("%s: %v", out, err))
+			}
+			flags = os.O_WRONLY | os.O_APPEND
+		}
+	}
+	f, err := os.OpenFile(out, flags, 0o644)
 	if err != nil {
 		fail(err)
 	}
-	fmt.Fprintln(f, strings.Join(scaleHeader, ","))
+	if flags&os.O_TRUNC != 0 {
+		fmt.Fprintln(f, strings.Join(scaleHeader, ","))
+	}
 	src := sourceDir()
-	var rows []scaleRow
 	for _, p := range scalePrograms {
 		if !match(p.name) {
 			continue
@@ -104,7 +120,13 @@ func runScale(work string, ranks []int, reps int, out, plotDir string, match fun
 		for _, np := range ranks {
 			for rep := 0; rep < reps; rep++ {
 				for _, mode := range []string{"native", "lamport", "vector"} {
+					// Heavily oversubscribed, a launch can fail (see README,
+					// Scaling): said, and tried once more.
 					r, err := scaleRun(p, bin, mpivet, work, np, mode)
+					if err != nil {
+						fmt.Fprintf(os.Stderr, "bench: %s, %d ranks, %s failed, trying again: %v\n", p.name, np, mode, err)
+						r, err = scaleRun(p, bin, mpivet, work, np, mode)
+					}
 					if err != nil {
 						fail(fmt.Errorf("%s, %d ranks, %s: %v", p.name, np, mode, err))
 					}
@@ -164,7 +186,7 @@ func scaleRun(p scaleProgram, bin, mpivet, work string, np int, mode string) (sc
 	r.Load1 = load1()
 	if mode == "native" {
 		if err != nil {
-			return r, fmt.Errorf("%v\n%s", err, lastLines(stderr.String(), 20))
+			return r, fmt.Errorf("%v\n%s\n...\n%s", err, firstLines(stderr.String(), 30), lastLines(stderr.String(), 10))
 		}
 		var seen int
 		r.RankRSSKB, r.RankRSSMaxKB, seen = ranksPeak()
@@ -319,6 +341,14 @@ func load1() float64 {
 	}
 	x, _ := strconv.ParseFloat(f[0], 64)
 	return x
+}
+
+func firstLines(s string, n int) string {
+	ls := strings.SplitN(s, "\n", n+1)
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, "\n")
 }
 
 func lastLines(s string, n int) string {
