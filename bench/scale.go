@@ -127,8 +127,9 @@ func runScale(work string, ranks []int, reps int, out, plotDir string, appendTo 
 						fmt.Fprintf(os.Stderr, "bench: %s, %d ranks, %s failed, trying again: %v\n", p.name, np, mode, err)
 						r, err = scaleRun(p, bin, mpivet, work, np, mode)
 					}
-					if err != nil {
-						fail(fmt.Errorf("%s, %d ranks, %s: %v", p.name, np, mode, err))
+					if err != nil { // no row: the plots and table show the others
+						fmt.Fprintf(os.Stderr, "bench: %s, %d ranks, %s failed again, left out: %v\n", p.name, np, mode, firstLines(err.Error(), 3))
+						continue
 					}
 					r.Rep = rep
 					rows = append(rows, r)

@@ -218,8 +218,12 @@ func printScaleTable(w io.Writer, rows []scaleRow) {
 		}
 		sort.Ints(ns)
 		for _, n := range ns {
-			fmt.Fprintf(w, "| %s | %d | %.2f | %s | %.2f | %.2f× | %.0f | %.1f (%.1f) | %.3f | %.0f | %.0f | %.0f |\n",
-				k.program, n, wall[nat][n], k.mode, wall[k][n], ratio[k][n], pb[k][n], rss[k][n], rss[nat][n],
+			native, r, nrss := "-", "-", "-" // a native run that failed twice
+			if nw, ok := wall[nat][n]; ok {
+				native, r, nrss = fmt.Sprintf("%.2f", nw), fmt.Sprintf("%.2f×", ratio[k][n]), fmt.Sprintf("%.1f", rss[nat][n])
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %.2f | %s | %.0f | %.1f (%s) | %.3f | %.0f | %.0f | %.0f |\n",
+				k.program, n, native, k.mode, wall[k][n], r, pb[k][n], rss[k][n], nrss,
 				ana[k][n], alts[k][n], peak[k][n], math.Round(load[k][n]))
 		}
 	}
