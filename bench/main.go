@@ -142,19 +142,7 @@ func main() {
 	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
 	flag.Parse()
 	if *scalePlot != "" {
-		f, err := os.Open(*scalePlot)
-		if err != nil {
-			fail(err)
-		}
-		rows, err := readScaleCSV(f)
-		f.Close()
-		if err != nil {
-			fail(fmt.Errorf("%s: %v", *scalePlot, err))
-		}
-		if err := plotScale(rows, filepath.Dir(*scalePlot)); err != nil {
-			fail(err)
-		}
-		printScaleTable(os.Stdout, rows)
+		redrawScale(*scalePlot)
 		return
 	}
 	match, err := regexp.Compile(*only)
@@ -176,7 +164,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		runScale(work, ns, *reps, *scaleOut, filepath.Dir(*scaleOut), *scaleAppend, match.MatchString)
+		runScale(work, ns, *reps, *scaleOut, *scaleAppend, match.MatchString)
 		return
 	}
 	if *withSlack {

@@ -80,11 +80,11 @@ func (r scaleRow) fields() []string {
 // runScale measures every program at every rank count, natively and under
 // mpivet with each clock mode, reps times alternated, appending each row to
 // the CSV file out as it is measured (a long run that is stopped keeps what
-// it measured), then draws the plots into plotDir.
+// it measured), then draws the plots beside it.
 //
 // With appendTo, the rows are added to the file's (a rank count measured
 // again, or a program measured apart); the plots and table are of all.
-func runScale(work string, ranks []int, reps int, out, plotDir string, appendTo bool, match func(string) bool) {
+func runScale(work string, ranks []int, reps int, out string, appendTo bool, match func(string) bool) {
 	mpivet := filepath.Join(work, "mpivet")
 	if b, err := exec.Command("go", "build", "-o", mpivet, "mpivet/cmd/mpivet").CombinedOutput(); err != nil {
 		fail(fmt.Errorf("building mpivet: %v\n%s", err, b))
@@ -143,7 +143,7 @@ func runScale(work string, ranks []int, reps int, out, plotDir string, appendTo 
 	if err := f.Close(); err != nil {
 		fail(err)
 	}
-	if err := plotScale(rows, plotDir); err != nil {
+	if err := plotScale(rows, filepath.Dir(out)); err != nil {
 		fail(err)
 	}
 	printScaleTable(os.Stdout, rows)

@@ -22,6 +22,24 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// redrawScale draws the plots of a CSV file runScale wrote, beside it, and
+// prints its table (-scale-plot).
+func redrawScale(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fail(err)
+	}
+	rows, err := readScaleCSV(f)
+	f.Close()
+	if err != nil {
+		fail(fmt.Errorf("%s: %v", path, err))
+	}
+	if err := plotScale(rows, filepath.Dir(path)); err != nil {
+		fail(err)
+	}
+	printScaleTable(os.Stdout, rows)
+}
+
 // readScaleCSV reads the rows runScale wrote.
 func readScaleCSV(r io.Reader) ([]scaleRow, error) {
 	recs, err := csv.NewReader(r).ReadAll()
