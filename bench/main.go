@@ -7,6 +7,8 @@
 //	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
 //	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
 //	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
+//	nice -n 19 go run ./bench -scale -reps 1   # 2..256 ranks, LLCP and LVCP: docs/scaling.csv, docs/scaling-*.png
+//	go run ./bench -scale-plot docs/scaling.csv # redraw the plots and print the table from the CSV
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -133,7 +135,16 @@ func main() {
 	flag.StringVar(&arguments, "arguments", "on", "mpivet's --arguments setting for the mpivet runs (off: what the argument checks cost, against on)")
 	withSlack := flag.Bool("slack", false, "measure whole mpivet runs with and without the buffering-aware exploration (--slack=minimal against off) instead")
 	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
+	withScale := flag.Bool("scale", false, "measure how the costs grow with the ranks instead (Open MPI; -ranks, -run selects halo or masterworker)")
+	ranks := flag.String("ranks", "2,4,8,16,32,64,128,256", "rank counts of -scale")
+	scaleOut := flag.String("scale-out", "docs/scaling.csv", "the CSV file -scale writes (the plots go beside it)")
+	scaleAppend := flag.Bool("scale-append", false, "add the rows of -scale to those of -scale-out instead of replacing them")
+	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
 	flag.Parse()
+	if *scalePlot != "" {
+		redrawScale(*scalePlot)
+		return
+	}
 	match, err := regexp.Compile(*only)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: -run:", err)
@@ -146,6 +157,14 @@ func main() {
 	defer os.RemoveAll(work)
 	if *withApps {
 		runApps(work, *reps, match)
+		return
+	}
+	if *withScale {
+		ns, err := parseRanks(*ranks)
+		if err != nil {
+			fail(err)
+		}
+		runScale(work, ns, *reps, *scaleOut, *scaleAppend, match.MatchString)
 		return
 	}
 	if *withSlack {

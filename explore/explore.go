@@ -483,27 +483,36 @@ func (x *explorer) items(pl plan, depth, orders int) []*item {
 		// buffered: what the program does where the MPI buffers more
 		items = append(items, &item{ds: pl.cont.ds, b: &pl.cont.b, depth: depth, orders: orders})
 	}
-	steps := pl.steps
-	for i := len(steps) - 1; i >= 0; i-- {
-		s := &steps[i]
+	for i := len(pl.steps) - 1; i >= 0; i-- {
+		s := &pl.steps[i]
+		nextOrders := orders
+		if s.branch.Kind == trace.WildAny {
+			nextOrders++
+		}
 		for _, alt := range s.alts {
-			ds := append([]Decision(nil), pl.buffer...)
-			ds = bufferDecisions(ds, alt.Buffer)
-			for _, q := range steps[:i] {
-				ds = append(ds, q.forced...)
-			}
-			ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
-			b := s.branch
-			b.Forced = alt
-			b.Expect = pl.expect(steps[:i+1])
-			nextOrders := orders
-			if s.branch.Kind == trace.WildAny {
-				nextOrders++
-			}
-			items = append(items, &item{ds: ds, b: &b, bound: &s.key, depth: depth + 1, orders: nextOrders})
+			items = append(items, &item{pl: &pl, step: i, alt: alt, bound: &s.key, depth: depth + 1, orders: nextOrders})
 		}
 	}
 	return items
+}
+
+// replayOf returns the decisions and branch of the replay that forces
+// alternative alt of step i: the interleaving's buffering decisions (with
+// those alt needs), every earlier step forced to what it matched, and
+// step i to alt.
+func (pl *plan) replayOf(i int, alt Alt) ([]Decision, *Branch) {
+	steps := pl.steps
+	s := &steps[i]
+	ds := append([]Decision(nil), pl.buffer...)
+	ds = bufferDecisions(ds, alt.Buffer)
+	for _, q := range steps[:i] {
+		ds = append(ds, q.forced...)
+	}
+	ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
+	b := s.branch
+	b.Forced = alt
+	b.Expect = pl.expect(steps[:i+1])
+	return ds, &b
 }
 
 // replay runs one replay, it, and explores its events after it.bound;
@@ -519,12 +528,13 @@ func (x *explorer) replay(it *item, pending *int) bool {
 		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
 	}
 	x.prog.Frontier--
-	if len(Buffers(it.ds)) > 0 {
+	if ds, _ := it.decisions(); len(Buffers(ds)) > 0 {
 		x.buffered++
 	}
 	x.n++
 	x.explored++
 	child, err := x.runItem(x.n, it)
+	it.ds, it.b, it.pl = nil, nil, nil // run: the level keeps no replay's decisions
 	x.prog.Running = 0
 	if err != nil {
 		return x.halt(err.Error())

@@ -46,6 +46,26 @@ type item struct {
 	bound         *Key
 	depth, orders int
 	task          *task // run ahead (nil: not started)
+	// The replay's decisions and branch, until made (lazy): alternative
+	// alt of step `step` of plan pl. A replay's decisions force every
+	// earlier event, and its branch says what each rank repeats, so made
+	// for every alternative at once they took memory growing with the
+	// alternatives times the events and the ranks (P³ for a wildcard
+	// gather: 150 MB at 128 ranks); made when the replay is run or
+	// launched, and dropped once it ran, only the replays in flight hold
+	// them.
+	pl   *plan
+	step int
+	alt  Alt
+}
+
+// decisions makes, if not made yet, and returns the replay's decisions and
+// branch.
+func (it *item) decisions() ([]Decision, *Branch) {
+	if it.b == nil && it.pl != nil {
+		it.ds, it.b = it.pl.replayOf(it.step, it.alt)
+	}
+	return it.ds, it.b
 }
 
 // task is a replay's program running, or run, ahead of its turn.
@@ -61,7 +81,8 @@ func (x *explorer) runItem(n int, it *item) (*Interleaving, error) {
 	if p == nil || p.Jobs <= 1 {
 		x.prog.Running = 1
 		x.report()
-		return x.run(n, it.ds, it.b)
+		ds, b := it.decisions()
+		return x.run(n, ds, b)
 	}
 	if x.ahead == nil {
 		ctx := p.Context
@@ -91,7 +112,8 @@ func (x *explorer) runItem(n int, it *item) (*Interleaving, error) {
 	t := it.task
 	it.task = nil
 	delete(x.ahead, t)
-	return p.Finish(n, it.ds, it.b, t.out)
+	ds, b := it.decisions()
+	return p.Finish(n, ds, b, t.out)
 }
 
 // launch starts the program of replay it.
@@ -100,7 +122,7 @@ func (x *explorer) launch(it *item) {
 	it.task = t
 	x.ahead[t] = true
 	x.running++
-	ds, b := it.ds, it.b
+	ds, b := it.decisions()
 	go func() {
 		t.out = x.o.Parallel.Launch(x.ctx, ds, b)
 		x.done <- t

@@ -49,8 +49,10 @@
  * progress), events.c (wildcard receives and probes, the arrival of
  * messages, clock synchronisation by collectives), anyevents.c (the outcome
  * of Waitany, Testany, Waitsome, Testsome), unreceived.c (messages never
- * received, at MPI_Finalize), hooks.c (what each MPI call means to the
- * protocol, MPI_Init starting it); protocol.h is what they share.
+ * received, at MPI_Finalize), stats.c (what the protocol sent and the
+ * rank's peak memory, printed at MPI_Finalize when MPIVET_SCALE_STATS=1
+ * asks), hooks.c (what each MPI call means to the protocol, MPI_Init
+ * starting it); protocol.h is what they share.
  */
 #define _GNU_SOURCE
 #include "protocol.h"

@@ -329,6 +329,7 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 	uint64_t *out = in + pbn;
 	memcpy(in, clk, pbn * 8);
 	memcpy(out, clk, pbn * 8);
+	ck_coll_syncs++, ck_coll_bytes += (uint64_t)pbn * 8;
 	if (how == FROM_ROOT)
 		aux ? PMPI_Ibcast(in, pbn, MPI_UINT64_T, root, s->sh, aux) : PMPI_Bcast(in, pbn, MPI_UINT64_T, root, s->sh);
 	else if (how == TO_ROOT)

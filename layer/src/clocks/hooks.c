@@ -230,6 +230,7 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Finalize:
 		ck_unreceived();
 		ck_ring_flush();
+		ck_print_stats();
 		mpivet_ck_on = 0;
 		break;
 	}

@@ -51,6 +51,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 	pb[pbn] = mpivet_sig(type);
 	pb[pbn + 1] = mpivet_call_pc;
 	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
+	ck_pb_msgs++, ck_pb_bytes += (uint64_t)pbw * 8;
 	/* The piggyback leaves before its message: sent as soon as posted
 	 * unless the transport is full (a shared-memory queue the receiver has
 	 * not drained, a socket buffer), when it waits in the sender until the

@@ -44,6 +44,12 @@ void ck_log_event(unsigned id, const uint64_t *w, uint64_t n);
 void ck_merge(const uint64_t *pb);
 void ck_record_clocks(int m, const char *why);
 
+/* ---- Scale statistics (stats.c), printed when MPIVET_SCALE_STATS=1 ---- */
+
+extern uint64_t ck_pb_msgs, ck_pb_bytes;     /* piggybacks sent, and their bytes */
+extern uint64_t ck_coll_syncs, ck_coll_bytes; /* collectives' clock exchanges, and the clock bytes each rank gives */
+void ck_print_stats(void);
+
 /* ---- Shadow communicators (shadows.c) ---- */
 
 struct shadow {
