@@ -93,13 +93,78 @@ func TestDeterministicRelaxedAndSeed(t *testing.T) {
 	}
 }
 
-// detRun runs the program under mpivet with flags; it gives the program's
-// output, its matches (each rank's wildcard receives, Iprobes that found a
-// message and Testanys that completed one, in order) and mpivet's report.
+// Deterministic mode beyond the master/worker: racy programs of the corpus
+// whose outcomes the mode decides (Testsome, Waitsome, Testall, wildcard
+// MPI_Irecv, wildcard MPI_Sendrecv) print the same thing and complete
+// alike in every run on both MPIs, while without the mode their output
+// changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default 5).
+func TestDeterministicRepeat(t *testing.T) {
+	runs := 5
+	if n, err := strconv.Atoi(os.Getenv("MPIVET_DETERMINISM_RUNS")); err == nil && n > 1 {
+		runs = n
+	}
+	for _, m := range available(t) {
+		for _, prog := range []string{"clean_deterministic_some.c"} {
+			t.Run(m.name+"/"+strings.TrimSuffix(prog, ".c"), func(t *testing.T) {
+				dir := t.TempDir()
+				bin := filepath.Join(dir, "prog")
+				compile(t, m, filepath.Join("..", "testdata", "programs", prog), bin)
+				repeatRuns(t, bin, 4, runs, dir)
+			})
+		}
+	}
+}
+
+// repeatRuns runs bin under --deterministic runs times (with a busy
+// process on the cores) and fails if two runs print or match otherwise,
+// then up to 6 times without the mode and fails if those never differ
+// (the program would not be racy, and the test could not fail).
+func repeatRuns(t *testing.T, bin string, np, runs int, dir string, args ...string) {
+	t.Helper()
+	stop := busy(t)
+	defer stop()
+	var out, matches string
+	for i := 0; i < runs; i++ {
+		o, ms, _ := detRunArgs(t, bin, np, filepath.Join(dir, fmt.Sprintf("d%d", i)), args, "--deterministic")
+		if i == 0 {
+			out, matches = o, ms
+			continue
+		}
+		if o != out {
+			t.Fatalf("run %d printed something else than run 1:\n%s\nrun 1:\n%s", i+1, o, out)
+		}
+		if ms != matches {
+			t.Fatalf("run %d matched otherwise than run 1:\n%s\nrun 1:\n%s", i+1, ms, matches)
+		}
+	}
+	first, _, _ := detRunArgs(t, bin, np, filepath.Join(dir, "n0"), args, "--clocks=off")
+	for i := 1; ; i++ {
+		o, _, _ := detRunArgs(t, bin, np, filepath.Join(dir, fmt.Sprintf("n%d", i)), args, "--clocks=off")
+		if o != first {
+			return
+		}
+		if i == 5 {
+			t.Fatalf("6 runs without --deterministic printed the same: the test program is not racy\n%s", o)
+		}
+	}
+}
+
+// detRun runs the master/worker (2 tasks per worker, up to 2 ms each) under
+// mpivet with flags, as detRunArgs.
 func detRun(t *testing.T, bin string, np int, run string, flags ...string) (string, string, string) {
 	t.Helper()
+	return detRunArgs(t, bin, np, run, []string{"2", "2000"}, flags...)
+}
+
+// detRunArgs runs the program with its arguments under mpivet with flags;
+// it gives the program's output, its matches (each rank's wildcard
+// receives, Iprobes that found a message and the completion calls that
+// completed one, with the indices and statuses they returned, in order)
+// and mpivet's report.
+func detRunArgs(t *testing.T, bin string, np int, run string, progArgs []string, flags ...string) (string, string, string) {
+	t.Helper()
 	args := append([]string{"run", "-n", strconv.Itoa(np), "--no-color", "--buffering-check=off", "--timeout", "3m", "--dir", run}, flags...)
-	args = append(args, bin, "2", "2000")
+	args = append(append(args, bin), progArgs...)
 	rep, err := exec.Command(mpivetBin, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("mpivet %s: %v\n%s", strings.Join(args, " "), err, rep)
@@ -116,12 +181,16 @@ func detRun(t *testing.T, bin string, np int, run string, flags ...string) (stri
 	for _, p := range r.Procs {
 		for c := range p.Calls() {
 			switch c.Name() {
-			case "MPI_Recv", "MPI_Probe", "MPI_Iprobe", "MPI_Testany", "MPI_Waitany":
+			case "MPI_Recv", "MPI_Probe", "MPI_Iprobe", "MPI_Testany", "MPI_Waitany", "MPI_Testsome", "MPI_Waitsome", "MPI_Testall",
+				"MPI_Wait", "MPI_Test", "MPI_Sendrecv":
 				fmt.Fprintf(&ms, "rank %d %s", p.Rank, c.Name())
-				for _, f := range []string{"index", "flag"} {
+				for _, f := range []string{"index", "flag", "outcount"} {
 					if c.HasField(f) {
 						fmt.Fprintf(&ms, " %s=%d", f, c.Int(f))
 					}
+				}
+				if c.HasField("array_of_indices") {
+					fmt.Fprintf(&ms, " indices=%v", c.Words("array_of_indices"))
 				}
 				if c.HasField("status") {
 					fmt.Fprintf(&ms, " status=%v", c.Words("status"))

@@ -255,6 +255,121 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 	return pk.chosen;
 }
 
+struct some {
+	MPI_Request *hs;
+	int n, mode;
+	char *in; /* in[i]: request i is in the outcome */
+	int count;
+};
+
+/* some_ready decides a Testsome, Testall (at time dt_lt: the requests
+ * complete by then) or Waitsome (at T, the later of dt_lt and the earliest
+ * completion time known: the requests complete by T, once no receive still
+ * without its message can complete by T). */
+static int some_ready(void *a)
+{
+	struct some *s = a;
+	uint64_t when, upto = dt_lt;
+	int undecided = 0;
+	if (s->mode == DT_WAITSOME) {
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < s->n; i++) {
+			struct treq *t = dt_tfind(s->hs[i]);
+			if (t && (!t->p || t->p->h)) {
+				dt_test_one(t, UINT64_MAX, &when);
+				if (when < best)
+					best = when;
+			}
+		}
+		if (best == UINT64_MAX)
+			return 0; /* nothing known yet: a header will come */
+		if (best > upto)
+			upto = best;
+	}
+	s->count = 0;
+	for (int i = 0; i < s->n; i++) {
+		struct treq *t = dt_tfind(s->hs[i]);
+		s->in[i] = 0;
+		if (!t)
+			continue;
+		int r = dt_test_one(t, upto, &when);
+		if (r < 0)
+			undecided = 1;
+		else if (r > 0)
+			s->in[i] = 1, s->count++;
+	}
+	return !undecided;
+}
+
+static int some_done(void *a)
+{
+	struct some *s = a;
+	for (int i = 0; i < s->n; i++) {
+		int flag = 1;
+		if (s->in[i])
+			PMPI_Request_get_status(s->hs[i], &flag, MPI_STATUS_IGNORE);
+		if (!flag)
+			return 0;
+	}
+	return 1;
+}
+
+/* dt_pick_set decides which requests a Testsome, Testall or Waitsome
+ * (mode) completes, marks them in in[], and waits until the MPI has
+ * completed them: their number (for Testall, n when all complete, else
+ * 0), or -2 where the call is left to the MPI (requests the mode does not
+ * follow; a Waitsome whose decision had to be relaxed). */
+int dt_pick_set(MPI_Request *hs, int n, int mode, char *in)
+{
+	int active = 0;
+	for (int i = 0; i < n; i++)
+		if (hs[i] != MPI_REQUEST_NULL) {
+			struct treq *t = dt_tfind(hs[i]);
+			if (!t || t->wild) {
+				dt_st_uncovered++;
+				return -2;
+			}
+			active++;
+		}
+	if (!active)
+		return -2;
+	dt_st_polls++;
+	struct some s = {.hs = hs, .n = n, .mode = mode, .in = in};
+	int sends = 0;
+	for (int i = 0; i < n; i++) {
+		struct treq *t = dt_tfind(hs[i]);
+		if (t && !t->p)
+			sends = 1;
+		else if (t && mode == DT_WAITSOME && !sends)
+			dt_wait_add(t->p->src);
+	}
+	if (sends)
+		dt_nwsrc = 0; /* a send may complete without a message */
+	int exact = dt_wait(some_ready, &s, 1);
+	dt_wait_done();
+	if (!exact && mode == DT_WAITSOME && s.count == 0)
+		return -2; /* relaxed: the MPI decides */
+	if (mode == DT_TESTALL && s.count < active)
+		return 0;
+	if (s.count == 0)
+		return 0;
+	if (!dt_wait(some_done, &s, sends)) { /* a send that cannot complete yet: relaxed */
+		s.count = 0;
+		for (int i = 0; i < n; i++) {
+			int flag = 0;
+			if (in[i])
+				PMPI_Request_get_status(hs[i], &flag, MPI_STATUS_IGNORE);
+			in[i] = (char)flag;
+			s.count += flag;
+		}
+		if (mode == DT_TESTALL && s.count < active)
+			return 0;
+		if (s.count == 0 && mode == DT_WAITSOME)
+			return -2;
+	}
+	return mode == DT_TESTALL ? n : s.count;
+}
+
 static int all_done(void *a)
 {
 	struct pick *pk = a;

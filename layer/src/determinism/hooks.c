@@ -23,6 +23,8 @@ static struct {
 	int capscratch, chosen;
 	struct treq **snap; /* the followed requests given, by index */
 	int nsnap, capsnap;
+	char *in; /* Testsome, Waitsome: the requests shown */
+	int capin;
 } cur;
 
 static void snapshot(MPI_Request *hs, int n)
@@ -108,6 +110,30 @@ static void hide_all(void **k, int at, MPI_Request *hs, int n, int chosen)
 	ARG(MPI_Request *, at) = cur.scratch;
 }
 
+/* pre_some decides a Testsome, Testall or Waitsome (all three have the
+ * count and the array as parameters 0 and 1): the MPI is shown only the
+ * requests decided complete (a receive that never completes if none). */
+static void pre_some(unsigned call, void **k)
+{
+	MPI_Request *hs = ARG(MPI_Request *, 1);
+	int n = ARG(int, 0);
+	snapshot(hs, n);
+	if (!hs || n <= 0)
+		return;
+	if (n > cur.capin) {
+		cur.capin = n * 2;
+		cur.in = realloc(cur.in, cur.capin);
+	}
+	int mode = call == MPIVET_ID_MPI_Testall ? DT_TESTALL : call == MPIVET_ID_MPI_Waitsome ? DT_WAITSOME : DT_TESTSOME;
+	int r = dt_pick_set(hs, n, mode, cur.in);
+	if (r == -2 || (mode == DT_TESTALL && r == n))
+		return; /* the MPI decides, or it completes them all */
+	hide_all(k, 1, hs, n, -1);
+	for (int i = 0; r > 0 && i < n; i++)
+		cur.scratch[i] = cur.in[i] ? hs[i] : MPI_REQUEST_NULL;
+	cur.chosen = r > 0 ? -2 : -1; /* -2: the shown ones are copied back */
+}
+
 static void pre_completion(unsigned call, void **k)
 {
 	switch (call) {
@@ -146,6 +172,8 @@ static void pre_completion(unsigned call, void **k)
 		break;
 	}
 	case MPIVET_ID_MPI_Testall: case MPIVET_ID_MPI_Waitsome: case MPIVET_ID_MPI_Testsome:
+		pre_some(call, k);
+		break;
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall:
 	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
 		dt_st_uncovered++;
@@ -225,6 +253,31 @@ static void post_completion(unsigned call, void **k, int ok)
 		else if (ok && *ARG(int *, MPIVET_K_MPI_Test_flag))
 			finished(0, ARG(MPI_Status *, MPIVET_K_MPI_Test_status));
 		break;
+	case MPIVET_ID_MPI_Testall: {
+		if (cur.user) {
+			ARG(MPI_Request *, MPIVET_K_MPI_Testall_array_of_requests) = cur.user;
+			break; /* not all are complete yet */
+		}
+		MPI_Status *sts = ARG(MPI_Status *, MPIVET_K_MPI_Testall_array_of_statuses);
+		int *flag = ARG(int *, MPIVET_K_MPI_Testall_flag);
+		for (int i = 0; ok && flag && *flag && i < cur.nsnap; i++)
+			finished(i, sts && sts != MPI_STATUSES_IGNORE ? &sts[i] : NULL);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome: {
+		if (cur.user) {
+			ARG(MPI_Request *, 1) = cur.user;
+			for (int i = 0; cur.chosen == -2 && i < ARG(int, 0); i++)
+				if (cur.in[i])
+					cur.user[i] = cur.scratch[i];
+		}
+		int *outc = ARG(int *, 2), *idx = ARG(int *, 3);
+		MPI_Status *sts = ARG(MPI_Status *, 4);
+		for (int j = 0; ok && outc && *outc != MPI_UNDEFINED && j < *outc; j++)
+			finished(idx[j], sts && sts != MPI_STATUSES_IGNORE ? &sts[j] : NULL);
+		break;
+	}
 	case MPIVET_ID_MPI_Testany:
 	case MPIVET_ID_MPI_Waitany: {
 		if (cur.user) {
