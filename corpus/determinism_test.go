@@ -91,6 +91,18 @@ func TestDeterministicRelaxedAndSeed(t *testing.T) {
 	if !strings.Contains(rep, "seed 7 (mpivet run --deterministic --seed 7 reproduces it)") || !strings.Contains(rep, "K=3") {
 		t.Errorf("the report does not give the seed and K:\n%s", rep)
 	}
+	// mpivet replay of the run is deterministic again, with its seed.
+	rep2, err := exec.Command(mpivetBin, "replay", "--no-color", filepath.Join(dir, "s1")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mpivet replay: %v\n%s", err, rep2)
+	}
+	outs, _ := filepath.Glob(filepath.Join(dir, "s1", "replay-1-*", "output.txt"))
+	if len(outs) != 1 {
+		t.Fatalf("replay outputs %v\n%s", outs, rep2)
+	}
+	if c, _ := os.ReadFile(outs[0]); string(c) != a || !strings.Contains(string(rep2), "seed 7") {
+		t.Errorf("the replay printed\n%s\nthe run\n%s\nreport:\n%s", c, a, rep2)
+	}
 }
 
 // Deterministic mode beyond the master/worker: racy programs of the corpus
