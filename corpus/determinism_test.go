@@ -116,7 +116,7 @@ func TestDeterministicRepeat(t *testing.T) {
 		runs = n
 	}
 	for _, m := range available(t) {
-		for _, prog := range []string{"clean_deterministic_some.c"} {
+		for _, prog := range []string{"clean_deterministic_some.c", "clean_deterministic_irecv.c"} {
 			t.Run(m.name+"/"+strings.TrimSuffix(prog, ".c"), func(t *testing.T) {
 				dir := t.TempDir()
 				bin := filepath.Join(dir, "prog")

@@ -23,6 +23,7 @@ static struct {
 	int capscratch, chosen;
 	struct treq **snap; /* the followed requests given, by index */
 	int nsnap, capsnap;
+	struct defer *df; /* an MPI_Irecv deferred (deferred.c) */
 	char *in; /* Testsome, Waitsome: the requests shown */
 	int capin;
 } cur;
@@ -38,16 +39,27 @@ static void snapshot(MPI_Request *hs, int n)
 		cur.snap[i] = dt_tfind(hs[i]);
 }
 
-/* finished: the operation of snapshot index i has completed with status st. */
-static void finished(int i, const MPI_Status *st)
+/* decide_deferred: a blocking completion call first decides the deferred
+ * receives it is given (their messages must come: deferred.c). */
+static void decide_deferred(void)
+{
+	for (int i = 0; i < cur.nsnap; i++)
+		if (cur.snap[i] && cur.snap[i]->df)
+			dt_defer_wait(cur.snap[i]);
+}
+
+/* finished: the operation of snapshot index i has completed with status
+ * st (a deferred receive's is the real receive's from here on). */
+static void finished(int i, MPI_Status *st)
 {
 	struct treq *t = i >= 0 && i < cur.nsnap ? cur.snap[i] : NULL;
 	if (!t)
 		return;
-	if (t->p)
+	if (t->df) {
+		dt_defer_status(t->df, (MPI_Status *)st);
+		dt_defer_done(t);
+	} else if (t->p)
 		dt_complete(t->p);
-	else if (t->wild && st && st != MPI_STATUS_IGNORE)
-		dt_complete_wild(t->wild, st->MPI_SOURCE, st->MPI_TAG);
 	dt_tdrop(t);
 	cur.snap[i] = NULL;
 }
@@ -65,25 +77,27 @@ static int arrived(void *a)
 	return flag;
 }
 
-/* receive handles the entry of a receive or probe: a wildcard is decided; a
- * blocking one waits (answering Requests) until its message is there. */
-static void receive(int *src, int *tag, MPI_Comm c, int claim, int blocking)
+/* receive handles the entry of a blocking receive or probe (claim: it
+ * takes the message; await: it waits, answering Requests, until its
+ * message is there: not a Sendrecv's, whose partner may send it in the
+ * same call). Deferred receives before it that it could race with are
+ * decided first; a wildcard is decided (on headers, not data). */
+static void receive(int *src, int *tag, MPI_Comm c, int claim, int await)
 {
 	struct dcomm *d = dt_comm(c);
 	if (!d || *src == MPI_PROC_NULL)
 		return;
+	if (d->qhead)
+		dt_flush(d, *tag);
 	if (*src == MPI_ANY_SOURCE) {
-		if (blocking)
-			dt_wild(d, src, tag, claim, &cur.p);
-		else
-			dt_st_uncovered++; /* an MPI_Irecv from any source: the MPI matches it */
+		dt_wild(d, src, tag, claim, &cur.p);
 		return;
 	}
 	if (*src < 0 || *src >= d->size)
 		return;
 	if (claim)
 		cur.p = dt_post_recv(d, d->world[*src], *tag);
-	if (blocking) {
+	if (await) {
 		struct arrival r = {*src, *tag, c};
 		dt_wait_on(d, d->world[*src]);
 		dt_wait(arrived, &r, 0);
@@ -125,6 +139,8 @@ static void pre_some(unsigned call, void **k)
 		cur.in = realloc(cur.in, cur.capin);
 	}
 	int mode = call == MPIVET_ID_MPI_Testall ? DT_TESTALL : call == MPIVET_ID_MPI_Waitsome ? DT_WAITSOME : DT_TESTSOME;
+	if (mode == DT_WAITSOME)
+		decide_deferred();
 	int r = dt_pick_set(hs, n, mode, cur.in);
 	if (r == -2 || (mode == DT_TESTALL && r == n))
 		return; /* the MPI decides, or it completes them all */
@@ -140,6 +156,7 @@ static void pre_completion(unsigned call, void **k)
 	case MPIVET_ID_MPI_Wait: {
 		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Wait_request);
 		snapshot(h, 1);
+		decide_deferred();
 		if (h)
 			dt_sync_wait(h, 1);
 		break;
@@ -148,6 +165,7 @@ static void pre_completion(unsigned call, void **k)
 		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Waitall_array_of_requests);
 		int n = ARG(int, MPIVET_K_MPI_Waitall_count);
 		snapshot(hs, n);
+		decide_deferred();
 		if (hs)
 			dt_sync_wait(hs, n);
 		break;
@@ -166,6 +184,8 @@ static void pre_completion(unsigned call, void **k)
 		MPI_Request *hs = ARG(MPI_Request *, 1);
 		int n = ARG(int, 0), blocking = call == MPIVET_ID_MPI_Waitany;
 		snapshot(hs, n);
+		if (blocking)
+			decide_deferred();
 		int r = hs && n > 0 ? dt_pick(hs, n, blocking) : -2;
 		if (r >= 0 || (r == -1 && !blocking))
 			hide_all(k, 1, hs, n, r);
@@ -174,6 +194,16 @@ static void pre_completion(unsigned call, void **k)
 	case MPIVET_ID_MPI_Testall: case MPIVET_ID_MPI_Waitsome: case MPIVET_ID_MPI_Testsome:
 		pre_some(call, k);
 		break;
+	case MPIVET_ID_MPI_Request_free:
+	case MPIVET_ID_MPI_Cancel: {
+		MPI_Request *h = ARG(MPI_Request *, 0);
+		struct treq *t = h ? dt_tfind(*h) : NULL;
+		if (t && t->df)
+			dt_defer_drop(t);
+		if (t && call == MPIVET_ID_MPI_Request_free)
+			dt_tdrop(t);
+		break;
+	}
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall:
 	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
 		dt_st_uncovered++;
@@ -182,10 +212,27 @@ static void pre_completion(unsigned call, void **k)
 	}
 }
 
+/* pre_irecv: an MPI_Irecv from any source, or behind an undecided one on
+ * its communicator, is deferred: the MPI sees a placeholder (deferred.c);
+ * others are mirrored as posted. */
+static void pre_irecv(void **k)
+{
+	int *src = &ARG(int, MPIVET_K_MPI_Irecv_source), *tag = &ARG(int, MPIVET_K_MPI_Irecv_tag);
+	MPI_Comm *c = &ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm);
+	struct dcomm *d = dt_comm(*c);
+	if (!d || *src == MPI_PROC_NULL || (*src != MPI_ANY_SOURCE && (*src < 0 || *src >= d->size)))
+		return;
+	if (dt_defers(d, *src, *tag))
+		cur.df = dt_defer_args(d, ARG(void *, MPIVET_K_MPI_Irecv_buf), ARG(int, MPIVET_K_MPI_Irecv_count),
+		                       ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype), src, tag, c);
+	else
+		cur.p = dt_post_recv(d, d->world[*src], *tag);
+}
+
 void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 {
 	(void)logref;
-	cur.p = NULL, cur.no_message = 0, cur.user = NULL, cur.nsnap = 0;
+	cur.p = NULL, cur.no_message = 0, cur.user = NULL, cur.nsnap = 0, cur.df = NULL;
 	dt_lt++;
 	switch (call) {
 	/* every send has datatype, dest, tag, comm as parameters 2, 3, 4, 5;
@@ -206,7 +253,7 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 		receive(&ARG(int, MPIVET_K_MPI_Recv_source), &ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), 1, 1);
 		break;
 	case MPIVET_ID_MPI_Irecv:
-		receive(&ARG(int, MPIVET_K_MPI_Irecv_source), &ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), 1, 0);
+		pre_irecv(k);
 		break;
 	case MPIVET_ID_MPI_Probe:
 		receive(&ARG(int, MPIVET_K_MPI_Probe_source), &ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), 0, 1);
@@ -315,13 +362,12 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 		return;
 	case MPIVET_ID_MPI_Irecv: {
 		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
-		int src = ARG(int, MPIVET_K_MPI_Irecv_source);
-		if (!ok || !h || src == MPI_PROC_NULL || !dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm)))
-			return;
-		struct treq *t = dt_track(*h, cur.p);
-		if (ARG(int, MPIVET_K_MPI_Irecv_source) == MPI_ANY_SOURCE)
-			t->wild = dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm));
-		t->post = dt_lt;
+		if (cur.df && (!ok || !h))
+			free(cur.df);
+		else if (cur.df)
+			dt_defer_queue(cur.df, dt_track(*h, NULL));
+		else if (ok && h && cur.p)
+			dt_track(*h, cur.p);
 		return;
 	}
 	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend: {

@@ -72,8 +72,9 @@ struct treq *dt_treqs;
 uint64_t dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered;
 int *dt_wsrc, dt_nwsrc, dt_capwsrc;
 
-static MPI_Comm ctl = MPI_COMM_NULL, selfc = MPI_COMM_NULL;
-static struct dcomm *comms;
+MPI_Comm dt_selfc = MPI_COMM_NULL;
+struct dcomm *dt_comms;
+static MPI_Comm ctl = MPI_COMM_NULL;
 static uint64_t nextid = 1;
 static uint64_t *asked, *want, *wantt;
 static int nwant;
@@ -139,7 +140,7 @@ static void ctl_send(int k, uint64_t kind, uint64_t a, uint64_t b, uint64_t c)
 
 struct dcomm *dt_comm(MPI_Comm c)
 {
-	for (struct dcomm *d = comms; d; d = d->next)
+	for (struct dcomm *d = dt_comms; d; d = d->next)
 		if (d->c == c)
 			return d;
 	return NULL;
@@ -171,12 +172,12 @@ void dt_comm_new(MPI_Comm c)
 	free(r);
 	PMPI_Group_free(&g);
 	PMPI_Group_free(&wg);
-	d->next = comms, comms = d;
+	d->next = dt_comms, dt_comms = d;
 }
 
 void dt_comm_free(MPI_Comm c)
 {
-	for (struct dcomm **p = &comms; *p; p = &(*p)->next)
+	for (struct dcomm **p = &dt_comms; *p; p = &(*p)->next)
 		if ((*p)->c == c) {
 			struct dcomm *d = *p;
 			*p = d->next;
@@ -243,6 +244,8 @@ struct prc *dt_post_recv(struct dcomm *d, int src, int tag)
 	return p;
 }
 
+static void unlink_prc(struct prc *p);
+
 static int claimed(void *arg) { return ((struct prc *)arg)->h != NULL; }
 
 /* dt_complete: the receive p took its message. Its header was sent before
@@ -262,6 +265,13 @@ void dt_complete(struct prc *p)
 		h->next->prev = h->prev;
 	else
 		dt_htail = h->prev;
+	unlink_prc(p);
+	free(h);
+	free(p);
+}
+
+static void unlink_prc(struct prc *p)
+{
 	if (p->prev)
 		p->prev->next = p->next;
 	else
@@ -270,12 +280,20 @@ void dt_complete(struct prc *p)
 		p->next->prev = p->prev;
 	else
 		dt_ptail = p->prev;
-	free(h);
+}
+
+/* dt_unpost: the mirrored receive p was cancelled: its header, if any, is
+ * unreceived again. */
+void dt_unpost(struct prc *p)
+{
+	if (p->h)
+		p->h->claim = NULL;
+	unlink_prc(p);
 	free(p);
 }
 
-/* dt_complete_wild: a wildcard receive the MPI matched (an MPI_Irecv from
- * MPI_ANY_SOURCE, not made deterministic) took the first message of src
+/* dt_complete_wild: a wildcard receive the MPI matched (a deferred one
+ * whose decision had to be relaxed, deferred.c) took the first message of src
  * (a rank of d) with that tag that no receive took: its header goes. */
 void dt_complete_wild(struct dcomm *d, int src, int tag)
 {
@@ -374,6 +392,7 @@ void dt_need(int k, uint64_t t)
 
 void dt_drain(void)
 {
+	dt_defer_progress();
 	for (;;) {
 		int flag = 0;
 		MPI_Status st;
@@ -522,8 +541,8 @@ void dt_start(void)
 	wantt = calloc(dt_np, 8);
 	forwarded = calloc(dt_np, 8);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &ctl);
-	PMPI_Comm_dup(MPI_COMM_SELF, &selfc);
-	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, selfc, &dt_dummy);
+	PMPI_Comm_dup(MPI_COMM_SELF, &dt_selfc);
+	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, dt_selfc, &dt_dummy);
 	dt_comm_new(MPI_COMM_WORLD);
 	dt_comm_new(MPI_COMM_SELF);
 	mpivet_dt_on = 1;
