@@ -77,6 +77,18 @@ struct dcomm *dt_comms;
 static MPI_Comm ctl = MPI_COMM_NULL;
 static uint64_t nextid = 1;
 static uint64_t *asked, *want, *wantt;
+/* Standing answers. A rank blocked in a wait that only a message from
+ * rank m can end (its one wait source), with no message of m announced and
+ * not yet received, sends nothing before m sends it a message: its later
+ * stamps exceed that message's, so exceed m's time, however long m goes on
+ * without sending to it. It says so in its Answer to m (standing, with the
+ * number of m's headers it has had); m, if it has sent no header since,
+ * takes its own time as that rank's bound until it sends to it, without
+ * asking again (standing[k]). A master polling workers that wait for it
+ * needs no Request and no context switch of theirs per poll. */
+static char *standing;
+static uint64_t *hsent, *hrecvd; /* headers sent to, received from each rank */
+static int nstanding;
 static int nwant;
 static int ending; /* this rank has sent its ends: no more control messages */
 static int fins;   /* peers that have called MPI_Finalize */
@@ -203,13 +215,29 @@ void dt_header(int dest, int tag, MPI_Comm c)
 	struct dcomm *d;
 	if (dest == MPI_PROC_NULL || !(d = dt_comm(c)) || dest < 0 || dest >= d->size)
 		return;
-	ctl_send(d->world[dest], HDR, dt_lt, d->id, (uint64_t)(int64_t)tag);
+	int w = d->world[dest];
+	if (w != dt_me && standing[w]) { /* its later stamps exceed this one's */
+		standing[w] = 0, nstanding--;
+		if (dt_lt + 1 > dt_lb[w])
+			dt_lb[w] = dt_lt + 1;
+	}
+	hsent[w]++;
+	ctl_send(w, HDR, dt_lt, d->id, (uint64_t)(int64_t)tag);
+}
+
+/* stand raises the bounds of the ranks standing on this one to its time. */
+static void stand(void)
+{
+	for (int k = 0; nstanding && k < dt_np; k++)
+		if (standing[k] && dt_lb[k] < dt_lt)
+			dt_lb[k] = dt_lt;
 }
 
 static void got_header(int src, const uint64_t *m)
 {
 	struct hdr *h = calloc(1, sizeof *h);
 	h->stamp = m[1], h->cid = m[2], h->tag = (int)(int64_t)m[3], h->src = src;
+	hrecvd[src]++;
 	h->prev = dt_htail;
 	if (dt_htail)
 		dt_htail->next = h;
@@ -364,7 +392,10 @@ static void answer(int r)
 {
 	uint64_t b = bound(r, wantt[r]);
 	if (b >= want[r]) {
-		ctl_send(r, ANS, b, 0, 0);
+		int st = dt_nwsrc == 1 && dt_wsrc[0] == r;
+		for (struct hdr *h = dt_hhead; st && h; h = h->next)
+			st = h->src != r;
+		ctl_send(r, ANS, b, (uint64_t)st, hrecvd[r]);
 		want[r] = 0;
 		nwant--;
 		return;
@@ -384,6 +415,8 @@ void dt_answer_all(void)
 /* dt_need asks rank k for its time to pass t, unless known or asked. */
 void dt_need(int k, uint64_t t)
 {
+	if (k != dt_me && standing[k] && dt_lb[k] < dt_lt)
+		dt_lb[k] = dt_lt;
 	if (k == dt_me || dt_lb[k] >= t || asked[k] >= t)
 		return;
 	asked[k] = t;
@@ -398,7 +431,7 @@ void dt_drain(void)
 		MPI_Status st;
 		PMPI_Iprobe(MPI_ANY_SOURCE, 0, ctl, &flag, &st);
 		if (!flag)
-			return;
+			break;
 		uint64_t m[4];
 		PMPI_Recv(m, 4, MPI_UINT64_T, st.MPI_SOURCE, 0, ctl, MPI_STATUS_IGNORE);
 		int k = st.MPI_SOURCE;
@@ -417,15 +450,18 @@ void dt_drain(void)
 		case PRB:
 			got_probe((int)m[1], m[2]);
 			break;
-		case FIN:
-			fins++;
-			/* fall through */
 		case ANS:
+			if (m[2] && m[3] == hsent[k] && !standing[k])
+				standing[k] = 1, nstanding++;
+			/* fall through */
+		case FIN:
+			fins += m[0] == FIN;
 			if (m[1] > dt_lb[k])
 				dt_lb[k] = m[1];
 			break;
 		}
 	}
+	stand();
 }
 
 /* ---- Waits ---- */
@@ -540,6 +576,9 @@ void dt_start(void)
 	want = calloc(dt_np, 8);
 	wantt = calloc(dt_np, 8);
 	forwarded = calloc(dt_np, 8);
+	standing = calloc(dt_np, 1);
+	hsent = calloc(dt_np, 8);
+	hrecvd = calloc(dt_np, 8);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &ctl);
 	PMPI_Comm_dup(MPI_COMM_SELF, &dt_selfc);
 	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, dt_selfc, &dt_dummy);
