@@ -146,7 +146,7 @@ var options = []option{
 	// deterministically again, with the same seed, instead of forcing
 	// matches (which needs the clock protocol the mode turns off).
 	{field: func(o *Options) any { return &o.Deterministic }, flag: "deterministic", record: "deterministic", runOnly: true,
-		usage: "deterministic mode: wildcard receives and probes take the earliest message by logical time, and Test, Testany, Iprobe and Waitany see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
+		usage: "deterministic mode: wildcard receives (MPI_Irecv and MPI_Sendrecv too) and probes take the earliest message by logical time, and Test, Testany, Testsome, Testall, Iprobe, Waitany and Waitsome see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
 	{field: func(o *Options) any { return &o.Seed }, flag: "seed", record: "seed", runOnly: true,
 		usage: "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it"},
 	{field: func(o *Options) any { return &o.Suppressions }, flag: "suppressions",

@@ -20,8 +20,8 @@
  *     asker's time); it Answers once its own time has passed it;
  *   - deterministic transmission points (§2.4): a receive posted at time p
  *     taking a message stamped s is seen complete at max(p, s) + K, a send
- *     at p + K. Test, Testany, Iprobe (a message is seen at s + K) and
- *     Waitany answer by these times: a Test before the point fails even if
+ *     at p + K. Test, Testany, Testsome, Testall, Iprobe (a message is
+ *     seen at s + K), Waitany and Waitsome answer by these times: a Test before the point fails even if
  *     the message is there (the request is hidden from the MPI behind a
  *     receive that never completes); at the point the rank waits until it
  *     is. Early messages are left in the MPI's unexpected queue: the sender
@@ -49,8 +49,9 @@
  * what the seed's clock vector requires).
  *
  * Files: world.c (this: the clock, the control channel, communicators,
- * mirrored matching, waits), decide.c (the decisions), hooks.c (what each
- * call means to the mode).
+ * mirrored matching, standing answers, waits), decide.c (the decisions),
+ * deferred.c (wildcard MPI_Irecv, held back from the MPI until decided),
+ * hooks.c (what each call means to the mode).
  */
 #define _GNU_SOURCE
 #include "internal.h"
