@@ -107,7 +107,7 @@ func TestDeterministicRelaxedAndSeed(t *testing.T) {
 
 // Deterministic mode beyond the master/worker: racy programs of the corpus
 // whose outcomes the mode decides (Testsome, Waitsome, Testall, wildcard
-// MPI_Irecv, wildcard MPI_Sendrecv) print the same thing and complete
+// MPI_Irecv, wildcard MPI_Sendrecv, persistent requests) print the same thing and complete
 // alike in every run on both MPIs, while without the mode their output
 // changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default 5).
 func TestDeterministicRepeat(t *testing.T) {
@@ -116,7 +116,7 @@ func TestDeterministicRepeat(t *testing.T) {
 		runs = n
 	}
 	for _, m := range available(t) {
-		for _, prog := range []string{"clean_deterministic_some.c", "clean_deterministic_irecv.c"} {
+		for _, prog := range []string{"clean_deterministic_some.c", "clean_deterministic_irecv.c", "clean_deterministic_persistent.c"} {
 			t.Run(m.name+"/"+strings.TrimSuffix(prog, ".c"), func(t *testing.T) {
 				dir := t.TempDir()
 				bin := filepath.Join(dir, "prog")
@@ -136,18 +136,28 @@ func repeatRuns(t *testing.T, bin string, np, runs int, dir string, args ...stri
 	stop := busy(t)
 	defer stop()
 	var out, matches string
+	exact := 0
 	for i := 0; i < runs; i++ {
-		o, ms, _ := detRunArgs(t, bin, np, filepath.Join(dir, fmt.Sprintf("d%d", i)), args, "--deterministic")
-		if i == 0 {
+		o, ms, rep := detRunArgs(t, bin, np, filepath.Join(dir, fmt.Sprintf("d%d", i)), args, "--deterministic")
+		if strings.Contains(rep, "determinism relaxed") {
+			// A wait gave up (under this load, a peer not scheduled for
+			// 1 s): the report says the run may differ; not compared.
+			t.Logf("run %d: determinism relaxed (reported)", i+1)
+			continue
+		}
+		if exact++; exact == 1 {
 			out, matches = o, ms
 			continue
 		}
 		if o != out {
-			t.Fatalf("run %d printed something else than run 1:\n%s\nrun 1:\n%s", i+1, o, out)
+			t.Fatalf("run %d printed something else than the first run not relaxed:\n%s\nthat run:\n%s", i+1, o, out)
 		}
 		if ms != matches {
-			t.Fatalf("run %d matched otherwise than run 1:\n%s\nrun 1:\n%s", i+1, ms, matches)
+			t.Fatalf("run %d matched otherwise than the first run not relaxed:\n%s\nthat run:\n%s", i+1, ms, matches)
 		}
+	}
+	if exact < 2 {
+		t.Fatalf("only %d of %d runs without a relaxation: nothing to compare", exact, runs)
 	}
 	first, _, _ := detRunArgs(t, bin, np, filepath.Join(dir, "n0"), args, "--clocks=off")
 	for i := 1; ; i++ {
@@ -193,8 +203,10 @@ func detRunArgs(t *testing.T, bin string, np int, run string, progArgs []string,
 	for _, p := range r.Procs {
 		for c := range p.Calls() {
 			switch c.Name() {
+			// (not MPI_Wait and MPI_Test: with MPI_STATUS_IGNORE, a send's
+			// status is recorded from memory the MPI does not set)
 			case "MPI_Recv", "MPI_Probe", "MPI_Iprobe", "MPI_Testany", "MPI_Waitany", "MPI_Testsome", "MPI_Waitsome", "MPI_Testall",
-				"MPI_Wait", "MPI_Test", "MPI_Sendrecv":
+				"MPI_Sendrecv":
 				fmt.Fprintf(&ms, "rank %d %s", p.Rank, c.Name())
 				for _, f := range []string{"index", "flag", "outcount"} {
 					if c.HasField(f) {

@@ -244,7 +244,7 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 {
 	int active = 0;
 	for (int i = 0; i < n; i++)
-		if (hs[i] != MPI_REQUEST_NULL) {
+		if (hs[i] != MPI_REQUEST_NULL && !dt_inactive(hs[i])) {
 			struct treq *t = dt_tfind(hs[i]);
 			if (!t || dt_left(t)) {
 				dt_st_uncovered++;
@@ -349,7 +349,7 @@ int dt_pick_set(MPI_Request *hs, int n, int mode, char *in)
 {
 	int active = 0;
 	for (int i = 0; i < n; i++)
-		if (hs[i] != MPI_REQUEST_NULL) {
+		if (hs[i] != MPI_REQUEST_NULL && !dt_inactive(hs[i])) {
 			struct treq *t = dt_tfind(hs[i]);
 			if (!t || dt_left(t)) {
 				dt_st_uncovered++;

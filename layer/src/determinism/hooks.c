@@ -14,6 +14,8 @@
 
 #define ARG(T, name) (*(T *)k[name])
 
+static void pers_free(MPI_Request h);
+
 /* The call in progress, between the pre and post hooks. */
 static struct {
 	struct prc *p;        /* the receive it posts, mirrored */
@@ -202,14 +204,74 @@ static void pre_completion(unsigned call, void **k)
 			dt_defer_drop(t);
 		if (t && call == MPIVET_ID_MPI_Request_free)
 			dt_tdrop(t);
+		if (h && call == MPIVET_ID_MPI_Request_free)
+			pers_free(*h);
 		break;
 	}
-	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall:
 	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
 		dt_st_uncovered++;
 		cur.nsnap = 0;
 		break;
 	}
+}
+
+/* Persistent requests (MPI_*_init) with a known peer: each MPI_Start of
+ * one is a send (its header goes first) or a receive (mirrored) the mode
+ * follows like an MPI_Isend or MPI_Irecv. A persistent receive from
+ * MPI_ANY_SOURCE is left to the MPI (counted): a placeholder cannot stand
+ * for a request the MPI starts again and again. */
+struct pers {
+	MPI_Request h;
+	struct dcomm *d;
+	int send, peer, tag; /* peer: a rank of d */
+	struct pers *next;
+};
+static struct pers *perss;
+
+static struct pers *pers_find(MPI_Request h)
+{
+	for (struct pers *p = perss; p; p = p->next)
+		if (p->h == h)
+			return p;
+	return NULL;
+}
+
+/* dt_inactive: h is a persistent request the mode follows, not started. */
+int dt_inactive(MPI_Request h) { return pers_find(h) && !dt_tfind(h); }
+
+static void post_init(unsigned call, void **k)
+{
+	MPI_Request *h = ARG(MPI_Request *, 6);
+	struct dcomm *d = dt_comm(ARG(MPI_Comm, 5));
+	int peer = ARG(int, 3), send = call != MPIVET_ID_MPI_Recv_init;
+	if (!h || !d || peer < 0 || peer >= d->size)
+		return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+	struct pers *p = calloc(1, sizeof *p);
+	p->h = *h, p->d = d, p->send = send, p->peer = peer, p->tag = ARG(int, 4);
+	p->next = perss, perss = p;
+}
+
+static void start(MPI_Request h)
+{
+	struct pers *p = pers_find(h);
+	if (!p) {
+		dt_st_uncovered++;
+		return;
+	}
+	if (p->send)
+		dt_header(p->peer, p->tag, p->d->c);
+	dt_track(h, p->send ? NULL : dt_post_recv(p->d, p->d->world[p->peer], p->tag));
+}
+
+static void pers_free(MPI_Request h)
+{
+	for (struct pers **q = &perss; *q; q = &(*q)->next)
+		if ((*q)->h == h) {
+			struct pers *p = *q;
+			*q = p->next;
+			free(p);
+			return;
+		}
 }
 
 /* pre_irecv: an MPI_Irecv from any source, or behind an undecided one on
@@ -263,6 +325,18 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 		int *src = &ARG(int, MPIVET_K_MPI_Iprobe_source);
 		if (d && *src != MPI_PROC_NULL && (*src == MPI_ANY_SOURCE || (*src >= 0 && *src < d->size)))
 			cur.no_message = !dt_iprobe(d, src, &ARG(int, MPIVET_K_MPI_Iprobe_tag), d->c);
+		break;
+	}
+	case MPIVET_ID_MPI_Start: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Start_request);
+		if (h)
+			start(*h);
+		break;
+	}
+	case MPIVET_ID_MPI_Startall: {
+		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Startall_array_of_requests);
+		for (int i = 0; hs && i < ARG(int, MPIVET_K_MPI_Startall_count); i++)
+			start(hs[i]);
 		break;
 	}
 	case MPIVET_ID_MPI_Comm_free: {
@@ -376,6 +450,11 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 			dt_track(*h, NULL);
 		return;
 	}
+	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init:
+	case MPIVET_ID_MPI_Rsend_init: case MPIVET_ID_MPI_Recv_init:
+		if (ok)
+			post_init(call, k);
+		return;
 	case MPIVET_ID_MPI_Iprobe:
 		if (cur.no_message)
 			*ARG(int *, MPIVET_K_MPI_Iprobe_flag) = 0;
