@@ -47,7 +47,7 @@ func determinismNote(r *trace.Run, seed uint64) string {
 			d.Relaxed, check.Plural(int(d.Relaxed), "time", "times"))
 	}
 	if d.Uncovered > 0 {
-		fmt.Fprintf(&b, "; %d %s left to the MPI (MPI_Irecv and MPI_Sendrecv from MPI_ANY_SOURCE, Waitsome, Testsome, Testall, persistent requests, Mprobe are not made deterministic)",
+		fmt.Fprintf(&b, "; %d %s left to the MPI (persistent requests, matched probes and collective requests are not made deterministic, nor a wildcard MPI_Irecv whose decision was relaxed)",
 			d.Uncovered, check.Plural(int(d.Uncovered), "call", "calls"))
 	}
 	return b.String()

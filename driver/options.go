@@ -142,9 +142,12 @@ var options = []option{
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
-	{field: func(o *Options) any { return &o.Deterministic }, flag: "deterministic", runOnly: true,
-		usage: "deterministic mode: wildcard receives and probes take the earliest message by logical time, and Test, Testany, Iprobe and Waitany see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
-	{field: func(o *Options) any { return &o.Seed }, flag: "seed", runOnly: true,
+	// Recorded: mpivet replay of a deterministic run runs it
+	// deterministically again, with the same seed, instead of forcing
+	// matches (which needs the clock protocol the mode turns off).
+	{field: func(o *Options) any { return &o.Deterministic }, flag: "deterministic", record: "deterministic", runOnly: true,
+		usage: "deterministic mode: wildcard receives (MPI_Irecv and MPI_Sendrecv too) and probes take the earliest message by logical time, and Test, Testany, Testsome, Testall, Iprobe, Waitany and Waitsome see completions at fixed logical points, so every run of the same input matches and completes alike; one checked run, no exploration"},
+	{field: func(o *Options) any { return &o.Seed }, flag: "seed", record: "seed", runOnly: true,
 		usage: "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it"},
 	{field: func(o *Options) any { return &o.Suppressions }, flag: "suppressions",
 		usage: "silence the findings this `FILE` matches (default: " + report.DefaultSuppressions + " in the working directory, if present)"},

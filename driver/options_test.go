@@ -106,7 +106,8 @@ func TestCommandRecord(t *testing.T) {
 	o := Defaults()
 	o.Program, o.Args, o.NP, o.Launcher, o.Timeout = "./app", []string{"x", "y"}, 4, "srun", 0
 	o.Buffering, o.Buffers, o.Clocks, o.MaxInterleavings, o.ReplayHook = "zero", "precise", "vector", 7, "rm -f x"
-	o.MPI = "mpich" // a program that loads its MPI at run time: its replays load the same
+	o.MPI = "mpich"                   // a program that loads its MPI at run time: its replays load the same
+	o.Deterministic, o.Seed = true, 7 // a replay of a deterministic run is one again, with its seed
 	if err := saveCommand(dir, o); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,12 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 		return nil, err
 	}
 	o.IO, o.GDB, o.Suppressions = r.IO, r.GDB, r.Suppressions
-	if o.Clocks == "off" {
+	if o.Deterministic {
+		// The mode makes the same matches and completions again by itself:
+		// nothing is forced (forcing needs the clock protocol, which it
+		// turns off); a replay is one checked run.
+		ds = []explore.Decision{}
+	} else if o.Clocks == "off" {
 		o.Clocks = "lamport" // decisions need the protocol
 	}
 	if b, err := os.ReadFile(filepath.Join(src, bufferingFile)); err == nil {
@@ -67,8 +72,12 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 		if nb > 0 {
 			slack = fmt.Sprintf(", %d %s buffered by mpivet", nb, check.Plural(nb, "send", "sends"))
 		}
-		r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s%s) in %s", n, r.Dir, len(ds)-nb,
-			check.Plural(len(ds)-nb, "match", "matches"), slack, out))
+		if o.Deterministic {
+			r.Notify(fmt.Sprintf("replaying interleaving %d of %s deterministically (seed %d) in %s", n, r.Dir, o.Seed, out))
+		} else {
+			r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s%s) in %s", n, r.Dir, len(ds)-nb,
+				check.Plural(len(ds)-nb, "match", "matches"), slack, out))
+		}
 	}
 	return verify(ctx, o, out, ds)
 }

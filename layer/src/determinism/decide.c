@@ -10,6 +10,13 @@
 
 #include <stdlib.h>
 
+/* is_send: t is a send (a receive has its mirror, or is deferred). */
+static int is_send(struct treq *t) { return !t->p && !t->df; }
+
+/* dt_left: t is a deferred receive whose decision had to be relaxed: the
+ * MPI matches it, and completes it when it will. */
+int dt_left(struct treq *t) { return t->df && !t->df->queued && !t->p; }
+
 static int rank_in(struct dcomm *d, int world)
 {
 	for (int i = 0; i < d->size; i++)
@@ -34,6 +41,18 @@ struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto)
 	return best;
 }
 
+/* While a decision is taken relaxed (a deterministic wait gave up), every
+ * rank counts as having passed every time: the decision is taken on the
+ * messages that have arrived. */
+static int relaxing;
+
+static void relaxed(dt_ready ready, void *arg)
+{
+	relaxing = 1;
+	ready(arg);
+	relaxing = 0;
+}
+
 /* dt_settled: every possible source other than this rank has passed t (no
  * later message of theirs can be stamped t or less); asks those behind. */
 int dt_settled(struct dcomm *d, int world, uint64_t t)
@@ -48,7 +67,7 @@ int dt_settled(struct dcomm *d, int world, uint64_t t)
 			ok = 0;
 		}
 	}
-	return ok;
+	return ok || relaxing;
 }
 
 struct wild {
@@ -134,6 +153,11 @@ int dt_iprobe(struct dcomm *d, int *src, int *tag, MPI_Comm c)
  * 0, or -1 if that depends on a peer's time (asked). */
 int dt_test_one(struct treq *t, uint64_t now, uint64_t *when)
 {
+	if (t->df && t->df->queued) {
+		int r = dt_defer_test(t, now);
+		if (r != 2)
+			return r;
+	}
 	if (now < t->post + dt_k)
 		return 0;
 	if (!t->p) {
@@ -146,7 +170,7 @@ int dt_test_one(struct treq *t, uint64_t now, uint64_t *when)
 		*when = s + dt_k;
 		return *when <= now;
 	}
-	if (p->src == dt_me || dt_lb[p->src] >= now - dt_k)
+	if (p->src == dt_me || dt_lb[p->src] >= now - dt_k || relaxing)
 		return 0;
 	dt_need(p->src, now - dt_k);
 	return -1;
@@ -220,9 +244,9 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 {
 	int active = 0;
 	for (int i = 0; i < n; i++)
-		if (hs[i] != MPI_REQUEST_NULL) {
+		if (hs[i] != MPI_REQUEST_NULL && !dt_inactive(hs[i])) {
 			struct treq *t = dt_tfind(hs[i]);
-			if (!t || t->wild) {
+			if (!t || dt_left(t)) {
 				dt_st_uncovered++;
 				return -2;
 			}
@@ -235,7 +259,7 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 	if (blocking) {
 		for (int i = 0; i < n; i++) {
 			struct treq *t = dt_tfind(hs[i]);
-			if (t && !t->p) { /* a send may complete without a message */
+			if (t && is_send(t)) { /* a send may complete without a message */
 				dt_nwsrc = 0;
 				break;
 			}
@@ -245,14 +269,133 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 	}
 	int exact = dt_wait(pick_ready, &pk, 1);
 	dt_wait_done();
+	if (!exact)
+		relaxed(pick_ready, &pk);
 	if (!exact && pk.chosen < 0 && blocking)
 		return -2; /* relaxed: the MPI decides */
 	if (pk.chosen < 0)
 		return -1;
 	struct treq *t = dt_tfind(hs[pk.chosen]);
-	if (!dt_wait(complete, &pk, !t->p) && !blocking)
+	if (!dt_wait(complete, &pk, is_send(t)) && !blocking)
 		return -1; /* a send that cannot complete yet: relaxed */
 	return pk.chosen;
+}
+
+struct some {
+	MPI_Request *hs;
+	int n, mode;
+	char *in; /* in[i]: request i is in the outcome */
+	int count;
+};
+
+/* some_ready decides a Testsome, Testall (at time dt_lt: the requests
+ * complete by then) or Waitsome (at T, the later of dt_lt and the earliest
+ * completion time known: the requests complete by T, once no receive still
+ * without its message can complete by T). */
+static int some_ready(void *a)
+{
+	struct some *s = a;
+	uint64_t when, upto = dt_lt;
+	int undecided = 0;
+	if (s->mode == DT_WAITSOME) {
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < s->n; i++) {
+			struct treq *t = dt_tfind(s->hs[i]);
+			if (t && (!t->p || t->p->h)) {
+				dt_test_one(t, UINT64_MAX, &when);
+				if (when < best)
+					best = when;
+			}
+		}
+		if (best == UINT64_MAX)
+			return 0; /* nothing known yet: a header will come */
+		if (best > upto)
+			upto = best;
+	}
+	s->count = 0;
+	for (int i = 0; i < s->n; i++) {
+		struct treq *t = dt_tfind(s->hs[i]);
+		s->in[i] = 0;
+		if (!t)
+			continue;
+		int r = dt_test_one(t, upto, &when);
+		if (r < 0)
+			undecided = 1;
+		else if (r > 0)
+			s->in[i] = 1, s->count++;
+	}
+	return !undecided;
+}
+
+static int some_done(void *a)
+{
+	struct some *s = a;
+	for (int i = 0; i < s->n; i++) {
+		int flag = 1;
+		if (s->in[i])
+			PMPI_Request_get_status(s->hs[i], &flag, MPI_STATUS_IGNORE);
+		if (!flag)
+			return 0;
+	}
+	return 1;
+}
+
+/* dt_pick_set decides which requests a Testsome, Testall or Waitsome
+ * (mode) completes, marks them in in[], and waits until the MPI has
+ * completed them: their number (for Testall, n when all complete, else
+ * 0), or -2 where the call is left to the MPI (requests the mode does not
+ * follow; a Waitsome whose decision had to be relaxed). */
+int dt_pick_set(MPI_Request *hs, int n, int mode, char *in)
+{
+	int active = 0;
+	for (int i = 0; i < n; i++)
+		if (hs[i] != MPI_REQUEST_NULL && !dt_inactive(hs[i])) {
+			struct treq *t = dt_tfind(hs[i]);
+			if (!t || dt_left(t)) {
+				dt_st_uncovered++;
+				return -2;
+			}
+			active++;
+		}
+	if (!active)
+		return -2;
+	dt_st_polls++;
+	struct some s = {.hs = hs, .n = n, .mode = mode, .in = in};
+	int sends = 0;
+	for (int i = 0; i < n; i++) {
+		struct treq *t = dt_tfind(hs[i]);
+		if (t && is_send(t))
+			sends = 1;
+		else if (t && t->p && mode == DT_WAITSOME && !sends)
+			dt_wait_add(t->p->src);
+	}
+	if (sends)
+		dt_nwsrc = 0; /* a send may complete without a message */
+	int exact = dt_wait(some_ready, &s, 1);
+	dt_wait_done();
+	if (!exact)
+		relaxed(some_ready, &s);
+	if (!exact && mode == DT_WAITSOME && s.count == 0)
+		return -2; /* relaxed: the MPI decides */
+	if (mode == DT_TESTALL && s.count < active)
+		return 0;
+	if (s.count == 0)
+		return 0;
+	if (!dt_wait(some_done, &s, sends)) { /* a send that cannot complete yet: relaxed */
+		s.count = 0;
+		for (int i = 0; i < n; i++) {
+			int flag = 0;
+			if (in[i])
+				PMPI_Request_get_status(hs[i], &flag, MPI_STATUS_IGNORE);
+			in[i] = (char)flag;
+			s.count += flag;
+		}
+		if (mode == DT_TESTALL && s.count < active)
+			return 0;
+		if (s.count == 0 && mode == DT_WAITSOME)
+			return -2;
+	}
+	return mode == DT_TESTALL ? n : s.count;
 }
 
 static int all_done(void *a)

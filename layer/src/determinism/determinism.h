@@ -5,7 +5,7 @@
 
 /* Deterministic mode (determinism/, dt_seed 002, dMPI): wildcard receives and
  * probes take the earliest message by logical time, and the completions a
- * program can observe (Test, Testany, Iprobe, Waitany) happen K logical
+ * program can observe (Test*, Iprobe, Waitany, Waitsome) happen K logical
  * steps after their call, whatever the network does. The hooks see the
  * wrapper's parameters by address, like the clock protocol's (clocks.h),
  * and run before its pre hook and after its post hook. */

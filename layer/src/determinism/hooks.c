@@ -14,6 +14,8 @@
 
 #define ARG(T, name) (*(T *)k[name])
 
+static void pers_free(MPI_Request h);
+
 /* The call in progress, between the pre and post hooks. */
 static struct {
 	struct prc *p;        /* the receive it posts, mirrored */
@@ -23,6 +25,9 @@ static struct {
 	int capscratch, chosen;
 	struct treq **snap; /* the followed requests given, by index */
 	int nsnap, capsnap;
+	struct defer *df; /* an MPI_Irecv deferred (deferred.c) */
+	char *in; /* Testsome, Waitsome: the requests shown */
+	int capin;
 } cur;
 
 static void snapshot(MPI_Request *hs, int n)
@@ -36,16 +41,27 @@ static void snapshot(MPI_Request *hs, int n)
 		cur.snap[i] = dt_tfind(hs[i]);
 }
 
-/* finished: the operation of snapshot index i has completed with status st. */
-static void finished(int i, const MPI_Status *st)
+/* decide_deferred: a blocking completion call first decides the deferred
+ * receives it is given (their messages must come: deferred.c). */
+static void decide_deferred(void)
+{
+	for (int i = 0; i < cur.nsnap; i++)
+		if (cur.snap[i] && cur.snap[i]->df)
+			dt_defer_wait(cur.snap[i]);
+}
+
+/* finished: the operation of snapshot index i has completed with status
+ * st (a deferred receive's is the real receive's from here on). */
+static void finished(int i, MPI_Status *st)
 {
 	struct treq *t = i >= 0 && i < cur.nsnap ? cur.snap[i] : NULL;
 	if (!t)
 		return;
-	if (t->p)
+	if (t->df) {
+		dt_defer_status(t->df, (MPI_Status *)st);
+		dt_defer_done(t);
+	} else if (t->p)
 		dt_complete(t->p);
-	else if (t->wild && st && st != MPI_STATUS_IGNORE)
-		dt_complete_wild(t->wild, st->MPI_SOURCE, st->MPI_TAG);
 	dt_tdrop(t);
 	cur.snap[i] = NULL;
 }
@@ -63,25 +79,27 @@ static int arrived(void *a)
 	return flag;
 }
 
-/* receive handles the entry of a receive or probe: a wildcard is decided; a
- * blocking one waits (answering Requests) until its message is there. */
-static void receive(int *src, int *tag, MPI_Comm c, int claim, int blocking)
+/* receive handles the entry of a blocking receive or probe (claim: it
+ * takes the message; await: it waits, answering Requests, until its
+ * message is there: not a Sendrecv's, whose partner may send it in the
+ * same call). Deferred receives before it that it could race with are
+ * decided first; a wildcard is decided (on headers, not data). */
+static void receive(int *src, int *tag, MPI_Comm c, int claim, int await)
 {
 	struct dcomm *d = dt_comm(c);
 	if (!d || *src == MPI_PROC_NULL)
 		return;
+	if (d->qhead)
+		dt_flush(d, *tag);
 	if (*src == MPI_ANY_SOURCE) {
-		if (blocking)
-			dt_wild(d, src, tag, claim, &cur.p);
-		else
-			dt_st_uncovered++; /* an MPI_Irecv from any source: the MPI matches it */
+		dt_wild(d, src, tag, claim, &cur.p);
 		return;
 	}
 	if (*src < 0 || *src >= d->size)
 		return;
 	if (claim)
 		cur.p = dt_post_recv(d, d->world[*src], *tag);
-	if (blocking) {
+	if (await) {
 		struct arrival r = {*src, *tag, c};
 		dt_wait_on(d, d->world[*src]);
 		dt_wait(arrived, &r, 0);
@@ -108,12 +126,39 @@ static void hide_all(void **k, int at, MPI_Request *hs, int n, int chosen)
 	ARG(MPI_Request *, at) = cur.scratch;
 }
 
+/* pre_some decides a Testsome, Testall or Waitsome (all three have the
+ * count and the array as parameters 0 and 1): the MPI is shown only the
+ * requests decided complete (a receive that never completes if none). */
+static void pre_some(unsigned call, void **k)
+{
+	MPI_Request *hs = ARG(MPI_Request *, 1);
+	int n = ARG(int, 0);
+	snapshot(hs, n);
+	if (!hs || n <= 0)
+		return;
+	if (n > cur.capin) {
+		cur.capin = n * 2;
+		cur.in = realloc(cur.in, cur.capin);
+	}
+	int mode = call == MPIVET_ID_MPI_Testall ? DT_TESTALL : call == MPIVET_ID_MPI_Waitsome ? DT_WAITSOME : DT_TESTSOME;
+	if (mode == DT_WAITSOME)
+		decide_deferred();
+	int r = dt_pick_set(hs, n, mode, cur.in);
+	if (r == -2 || (mode == DT_TESTALL && r == n))
+		return; /* the MPI decides, or it completes them all */
+	hide_all(k, 1, hs, n, -1);
+	for (int i = 0; r > 0 && i < n; i++)
+		cur.scratch[i] = cur.in[i] ? hs[i] : MPI_REQUEST_NULL;
+	cur.chosen = r > 0 ? -2 : -1; /* -2: the shown ones are copied back */
+}
+
 static void pre_completion(unsigned call, void **k)
 {
 	switch (call) {
 	case MPIVET_ID_MPI_Wait: {
 		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Wait_request);
 		snapshot(h, 1);
+		decide_deferred();
 		if (h)
 			dt_sync_wait(h, 1);
 		break;
@@ -122,6 +167,7 @@ static void pre_completion(unsigned call, void **k)
 		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Waitall_array_of_requests);
 		int n = ARG(int, MPIVET_K_MPI_Waitall_count);
 		snapshot(hs, n);
+		decide_deferred();
 		if (hs)
 			dt_sync_wait(hs, n);
 		break;
@@ -140,13 +186,28 @@ static void pre_completion(unsigned call, void **k)
 		MPI_Request *hs = ARG(MPI_Request *, 1);
 		int n = ARG(int, 0), blocking = call == MPIVET_ID_MPI_Waitany;
 		snapshot(hs, n);
+		if (blocking)
+			decide_deferred();
 		int r = hs && n > 0 ? dt_pick(hs, n, blocking) : -2;
 		if (r >= 0 || (r == -1 && !blocking))
 			hide_all(k, 1, hs, n, r);
 		break;
 	}
 	case MPIVET_ID_MPI_Testall: case MPIVET_ID_MPI_Waitsome: case MPIVET_ID_MPI_Testsome:
-	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall:
+		pre_some(call, k);
+		break;
+	case MPIVET_ID_MPI_Request_free:
+	case MPIVET_ID_MPI_Cancel: {
+		MPI_Request *h = ARG(MPI_Request *, 0);
+		struct treq *t = h ? dt_tfind(*h) : NULL;
+		if (t && t->df)
+			dt_defer_drop(t);
+		if (t && call == MPIVET_ID_MPI_Request_free)
+			dt_tdrop(t);
+		if (h && call == MPIVET_ID_MPI_Request_free)
+			pers_free(*h);
+		break;
+	}
 	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
 		dt_st_uncovered++;
 		cur.nsnap = 0;
@@ -154,10 +215,86 @@ static void pre_completion(unsigned call, void **k)
 	}
 }
 
+/* Persistent requests (MPI_*_init) with a known peer: each MPI_Start of
+ * one is a send (its header goes first) or a receive (mirrored) the mode
+ * follows like an MPI_Isend or MPI_Irecv. A persistent receive from
+ * MPI_ANY_SOURCE is left to the MPI (counted): a placeholder cannot stand
+ * for a request the MPI starts again and again. */
+struct pers {
+	MPI_Request h;
+	struct dcomm *d;
+	int send, peer, tag; /* peer: a rank of d */
+	struct pers *next;
+};
+static struct pers *perss;
+
+static struct pers *pers_find(MPI_Request h)
+{
+	for (struct pers *p = perss; p; p = p->next)
+		if (p->h == h)
+			return p;
+	return NULL;
+}
+
+/* dt_inactive: h is a persistent request the mode follows, not started. */
+int dt_inactive(MPI_Request h) { return pers_find(h) && !dt_tfind(h); }
+
+static void post_init(unsigned call, void **k)
+{
+	MPI_Request *h = ARG(MPI_Request *, 6);
+	struct dcomm *d = dt_comm(ARG(MPI_Comm, 5));
+	int peer = ARG(int, 3), send = call != MPIVET_ID_MPI_Recv_init;
+	if (!h || !d || peer < 0 || peer >= d->size)
+		return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+	struct pers *p = calloc(1, sizeof *p);
+	p->h = *h, p->d = d, p->send = send, p->peer = peer, p->tag = ARG(int, 4);
+	p->next = perss, perss = p;
+}
+
+static void start(MPI_Request h)
+{
+	struct pers *p = pers_find(h);
+	if (!p) {
+		dt_st_uncovered++;
+		return;
+	}
+	if (p->send)
+		dt_header(p->peer, p->tag, p->d->c);
+	dt_track(h, p->send ? NULL : dt_post_recv(p->d, p->d->world[p->peer], p->tag));
+}
+
+static void pers_free(MPI_Request h)
+{
+	for (struct pers **q = &perss; *q; q = &(*q)->next)
+		if ((*q)->h == h) {
+			struct pers *p = *q;
+			*q = p->next;
+			free(p);
+			return;
+		}
+}
+
+/* pre_irecv: an MPI_Irecv from any source, or behind an undecided one on
+ * its communicator, is deferred: the MPI sees a placeholder (deferred.c);
+ * others are mirrored as posted. */
+static void pre_irecv(void **k)
+{
+	int *src = &ARG(int, MPIVET_K_MPI_Irecv_source), *tag = &ARG(int, MPIVET_K_MPI_Irecv_tag);
+	MPI_Comm *c = &ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm);
+	struct dcomm *d = dt_comm(*c);
+	if (!d || *src == MPI_PROC_NULL || (*src != MPI_ANY_SOURCE && (*src < 0 || *src >= d->size)))
+		return;
+	if (dt_defers(d, *src, *tag))
+		cur.df = dt_defer_args(d, ARG(void *, MPIVET_K_MPI_Irecv_buf), ARG(int, MPIVET_K_MPI_Irecv_count),
+		                       ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype), src, tag, c);
+	else
+		cur.p = dt_post_recv(d, d->world[*src], *tag);
+}
+
 void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 {
 	(void)logref;
-	cur.p = NULL, cur.no_message = 0, cur.user = NULL, cur.nsnap = 0;
+	cur.p = NULL, cur.no_message = 0, cur.user = NULL, cur.nsnap = 0, cur.df = NULL;
 	dt_lt++;
 	switch (call) {
 	/* every send has datatype, dest, tag, comm as parameters 2, 3, 4, 5;
@@ -178,7 +315,7 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 		receive(&ARG(int, MPIVET_K_MPI_Recv_source), &ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), 1, 1);
 		break;
 	case MPIVET_ID_MPI_Irecv:
-		receive(&ARG(int, MPIVET_K_MPI_Irecv_source), &ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), 1, 0);
+		pre_irecv(k);
 		break;
 	case MPIVET_ID_MPI_Probe:
 		receive(&ARG(int, MPIVET_K_MPI_Probe_source), &ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), 0, 1);
@@ -188,6 +325,18 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 		int *src = &ARG(int, MPIVET_K_MPI_Iprobe_source);
 		if (d && *src != MPI_PROC_NULL && (*src == MPI_ANY_SOURCE || (*src >= 0 && *src < d->size)))
 			cur.no_message = !dt_iprobe(d, src, &ARG(int, MPIVET_K_MPI_Iprobe_tag), d->c);
+		break;
+	}
+	case MPIVET_ID_MPI_Start: {
+		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Start_request);
+		if (h)
+			start(*h);
+		break;
+	}
+	case MPIVET_ID_MPI_Startall: {
+		MPI_Request *hs = ARG(MPI_Request *, MPIVET_K_MPI_Startall_array_of_requests);
+		for (int i = 0; hs && i < ARG(int, MPIVET_K_MPI_Startall_count); i++)
+			start(hs[i]);
 		break;
 	}
 	case MPIVET_ID_MPI_Comm_free: {
@@ -225,6 +374,31 @@ static void post_completion(unsigned call, void **k, int ok)
 		else if (ok && *ARG(int *, MPIVET_K_MPI_Test_flag))
 			finished(0, ARG(MPI_Status *, MPIVET_K_MPI_Test_status));
 		break;
+	case MPIVET_ID_MPI_Testall: {
+		if (cur.user) {
+			ARG(MPI_Request *, MPIVET_K_MPI_Testall_array_of_requests) = cur.user;
+			break; /* not all are complete yet */
+		}
+		MPI_Status *sts = ARG(MPI_Status *, MPIVET_K_MPI_Testall_array_of_statuses);
+		int *flag = ARG(int *, MPIVET_K_MPI_Testall_flag);
+		for (int i = 0; ok && flag && *flag && i < cur.nsnap; i++)
+			finished(i, sts && sts != MPI_STATUSES_IGNORE ? &sts[i] : NULL);
+		break;
+	}
+	case MPIVET_ID_MPI_Waitsome:
+	case MPIVET_ID_MPI_Testsome: {
+		if (cur.user) {
+			ARG(MPI_Request *, 1) = cur.user;
+			for (int i = 0; cur.chosen == -2 && i < ARG(int, 0); i++)
+				if (cur.in[i])
+					cur.user[i] = cur.scratch[i];
+		}
+		int *outc = ARG(int *, 2), *idx = ARG(int *, 3);
+		MPI_Status *sts = ARG(MPI_Status *, 4);
+		for (int j = 0; ok && outc && *outc != MPI_UNDEFINED && j < *outc; j++)
+			finished(idx[j], sts && sts != MPI_STATUSES_IGNORE ? &sts[j] : NULL);
+		break;
+	}
 	case MPIVET_ID_MPI_Testany:
 	case MPIVET_ID_MPI_Waitany: {
 		if (cur.user) {
@@ -262,13 +436,12 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 		return;
 	case MPIVET_ID_MPI_Irecv: {
 		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
-		int src = ARG(int, MPIVET_K_MPI_Irecv_source);
-		if (!ok || !h || src == MPI_PROC_NULL || !dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm)))
-			return;
-		struct treq *t = dt_track(*h, cur.p);
-		if (ARG(int, MPIVET_K_MPI_Irecv_source) == MPI_ANY_SOURCE)
-			t->wild = dt_comm(ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm));
-		t->post = dt_lt;
+		if (cur.df && (!ok || !h))
+			free(cur.df);
+		else if (cur.df)
+			dt_defer_queue(cur.df, dt_track(*h, NULL));
+		else if (ok && h && cur.p)
+			dt_track(*h, cur.p);
 		return;
 	}
 	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend: {
@@ -277,6 +450,11 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 			dt_track(*h, NULL);
 		return;
 	}
+	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init:
+	case MPIVET_ID_MPI_Rsend_init: case MPIVET_ID_MPI_Recv_init:
+		if (ok)
+			post_init(call, k);
+		return;
 	case MPIVET_ID_MPI_Iprobe:
 		if (cur.no_message)
 			*ARG(int *, MPIVET_K_MPI_Iprobe_flag) = 0;

@@ -21,6 +21,7 @@ struct dcomm {
 	uint64_t id;
 	int size, rank;
 	int *world; /* world rank of each member */
+	struct defer *qhead, *qtail; /* receives deferred behind a wildcard (deferred.c) */
 	struct dcomm *next;
 };
 
@@ -45,13 +46,30 @@ struct prc {
 	struct hdr *h;
 };
 
+/* A receive deferred.c holds back from the MPI: the program holds a
+ * placeholder; the real one is posted once decided. */
+struct defer {
+	struct dcomm *d;
+	struct treq *t;
+	struct defer *qnext; /* d's queue, in posting order */
+	struct defer *next;  /* posted, not yet fired */
+	void *buf;
+	int count;
+	MPI_Datatype type;
+	int any, src, tag; /* a wildcard; else the source (a rank of d) */
+	int ptag;          /* the placeholder's tag */
+	int queued, fired; /* in the queue; its placeholder completed */
+	MPI_Request inner; /* the real receive, once posted */
+	MPI_Status st;     /* ... and its status */
+};
+
 /* A nonblocking operation the mode follows, by handle. */
 struct treq {
 	struct treq *next;
 	MPI_Request h;
 	uint64_t post;
-	struct prc *p; /* a receive's; NULL for a send */
-	struct dcomm *wild; /* a wildcard receive the MPI matches (not covered): its communicator */
+	struct prc *p;    /* a receive's (mirrored); NULL for a send or an undecided deferred receive */
+	struct defer *df; /* a deferred receive */
 };
 
 extern uint64_t dt_lt;       /* the rank's logical time: +1 at every call */
@@ -63,6 +81,8 @@ extern MPI_Request dt_dummy; /* a receive that never completes, shown to a Test 
 extern struct hdr *dt_hhead, *dt_htail;
 extern struct prc *dt_phead, *dt_ptail;
 extern struct treq *dt_treqs;
+extern struct dcomm *dt_comms;
+extern MPI_Comm dt_selfc;
 extern uint64_t dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered;
 
 /* The sources the rank is blocked on (world ranks), for the answers. */
@@ -82,6 +102,7 @@ struct prc *dt_post_recv(struct dcomm *d, int world, int tag);
 void dt_claim(struct prc *p, struct hdr *h);
 void dt_complete(struct prc *p);
 void dt_complete_wild(struct dcomm *d, int src, int tag);
+void dt_unpost(struct prc *p);
 struct treq *dt_track(MPI_Request h, struct prc *p);
 struct treq *dt_tfind(MPI_Request h);
 void dt_tdrop(struct treq *t);
@@ -95,6 +116,19 @@ void dt_wait_done(void);
 typedef int (*dt_ready)(void *arg);
 int dt_wait(dt_ready ready, void *arg, int relaxable);
 
+/* ---- Deferred receives (deferred.c) ---- */
+
+int dt_defers(struct dcomm *d, int source, int tag);
+struct defer *dt_defer_args(struct dcomm *d, void *buf, int count, MPI_Datatype type, int *source, int *tag, MPI_Comm *comm);
+void dt_defer_queue(struct defer *f, struct treq *t);
+void dt_defer_progress(void);
+void dt_flush(struct dcomm *d, int tag);
+void dt_defer_wait(struct treq *t);
+int dt_defer_test(struct treq *t, uint64_t now);
+void dt_defer_status(struct defer *f, MPI_Status *st);
+void dt_defer_done(struct treq *t);
+void dt_defer_drop(struct treq *t);
+
 /* ---- Decisions (decide.c) ---- */
 
 struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto);
@@ -102,8 +136,11 @@ int dt_settled(struct dcomm *d, int world, uint64_t t);
 int dt_wild(struct dcomm *d, int *src, int *tag, int claim, struct prc **pp);
 int dt_iprobe(struct dcomm *d, int *src, int *tag, MPI_Comm c);
 int dt_test_one(struct treq *t, uint64_t now, uint64_t *when);
+int dt_left(struct treq *t);
+int dt_inactive(MPI_Request h);
 int dt_pick(MPI_Request *hs, int n, int blocking);
-void dt_hold(MPI_Request *hs, int n);
+enum { DT_TESTSOME, DT_TESTALL, DT_WAITSOME };
+int dt_pick_set(MPI_Request *hs, int n, int mode, char *in);
 void dt_sync_wait(MPI_Request *hs, int n);
 
 #pragma GCC visibility pop

@@ -20,8 +20,8 @@
  *     asker's time); it Answers once its own time has passed it;
  *   - deterministic transmission points (§2.4): a receive posted at time p
  *     taking a message stamped s is seen complete at max(p, s) + K, a send
- *     at p + K. Test, Testany, Iprobe (a message is seen at s + K) and
- *     Waitany answer by these times: a Test before the point fails even if
+ *     at p + K. Test, Testany, Testsome, Testall, Iprobe (a message is
+ *     seen at s + K), Waitany and Waitsome answer by these times: a Test before the point fails even if
  *     the message is there (the request is hidden from the MPI behind a
  *     receive that never completes); at the point the rank waits until it
  *     is. Early messages are left in the MPI's unexpected queue: the sender
@@ -49,8 +49,9 @@
  * what the seed's clock vector requires).
  *
  * Files: world.c (this: the clock, the control channel, communicators,
- * mirrored matching, waits), decide.c (the decisions), hooks.c (what each
- * call means to the mode).
+ * mirrored matching, standing answers, waits), decide.c (the decisions),
+ * deferred.c (wildcard MPI_Irecv, held back from the MPI until decided),
+ * hooks.c (what each call means to the mode).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -72,10 +73,23 @@ struct treq *dt_treqs;
 uint64_t dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered;
 int *dt_wsrc, dt_nwsrc, dt_capwsrc;
 
-static MPI_Comm ctl = MPI_COMM_NULL, selfc = MPI_COMM_NULL;
-static struct dcomm *comms;
+MPI_Comm dt_selfc = MPI_COMM_NULL;
+struct dcomm *dt_comms;
+static MPI_Comm ctl = MPI_COMM_NULL;
 static uint64_t nextid = 1;
 static uint64_t *asked, *want, *wantt;
+/* Standing answers. A rank blocked in a wait that only a message from
+ * rank m can end (its one wait source), with no message of m announced and
+ * not yet received, sends nothing before m sends it a message: its later
+ * stamps exceed that message's, so exceed m's time, however long m goes on
+ * without sending to it. It says so in its Answer to m (standing, with the
+ * number of m's headers it has had); m, if it has sent no header since,
+ * takes its own time as that rank's bound until it sends to it, without
+ * asking again (standing[k]). A master polling workers that wait for it
+ * needs no Request and no context switch of theirs per poll. */
+static char *standing;
+static uint64_t *hsent, *hrecvd; /* headers sent to, received from each rank */
+static int nstanding;
 static int nwant;
 static int ending; /* this rank has sent its ends: no more control messages */
 static int fins;   /* peers that have called MPI_Finalize */
@@ -139,7 +153,7 @@ static void ctl_send(int k, uint64_t kind, uint64_t a, uint64_t b, uint64_t c)
 
 struct dcomm *dt_comm(MPI_Comm c)
 {
-	for (struct dcomm *d = comms; d; d = d->next)
+	for (struct dcomm *d = dt_comms; d; d = d->next)
 		if (d->c == c)
 			return d;
 	return NULL;
@@ -171,12 +185,12 @@ void dt_comm_new(MPI_Comm c)
 	free(r);
 	PMPI_Group_free(&g);
 	PMPI_Group_free(&wg);
-	d->next = comms, comms = d;
+	d->next = dt_comms, dt_comms = d;
 }
 
 void dt_comm_free(MPI_Comm c)
 {
-	for (struct dcomm **p = &comms; *p; p = &(*p)->next)
+	for (struct dcomm **p = &dt_comms; *p; p = &(*p)->next)
 		if ((*p)->c == c) {
 			struct dcomm *d = *p;
 			*p = d->next;
@@ -202,13 +216,29 @@ void dt_header(int dest, int tag, MPI_Comm c)
 	struct dcomm *d;
 	if (dest == MPI_PROC_NULL || !(d = dt_comm(c)) || dest < 0 || dest >= d->size)
 		return;
-	ctl_send(d->world[dest], HDR, dt_lt, d->id, (uint64_t)(int64_t)tag);
+	int w = d->world[dest];
+	if (w != dt_me && standing[w]) { /* its later stamps exceed this one's */
+		standing[w] = 0, nstanding--;
+		if (dt_lt + 1 > dt_lb[w])
+			dt_lb[w] = dt_lt + 1;
+	}
+	hsent[w]++;
+	ctl_send(w, HDR, dt_lt, d->id, (uint64_t)(int64_t)tag);
+}
+
+/* stand raises the bounds of the ranks standing on this one to its time. */
+static void stand(void)
+{
+	for (int k = 0; nstanding && k < dt_np; k++)
+		if (standing[k] && dt_lb[k] < dt_lt)
+			dt_lb[k] = dt_lt;
 }
 
 static void got_header(int src, const uint64_t *m)
 {
 	struct hdr *h = calloc(1, sizeof *h);
 	h->stamp = m[1], h->cid = m[2], h->tag = (int)(int64_t)m[3], h->src = src;
+	hrecvd[src]++;
 	h->prev = dt_htail;
 	if (dt_htail)
 		dt_htail->next = h;
@@ -243,6 +273,8 @@ struct prc *dt_post_recv(struct dcomm *d, int src, int tag)
 	return p;
 }
 
+static void unlink_prc(struct prc *p);
+
 static int claimed(void *arg) { return ((struct prc *)arg)->h != NULL; }
 
 /* dt_complete: the receive p took its message. Its header was sent before
@@ -262,6 +294,13 @@ void dt_complete(struct prc *p)
 		h->next->prev = h->prev;
 	else
 		dt_htail = h->prev;
+	unlink_prc(p);
+	free(h);
+	free(p);
+}
+
+static void unlink_prc(struct prc *p)
+{
 	if (p->prev)
 		p->prev->next = p->next;
 	else
@@ -270,12 +309,20 @@ void dt_complete(struct prc *p)
 		p->next->prev = p->prev;
 	else
 		dt_ptail = p->prev;
-	free(h);
+}
+
+/* dt_unpost: the mirrored receive p was cancelled: its header, if any, is
+ * unreceived again. */
+void dt_unpost(struct prc *p)
+{
+	if (p->h)
+		p->h->claim = NULL;
+	unlink_prc(p);
 	free(p);
 }
 
-/* dt_complete_wild: a wildcard receive the MPI matched (an MPI_Irecv from
- * MPI_ANY_SOURCE, not made deterministic) took the first message of src
+/* dt_complete_wild: a wildcard receive the MPI matched (a deferred one
+ * whose decision had to be relaxed, deferred.c) took the first message of src
  * (a rank of d) with that tag that no receive took: its header goes. */
 void dt_complete_wild(struct dcomm *d, int src, int tag)
 {
@@ -346,7 +393,10 @@ static void answer(int r)
 {
 	uint64_t b = bound(r, wantt[r]);
 	if (b >= want[r]) {
-		ctl_send(r, ANS, b, 0, 0);
+		int st = dt_nwsrc == 1 && dt_wsrc[0] == r;
+		for (struct hdr *h = dt_hhead; st && h; h = h->next)
+			st = h->src != r;
+		ctl_send(r, ANS, b, (uint64_t)st, hrecvd[r]);
 		want[r] = 0;
 		nwant--;
 		return;
@@ -366,6 +416,8 @@ void dt_answer_all(void)
 /* dt_need asks rank k for its time to pass t, unless known or asked. */
 void dt_need(int k, uint64_t t)
 {
+	if (k != dt_me && standing[k] && dt_lb[k] < dt_lt)
+		dt_lb[k] = dt_lt;
 	if (k == dt_me || dt_lb[k] >= t || asked[k] >= t)
 		return;
 	asked[k] = t;
@@ -374,12 +426,13 @@ void dt_need(int k, uint64_t t)
 
 void dt_drain(void)
 {
+	dt_defer_progress();
 	for (;;) {
 		int flag = 0;
 		MPI_Status st;
 		PMPI_Iprobe(MPI_ANY_SOURCE, 0, ctl, &flag, &st);
 		if (!flag)
-			return;
+			break;
 		uint64_t m[4];
 		PMPI_Recv(m, 4, MPI_UINT64_T, st.MPI_SOURCE, 0, ctl, MPI_STATUS_IGNORE);
 		int k = st.MPI_SOURCE;
@@ -398,15 +451,18 @@ void dt_drain(void)
 		case PRB:
 			got_probe((int)m[1], m[2]);
 			break;
-		case FIN:
-			fins++;
-			/* fall through */
 		case ANS:
+			if (m[2] && m[3] == hsent[k] && !standing[k])
+				standing[k] = 1, nstanding++;
+			/* fall through */
+		case FIN:
+			fins += m[0] == FIN;
 			if (m[1] > dt_lb[k])
 				dt_lb[k] = m[1];
 			break;
 		}
 	}
+	stand();
 }
 
 /* ---- Waits ---- */
@@ -521,9 +577,12 @@ void dt_start(void)
 	want = calloc(dt_np, 8);
 	wantt = calloc(dt_np, 8);
 	forwarded = calloc(dt_np, 8);
+	standing = calloc(dt_np, 1);
+	hsent = calloc(dt_np, 8);
+	hrecvd = calloc(dt_np, 8);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &ctl);
-	PMPI_Comm_dup(MPI_COMM_SELF, &selfc);
-	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, selfc, &dt_dummy);
+	PMPI_Comm_dup(MPI_COMM_SELF, &dt_selfc);
+	PMPI_Irecv(&dummybuf, 1, MPI_INT, 0, 0, dt_selfc, &dt_dummy);
 	dt_comm_new(MPI_COMM_WORLD);
 	dt_comm_new(MPI_COMM_SELF);
 	mpivet_dt_on = 1;
