@@ -424,9 +424,14 @@ type Process struct {
 	RMA      map[uint64][]uint64
 	Overflow bool
 	Diverged *Divergence // a guided replay made another call than its parent run did
-	Exit     *Exit       // from the supervisor; nil if it left none (killed)
-	Stderr   string      // what the rank wrote on its standard error (first MiB)
-	End      int64       // end of the last whole record in the log
+	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
+	// thread other than the one that initialised MPI called MPI, and the
+	// rank ended (api.MetaThreads): the run must be made again with
+	// threads=off. The thread's number among those that called MPI, from 1.
+	ThreadStop int
+	Exit       *Exit  // from the supervisor; nil if it left none (killed)
+	Stderr     string // what the rank wrote on its standard error (first MiB)
+	End        int64  // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.
