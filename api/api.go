@@ -424,6 +424,7 @@ const (
 	MetaArgument    = 32 // an argument that breaks a rule (api.Arg*), found before the call: call id, parameter index, rule, value, limit, other parameter index or -1, its value, call site
 	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
+	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
 	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )

@@ -59,6 +59,11 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaError:      (*Process).metaError,
 	api.MetaArgument:   (*Process).metaArgument,
 	api.MetaRMA:        (*Process).metaRMA,
+	api.MetaRMAValue: func(p *Process, w []uint64) {
+		if len(w) >= 5 {
+			p.RMAValues = append(p.RMAValues, RMAValue{Fence: w[0], Origin: int(int64(w[1])), Put: w[2], Off: int64(w[3]), Bytes: int64(w[4])})
+		}
+	},
 	api.MetaDeterminism: func(p *Process, w []uint64) {
 		if len(w) >= 8 {
 			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],

@@ -421,9 +421,13 @@ type Process struct {
 	// (api.MetaRMA), by the offset of the call's entry record: the words
 	// api.RMA* of a communication call, or a PSCW group's size and world
 	// ranks.
-	RMA      map[uint64][]uint64
-	Overflow bool
-	Diverged *Divergence // a guided replay made another call than its parent run did
+	RMA map[uint64][]uint64
+	// RMAValues: at a closing MPI_Win_fence, bytes of this rank's window
+	// that a Put of the epoch wrote held another value than the Put sent
+	// (api.MetaRMAValue; layer/src/rma/values.c).
+	RMAValues []RMAValue
+	Overflow  bool
+	Diverged  *Divergence // a guided replay made another call than its parent run did
 	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
 	// thread other than the one that initialised MPI called MPI, and the
 	// rank ended (api.MetaThreads): the run must be made again with
@@ -499,4 +503,14 @@ func (p *Process) finalizeCall(returned bool) *Call {
 		return p.finalized // (the state page may say the last returned)
 	}
 	return p.finalize
+}
+
+// RMAValue is one Put whose bytes at the target differed, at the fence
+// that closed its epoch, from what its origin sent.
+type RMAValue struct {
+	Fence  uint64 // the target's closing MPI_Win_fence (entry record offset)
+	Origin int    // the Put's origin (world rank)
+	Put    uint64 // the Put's entry record offset in the origin's log
+	Off    int64  // the bytes, from the target's window base
+	Bytes  int64
 }

@@ -90,5 +90,6 @@ func run(pass *check.Pass) (any, error) {
 	s.mismatches()
 	clocks(s)
 	s.races()
+	s.targetStores()
 	return nil, nil
 }

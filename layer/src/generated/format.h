@@ -34,6 +34,7 @@
 #define MPIVET_META_ARGUMENT 32
 #define MPIVET_META_RMA 33
 #define MPIVET_META_THREADS 47
+#define MPIVET_META_RMA_VALUE 48
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
