@@ -8,13 +8,17 @@ import (
 )
 
 // targetStores reports the target's own writes into the bytes a Put of a
-// fence epoch writes, found by value (layer/src/rma/values.c): at the
-// closing fence, the target's bytes differed from what the origin sent
+// fence or PSCW epoch writes, found by value (layer/src/rma/values.c): at
+// the closing fence or MPI_Win_wait, the target's bytes differed from what the origin sent
 // (the origin checked its bytes did not change before the Put
 // completed). A difference that another write to those bytes may explain
 // is not reported: an operation of any origin (the target's own Puts
-// included) in the same epoch, or in the next one, whose Puts may land
-// while the target is still inside the closing fence.
+// included) in the same synchronisation generation (fences and
+// barrier-like collectives), or in the one before or after (a next fence
+// epoch's Puts may land while the target is still inside the closing
+// fence). In a PSCW loop with no fence or barrier, every iteration is one
+// generation: the same origin's Put of another iteration explains it too
+// (fewer findings, never a false one).
 func (s *scan) targetStores() {
 	type key struct {
 		origin int
@@ -37,16 +41,8 @@ func (s *scan) targetStores() {
 			if a == nil || a.target != r || !a.write || a.atomic {
 				continue
 			}
-			fences := a.w.fences[r]
-			var open, closing *call
-			for i, f := range fences {
-				if f.c.Offset == v.Fence {
-					closing = f
-					if i > 0 {
-						open = fences[i-1]
-					}
-				}
-			}
+			cs := s.closers[[2]uint64{uint64(r), v.Fence}]
+			open, closing := cs[0], cs[1]
 			if closing == nil || s.explained(a, v.Off, v.Off+v.Bytes) {
 				continue
 			}
@@ -60,10 +56,14 @@ func (s *scan) targetStores() {
 				locs = append(locs, s.loc(open, fmt.Sprintf("rank %d's epoch opens here", r)))
 			}
 			locs = append(locs, s.loc(closing, "and closes here, where its bytes held other values than the Put wrote"))
+			kind := "fence"
+			if closing.c.Name() != "MPI_Win_fence" {
+				kind = "exposure"
+			}
 			s.pass.Report(check.Finding{Kind: "rma-race", Message: fmt.Sprintf(
-				"rank %d wrote to bytes %d-%d of its own window during the fence epoch in which %s from rank %d writes them: "+
-					"at the closing fence they held other values than the Put sent (a store of the target, or an MPI call of it writing there, concurrent with the remote access)",
-				r, v.Off, v.Off+v.Bytes-1, a.c.Name(), a.origin), Locations: locs})
+				"rank %d wrote to bytes %d-%d of its own window during the %s epoch in which %s from rank %d writes them: "+
+					"when %s returned they held other values than the Put sent (a store of the target, or an MPI call of it writing there, concurrent with the remote access)",
+				r, v.Off, v.Off+v.Bytes-1, kind, a.c.Name(), a.origin, closing.c.Name()), Locations: locs})
 		}
 	}
 }

@@ -680,6 +680,10 @@ func rmaHook(c *api.Call, cWrapper bool) []string {
 		hs = append(hs, "mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)")
 	case "MPI_Win_fence":
 		hs = append(hs, "mpivet_rma_fence_post(e_, assertion, win)")
+	case "MPI_Win_wait":
+		hs = append(hs, "mpivet_rma_wait(e_, win)")
+	case "MPI_Win_test":
+		hs = append(hs, "if (flag && *flag) mpivet_rma_wait(e_, win)")
 	case "MPI_Win_create":
 		if cWrapper {
 			hs = append(hs, "mpivet_rma_created(*win, base, size, disp_unit, comm)")
@@ -701,8 +705,16 @@ func rmaPreHook(c *api.Call) string {
 	switch {
 	case !c.Has("rma"):
 		return ""
+	case c.Name == "MPI_Win_start":
+		return "mpivet_rma_group(e_, group); mpivet_rma_start(group, win)"
+	case c.Name == "MPI_Win_post":
+		return "mpivet_rma_group(e_, group); mpivet_rma_post(group, win)"
 	case c.Param("group") >= 0:
-		return "mpivet_rma_group(e_, group); mpivet_rma_sync(win)"
+		return "mpivet_rma_group(e_, group)"
+	case c.Name == "MPI_Win_complete":
+		return "mpivet_rma_complete(win)"
+	case c.Name == "MPI_Win_wait" || c.Name == "MPI_Win_test":
+		return ""
 	case c.Name == "MPI_Win_fence":
 		return "mpivet_rma_fence_pre(win)"
 	case c.Name == "MPI_Win_free":

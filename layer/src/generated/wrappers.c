@@ -10164,7 +10164,7 @@ int MPI_Win_post(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_post(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group); mpivet_rma_sync(win);
+	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	int rc_ = PMPI_Win_post(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, MPIVET_PC());
@@ -10181,7 +10181,7 @@ int MPI_Win_start(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_start(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group); mpivet_rma_sync(win);
+	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	int rc_ = PMPI_Win_start(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, MPIVET_PC());
@@ -10198,7 +10198,7 @@ int MPI_Win_complete(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_complete(MPIVET_PC(), MPIVET_H(win));
-	mpivet_rma_sync(win);
+	mpivet_rma_complete(win);
 	int rc_ = PMPI_Win_complete(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_complete, rc_, MPIVET_PC());
@@ -10215,8 +10215,9 @@ int MPI_Win_wait(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_wait(MPIVET_PC(), MPIVET_H(win));
-	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_wait(win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_wait(e_, rc_);
@@ -10232,8 +10233,9 @@ int MPI_Win_test(MPI_Win win, int *flag)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_test(MPIVET_PC(), MPIVET_H(win));
-	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_test(win, flag);
+	if (rc_ == MPI_SUCCESS)
+		if (flag && *flag) mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -20302,7 +20304,7 @@ static void mpivet_f_MPI_Win_post(mpivet_ft_MPI_Win_post real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_post(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group); mpivet_rma_sync(win);
+	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20350,7 +20352,7 @@ static void mpivet_f_MPI_Win_start(mpivet_ft_MPI_Win_start real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_start(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group); mpivet_rma_sync(win);
+	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20396,7 +20398,7 @@ static void mpivet_f_MPI_Win_complete(mpivet_ft_MPI_Win_complete real_, int f08_
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_complete(pc_, MPIVET_H(win));
-	mpivet_rma_sync(win);
+	mpivet_rma_complete(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20442,9 +20444,10 @@ static void mpivet_f_MPI_Win_wait(mpivet_ft_MPI_Win_wait real_, int f08_, uint64
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_wait(pc_, MPIVET_H(win));
-	mpivet_rma_sync(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, pc_);
 	mpivet_out_MPI_Win_wait(e_, rc_);
@@ -20489,10 +20492,11 @@ static void mpivet_f_MPI_Win_test(mpivet_ft_MPI_Win_test real_, int f08_, uint64
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	int c_flag = 0, *flag = &c_flag;
 	uint64_t e_ = mpivet_in_MPI_Win_test(pc_, MPIVET_H(win));
-	mpivet_rma_sync(win);
 	real_(f_win, f_flag, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	c_flag = *(MPI_Fint *)f_flag;
+	if (rc_ == MPI_SUCCESS)
+		if (flag && *flag) mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, pc_);
 	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);

@@ -19,5 +19,9 @@ void mpivet_rma_put(uint64_t logref, const void *addr, int ocount, MPI_Datatype 
 		    MPI_Datatype ttype, MPI_Win win);
 void mpivet_rma_fence_pre(MPI_Win win);
 void mpivet_rma_fence_post(uint64_t logref, int assertion, MPI_Win win);
+void mpivet_rma_start(MPI_Group group, MPI_Win win);
+void mpivet_rma_complete(MPI_Win win);
+void mpivet_rma_post(MPI_Group group, MPI_Win win);
+void mpivet_rma_wait(uint64_t logref, MPI_Win win);
 
 #endif

@@ -64,8 +64,14 @@ struct inbox {
 
 struct pending {
 	const void *addr;
-	uint64_t target, disp, bytes, hash, logref;
+	uint64_t target, disp, bytes, hash, logref, epoch;
 };
+
+/* An entry's epoch: a fence epoch's number (the fences before the one that
+ * closes it), or PSCW and the number of the origin's earlier starts naming
+ * the target, which is the number of the target's earlier posts naming the
+ * origin. */
+#define PSCW (1ULL << 62)
 
 struct vwin {
 	MPI_Win h;
@@ -75,18 +81,23 @@ struct vwin {
 	int unit, n, *world; /* world ranks by window rank */
 	uint64_t fences;     /* MPI_Win_fence calls so far */
 	int fenced;          /* in a fence epoch */
+	int started;         /* in a PSCW access epoch */
+	int posted;          /* in a PSCW exposure epoch */
+	/* by world rank: starts naming it, the current start's number; posts
+	 * naming it, the current post's number + 1 (0: not in the post) */
+	uint64_t *starts, *cur, *posts, *exposed;
 	struct pending *pend;
 	int npend, cappend;
 };
 
+static struct entry *kept; /* own inbox entries not yet due */
+static int nkept, capkept;
 static struct vwin *wins;
 static int nwins, capwins, on = -1;
 static uint64_t next_id;
 static struct inbox **boxes; /* by world rank, mapped lazily */
 static int nboxes, me_world = -1;
 static uint64_t tail;           /* own inbox: entries read */
-static struct entry *kept;      /* own inbox entries not yet due */
-static int nkept, capkept;
 
 /* active: this rank takes part (on mpivet's host, with a run directory). */
 static int active(void)
@@ -94,6 +105,8 @@ static int active(void)
 	if (on >= 0)
 		return on;
 	on = 0;
+	if (mpivet_mt && !mpivet_mt_guard)
+		return 0; /* several threads call MPI: these tables are not made for them */
 	const char *host = mpivet_conf(MPIVET_CONF_HOST), *dir = mpivet_conf_dir();
 	char h[256] = "";
 	gethostname(h, sizeof h - 1);
@@ -189,6 +202,12 @@ void mpivet_rma_freed(MPI_Win h)
 		return;
 	free(w->world);
 	free(w->pend);
+	free(w->starts);
+	int j = 0;
+	for (int i = 0; i < nkept; i++)
+		if (kept[i].win != w->id)
+			kept[j++] = kept[i];
+	nkept = j;
 	*w = wins[--nwins];
 }
 
@@ -198,14 +217,14 @@ void mpivet_rma_sync(MPI_Win h)
 {
 	struct vwin *w = on > 0 ? find(h) : NULL;
 	if (w)
-		w->fenced = 0, w->npend = 0;
+		w->fenced = 0, w->started = 0, w->npend = 0;
 }
 
 void mpivet_rma_put(uint64_t logref, const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
 		    MPI_Datatype ttype, MPI_Win h)
 {
 	struct vwin *w = on > 0 ? find(h) : NULL;
-	if (!w || !w->fenced || logref == MPIVET_NOREC || otype != ttype || ocount != tcount || ocount <= 0 || target < 0 ||
+	if (!w || !(w->fenced || w->started) || logref == MPIVET_NOREC || otype != ttype || ocount != tcount || ocount <= 0 || target < 0 ||
 	    target >= w->n || disp < 0)
 		return;
 	struct mpivet_type_parts p;
@@ -220,8 +239,9 @@ void mpivet_rma_put(uint64_t logref, const void *addr, int ocount, MPI_Datatype 
 			return;
 		w->pend = q, w->cappend = c;
 	}
-	uint64_t bytes = (uint64_t)ocount * (uint64_t)size;
-	w->pend[w->npend++] = (struct pending){addr, (uint64_t)w->world[target], (uint64_t)disp, bytes, hash(addr, bytes), logref};
+	uint64_t bytes = (uint64_t)ocount * (uint64_t)size, t = (uint64_t)w->world[target];
+	uint64_t epoch = w->fenced ? w->fences : PSCW | w->cur[t];
+	w->pend[w->npend++] = (struct pending){addr, t, (uint64_t)disp, bytes, hash(addr, bytes), logref, epoch};
 }
 
 /* publish gives the target of each Put of the epoch closing now what to
@@ -237,7 +257,7 @@ static void publish(struct vwin *w)
 		struct entry *e = &b->e[k % RING];
 		__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		*e = (struct entry){0, w->id, w->fences, (uint64_t)me_world, q->logref, q->disp, q->bytes, q->hash};
+		*e = (struct entry){0, w->id, q->epoch, (uint64_t)me_world, q->logref, q->disp, q->bytes, q->hash};
 		__atomic_store_n(&e->seq, k + 1, __ATOMIC_RELEASE);
 	}
 	w->npend = 0;
@@ -281,24 +301,42 @@ static void drain(void)
 	}
 }
 
-/* check compares, once the fence numbered epoch of window w has returned,
- * the bytes of each Put published for it with what its origin sent. */
-static void check(struct vwin *w, uint64_t epoch, uint64_t logref)
+/* due says what to do with entry e of window w at a closing
+ * synchronisation: 1 compare, 0 keep for later, -1 drop (its epoch is
+ * over). fence: the fence epoch closing, or -1 at a PSCW wait. */
+static int due(struct vwin *w, struct entry *e, int64_t fence)
+{
+	if (e->win != w->id)
+		return 0;
+	if (fence >= 0) {
+		if (e->epoch & PSCW)
+			return 0;
+		return e->epoch == (uint64_t)fence ? 1 : e->epoch < (uint64_t)fence ? -1 : 0;
+	}
+	if (!(e->epoch & PSCW) || e->origin >= (uint64_t)nboxes || !w->exposed || !w->exposed[e->origin])
+		return 0;
+	uint64_t k = w->exposed[e->origin] - 1, got = e->epoch & ~PSCW;
+	return got == k ? 1 : got < k ? -1 : 0;
+}
+
+/* check compares, once the synchronisation closing an epoch of window w
+ * has returned, the bytes of each Put published for it with what its
+ * origin sent. */
+static void check(struct vwin *w, int64_t fence, uint64_t logref)
 {
 	drain();
 	int j = 0;
 	for (int i = 0; i < nkept; i++) {
 		struct entry *e = &kept[i];
-		if (e->win != w->id || e->epoch > epoch) {
+		int d = due(w, e, fence);
+		if (d == 0)
 			kept[j++] = *e;
+		if (d <= 0)
 			continue;
-		}
-		if (e->epoch < epoch)
-			continue; /* came late: its epoch is over */
 		uint64_t off = e->disp * (uint64_t)w->unit;
 		if (w->unit <= 0 || off / (uint64_t)w->unit != e->disp || off > (uint64_t)w->size || e->bytes > (uint64_t)w->size - off)
 			continue;
-		if (hash(w->base + off, e->bytes) == e->hash)
+		if (hash(w->base + off, e->bytes) == e->hash || logref == MPIVET_NOREC)
 			continue;
 		uint64_t r[] = {logref, e->origin, e->logref, off, e->bytes};
 		mpivet_meta(MPIVET_META_RMA_VALUE, r, sizeof r / sizeof *r);
@@ -311,7 +349,83 @@ void mpivet_rma_fence_post(uint64_t logref, int assertion, MPI_Win h)
 	struct vwin *w = on > 0 ? find(h) : NULL;
 	if (!w)
 		return;
-	check(w, w->fences, logref);
+	check(w, (int64_t)w->fences, logref);
 	w->fences++;
 	w->fenced = !(assertion & MPI_MODE_NOSUCCEED);
+}
+
+/* members gives the world ranks of group g (n of them), malloc'ed. */
+static int *members(MPI_Group g, int *n)
+{
+	MPI_Group world;
+	*n = 0;
+	if (g == MPI_GROUP_NULL || PMPI_Group_size(g, n) != MPI_SUCCESS || *n <= 0)
+		return NULL;
+	int *in = malloc(2 * (size_t)*n * sizeof(int));
+	if (!in)
+		return NULL;
+	for (int i = 0; i < *n; i++)
+		in[i] = i;
+	PMPI_Comm_group(MPI_COMM_WORLD, &world);
+	PMPI_Group_translate_ranks(g, *n, in, world, in + *n);
+	PMPI_Group_free(&world);
+	memmove(in, in + *n, (size_t)*n * sizeof(int));
+	return in;
+}
+
+/* pscw gives window w's PSCW counters (by world rank), allocated at first
+ * use; 0 if they cannot be. */
+static int pscw(struct vwin *w)
+{
+	if (!w->starts && (w->starts = calloc(4 * (size_t)nboxes, sizeof *w->starts)) != NULL)
+		w->cur = w->starts + nboxes, w->posts = w->cur + nboxes, w->exposed = w->posts + nboxes;
+	return w->starts != NULL;
+}
+
+void mpivet_rma_start(MPI_Group g, MPI_Win h)
+{
+	struct vwin *w = on > 0 ? find(h) : NULL;
+	int n, *ws = w && pscw(w) ? members(g, &n) : NULL;
+	if (!w)
+		return;
+	w->fenced = 0, w->started = 0, w->npend = 0;
+	if (!ws)
+		return;
+	for (int i = 0; i < n; i++)
+		if (ws[i] >= 0 && ws[i] < nboxes)
+			w->cur[ws[i]] = w->starts[ws[i]]++;
+	w->started = 1;
+	free(ws);
+}
+
+void mpivet_rma_complete(MPI_Win h)
+{
+	struct vwin *w = on > 0 ? find(h) : NULL;
+	if (w && w->started)
+		publish(w);
+	if (w)
+		w->started = 0, w->npend = 0;
+}
+
+void mpivet_rma_post(MPI_Group g, MPI_Win h)
+{
+	struct vwin *w = on > 0 ? find(h) : NULL;
+	int n, *ws = w && pscw(w) ? members(g, &n) : NULL;
+	if (!ws)
+		return;
+	for (int i = 0; i < n; i++)
+		if (ws[i] >= 0 && ws[i] < nboxes)
+			w->exposed[ws[i]] = ++w->posts[ws[i]];
+	w->posted = 1;
+	free(ws);
+}
+
+void mpivet_rma_wait(uint64_t logref, MPI_Win h)
+{
+	struct vwin *w = on > 0 ? find(h) : NULL;
+	if (!w || !w->posted)
+		return;
+	check(w, -1, logref);
+	memset(w->exposed, 0, (size_t)nboxes * sizeof *w->exposed);
+	w->posted = 0;
 }
