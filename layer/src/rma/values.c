@@ -163,12 +163,15 @@ static uint64_t hash(const void *p, uint64_t n)
 
 void mpivet_rma_created(MPI_Win h, void *base, MPI_Aint size, int unit, MPI_Comm comm)
 {
-	if (!active() || h == MPI_WIN_NULL)
-		return;
+	/* Every member agrees on the id, whether or not it takes part (a rank
+	 * on another host, or whose threads call MPI, does not): the
+	 * collective must not depend on what differs between ranks. */
 	uint64_t mine = ++next_id, id = 0;
 	if (PMPI_Allreduce(&mine, &id, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
 		return;
 	next_id = id;
+	if (!active())
+		return;
 	MPI_Group g, world;
 	int n = 0;
 	if (PMPI_Win_get_group(h, &g) != MPI_SUCCESS)
