@@ -424,6 +424,8 @@ const (
 	MetaArgument    = 32 // an argument that breaks a rule (api.Arg*), found before the call: call id, parameter index, rule, value, limit, other parameter index or -1, its value, call site
 	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
+	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
+	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 
@@ -547,6 +549,13 @@ const (
 // (layer/src/divergence).
 const ExitDiverged = 86
 
+// ExitThreads is the exit status of a rank that ran MPI_THREAD_MULTIPLE
+// with the clock protocol on, as long as only the thread that initialised
+// MPI called MPI, when another thread called MPI, after logging
+// MetaThreads (layer/src/record): the driver runs the program again with
+// ConfThreads=off.
+const ExitThreads = 87
+
 // The keys of RUNDIR/layer.conf, the run's settings for the layer, one
 // key=value line each (layer/src/record/conf.h reads them).
 const (
@@ -561,4 +570,5 @@ const (
 	ConfVader         = "vader"         // MECHANISM:EAGER_LIMIT of Open MPI's shared-memory transport (mpi.SharedMemory)
 	ConfDeterministic = "deterministic" // SEED: deterministic mode (layer/src/determinism), with that schedule
 	ConfArguments     = "arguments"     // off: no argument checks (layer/src/arguments)
+	ConfThreads       = "threads"       // off: under MPI_THREAD_MULTIPLE, the clock protocol stays off (any thread may call MPI)
 )

@@ -48,6 +48,11 @@ type Options struct {
 	Deterministic    bool   // deterministic mode (layer/src/determinism): one checked run, clocks off
 	Seed             uint64 // with Deterministic: which deterministic schedule
 	Suppressions     string // a suppression file ("": report.DefaultSuppressions in the working directory, if there is one)
+	// Threads "off": under MPI_THREAD_MULTIPLE the clock protocol stays off
+	// from the start; "" (the default): it runs while one thread calls MPI,
+	// and the driver sets "off" and runs the program again when another
+	// does (threads.go). Not a flag: the driver's, kept for mpivet replay.
+	Threads string
 
 	IO
 }
@@ -151,6 +156,7 @@ var options = []option{
 		usage: "with --deterministic: another deterministic schedule (tie-break between ranks and the completion delay K); the report prints it"},
 	{field: func(o *Options) any { return &o.Suppressions }, flag: "suppressions",
 		usage: "silence the findings this `FILE` matches (default: " + report.DefaultSuppressions + " in the working directory, if present)"},
+	{field: func(o *Options) any { return &o.Threads }, record: "threads", conf: api.ConfThreads},
 	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, conf: api.ConfGDB,
 		usage: "start this `rank` under a debugger (it waits for gdb -p PID)"},
 }

@@ -7,11 +7,13 @@ import (
 )
 
 // pythonHint completes the note of a Python program whose wildcard
-// receives were not explored because it runs MPI_THREAD_MULTIPLE: mpi4py
-// asks for it by default, whether or not the program's threads call MPI.
+// receives were not explored because several of its threads call MPI
+// (threads.go): mpi4py initialises MPI_THREAD_MULTIPLE by default, and a
+// program whose MPI calls all come from one thread is explored; one whose
+// threads call MPI is not, whatever thread level it asks for.
 func pythonHint(sess *launch.Session, off string) string {
 	if sess.MPI.Python == "" || !strings.Contains(off, "MPI_THREAD_MULTIPLE") {
 		return ""
 	}
-	return ` (mpi4py asks for it by default: if only one thread of the program calls MPI, set mpi4py.rc.thread_level = "funneled" before "from mpi4py import MPI" to have them explored)`
+	return " (a Python thread other than the one that imported mpi4py.MPI called MPI)"
 }

@@ -327,7 +327,7 @@ func end(pid int, dir string, res *Result, watch *stallWatch, done <-chan error,
 }
 
 // recordFiles are the patterns of the files of a run's ranks.
-var recordFiles = []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync"}
+var recordFiles = []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync", "p.*.inbox"}
 
 // RemoveRecords deletes the records of the ranks of a run in dir (not
 // what the driver wrote there: its settings and decisions).

@@ -34,14 +34,19 @@ func (p *Process) decodeMeta(id int, w []uint64) {
 // metaDecoders decode the meta records about the process, by id; each
 // checks the record's length first (a torn or older record is skipped).
 var metaDecoders = [...]func(p *Process, w []uint64){
-	api.MetaProcess:    (*Process).metaProcess,
-	api.MetaConstants:  (*Process).metaConstants,
-	api.MetaMaps:       func(p *Process, w []uint64) { p.Maps = append(parseMaps(metaString(w)), p.pySites()...) },
-	api.MetaPySite:     (*Process).metaPySite,
-	api.MetaSignal:     (*Process).metaSignal,
-	api.MetaOverflow:   func(p *Process, _ []uint64) { p.Overflow = true },
-	api.MetaBuffer:     (*Process).metaBuffer,
-	api.MetaDiverged:   (*Process).metaDiverged,
+	api.MetaProcess:   (*Process).metaProcess,
+	api.MetaConstants: (*Process).metaConstants,
+	api.MetaMaps:      func(p *Process, w []uint64) { p.Maps = append(parseMaps(metaString(w)), p.pySites()...) },
+	api.MetaPySite:    (*Process).metaPySite,
+	api.MetaSignal:    (*Process).metaSignal,
+	api.MetaOverflow:  func(p *Process, _ []uint64) { p.Overflow = true },
+	api.MetaBuffer:    (*Process).metaBuffer,
+	api.MetaDiverged:  (*Process).metaDiverged,
+	api.MetaThreads: func(p *Process, w []uint64) {
+		if len(w) >= 1 && w[0] > 0 {
+			p.ThreadStop = int(w[0])
+		}
+	},
 	api.MetaWatch:      (*Process).metaWatch,
 	api.MetaClocks:     (*Process).metaClocks,
 	api.MetaWildcard:   (*Process).metaWildcard,
@@ -54,6 +59,11 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaError:      (*Process).metaError,
 	api.MetaArgument:   (*Process).metaArgument,
 	api.MetaRMA:        (*Process).metaRMA,
+	api.MetaRMAValue: func(p *Process, w []uint64) {
+		if len(w) >= 5 {
+			p.RMAValues = append(p.RMAValues, RMAValue{Fence: w[0], Origin: int(int64(w[1])), Put: w[2], Off: int64(w[3]), Bytes: int64(w[4])})
+		}
+	},
 	api.MetaDeterminism: func(p *Process, w []uint64) {
 		if len(w) >= 8 {
 			p.Determinism = &Determinism{Seed: w[0], K: w[1], Wildcards: w[2], Polls: w[3], Relaxed: w[4],

@@ -421,12 +421,21 @@ type Process struct {
 	// (api.MetaRMA), by the offset of the call's entry record: the words
 	// api.RMA* of a communication call, or a PSCW group's size and world
 	// ranks.
-	RMA      map[uint64][]uint64
-	Overflow bool
-	Diverged *Divergence // a guided replay made another call than its parent run did
-	Exit     *Exit       // from the supervisor; nil if it left none (killed)
-	Stderr   string      // what the rank wrote on its standard error (first MiB)
-	End      int64       // end of the last whole record in the log
+	RMA map[uint64][]uint64
+	// RMAValues: at a closing MPI_Win_fence, bytes of this rank's window
+	// that a Put of the epoch wrote held another value than the Put sent
+	// (api.MetaRMAValue; layer/src/rma/values.c).
+	RMAValues []RMAValue
+	Overflow  bool
+	Diverged  *Divergence // a guided replay made another call than its parent run did
+	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
+	// thread other than the one that initialised MPI called MPI, and the
+	// rank ended (api.MetaThreads): the run must be made again with
+	// threads=off. The thread's number among those that called MPI, from 1.
+	ThreadStop int
+	Exit       *Exit  // from the supervisor; nil if it left none (killed)
+	Stderr     string // what the rank wrote on its standard error (first MiB)
+	End        int64  // end of the last whole record in the log
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.
@@ -494,4 +503,14 @@ func (p *Process) finalizeCall(returned bool) *Call {
 		return p.finalized // (the state page may say the last returned)
 	}
 	return p.finalize
+}
+
+// RMAValue is one Put whose bytes at the target differed, at the fence
+// that closed its epoch, from what its origin sent.
+type RMAValue struct {
+	Fence  uint64 // the target's closing MPI_Win_fence (entry record offset)
+	Origin int    // the Put's origin (world rank)
+	Put    uint64 // the Put's entry record offset in the origin's log
+	Off    int64  // the bytes, from the target's window base
+	Bytes  int64
 }

@@ -37,8 +37,8 @@ x sendtype of a Gather equals recvcount x recvtype at the root, and so on.
 Each rank logs the type signatures it gives (see layer/src/signatures/signature.c);
 they are compared block by block, and for the vector variants (Gatherv,
 Alltoallv ...) by their unit and by the totals sent and received. Fortran
-callers and MPI_THREAD_MULTIPLE programs are compared by name, root and
-operation only.`,
+callers and programs whose threads call MPI (MPI_THREAD_MULTIPLE) are
+compared by name, root and operation only.`,
 	Kinds: []string{"collective-mismatch", "collective-missing"},
 	KindDocs: map[string]string{"collective-missing": `a collective some members of a communicator called and the others never did
 

@@ -29,6 +29,11 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		e.complete(cl, func(*access) bool { return true })
 		e.fenced = !s.assertion(p, c, "MPI_MODE_NOSUCCEED")
 		e.gen++
+		var opening *call
+		if fs := w.fences[p.Rank]; len(fs) > 0 {
+			opening = fs[len(fs)-1]
+		}
+		s.closers[[2]uint64{uint64(p.Rank), c.Offset}] = [2]*call{opening, &cl}
 		w.fences[p.Rank] = append(w.fences[p.Rank], &cl)
 		s.addSync(p, sync{at: cl.idx, kind: syncColl, id: fmt.Sprintf("w:%s#fence%d", w.key, len(w.fences[p.Rank])), members: w.members})
 	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
@@ -55,6 +60,7 @@ func (s *scan) epochCall(cl call, e *epochs) {
 			return
 		}
 		s.addSync(p, sync{at: cl.idx, kind: syncWait, peers: e.origins})
+		s.closers[[2]uint64{uint64(p.Rank), c.Offset}] = [2]*call{e.post, &cl}
 		e.post, e.origins = nil, nil
 	default:
 		if isComm(c.Def) {

@@ -63,8 +63,14 @@ datatype are atomic and not a race; two reads are not either. The finding
 names both operations' lines, the target rank and the overlapping bytes of
 its window (displacement x disp_unit plus the datatype's extent). The
 order comes from the program's synchronisation, not from the timing of the
-run: a race that did no harm this time is found all the same. Not covered:
-loads and stores of the target process itself to its window, receives whose
+run: a race that did no harm this time is found all the same.
+
+The target's own writes into the bytes a Put writes in the same fence or
+PSCW epoch are found by value: when its closing MPI_Win_fence or
+MPI_Win_wait returns, the bytes differ from what the origin sent, and no
+other operation on them explains it. A write that lands before the Put's
+data is overwritten and not found, nor are loads. Not covered: the target's
+loads, and its stores in passive-target epochs, receives whose
 source or tag the records do not give (MPI_ANY_TAG in a blocking receive)
 as a synchronisation, and a derived target datatype of more than 32 blocks
 of bytes is taken as the whole span it covers.`,
@@ -90,5 +96,6 @@ func run(pass *check.Pass) (any, error) {
 	s.mismatches()
 	clocks(s)
 	s.races()
+	s.targetStores()
 	return nil, nil
 }

@@ -304,3 +304,54 @@ func TestEpochs(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetStores: the target's bytes of a Put differed at the closing
+// synchronisation (MetaRMAValue, layer/src/rma/values.c): a race, unless
+// another write to those bytes in that epoch or the next explains it.
+func TestTargetStores(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		nextPut    bool // rank 2 puts to the same bytes in the next epoch
+		wrongBytes bool // the record names a Put the origin did not make
+		want       string
+	}{
+		{"store in the epoch", false, false, "rma-race"},
+		{"explained by the next epoch's Put", true, false, ""},
+		{"no such Put", false, true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k1, k2 := newRank(1, 3), newRank(2, 3)
+			put := func(k *rank) uint64 {
+				off := k.call("MPI_Put", map[string]any{"target_rank": 0, "target_disp": 2, "target_count": 1, "win": win,
+					"target_datatype": tracetest.Consts["MPI_INT"], "origin_count": 1})
+				k.l.Meta(api.MetaRMA, off, 0, 4, 0, 4)
+				return off
+			}
+			k1.w("MPI_Win_fence", nil)
+			k2.w("MPI_Win_fence", nil)
+			p1 := put(k1)
+			k1.w("MPI_Win_fence", nil)
+			k2.w("MPI_Win_fence", nil)
+			if c.nextPut {
+				put(k2)
+			}
+			k1.w("MPI_Win_fence", nil)
+			k2.w("MPI_Win_fence", nil)
+			k0 := newRank(0, 3)
+			k0.w("MPI_Win_fence", nil)
+			closing := k0.call("MPI_Win_fence", map[string]any{"win": win})
+			if c.wrongBytes {
+				p1 += 8
+			}
+			k0.l.Meta(api.MetaRMAValue, closing, 1, p1, 8, 4)
+			k0.w("MPI_Win_fence", nil)
+			fs := findings(t, k0.end(), k1.end(), k2.end())
+			if got := kinds(fs); got != c.want {
+				t.Fatalf("kinds %q, want %q: %+v", got, c.want, fs)
+			}
+			if c.want != "" && !strings.Contains(fs[0].Message, "rank 0 wrote to bytes 8-11 of its own window during the fence epoch") {
+				t.Errorf("message: %s", fs[0].Message)
+			}
+		})
+	}
+}

@@ -78,11 +78,13 @@ type scan struct {
 	posts    map[[2]int][]*call        // (target, origin) -> posts naming origin
 	starts   map[[2]int][]*call        // (origin, target) -> starts naming target
 	procs    map[int]*trace.Process
+	closers  map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
 }
 
 func newScan(pass *check.Pass) *scan {
 	return &scan{pass: pass, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
-		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{}}
+		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{},
+		closers: map[[2]uint64][2]*call{}}
 }
 
 const maxInt = int(^uint(0) >> 1)

@@ -24,8 +24,8 @@ matches anything. Types of the same kind and size (MPI_INT and MPI_INT32_T,
 the char types) count as equal, and derived types compare by the basic types
 they contain, in order, so a struct sent twice matches a type holding two.
 Each send carries its signature with its clock (exploration's piggyback), so
-the check is off when the clock protocol is (--clocks=off,
-MPI_THREAD_MULTIPLE).`,
+the check is off when the clock protocol is (--clocks=off, several
+threads calling MPI).`,
 	Run: run,
 }
 

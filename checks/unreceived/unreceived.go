@@ -30,8 +30,8 @@ MPI_Finalize tells whether any is left, and only then do the ranks look for
 them (MPI_Improbe) on the communicators they know, or on a communicator as
 the program frees it. Each message is reported at the line of its send,
 with its destination, tag and communicator (the line is carried by the
-clock protocol's piggyback, so it is unknown with --clocks=off or under
-MPI_THREAD_MULTIPLE, where the check is off altogether). Sends to and
+clock protocol's piggyback, so it is unknown with --clocks=off or when
+several threads call MPI, where the check is off altogether). Sends to and
 receives from MPI_PROC_NULL transfer nothing and are never reported. A
 message still on its way half a second into MPI_Finalize, or on a
 communicator freed before it arrived, is not found.`,

@@ -22,10 +22,10 @@ var formatConsts = []struct {
 	{"Meta record ids (api.Meta*)",
 		[]string{"META_PROCESS", "META_CONSTANTS", "META_MAPS", "META_SIGNAL", "META_OVERFLOW", "META_COMM", "META_ERROR",
 			"META_BUFFER", "META_CLOCKS", "META_WILDCARD", "META_MATCHED", "META_LATE", "META_CHOICE", "META_ARRIVAL",
-			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED", "META_DETERMINISM", "META_PYSITE", "META_ARGUMENT", "META_RMA"},
+			"META_TYPES", "META_COLL", "META_WATCH", "META_UNRECEIVED", "META_DIVERGED", "META_DETERMINISM", "META_PYSITE", "META_ARGUMENT", "META_RMA", "META_THREADS", "META_RMA_VALUE"},
 		[]uint64{api.MetaProcess, api.MetaConstants, api.MetaMaps, api.MetaSignal, api.MetaOverflow, api.MetaComm, api.MetaError,
 			api.MetaBuffer, api.MetaClocks, api.MetaWildcard, api.MetaMatched, api.MetaLate, api.MetaChoice, api.MetaArrival,
-			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged, api.MetaDeterminism, api.MetaPySite, api.MetaArgument, api.MetaRMA}},
+			api.MetaTypes, api.MetaColl, api.MetaWatch, api.MetaUnreceived, api.MetaDiverged, api.MetaDeterminism, api.MetaPySite, api.MetaArgument, api.MetaRMA, api.MetaThreads, api.MetaRMAValue}},
 	{"State page status of a deterministic wait (api.StatusDeciding)",
 		[]string{"STATUS_DECIDING"},
 		[]uint64{api.StatusDeciding}},
@@ -70,6 +70,9 @@ var formatConsts = []struct {
 	{"Exit status of a rank whose replay diverged (api.ExitDiverged)",
 		[]string{"EXIT_DIVERGED"},
 		[]uint64{api.ExitDiverged}},
+	{"Exit status of a rank stopped when a second thread called MPI (api.ExitThreads)",
+		[]string{"EXIT_THREADS"},
+		[]uint64{api.ExitThreads}},
 }
 
 // confKeys are the keys of layer.conf (api.Conf*), which Go writes and
@@ -78,6 +81,7 @@ var confKeys = []struct{ name, key string }{
 	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
 	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic}, {"ARGUMENTS", api.ConfArguments},
+	{"THREADS", api.ConfThreads},
 }
 
 // genFormat writes generated/format.h.

@@ -660,27 +660,68 @@ func hookViews(c *api.Call) []string {
 	return ks
 }
 
-// rmaHook returns the call to the rma service (layer/src/rma) that a wrapper
-// makes after the call returned successfully, given the C views of its
-// parameters, or "" for a call it does not concern: the byte spans of a
-// communication call's target and origin datatypes.
-func rmaHook(c *api.Call) string {
+// rmaHook returns the calls to the rma service (layer/src/rma) that a
+// wrapper makes after the call returned successfully, given the C views of
+// its parameters (c: the C wrapper, which alone registers windows): the
+// byte spans of a communication call's target and origin datatypes; a
+// Put's origin bytes and a fence's comparison (values.c); a new window.
+func rmaHook(c *api.Call, cWrapper bool) []string {
+	var hs []string
 	switch {
 	case !c.Has("rma"):
+		return nil
 	case c.Param("target_datatype") >= 0:
-		return "mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype)"
+		hs = append(hs, "mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype)")
 	case c.Param("target_disp") >= 0: // MPI_Fetch_and_op, MPI_Compare_and_swap: one element of datatype
-		return "mpivet_rma_span(e_, 1, datatype, 1, datatype)"
+		hs = append(hs, "mpivet_rma_span(e_, 1, datatype, 1, datatype)")
 	}
-	return ""
+	switch c.Name {
+	case "MPI_Put", "MPI_Rput":
+		hs = append(hs, "mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win)")
+	case "MPI_Win_fence":
+		hs = append(hs, "mpivet_rma_fence_post(e_, assertion, win)")
+	case "MPI_Win_wait":
+		hs = append(hs, "mpivet_rma_wait(e_, win)")
+	case "MPI_Win_test":
+		hs = append(hs, "if (flag && *flag) mpivet_rma_wait(e_, win)")
+	case "MPI_Win_create":
+		if cWrapper {
+			hs = append(hs, "mpivet_rma_created(*win, base, size, disp_unit, comm)")
+		}
+	case "MPI_Win_allocate":
+		if cWrapper {
+			hs = append(hs, "mpivet_rma_created(*win, *(void **)baseptr, size, disp_unit, comm)")
+		}
+	}
+	return hs
 }
 
 // rmaPreHook is the call to the rma service a wrapper makes before the
 // call: the members of a PSCW group, known also of a rank that stays
-// blocked in MPI_Win_start (a post never made).
+// blocked in MPI_Win_start (a post never made); a fence's Puts given to
+// their targets, other synchronisations ending the fence epoch, a window
+// freed (values.c).
 func rmaPreHook(c *api.Call) string {
-	if c.Has("rma") && c.Param("group") >= 0 {
+	switch {
+	case !c.Has("rma"):
+		return ""
+	case c.Name == "MPI_Win_start":
+		return "mpivet_rma_group(e_, group); mpivet_rma_start(group, win)"
+	case c.Name == "MPI_Win_post":
+		return "mpivet_rma_group(e_, group); mpivet_rma_post(group, win)"
+	case c.Param("group") >= 0:
 		return "mpivet_rma_group(e_, group)"
+	case c.Name == "MPI_Win_complete":
+		return "mpivet_rma_complete(win)"
+	case c.Name == "MPI_Win_wait" || c.Name == "MPI_Win_test":
+		return ""
+	case c.Name == "MPI_Win_fence":
+		return "mpivet_rma_fence_pre(win)"
+	case c.Name == "MPI_Win_free":
+		return "mpivet_rma_freed(win ? *win : MPI_WIN_NULL)"
+	case strings.HasPrefix(c.Name, "MPI_Win_") && c.Param("win") >= 0 && c.Param("target_disp") < 0 && !strings.HasPrefix(c.Name, "MPI_Win_create") &&
+		!strings.HasPrefix(c.Name, "MPI_Win_allocate") && c.Name != "MPI_Win_attach" && c.Name != "MPI_Win_detach":
+		return "mpivet_rma_sync(win)"
 	}
 	return ""
 }
@@ -770,7 +811,7 @@ func genC(w writer, c *api.Call) {
 			w("\tif (__builtin_expect(%s, 0))\n\t\tmpivet_dt_post(MPIVET_ID_%s, e_, k_, rc_);\n", hookOn(c, "mpivet_dt_on"), c.Name)
 		}
 	}
-	if h := rmaHook(c); h != "" {
+	for _, h := range rmaHook(c, true) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
@@ -1246,7 +1287,7 @@ func (f *fortranGen) post() {
 			w("\t}\n")
 		}
 	}
-	if h := rmaHook(c); h != "" {
+	for _, h := range rmaHook(c, false) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, pc_);\n", c.Name)

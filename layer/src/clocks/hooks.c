@@ -51,12 +51,16 @@ static void start(int provided)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &np);
 	const char *why = NULL;
-	if (provided == MPI_THREAD_MULTIPLE)
-		why = "the program runs MPI_THREAD_MULTIPLE, which the clock protocol does not cover yet";
+	/* Under MPI_THREAD_MULTIPLE the protocol runs as long as one thread
+	 * calls MPI (the recorder's thread guard ends the rank when another
+	 * does, and the driver runs the program again with threads=off). */
+	int threads = provided == MPI_THREAD_MULTIPLE && !mpivet_mt_guard;
+	if (threads)
+		why = "several threads of the program call MPI (MPI_THREAD_MULTIPLE), which the clock protocol does not cover yet";
 	else if (mode == OFF)
 		why = "--clocks=off";
 	ck_record_clocks(why ? 0 : mode, why);
-	if (provided == MPI_THREAD_MULTIPLE)
+	if (threads)
 		return; /* the hooks' tables are not made for threads */
 	clocking = mode != OFF;
 	pbn = mode == VECTOR ? np : 1;

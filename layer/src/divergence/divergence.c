@@ -25,7 +25,8 @@
  *   rank R PATH LIMIT
  *
  * Nothing of this runs outside a guided replay, nor with several threads
- * calling MPI (their calls interleave differently in every run).
+ * calling MPI (their calls interleave differently in every run; one thread
+ * under MPI_THREAD_MULTIPLE is compared, see mpivet_mt_guard).
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
@@ -104,7 +105,7 @@ static void dv_entry(unsigned id, uint64_t off)
 static void dv_start(int rank)
 {
 	const char *expect = mpivet_conf(MPIVET_CONF_EXPECT);
-	if (!expect || mpivet_mt)
+	if (!expect || (mpivet_mt && !mpivet_mt_guard))
 		return;
 	FILE *f = fopen(expect, "r");
 	if (!f)

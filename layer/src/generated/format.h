@@ -33,6 +33,8 @@
 #define MPIVET_META_PYSITE 31
 #define MPIVET_META_ARGUMENT 32
 #define MPIVET_META_RMA 33
+#define MPIVET_META_THREADS 47
+#define MPIVET_META_RMA_VALUE 48
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
@@ -123,6 +125,9 @@
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86
 
+/* Exit status of a rank stopped when a second thread called MPI (api.ExitThreads) */
+#define MPIVET_EXIT_THREADS 87
+
 /* A signature word of several basic types (api.SigMixed) */
 #define MPIVET_SIG_MIXED (1ULL << 63)
 
@@ -138,5 +143,6 @@
 #define MPIVET_CONF_VADER "vader"
 #define MPIVET_CONF_DETERMINISTIC "deterministic"
 #define MPIVET_CONF_ARGUMENTS "arguments"
+#define MPIVET_CONF_THREADS "threads"
 
 #endif

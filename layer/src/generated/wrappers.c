@@ -9952,6 +9952,8 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
 	(void)bad_;
 	int rc_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_created(*win, base, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_create, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_create(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -9971,6 +9973,8 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
 	(void)bad_;
 	int rc_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_created(*win, *(void **)baseptr, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_allocate, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_allocate(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -10056,6 +10060,7 @@ int MPI_Win_free(MPI_Win *win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_free(MPIVET_PC(), MPIVET_A(win), win ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_rma_freed(win ? *win : MPI_WIN_NULL);
 	int rc_ = PMPI_Win_free(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_free, rc_, MPIVET_PC());
@@ -10072,7 +10077,10 @@ int MPI_Win_fence(int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_fence(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_fence_pre(win);
 	int rc_ = PMPI_Win_fence(assertion, win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_fence_post(e_, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_fence, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_fence(e_, rc_);
@@ -10088,6 +10096,7 @@ int MPI_Win_lock(int lock_type, int rank, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_lock(MPIVET_PC(), MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_lock(lock_type, rank, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_lock, rc_, MPIVET_PC());
@@ -10104,6 +10113,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_unlock(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_unlock(rank, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_unlock, rc_, MPIVET_PC());
@@ -10120,6 +10130,7 @@ int MPI_Win_lock_all(int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_lock_all(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_lock_all(assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_lock_all, rc_, MPIVET_PC());
@@ -10136,6 +10147,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_unlock_all(MPIVET_PC(), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_unlock_all(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_unlock_all, rc_, MPIVET_PC());
@@ -10152,7 +10164,7 @@ int MPI_Win_post(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_post(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group);
+	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	int rc_ = PMPI_Win_post(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_post, rc_, MPIVET_PC());
@@ -10169,7 +10181,7 @@ int MPI_Win_start(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_start(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group);
+	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	int rc_ = PMPI_Win_start(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_start, rc_, MPIVET_PC());
@@ -10186,6 +10198,7 @@ int MPI_Win_complete(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_complete(MPIVET_PC(), MPIVET_H(win));
+	mpivet_rma_complete(win);
 	int rc_ = PMPI_Win_complete(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_complete, rc_, MPIVET_PC());
@@ -10203,6 +10216,8 @@ int MPI_Win_wait(MPI_Win win)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_wait(MPIVET_PC(), MPIVET_H(win));
 	int rc_ = PMPI_Win_wait(win);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_wait(e_, rc_);
@@ -10219,6 +10234,8 @@ int MPI_Win_test(MPI_Win win, int *flag)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_test(MPIVET_PC(), MPIVET_H(win));
 	int rc_ = PMPI_Win_test(win, flag);
+	if (rc_ == MPI_SUCCESS)
+		if (flag && *flag) mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -10234,6 +10251,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_flush(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_flush(rank, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_flush, rc_, MPIVET_PC());
@@ -10250,6 +10268,7 @@ int MPI_Win_flush_all(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_flush_all(MPIVET_PC(), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_flush_all(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_flush_all, rc_, MPIVET_PC());
@@ -10266,6 +10285,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_flush_local(MPIVET_PC(), MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_flush_local(rank, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_flush_local, rc_, MPIVET_PC());
@@ -10282,6 +10302,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_flush_local_all(MPIVET_PC(), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_flush_local_all(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_flush_local_all, rc_, MPIVET_PC());
@@ -10298,6 +10319,7 @@ int MPI_Win_sync(MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_sync(MPIVET_PC(), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_sync(win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_sync, rc_, MPIVET_PC());
@@ -10317,6 +10339,8 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 	int rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Put, rc_, MPIVET_PC());
 	mpivet_out_MPI_Put(e_, rc_);
@@ -10425,6 +10449,8 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	int rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rput, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rput(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -19992,6 +20018,7 @@ static void mpivet_f_MPI_Win_free(mpivet_ft_MPI_Win_free real_, int f08_, uint64
 	(void)f08_;
 	MPI_Win c_win = MPI_Win_f2c(*(MPI_Fint *)f_win), *win = &c_win;
 	uint64_t e_ = mpivet_in_MPI_Win_free(pc_, MPIVET_A(f_win), win ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_rma_freed(win ? *win : MPI_WIN_NULL);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20038,8 +20065,11 @@ static void mpivet_f_MPI_Win_fence(mpivet_ft_MPI_Win_fence real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_fence(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_fence_pre(win);
 	real_(f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_fence_post(e_, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_fence, rc_, pc_);
 	mpivet_out_MPI_Win_fence(e_, rc_);
@@ -20086,6 +20116,7 @@ static void mpivet_f_MPI_Win_lock(mpivet_ft_MPI_Win_lock real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_lock(pc_, MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_lock_type, f_rank, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20132,6 +20163,7 @@ static void mpivet_f_MPI_Win_unlock(mpivet_ft_MPI_Win_unlock real_, int f08_, ui
 	int rank = *(MPI_Fint *)f_rank;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_unlock(pc_, MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_rank, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20178,6 +20210,7 @@ static void mpivet_f_MPI_Win_lock_all(mpivet_ft_MPI_Win_lock_all real_, int f08_
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_lock_all(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20223,6 +20256,7 @@ static void mpivet_f_MPI_Win_unlock_all(mpivet_ft_MPI_Win_unlock_all real_, int 
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_unlock_all(pc_, MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20270,7 +20304,7 @@ static void mpivet_f_MPI_Win_post(mpivet_ft_MPI_Win_post real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_post(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group);
+	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20318,7 +20352,7 @@ static void mpivet_f_MPI_Win_start(mpivet_ft_MPI_Win_start real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_start(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
-	mpivet_rma_group(e_, group);
+	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20364,6 +20398,7 @@ static void mpivet_f_MPI_Win_complete(mpivet_ft_MPI_Win_complete real_, int f08_
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_complete(pc_, MPIVET_H(win));
+	mpivet_rma_complete(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20411,6 +20446,8 @@ static void mpivet_f_MPI_Win_wait(mpivet_ft_MPI_Win_wait real_, int f08_, uint64
 	uint64_t e_ = mpivet_in_MPI_Win_wait(pc_, MPIVET_H(win));
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_wait, rc_, pc_);
 	mpivet_out_MPI_Win_wait(e_, rc_);
@@ -20458,6 +20495,8 @@ static void mpivet_f_MPI_Win_test(mpivet_ft_MPI_Win_test real_, int f08_, uint64
 	real_(f_win, f_flag, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	c_flag = *(MPI_Fint *)f_flag;
+	if (rc_ == MPI_SUCCESS)
+		if (flag && *flag) mpivet_rma_wait(e_, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_test, rc_, pc_);
 	mpivet_out_MPI_Win_test(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
@@ -20502,6 +20541,7 @@ static void mpivet_f_MPI_Win_flush(mpivet_ft_MPI_Win_flush real_, int f08_, uint
 	int rank = *(MPI_Fint *)f_rank;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_flush(pc_, MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_rank, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20547,6 +20587,7 @@ static void mpivet_f_MPI_Win_flush_all(mpivet_ft_MPI_Win_flush_all real_, int f0
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_flush_all(pc_, MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20593,6 +20634,7 @@ static void mpivet_f_MPI_Win_flush_local(mpivet_ft_MPI_Win_flush_local real_, in
 	int rank = *(MPI_Fint *)f_rank;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_flush_local(pc_, MPIVET_I(rank), MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_rank, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20638,6 +20680,7 @@ static void mpivet_f_MPI_Win_flush_local_all(mpivet_ft_MPI_Win_flush_local_all r
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_flush_local_all(pc_, MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20683,6 +20726,7 @@ static void mpivet_f_MPI_Win_sync(mpivet_ft_MPI_Win_sync real_, int f08_, uint64
 	(void)f08_;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_sync(pc_, MPIVET_H(win));
+	mpivet_rma_sync(win);
 	real_(f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -20739,6 +20783,8 @@ static void mpivet_f_MPI_Put(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, vo
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Put, rc_, pc_);
 	mpivet_out_MPI_Put(e_, rc_);
@@ -21069,6 +21115,8 @@ static void mpivet_f_MPI_Rput(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, 
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rput, rc_, pc_);
 	mpivet_out_MPI_Rput(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);

@@ -18,9 +18,13 @@ static struct {
 	const char *key, *value;
 } lines[CONF_LINES];
 static int nlines;
+static char rundir[4096];
+
+const char *mpivet_conf_dir(void) { return rundir[0] ? rundir : NULL; }
 
 int mpivet_conf_load(const char *dir)
 {
+	snprintf(rundir, sizeof rundir, "%s", dir);
 	char path[4400];
 	snprintf(path, sizeof path, "%s/layer.conf", dir);
 	nlines = 0;

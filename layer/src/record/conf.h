@@ -21,6 +21,10 @@ int mpivet_conf_load(const char *dir);
  * if no line sets it. */
 const char *mpivet_conf(const char *key);
 
+/* mpivet_conf_dir gives the run directory layer.conf was read from (NULL
+ * before). */
+const char *mpivet_conf_dir(void);
+
 /* mpivet_conf_is reports whether key is set to value. */
 int mpivet_conf_is(const char *key, const char *value);
 

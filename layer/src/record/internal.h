@@ -11,6 +11,7 @@
 int mpivet_service_fault(void *siginfo, void *ucontext); /* a SIGSEGV is a service's own (a protected page) */
 void mpivet_services_log_opened(void);
 void mpivet_services_initialized(int rank);
+int mpivet_threads_calling(void); /* threads that have called MPI so far */
 
 /* crash.c */
 void mpivet_install_crash_handlers(void);

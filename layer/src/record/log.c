@@ -9,9 +9,10 @@
 #include "internal.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
-int mpivet_on, mpivet_inited, mpivet_mt, mpivet_zero_buffering;
+int mpivet_on, mpivet_inited, mpivet_mt, mpivet_mt_guard, mpivet_zero_buffering;
 char *mpivet_base;
 uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
@@ -58,11 +59,26 @@ void mpivet_services_initialized(int rank)
 			services[i]->initialized(rank);
 }
 
-/* mpivet_new_slot gives the calling thread its slot of the state page. */
+static int next_slot;
+
+/* mpivet_threads_calling says how many threads have called MPI so far. */
+int mpivet_threads_calling(void) { return __atomic_load_n(&next_slot, __ATOMIC_SEQ_CST); }
+
+/* mpivet_new_slot gives the calling thread its slot of the state page.
+ * Under the thread guard (mpivet_mt_guard) a thread other than the one
+ * that initialised MPI ends the rank here, before its call reaches the
+ * services: their tables are made for one thread. The driver sees
+ * MPIVET_EXIT_THREADS and the record, and runs the program again with
+ * threads=off (layer.conf), where the services that cannot share their
+ * state between threads stay off. */
 uint64_t *mpivet_new_slot(void)
 {
-	static int next;
-	int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+	int i = __atomic_fetch_add(&next_slot, 1, __ATOMIC_SEQ_CST);
+	if (i > 0 && __atomic_load_n(&mpivet_mt_guard, __ATOMIC_SEQ_CST)) {
+		uint64_t w[] = {(uint64_t)i};
+		mpivet_meta(MPIVET_META_THREADS, w, 1);
+		_exit(MPIVET_EXIT_THREADS);
+	}
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
 	if (i > 0) /* a new thread calling MPI */

@@ -43,6 +43,11 @@ extern __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
 extern int mpivet_on;        /* the log is open: record */
 extern int mpivet_inited;    /* process metadata written (after MPI init) */
 extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
+/* MPI_THREAD_MULTIPLE, but only the thread that initialised MPI has called
+ * MPI: the services may run as for a single thread (clock protocol,
+ * divergence, collective signatures), since the rank ends, logging
+ * MPIVET_META_THREADS, when another thread calls MPI (log.c) */
+extern int mpivet_mt_guard;
 extern int mpivet_zero_buffering; /* standard-mode sends become synchronous (--buffering=zero) */
 extern char *mpivet_base;    /* the mapped log */
 extern uint64_t mpivet_pos;  /* next free byte */

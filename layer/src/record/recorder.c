@@ -243,8 +243,19 @@ void mpivet_post_init(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	PMPI_Query_thread(&level);
-	if (level == MPI_THREAD_MULTIPLE)
+	if (level == MPI_THREAD_MULTIPLE) {
 		mpivet_mt = 1;
+		/* Guarded while this thread is the only one that called MPI, unless
+		 * the run is one made again because another thread did. Set before
+		 * counting: a thread that takes its slot in between is stopped, or
+		 * counted. */
+		const char *t = mpivet_conf(MPIVET_CONF_THREADS);
+		if (!(t && strcmp(t, "off") == 0)) {
+			__atomic_store_n(&mpivet_mt_guard, 1, __ATOMIC_SEQ_CST);
+			if (mpivet_threads_calling() > 1)
+				__atomic_store_n(&mpivet_mt_guard, 0, __ATOMIC_SEQ_CST);
+		}
+	}
 	write_process(rank, size, level);
 	mpivet_write_constants();
 	write_maps();

@@ -11,4 +11,17 @@
 void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount, MPI_Datatype otype);
 void mpivet_rma_group(uint64_t logref, MPI_Group group);
 
+/* values.c: the target's stores into a fence epoch's Put bytes */
+void mpivet_rma_created(MPI_Win win, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm);
+void mpivet_rma_freed(MPI_Win win);
+void mpivet_rma_sync(MPI_Win win);
+void mpivet_rma_put(uint64_t logref, const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
+		    MPI_Datatype ttype, MPI_Win win);
+void mpivet_rma_fence_pre(MPI_Win win);
+void mpivet_rma_fence_post(uint64_t logref, int assertion, MPI_Win win);
+void mpivet_rma_start(MPI_Group group, MPI_Win win);
+void mpivet_rma_complete(MPI_Win win);
+void mpivet_rma_post(MPI_Group group, MPI_Win win);
+void mpivet_rma_wait(uint64_t logref, MPI_Win win);
+
 #endif

@@ -327,7 +327,7 @@ void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 {
 	struct mpivet_coll c;
 	int rank, size;
-	if (mpivet_mt || logref == MPIVET_NOREC || !mpivet_coll_params(call, k, &c) || c.w)
+	if ((mpivet_mt && !mpivet_mt_guard) || logref == MPIVET_NOREC || !mpivet_coll_params(call, k, &c) || c.w)
 		return; /* a datatype per rank (alltoallw): not compared */
 	if (!mpivet_coll_where(&c, &rank, &size))
 		return; /* intercommunicators: the groups give different things */

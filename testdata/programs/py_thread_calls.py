@@ -1,0 +1,23 @@
+# mpi4py's default thread level (MPI_THREAD_MULTIPLE), with a second
+# thread that does call MPI (a barrier on a communicator of its own) after
+# the main thread's wildcard receives: mpivet's first run stops when that
+# thread calls MPI, the script runs again with the clock protocol off, and
+# the one interleaving that happens is checked. Both orders are correct.
+# mpivet: np=3 verdict=ok mpi=openmpi interleavings=1
+import threading
+
+from mpi4py import MPI
+
+comm = MPI.COMM_WORLD
+side = comm.Dup()
+rank = comm.Get_rank()
+if rank == 0:
+    got = sorted(comm.recv(source=MPI.ANY_SOURCE, tag=0) for _ in range(2))
+    assert got == [1, 2]
+else:
+    comm.send(rank, dest=0, tag=0)
+
+t = threading.Thread(target=side.Barrier)
+t.start()
+t.join()
+side.Free()
