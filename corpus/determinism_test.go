@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"mpivet/trace"
@@ -229,6 +230,8 @@ func detRunArgs(t *testing.T, bin string, np int, run string, progArgs []string,
 // busy keeps a core busy (another process, as a loaded host has) until stop.
 func busy(t *testing.T) (stop func()) {
 	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	// It dies with the test binary, should that be killed (a timeout).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
