@@ -16,6 +16,10 @@ void mpivet_services_initialized(int rank);
 void mpivet_install_crash_handlers(void);
 void mpivet_install_error_handler(void);
 
+/* timing.c: start-up timestamps, with MPIVET_TIMING set */
+void mpivet_timing_open(const char *dir, const char *host);
+void mpivet_stamp(const char *phase);
+
 #pragma GCC visibility pop
 
 #endif
