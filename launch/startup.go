@@ -23,7 +23,9 @@ import (
 //     from /sys (30-50 ms of CPU per rank): the topology is discovered once
 //     per verification with hwloc's own lstopo and given to every hwloc in
 //     the run as XML (HWLOC_XMLFILE, with HWLOC_THISSYSTEM=1: it is this
-//     machine, so binding works as before). Both MPIs use hwloc.
+//     machine, so binding works as before). Both MPIs use hwloc. hwloc
+//     reads it with its own parser (HWLOC_LIBXML=0), so that it does not
+//     load libxml2 into every rank.
 //   - Open MPI's PSM and PSM2 matching transports (mtl psm, psm2), for
 //     Intel True Scale and Omni-Path adapters: probing them took 0.2 s of
 //     waiting in every MPI_Init here. They are left out only when their
@@ -45,6 +47,9 @@ func startupEnv(inst *mpi.Install) []string {
 	if os.Getenv("HWLOC_XMLFILE") == "" {
 		if f := topologyFile(); f != "" {
 			env = append(env, "HWLOC_XMLFILE="+f, "HWLOC_THISSYSTEM=1")
+			if os.Getenv("HWLOC_LIBXML") == "" {
+				env = append(env, "HWLOC_LIBXML=0")
+			}
 		}
 	}
 	if inst.Impl == mpi.OpenMPI && os.Getenv("OMPI_MCA_mtl") == "" {
