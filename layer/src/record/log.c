@@ -75,13 +75,8 @@ uint64_t *mpivet_new_slot(void)
 static int overflowed;
 
 /* The log grows in chunks that are populated in one system call ahead of
- * the writer, instead of taking a page fault for every page. The chunks
- * start small and double up to CHUNK: most runs, replays above all, log a
- * few KiB, and populating 4 MiB of a file at start-up took 5 ms of each
- * rank's start (a third of the layer's start-up, README "Where a replay's
- * time goes"). */
+ * the writer, instead of taking a page fault for every page. */
 #define CHUNK (4ULL << 20)
-#define FIRST_CHUNK (64ULL << 10)
 
 /* mpivet_grow makes the log ready up to at least end; 0 if it is full. */
 int mpivet_grow(uint64_t end)
@@ -93,7 +88,7 @@ int mpivet_grow(uint64_t end)
 		;
 	uint64_t ready = __atomic_load_n(&mpivet_ready, __ATOMIC_RELAXED);
 	while (ready < end) {
-		uint64_t n = ready < FIRST_CHUNK ? FIRST_CHUNK : ready < CHUNK ? ready : CHUNK;
+		uint64_t n = CHUNK;
 		if (ready + n > mpivet_cap)
 			n = mpivet_cap - ready;
 #ifdef MADV_POPULATE_WRITE
