@@ -65,6 +65,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 // forced: the second half of once, which a replay run ahead of its turn
 // (parallel.go) does on its own once numbered.
 func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (*explore.Interleaving, error) {
+	defer func() { writeTiming(n, res, time.Now()) }()
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	if res.Interrupted {
 		il.Stopped = x.why()

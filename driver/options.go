@@ -140,7 +140,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.FirstError }, flag: "first-error", runOnly: true,
 		usage: "stop exploring at the first interleaving with errors"},
 	{field: func(o *Options) any { return &o.Jobs }, flag: "jobs", short: "j", runOnly: true,
-		usage: "run up to `N` replays at once (0: the cores divided by the ranks, at least 1, at most 8; inside a Slurm allocation, its tasks divided by the ranks, each replay a job step); the report is the same as one at a time"},
+		usage: "run up to `N` replays at once (0: the cores divided by the ranks, times 4 under Open MPI, whose waiting ranks sleep, at least 1, at most 8; inside a Slurm allocation, its tasks divided by the ranks, each replay a job step); the report is the same as one at a time"},
 	{field: func(o *Options) any { return &o.ReplayHook }, flag: "replay-hook", runOnly: true,
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,

@@ -13,6 +13,7 @@ import (
 
 	"mpivet/explore"
 	"mpivet/launch"
+	"mpivet/mpi"
 )
 
 // Replays in parallel (--jobs). The search stays the sequential one
@@ -28,9 +29,9 @@ import (
 const maxAutoJobs = 8
 
 // jobs is the number of replays to run at once: --jobs, or by default as
-// many as the cores give each replay's ranks one core each (at least one);
-// inside a Slurm allocation whose job steps run the replays, as many as
-// its tasks give (SLURM_NTASKS).
+// many as the cores give each replay's ranks one core each (at least one),
+// times ranksPerCore; inside a Slurm allocation whose job steps run the
+// replays, as many as its tasks give (SLURM_NTASKS).
 func jobs(o Options, sess *launch.Session) int {
 	if o.Jobs > 0 {
 		return o.Jobs
@@ -43,7 +44,21 @@ func jobs(o Options, sess *launch.Session) int {
 			return min(maxSlurmJobs, max(1, tasks/max(1, o.NP)))
 		}
 	}
-	return min(maxAutoJobs, max(1, runtime.NumCPU()/max(1, o.NP)))
+	return min(maxAutoJobs, max(1, ranksPerCore(sess)*runtime.NumCPU()/max(1, o.NP)))
+}
+
+// ranksPerCore is how many ranks of replays at once the default of --jobs
+// gives each core. A replay's ranks mostly wait, for the launcher and in
+// MPI_Init and MPI_Finalize: under Open MPI they wait asleep (it yields
+// when oversubscribed): a replay of 4 ranks kept about half a core busy
+// here, and two at once on 2 cores explored 1.2 to 1.5 times as fast as
+// one (README, "Replays in parallel"), so Open MPI's replays get 4 ranks
+// a core. MPICH's ranks poll while they wait, using their core: one.
+func ranksPerCore(sess *launch.Session) int {
+	if sess.MPI != nil && sess.MPI.Impl == mpi.OpenMPI {
+		return 4
+	}
+	return 1
 }
 
 // maxSlurmJobs caps the default of --jobs in an allocation: the search

@@ -53,6 +53,9 @@ type Session struct {
 	Program string // absolute path
 	MPI     *mpi.Install
 	Layer   *layer.Built
+	// Startup is the environment that makes the MPI's start-up cheaper
+	// in runs on this host without changing what it does (startup.go).
+	Startup []string
 }
 
 // Prepare checks the program and builds the layer.
@@ -84,7 +87,11 @@ func Prepare(o Options) (*Session, error) {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	return &Session{Opts: o, Program: abs, MPI: inst, Layer: b}, nil
+	sess := &Session{Opts: o, Program: abs, MPI: inst, Layer: b}
+	if o.Launcher == "" && SlurmStep(inst.Impl) == "" {
+		sess.Startup = startupEnv(inst)
+	}
+	return sess, nil
 }
 
 // Result is one finished run.
@@ -99,6 +106,10 @@ type Result struct {
 	LauncherExit int    // the launcher's exit status (-1: killed)
 	Output       string // the last part of what the launcher printed on stderr
 	Elapsed      time.Duration
+	// When the launcher was started, when it was seen to exit (or the run
+	// was stopped), and when the records had been read: for measuring
+	// where a run's time goes (driver's MPIVET_TIMING).
+	Started, Exited, Read time.Time
 }
 
 // Launcher returns the launcher and its arguments, up to the program:
@@ -143,6 +154,7 @@ func (s *Session) Env() []string {
 	if os.Geteuid() == 0 && s.MPI.Impl == mpi.OpenMPI {
 		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
+	env = append(env, s.Startup...)
 	return append(env, s.Opts.Env...)
 }
 
@@ -218,11 +230,12 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	res := &Result{Dir: dir}
+	res := &Result{Dir: dir, Started: start}
 	watch := newStallWatch(dir, s.Opts)
 	waitErr := s.wait(ctx, dir, res, watch, done)
 	waitErr = end(cmd.Process.Pid, dir, res, watch, done, waitErr)
-	res.Elapsed = time.Since(start)
+	res.Exited = time.Now()
+	res.Elapsed = res.Exited.Sub(start)
 	res.LauncherExit = exitCode(waitErr)
 	killStrays(dir)
 	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck || res.Failed
@@ -235,6 +248,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Read = time.Now()
 	if res.Run == nil {
 		res.Run = run
 	}
@@ -327,7 +341,7 @@ func end(pid int, dir string, res *Result, watch *stallWatch, done <-chan error,
 }
 
 // recordFiles are the patterns of the files of a run's ranks.
-var recordFiles = []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync", "p.*.inbox"}
+var recordFiles = []string{"p.*.log", "p.*.state", "p.*.err", "p.*.exit", "p.*.sync", "p.*.inbox", "p.*.time"}
 
 // RemoveRecords deletes the records of the ranks of a run in dir (not
 // what the driver wrote there: its settings and decisions).

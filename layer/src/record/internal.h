@@ -17,6 +17,10 @@ int mpivet_threads_calling(void); /* threads that have called MPI so far */
 void mpivet_install_crash_handlers(void);
 void mpivet_install_error_handler(void);
 
+/* timing.c: start-up timestamps, with MPIVET_TIMING set */
+void mpivet_timing_open(const char *dir, const char *host);
+void mpivet_stamp(const char *phase);
+
 #pragma GCC visibility pop
 
 #endif

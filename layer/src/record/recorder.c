@@ -88,6 +88,8 @@ __attribute__((constructor)) static void mpivet_open(void)
 	if (max < 4096)
 		max = 4096;
 	gethostname(hostname, sizeof hostname - 1);
+	mpivet_timing_open(dir, hostname);
+	mpivet_stamp("start");
 	char path[4400];
 	snprintf(path, sizeof path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -140,6 +142,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
 	mpivet_install_crash_handlers();
+	mpivet_stamp("opened");
 }
 
 /* write_meta_string appends a meta record holding a string. */
@@ -239,6 +242,7 @@ void mpivet_post_init(void)
 {
 	if (!mpivet_on || __atomic_exchange_n(&mpivet_inited, 1, __ATOMIC_ACQ_REL))
 		return;
+	mpivet_stamp("inited");
 	int rank = -1, size = -1, level = MPI_THREAD_SINGLE;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -262,6 +266,7 @@ void mpivet_post_init(void)
 	mpivet_services_initialized(rank);
 	mpivet_install_crash_handlers();
 	mpivet_install_error_handler();
+	mpivet_stamp("ready");
 }
 
 /* mpivet_lazy_init is called by a wrapper that finds the process metadata

@@ -1,0 +1,172 @@
+package launch
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"mpivet/layer"
+	"mpivet/mpi"
+)
+
+// Start-up settings for mpivet's own runs. A replay is the whole program
+// started again, and on one host most of its time is the MPI's start-up,
+// not the program (README, "Where a replay's time goes"). Two parts of
+// that start-up are work that gives the same answer every time, and the
+// settings below skip them without changing what the program's MPI does:
+//
+//   - hwloc's topology discovery, which every rank and the launcher do
+//     from /sys (30-50 ms of CPU per rank): the topology is discovered once
+//     per verification with hwloc's own lstopo and given to every hwloc in
+//     the run as XML (HWLOC_XMLFILE, with HWLOC_THISSYSTEM=1: it is this
+//     machine, so binding works as before). Both MPIs use hwloc. hwloc
+//     reads it with its own parser (HWLOC_LIBXML=0), so that it does not
+//     load libxml2 into every rank.
+//   - Open MPI's PSM and PSM2 matching transports (mtl psm, psm2), for
+//     Intel True Scale and Omni-Path adapters: probing them took 0.2 s of
+//     waiting in every MPI_Init here. They are left out only when their
+//     devices (/dev/ipath*, /dev/hfi1*) do not exist, so they could not
+//     have been chosen; an exclusion the MPI's parameter files already
+//     make (Debian's: ofi) is kept, since the variable replaces theirs.
+//
+// Only for runs on this host (no --launcher, not a Slurm step: the
+// topology is this host's), never overriding a setting of the user's
+// environment, and off with MPIVET_STARTUP=plain.
+
+// startupEnv returns the settings for the session's runs on this host,
+// writing the topology file next to the built layer.
+func startupEnv(inst *mpi.Install) []string {
+	if os.Getenv("MPIVET_STARTUP") == "plain" {
+		return nil
+	}
+	var env []string
+	if os.Getenv("HWLOC_XMLFILE") == "" {
+		if f := topologyFile(); f != "" {
+			env = append(env, "HWLOC_XMLFILE="+f, "HWLOC_THISSYSTEM=1")
+			if os.Getenv("HWLOC_LIBXML") == "" {
+				env = append(env, "HWLOC_LIBXML=0")
+			}
+		}
+	}
+	if inst.Impl == mpi.OpenMPI && os.Getenv("OMPI_MCA_mtl") == "" {
+		if v := mtlExclusion(inst); v != "" {
+			env = append(env, "OMPI_MCA_mtl="+v)
+		}
+	}
+	return env
+}
+
+// topologyFile writes this machine's topology as hwloc XML and returns its
+// path, "" if hwloc's lstopo is not installed or fails. Written afresh for
+// each verification (about 50 ms), so it cannot describe another machine
+// or an older state of this one; atomically, since several mpivet
+// processes may share the cache.
+func topologyFile() string {
+	lstopo, err := exec.LookPath("lstopo-no-graphics")
+	if err != nil {
+		return ""
+	}
+	dir := layer.CacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	tmp, err := os.CreateTemp(dir, "topology-*.xml")
+	if err != nil {
+		return ""
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command(lstopo, "--of", "xml", "-f", tmp.Name())
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(tmp.Name()); err != nil || fi.Size() == 0 {
+		return ""
+	}
+	host, _ := os.Hostname()
+	f := filepath.Join(dir, "topology-"+host+".xml")
+	if os.Rename(tmp.Name(), f) != nil {
+		return ""
+	}
+	return f
+}
+
+// mtlExclusion returns the value of Open MPI's mtl parameter that leaves
+// out the PSM transports whose devices this host lacks, keeping the
+// exclusions of the MPI's parameter files; "" when there is nothing to
+// leave out, or the files choose the transports to use (an include list).
+func mtlExclusion(inst *mpi.Install) string {
+	var absent []string
+	for _, m := range []struct{ name, dev string }{{"psm", "/dev/ipath*"}, {"psm2", "/dev/hfi1*"}} {
+		if devs, _ := filepath.Glob(m.dev); len(devs) == 0 {
+			absent = append(absent, m.name)
+		}
+	}
+	return excludeMore(mcaFileParam(inst, "mtl"), absent)
+}
+
+// excludeMore returns a component selection that leaves out the
+// components absent besides those the selection files already leaves out
+// (a list after "^"); "" if it cannot: none to leave out, or the files'
+// is an include list.
+func excludeMore(files string, absent []string) string {
+	if len(absent) == 0 || (files != "" && !strings.HasPrefix(files, "^")) {
+		return ""
+	}
+	out := append([]string(nil), absent...)
+	for _, c := range strings.Split(strings.TrimPrefix(files, "^"), ",") {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return "^" + strings.Join(out, ",")
+}
+
+// mcaFileParam returns the value Open MPI's parameter files give name:
+// the user's ($HOME/.openmpi/mca-params.conf) over the installation's
+// (openmpi-mca-params.conf in /etc/openmpi, Debian's, or the prefix's etc).
+func mcaFileParam(inst *mpi.Install, name string) string {
+	files := []string{"/etc/openmpi/openmpi-mca-params.conf"}
+	if l, err := exec.LookPath(inst.Launcher); err == nil {
+		if r, err := filepath.EvalSymlinks(l); err == nil {
+			files = append(files, filepath.Join(filepath.Dir(filepath.Dir(r)), "etc", "openmpi-mca-params.conf"))
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".openmpi", "mca-params.conf"))
+	}
+	v := ""
+	for _, f := range files {
+		if x, ok := readParam(f, name); ok {
+			v = x
+		}
+	}
+	return v
+}
+
+// readParam reads "name = value" from an MCA parameter file.
+func readParam(path, name string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	v, found := "", false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, val, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == name {
+			v, found = strings.TrimSpace(val), true
+		}
+	}
+	return v, found
+}
