@@ -217,8 +217,12 @@ type Stats struct {
 	// outcomes (each once, in the run that found it); of those outcomes,
 	// Explored were run and Pruned left out by the mixing or order bound.
 	Events, Explored, Pruned int
-	Complete                 bool   // every outcome was covered (within the mixing bound)
-	Stopped                  string // why not, otherwise
+	// Repeated counts the replays that forced the same decisions as an
+	// earlier one: the search should never plan one (repeat.go), so any is
+	// a bug of the search, not of the program.
+	Repeated int
+	Complete bool   // every outcome was covered (within the mixing bound)
+	Stopped  string // why not, otherwise
 }
 
 type explorer struct {
@@ -234,6 +238,9 @@ type explorer struct {
 	// ruledOut counts the alternatives Slack ruled out, buffered the
 	// replays run with sends buffered
 	ruledOut, buffered int
+	// the decisions of the replays run, to count repeats (repeat.go)
+	ran      map[decisionKey]bool
+	repeated int
 	// the replays planned and not run yet, one level per interleaving
 	// being explored (the deepest last), and those run ahead of their
 	// turn (parallel.go)
@@ -275,7 +282,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
 		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop,
-		Events: x.events, Explored: x.explored, Pruned: x.pruned}
+		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated}
 }
 
 func (x *explorer) report() {
@@ -524,6 +531,9 @@ func (x *explorer) replay(it *item, pending *int) bool {
 	}
 	x.n++
 	x.explored++
+	if x.repeat(it.ds) {
+		x.repeated++
+	}
 	child, err := x.runItem(x.n, it)
 	x.prog.Running = 0
 	if err != nil {
