@@ -6,40 +6,49 @@ import (
 	"sort"
 )
 
-// Which replays are redundant (issue 22, "Fewer replays"), and why the
-// search has none to leave out.
+// Which replays are redundant (issue 22, "Fewer replays").
 //
-// The reduction the search makes is DAMPI's (seed 000, §5.3), POE's in
-// distributed form (seed 000 ch. 4): it replays match sets, never orders of
-// independent operations, and each match set once. Precisely: every replay
-// forces a set of decisions, and no two replays of one exploration force the
-// same set. Proof: a replay planned under interleaving I for step i and
-// alternative a forces (p_i, a) and, for every step j before i, (p_j, o_j),
-// o_j what p_j matched in I. Every replay below it forces them too: its
-// plan's steps before the next deviation are events of its run, and those
-// are forced (forcedIn: an event a decision forced is never deviated again),
-// so the pair (p_i, a) is among the decisions of the whole subtree. Take two
+// The search reduces as DAMPI does (seed 000, §5.3), POE's reduction in
+// distributed form (seed 000 ch. 4): it replays match sets, never orders
+// of independent operations, and each match set once: no two replays of
+// an exploration force the same decisions. Proof: a replay planned under
+// interleaving I for step i and alternative a forces (p_i, a) and, for
+// every step j before i, (p_j, o_j), o_j what p_j matched in I. Every
+// replay below it forces (p_i, a) too: an event a decision forced is
+// pinned (forcedIn), never deviated again, and kept in the decisions of
+// every replay planned below, wherever its key falls (items). Take two
 // replays and the last interleaving both descend from (the first run at
-// worst). Below it they come from different items: different steps i < k,
-// where the one from k forces (p_i, o_i) and the one from i forces (p_i, a),
-// a ≠ o_i; or one step and different alternatives a ≠ a'; or one of them
-// is that interleaving's continuation (plan.cont), which forces every match
-// of the interleaving with more sends buffered, where the other forces an
-// alternative (or fewer buffered sends). A decision names an event by its
-// rank and number and gives it one source (a Waitany-family event: a set of
-// indexes, which differ too), so the two sets differ. Replays run ahead
-// (Parallel) are the same items.
+// worst): below it they come from different items, different steps i < k,
+// where the one from k forces (p_i, o_i) and the one from i forces
+// (p_i, a), a ≠ o_i; or one step and alternatives a ≠ a'; or one is that
+// interleaving's continuation (plan.cont), which forces all its matches
+// with more sends buffered, where the other forces an alternative. A
+// decision names an event by rank and number and gives it one source (a
+// Waitany-family event a set of indexes, which differ too), so the two
+// sets of decisions differ. Stats.Repeated counts repeats all the same,
+// as a self-check.
+//
+// Keeping pinned events whatever their key matters: an event's key is its
+// clock when it matched, and forcing a nonblocking wildcard receive to
+// another source can let messages that raise it arrive before its
+// completion, past events its replay then deviates. Forcing only the
+// events before those in key order, as the search did, let the pinned one
+// match freely there: the replays left its subtree, missed the outcomes
+// with it forced (p = a with q deviated), and sibling subtrees planned the
+// same decisions (TestPinnedStayForced).
 //
 // So what could be left out is not a repeated replay but a different one
-// with the same outcome. The candidates, and what they remove (measured on
-// every corpus program with more than one interleaving, both MPIs: see the
+// with the same outcome. The candidates, and what they remove (measured
+// on every corpus program with more than one interleaving, both MPIs: the
 // README's "Fewer replays"):
 //
 //   - A forced replay whose forced match turned out infeasible, or whose
 //     program diverged: the search does not go below it already (plan: its
 //     run is not the execution asked for), and it is needed to learn that.
-//   - A replay whose whole match set equals one already run: impossible, by
-//     the proof above (Repeated counts them, as a self-check).
+//   - A replay whose whole match set equals one already run: impossible
+//     for the decisions, by the proof; a free match that happens to repeat
+//     an earlier replay's forced one is still another execution of the
+//     free events (none in the corpus: TestExplorationRepeatFree).
 //   - Alternatives that differ only in which message of one source the
 //     receive takes (same communicator, same tag): the MPI's
 //     non-overtaking order picks it; Potential keeps one alternative per
@@ -57,7 +66,7 @@ import (
 //     was ignored, and the one corpus program with such a probe never sees
 //     it match.
 //
-// Reductions beyond that merge match sets that lead to different states,
+// Reductions beyond these merge match sets that lead to different states,
 // and are heuristics (§5.3.5's loop abstraction and bounded mixing:
 // MPI_Pcontrol, --mixing-bound, --order-bound), not equivalences.
 

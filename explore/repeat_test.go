@@ -164,3 +164,54 @@ func TestRepeatedCounted(t *testing.T) {
 		t.Errorf("a search that replays {e0=2} and {e0=1} in turn: %+v", st)
 	}
 }
+
+// An event forced to another source can match later by the clock (here
+// rank 0's receive: clock 5 instead of 1) than an event the replay then
+// deviates (rank 1's, clock 2). Its replays must keep it forced: every
+// pair of outcomes is run once, none twice.
+func TestPinnedStayForced(t *testing.T) {
+	type pair struct{ p, q int64 }
+	seen := map[pair]int{}
+	run := func(k int, ds []Decision, b *Branch) (*Interleaving, error) {
+		r := &trace.Run{}
+		out := [2]int64{1, 0} // free: rank 0 takes source 1, rank 1 source 0
+		for rank, srcs := range [][]int64{{1, 2, 3}, {0, 2}} {
+			p := &trace.Process{Rank: rank, ConstVal: map[string]uint64{"MPI_ANY_SOURCE": ^uint64(0), "MPI_ANY_TAG": ^uint64(0)}}
+			w := &trace.Wildcard{Event: 0, Kind: trace.WildRecv, Comm: 1, Tag: -1, Forced: -1, Matched: true, Source: out[rank]}
+			for _, d := range ds {
+				if d.Rank == rank {
+					w.Forced, w.Source = d.Source, d.Source
+				}
+			}
+			w.World, w.Clock = int(w.Source), 2
+			if rank == 0 {
+				w.Clock = 1
+				if w.Source != 1 {
+					w.Clock = 5 // a message that came with the other source raised it
+				}
+			}
+			for _, s := range srcs {
+				if s != w.Source {
+					p.Late = append(p.Late, trace.Late{Source: s, World: int(s), Comm: 1, Before: 1})
+				}
+			}
+			p.Wild = []*trace.Wildcard{w}
+			r.Procs = append(r.Procs, p)
+			out[rank] = w.Source
+		}
+		seen[pair{out[0], out[1]}]++
+		return &Interleaving{N: k, Decisions: ds, Branch: b, Run: r}, nil
+	}
+	first, _ := run(1, nil, nil)
+	st := Explore(first, run, Options{MixingBound: -1, OrderBound: -1, MaxInterleavings: 100})
+	for _, p := range []int64{1, 2, 3} {
+		for _, q := range []int64{0, 2} {
+			if seen[pair{p, q}] != 1 {
+				t.Errorf("outcome (%d, %d) run %d times, want once", p, q, seen[pair{p, q}])
+			}
+		}
+	}
+	if st.Interleavings != 6 || st.Repeated != 0 {
+		t.Errorf("%+v, want 6 interleavings, none repeated", st)
+	}
+}
