@@ -209,6 +209,11 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	if stats.RuledOut > 0 || stats.Buffered > 0 {
 		x.notes = append(x.notes, slackNote(stats))
 	}
+	if stats.Repeated > 0 {
+		// never planned (explore/repeat.go): a bug of mpivet's search
+		x.notes = append(x.notes, fmt.Sprintf("%d %s forced the same matches as an earlier one: mpivet's search should never do that (please report it); the findings are not affected",
+			stats.Repeated, check.Plural(stats.Repeated, "replay", "replays")))
+	}
 	if stats.Infeasible > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("%d forced %s could not happen (%s)", stats.Infeasible,
 			check.Plural(stats.Infeasible, "match", "matches"), "a source the clocks could not rule out never sent a matching message; not an error"))

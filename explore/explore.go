@@ -217,8 +217,12 @@ type Stats struct {
 	// outcomes (each once, in the run that found it); of those outcomes,
 	// Explored were run and Pruned left out by the mixing or order bound.
 	Events, Explored, Pruned int
-	Complete                 bool   // every outcome was covered (within the mixing bound)
-	Stopped                  string // why not, otherwise
+	// Repeated counts the replays that forced the same decisions as an
+	// earlier one: the search should never plan one (repeat.go), so any is
+	// a bug of the search, not of the program.
+	Repeated int
+	Complete bool   // every outcome was covered (within the mixing bound)
+	Stopped  string // why not, otherwise
 }
 
 type explorer struct {
@@ -234,6 +238,9 @@ type explorer struct {
 	// ruledOut counts the alternatives Slack ruled out, buffered the
 	// replays run with sends buffered
 	ruledOut, buffered int
+	// the decisions of the replays run, to count repeats (repeat.go)
+	ran      map[decisionKey]bool
+	repeated int
 	// the replays planned and not run yet, one level per interleaving
 	// being explored (the deepest last), and those run ahead of their
 	// turn (parallel.go)
@@ -253,9 +260,10 @@ func (x *explorer) halt(reason string) bool {
 
 // Explore runs the depth-first search of seed 000 Fig. 5.23 from the first
 // interleaving: for each matched wildcard event, latest first, and each of
-// its alternatives, replay with every earlier event (in Key order) forced to
-// what it matched and this one forced to the alternative; then explore the
-// events after it in that replay the same way. Events before the deviation do
+// its alternatives, replay with every earlier event (in Key order), and
+// every event the replays above forced, forced to what it matched and this
+// one forced to the alternative; then explore the events after it in that
+// replay the same way. Each match set is replayed once (repeat.go). Events before the deviation do
 // not depend on it (their clocks are smaller), so the forced matches can
 // happen; an event's alternatives are tried once, in the subtree of the run
 // that found them.
@@ -275,7 +283,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
 		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop,
-		Events: x.events, Explored: x.explored, Pruned: x.pruned}
+		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated}
 }
 
 func (x *explorer) report() {
@@ -303,6 +311,9 @@ func (x *explorer) count(il *Interleaving) {
 type step struct {
 	key    Key
 	forced []Decision
+	// pinned: a decision of the replay forced it (forcedIn), so every
+	// replay below keeps it forced, wherever its key falls (repeat.go)
+	pinned bool
 	log    string // the log of the event's rank in the run
 	offset uint64 // the event's entry record there (^0: not logged)
 	alts   []Alt
@@ -339,7 +350,9 @@ func (pl plan) expect(steps []step) []Expect {
 	}
 	for _, s := range steps {
 		if s.offset != trace.Unknown && s.log != "" {
-			at[s.key.Rank] = Expect{Rank: s.key.Rank, Log: s.log, Limit: s.offset}
+			if e, ok := at[s.key.Rank]; !ok || e.Log != s.log || e.Limit < s.offset {
+				at[s.key.Rank] = Expect{Rank: s.key.Rank, Log: s.log, Limit: s.offset} // the last forced event
+			}
 		}
 	}
 	es := make([]Expect, 0, len(at))
@@ -382,7 +395,8 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		s := &steps[i]
 		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
 		s.log, s.offset = p.Proc.File, p.Wild.Offset
-		if len(p.Alts) == 0 || p.Wild.Quiet || forcedIn(p.Proc, p.Wild) || (bound != nil && !bound.Less(s.key)) {
+		s.pinned = forcedIn(p.Proc, p.Wild)
+		if len(p.Alts) == 0 || p.Wild.Quiet || s.pinned || (bound != nil && !bound.Less(s.key)) {
 			continue
 		}
 		x.events++
@@ -475,7 +489,10 @@ func (x *explorer) explore(pl plan, depth, orders int) bool {
 
 // items are the replays that cover the alternatives of pl, in the order
 // the search runs them: the continuation with more sends buffered first,
-// then each step's alternatives, latest step first.
+// then each step's alternatives, latest step first. A step's replay forces
+// the matches of the steps before it and of the pinned ones after it: an
+// event the replays above forced stays forced below, even where the run
+// gave it a later clock than the step (repeat.go).
 func (x *explorer) items(pl plan, depth, orders int) []*item {
 	var items []*item
 	if pl.cont != nil {
@@ -498,20 +515,27 @@ func (x *explorer) items(pl plan, depth, orders int) []*item {
 
 // replayOf returns the decisions and branch of the replay that forces
 // alternative alt of step i: the interleaving's buffering decisions (with
-// those alt needs), every earlier step forced to what it matched, and
-// step i to alt.
+// those alt needs), every earlier step forced to what it matched, every
+// later step a replay above forced (pinned: later only by its clock in
+// this run) forced alike, and step i to alt.
 func (pl *plan) replayOf(i int, alt Alt) ([]Decision, *Branch) {
 	steps := pl.steps
 	s := &steps[i]
 	ds := append([]Decision(nil), pl.buffer...)
 	ds = bufferDecisions(ds, alt.Buffer)
-	for _, q := range steps[:i] {
+	kept := append([]step(nil), steps[:i]...)
+	for _, q := range steps[i+1:] {
+		if q.pinned {
+			kept = append(kept, q) // forced above, after s only by its clock in this run
+		}
+	}
+	for _, q := range kept {
 		ds = append(ds, q.forced...)
 	}
 	ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
 	b := s.branch
 	b.Forced = alt
-	b.Expect = pl.expect(steps[:i+1])
+	b.Expect = pl.expect(append(kept, *s))
 	return ds, &b
 }
 
@@ -533,6 +557,9 @@ func (x *explorer) replay(it *item, pending *int) bool {
 	}
 	x.n++
 	x.explored++
+	if x.repeat(it.ds) {
+		x.repeated++
+	}
 	child, err := x.runItem(x.n, it)
 	it.ds, it.b, it.pl = nil, nil, nil // run: the level keeps no replay's decisions
 	x.prog.Running = 0

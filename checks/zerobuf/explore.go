@@ -6,6 +6,7 @@ import (
 	"mpivet/check"
 	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
+	"mpivet/checks/zerobuf/internal/ops"
 	"mpivet/explore"
 	"mpivet/trace"
 )
@@ -103,7 +104,7 @@ func blockedSends(p *trace.Process, cur *trace.Call) []explore.SendRef {
 	ref := func(c *trace.Call, k uint64) explore.SendRef {
 		dest := -1
 		if h := c.Word("comm"); ms.Known(h) {
-			dest = world(ms.Members(h), c.Int("dest"))
+			dest = ops.WorldRank(ms.Members(h), c.Int("dest"))
 		}
 		return explore.SendRef{Rank: p.Rank, Ordinal: k, Dest: dest, PC: c.PC, Maps: p.Maps}
 	}

@@ -19,10 +19,9 @@ package whole
 
 import (
 	"fmt"
-	"strings"
 
-	"mpivet/checks/internal/comms"
 	"mpivet/checks/internal/objects"
+	"mpivet/checks/zerobuf/internal/ops"
 	"mpivet/trace"
 )
 
@@ -108,14 +107,14 @@ type rank struct {
 }
 
 func newSim() *sim {
-	return &sim{colls: map[collID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
+	return &sim{colls: map[ops.CollID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{}}
 }
 
 type sim struct {
 	lenient bool // match: leave out what cannot be paired (Messages)
 	ranks   map[int]*rank
 	order   []int // world ranks in the order built
-	colls   map[collID]*coll
+	colls   map[ops.CollID]*coll
 	commIDs map[string]int32 // communicator keys, numbered
 	probers map[*op][]*op    // the probes that wait for a send
 	matches int
@@ -173,10 +172,10 @@ func (s *sim) build(p *trace.Process) string {
 			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
 			o.waited = true
 		}
-		if q.b.why != "" {
-			return q.b.why
+		if q.b.Why != "" {
+			return q.b.Why
 		}
-		q.b.comms.Created(c)
+		q.b.Comms.Created(c)
 		keep := len(e.posts) > 0 || d.Has("completion") || d.Has("start") || q.tmpl[c.Offset] != nil
 		q.e = e
 		f.Step(c) // its requests: started, completed (the hooks)
@@ -223,7 +222,7 @@ func (q *requests) started(o *objects.Object, c *trace.Call) {
 	}
 	x.obj = o
 	if x.kind == recvOp && x.src < 0 {
-		x.src = int32(q.b.sourceOf(c, nil, o.Created))
+		x.src = int32(q.b.SourceOf(c, nil, o.Created))
 	}
 	q.e.posts = append(q.e.posts, x)
 	q.cur[o] = x
@@ -239,7 +238,7 @@ func (q *requests) completed(o *objects.Object, c *trace.Call) {
 	q.e.waits = append(q.e.waits, x)
 	x.waited = true
 	if x.kind == recvOp && x.src < 0 {
-		x.src = int32(q.b.sourceOf(o.Created, c, o.Created)) // (its start's wildcard record was looked at when started)
+		x.src = int32(q.b.SourceOf(o.Created, c, o.Created)) // (its start's wildcard record was looked at when started)
 	}
 	delete(q.cur, o)
 }
@@ -275,7 +274,7 @@ func (b *builder) posted(c *trace.Call, tmpl map[uint64]*op) []*op {
 			}
 			return []*op{o}
 		case c.Name() == "MPI_Imrecv":
-			tmpl[c.Offset] = &op{kind: localOp, rank: int32(b.rank), call: c}
+			tmpl[c.Offset] = &op{kind: localOp, rank: int32(b.World), call: c}
 		case d.Has("send"):
 			tmpl[c.Offset] = b.p2p(c, sendOp, "dest", "tag")
 		case d.Has("recv"):
@@ -300,127 +299,44 @@ func (b *builder) posted(c *trace.Call, tmpl map[uint64]*op) []*op {
 	return nil
 }
 
-// builder makes one rank's operations, following its communicators as
-// its calls create them.
+// builder makes one rank's operations for the simulation s, from its
+// calls as ops.Rank reads them.
 type builder struct {
-	s                           *sim
-	rank                        int
-	anySource, anyTag, procNull int64
-	comms                       *comms.Tracker
-	collSeq                     map[string]int // collectives made on each communicator
-	wild                        map[uint64]*trace.Wildcard
-	why                         string
+	*ops.Rank
+	s *sim
 }
 
 func newBuilder(s *sim, p *trace.Process, rank int) *builder {
-	b := &builder{s: s, rank: rank, comms: comms.NewTracker(p), collSeq: map[string]int{}, wild: map[uint64]*trace.Wildcard{}}
-	konst := func(name string) int64 {
-		if v, ok := p.Const(name); ok {
-			return int64(v)
-		}
-		return -1 << 40
-	}
-	b.anySource, b.anyTag, b.procNull = konst("MPI_ANY_SOURCE"), konst("MPI_ANY_TAG"), konst("MPI_PROC_NULL")
-	// the sources of wildcard receives and probes, by the record of the
-	// call that started them
-	for _, w := range p.Wild {
-		if w.Matched && w.Offset != trace.Unknown && w.World >= 0 {
-			b.wild[w.Offset] = w
-		}
-	}
-	return b
-}
-
-// comm returns the key of call c's communicator (the same on every rank),
-// the world ranks its point-to-point calls name (an intercommunicator's
-// remote group) and all its members; nil members if the records do not
-// say who they are.
-func (b *builder) comm(c *trace.Call) (key string, p2p, all []int) {
-	h := c.Word("comm")
-	if !b.comms.Known(h) {
-		return "", nil, nil
-	}
-	return b.comms.Key(h), b.comms.Members(h), b.comms.All(h)
-}
-
-func world(ms []int, r int64) int {
-	if r >= 0 && r < int64(len(ms)) {
-		return ms[r]
-	}
-	return -1
+	return &builder{Rank: ops.New(p, rank), s: s}
 }
 
 // p2p makes the operation of one side of a point-to-point call.
 func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *op {
-	key, ms, _ := b.comm(c)
-	peer, tag := c.Int(peerField), c.Int(tagField)
-	local := &op{kind: localOp, rank: int32(b.rank), call: c}
-	if peer == b.procNull {
-		return local
+	sd := b.P2P(c, kind == sendOp, peerField, tagField)
+	var comm int32
+	if sd.Comm != "" {
+		comm = b.s.commID(sd.Comm)
 	}
-	if ms == nil {
-		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
-		return local
+	if sd.Local {
+		return &op{kind: localOp, rank: int32(b.World), call: c}
 	}
-	o := &op{kind: kind, rank: int32(b.rank), comm: b.s.commID(key), tag: tag, anyTag: tag == b.anyTag, call: c}
-	if kind == sendOp {
-		o.src, o.dst = int32(b.rank), int32(world(ms, peer))
-		if o.dst < 0 {
-			return local
-		}
-		if strings.Contains(strings.ToLower(c.Name()), "bsend") {
-			o.buffered = true // matched, but complete at once
-		}
-		return o
-	}
-	o.dst, o.src = int32(b.rank), -1
-	if peer != b.anySource {
-		o.src = int32(world(ms, peer))
-	} else if st := c.Words("status"); len(st) == 2 && int64(st[0]) >= 0 && c.Returned {
-		o.src = int32(world(ms, int64(st[0])))
-	} else if w := b.wild[c.Offset]; w != nil && c.Seq >= 0 {
-		o.src = int32(w.World)
-	}
-	return o
+	return &op{kind: kind, rank: int32(b.World), comm: comm, tag: sd.Tag, anyTag: sd.AnyTag, call: c,
+		src: int32(sd.Src), dst: int32(sd.Dst), buffered: sd.Buffered}
 }
 
-// sourceOf finds the source of a request's receive from MPI_ANY_SOURCE:
-// the wildcard record of the call that started it, or the status of the
-// call that completed it (-1: not recorded).
-func (b *builder) sourceOf(start, done, created *trace.Call) int {
-	if w := b.wild[start.Offset]; w != nil {
-		return w.World
-	}
-	if done != nil && done.HasField("status") {
-		if st := done.Words("status"); len(st) == 2 && int64(st[0]) >= 0 {
-			_, ms, _ := b.comm(created)
-			return world(ms, int64(st[0]))
-		}
-	}
-	return -1
-}
-
-type collID struct {
-	comm string
-	n    int
-}
-
-// collective makes the operation of a rank's part in a collective: the
-// n-th on its communicator, which every member makes.
+// collective makes the operation of a rank's part in a collective, the
+// one every member's part shares.
 func (b *builder) collective(c *trace.Call) *op {
-	key, _, ms := b.comm(c)
-	if ms == nil {
-		b.why = fmt.Sprintf("rank %d used a communicator the records do not describe (%s)", b.rank, c.Name())
-		return &op{kind: localOp, rank: int32(b.rank), call: c}
+	id, ms, ok := b.Collective(c)
+	if !ok {
+		return &op{kind: localOp, rank: int32(b.World), call: c}
 	}
-	id := collID{key, b.collSeq[key]}
-	b.collSeq[key]++
 	cl := b.s.colls[id]
 	if cl == nil {
 		cl = &coll{need: len(ms), members: ms}
 		b.s.colls[id] = cl
 	}
-	return &op{kind: collOp, rank: int32(b.rank), coll: cl, call: c}
+	return &op{kind: collOp, rank: int32(b.World), coll: cl, call: c}
 }
 
 // match pairs each receive with the send of its message: per receiving
