@@ -141,7 +141,8 @@ static int vader_from_conf(int64_t *min)
 		return 0;
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "OMPI_MCA_", 9) == 0 &&
-		    (strncmp(*e + 9, "btl_", 4) == 0 || strstr(*e, "param_files") || strncmp(*e + 9, "mca_base_", 9) == 0))
+		    (strncmp(*e + 9, "btl_", 4) == 0 || strstr(*e, "param_files") || strncmp(*e + 9, "mca_base_", 9) == 0) &&
+		    strncmp(*e + 9, "btl_vader_backing_directory=", 28) != 0) /* where segments go (launch/scratch.go) */
 			return 0;
 	char mech[32];
 	long long eager;
