@@ -26,6 +26,7 @@
 #include "rma.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* span gives the bytes count elements of type cover: lower bound and length
  * (0, 0 for an empty or unknown type). */
@@ -126,30 +127,43 @@ void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount
 	mpivet_commit(off, n, MPIVET_META_RMA, MPIVET_KIND_META);
 }
 
+int *mpivet_rma_world_ranks(MPI_Group g, int *n)
+{
+	MPI_Group world;
+	*n = 0;
+	if (g == MPI_GROUP_NULL || PMPI_Group_size(g, n) != MPI_SUCCESS || *n <= 0)
+		return NULL;
+	int *in = malloc(2 * (size_t)*n * sizeof(int));
+	if (!in || PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
+		free(in);
+		return NULL;
+	}
+	for (int i = 0; i < *n; i++)
+		in[i] = i;
+	int rc = PMPI_Group_translate_ranks(g, *n, in, world, in + *n);
+	PMPI_Group_free(&world);
+	if (rc != MPI_SUCCESS) {
+		free(in);
+		return NULL;
+	}
+	memmove(in, in + *n, (size_t)*n * sizeof(int));
+	return in;
+}
+
 void mpivet_rma_group(uint64_t logref, MPI_Group group)
 {
 	int n = 0;
-	if (logref == MPIVET_NOREC || group == MPI_GROUP_NULL || PMPI_Group_size(group, &n) != MPI_SUCCESS || n <= 0)
+	int *ranks = logref == MPIVET_NOREC ? NULL : mpivet_rma_world_ranks(group, &n);
+	if (!ranks)
 		return;
-	MPI_Group world;
-	int *in = malloc(2 * (size_t)n * sizeof(int));
-	if (!in || PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
-		free(in);
-		return;
-	}
-	int *out = in + n;
-	for (int i = 0; i < n; i++)
-		in[i] = i;
-	int rc = PMPI_Group_translate_ranks(group, n, in, world, out);
-	PMPI_Group_free(&world);
 	uint64_t off;
-	uint64_t *w = rc == MPI_SUCCESS ? mpivet_begin(2 + (uint64_t)n, &off) : NULL;
+	uint64_t *w = mpivet_begin(2 + (uint64_t)n, &off);
 	if (w) {
 		w[0] = logref;
 		w[1] = (uint64_t)n;
 		for (int i = 0; i < n; i++)
-			w[2 + i] = (uint64_t)(int64_t)out[i];
+			w[2 + i] = (uint64_t)(int64_t)ranks[i];
 		mpivet_commit(off, 2 + (uint64_t)n, MPIVET_META_RMA, MPIVET_KIND_META);
 	}
-	free(in);
+	free(ranks);
 }

@@ -10,6 +10,9 @@
 
 void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount, MPI_Datatype otype);
 void mpivet_rma_group(uint64_t logref, MPI_Group group);
+/* mpivet_rma_world_ranks gives the world ranks of group g's members (n of
+ * them), malloc'ed; NULL for none or on failure. Shared with values.c. */
+int *mpivet_rma_world_ranks(MPI_Group g, int *n);
 
 /* values.c: the target's stores into a fence epoch's Put bytes */
 void mpivet_rma_created(MPI_Win win, void *base, MPI_Aint size, int disp_unit, MPI_Comm comm);

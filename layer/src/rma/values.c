@@ -172,29 +172,20 @@ void mpivet_rma_created(MPI_Win h, void *base, MPI_Aint size, int unit, MPI_Comm
 	next_id = id;
 	if (!active())
 		return;
-	MPI_Group g, world;
-	int n = 0;
+	MPI_Group g;
 	if (PMPI_Win_get_group(h, &g) != MPI_SUCCESS)
 		return;
-	PMPI_Group_size(g, &n);
-	int *in = malloc(2 * (size_t)n * sizeof(int));
+	int n = 0, *in = mpivet_rma_world_ranks(g, &n);
+	PMPI_Group_free(&g);
 	if (nwins == capwins) {
 		struct vwin *w = realloc(wins, (size_t)(capwins ? 2 * capwins : 8) * sizeof *w);
 		if (w)
 			wins = w, capwins = capwins ? 2 * capwins : 8;
 	}
-	if (!in || n <= 0 || nwins == capwins) {
+	if (!in || nwins == capwins) {
 		free(in);
-		PMPI_Group_free(&g);
 		return;
 	}
-	for (int i = 0; i < n; i++)
-		in[i] = i;
-	PMPI_Comm_group(MPI_COMM_WORLD, &world);
-	PMPI_Group_translate_ranks(g, n, in, world, in + n);
-	PMPI_Group_free(&world);
-	PMPI_Group_free(&g);
-	memmove(in, in + n, (size_t)n * sizeof(int));
 	wins[nwins++] = (struct vwin){.h = h, .id = id, .base = base, .size = size, .unit = unit, .n = n, .world = in};
 }
 
@@ -357,25 +348,6 @@ void mpivet_rma_fence_post(uint64_t logref, int assertion, MPI_Win h)
 	w->fenced = !(assertion & MPI_MODE_NOSUCCEED);
 }
 
-/* members gives the world ranks of group g (n of them), malloc'ed. */
-static int *members(MPI_Group g, int *n)
-{
-	MPI_Group world;
-	*n = 0;
-	if (g == MPI_GROUP_NULL || PMPI_Group_size(g, n) != MPI_SUCCESS || *n <= 0)
-		return NULL;
-	int *in = malloc(2 * (size_t)*n * sizeof(int));
-	if (!in)
-		return NULL;
-	for (int i = 0; i < *n; i++)
-		in[i] = i;
-	PMPI_Comm_group(MPI_COMM_WORLD, &world);
-	PMPI_Group_translate_ranks(g, *n, in, world, in + *n);
-	PMPI_Group_free(&world);
-	memmove(in, in + *n, (size_t)*n * sizeof(int));
-	return in;
-}
-
 /* pscw gives window w's PSCW counters (by world rank), allocated at first
  * use; 0 if they cannot be. */
 static int pscw(struct vwin *w)
@@ -388,7 +360,7 @@ static int pscw(struct vwin *w)
 void mpivet_rma_start(MPI_Group g, MPI_Win h)
 {
 	struct vwin *w = on > 0 ? find(h) : NULL;
-	int n, *ws = w && pscw(w) ? members(g, &n) : NULL;
+	int n, *ws = w && pscw(w) ? mpivet_rma_world_ranks(g, &n) : NULL;
 	if (!w)
 		return;
 	w->fenced = 0, w->started = 0, w->npend = 0;
@@ -413,7 +385,7 @@ void mpivet_rma_complete(MPI_Win h)
 void mpivet_rma_post(MPI_Group g, MPI_Win h)
 {
 	struct vwin *w = on > 0 ? find(h) : NULL;
-	int n, *ws = w && pscw(w) ? members(g, &n) : NULL;
+	int n, *ws = w && pscw(w) ? mpivet_rma_world_ranks(g, &n) : NULL;
 	if (!ws)
 		return;
 	for (int i = 0; i < n; i++)
