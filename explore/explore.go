@@ -552,12 +552,13 @@ func (x *explorer) replay(it *item, pending *int) bool {
 		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
 	}
 	x.prog.Frontier--
-	if ds, _ := it.decisions(); len(Buffers(ds)) > 0 {
+	ds, _ := it.decisions()
+	if len(Buffers(ds)) > 0 {
 		x.buffered++
 	}
 	x.n++
 	x.explored++
-	if x.repeat(it.ds) {
+	if x.repeat(ds) {
 		x.repeated++
 	}
 	child, err := x.runItem(x.n, it)
