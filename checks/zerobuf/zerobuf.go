@@ -73,64 +73,6 @@ func (r *Result) String() string {
 	return strings.Join(s, ", ")
 }
 
-type opKind uint8
-
-const (
-	sendOp  opKind = iota
-	recvOp         // takes the message of peer
-	probeOp        // waits for the message of peer without taking it
-	collOp
-	localOp // completes at once (MPI_Imrecv, PROC_NULL, a communicator not recorded)
-)
-
-// op is one operation of a rank. There is one per message and
-// collective of the run, so it is kept small.
-type op struct {
-	peer *op   // the matching send or receive (nil: none)
-	coll *coll // for collOp
-	call *trace.Call
-	tag  int64
-	// matching data
-	comm      int32 // communicator (sim.commID of its key)
-	rank      int32
-	src, dst  int32 // world ranks; src -1 for a receive: unknown
-	kind      opKind
-	posted    bool
-	anyTag    bool
-	cancelled bool
-	buffered  bool            // a buffered send (MPI_Bsend, MPI_Ibsend): complete at once
-	waited    bool            // a call waits for it
-	lone      bool            // a send no receive takes: its receiver has ended
-	deferred  bool            // a receive whose source its completion will say
-	obj       *objects.Object // the request it is an operation of (nil: none)
-}
-
-type coll struct {
-	need, arrived int
-	members       []int
-	id            ops.CollID
-}
-
-// event is one call of a rank: the operations it starts and those it waits for.
-type event struct {
-	call  *trace.Call
-	posts []*op
-	waits []*op
-}
-
-func (o *op) complete() bool {
-	switch o.kind {
-	case sendOp, recvOp, probeOp:
-		if o.cancelled || o.obj != nil && o.obj.Cancelled || o.buffered || o.lone {
-			return true
-		}
-		return o.peer != nil && o.peer.posted
-	case collOp:
-		return o.coll.arrived >= o.coll.need
-	}
-	return true
-}
-
 // rank is one rank's part in the simulation: its calls, read as the
 // simulation reaches them, and the events read but not simulated yet.
 type rank struct {
@@ -138,17 +80,15 @@ type rank struct {
 	world   int
 	next    func() (*trace.Call, bool)
 	stop    func()
-	ended   bool     // all its calls are read (or MPI_Finalize reached)
-	events  []*event // read, not yet simulated; events[0] is the current one
-	entered bool     // events[0] has posted its operations
-	b       *builder
+	ended   bool         // all its calls are read (or MPI_Finalize reached)
+	events  []*ops.Event // read, not yet simulated; events[0] is the current one
+	entered bool         // events[0] has posted its operations
+	s       *sim
+	b       *ops.Rank
 	f       *objects.Follower
-	// the operation of each request-creating call (by its log offset),
-	// while the request lives, and each request's current operation
-	tmpl map[uint64]*op
-	cur  map[*objects.Object]*op
-	e    *event // the event of the call being read
-	keep bool   // ... kept (it starts or completes something)
+	q       *ops.Requests // the operations of its requests
+	e       *ops.Event    // the event of the call being read
+	keep    bool          // ... kept (it starts or completes something)
 }
 
 // Analyzer replays an execution's matches under zero buffering. It is a
@@ -182,7 +122,7 @@ func Simulate(run *trace.Run) *Result {
 // the ranks whose peers may still match an operation they wait for are
 // read ahead (lookahead), as the replay of the whole records would have.
 func simulate(run *trace.Run) *Result {
-	s := &sim{colls: map[ops.CollID]*coll{}, ranks: map[int]*rank{}, commIDs: map[string]int32{}, probers: map[*op][]*op{},
+	s := &sim{table: ops.NewTable(), ranks: map[int]*rank{}, probers: map[*ops.Op][]*ops.Op{},
 		channels: map[channel]*queue{}}
 	defer func() {
 		for _, r := range s.ranks {
@@ -220,15 +160,14 @@ type channel struct {
 // queue holds a channel's sends that no receive took yet and its receives
 // and probes that found no message yet, each in the order they were read.
 type queue struct {
-	sends, recvs []*op
+	sends, recvs []*ops.Op
 }
 
 type sim struct {
 	ranks    map[int]*rank
 	order    []int // world ranks in the order added
-	colls    map[ops.CollID]*coll
-	commIDs  map[string]int32 // communicator keys, numbered
-	probers  map[*op][]*op    // the probes that wait for a send not posted yet
+	table    *ops.Table
+	probers  map[*ops.Op][]*ops.Op // the probes that wait for a send not posted yet
 	channels map[channel]*queue
 	matches  int
 	why      string
@@ -236,35 +175,19 @@ type sim struct {
 	queued   map[int]bool
 }
 
-// commID numbers a communicator key.
-func (s *sim) commID(key string) int32 {
-	id, ok := s.commIDs[key]
-	if !ok {
-		id = int32(len(s.commIDs))
-		s.commIDs[key] = id
-	}
-	return id
-}
-
 // add prepares rank p's part.
 func (s *sim) add(p *trace.Process) string {
-	if p.Rank < 0 {
-		return "a process never initialised MPI"
-	}
-	if p.Overflow {
-		return fmt.Sprintf("rank %d's records are incomplete", p.Rank)
-	}
-	if len(p.Threads) > 1 {
-		return fmt.Sprintf("rank %d called MPI from several threads (their orders are not recorded apart)", p.Rank)
+	if why := ops.Usable(p); why != "" {
+		return why
 	}
 	if _, dup := s.ranks[p.Rank]; dup {
 		return fmt.Sprintf("rank %d appears twice", p.Rank)
 	}
-	r := &rank{p: p, world: p.Rank, tmpl: map[uint64]*op{}, cur: map[*objects.Object]*op{}}
+	r := &rank{p: p, world: p.Rank, s: s, q: ops.NewRequests()}
 	r.next, r.stop = iter.Pull(p.Calls())
-	r.b = newBuilder(s, p, r.world)
+	r.b = ops.New(p, r.world, s.table)
 	r.f = objects.NewFollower(p)
-	r.f.Start, r.f.Done, r.f.Gone = r.started, r.completed, r.gone
+	r.f.Start, r.f.Done, r.f.Gone = r.started, r.completed, r.q.Gone
 	s.ranks[p.Rank], s.order = r, append(s.order, p.Rank)
 	return ""
 }
@@ -304,8 +227,8 @@ func (r *rank) end(s *sim) {
 			continue
 		}
 		for _, m := range q.sends {
-			m.lone = true
-			s.wakeRank(int(m.rank))
+			m.Lone = true
+			s.wakeRank(int(m.Rank))
 		}
 		q.sends = nil
 		if len(q.recvs) == 0 {
@@ -316,75 +239,25 @@ func (r *rank) end(s *sim) {
 
 // event turns call c into an event (nil if it starts and completes
 // nothing), its operations matched with those read so far.
-func (r *rank) event(s *sim, c *trace.Call) *event {
+func (r *rank) event(s *sim, c *trace.Call) *ops.Event {
 	b := r.b
-	e := &event{call: c}
+	e := &ops.Event{Call: c}
 	d := c.Def
-	var t *op // the operation of a request c creates
-	post := func(os ...*op) {
-		for _, o := range os {
-			e.posts, e.waits = append(e.posts, o), append(e.waits, o)
-			o.waited = true
-		}
-	}
-	switch {
-	case d.Has("coll") && c.HasField("comm"):
-		// numbered in call order; a nonblocking one is started
-		// with its request
-		if o := b.collective(c); d.Has("blocking") {
-			post(o)
-		} else {
-			t = o
-		}
-	case d.Has("p2p") && !d.Has("blocking"):
-		switch {
-		case !c.Returned || (c.HasField("flag") && c.Int("flag") == 0):
-		case d.Has("probe"): // a successful MPI_Iprobe or MPI_Improbe waits like a probe
-			o := b.p2p(c, probeOp, "source", "tag")
-			if c.Name() == "MPI_Improbe" {
-				o.kind = recvOp
-			}
-			post(o)
-		case c.Name() == "MPI_Imrecv":
-			t = &op{kind: localOp, rank: int32(r.world), call: c}
-		case d.Has("send"):
-			t = b.p2p(c, sendOp, "dest", "tag")
-		case d.Has("recv"):
-			t = b.p2p(c, recvOp, "source", "tag")
-		}
-	case !d.Has("p2p"):
-	case d.Has("probe"):
-		o := b.p2p(c, probeOp, "source", "tag")
-		if c.Name() == "MPI_Mprobe" {
-			o.kind = recvOp
-		}
-		post(o)
-	case c.Name() == "MPI_Mrecv":
-		// the message was taken by its MPI_Mprobe
-	case d.Has("send") && d.Has("recv"):
-		post(b.p2p(c, sendOp, "dest", "sendtag"), b.p2p(c, recvOp, "source", "recvtag"))
-	case d.Has("send"):
-		post(b.p2p(c, sendOp, "dest", "tag"))
-	case d.Has("recv"):
-		post(b.p2p(c, recvOp, "source", "tag"))
-	}
+	posted, t := b.Ops(c) // t: the operation of a request c creates
+	e.Post(posted...)
 	if b.Why != "" {
 		s.why = b.Why
 		return nil
 	}
 	b.Comms.Created(c)
-	for _, o := range e.posts {
+	for _, o := range e.Posts {
 		s.match(o)
 	}
-	if t != nil {
-		r.tmpl[c.Offset] = t
-	}
-	r.e, r.keep = e, len(e.posts) > 0 || d.Has("completion") || d.Has("start") || t != nil
+	r.q.Made(c, t)
+	r.e, r.keep = e, len(e.Posts) > 0 || d.Has("completion") || d.Has("start") || t != nil
 	r.f.Step(c) // its requests: started, completed (the hooks below)
 	r.e = nil
-	if t != nil && !d.Has("persistent") {
-		delete(r.tmpl, c.Offset) // (no request made, or started already)
-	}
+	r.q.Read(c)
 	if !r.keep {
 		return nil
 	}
@@ -394,92 +267,39 @@ func (r *rank) event(s *sim, c *trace.Call) *event {
 // started: call c started an operation of request o, of the kind its
 // creating call made (a persistent request's operations are alike).
 func (r *rank) started(o *objects.Object, c *trace.Call) {
-	s := r.b.s
-	t := r.tmpl[o.Created.Offset]
-	if t == nil || !r.keep {
+	if !r.keep {
 		return
 	}
-	x := t
-	if o.Persistent {
-		cp := *t
-		x = &cp
-	} else {
-		delete(r.tmpl, o.Created.Offset)
+	x := r.q.Start(o)
+	if x == nil {
+		return
 	}
-	x.obj = o
-	if x.kind == recvOp && x.src < 0 {
+	if x.Kind == ops.RecvOp && x.Src < 0 {
 		if w := r.b.Wild[c.Offset]; w != nil {
-			x.src = int32(w.World)
+			x.Src = int32(w.World)
 		} else {
-			x.deferred = true // its completion's status may say
+			x.Deferred = true // its completion's status may say
 		}
 	}
-	r.e.posts = append(r.e.posts, x)
-	r.cur[o] = x
-	if !x.deferred {
-		s.match(x)
+	r.e.Posts = append(r.e.Posts, x)
+	if !x.Deferred {
+		r.s.match(x)
 	}
 }
 
 // completed: call c completed request o's current operation.
 func (r *rank) completed(o *objects.Object, c *trace.Call) {
-	x := r.cur[o]
+	x := r.q.Current(o)
 	if x == nil || !r.keep {
 		return
 	}
-	r.e.waits = append(r.e.waits, x)
-	x.waited = true
-	if x.deferred {
-		x.deferred = false
-		x.src = int32(r.b.SourceOf(x.call, c, o.Created))
-		r.b.s.match(x)
+	r.e.Waits = append(r.e.Waits, x)
+	x.Waited = true
+	if x.Deferred {
+		x.Deferred = false
+		x.Src = int32(r.b.SourceOf(x.Call, c, o.Created))
+		r.s.match(x)
 	}
-}
-
-// gone: request o is freed; its operations are with their events.
-func (r *rank) gone(o *objects.Object) {
-	delete(r.cur, o)
-	delete(r.tmpl, o.Created.Offset)
-}
-
-// builder makes one rank's operations for the simulation s, from its
-// calls as ops.Rank reads them.
-type builder struct {
-	*ops.Rank
-	s *sim
-}
-
-func newBuilder(s *sim, p *trace.Process, rank int) *builder {
-	return &builder{Rank: ops.New(p, rank), s: s}
-}
-
-// p2p makes the operation of one side of a point-to-point call.
-func (b *builder) p2p(c *trace.Call, kind opKind, peerField, tagField string) *op {
-	sd := b.P2P(c, kind == sendOp, peerField, tagField)
-	var comm int32
-	if sd.Comm != "" {
-		comm = b.s.commID(sd.Comm)
-	}
-	if sd.Local {
-		return &op{kind: localOp, rank: int32(b.World), call: c}
-	}
-	return &op{kind: kind, rank: int32(b.World), comm: comm, tag: sd.Tag, anyTag: sd.AnyTag, call: c,
-		src: int32(sd.Src), dst: int32(sd.Dst), buffered: sd.Buffered}
-}
-
-// collective makes the operation of a rank's part in a collective, the
-// one every member's part shares.
-func (b *builder) collective(c *trace.Call) *op {
-	id, ms, ok := b.Collective(c)
-	if !ok {
-		return &op{kind: localOp, rank: int32(b.World), call: c}
-	}
-	cl := b.s.colls[id]
-	if cl == nil {
-		cl = &coll{need: len(ms), members: ms, id: id}
-		b.s.colls[id] = cl
-	}
-	return &op{kind: collOp, rank: int32(b.World), coll: cl, call: c}
 }
 
 // match pairs operation o, just read, with what the other side read so
@@ -491,28 +311,28 @@ func (b *builder) collective(c *trace.Call) *op {
 // overtake each other, and the wildcard sources are those of the run), and
 // the outcome of pairing the whole records in order, as they are read in
 // order on both sides.
-func (s *sim) match(o *op) {
-	if o.kind == localOp || o.kind == collOp {
+func (s *sim) match(o *ops.Op) {
+	if o.Kind == ops.LocalOp || o.Kind == ops.CollOp {
 		return
 	}
-	if o.kind != sendOp && o.src < 0 {
-		if o.waited && !o.cancelled && (o.obj == nil || !o.obj.Cancelled) {
-			s.why = fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", o.rank, o.call.Name())
+	if o.Kind != ops.SendOp && o.Src < 0 {
+		if o.Waited && !o.Cancelled && (o.Obj == nil || !o.Obj.Cancelled) {
+			s.why = fmt.Sprintf("the source of rank %d's receive from MPI_ANY_SOURCE (%s) is not recorded", o.Rank, o.Call.Name())
 		}
 		return
 	}
-	ch := channel{o.dst, o.src, o.comm}
+	ch := channel{o.Dst, o.Src, o.Comm}
 	q := s.channels[ch]
 	if q == nil {
-		if to := s.ranks[int(o.dst)]; o.kind == sendOp && (to == nil || to.ended) {
-			o.lone = true // its receiver has ended: no receive takes it
+		if to := s.ranks[int(o.Dst)]; o.Kind == ops.SendOp && (to == nil || to.ended) {
+			o.Lone = true // its receiver has ended: no receive takes it
 			return
 		}
 		q = &queue{}
 		s.channels[ch] = q
 	}
-	tags := func(r, m *op) bool { return r.anyTag || r.tag == m.tag }
-	if o.kind == sendOp {
+	tags := func(r, m *ops.Op) bool { return r.AnyTag || r.Tag == m.Tag }
+	if o.Kind == ops.SendOp {
 		for i := 0; i < len(q.recvs); i++ {
 			r := q.recvs[i]
 			if !tags(r, o) {
@@ -520,7 +340,7 @@ func (s *sim) match(o *op) {
 			}
 			q.recvs = append(q.recvs[:i], q.recvs[i+1:]...)
 			i--
-			if r.kind == probeOp {
+			if r.Kind == ops.ProbeOp {
 				s.probe(r, o)
 				continue
 			}
@@ -528,8 +348,8 @@ func (s *sim) match(o *op) {
 			s.drop(ch, q)
 			return
 		}
-		if to := s.ranks[int(o.dst)]; to == nil || to.ended {
-			o.lone = true // its receiver has ended: no receive takes it
+		if to := s.ranks[int(o.Dst)]; to == nil || to.ended {
+			o.Lone = true // its receiver has ended: no receive takes it
 			s.drop(ch, q)
 			return
 		}
@@ -540,7 +360,7 @@ func (s *sim) match(o *op) {
 		if !tags(o, m) {
 			continue
 		}
-		if o.kind == probeOp {
+		if o.Kind == ops.ProbeOp {
 			s.probe(o, m)
 			return
 		}
@@ -555,23 +375,23 @@ func (s *sim) match(o *op) {
 // pair matches send or receive o with m. A side already posted may be
 // waiting for the other (a receive whose source its completion said is
 // matched late): its rank is woken.
-func (s *sim) pair(o, m *op) {
-	o.peer, m.peer = m, o
+func (s *sim) pair(o, m *ops.Op) {
+	o.Peer, m.Peer = m, o
 	s.matches++
-	for _, x := range []*op{o, m} {
-		if x.posted {
-			s.wakeRank(int(x.rank))
+	for _, x := range []*ops.Op{o, m} {
+		if x.Posted {
+			s.wakeRank(int(x.Rank))
 		}
 	}
 }
 
 // probe makes probe pr wait for send m.
-func (s *sim) probe(pr, m *op) {
-	pr.peer = m
-	if !m.posted {
+func (s *sim) probe(pr, m *ops.Op) {
+	pr.Peer = m
+	if !m.Posted {
 		s.probers[m] = append(s.probers[m], pr)
-	} else if pr.posted {
-		s.wakeRank(int(pr.rank))
+	} else if pr.Posted {
+		s.wakeRank(int(pr.Rank))
 	}
 }
 
@@ -604,7 +424,7 @@ func (s *sim) run() []Blocked {
 	var stuck []Blocked
 	for _, w := range s.order {
 		if r := s.ranks[w]; len(r.events) > 0 {
-			stuck = append(stuck, Blocked{Rank: w, Call: r.events[0].call})
+			stuck = append(stuck, Blocked{Rank: w, Call: r.events[0].Call})
 		}
 	}
 	return stuck
@@ -627,28 +447,28 @@ func (s *sim) advance(r *rank) {
 		e := r.events[0]
 		if !r.entered {
 			r.entered = true
-			for _, o := range e.posts {
-				o.posted = true
+			for _, o := range e.Posts {
+				o.Posted = true
 				switch {
-				case o.kind == collOp:
-					o.coll.arrived++
-					if o.coll.arrived == o.coll.need {
-						for _, m := range o.coll.members {
+				case o.Kind == ops.CollOp:
+					o.Coll.Arrived++
+					if o.Coll.Arrived == o.Coll.Need {
+						for _, m := range o.Coll.Members {
 							s.wakeRank(m)
 						}
-						delete(s.colls, o.coll.id) // every member read it
+						delete(s.table.Colls, o.Coll.ID) // every member read it
 					}
-				case o.peer != nil:
-					s.wakeRank(int(o.peer.rank))
+				case o.Peer != nil:
+					s.wakeRank(int(o.Peer.Rank))
 				}
 				for _, pr := range s.probers[o] {
-					s.wakeRank(int(pr.rank))
+					s.wakeRank(int(pr.Rank))
 				}
 				delete(s.probers, o)
 			}
 		}
-		for _, o := range e.waits {
-			if !o.complete() {
+		for _, o := range e.Waits {
+			if !o.Complete() {
 				return
 			}
 		}
@@ -668,19 +488,19 @@ func (s *sim) lookahead() bool {
 		if len(r.events) == 0 || !r.entered {
 			continue
 		}
-		for _, o := range r.events[0].waits {
-			if o.complete() || o.peer != nil || o.kind == collOp || o.kind == localOp {
+		for _, o := range r.events[0].Waits {
+			if o.Complete() || o.Peer != nil || o.Kind == ops.CollOp || o.Kind == ops.LocalOp {
 				continue
 			}
-			peer := o.dst
-			if o.kind != sendOp {
-				peer = o.src
+			peer := o.Dst
+			if o.Kind != ops.SendOp {
+				peer = o.Src
 			}
 			other := s.ranks[int(peer)]
 			if other == nil || peer < 0 {
 				continue
 			}
-			for o.peer == nil && !o.lone && !other.ended && s.why == "" {
+			for o.Peer == nil && !o.Lone && !other.ended && s.why == "" {
 				other.read(s)
 				read = true
 			}
@@ -713,8 +533,8 @@ func (s *sim) drain() string {
 func (s *sim) unmatched() string {
 	for _, q := range s.channels {
 		for _, o := range q.recvs {
-			if o.waited && !o.cancelled && (o.obj == nil || !o.obj.Cancelled) {
-				return fmt.Sprintf("the message rank %d received in %s is not in the records", o.rank, o.call.Name())
+			if o.Waited && !o.Cancelled && (o.Obj == nil || !o.Obj.Cancelled) {
+				return fmt.Sprintf("the message rank %d received in %s is not in the records", o.Rank, o.Call.Name())
 			}
 		}
 	}

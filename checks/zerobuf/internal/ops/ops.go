@@ -1,10 +1,11 @@
 // Package ops reads one rank's point-to-point and collective calls as the
 // zero-buffering models see them: the communicator (by a key the same on
 // every rank), the world ranks of the two sides, the tag, and which
-// collective of its communicator a call is. checks/zerobuf's co-simulation
-// and internal/whole's model of a whole run build their operations from
-// it, each into its own op type: what a call is does not depend on which
-// model simulates it, and must not differ between them.
+// collective of its communicator a call is; and the operations (Op) both
+// checks/zerobuf's co-simulation and internal/whole's model of a whole run
+// simulate, made from those calls (Rank.Ops) here, once: what a call is
+// does not depend on which model simulates it, and must not differ
+// between them.
 package ops
 
 import (
@@ -29,11 +30,13 @@ type Rank struct {
 	Wild    map[uint64]*trace.Wildcard
 	Why     string
 	collSeq map[string]int // collectives read on each communicator
+	table   *Table         // where its operations are numbered and met
 }
 
-// New reads the calls of process p, world rank rank.
-func New(p *trace.Process, rank int) *Rank {
-	b := &Rank{World: rank, Comms: comms.NewTracker(p), collSeq: map[string]int{}, Wild: map[uint64]*trace.Wildcard{}}
+// New reads the calls of process p, world rank rank, into operations
+// that share table t with those of the other ranks.
+func New(p *trace.Process, rank int, t *Table) *Rank {
+	b := &Rank{World: rank, Comms: comms.NewTracker(p), collSeq: map[string]int{}, Wild: map[uint64]*trace.Wildcard{}, table: t}
 	konst := func(name string) int64 {
 		if v, ok := p.Const(name); ok {
 			return int64(v)

@@ -31,6 +31,7 @@ package whole
 import (
 	"sort"
 
+	"mpivet/checks/zerobuf/internal/ops"
 	"mpivet/trace"
 )
 
@@ -38,12 +39,12 @@ import (
 // must be buffered for another source to match them.
 type Slack struct {
 	s      *sim
-	ops    []*op
-	colls  []*coll
-	recvAt map[recvKey]*op   // wildcard receives and probes, by rank and entry record
-	index  map[*op]int       // position among its rank's operations, in post order
-	ord    map[*op]uint64    // a standard send's number among its rank's (layer/src/slack)
-	chans  map[chanKey][]*op // sends by channel, in order
+	all    []*ops.Op
+	colls  []*ops.Coll
+	recvAt map[recvKey]*ops.Op   // wildcard receives and probes, by rank and entry record
+	index  map[*ops.Op]int       // position among its rank's operations, in post order
+	ord    map[*ops.Op]uint64    // a standard send's number among its rank's (layer/src/slack)
+	chans  map[chanKey][]*ops.Op // sends by channel, in order
 }
 
 type recvKey struct {
@@ -98,32 +99,32 @@ func NewSlack(run *trace.Run, buffered map[int]map[uint64]bool, all bool) *Slack
 	if why := s.match(); why != "" {
 		return nil
 	}
-	sl := &Slack{s: s, recvAt: map[recvKey]*op{}, index: map[*op]int{}, ord: map[*op]uint64{}, chans: map[chanKey][]*op{}}
-	for _, c := range s.colls {
+	sl := &Slack{s: s, recvAt: map[recvKey]*ops.Op{}, index: map[*ops.Op]int{}, ord: map[*ops.Op]uint64{}, chans: map[chanKey][]*ops.Op{}}
+	for _, c := range s.table.Colls {
 		sl.colls = append(sl.colls, c)
 	}
 	for _, w := range s.order {
 		rk := s.ranks[w]
 		i := 0
 		for _, e := range rk.events {
-			for _, o := range e.posts {
+			for _, o := range e.Posts {
 				if _, dup := sl.index[o]; dup {
 					continue
 				}
-				sl.ops = append(sl.ops, o)
+				sl.all = append(sl.all, o)
 				sl.index[o] = i
 				i++
-				switch o.kind {
-				case sendOp:
-					if k, ok := rk.ords[o.call.Offset]; ok {
+				switch o.Kind {
+				case ops.SendOp:
+					if k, ok := rk.ords[o.Call.Offset]; ok {
 						sl.ord[o] = k
-						o.buffered = o.buffered || all || buffered[w][k]
+						o.Buffered = o.Buffered || all || buffered[w][k]
 					}
-					ch := chanKey{o.dst, o.src, o.comm}
+					ch := chanKey{o.Dst, o.Src, o.Comm}
 					sl.chans[ch] = append(sl.chans[ch], o)
-				case recvOp, probeOp:
-					if e.call != nil {
-						sl.recvAt[recvKey{w, e.call.Offset}] = o
+				case ops.RecvOp, ops.ProbeOp:
+					if e.Call != nil {
+						sl.recvAt[recvKey{w, e.Call.Offset}] = o
 					}
 				}
 			}
@@ -155,22 +156,22 @@ func (sl *Slack) Matched(rank int, offset uint64) Need {
 		return Need{}
 	}
 	r := sl.recvAt[recvKey{rank, offset}]
-	if r == nil || r.kind != recvOp {
+	if r == nil || r.Kind != ops.RecvOp {
 		return Need{}
 	}
-	return sl.search(r, r.peer)
+	return sl.search(r, r.Peer)
 }
 
 // search finds a minimal set of sends to buffer for s to be issued while r
 // is unmatched.
-func (sl *Slack) search(r, s *op) Need {
+func (sl *Slack) search(r, s *ops.Op) Need {
 	if s == nil {
 		return Need{}
 	}
 	target := sl.send(s)
 	need := Need{Known: true, Send: &target}
 	// breadth first over sets of sends to buffer
-	type set []*op
+	type set []*ops.Op
 	queue := []set{nil}
 	seen := map[string]bool{"": true}
 	cut := false // a set was not extended: the search is not exhaustive
@@ -216,13 +217,13 @@ func (sl *Slack) search(r, s *op) Need {
 // candidate is the send of source that r would take if it matched that
 // source: the first message of that channel that r's tag accepts and that
 // no receive posted before r took.
-func (sl *Slack) candidate(r *op, source int32) *op {
-	for _, s := range sl.chans[chanKey{r.dst, source, r.comm}] {
-		if !r.anyTag && s.tag != r.tag {
+func (sl *Slack) candidate(r *ops.Op, source int32) *ops.Op {
+	for _, s := range sl.chans[chanKey{r.Dst, source, r.Comm}] {
+		if !r.AnyTag && s.Tag != r.Tag {
 			continue
 		}
-		if s.peer == nil || s.peer == r || sl.index[s.peer] > sl.index[r] {
-			if s.peer == r {
+		if s.Peer == nil || s.Peer == r || sl.index[s.Peer] > sl.index[r] {
+			if s.Peer == r {
 				return nil // r's own match: not another source
 			}
 			return s
@@ -235,41 +236,41 @@ func (sl *Slack) candidate(r *op, source int32) *op {
 // whether s is issued; if not, the standard sends mpivet could buffer whose
 // completion blocks a rank, and whether a persistent standard send (which
 // the MPI may buffer, but mpivet does not) blocks one too.
-func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op, bool) {
-	for _, o := range sl.ops {
-		o.posted, o.frozen, o.orphan, o.extra = false, false, false, false
+func (sl *Slack) reach(r, s *ops.Op, b []*ops.Op) (bool, []*ops.Op, bool) {
+	for _, o := range sl.all {
+		o.Posted, o.Frozen, o.Orphan, o.Extra = false, false, false, false
 	}
 	for _, c := range sl.colls {
-		c.arrived = 0
+		c.Arrived = 0
 	}
 	for _, rk := range sl.s.ranks {
 		rk.pos, rk.entered = 0, false
 	}
-	r.frozen = true
-	if r.kind == recvOp && r.peer != nil {
-		r.peer.orphan = true
+	r.Frozen = true
+	if r.Kind == ops.RecvOp && r.Peer != nil {
+		r.Peer.Orphan = true
 	}
 	for _, o := range b {
-		o.extra = true
+		o.Extra = true
 	}
 	sl.s.run()
-	if s.posted {
+	if s.Posted {
 		return true, nil, false
 	}
-	var blocked []*op
+	var blocked []*ops.Op
 	persistent := false
 	for _, w := range sl.s.order {
 		rk := sl.s.ranks[w]
 		if rk.pos >= len(rk.events) {
 			continue
 		}
-		for _, o := range rk.events[rk.pos].waits {
-			if o.kind != sendOp || !o.posted || o.complete() {
+		for _, o := range rk.events[rk.pos].Waits {
+			if o.Kind != ops.SendOp || !o.Posted || o.Complete() {
 				continue
 			}
 			if _, std := sl.ord[o]; std {
 				blocked = append(blocked, o)
-			} else if o.call != nil && o.call.Name() == "MPI_Send_init" {
+			} else if o.Call != nil && o.Call.Name() == "MPI_Send_init" {
 				persistent = true
 			}
 		}
@@ -280,9 +281,9 @@ func (sl *Slack) reach(r, s *op, b []*op) (bool, []*op, bool) {
 // prefer orders candidate sends: those of s's own rank first (the wait
 // nearest the send wanted, as seed 001 buffers P0's first send in Fig.
 // 1(a)), then by rank and program order.
-func (sl *Slack) prefer(os []*op, s *op) {
+func (sl *Slack) prefer(os []*ops.Op, s *ops.Op) {
 	sort.SliceStable(os, func(i, j int) bool {
-		ai, aj := os[i].rank == s.rank, os[j].rank == s.rank
+		ai, aj := os[i].Rank == s.Rank, os[j].Rank == s.Rank
 		if ai != aj {
 			return ai
 		}
@@ -290,23 +291,23 @@ func (sl *Slack) prefer(os []*op, s *op) {
 	})
 }
 
-func (sl *Slack) before(a, b *op) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
+func (sl *Slack) before(a, b *ops.Op) bool {
+	if a.Rank != b.Rank {
+		return a.Rank < b.Rank
 	}
 	return sl.index[a] < sl.index[b]
 }
 
-func (sl *Slack) key(b []*op) string {
+func (sl *Slack) key(b []*ops.Op) string {
 	k := make([]byte, 0, 16*len(b))
 	for _, o := range b {
-		k = append(k, byte(o.rank), byte(o.rank>>8), byte(o.rank>>16))
+		k = append(k, byte(o.Rank), byte(o.Rank>>8), byte(o.Rank>>16))
 		i := sl.index[o]
 		k = append(k, byte(i), byte(i>>8), byte(i>>16), byte(i>>24), ';')
 	}
 	return string(k)
 }
 
-func (sl *Slack) send(o *op) Send {
-	return Send{Rank: int(o.rank), Ordinal: sl.ord[o], Dest: int(o.dst), Call: o.call}
+func (sl *Slack) send(o *ops.Op) Send {
+	return Send{Rank: int(o.Rank), Ordinal: sl.ord[o], Dest: int(o.Dst), Call: o.Call}
 }
