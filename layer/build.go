@@ -15,9 +15,10 @@
 //	                        modes, the diverged exit status, layer.conf keys), from api/api.go
 //	generated/ids.h         call ids and per-call parameter positions (among the parameters,
 //	                        and among the buffer checker's hook words), from api/mpi.api
-//	record/record.h         bottom: record format, log and state page, inline recording primitives,
-//	                        the services' interface
+//	record/log.h            bottom: the log's and state page's globals, the services' interface,
+//	                        the record header (what log.c defines; log.c uses nothing above it)
 //	record/log.c            the log and state page the inline primitives use; the services' registry
+//	record/record.h         record format, inline recording primitives (on log.h)
 //	record/recorder.c       opens the rank's log and state page; process metadata, communicators
 //	record/crash.c          crash signals and MPI errors (fatal or returned)
 //	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)

@@ -6,7 +6,9 @@
  * deterministic deadlock gives up and decides on what has arrived.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "decide.h"
+#include "deferred.h"
+#include "requests.h"
 
 #include <stdlib.h>
 
@@ -25,49 +27,13 @@ static int rank_in(struct dcomm *d, int world)
 	return MPI_ANY_SOURCE;
 }
 
-/* dt_earliest is the unclaimed header on d from world (or any source) with
- * a tag the receive takes, stamped upto at most, of smallest (stamp, key). */
-struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto)
-{
-	struct hdr *best = NULL;
-	for (struct hdr *h = dt_hhead; h; h = h->next) {
-		if (h->claim || h->cid != d->id || h->stamp > upto)
-			continue;
-		if ((world != MPI_ANY_SOURCE && h->src != world) || (tag != MPI_ANY_TAG && tag != h->tag))
-			continue;
-		if (!best || h->stamp < best->stamp || (h->stamp == best->stamp && dt_key(h->src) < dt_key(best->src)))
-			best = h;
-	}
-	return best;
-}
-
-/* While a decision is taken relaxed (a deterministic wait gave up), every
- * rank counts as having passed every time: the decision is taken on the
- * messages that have arrived. */
-static int relaxing;
-
+/* relaxed takes a decision relaxed (a deterministic wait gave up): every
+ * rank counts as having passed every time (dt_relaxing). */
 static void relaxed(dt_ready ready, void *arg)
 {
-	relaxing = 1;
+	dt_relaxing = 1;
 	ready(arg);
-	relaxing = 0;
-}
-
-/* dt_settled: every possible source other than this rank has passed t (no
- * later message of theirs can be stamped t or less); asks those behind. */
-int dt_settled(struct dcomm *d, int world, uint64_t t)
-{
-	int ok = 1;
-	for (int i = 0; i < d->size; i++) {
-		int k = d->world[i];
-		if (k == dt_me || (world != MPI_ANY_SOURCE && k != world))
-			continue;
-		if (dt_lb[k] < t) {
-			dt_need(k, t);
-			ok = 0;
-		}
-	}
-	return ok || relaxing;
+	dt_relaxing = 0;
 }
 
 struct wild {
@@ -170,7 +136,7 @@ int dt_test_one(struct treq *t, uint64_t now, uint64_t *when)
 		*when = s + dt_k;
 		return *when <= now;
 	}
-	if (p->src == dt_me || dt_lb[p->src] >= now - dt_k || relaxing)
+	if (p->src == dt_me || dt_lb[p->src] >= now - dt_k || dt_relaxing)
 		return 0;
 	dt_need(p->src, now - dt_k);
 	return -1;

@@ -28,12 +28,13 @@
  * receive does.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "deferred.h"
 
 #include <stdlib.h>
 
 static int ptag; /* the last placeholder tag (1..32767; 0 is dt_dummy's) */
 static struct defer *posted; /* deferred receives posted to the MPI, not yet fired */
+static void progress(void);
 
 static int tags_meet(int a, int b) { return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b; }
 
@@ -97,6 +98,7 @@ static void release(struct defer *f, int src, int tag)
 	}
 	PMPI_Irecv(f->buf, f->count, f->type, r, tag, d->c, &f->inner);
 	f->next = posted, posted = f;
+	dt_progress = progress; /* the drains have placeholders to complete */
 }
 
 /* advance releases the receives with a known source at the head of d's
@@ -129,10 +131,10 @@ static int decide(struct defer *f, uint64_t upto)
 	return 1;
 }
 
-/* dt_defer_progress: the placeholders of real receives the MPI has
- * completed are completed by an empty message. Called at every entry and
- * in every wait. */
-void dt_defer_progress(void)
+/* progress: the placeholders of real receives the MPI has completed are
+ * completed by an empty message. Called at every entry and in every wait
+ * (world.c's dt_drain, as dt_progress). */
+static void progress(void)
 {
 	for (struct defer **q = &posted; *q;) {
 		struct defer *f = *q;

@@ -7,14 +7,14 @@
  * which only the chosen one is shown.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "decide.h"
+#include "deferred.h"
+#include "requests.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define ARG(T, name) (*(T *)k[name])
-
-static void pers_free(MPI_Request h);
 
 /* The call in progress, between the pre and post hooks. */
 static struct {
@@ -205,7 +205,7 @@ static void pre_completion(unsigned call, void **k)
 		if (t && call == MPIVET_ID_MPI_Request_free)
 			dt_tdrop(t);
 		if (h && call == MPIVET_ID_MPI_Request_free)
-			pers_free(*h);
+			dt_pers_free(*h);
 		break;
 	}
 	case MPIVET_ID_MPI_Mprobe: case MPIVET_ID_MPI_Improbe:
@@ -215,30 +215,8 @@ static void pre_completion(unsigned call, void **k)
 	}
 }
 
-/* Persistent requests (MPI_*_init) with a known peer: each MPI_Start of
- * one is a send (its header goes first) or a receive (mirrored) the mode
- * follows like an MPI_Isend or MPI_Irecv. A persistent receive from
- * MPI_ANY_SOURCE is left to the MPI (counted): a placeholder cannot stand
- * for a request the MPI starts again and again. */
-struct pers {
-	MPI_Request h;
-	struct dcomm *d;
-	int send, peer, tag; /* peer: a rank of d */
-	struct pers *next;
-};
-static struct pers *perss;
-
-static struct pers *pers_find(MPI_Request h)
-{
-	for (struct pers *p = perss; p; p = p->next)
-		if (p->h == h)
-			return p;
-	return NULL;
-}
-
-/* dt_inactive: h is a persistent request the mode follows, not started. */
-int dt_inactive(MPI_Request h) { return pers_find(h) && !dt_tfind(h); }
-
+/* post_init: a persistent request with a known peer is followed
+ * (requests.c); MPI_PROC_NULL and MPI_ANY_SOURCE are left to the MPI. */
 static void post_init(unsigned call, void **k)
 {
 	MPI_Request *h = ARG(MPI_Request *, 6);
@@ -246,14 +224,12 @@ static void post_init(unsigned call, void **k)
 	int peer = ARG(int, 3), send = call != MPIVET_ID_MPI_Recv_init;
 	if (!h || !d || peer < 0 || peer >= d->size)
 		return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-	struct pers *p = calloc(1, sizeof *p);
-	p->h = *h, p->d = d, p->send = send, p->peer = peer, p->tag = ARG(int, 4);
-	p->next = perss, perss = p;
+	dt_pers_new(*h, d, send, peer, ARG(int, 4));
 }
 
 static void start(MPI_Request h)
 {
-	struct pers *p = pers_find(h);
+	struct pers *p = dt_pers_find(h);
 	if (!p) {
 		dt_st_uncovered++;
 		return;
@@ -261,17 +237,6 @@ static void start(MPI_Request h)
 	if (p->send)
 		dt_header(p->peer, p->tag, p->d->c);
 	dt_track(h, p->send ? NULL : dt_post_recv(p->d, p->d->world[p->peer], p->tag));
-}
-
-static void pers_free(MPI_Request h)
-{
-	for (struct pers **q = &perss; *q; q = &(*q)->next)
-		if ((*q)->h == h) {
-			struct pers *p = *q;
-			*q = p->next;
-			free(p);
-			return;
-		}
 }
 
 /* pre_irecv: an MPI_Irecv from any source, or behind an undecided one on

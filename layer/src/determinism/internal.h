@@ -1,6 +1,9 @@
 /*
- * What the files of deterministic mode share (world.c says what the mode
- * does and which file does what). Hidden in the library.
+ * What the files of deterministic mode share: its structures, and the
+ * world clock and control channel of world.c, the bottom file (world.c says
+ * what the mode does and which file does what). The files above it have a
+ * header each, including this one: requests.h, deferred.h, decide.h; hooks.c
+ * is the top. Hidden in the library.
  */
 #ifndef MPIVET_DT_INTERNAL_H
 #define MPIVET_DT_INTERNAL_H
@@ -80,7 +83,6 @@ extern uint64_t dt_seed;
 extern MPI_Request dt_dummy; /* a receive that never completes, shown to a Test that must fail */
 extern struct hdr *dt_hhead, *dt_htail;
 extern struct prc *dt_phead, *dt_ptail;
-extern struct treq *dt_treqs;
 extern struct dcomm *dt_comms;
 extern MPI_Comm dt_selfc;
 extern uint64_t dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered;
@@ -103,45 +105,28 @@ void dt_claim(struct prc *p, struct hdr *h);
 void dt_complete(struct prc *p);
 void dt_complete_wild(struct dcomm *d, int src, int tag);
 void dt_unpost(struct prc *p);
-struct treq *dt_track(MPI_Request h, struct prc *p);
-struct treq *dt_tfind(MPI_Request h);
-void dt_tdrop(struct treq *t);
 void dt_wait_add(int world);
 void dt_wait_on(struct dcomm *d, int world);
 void dt_wait_done(void);
+
+/* dt_progress, when set, is run at every entry and in every wait
+ * (dt_drain): the work a file above has to do then (deferred.c's
+ * placeholders of completed receives). */
+extern void (*dt_progress)(void);
+
+/* What the world clock tells a decision: the earliest message, whether
+ * every possible source has passed a time (decide.c, deferred.c). While
+ * dt_relaxing (a decision taken relaxed), every rank counts as having
+ * passed every time. */
+extern int dt_relaxing;
+struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto);
+int dt_settled(struct dcomm *d, int world, uint64_t t);
 
 /* A wait of the mode: spin on the MPI, the control channel and the
  * answers until ready says so; 0 if it had to give up (a deterministic
  * deadlock: the caller relaxes its decision). */
 typedef int (*dt_ready)(void *arg);
 int dt_wait(dt_ready ready, void *arg, int relaxable);
-
-/* ---- Deferred receives (deferred.c) ---- */
-
-int dt_defers(struct dcomm *d, int source, int tag);
-struct defer *dt_defer_args(struct dcomm *d, void *buf, int count, MPI_Datatype type, int *source, int *tag, MPI_Comm *comm);
-void dt_defer_queue(struct defer *f, struct treq *t);
-void dt_defer_progress(void);
-void dt_flush(struct dcomm *d, int tag);
-void dt_defer_wait(struct treq *t);
-int dt_defer_test(struct treq *t, uint64_t now);
-void dt_defer_status(struct defer *f, MPI_Status *st);
-void dt_defer_done(struct treq *t);
-void dt_defer_drop(struct treq *t);
-
-/* ---- Decisions (decide.c) ---- */
-
-struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto);
-int dt_settled(struct dcomm *d, int world, uint64_t t);
-int dt_wild(struct dcomm *d, int *src, int *tag, int claim, struct prc **pp);
-int dt_iprobe(struct dcomm *d, int *src, int *tag, MPI_Comm c);
-int dt_test_one(struct treq *t, uint64_t now, uint64_t *when);
-int dt_left(struct treq *t);
-int dt_inactive(MPI_Request h);
-int dt_pick(MPI_Request *hs, int n, int blocking);
-enum { DT_TESTSOME, DT_TESTALL, DT_WAITSOME };
-int dt_pick_set(MPI_Request *hs, int n, int mode, char *in);
-void dt_sync_wait(MPI_Request *hs, int n);
 
 #pragma GCC visibility pop
 

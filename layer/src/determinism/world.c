@@ -48,10 +48,13 @@
  * bytes; per rank the world clock and the Requests asked (dt_np words each,
  * what the seed's clock vector requires).
  *
- * Files: world.c (this: the clock, the control channel, communicators,
- * mirrored matching, standing answers, waits), decide.c (the decisions),
- * deferred.c (wildcard MPI_Irecv, held back from the MPI until decided),
- * hooks.c (what each call means to the mode).
+ * Files, from the bottom up, each calling only those below it: world.c
+ * (this: the clock, the control channel, communicators, mirrored matching,
+ * standing answers, what the world clock tells a decision, waits; with
+ * internal.h, what they all share), requests.c (the requests it follows,
+ * by handle), deferred.c (wildcard MPI_Irecv, held back from the MPI until
+ * decided), decide.c (the decisions), hooks.c (what each call means to the
+ * mode). Each but hooks.c has a header of its own.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -69,7 +72,6 @@ uint64_t *dt_lb, dt_k = 2, dt_seed;
 MPI_Request dt_dummy = MPI_REQUEST_NULL;
 struct hdr *dt_hhead, *dt_htail;
 struct prc *dt_phead, *dt_ptail;
-struct treq *dt_treqs;
 uint64_t dt_st_wild, dt_st_polls, dt_st_relaxed, dt_st_ctl, dt_st_uncovered;
 int *dt_wsrc, dt_nwsrc, dt_capwsrc;
 
@@ -332,36 +334,6 @@ void dt_complete_wild(struct dcomm *d, int src, int tag)
 	dt_complete(p);
 }
 
-/* ---- Requests the mode follows ---- */
-
-struct treq *dt_track(MPI_Request h, struct prc *p)
-{
-	struct treq *t = calloc(1, sizeof *t);
-	t->h = h, t->post = dt_lt, t->p = p;
-	t->next = dt_treqs, dt_treqs = t;
-	return t;
-}
-
-struct treq *dt_tfind(MPI_Request h)
-{
-	if (h == MPI_REQUEST_NULL)
-		return NULL;
-	for (struct treq *t = dt_treqs; t; t = t->next)
-		if (t->h == h)
-			return t;
-	return NULL;
-}
-
-void dt_tdrop(struct treq *t)
-{
-	for (struct treq **q = &dt_treqs; *q; q = &(*q)->next)
-		if (*q == t) {
-			*q = t->next;
-			free(t);
-			return;
-		}
-}
-
 /* ---- Requests and Answers ---- */
 
 /* bound is what this rank can promise requester r (whose own later stamps
@@ -424,9 +396,15 @@ void dt_need(int k, uint64_t t)
 	ctl_send(k, REQ, t, dt_lt, 0);
 }
 
+void (*dt_progress)(void);
+
+/* dt_drain reads the control channel: headers, Requests (answered),
+ * Answers; first it runs dt_progress, the work a file above has to do at
+ * every entry and in every wait (deferred.c sets it). */
 void dt_drain(void)
 {
-	dt_defer_progress();
+	if (dt_progress)
+		dt_progress();
 	for (;;) {
 		int flag = 0;
 		MPI_Status st;
@@ -463,6 +441,46 @@ void dt_drain(void)
 		}
 	}
 	stand();
+}
+
+/* ---- What the world clock tells a decision ---- */
+
+/* While a decision is taken relaxed (a deterministic wait gave up,
+ * decide.c), every rank counts as having passed every time: the decision
+ * is taken on the messages that have arrived. */
+int dt_relaxing;
+
+/* dt_earliest is the unclaimed header on d from world (or any source) with
+ * a tag the receive takes, stamped upto at most, of smallest (stamp, key). */
+struct hdr *dt_earliest(struct dcomm *d, int world, int tag, uint64_t upto)
+{
+	struct hdr *best = NULL;
+	for (struct hdr *h = dt_hhead; h; h = h->next) {
+		if (h->claim || h->cid != d->id || h->stamp > upto)
+			continue;
+		if ((world != MPI_ANY_SOURCE && h->src != world) || (tag != MPI_ANY_TAG && tag != h->tag))
+			continue;
+		if (!best || h->stamp < best->stamp || (h->stamp == best->stamp && dt_key(h->src) < dt_key(best->src)))
+			best = h;
+	}
+	return best;
+}
+
+/* dt_settled: every possible source other than this rank has passed t (no
+ * later message of theirs can be stamped t or less); asks those behind. */
+int dt_settled(struct dcomm *d, int world, uint64_t t)
+{
+	int ok = 1;
+	for (int i = 0; i < d->size; i++) {
+		int k = d->world[i];
+		if (k == dt_me || (world != MPI_ANY_SOURCE && k != world))
+			continue;
+		if (dt_lb[k] < t) {
+			dt_need(k, t);
+			ok = 0;
+		}
+	}
+	return ok || dt_relaxing;
 }
 
 /* ---- Waits ---- */

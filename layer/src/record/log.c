@@ -3,9 +3,10 @@
  * record.h use them: the globals they read, growing the log ahead of the
  * writer, marking where it overflowed, a thread's slot of the state page;
  * and the registry of the services above the recorder, called back.
+ * Below record.h (log.h says why), it writes its two records itself.
  */
 #define _GNU_SOURCE
-#include "record.h"
+#include "log.h"
 #include "internal.h"
 
 #include <sys/mman.h>
@@ -59,6 +60,26 @@ void mpivet_services_initialized(int rank)
 			services[i]->initialized(rank);
 }
 
+/* put_header commits the record at off, as mpivet_commit does (no hook
+ * sees a meta record). */
+static void put_header(uint64_t off, uint64_t nwords, unsigned id, unsigned kind)
+{
+	__atomic_store_n((uint64_t *)(mpivet_base + off), mpivet_header(nwords, id, kind), __ATOMIC_RELEASE);
+}
+
+/* meta1 appends a meta record of one word (dropped when the log is full),
+ * as mpivet_meta does: reserved atomically, whatever the thread level. */
+static void meta1(unsigned id, uint64_t w)
+{
+	uint64_t o = __atomic_fetch_add(&mpivet_pos, 16, __ATOMIC_RELAXED);
+	if (o + 16 > __atomic_load_n(&mpivet_ready, __ATOMIC_ACQUIRE) && !mpivet_grow(o + 16)) {
+		mpivet_overflow(o);
+		return;
+	}
+	((uint64_t *)(mpivet_base + o))[1] = w;
+	put_header(o, 1, id, MPIVET_KIND_META);
+}
+
 static int next_slot;
 
 /* mpivet_threads_calling says how many threads have called MPI so far. */
@@ -75,8 +96,7 @@ uint64_t *mpivet_new_slot(void)
 {
 	int i = __atomic_fetch_add(&next_slot, 1, __ATOMIC_SEQ_CST);
 	if (i > 0 && __atomic_load_n(&mpivet_mt_guard, __ATOMIC_SEQ_CST)) {
-		uint64_t w[] = {(uint64_t)i};
-		mpivet_meta(MPIVET_META_THREADS, w, 1);
+		meta1(MPIVET_META_THREADS, (uint64_t)i);
 		_exit(MPIVET_EXIT_THREADS);
 	}
 	if (i >= MPIVET_STATE_SLOTS)
@@ -124,5 +144,5 @@ void mpivet_overflow(uint64_t at)
 {
 	if (at > mpivet_cap || __atomic_exchange_n(&overflowed, 1, __ATOMIC_RELAXED))
 		return;
-	mpivet_commit(at, 0, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
+	put_header(at, 0, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
 }

@@ -1,8 +1,8 @@
 /*
- * mpivet interposition layer, bottom layer: the log and the state page, and
- * the recording primitives shared by the recorder (recorder.c) and the
- * generated wrappers (generated/wrappers.c). Everything on the per-call path
- * is inline here. Nothing here includes or calls an upper layer: those
+ * mpivet interposition layer, bottom layer: the recording primitives on the
+ * log and the state page (log.h, log.c), shared by the recorder (recorder.c)
+ * and the generated wrappers (generated/wrappers.c). Everything on the
+ * per-call path is inline here. Nothing here includes or calls an upper layer: those
  * register callbacks (struct mpivet_service, mpivet_commit_hook).
  *
  * Record format (read by the Go package trace; ids and kinds come from
@@ -25,9 +25,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "../generated/format.h" /* record kinds, meta ids, state page words */
-
-#define MPIVET_NOREC UINT64_MAX
+#include "log.h" /* the log's and the state page's globals, the services' interface */
 
 /* Handle values are kept as the integer value of the C handle (a pointer in
  * Open MPI, an int in MPICH), the same in C and Fortran wrappers. */
@@ -35,29 +33,8 @@
 #define MPIVET_A(x) ((uint64_t)(uintptr_t)(x))
 #define MPIVET_I(x) ((uint64_t)(int64_t)(x))
 
-/* Re-entry guard: non-zero while this thread is inside a wrapper, so MPI calls
- * made by MPI itself (MPICH's Fortran bindings call the C MPI_* functions) or
- * by the layer pass straight through. */
-extern __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
-
-extern int mpivet_on;        /* the log is open: record */
-extern int mpivet_inited;    /* process metadata written (after MPI init) */
-extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
-/* MPI_THREAD_MULTIPLE, but only the thread that initialised MPI has called
- * MPI: the services may run as for a single thread (clock protocol,
- * divergence, collective signatures), since the rank ends, logging
- * MPIVET_META_THREADS, when another thread calls MPI (log.c) */
-extern int mpivet_mt_guard;
-extern int mpivet_zero_buffering; /* standard-mode sends become synchronous (--buffering=zero) */
-extern char *mpivet_base;    /* the mapped log */
-extern uint64_t mpivet_pos;  /* next free byte */
-extern uint64_t mpivet_cap;  /* usable bytes */
-extern uint64_t mpivet_ready; /* bytes already populated (<= mpivet_cap) */
-
 void mpivet_lazy_init(void);
 void mpivet_post_init(void);
-void mpivet_overflow(uint64_t at);
-int mpivet_grow(uint64_t end);
 void mpivet_write_constants(void); /* generated */
 void mpivet_record_comm(MPI_Comm c);
 void mpivet_error(unsigned call, int rc, uint64_t pc);
@@ -85,15 +62,9 @@ static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 	return (uint64_t *)(mpivet_base + o + 8);
 }
 
-/* mpivet_commit_hook, when set, sees every entry and brief record that
- * mpivet_commit commits (call id, log offset). An upper layer sets it (the
- * divergence check of a guided replay); the recorder knows nothing of it. */
-extern void (*mpivet_commit_hook)(unsigned call, uint64_t off);
-
 static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, unsigned kind)
 {
-	uint64_t h = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
-	__atomic_store_n((uint64_t *)(mpivet_base + off), h, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(mpivet_base + off), mpivet_header(nwords, call, kind), __ATOMIC_RELEASE);
 	if (__builtin_expect(mpivet_commit_hook != 0, 0) && (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && nwords > 0)
 		mpivet_commit_hook(call, off);
 }
@@ -116,9 +87,6 @@ static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
 /* MPIVET_STATE_WORDS words a slot, MPIVET_STATE_SLOTS slots: one per thread
  * calling MPI; later threads share the last */
 
-extern uint64_t *mpivet_state; /* MPIVET_STATE_SLOTS slots */
-extern __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
-uint64_t *mpivet_new_slot(void);
 
 static inline uint64_t *mpivet_state_open(void)
 {
@@ -201,10 +169,10 @@ static inline void mpivet_poll_entered(unsigned call, uint64_t nwords)
 		uint64_t n = nwords < MPIVET_STATE_INLINE - 1 ? nwords : MPIVET_STATE_INLINE - 1;
 		for (uint64_t i = 1; r && i <= n; i++)
 			s[i] = r[i];
-		s[0] = r ? (8 + n * 8) | ((uint64_t)call << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48) : 0;
+		s[0] = r ? mpivet_header(n, call, MPIVET_KIND_ENTRY) : 0;
 	}
 	if (r)
-		r[0] = (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+		r[0] = mpivet_header(nwords, call, MPIVET_KIND_ENTRY);
 	mpivet_state_entered(MPIVET_NOREC, 1);
 }
 
@@ -263,33 +231,8 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
 	mpivet_state_close(s);
 }
 
-/* The services above the recorder (buffer checker, clock protocol,
- * divergence check) register here, from constructors that run before the
- * recorder's own (priority MPIVET_SERVICE_PRIORITY), and are called back:
- * the recorder never calls up into them by name. */
-struct mpivet_service {
-	void (*log_opened)(void);                            /* the log is open and layer.conf read (record/conf.h) */
-	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
-	void (*thread)(void);                                /* a thread other than the first calls MPI */
-	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */
-};
-#define MPIVET_SERVICE_PRIORITY 200
-void mpivet_register(const struct mpivet_service *s);
-
-/* The call site (return address) of the call this thread is in, set by
- * every wrapper on entry. */
-extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
-
-/* mpivet_site_hook, when set, gives the call site to record for a
- * wrapper's return address: in a Python interpreter, a site standing for
- * the Python line that made the call (python/site.c). */
-extern uint64_t (*mpivet_site_hook)(uint64_t pc);
 void mpivet_write_maps(void);
 
-/* mpivet_fault_site_hook, when set, gives the site of the Python line the
- * thread is executing, from a signal handler (an access the buffer checker
- * caught): 0 when it cannot be told without allocating (python/site.c). */
-extern uint64_t (*mpivet_fault_site_hook)(void);
 static inline uint64_t mpivet_site(uint64_t pc)
 {
 	return __builtin_expect(mpivet_site_hook != 0, 0) ? mpivet_site_hook(pc) : pc;

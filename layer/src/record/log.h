@@ -1,0 +1,83 @@
+/*
+ * mpivet interposition layer, the bottom of the bottom layer: what log.c
+ * defines (the log and the state page, their globals, the hooks and the
+ * services' registry) and the record header's layout. record.h builds the
+ * inline recording primitives on it; log.c itself uses none of them, so the
+ * headers form a hierarchy: log.h, log.c, record.h, the rest.
+ */
+#ifndef MPIVET_LOG_H
+#define MPIVET_LOG_H
+
+#include <stdint.h>
+
+#include "../generated/format.h" /* record kinds, meta ids, state page words */
+
+#define MPIVET_NOREC UINT64_MAX
+
+/* mpivet_header is the header of a record of nwords payload words
+ * (record.h says the format). */
+static inline uint64_t mpivet_header(uint64_t nwords, unsigned call, unsigned kind)
+{
+	return (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
+}
+
+/* Re-entry guard: non-zero while this thread is inside a wrapper, so MPI calls
+ * made by MPI itself (MPICH's Fortran bindings call the C MPI_* functions) or
+ * by the layer pass straight through. */
+extern __thread int mpivet_guard __attribute__((tls_model("initial-exec")));
+
+extern int mpivet_on;        /* the log is open: record */
+extern int mpivet_inited;    /* process metadata written (after MPI init) */
+extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
+/* MPI_THREAD_MULTIPLE, but only the thread that initialised MPI has called
+ * MPI: the services may run as for a single thread (clock protocol,
+ * divergence, collective signatures), since the rank ends, logging
+ * MPIVET_META_THREADS, when another thread calls MPI (log.c) */
+extern int mpivet_mt_guard;
+extern int mpivet_zero_buffering; /* standard-mode sends become synchronous (--buffering=zero) */
+extern char *mpivet_base;    /* the mapped log */
+extern uint64_t mpivet_pos;  /* next free byte */
+extern uint64_t mpivet_cap;  /* usable bytes */
+extern uint64_t mpivet_ready; /* bytes already populated (<= mpivet_cap) */
+
+int mpivet_grow(uint64_t end);
+void mpivet_overflow(uint64_t at);
+
+/* mpivet_commit_hook, when set, sees every entry and brief record that
+ * mpivet_commit commits (call id, log offset). An upper layer sets it (the
+ * divergence check of a guided replay); the recorder knows nothing of it. */
+extern void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+
+/* The state page (record.h) */
+extern uint64_t *mpivet_state; /* MPIVET_STATE_SLOTS slots */
+extern __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
+uint64_t *mpivet_new_slot(void);
+
+/* The services above the recorder (buffer checker, clock protocol,
+ * divergence check) register here, from constructors that run before the
+ * recorder's own (priority MPIVET_SERVICE_PRIORITY), and are called back:
+ * the recorder never calls up into them by name. */
+struct mpivet_service {
+	void (*log_opened)(void);                            /* the log is open and layer.conf read (record/conf.h) */
+	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
+	void (*thread)(void);                                /* a thread other than the first calls MPI */
+	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */
+};
+#define MPIVET_SERVICE_PRIORITY 200
+void mpivet_register(const struct mpivet_service *s);
+
+/* The call site (return address) of the call this thread is in, set by
+ * every wrapper on entry. */
+extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
+
+/* mpivet_site_hook, when set, gives the call site to record for a
+ * wrapper's return address: in a Python interpreter, a site standing for
+ * the Python line that made the call (python/site.c). */
+extern uint64_t (*mpivet_site_hook)(uint64_t pc);
+
+/* mpivet_fault_site_hook, when set, gives the site of the Python line the
+ * thread is executing, from a signal handler (an access the buffer checker
+ * caught): 0 when it cannot be told without allocating (python/site.c). */
+extern uint64_t (*mpivet_fault_site_hook)(void);
+
+#endif
