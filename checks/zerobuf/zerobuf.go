@@ -447,22 +447,10 @@ func (s *sim) advance(r *rank) {
 		e := r.events[0]
 		if !r.entered {
 			r.entered = true
+			e.Enter(s.probers, s.wakeRank)
 			for _, o := range e.Posts {
-				o.Posted = true
-				switch {
-				case o.Kind == ops.CollOp:
-					o.Coll.Arrived++
-					if o.Coll.Arrived == o.Coll.Need {
-						for _, m := range o.Coll.Members {
-							s.wakeRank(m)
-						}
-						delete(s.table.Colls, o.Coll.ID) // every member read it
-					}
-				case o.Peer != nil:
-					s.wakeRank(int(o.Peer.Rank))
-				}
-				for _, pr := range s.probers[o] {
-					s.wakeRank(int(pr.Rank))
+				if o.Kind == ops.CollOp && o.Coll.Arrived == o.Coll.Need {
+					delete(s.table.Colls, o.Coll.ID) // every member read it
 				}
 				delete(s.probers, o)
 			}

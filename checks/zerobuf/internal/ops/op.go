@@ -90,6 +90,29 @@ func (e *Event) Post(os ...*Op) {
 	}
 }
 
+// Enter marks the event's operations posted, and calls wake with each rank
+// that may go on now: the members of a collective it completes, the peer of
+// each operation matched, the probes (in probers) that wait for one.
+func (e *Event) Enter(probers map[*Op][]*Op, wake func(rank int)) {
+	for _, o := range e.Posts {
+		o.Posted = true
+		switch {
+		case o.Kind == CollOp:
+			o.Coll.Arrived++
+			if o.Coll.Arrived == o.Coll.Need {
+				for _, m := range o.Coll.Members {
+					wake(m)
+				}
+			}
+		case o.Peer != nil:
+			wake(int(o.Peer.Rank))
+		}
+		for _, pr := range probers[o] {
+			wake(int(pr.Rank))
+		}
+	}
+}
+
 // Table is what the operations of all ranks share in one simulation: the
 // communicators' keys, numbered, and the collectives by CollID.
 type Table struct {

@@ -289,23 +289,7 @@ func (s *sim) run() []Blocked {
 			e := r.events[r.pos]
 			if !r.entered {
 				r.entered = true
-				for _, o := range e.Posts {
-					o.Posted = true
-					switch {
-					case o.Kind == ops.CollOp:
-						o.Coll.Arrived++
-						if o.Coll.Arrived == o.Coll.Need {
-							for _, m := range o.Coll.Members {
-								wake(m)
-							}
-						}
-					case o.Peer != nil:
-						wake(int(o.Peer.Rank))
-					}
-					for _, pr := range s.probers[o] {
-						wake(int(pr.Rank))
-					}
-				}
+				e.Enter(s.probers, wake)
 			}
 			for _, o := range e.Waits {
 				if !o.Complete() {
