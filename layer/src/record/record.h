@@ -276,6 +276,11 @@ struct mpivet_service {
 #define MPIVET_SERVICE_PRIORITY 200
 void mpivet_register(const struct mpivet_service *s);
 
+/* mpivet_stamp_count adds a count of the layer's to the rank's timing file
+ * (MPIVET_TIMING, timing.c) as a "NAME N" line: how often it slept waiting
+ * (wait/). Nothing without MPIVET_TIMING. */
+void mpivet_stamp_count(const char *name, uint64_t n);
+
 /* The call site (return address) of the call this thread is in, set by
  * every wrapper on entry. */
 extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
