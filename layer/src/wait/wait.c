@@ -2,13 +2,15 @@
  * How a rank waits in a blocking call (wait.h): under wait=sleep, the
  * call's nonblocking form, then its test form in a loop with a backoff.
  *
- * The backoff spins first (SPIN polls: a message already on its way, a
- * send that completes at once, costs no sleep), then sleeps from FIRST_NS,
- * doubling, to a cap (CAP_NS, MPIVET_WAIT_CAP_NS overrides it to measure
- * other caps). The cap bounds the latency a long wait adds once its message
- * comes (README, "Waiting in oversubscribed replays", measured 100 us to 4
- * ms); a sleep costs a system call and the scheduler's wake-up, so the
- * sleeps of a wait of W seconds are about SPIN + log2(CAP/FIRST) + W/CAP.
+ * The backoff spins first, for SPIN_NS (a message already on its way, a
+ * send that completes at once, costs no sleep: the shortest sleep takes
+ * about 60 us, the kernel's default timer slack of 50 us included, so a
+ * shorter spin would make a quick reply wait for it), then sleeps from
+ * FIRST_NS, doubling, to a cap (CAP_NS; MPIVET_WAIT_CAP_NS overrides it, to
+ * measure). The cap bounds the latency a long wait adds once its message
+ * comes; a sleep costs a system call and the scheduler's wake-up, so a
+ * wait of W seconds sleeps about log2(CAP/FIRST) + W/CAP times (README,
+ * "Waiting in oversubscribed replays").
  *
  * What each call becomes is what the standard says it is equivalent to
  * (MPI_Send: MPI_Isend then MPI_Wait; MPI_Wait: MPI_Test until the flag is
@@ -26,7 +28,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define SPIN 64
+#define SPIN_NS 50000L
 #define FIRST_NS 8000L
 #define CAP_NS 1000000L
 
@@ -34,11 +36,21 @@ int mpivet_wait_sleep;
 static long cap_ns = CAP_NS;
 static uint64_t sleeps;
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
 void mpivet_backoff(struct mpivet_backoff *b)
 {
-	if (b->polls < SPIN) {
-		b->polls++;
-		return;
+	if (!b->ns) {
+		uint64_t t = now_ns(); /* the vDSO's: no system call */
+		if (!b->spun)
+			b->spun = t;
+		if (t - b->spun < SPIN_NS)
+			return;
 	}
 	b->ns = b->ns ? b->ns * 2 : FIRST_NS;
 	if (b->ns > cap_ns)

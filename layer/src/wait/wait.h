@@ -29,8 +29,8 @@ extern int mpivet_wait_sleep;
 /* A backoff: a short spin, then sleeps that grow to a cap. Zero it before
  * the first poll; mpivet_backoff after each poll that found nothing. */
 struct mpivet_backoff {
-	unsigned polls;
-	long ns;
+	uint64_t spun; /* when the spin began (CLOCK_MONOTONIC, ns) */
+	long ns;       /* the last sleep */
 };
 void mpivet_backoff(struct mpivet_backoff *b);
 
