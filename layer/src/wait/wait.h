@@ -49,6 +49,11 @@ int mpivet_pmpi_Waitany(int count, MPI_Request requests[], int *index, MPI_Statu
 int mpivet_pmpi_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
 int mpivet_pmpi_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]);
 
+/* The layer's own collective where ranks wait for the slowest, at
+ * MPI_Finalize (clocks/unreceived.c). Not the program's collectives: the
+ * wrappers call those as they are (wait.c says why). */
+int mpivet_pmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+
 /* mpivet_wait_sleeps is how often this rank slept waiting (MPIVET_TIMING
  * reports it at exit, as "sleeps"). */
 uint64_t mpivet_wait_sleeps(void);
