@@ -571,4 +571,5 @@ const (
 	ConfDeterministic = "deterministic" // SEED: deterministic mode (layer/src/determinism), with that schedule
 	ConfArguments     = "arguments"     // off: no argument checks (layer/src/arguments)
 	ConfThreads       = "threads"       // off: under MPI_THREAD_MULTIPLE, the clock protocol stays off (any thread may call MPI)
+	ConfWait          = "wait"          // sleep: blocking calls poll with a sleeping backoff (layer/src/wait); spin: the MPI's own wait
 )

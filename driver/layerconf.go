@@ -29,6 +29,7 @@ type RunFiles struct {
 // the session knows of the MPI and the host, and the run's files. It is
 // the one writer of layer.conf; keys are api.Conf*.
 func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles) error {
+	o.Wait = waitMode(o, sess, 1) // auto, unless the caller resolved it for runs at once
 	lines := o.confLines()
 	// Deterministic mode is on with a seed (0 is a seed): one key for two
 	// options, so not a conf key of the table.

@@ -252,12 +252,18 @@ func (x *exploration) launch(ctx context.Context, n int, d string, ds []explore.
 }
 
 // layerOptions are the options interleaving n runs with: the zero-buffering
-// run's own buffering.
+// run's own buffering, and how its ranks wait (the first run runs alone;
+// replays, n -1 when run ahead, beside others).
 func (x *exploration) layerOptions(n int) Options {
 	o := x.o
 	if n > 0 && n == x.zero {
 		o.Buffering = "zero"
 	}
+	runs := 1
+	if n != 1 && n != x.zero {
+		runs = jobs(x.o, x.sess)
+	}
+	o.Wait = waitMode(o, x.sess, runs)
 	return o
 }
 

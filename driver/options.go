@@ -41,6 +41,7 @@ type Options struct {
 	OrderBound       int
 	FirstError       bool
 	Jobs             int    // replays at once (0: from the cores and the ranks)
+	Wait             string // spin, sleep, auto: how ranks wait in blocking calls (layer/src/wait; wait.go)
 	ReplayHook       string // a shell command run before each replay
 	KeepRecords      bool
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
@@ -141,6 +142,8 @@ var options = []option{
 		usage: "stop exploring at the first interleaving with errors"},
 	{field: func(o *Options) any { return &o.Jobs }, flag: "jobs", short: "j", runOnly: true,
 		usage: "run up to `N` replays at once (0: the cores divided by the ranks, times 4 under Open MPI, whose waiting ranks sleep, at least 1, at most 8; inside a Slurm allocation, its tasks divided by the ranks, each replay a job step); the report is the same as one at a time"},
+	{field: func(o *Options) any { return &o.Wait }, flag: "wait", def: "auto", conf: api.ConfWait, choices: []string{"auto", "spin", "sleep"}, runOnly: true,
+		usage: "how ranks wait in blocking calls: spin: as the MPI does (it polls); sleep: the call's nonblocking form, then its test form with a sleeping backoff, which leaves the core to ranks with work; `auto`: sleep when the ranks of the runs at once outnumber the cores"},
 	{field: func(o *Options) any { return &o.ReplayHook }, flag: "replay-hook", runOnly: true,
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,

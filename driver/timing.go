@@ -45,6 +45,9 @@ type timingLine struct {
 	// layer's constructor (exec, loading libraries), in it, in MPI_Init,
 	// after it in the layer, and from then to exit (program, Finalize).
 	CPU [5]int64 `json:"cpu"`
+	// How often the ranks slept waiting in blocking calls, added up over
+	// them (wait=sleep, layer/src/wait).
+	Sleeps int64 `json:"sleeps"`
 }
 
 var timingMu sync.Mutex
@@ -117,6 +120,8 @@ func readStamps(path string, l *timingLine) {
 			span(&l.Ready, t)
 		case "exit":
 			span(&l.Exit, t)
+		case "sleeps": // a count, not a time
+			l.Sleeps += t
 		}
 	}
 	prev := int64(0)

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "protocol.h"
+#include "../wait/wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +173,7 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 		r->active = 0;
 		break;
 	case COLL:
-		PMPI_Wait(&r->aux, MPI_STATUS_IGNORE);
+		mpivet_pmpi_Wait(&r->aux, MPI_STATUS_IGNORE);
 		if (r->newcomm) { /* MPI_Comm_idup: its shadow is ready too */
 			if (*r->newcomm != MPI_COMM_NULL)
 				ck_shadow_of(*r->newcomm, r->idup);

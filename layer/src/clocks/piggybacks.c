@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "protocol.h"
+#include "../wait/wait.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ void ck_ring_flush(void)
 {
 	for (int i = 0; i < RING; i++)
 		if (ring_req[i] != MPI_REQUEST_NULL)
-			PMPI_Wait(&ring_req[i], MPI_STATUS_IGNORE);
+			mpivet_pmpi_Wait(&ring_req[i], MPI_STATUS_IGNORE);
 }
 
 /* ck_send_pb counts a message to dest and sends its piggyback ahead of it. */
@@ -45,7 +46,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 		return;
 	unsigned k = ring_next++ % RING;
 	if (ring_req[k] != MPI_REQUEST_NULL)
-		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 	uint64_t *pb = &ring[(size_t)k * pbw];
 	memcpy(pb, clk, pbn * 8);
 	pb[pbn] = mpivet_sig(type);
@@ -65,7 +66,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 	 * the latency of 32 ranks' vector clocks, and one too large to go
 	 * eagerly could need the receive that is posted after its message. */
 	if (pbw * 8 <= PB_EAGER)
-		PMPI_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 }
 
 /* ck_check_types compares the type signature of a message (in its piggyback)
@@ -103,9 +104,10 @@ int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
 	PMPI_Irecv(pb, pbw, MPI_UINT64_T, src, tag, sh, &r);
 	PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
 	double t0 = 0;
+	struct mpivet_backoff b = {0};
 	for (unsigned i = 0; !flag; i++) {
 		PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-		if (!flag && (i & 1023) == 0) {
+		if (!flag && ((i & 1023) == 0 || b.ns)) { /* once sleeping, a look at the time costs little */
 			double t = PMPI_Wtime();
 			if (t0 == 0)
 				t0 = t;
@@ -116,6 +118,8 @@ int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
 				return 0;
 			}
 		}
+		if (!flag && mpivet_wait_sleep)
+			mpivet_backoff(&b);
 	}
 	return 1;
 }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "protocol.h"
+#include "../wait/wait.h"
 
 #include <stdlib.h>
 
@@ -96,7 +97,7 @@ void ck_unreceived(void)
 	for (size_t i = 0; i < nclaimed; i++)
 		drain(&claimed[i].m, claimed[i].bytes);
 	int64_t l[2] = {(int64_t)nsent, (int64_t)nreceived}, g[2];
-	if (PMPI_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] <= g[1])
+	if (mpivet_pmpi_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] <= g[1])
 		return;
 	int64_t missing = g[0] - g[1], found = 0;
 	double t0 = PMPI_Wtime();
@@ -105,7 +106,7 @@ void ck_unreceived(void)
 			if (shadows[i].key > 1)
 				found += ck_claim_unreceived(&shadows[i], 0);
 		l[0] = found, l[1] = PMPI_Wtime() - t0 > UNRECEIVED_WAIT;
-		if (PMPI_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] >= missing || g[1])
+		if (mpivet_pmpi_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] >= missing || g[1])
 			return;
 	}
 }

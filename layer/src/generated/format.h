@@ -144,5 +144,6 @@
 #define MPIVET_CONF_DETERMINISTIC "deterministic"
 #define MPIVET_CONF_ARGUMENTS "arguments"
 #define MPIVET_CONF_THREADS "threads"
+#define MPIVET_CONF_WAIT "wait"
 
 #endif

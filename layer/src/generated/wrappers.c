@@ -9,6 +9,7 @@
 #include "../slack/slack.h"
 #include "../arguments/arguments.h"
 #include "../rma/rma.h"
+#include "../wait/wait.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -6560,7 +6561,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
-	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_slack_on ? mpivet_std_send(buf, count, datatype, dest, tag, comm, NULL) : mpivet_pmpi_Send(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -6614,7 +6615,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
-	int rc_ = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_pmpi_Ssend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -6641,7 +6642,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
-	int rc_ = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+	int rc_ = mpivet_pmpi_Rsend(buf, count, datatype, dest, tag, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -6669,7 +6670,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
-	int rc_ = PMPI_Recv(buf, count, datatype, source, tag, comm, sp_);
+	int rc_ = mpivet_pmpi_Recv(buf, count, datatype, source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -6697,7 +6698,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
-	int rc_ = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
+	int rc_ = mpivet_pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -7023,7 +7024,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		mpivet_dt_pre(MPIVET_ID_MPI_Probe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Probe, e_, k_);
-	int rc_ = PMPI_Probe(source, tag, comm, sp_);
+	int rc_ = mpivet_pmpi_Probe(source, tag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Probe, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -7079,7 +7080,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 		mpivet_dt_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mprobe, e_, k_);
-	int rc_ = PMPI_Mprobe(source, tag, comm, message, sp_);
+	int rc_ = mpivet_pmpi_Mprobe(source, tag, comm, message, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mprobe, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -7135,7 +7136,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
-	int rc_ = PMPI_Mrecv(buf, count, datatype, message, sp_);
+	int rc_ = mpivet_pmpi_Mrecv(buf, count, datatype, message, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -7188,7 +7189,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		mpivet_dt_pre(MPIVET_ID_MPI_Wait, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Wait, e_, k_);
-	int rc_ = PMPI_Wait(request, sp_);
+	int rc_ = mpivet_pmpi_Wait(request, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Wait, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -7240,7 +7241,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 		mpivet_dt_pre(MPIVET_ID_MPI_Waitany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitany, e_, k_);
-	int rc_ = PMPI_Waitany(count, array_of_requests, index, sp_);
+	int rc_ = mpivet_pmpi_Waitany(count, array_of_requests, index, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitany, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -7291,7 +7292,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 		mpivet_dt_pre(MPIVET_ID_MPI_Waitall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitall, e_, k_);
-	int rc_ = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+	int rc_ = mpivet_pmpi_Waitall(count, array_of_requests, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitall, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -7341,7 +7342,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 		mpivet_dt_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Waitsome, e_, k_);
-	int rc_ = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+	int rc_ = mpivet_pmpi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Waitsome, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))

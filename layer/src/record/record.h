@@ -231,6 +231,10 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
 	mpivet_state_close(s);
 }
 
+/* mpivet_stamp_count adds a count of the layer's to the rank's timing file
+ * (MPIVET_TIMING, timing.c) as a "NAME N" line: how often it slept waiting
+ * (wait/). Nothing without MPIVET_TIMING. */
+void mpivet_stamp_count(const char *name, uint64_t n);
 void mpivet_write_maps(void);
 
 static inline uint64_t mpivet_site(uint64_t pc)

@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,16 @@ void mpivet_stamp(const char *phase)
 	int n = snprintf(line, sizeof line, "%s %lld %lld\n", phase, (long long)now.tv_sec * 1000000000LL + now.tv_nsec,
 			 (long long)cpu.tv_sec * 1000000000LL + cpu.tv_nsec);
 	if (write(timing_fd, line, n) != n)
+		timing_fd = -1;
+}
+
+void mpivet_stamp_count(const char *name, uint64_t n)
+{
+	if (timing_fd < 0)
+		return;
+	char line[128];
+	int k = snprintf(line, sizeof line, "%s %llu\n", name, (unsigned long long)n);
+	if (write(timing_fd, line, k) != k)
 		timing_fd = -1;
 }
 

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "slack.h"
 #include "../record/record.h"
+#include "../wait/wait.h"
 #include "../record/conf.h"
 #include "../generated/format.h"
 
@@ -152,8 +153,8 @@ int mpivet_std_send(const void *buf, int count, MPI_Datatype datatype, int dest,
 	if (mpivet_slack_next(dest))
 		return mpivet_slack_send(buf, count, datatype, dest, tag, comm, req);
 	if (mpivet_zero_buffering)
-		return req ? PMPI_Issend(buf, count, datatype, dest, tag, comm, req) : PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-	return req ? PMPI_Isend(buf, count, datatype, dest, tag, comm, req) : PMPI_Send(buf, count, datatype, dest, tag, comm);
+		return req ? PMPI_Issend(buf, count, datatype, dest, tag, comm, req) : mpivet_pmpi_Ssend(buf, count, datatype, dest, tag, comm);
+	return req ? PMPI_Isend(buf, count, datatype, dest, tag, comm, req) : mpivet_pmpi_Send(buf, count, datatype, dest, tag, comm);
 }
 
 void mpivet_slack_finalize(void)
