@@ -8,38 +8,9 @@
 //
 // The sources (src/) are in layers; each includes and calls only those
 // below it, and the recorder calls the services above it back through the
-// callbacks they register (struct mpivet_service, mpivet_commit_hook):
-//
-//	generated/format.h      constants shared with Go (record kinds, meta ids, state page,
-//	                        access kinds, signature classes, flags, wildcard kinds, clock
-//	                        modes, the diverged exit status, layer.conf keys), from api/api.go
-//	generated/ids.h         call ids and per-call parameter positions (among the parameters,
-//	                        and among the buffer checker's hook words), from api/mpi.api
-//	record/log.h            bottom: the log's and state page's globals, the services' interface,
-//	                        the record header (what log.c defines; log.c uses nothing above it)
-//	record/log.c            the log and state page the inline primitives use; the services' registry
-//	record/record.h         record format, inline recording primitives (on log.h)
-//	record/recorder.c       opens the rank's log and state page; process metadata, communicators
-//	record/crash.c          crash signals and MPI errors (fatal or returned)
-//	record/conf.c           the one reader of RUNDIR/layer.conf (also built into the supervisor)
-//	datatypes/walk.c        what a datatype is made of: the one reader of type constructors
-//	collectives/decode.c    what a collective call gives and takes: the one decoder of its
-//	                        parameters, in-place arguments, significant sides, buffer blocks
-//	signatures/signature.c  datatype signatures (type-mismatch, collective-mismatch);
-//	                        what each rank gives a collective
-//	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,
-//	                        which file does what), cost, typemap, windows, pages, operations,
-//	                        faults, hooks, setup; checker.h is what they share
-//	clocks/                 the clock protocol: core.c (what it does, which file does what),
-//	                        shadows, piggybacks, requests, events (wildcard events, guided
-//	                        replay), anyevents, unreceived (messages never received), hooks;
-//	                        protocol.h is what they share
-//	slack/slack.c           the standard-mode sends mpivet buffers itself (--buffering=infinite,
-//	                        the buffering-aware exploration's decisions)
-//	divergence/divergence.c a guided replay compares its calls with its parent run's, stops where they differ
-//	debug/gdb.c             replay --gdb RANK: the rank waits for a debugger
-//	generated/wrappers.c    top: C and Fortran wrappers, generated from api/mpi.api
-//	supervisor/supervise.c  the per-rank supervisor that records how a rank ended (no MPI)
+// callbacks they register (struct mpivet_service, mpivet_commit_hook).
+// README.md ("How it works") has the map of the layers, bottom to top: it
+// is kept in one place so that it cannot fall behind the tree.
 package layer
 
 //go:generate go run ../internal/gen ..
