@@ -745,10 +745,23 @@ func genCCall(w writer, c *api.Call, callArgs []string) {
 		}
 		w("\tint rc_ = mpivet_slack_on ? mpivet_std_send(%s, %s) : P%s(%s);\n", strings.Join(callArgs[:6], ", "), reqArg, c.Name, strings.Join(callArgs, ", "))
 	} else if c.Sync != "" {
-		w("\tint rc_ = mpivet_zero_buffering ? P%s(%s) : P%s(%s);\n", c.Sync, strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
+		w("\tint rc_ = mpivet_zero_buffering ? %s(%s) : P%s(%s);\n", syncC(c), strings.Join(callArgs, ", "), c.Name, strings.Join(callArgs, ", "))
 	} else {
 		w("\tint rc_ = P%s(%s);\n", c.Name, strings.Join(callArgs, ", "))
 	}
+}
+
+// layerSync reports whether the call that replaces c under zero buffering
+// is the layer's own (MPI_Sendrecv's: the MPI has no synchronous one), not
+// an MPI call.
+func layerSync(c *api.Call) bool { return strings.HasPrefix(c.Sync, "mpivet_") }
+
+// syncC is the C function called instead of c under zero buffering.
+func syncC(c *api.Call) string {
+	if layerSync(c) {
+		return c.Sync
+	}
+	return "P" + c.Sync
 }
 
 // genC writes the C wrapper.
@@ -1206,7 +1219,21 @@ func (f *fortranGen) call() {
 		}
 		w("\t\tif (ierr)\n\t\t\t*ierr = r_;\n\t} else {\n")
 	}
-	if c.Sync != "" {
+	if layerSync(c) {
+		// Under zero buffering, the layer's own call on the C views; the
+		// status goes back to the Fortran one, which is read below.
+		var cargs []string
+		for _, p := range c.Params {
+			if p.Role == api.Status {
+				cargs = append(cargs, "sp_")
+			} else {
+				cargs = append(cargs, p.Name)
+			}
+		}
+		w("\tif (mpivet_zero_buffering) {\n\t\tint r_ = %s(%s);\n", c.Sync, strings.Join(cargs, ", "))
+		w("\t\tPMPI_Status_c2f(sp_, a_status);\n\t\tif (ierr)\n\t\t\t*ierr = r_;\n")
+		w("\t} else\n\t\treal_(%s);\n", strings.Join(callArgs, ", "))
+	} else if c.Sync != "" {
 		// Under zero buffering, the MPI's binding of the synchronous send.
 		w("\tstatic mpivet_ft_%s sync_[2];\n", c.Name)
 		w("\tif (mpivet_zero_buffering && !sync_[f08_])\n\t\tsync_[f08_] = (mpivet_ft_%s)mpivet_next(f08_ ? %s : %q);\n", c.Name,
