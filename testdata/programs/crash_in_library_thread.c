@@ -1,7 +1,7 @@
 /* Fault injection: a crash in a thread of the MPI library while the
  * program's MPI_Finalize runs, as Open MPI 4.1 rarely does on a heavily
  * loaded machine. Rank 0's helper thread waits until the main thread is in
- * MPI_Finalize (rank 1 enters it a second later, so rank 0's waits), then
+ * MPI_Finalize (rank 1 enters it 3 s later, so rank 0's waits), then
  * sends SIGSEGV to the newest of Open MPI's own threads (PMIx's progress
  * thread), which the library created and which never calls MPI. mpivet
  * reports that as mpi-library-crash, a warning, not as the program's
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		pthread_create(&t, NULL, injector, NULL);
 	else
-		sleep(1);
+		sleep(3);
 	finalizing = 1;
 	MPI_Finalize(); // want "mpi-library-crash"
 	if (rank == 0)
