@@ -405,7 +405,7 @@ const (
 	MetaProcess     = 1  // rank, size, pid, thread level, then host name (string)
 	MetaConstants   = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
 	MetaMaps        = 3  // executable mappings of the process (string, /proc/self/maps lines)
-	MetaSignal      = 4  // signal number, faulting pc, fault address, callers' return addresses
+	MetaSignal      = 4  // signal number | thread flags (Signal*) << 32, faulting pc, fault address, callers' return addresses
 	MetaOverflow    = 5  // the log reached its size limit; later records are lost
 	MetaError       = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
 	MetaComm        = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
@@ -427,6 +427,18 @@ const (
 	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
 	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+)
+
+// Thread flags of a MetaSignal record (its first word's high half): which
+// thread the signal interrupted. A crash in a thread the MPI library made,
+// while the program's MPI_Finalize runs, is the library's (checks/failure).
+const (
+	SignalKnown     = 1 << 0 // the flags are recorded (older layers wrote none)
+	SignalMain      = 1 << 1 // the process's initial thread
+	SignalCalledMPI = 1 << 2 // a thread that called MPI through the layer
+	SignalLibrary   = 1 << 3 // a thread created by the MPI library's own code (pthread_create called from it)
+	SignalUnwound   = 1 << 4 // the callers were unwound (a record without it was written before unwinding)
+	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; no fault address
 )
 
 // Rules an argument breaks (MetaArgument), checked by the layer

@@ -125,6 +125,32 @@ func TestFailures(t *testing.T) {
 			mk(2, &trace.Exit{Exited: true}, fin)}, "error:program-failure", "without calling MPI_Finalize"},
 		{"mpi-ended-job", []*trace.Process{
 			mk(0, nil, barrier), mk(1, nil, barrier), mk(2, nil, barrier)}, "error:program-failure", "ended by the MPI library"},
+		// a thread the MPI made crashes inside the program's MPI_Finalize:
+		// the library's failure, a warning
+		{"library-thread-in-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 11}, fin), api.SignalLibrary),
+			mk(1, &trace.Exit{Signal: 15, Forwarded: 15}, fin),
+			mk(2, &trace.Exit{Signal: 15, Forwarded: 15}, fin)}, "warning:mpi-library-crash", "thread of the MPI library"},
+		// the same thread before MPI_Finalize: the program's run failed
+		{"library-thread-before-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 11}, barrier), api.SignalLibrary),
+			mk(1, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			mk(2, &trace.Exit{Signal: 15, Forwarded: 15}, barrier)}, "error:program-failure", "SIGSEGV"},
+		// a thread of the program's, or one that called MPI, or the main
+		// thread, inside MPI_Finalize: the program's
+		{"program-thread-in-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 11}, fin), 0),
+			mk(1, &trace.Exit{Exited: true}, fin), mk(2, &trace.Exit{Exited: true}, fin)}, "error:program-failure", "SIGSEGV"},
+		{"mpi-calling-thread-in-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 11}, fin), api.SignalLibrary|api.SignalCalledMPI),
+			mk(1, &trace.Exit{Exited: true}, fin), mk(2, &trace.Exit{Exited: true}, fin)}, "error:program-failure", "SIGSEGV"},
+		{"main-thread-in-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 6}, fin), api.SignalLibrary|api.SignalMain),
+			mk(1, &trace.Exit{Exited: true}, fin), mk(2, &trace.Exit{Exited: true}, fin)}, "error:program-failure", "SIGABRT"},
+		// a record of an older layer, without thread flags
+		{"unknown-thread-in-finalize", []*trace.Process{
+			crashed(mk(0, &trace.Exit{Signal: 11}, fin), -1),
+			mk(1, &trace.Exit{Exited: true}, fin), mk(2, &trace.Exit{Exited: true}, fin)}, "error:program-failure", "SIGSEGV"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := run(t, &check.Input{Run: &trace.Run{Procs: tc.procs}, NP: 3, LauncherOutput: "Fatal error in PMPI_Barrier: Other MPI error"})
@@ -133,6 +159,17 @@ func TestFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashed gives p the layer's record of the signal that ended it, in a
+// thread with these api.Signal* flags (-1: a record without them).
+func crashed(p *trace.Process, flags int) *trace.Process {
+	th := uint64(0)
+	if flags >= 0 {
+		th = api.SignalKnown | api.SignalUnwound | uint64(flags)
+	}
+	p.Signal = &trace.Signal{Number: p.Exit.Signal, Thread: th, PC: 0x1234}
+	return p
 }
 
 func TestTimeout(t *testing.T) {

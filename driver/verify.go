@@ -127,7 +127,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if off == "" {
 		again = explore.Complete(first.Run)
 	}
-	firstEnded := !x.found(1, "timeout", "program-failure")
+	// (a run the MPI library's crash ended has no whole records to
+	// replay without buffering either)
+	firstEnded := !x.found(1, "timeout", "program-failure", "mpi-library-crash")
 	x.first = unreceivedOnly(first.Run)
 	var sim *zerobuf.Result
 	if replay == nil && o.BufferingCheck == "auto" && firstEnded && stopped == "" {

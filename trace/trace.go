@@ -204,9 +204,25 @@ type Comm struct {
 // Signal is a crash signal the layer saw in the rank.
 type Signal struct {
 	Number  int
+	Thread  uint64   // which thread it interrupted: api.Signal* flags (0: not recorded)
 	PC      uint64   // the interrupted instruction (from the signal's context)
 	Addr    uint64   // the faulting address
 	Callers []uint64 // return addresses of the frames that called it, innermost first
+}
+
+// LibraryThread reports whether the signal interrupted a thread that the
+// MPI library created (its progress threads) and that never called MPI
+// through the layer: not a thread of the program's.
+func (s *Signal) LibraryThread() bool {
+	return s.Thread&api.SignalKnown != 0 && s.Thread&api.SignalLibrary != 0 &&
+		s.Thread&(api.SignalMain|api.SignalCalledMPI) == 0
+}
+
+// Unwound reports whether Callers is the stack the layer unwound; false
+// when the unwinding itself faulted, and only the interrupted instruction
+// is known.
+func (s *Signal) Unwound() bool {
+	return s.Thread&api.SignalKnown == 0 || s.Thread&api.SignalUnwound != 0
 }
 
 // Error is an error an MPI call returned to the program.

@@ -22,7 +22,7 @@ import (
 // Check reports ranks that crashed, aborted, failed or quit MPI improperly.
 var Check = &check.Check{
 	Name:  "program-failure",
-	Kinds: []string{"program-failure", "truncation"},
+	Kinds: []string{"program-failure", "truncation", "mpi-library-crash"},
 	Doc: `ranks that crash, call MPI_Abort, exit non-zero or exit without MPI_Finalize
 
 A rank killed by a signal (segmentation fault, bus error, floating point
@@ -40,7 +40,19 @@ MPI_ERRORS_ARE_FATAL, that error ends the job inside the receive; mpivet
 reports it as truncation, with the receive's rank and line and what the MPI
 said, instead of as a crash. The sender and the receiver disagree on the
 message's size: check the counts and datatypes on both sides, or probe
-(MPI_Probe, MPI_Get_count) before receiving messages of varying length.`},
+(MPI_Probe, MPI_Get_count) before receiving messages of varying length.`,
+		"mpi-library-crash": `a thread of the MPI library crashed while the program's MPI_Finalize ran
+
+MPIs run threads of their own in each rank (Open MPI's progress thread and
+PMIx's) and stop them inside MPI_Finalize. A crash signal in one of those
+threads (one the library's own code created, and which never called MPI),
+after the program entered MPI_Finalize, is the library's failure, not the
+program's: the program did its part, and every rank had reached
+MPI_Finalize in it. It is reported as a warning with where the thread
+crashed, and the ranks the launcher ended because of it. Seen rarely with
+Open MPI 4.1 on heavily loaded machines; run the program again. A crash in
+the program's own threads, or in any thread before MPI_Finalize, stays a
+program-failure.`},
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
 }
@@ -252,19 +264,38 @@ func (e *ending) fatalError() *failed {
 // killed: a signal that is not a launcher's ended the process.
 func (e *ending) killed() *failed {
 	p, x := e.p, e.x
+	s := p.Signal
+	if s != nil && s.Number != x.Signal {
+		s = nil // the layer saw another signal than the one that ended it
+	}
+	library := s != nil && s.LibraryThread() && p.FinalizeCall() != nil
 	msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 	var locs []check.Location
 	stack := ""
-	if s := p.Signal; s != nil && s.Number == x.Signal && e.pass.In.Sym != nil {
+	if s != nil && e.pass.In.Sym != nil {
 		var where string
 		locs, where, stack = crashSite(e.pass.In.Sym, p, s)
 		msg += where
-		if s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS) {
+		switch {
+		case s.Thread&api.SignalSent != 0:
+			msg += " (sent by kill or raise)"
+		case s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS):
 			msg += fmt.Sprintf(" (address %#x)", s.Addr)
 		}
+		if !s.Unwound() {
+			stack += "\n(its callers are unknown: unwinding the stack faulted too)"
+		}
+	}
+	if library {
+		msg += ", in a thread of the MPI library (one it created, which never called MPI), while the program's MPI_Finalize ran"
 	}
 	locs = append(locs, e.lastLoc("last MPI call")...)
-	return &failed{p: p, f: check.Finding{Message: msg + e.lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)}
+	f := &failed{p: p, f: check.Finding{Message: msg + e.lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)}
+	if library {
+		f.f.Kind, f.f.Severity = "mpi-library-crash", check.Warning
+		f.f.Message += "; a failure of the MPI library, not of the program"
+	}
+	return f
 }
 
 // endedInCall: the process exited from inside an MPI call, so the MPI's

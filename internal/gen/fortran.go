@@ -381,7 +381,21 @@ func (f *fortranGen) call() {
 		}
 		w("\t\tif (ierr)\n\t\t\t*ierr = r_;\n\t} else {\n")
 	}
-	if c.Sync != "" {
+	if layerSync(c) {
+		// Under zero buffering, the layer's own call on the C views; the
+		// status goes back to the Fortran one, which is read below.
+		var cargs []string
+		for _, p := range c.Params {
+			if p.Role == api.Status {
+				cargs = append(cargs, "sp_")
+			} else {
+				cargs = append(cargs, p.Name)
+			}
+		}
+		w("\tif (mpivet_zero_buffering) {\n\t\tint r_ = %s(%s);\n", c.Sync, strings.Join(cargs, ", "))
+		w("\t\tPMPI_Status_c2f(sp_, a_status);\n\t\tif (ierr)\n\t\t\t*ierr = r_;\n")
+		w("\t} else\n\t\treal_(%s);\n", strings.Join(callArgs, ", "))
+	} else if c.Sync != "" {
 		// Under zero buffering, the MPI's binding of the synchronous send.
 		w("\tstatic mpivet_ft_%s sync_[2];\n", c.Name)
 		w("\tif (mpivet_zero_buffering && !sync_[f08_])\n\t\tsync_[f08_] = (mpivet_ft_%s)mpivet_next(f08_ ? %s : %q);\n", c.Name,

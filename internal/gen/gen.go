@@ -552,7 +552,7 @@ func genCCall(w writer, c *api.Call, callArgs []string) {
 		}
 		w("\tint rc_ = mpivet_slack_on ? mpivet_std_send(%s, %s) : %s(%s);\n", strings.Join(callArgs[:6], ", "), reqArg, pmpi(c.Name), strings.Join(callArgs, ", "))
 	} else if c.Sync != "" {
-		w("\tint rc_ = mpivet_zero_buffering ? %s(%s) : %s(%s);\n", pmpi(c.Sync), strings.Join(callArgs, ", "), pmpi(c.Name), strings.Join(callArgs, ", "))
+		w("\tint rc_ = mpivet_zero_buffering ? %s(%s) : %s(%s);\n", syncC(c), strings.Join(callArgs, ", "), pmpi(c.Name), strings.Join(callArgs, ", "))
 	} else {
 		w("\tint rc_ = %s(%s);\n", pmpi(c.Name), strings.Join(callArgs, ", "))
 	}
@@ -578,6 +578,19 @@ func pmpi(name string) string {
 		return "mpivet_pmpi_" + strings.TrimPrefix(name, "MPI_")
 	}
 	return "P" + name
+}
+
+// layerSync reports whether the call that replaces c under zero buffering
+// is the layer's own (MPI_Sendrecv's: the MPI has no synchronous one), not
+// an MPI call.
+func layerSync(c *api.Call) bool { return strings.HasPrefix(c.Sync, "mpivet_") }
+
+// syncC is the C function called instead of c under zero buffering.
+func syncC(c *api.Call) string {
+	if layerSync(c) {
+		return c.Sync
+	}
+	return pmpi(c.Sync)
 }
 
 // genC writes the C wrapper.

@@ -308,7 +308,8 @@ static void thread_exit(void *unused)
  * there, on a page protected for a pending buffer (a receive into a
  * variable on the same stack page, in a hybrid code), would kill the rank
  * instead of reaching the handler. So the pages are open while it runs, as
- * in an MPI call. */
+ * in an MPI call. The threads the MPI's own code creates are noted for the
+ * crash handler (record/crash.c). */
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -317,11 +318,20 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 		if (!real)
 			return EAGAIN;
 	}
-	if (!mpivet_bc_live)
-		return real(t, attr, f, arg);
+	/* whose thread it is: the MPI's (its progress threads) or the program's */
+	Dl_info d;
+	void *caller = __builtin_return_address(0);
+	int library = dladdr(caller, &d) && d.dli_fname && is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
+	int r;
+	if (!mpivet_bc_live) {
+		if ((r = real(t, attr, f, arg)) == 0 && library)
+			mpivet_library_thread(*t);
+		return r;
+	}
 	int nested = mpivet_bc_entered; /* inside an MPI call: open until it returns */
 	mpivet_bc_enter(0);
-	int r = real(t, attr, f, arg);
+	if ((r = real(t, attr, f, arg)) == 0 && library)
+		mpivet_library_thread(*t); /* (read while the pages are open) */
 	if (!nested)
 		mpivet_bc_leave();
 	return r;

@@ -181,6 +181,15 @@ static void pre_completion(unsigned call, void **k)
 		}
 		break;
 	}
+	case MPIVET_ID_MPI_Request_get_status: {
+		/* as MPI_Test, without freeing: the request (by value) is the
+		 * wrapper's copy, shown as dt_dummy while not complete */
+		MPI_Request *h = &ARG(MPI_Request, MPIVET_K_MPI_Request_get_status_request);
+		snapshot(h, 1);
+		if (dt_pick(h, 1, 0) == -1)
+			*h = dt_dummy;
+		break;
+	}
 	case MPIVET_ID_MPI_Testany:
 	case MPIVET_ID_MPI_Waitany: {
 		MPI_Request *hs = ARG(MPI_Request *, 1);
@@ -339,6 +348,16 @@ static void post_completion(unsigned call, void **k, int ok)
 		else if (ok && *ARG(int *, MPIVET_K_MPI_Test_flag))
 			finished(0, ARG(MPI_Status *, MPIVET_K_MPI_Test_status));
 		break;
+	case MPIVET_ID_MPI_Request_get_status: {
+		/* complete: a deferred receive's status is the real receive's;
+		 * the request stays the program's, completed later by a Wait or
+		 * Test (finished) */
+		int *flag = ARG(int *, MPIVET_K_MPI_Request_get_status_flag);
+		struct treq *t = cur.nsnap ? cur.snap[0] : NULL;
+		if (ok && flag && *flag && t && t->df)
+			dt_defer_status(t->df, ARG(MPI_Status *, MPIVET_K_MPI_Request_get_status_status));
+		break;
+	}
 	case MPIVET_ID_MPI_Testall: {
 		if (cur.user) {
 			ARG(MPI_Request *, MPIVET_K_MPI_Testall_array_of_requests) = cur.user;

@@ -122,6 +122,14 @@
 #define MPIVET_RMA_ORIGIN_SPAN 3
 #define MPIVET_RMA_WORDS 4
 
+/* Thread flags of a META_SIGNAL record, in its first word's high half (api.Signal*) */
+#define MPIVET_SIGNAL_KNOWN 1
+#define MPIVET_SIGNAL_MAIN 2
+#define MPIVET_SIGNAL_CALLED_MPI 4
+#define MPIVET_SIGNAL_LIBRARY 8
+#define MPIVET_SIGNAL_UNWOUND 16
+#define MPIVET_SIGNAL_SENT 32
+
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86
 

@@ -6698,7 +6698,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
-	int rc_ = mpivet_pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
+	int rc_ = mpivet_zero_buffering ? mpivet_zero_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_) : mpivet_pmpi_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -6726,7 +6726,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
-	int rc_ = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
+	int rc_ = mpivet_zero_buffering ? mpivet_zero_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_) : PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
@@ -11751,7 +11751,13 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
 	}
-	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
+	if (mpivet_zero_buffering) {
+		int r_ = mpivet_zero_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, sp_);
+		PMPI_Status_c2f(sp_, a_status);
+		if (ierr)
+			*ierr = r_;
+	} else
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
@@ -11824,7 +11830,13 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 		if ((w_source = source) != *(MPI_Fint *)f_source)
 			a_source = &w_source;
 	}
-	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
+	if (mpivet_zero_buffering) {
+		int r_ = mpivet_zero_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp_);
+		PMPI_Status_c2f(sp_, a_status);
+		if (ierr)
+			*ierr = r_;
+	} else
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {

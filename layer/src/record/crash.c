@@ -10,8 +10,10 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <pthread.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 static struct sigaction old_actions[32];
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -44,12 +46,104 @@ static int crash_stack(uint64_t pc, uint64_t sp, uint64_t *f)
 	return k;
 }
 
+/* ---- Which thread crashed ----
+ *
+ * Open MPI runs threads of its own in every rank (its progress thread and
+ * PMIx's, both libevent loops), and stops them inside MPI_Finalize. A crash
+ * in one of those while the program's MPI_Finalize runs is the library's,
+ * not the program's: the signal record says which thread it was, and the
+ * failure check tells the two apart. A thread is the library's when the
+ * MPI's own code created it (buffers/faults.c interposes pthread_create and
+ * tells the recorder here); the table is read in the signal handler, so it
+ * is a fixed array written with atomics, never freed. */
+#define MAX_LIBRARY_THREADS 64
+static pthread_t library_threads[MAX_LIBRARY_THREADS];
+static int nlibrary_threads;
+
+void mpivet_library_thread(pthread_t t)
+{
+	int i = __atomic_fetch_add(&nlibrary_threads, 1, __ATOMIC_RELAXED);
+	if (i < MAX_LIBRARY_THREADS)
+		__atomic_store_n(&library_threads[i], t, __ATOMIC_RELEASE);
+}
+
+static int library_thread(void)
+{
+	pthread_t self = pthread_self();
+	int n = __atomic_load_n(&nlibrary_threads, __ATOMIC_RELAXED);
+	for (int i = 0; i < n && i < MAX_LIBRARY_THREADS; i++)
+		if (pthread_equal(__atomic_load_n(&library_threads[i], __ATOMIC_ACQUIRE), self))
+			return 1;
+	return 0;
+}
+
+/* thread_flags are the MPIVET_SIGNAL_* bits of the signal record's first
+ * word (api.Signal* in Go) for the thread the signal interrupted. */
+static uint64_t thread_flags(void)
+{
+	uint64_t f = MPIVET_SIGNAL_KNOWN;
+	if (getpid() == gettid())
+		f |= MPIVET_SIGNAL_MAIN;
+	if (mpivet_slot)
+		f |= MPIVET_SIGNAL_CALLED_MPI;
+	if (library_thread())
+		f |= MPIVET_SIGNAL_LIBRARY;
+	return f;
+}
+
+/* signal_record logs the signal with the callers known so far. A thread
+ * other than the one calling MPI may crash while that one records (the log
+ * is not reserved atomically then: mpivet_mt is off), so the handler always
+ * reserves its room atomically. */
+static void signal_record(uint64_t head, uint64_t pc, uint64_t addr, const uint64_t *f, int n)
+{
+	uint64_t size = 8 + (3 + (uint64_t)n) * 8, off = __atomic_fetch_add(&mpivet_pos, size, __ATOMIC_RELAXED);
+	if (off + size > mpivet_ready && !mpivet_grow(off + size)) {
+		mpivet_overflow(off);
+		return;
+	}
+	uint64_t *w = (uint64_t *)(mpivet_base + off + 8);
+	w[0] = head, w[1] = pc, w[2] = addr;
+	for (int i = 0; i < n; i++)
+		w[3 + i] = f[i];
+	mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
+}
+
+/* The signal a thread is handling, while on_crash runs in it (0: none). */
+static __thread int crashing __attribute__((tls_model("initial-exec")));
+
+/* second_fault: a crash signal arrived while on_crash handled another in
+ * the same thread (the unwinder faulted: a library unmapped under it by
+ * another thread's dlclose, unwind information that does not match the
+ * code). The first signal's record is written already, with the crashing
+ * instruction; the process ends now by that first signal, its default
+ * action, without handing it on (the previous handler, the MPI's, would
+ * unwind the same stack). */
+static void second_fault(void)
+{
+	int first = crashing;
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(first, &dfl, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, first);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(first);
+	_exit(128 + first);
+}
+
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
 	/* a fault a service caused (a protected page of a pending nonblocking
 	 * buffer), not a crash */
-	if (sig == SIGSEGV && mpivet_service_fault(si, uc))
+	if (sig == SIGSEGV && !crashing && mpivet_service_fault(si, uc))
 		return;
+	if (crashing)
+		second_fault();
+	crashing = sig;
 	uint64_t pc = 0, sp = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -59,29 +153,33 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.sp;
 #endif
 	if (mpivet_on) {
-		uint64_t f[CRASH_FRAMES], off;
+		int sent = !si || si->si_code <= 0;
+		uint64_t head = (uint64_t)sig | (thread_flags() | (sent ? MPIVET_SIGNAL_SENT : 0)) << 32;
+		uint64_t addr = sent ? 0 : MPIVET_A(si->si_addr);
+		/* what is known without unwinding first: if the unwinder faults,
+		 * this is the report */
+		signal_record(head, pc, addr, NULL, 0);
+		uint64_t f[CRASH_FRAMES];
 		int n = crash_stack(pc, sp, f);
-		uint64_t *w = mpivet_begin(3 + n, &off);
-		if (w) {
-			w[0] = (uint64_t)sig;
-			w[1] = pc;
-			w[2] = MPIVET_A(si ? si->si_addr : 0);
-			memcpy(w + 3, f, n * sizeof *f);
-			mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
-		}
+		signal_record(head | (uint64_t)MPIVET_SIGNAL_UNWOUND << 32, pc, addr, f, n);
 	}
 	/* Hand the signal on to whoever had it before us (MPI's own handler, or
 	 * the default action). */
 	struct sigaction *old = &old_actions[sig];
 	sigaction(sig, old, NULL);
+	/* (crashing stays set while it runs: a fault in it ends the process
+	 * by this signal too) */
 	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
 		old->sa_sigaction(sig, si, uc);
+		crashing = 0;
 		return;
 	}
 	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
 		old->sa_handler(sig);
+		crashing = 0;
 		return;
 	}
+	crashing = 0;
 	/* A fault re-executes and now takes the default action; a sent signal is
 	 * raised again. */
 	if (!si || si->si_code <= 0 || sig == SIGABRT)

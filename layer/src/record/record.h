@@ -22,6 +22,7 @@
 #define MPIVET_RECORD_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -248,5 +249,9 @@ static inline uint64_t mpivet_site(uint64_t pc)
 /* Fortran 2008 bindings of some MPIs pass choice buffers as a C descriptor,
  * whose first member is the base address. */
 #define MPIVET_CFI_ADDR(p) ((p) ? *(void *const *)(p) : (void *)0)
+
+/* mpivet_library_thread notes a thread the MPI library created (crash.c:
+ * a crash in it during MPI_Finalize is the library's, not the program's). */
+void mpivet_library_thread(pthread_t t);
 
 #endif

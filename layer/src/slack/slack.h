@@ -26,6 +26,17 @@ int mpivet_std_send(const void *buf, int count, MPI_Datatype datatype, int dest,
 int mpivet_slack_next(int dest);
 int mpivet_slack_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *req);
 
+/* mpivet_zero_sendrecv and mpivet_zero_sendrecv_replace are MPI_Sendrecv
+ * and MPI_Sendrecv_replace under --buffering=zero: the send half is
+ * standard-mode, so it becomes synchronous like MPI_Send's (MPI_Issend),
+ * posted with the receive half and completed with it. There is no
+ * synchronous MPI_Sendrecv to call instead. _replace receives into a packed
+ * copy (MPI_PACKED matches any send type) while the send reads buf. */
+int mpivet_zero_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount,
+			 MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int mpivet_zero_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+				 MPI_Status *status);
+
 /* mpivet_slack_finalize completes the layer's buffered sends before
  * MPI_Finalize (for at most a few seconds: a message nobody receives is
  * the unreceived-message check's business, not a reason to hang). */
