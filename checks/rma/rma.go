@@ -96,6 +96,6 @@ func run(pass *check.Pass) (any, error) {
 	s.mismatches()
 	clocks(s)
 	s.races()
-	s.targetStores()
+	s.targetStores(s.targetAccesses())
 	return nil, nil
 }
