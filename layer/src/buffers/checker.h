@@ -343,6 +343,7 @@ void bc_exposure_open(uint64_t win, unsigned call, uint64_t logref, int noput, i
 void bc_exposure_close(uint64_t win);
 void bc_exposure_enter(void);
 void bc_exposure_leave(void);
+void bc_exposure_off(void);
 int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program);
 
 /* ---- Faults, traps and threads (faults.c) ---- */

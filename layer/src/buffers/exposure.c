@@ -17,7 +17,8 @@
  * that kind of access for the rest of the epoch, so a target that computes
  * on its window during the epoch (the interior of a stencil, the same
  * pages as its ghost cells) pays at most two faults per page and epoch,
- * not one per access. The analysis (checks/rma, local.go) compares the
+ * not one per access, and a page whose accesses are the same in every
+epoch is left open for a while (demotion, below). The analysis (checks/rma, local.go) compares the
  * recorded offsets with the bytes remote operations of the same epoch
  * access. Only the first access of each kind per page is seen: a ghost
  * cell read after an interior cell of the same page in the same epoch is
@@ -49,6 +50,16 @@
 
 #include <string.h>
 
+/* A page of a window, across its watched epochs. */
+struct xpage {
+	uint64_t cur, prev;   /* what was recorded on it in this epoch, and in the last that recorded anything */
+	uint32_t skip;        /* watched epochs it stays open for (demoted) */
+	unsigned char seen;   /* SEEN_LOAD, SEEN_STORE: open to those in this epoch */
+	unsigned char same;   /* epochs in a row that recorded the same accesses */
+	unsigned char strikes; /* demotions so far */
+};
+enum { SEEN_LOAD = 1, SEEN_STORE = 2 };
+
 struct xwin {
 	uint64_t win;
 	uintptr_t base, end; /* the window's bytes */
@@ -57,9 +68,26 @@ struct xwin {
 	unsigned call;       /* its call id */
 	int open;            /* a watched exposure epoch is open */
 	int noput;           /* MPI_MODE_NOPUT: nothing remote writes it */
-	unsigned char *seen; /* per page: SEEN_LOAD, SEEN_STORE */
+	int closed;          /* some of its pages are protected now */
+	struct xpage *pg;
 };
-enum { SEEN_LOAD = 1, SEEN_STORE = 2 };
+
+/* Demotion. A page whose program accesses recorded in an epoch (the first
+ * load and store: their instruction and byte) are those of the last epoch
+ * that recorded any, SAME_EPOCHS times in a row, is a loop doing the same
+ * thing every iteration (a stencil computing on its interior and reading
+ * its ghost cells after the closing fence): recording it again would add
+ * faults and records, and nothing for the analysis unless the remote
+ * operations differ. It is left open for DEMOTED_EPOCHS watched epochs,
+ * twice as long each time (up to 2^MAX_STRIKES times), then watched again;
+ * if its accesses are still the same, demoted again at once. So a race
+ * that happens in every iteration is found in the first, and records grow
+ * with the logarithm of the run's length; one that only a later iteration
+ * makes, at an instruction and byte recorded before, on a demoted page, is
+ * missed. */
+#define SAME_EPOCHS 2
+#define DEMOTED_EPOCHS 64
+#define MAX_STRIKES 6
 
 static struct xwin *xw;
 static int nxw, capxw;
@@ -85,8 +113,8 @@ void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole)
 		lo = ((uintptr_t)base + pagesz - 1) & ~(pagesz - 1), hi = ((uintptr_t)base + (uintptr_t)size) & ~(pagesz - 1);
 	if (hi <= lo)
 		return;
-	unsigned char *seen = bc_xalloc((hi - lo) / pagesz);
-	if (!seen)
+	struct xpage *pg = bc_xalloc((hi - lo) / pagesz * sizeof *pg);
+	if (!pg)
 		return;
 	lock();
 	if (nxw == capxw) {
@@ -94,21 +122,36 @@ void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole)
 		struct xwin *x = bc_xrealloc(xw, cap * sizeof *x);
 		if (!x) {
 			unlock();
-			bc_xfree(seen);
+			bc_xfree(pg);
 			return;
 		}
 		xw = x, capxw = cap;
 	}
-	xw[nxw++] = (struct xwin){.win = win, .base = (uintptr_t)base, .end = (uintptr_t)base + (uintptr_t)size, .lo = lo, .hi = hi, .seen = seen};
+	xw[nxw++] = (struct xwin){.win = win, .base = (uintptr_t)base, .end = (uintptr_t)base + (uintptr_t)size, .lo = lo, .hi = hi, .pg = pg};
 	unlock();
 }
 
-/* close_epoch ends w's watched epoch (its pages are open: the caller is in MPI). */
+/* close_epoch ends w's watched epoch (its pages are open: the caller is in
+ * MPI), and demotes the pages whose accesses were the same again. */
 static void close_epoch(struct xwin *w)
 {
-	if (w->open)
-		nexposed--;
+	if (!w->open)
+		return;
+	nexposed--;
 	w->open = 0;
+	size_t n = (w->hi - w->lo) / pagesz;
+	for (size_t j = 0; j < n; j++) {
+		struct xpage *p = &w->pg[j];
+		if (!p->cur)
+			continue; /* nothing recorded: no evidence either way */
+		p->same = p->cur == p->prev ? p->same + 1 : 0;
+		p->prev = p->cur, p->cur = 0;
+		if (p->same >= SAME_EPOCHS) {
+			p->skip = DEMOTED_EPOCHS << (p->strikes < MAX_STRIKES ? p->strikes : MAX_STRIKES);
+			p->strikes += p->strikes < 255;
+			p->same = SAME_EPOCHS - 1; /* once more the same after it: demoted again */
+		}
+	}
 }
 
 /* bc_exposure_remove forgets window win (MPI_Win_free). */
@@ -118,7 +161,7 @@ void bc_exposure_remove(uint64_t win)
 	struct xwin *w = find(win);
 	if (w) {
 		close_epoch(w);
-		bc_xfree(w->seen);
+		bc_xfree(w->pg);
 		*w = xw[--nxw];
 	}
 	unlock();
@@ -136,7 +179,12 @@ void bc_exposure_open(uint64_t win, unsigned call, uint64_t logref, int noput, i
 		if (opens && bc_watch(mpivet_call_pc)) {
 			w->open = 1, w->noput = noput;
 			w->opener = logref, w->call = call;
-			memset(w->seen, 0, (w->hi - w->lo) / pagesz);
+			size_t n = (w->hi - w->lo) / pagesz;
+			for (size_t j = 0; j < n; j++) {
+				struct xpage *p = &w->pg[j];
+				p->seen = p->skip ? SEEN_LOAD | SEEN_STORE : 0;
+				p->skip -= p->skip > 0;
+			}
 			nexposed++;
 			mpivet_bc_live = 1;
 		}
@@ -163,8 +211,19 @@ void bc_exposure_enter(void)
 		return;
 	xopen = 1;
 	for (int i = 0; i < nxw; i++)
-		if (xw[i].open)
+		if (xw[i].closed) {
 			bc_prot(xw[i].lo, xw[i].hi - xw[i].lo, RW, S_ENTRY);
+			xw[i].closed = 0;
+		}
+}
+
+/* bc_exposure_off ends every epoch with its pages open (MPI_Finalize: the
+ * program may use its window memory after it). The caller holds the lock. */
+void bc_exposure_off(void)
+{
+	bc_exposure_enter();
+	for (int i = 0; i < nxw; i++)
+		close_epoch(&xw[i]);
 }
 
 static int page_prot(const struct xwin *w, unsigned char seen)
@@ -188,12 +247,14 @@ void bc_exposure_leave(void)
 			continue;
 		size_t n = (w->hi - w->lo) / pagesz;
 		for (size_t j = 0; j < n;) {
-			int p = page_prot(w, w->seen[j]);
+			int p = page_prot(w, w->pg[j].seen);
 			size_t k = j + 1;
-			while (k < n && page_prot(w, w->seen[k]) == p)
+			while (k < n && page_prot(w, w->pg[k].seen) == p)
 				k++;
-			if (p != RW)
+			if (p != RW) {
 				bc_prot(w->lo + j * pagesz, (k - j) * pagesz, p, S_LEAVE);
+				w->closed = 1;
+			}
 			j = k;
 		}
 	}
@@ -212,7 +273,7 @@ int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
 			w = &xw[i];
 	if (!w)
 		return 0;
-	size_t j = (page - w->lo) / pagesz;
+	struct xpage *pg = &w->pg[(page - w->lo) / pagesz];
 	if (xopen) { /* another thread entered MPI since: the page is open now */
 		bc_prot(page, pagesz, RW, S_MPI);
 		return 1;
@@ -233,12 +294,13 @@ int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
 			}
 		}
 		stats[F_HIT]++;
-		w->seen[j] |= write ? SEEN_LOAD | SEEN_STORE : SEEN_LOAD;
+		pg->seen |= write ? SEEN_LOAD | SEEN_STORE : SEEN_LOAD;
+		pg->cur = (pg->cur * 0x9E3779B97F4A7C15ULL) ^ (pc + ((a - w->base) << 1) + (uint64_t)write) ^ 1;
 	} else {
 		/* the MPI's access, or the program's to other data on the page */
 		stats[F_MPI]++;
-		w->seen[j] |= SEEN_LOAD | SEEN_STORE;
+		pg->seen |= SEEN_LOAD | SEEN_STORE;
 	}
-	bc_prot(page, pagesz, page_prot(w, w->seen[j]), S_OPEN);
+	bc_prot(page, pagesz, page_prot(w, pg->seen), S_OPEN);
 	return 1;
 }

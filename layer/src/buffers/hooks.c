@@ -38,6 +38,7 @@ static void disable(void)
 	lock();
 	bc_log_watched();
 	bc_open_spans(0);
+	bc_exposure_off();
 	unprotected = 1;
 	mpivet_bc_on = 0;
 	nspans = 0;

@@ -263,7 +263,8 @@ static void leave(void)
 		dirty = 0;
 		nmpi_pages = nunsure = all_open = all_unsure = 0;
 		bc_reopen_demoted(); /* now that the spans are final */
-		bc_exposure_leave();
+		if (mpivet_bc_on)
+			bc_exposure_leave();
 	}
 	mpivet_bc_live = nspans > 0 || dirty || nopened > 0 || nexposed > 0;
 	unlock();
