@@ -33,10 +33,12 @@ epoch is left open for a while (demotion, below). The analysis (checks/rma, loca
  * expected 65536, errno = 14"), while MPI_Win_allocate puts the window in
  * a shared segment that origins write through their own mapping (the
  * target's protection is its own). MPICH 4.0 (ch4:ucx) applied the Put
- * correctly for both. So: MPI_Win_allocate always, MPI_Win_create except
- * under Open MPI (and then only its whole pages: the others hold the
- * program's other data); never MPI_Win_allocate_shared (peers load and
- * store directly) nor dynamic windows.
+ * correctly for both (Puts of 4 KiB to 8 MiB). So: MPI_Win_allocate
+ * always, MPI_Win_create except under Open MPI (its whole pages only: the
+ * others hold the program's other data); never MPI_Win_allocate_shared (peers load and
+ * store directly) nor dynamic windows; none when a peer's kernel writes
+ * receive buffers (setup.c's peer_writes: UCX's put_zcopy rendezvous), as
+ * it would a receive into window memory.
  *
  * The MPI's own accesses (inside its calls the pages are open; from its
  * code outside them, a progress thread) and the program's accesses to
@@ -118,7 +120,9 @@ static struct xwin *find(uint64_t win)
  * [base, base+size); whole says to protect only the pages wholly inside. */
 void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole)
 {
-	if (size <= 0 || !base || !mpivet_bc_on)
+	/* a peer's kernel writes receive buffers (UCX_RNDV_SCHEME=put_zcopy):
+	 * an MPI_Irecv into the window would fail on a protected page */
+	if (size <= 0 || !base || !mpivet_bc_on || peer_writes)
 		return;
 	uintptr_t lo = (uintptr_t)base & ~(pagesz - 1), hi = ((uintptr_t)base + (uintptr_t)size + pagesz - 1) & ~(pagesz - 1);
 	if (whole)
