@@ -260,6 +260,24 @@ static int page_prot(const struct xwin *w, unsigned char seen)
 	return (seen & SEEN_LOAD) || w->noput ? PROT_READ : PROT_NONE;
 }
 
+/* peer_copies opens, for the rest of w's epoch, the pages of w that hold a
+ * pending operation's buffer a peer's kernel may copy while this rank is
+ * outside MPI (operations.c's peer_reads, peer_written: an MPI_Isend of a
+ * large message from window memory, read by the receiver's
+ * process_vm_readv, which a closed page would make fail): to reads, or to
+ * everything. */
+static void peer_copies(struct xwin *w)
+{
+	for (int k = 0; k < nregions; k++) {
+		const struct region *r = &regions[k];
+		if (!r->active || !(r->peer_reads || r->peer_written) || r->hi <= w->lo || r->lo >= w->hi)
+			continue;
+		uintptr_t lo = r->lo > w->lo ? r->lo : w->lo, hi = r->hi < w->hi ? r->hi : w->hi;
+		for (uintptr_t pg = lo & ~(pagesz - 1); pg < hi; pg += pagesz)
+			w->pg[(pg - w->lo) / pagesz].seen |= r->peer_written ? SEEN_LOAD | SEEN_STORE : SEEN_LOAD;
+	}
+}
+
 /* bc_exposure_leave protects the pages of open epochs when the last
  * thread leaves MPI: each page as its accesses so far in the epoch allow,
  * runs of pages alike in one call. The caller holds the lock. */
@@ -272,6 +290,7 @@ void bc_exposure_leave(void)
 		struct xwin *w = &xw[i];
 		if (!w->open)
 			continue;
+		peer_copies(w);
 		size_t n = (w->hi - w->lo) / pagesz;
 		for (size_t j = 0; j < n;) {
 			int p = page_prot(w, w->pg[j].seen);
