@@ -28,7 +28,8 @@
 //	                        what each rank gives a collective
 //	buffers/                the nonblocking-buffer checker (page protection): core.c (what it does,
 //	                        which file does what), cost, typemap, windows, pages, operations,
-//	                        faults, hooks, setup; checker.h is what they share
+//	                        faults, hooks, setup, exposure (a window's target's own accesses
+//	                        during exposure epochs); checker.h is what they share
 //	clocks/                 the clock protocol: core.c (what it does, which file does what),
 //	                        shadows, piggybacks, requests, events (wildcard events, guided
 //	                        replay), anyevents, unreceived (messages never received), hooks;
