@@ -499,6 +499,13 @@ const (
 	// had stopped single-stepping (PCs: the two calls' sites).
 	AccessWindowWriteSend = 5
 	AccessWindowWriteRecv = 6
+	// The target process loaded (stored) its own window memory during an
+	// exposure epoch (layer/src/buffers/exposure.c): the first access of
+	// that kind to a page in the epoch. Address, start offset = the call that
+	// opened the epoch, request = the window handle, other = the byte offset
+	// in the window.
+	AccessTargetLoad  = 7
+	AccessTargetStore = 8
 )
 
 // Signature words (MetaTypes, MetaColl; layer/src/signatures): 0 unknown,

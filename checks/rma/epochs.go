@@ -35,6 +35,7 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		}
 		s.closers[[2]uint64{uint64(p.Rank), c.Offset}] = [2]*call{opening, &cl}
 		w.fences[p.Rank] = append(w.fences[p.Rank], &cl)
+		s.openers[[2]uint64{uint64(p.Rank), c.Offset}] = exposure{w: w, fence: len(w.fences[p.Rank])}
 		s.addSync(p, sync{at: cl.idx, kind: syncColl, id: fmt.Sprintf("w:%s#fence%d", w.key, len(w.fences[p.Rank])), members: w.members})
 	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
 		"MPI_Win_flush_local", "MPI_Win_flush_local_all":
@@ -138,6 +139,7 @@ func (s *scan) post(cl call, e *epochs) {
 		return
 	}
 	e.post, e.origins = &cl, group(cl)
+	s.openers[[2]uint64{uint64(cl.p.Rank), cl.c.Offset}] = exposure{w: e.w, post: &cl}
 	s.pair(s.posts, cl)
 	s.addSync(cl.p, sync{at: cl.idx, kind: syncPost, peers: e.origins})
 }
@@ -194,7 +196,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 	case e.lockAll != nil:
 		a.lock = true
 	case e.start != nil && has(e.targets, t):
+		a.start = e.start
 	case e.fenced:
+		a.fence = len(w.fences[p.Rank])
 	default:
 		s.report(fmt.Sprintf("%s to rank %d outside an access epoch: no MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start covers it", c.Name(), t), cl, "called here")
 		return

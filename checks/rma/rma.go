@@ -65,12 +65,17 @@ its window (displacement x disp_unit plus the datatype's extent). The
 order comes from the program's synchronisation, not from the timing of the
 run: a race that did no harm this time is found all the same.
 
-The target's own writes into the bytes a Put writes in the same fence or
-PSCW epoch are found by value: when its closing MPI_Win_fence or
-MPI_Win_wait returns, the bytes differ from what the origin sent, and no
-other operation on them explains it. A write that lands before the Put's
-data is overwritten and not found, nor are loads. Not covered: the target's
-loads, and its stores in passive-target epochs, receives whose
+The target's own loads and stores of its window during a fence or PSCW
+exposure epoch are trapped (the first of each kind on each page of the
+window in the epoch): one of bytes a Put or Accumulate of the epoch
+writes, or a store into bytes a Get of the epoch reads, is a race. Windows
+watched: MPI_Win_allocate, and MPI_Win_create under MPICH (Open MPI's Put
+into it is a peer's process_vm_writev, which a protected page would make
+fail). The target's other writes into the bytes a Put writes in the same
+epoch are found by value: when its closing MPI_Win_fence or MPI_Win_wait
+returns, the bytes differ from what the origin sent, and no other
+operation on them explains it. Not covered: the target's accesses in
+passive-target epochs, receives whose
 source or tag the records do not give (MPI_ANY_TAG in a blocking receive)
 as a synchronisation, and a derived target datatype of more than 32 blocks
 of bytes is taken as the whole span it covers.`,
@@ -96,6 +101,6 @@ func run(pass *check.Pass) (any, error) {
 	s.mismatches()
 	clocks(s)
 	s.races()
-	s.targetStores()
+	s.targetStores(s.targetAccesses())
 	return nil, nil
 }

@@ -355,3 +355,85 @@ func TestTargetStores(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetAccesses: the target's own first load or store of a page in an
+// exposure epoch (layer/src/buffers/exposure.c records them) against the
+// remote operations of the same epoch.
+func TestTargetAccesses(t *testing.T) {
+	load, store := api.AccessTargetLoad, api.AccessTargetStore
+	fence := func(k *rank) uint64 { return k.call("MPI_Win_fence", map[string]any{"win": win}) }
+	for _, c := range []struct {
+		name string
+		op   string // rank 1's operation on rank 0, 4 bytes at byte 8
+		kind int    // rank 0's access
+		off  uint64 // at this byte of its window
+		late bool   // in the epoch after the operation's
+		want string
+	}{
+		{"load of a put's bytes", "MPI_Put", load, 9, false, "rma-race"},
+		{"store into a put's bytes", "MPI_Put", store, 8, false, "rma-race"},
+		{"load of an accumulate's bytes", "MPI_Accumulate", load, 11, false, "rma-race"},
+		{"store into a get's bytes", "MPI_Get", store, 10, false, "rma-race"},
+		{"load of a get's bytes: two reads", "MPI_Get", load, 8, false, ""},
+		{"load beside a put's bytes", "MPI_Put", load, 12, false, ""},
+		{"load before a put's bytes", "MPI_Put", load, 7, false, ""},
+		{"load of a put's bytes after the closing fence", "MPI_Put", load, 9, true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := three(t, func(r int, k *rank) {
+				f1 := fence(k)
+				if r == 1 {
+					k.op(c.op, 0, 2, map[string]any{"op": tracetest.Consts["MPI_SUM"]})
+				}
+				f2 := fence(k)
+				if r == 0 {
+					at := f1
+					if c.late {
+						at = f2
+					}
+					k.l.Buffer(c.kind, 0x7000+c.off, at, "MPI_Win_fence", win, c.off, 0x999)
+				}
+				fence(k)
+			})
+			if got := kinds(fs); got != c.want {
+				t.Fatalf("got %q, want %q: %v", got, c.want, fs)
+			}
+		})
+	}
+}
+
+// TestTargetAccessesPSCW: an exposure epoch from MPI_Win_post to
+// MPI_Win_wait holds the operations of the origins' matching starts.
+func TestTargetAccessesPSCW(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		var ps []*trace.Process
+		for r := 0; r < 2; r++ {
+			k := newRank(r, 2)
+			for e := 0; e < 2; e++ {
+				if r == 0 {
+					post := k.call("MPI_Win_post", map[string]any{"win": win})
+					k.l.Meta(api.MetaRMA, post, 1, 1)
+					if e == 1 == late {
+						k.l.Buffer(api.AccessTargetLoad, 0x7008, post, "MPI_Win_post", win, 8, 0x999)
+					}
+					k.w("MPI_Win_wait", nil)
+				} else {
+					start := k.call("MPI_Win_start", map[string]any{"win": win})
+					k.l.Meta(api.MetaRMA, start, 1, 0)
+					if e == 0 {
+						k.op("MPI_Put", 0, 2, nil)
+					}
+					k.w("MPI_Win_complete", nil)
+				}
+			}
+			ps = append(ps, k.end())
+		}
+		want := "rma-race"
+		if late {
+			want = "" // the Put is in the first epoch, the load in the second
+		}
+		if got := kinds(findings(t, ps...)); got != want {
+			t.Errorf("load in epoch %v: got %q, want %q", late, got, want)
+		}
+	}
+}

@@ -66,6 +66,16 @@ type access struct {
 	doneAt int   // the generation it was completed in (maxInt: never)
 	vc     []int // vector clock when it started
 	doneVC int   // its origin's clock when it completed
+	fence  int   // in a fence epoch: the origin's fences on the window before it (0: not in one)
+	start  *call // in a PSCW access epoch: its MPI_Win_start
+}
+
+// exposure is an exposure epoch of a target, named by the call that opened
+// it: the k-th fence on a window (fence k), or a post.
+type exposure struct {
+	w     *window
+	fence int
+	post  *call
 }
 
 // scan follows every rank's window calls.
@@ -79,12 +89,13 @@ type scan struct {
 	starts   map[[2]int][]*call        // (origin, target) -> starts naming target
 	procs    map[int]*trace.Process
 	closers  map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
+	openers  map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
 }
 
 func newScan(pass *check.Pass) *scan {
 	return &scan{pass: pass, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
 		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{},
-		closers: map[[2]uint64][2]*call{}}
+		closers: map[[2]uint64][2]*call{}, openers: map[[2]uint64]exposure{}}
 }
 
 const maxInt = int(^uint(0) >> 1)

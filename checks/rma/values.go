@@ -18,8 +18,10 @@ import (
 // epoch's Puts may land while the target is still inside the closing
 // fence). In a PSCW loop with no fence or barrier, every iteration is one
 // generation: the same origin's Put of another iteration explains it too
-// (fewer findings, never a false one).
-func (s *scan) targetStores() {
+// (fewer findings, never a false one). A Put whose target's store the
+// trapping check (targetAccesses) reported already, at its line, is not
+// reported again (reported: by the Put's line and the target).
+func (s *scan) targetStores(reported map[[2]uint64]bool) {
 	type key struct {
 		origin int
 		off    uint64
@@ -47,7 +49,7 @@ func (s *scan) targetStores() {
 				continue
 			}
 			id := [2]uint64{a.c.PC, uint64(r)}
-			if seen[id] {
+			if seen[id] || reported[id] {
 				continue
 			}
 			seen[id] = true

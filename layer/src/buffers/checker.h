@@ -334,9 +334,23 @@ void bc_begin_window(void);
 void bc_reopen_demoted(void);
 int bc_demote(uintptr_t page, int write, int prot);
 
+/* ---- Exposure epochs: the target's own accesses to its window (exposure.c) ---- */
+
+extern int nexposed; /* windows with a watched epoch open: their pages are protected outside MPI */
+void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole);
+void bc_exposure_remove(uint64_t win);
+void bc_exposure_open(uint64_t win, unsigned call, uint64_t logref, int noput, int opens);
+void bc_exposure_close(uint64_t win);
+void bc_exposure_enter(void);
+void bc_exposure_leave(void);
+void bc_exposure_off(void);
+int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program);
+
 /* ---- Faults, traps and threads (faults.c) ---- */
 
+#define MAX_PCS 24 /* frames of an access recorded */
 int bc_fault(void *sip, void *ucp);
+int bc_fault_stack(uintptr_t pc, uint64_t *pcs);
 void bc_thread(void);
 void bc_find_mpi_code(void);
 void bc_install_trap(void);

@@ -48,7 +48,9 @@
  * and opening pages around MPI calls), operations.c (pending operations
  * and their buffers), faults.c (the fault and trap handlers, threads),
  * hooks.c (what each MPI call means to the checker), setup.c (set-up
- * through the recorder).
+ * through the recorder), and beside them exposure.c: the target's own
+ * loads and stores of its one-sided window during exposure epochs, with
+ * the same fault handler and budget (its pages are not pending buffers).
  */
 #define _GNU_SOURCE
 #include "checker.h"

@@ -77,8 +77,33 @@ static TLS uintptr_t step_pages[8];
 static TLS int nstep;
 static TLS uintptr_t stale; /* a fault on a page no longer protected, retried once */
 
-#define MAX_PCS 24 /* frames of an access recorded */
-
+/* bc_fault_stack gives the call stack of the access at pc in pcs
+ * (MAX_PCS): the faulting instruction, then its callers; -1 if it was
+ * called from within MPI (a callback, a user op): the MPI's access. */
+int bc_fault_stack(uintptr_t pc, uint64_t *pcs)
+{
+	/* the call stack: handler frames first, then the faulting frame */
+	void *frames[MAX_PCS + 8];
+	int n = backtrace(frames, MAX_PCS + 8), first = -1;
+	for (int k = 0; k < n; k++)
+		if ((uintptr_t)frames[k] == pc) {
+			first = k;
+			break;
+		}
+	int npcs = 0;
+	pcs[npcs++] = pc;
+	if (first >= 0)
+		for (int k = first + 1; k < n && npcs < MAX_PCS; k++) {
+			if (in_mpi_code((uintptr_t)frames[k]))
+				return -1;
+			pcs[npcs++] = (uintptr_t)frames[k];
+		}
+	/* a Python program's line, as its outermost frame */
+	uint64_t site = mpivet_fault_site_hook ? mpivet_fault_site_hook() : 0;
+	if (site)
+		pcs[npcs < MAX_PCS ? npcs++ : MAX_PCS - 1] = site;
+	return npcs;
+}
 
 /* access checks an access by the program to address a; 1 if it is to the
  * bytes of a pending buffer that the access type concerns. */
@@ -94,27 +119,10 @@ static int access_at(uintptr_t a, int write, uintptr_t pc)
 			r->hit_window = window_serial;
 		if (!bc_first_sighting(r, pc))
 			continue;
-		/* the call stack: handler frames first, then the faulting frame */
-		void *frames[MAX_PCS + 8];
-		int n = backtrace(frames, MAX_PCS + 8), first = -1;
-		for (int k = 0; k < n; k++)
-			if ((uintptr_t)frames[k] == pc) {
-				first = k;
-				break;
-			}
 		uint64_t pcs[MAX_PCS];
-		int npcs = 0;
-		pcs[npcs++] = pc;
-		if (first >= 0)
-			for (int k = first + 1; k < n && npcs < MAX_PCS; k++) {
-				if (in_mpi_code((uintptr_t)frames[k]))
-					return hit; /* called from within MPI (a callback, a user op) */
-				pcs[npcs++] = (uintptr_t)frames[k];
-			}
-		/* a Python program's line, as its outermost frame */
-		uint64_t site = mpivet_fault_site_hook ? mpivet_fault_site_hook() : 0;
-		if (site)
-			pcs[npcs < MAX_PCS ? npcs++ : MAX_PCS - 1] = site;
+		int npcs = bc_fault_stack(pc, pcs);
+		if (npcs < 0)
+			return hit; /* called from within MPI (a callback, a user op) */
 		bc_record(r->recv ? (write ? WRITE_RECV : READ_RECV) : WRITE_SEND, a, r, 0, pcs, npcs);
 	}
 	return hit;
@@ -162,6 +170,13 @@ static int fault(void *sip, void *ucp)
 	uintptr_t a = (uintptr_t)si->si_addr, page = a & ~(pagesz - 1);
 	uint64_t t0 = tsc();
 	int locked = lock_in_handler();
+	uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (nexposed && bc_exposure_fault(a, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0, rip,
+					  locked && !mpivet_guard && !in_mpi_code(rip) && mpivet_bc_on)) {
+		if (locked)
+			unlock();
+		return 1;
+	}
 	int ours = 0;
 	for (int i = 0; i < nspans && !ours; i++)
 		ours = page >= spans[i].lo && page < spans[i].hi;

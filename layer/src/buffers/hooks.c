@@ -38,6 +38,7 @@ static void disable(void)
 	lock();
 	bc_log_watched();
 	bc_open_spans(0);
+	bc_exposure_off();
 	unprotected = 1;
 	mpivet_bc_on = 0;
 	nspans = 0;
@@ -188,6 +189,30 @@ static void completed(unsigned call, const uint64_t *o)
 	}
 }
 
+/* exposure follows the target's exposure epochs (exposure.c): opened by a
+ * fence (unless it asserts MPI_MODE_NOSUCCEED) or MPI_Win_post, closed by
+ * the next fence, MPI_Win_wait or a successful MPI_Win_test. */
+static void exposure(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	switch (call) {
+	case MPIVET_ID_MPI_Win_fence: {
+		int64_t as = (int64_t)IN(MPI_Win_fence, assertion);
+		bc_exposure_open(IN(MPI_Win_fence, win), call, logref, (as & MPI_MODE_NOPUT) != 0, !(as & MPI_MODE_NOSUCCEED));
+		break;
+	}
+	case MPIVET_ID_MPI_Win_post:
+		bc_exposure_open(IN(MPI_Win_post, win), call, logref, (IN(MPI_Win_post, assertion) & MPI_MODE_NOPUT) != 0, 1);
+		break;
+	case MPIVET_ID_MPI_Win_wait:
+		bc_exposure_close(IN(MPI_Win_wait, win));
+		break;
+	case MPIVET_ID_MPI_Win_test:
+		if (OUT(MPI_Win_test, flag))
+			bc_exposure_close(IN(MPI_Win_test, win));
+		break;
+	}
+}
+
 /* rma registers the buffers of a one-sided operation and follows window
  * memory and synchronisations; it returns 0 for a call of another kind.
  * The origin buffer (and result buffer) of an operation stay pending, under
@@ -223,6 +248,10 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 #undef RMA
 	case MPIVET_ID_MPI_Win_create:
 		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size));
+#if !defined(OPEN_MPI)
+		/* Open MPI's Put into such a window is a peer's process_vm_writev (exposure.c) */
+		bc_exposure_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size), 1);
+#endif
 		break;
 	case MPIVET_ID_MPI_Win_allocate:
 	case MPIVET_ID_MPI_Win_allocate_shared: {
@@ -231,6 +260,8 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		if (base)
 			bc_window_add(a ? OUT(MPI_Win_allocate, win) : OUT(MPI_Win_allocate_shared, win), (uint64_t)(uintptr_t)*base,
 				      (int64_t)(a ? IN(MPI_Win_allocate, size) : IN(MPI_Win_allocate_shared, size)));
+		if (base && a)
+			bc_exposure_add(OUT(MPI_Win_allocate, win), (uint64_t)(uintptr_t)*base, (int64_t)IN(MPI_Win_allocate, size), 0);
 		break;
 	}
 	case MPIVET_ID_MPI_Win_attach:
@@ -240,6 +271,7 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		bc_window_remove(IN(MPI_Win_detach, win), IN(MPI_Win_detach, base));
 		break;
 	case MPIVET_ID_MPI_Win_free:
+		bc_exposure_remove(IN(MPI_Win_free, win));
 		bc_finish_all(IN(MPI_Win_free, win));
 		bc_window_remove(IN(MPI_Win_free, win), 0);
 		break;
@@ -247,7 +279,15 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 	case MPIVET_ID_##c: \
 		bc_finish_all(IN(c, win)); \
 		break;
-		RMA_SYNC(MPI_Win_fence)
+	case MPIVET_ID_MPI_Win_fence:
+		bc_finish_all(IN(MPI_Win_fence, win));
+		exposure(call, logref, o);
+		break;
+	case MPIVET_ID_MPI_Win_post:
+	case MPIVET_ID_MPI_Win_wait:
+	case MPIVET_ID_MPI_Win_test:
+		exposure(call, logref, o);
+		break;
 		RMA_SYNC(MPI_Win_unlock)
 		RMA_SYNC(MPI_Win_unlock_all)
 		RMA_SYNC(MPI_Win_flush)

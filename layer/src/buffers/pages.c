@@ -154,6 +154,7 @@ static void enter(int lazy)
 		mpivet_bc_entered = 1;
 		in_mpi++;
 	}
+	bc_exposure_enter();
 	if (!unprotected) {
 		unprotected = 1;
 		bc_open_spans(lazy);
@@ -262,8 +263,10 @@ static void leave(void)
 		dirty = 0;
 		nmpi_pages = nunsure = all_open = all_unsure = 0;
 		bc_reopen_demoted(); /* now that the spans are final */
+		if (mpivet_bc_on)
+			bc_exposure_leave();
 	}
-	mpivet_bc_live = nspans > 0 || dirty || nopened > 0;
+	mpivet_bc_live = nspans > 0 || dirty || nopened > 0 || nexposed > 0;
 	unlock();
 }
 

@@ -57,6 +57,8 @@
 #define MPIVET_ACCESS_OVERLAP 4
 #define MPIVET_ACCESS_WINDOW_WRITE_SEND 5
 #define MPIVET_ACCESS_WINDOW_WRITE_RECV 6
+#define MPIVET_ACCESS_TARGET_LOAD 7
+#define MPIVET_ACCESS_TARGET_STORE 8
 
 /* Basic type classes of a signature word (api.Sig*) */
 #define MPIVET_SIG_BYTE 1
