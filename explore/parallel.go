@@ -27,8 +27,13 @@ type Parallel struct {
 	Discard func(launched any)
 }
 
-// lookahead bounds the replays run ahead and not yet reached, in units of
-// Jobs: each keeps its records in memory until the search reaches it.
+// lookahead bounds the replays of shallower levels run ahead and not yet
+// reached, in units of Jobs: each keeps its run directory and result until
+// the search reaches it, which may be long after. Replays of the deepest
+// level, the next the search reaches, are started whatever the bound (at
+// most Jobs run at once): held ones of shallower levels had filled it and
+// kept a master/worker of 8 ranks to one replay at a time (README,
+// "Replays in parallel").
 const lookahead = 2
 
 // level is the replays planned for one interleaving under exploration;
@@ -147,7 +152,14 @@ func (x *explorer) fill() {
 	}
 	for l := len(x.levels) - 1; l >= 0; l-- {
 		for _, it := range x.levels[l].items[x.levels[l].next:] {
-			if x.running >= p.Jobs || len(x.ahead) >= lookahead*p.Jobs || (left >= 0 && len(x.ahead) > left) {
+			if x.running >= p.Jobs || (left >= 0 && len(x.ahead) > left) {
+				return
+			}
+			// Replays of the deepest level are the next the search
+			// reaches; those of shallower levels wait longer once run,
+			// and fill the lookahead, which must not keep the next ones
+			// from running.
+			if l < len(x.levels)-1 && len(x.ahead) >= lookahead*p.Jobs {
 				return
 			}
 			if it.task == nil {
