@@ -346,13 +346,18 @@ void bc_exposure_leave(void);
 void bc_exposure_off(void);
 int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program);
 
-/* ---- Faults, traps and threads (faults.c) ---- */
+/* ---- The MPI's code and the stack of an access (mpicode.c) ---- */
 
 #define MAX_PCS 24 /* frames of an access recorded */
-int bc_fault(void *sip, void *ucp);
-int bc_fault_stack(uintptr_t pc, uint64_t *pcs);
-void bc_thread(void);
 void bc_find_mpi_code(void);
+int bc_in_mpi_code(uintptr_t pc);
+int bc_is_mpi_object(const char *name);
+int bc_fault_stack(uintptr_t pc, uint64_t *pcs);
+
+/* ---- Faults, traps and threads (faults.c) ---- */
+
+int bc_fault(void *sip, void *ucp);
+void bc_thread(void);
 void bc_install_trap(void);
 
 #pragma GCC visibility pop

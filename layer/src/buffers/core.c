@@ -43,14 +43,15 @@
  *
  * The files, from the bottom up: core.c (this: the checker's state, its
  * lock and its memory), cost.c (statistics, what the checker costs and its
- * budgets), typemap.c (datatypes as byte maps), windows.c (pages left open
- * between two MPI calls, demotions for false sharing), pages.c (protecting
- * and opening pages around MPI calls), operations.c (pending operations
- * and their buffers), faults.c (the fault and trap handlers, threads),
- * hooks.c (what each MPI call means to the checker), setup.c (set-up
- * through the recorder), and beside them exposure.c: the target's own
- * loads and stores of its one-sided window during exposure epochs, with
- * the same fault handler and budget (its pages are not pending buffers).
+ * budgets), typemap.c (datatypes as byte maps), mpicode.c (which code is
+ * the MPI's, the call stack of an access), windows.c (pages left open
+ * between two MPI calls, demotions for false sharing), exposure.c (the
+ * target's own loads and stores of its one-sided window during exposure
+ * epochs, with the same fault handler and budget: its pages are not
+ * pending buffers), pages.c (protecting and opening pages around MPI
+ * calls), operations.c (pending operations and their buffers), faults.c
+ * (the fault and trap handlers, threads), hooks.c (what each MPI call
+ * means to the checker), setup.c (set-up through the recorder).
  */
 #define _GNU_SOURCE
 #include "checker.h"

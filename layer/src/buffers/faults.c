@@ -21,89 +21,10 @@
 
 /* ---- Faults ---- */
 
-/* Code of the MPI library and its transports: an access from there is the
- * library's, never the program's. */
-#define MAX_LIB 64
-static struct {
-	uintptr_t lo, hi;
-} libs[MAX_LIB];
-static int nlibs;
-
-static int is_mpi_object(const char *name)
-{
-	static const char *const pats[] = {"libmpi", "libopen-", "libpmix", "libucp", "libucs", "libuct", "libucm",
-					   "/ucx/", "mca_", "libfabric", "libhwloc", "libevent", "libmpich",
-					   "libpsm", "libibverbs", "libxpmem", "libknem", "libhcoll", "mpivet", NULL};
-	for (int i = 0; pats[i]; i++)
-		if (strstr(name, pats[i]))
-			return 1;
-	return 0;
-}
-
-static int add_lib(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size, (void)data;
-	if (!info->dlpi_name || !is_mpi_object(info->dlpi_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum && nlibs < MAX_LIB; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			libs[nlibs].lo = info->dlpi_addr + ph->p_vaddr;
-			libs[nlibs].hi = libs[nlibs].lo + ph->p_memsz;
-			nlibs++;
-		}
-	}
-	return 0;
-}
-
-/* bc_find_mpi_code finds the code of the MPI and its transports, loaded
- * now (again after MPI_Init, which loads the transports). */
-void bc_find_mpi_code(void)
-{
-	nlibs = 0;
-	dl_iterate_phdr(add_lib, NULL);
-}
-
-static int in_mpi_code(uintptr_t pc)
-{
-	for (int i = 0; i < nlibs; i++)
-		if (pc >= libs[i].lo && pc < libs[i].hi)
-			return 1;
-	return 0;
-}
-
 static TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, if known */
 static TLS uintptr_t step_pages[8];
 static TLS int nstep;
 static TLS uintptr_t stale; /* a fault on a page no longer protected, retried once */
-
-/* bc_fault_stack gives the call stack of the access at pc in pcs
- * (MAX_PCS): the faulting instruction, then its callers; -1 if it was
- * called from within MPI (a callback, a user op): the MPI's access. */
-int bc_fault_stack(uintptr_t pc, uint64_t *pcs)
-{
-	/* the call stack: handler frames first, then the faulting frame */
-	void *frames[MAX_PCS + 8];
-	int n = backtrace(frames, MAX_PCS + 8), first = -1;
-	for (int k = 0; k < n; k++)
-		if ((uintptr_t)frames[k] == pc) {
-			first = k;
-			break;
-		}
-	int npcs = 0;
-	pcs[npcs++] = pc;
-	if (first >= 0)
-		for (int k = first + 1; k < n && npcs < MAX_PCS; k++) {
-			if (in_mpi_code((uintptr_t)frames[k]))
-				return -1;
-			pcs[npcs++] = (uintptr_t)frames[k];
-		}
-	/* a Python program's line, as its outermost frame */
-	uint64_t site = mpivet_fault_site_hook ? mpivet_fault_site_hook() : 0;
-	if (site)
-		pcs[npcs < MAX_PCS ? npcs++ : MAX_PCS - 1] = site;
-	return npcs;
-}
 
 /* access checks an access by the program to address a; 1 if it is to the
  * bytes of a pending buffer that the access type concerns. */
@@ -172,7 +93,7 @@ static int fault(void *sip, void *ucp)
 	int locked = lock_in_handler();
 	uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	if (nexposed && bc_exposure_fault(a, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0, rip,
-					  locked && !mpivet_guard && !in_mpi_code(rip) && mpivet_bc_on)) {
+					  locked && !mpivet_guard && !bc_in_mpi_code(rip) && mpivet_bc_on)) {
 		if (locked)
 			unlock();
 		return 1;
@@ -206,7 +127,7 @@ static int fault(void *sip, void *ucp)
 	}
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-	int program = locked && !mpivet_guard && !in_mpi_code(pc) && mpivet_bc_on;
+	int program = locked && !mpivet_guard && !bc_in_mpi_code(pc) && mpivet_bc_on;
 	if (program && program_fault(a, page, write, pc)) {
 		unlock();
 		return 1;
@@ -336,7 +257,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	/* whose thread it is: the MPI's (its progress threads) or the program's */
 	Dl_info d;
 	void *caller = __builtin_return_address(0);
-	int library = dladdr(caller, &d) && d.dli_fname && is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
+	int library = dladdr(caller, &d) && d.dli_fname && bc_is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
 	int r;
 	if (!mpivet_bc_live) {
 		if ((r = real(t, attr, f, arg)) == 0 && library)
