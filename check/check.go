@@ -270,6 +270,31 @@ func (p *Pass) AtSite(proc *trace.Process, call string, pc uint64) Location {
 	return l
 }
 
+// AtAccess returns the location of a memory access the layer caught, from
+// its call stack pcs (the faulting instruction first, then its callers):
+// the first frame, from the faulting instruction outwards, that has a
+// source line, so that an access made in a library function such as memcpy
+// is reported where the program called it; with no such frame, the
+// function of the faulting instruction.
+func (p *Pass) AtAccess(proc *trace.Process, pcs []uint64) Location {
+	l := Location{Rank: proc.Rank}
+	if p.In.Sym == nil || len(pcs) == 0 {
+		return l
+	}
+	for i, pc := range pcs {
+		s := p.In.Sym.Lookup(proc.Maps, pc)
+		if i == 0 {
+			s = p.In.Sym.LookupExact(proc.Maps, pc)
+		}
+		if s.File != "" {
+			l.SetSource(s)
+			return l
+		}
+	}
+	l.SetSource(p.In.Sym.LookupExact(proc.Maps, pcs[0]))
+	return l
+}
+
 // Describe renders a call with its interesting arguments, e.g.
 // MPI_Recv(source=2, tag=0, comm=MPI_COMM_WORLD).
 func Describe(proc *trace.Process, c *trace.Call) string {

@@ -114,7 +114,7 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 		before.Note = "and before this MPI call (the exact line is not known: the page was touched too often to single-step every access)"
 		locs = append(locs, after, before)
 	} else {
-		access := accessSite(pass, p, a.PCs)
+		access := pass.AtAccess(p, a.PCs)
 		access.Note = fmt.Sprintf("%s the pending %s", w.verb, w.buffer)
 		locs = append(locs, access)
 	}
@@ -185,29 +185,6 @@ func reportOverlap(pass *check.Pass, p *trace.Process, a trace.BufferAccess, sta
 			start.Name(), other.Name()),
 		Locations: []check.Location{l1, l2},
 	})
-}
-
-// accessSite locates an access: the first frame, from the faulting
-// instruction outwards, that has a source line (an access made in a library
-// function such as memcpy is reported where the program called it).
-func accessSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location {
-	l := check.Location{Rank: p.Rank}
-	if pass.In.Sym == nil || len(pcs) == 0 {
-		return l
-	}
-	for i, pc := range pcs {
-		s := pass.In.Sym.Lookup(p.Maps, pc)
-		if i == 0 {
-			s = pass.In.Sym.LookupExact(p.Maps, pc)
-		}
-		if s.File != "" {
-			l.SetSource(s)
-			return l
-		}
-	}
-	// No frame has a line: the function of the faulting instruction.
-	l.SetSource(pass.In.Sym.LookupExact(p.Maps, pcs[0]))
-	return l
 }
 
 // callSite locates the MPI call whose return address is pc.

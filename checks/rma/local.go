@@ -81,7 +81,7 @@ func (s *scan) targetAccesses() map[[2]uint64]bool {
 				reported[[2]uint64{a.c.PC, uint64(r)}] = true
 				// one finding per pair of lines: every rank of a
 				// stencil makes the same mistake
-				id := localSite(s.pass, p, b.PCs).Where() + "|" + s.loc(&a.call, "").Where()
+				id := s.pass.AtAccess(p, b.PCs).Where() + "|" + s.loc(&a.call, "").Where()
 				if !seen[id] {
 					seen[id] = true
 					s.reportLocal(p, b, opener, x, a)
@@ -136,7 +136,7 @@ func (s *scan) reportLocal(p *trace.Process, b trace.BufferAccess, opener *trace
 			lo, hi = bl[0], bl[1]
 		}
 	}
-	at := localSite(s.pass, p, b.PCs)
+	at := s.pass.AtAccess(p, b.PCs)
 	at.Note = fmt.Sprintf("rank %d %s byte %d of its own window here", p.Rank, verb, b.Other)
 	open := s.pass.At(p, opener)
 	open.Note = fmt.Sprintf("the %s opens here; the remote operation completes at rank %d only when it closes", epoch, p.Rank)
@@ -145,25 +145,4 @@ func (s *scan) reportLocal(p *trace.Process, b trace.BufferAccess, opener *trace
 		"rank %d %s byte %d of its own window during the %s in which %s from rank %d %s bytes %d-%d: "+
 			"the target's own access is concurrent with the remote one (close the epoch first)",
 		p.Rank, verb, b.Other, epoch, a.c.Name(), a.origin, rule, lo, hi-1), Locations: locs})
-}
-
-// localSite locates an access from its call stack: the first frame with a
-// source line (the faulting instruction's own, if it has one).
-func localSite(pass *check.Pass, p *trace.Process, pcs []uint64) check.Location {
-	l := check.Location{Rank: p.Rank}
-	if pass.In.Sym == nil || len(pcs) == 0 {
-		return l
-	}
-	for i, pc := range pcs {
-		s := pass.In.Sym.Lookup(p.Maps, pc)
-		if i == 0 {
-			s = pass.In.Sym.LookupExact(p.Maps, pc)
-		}
-		if s.File != "" {
-			l.SetSource(s)
-			return l
-		}
-	}
-	l.SetSource(pass.In.Sym.LookupExact(p.Maps, pcs[0]))
-	return l
 }
