@@ -157,33 +157,12 @@ int mpivet_std_send(const void *buf, int count, MPI_Datatype datatype, int dest,
 	return req ? PMPI_Isend(buf, count, datatype, dest, tag, comm, req) : mpivet_pmpi_Send(buf, count, datatype, dest, tag, comm);
 }
 
-/* wait_pair completes a send and a receive started together, the
- * receive's status in *st; the first error of the two, as MPI_Sendrecv
- * returns it. */
-static int wait_pair(MPI_Request r[2], MPI_Status *st)
-{
-	MPI_Status sts[2];
-	int rc = PMPI_Waitall(2, r, sts);
-	if (rc == MPI_ERR_IN_STATUS)
-		rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
-	if (st != MPI_STATUS_IGNORE)
-		*st = sts[1];
-	return rc;
-}
-
+/* The send half synchronous: the MPI has no synchronous MPI_Sendrecv. */
 int mpivet_zero_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount,
 			 MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	MPI_Request r[2];
-	int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	if ((rc = PMPI_Issend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0])) != MPI_SUCCESS) {
-		PMPI_Cancel(&r[1]);
-		PMPI_Request_free(&r[1]);
-		return rc;
-	}
-	return wait_pair(r, status);
+	return mpivet_sendrecv_by(PMPI_Issend, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+				  recvtag, comm, status);
 }
 
 int mpivet_zero_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm,

@@ -153,18 +153,18 @@ int mpivet_pmpi_Recv(void *buf, int count, MPI_Datatype datatype, int source, in
 	return rc != MPI_SUCCESS ? rc : mpivet_pmpi_Wait(&r, status);
 }
 
-/* As MPICH and Open MPI do it: the receive posted first, then the send. */
-int mpivet_pmpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-			 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+/* As MPICH and Open MPI do it: the receive posted first, then the send
+ * (started by isend: PMPI_Isend, or PMPI_Issend for a synchronous one), and
+ * both waited for as the layer waits; the first error of the two, as
+ * MPI_Sendrecv returns it. */
+int mpivet_sendrecv_by(mpivet_isend_fn isend, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	if (!mpivet_wait_sleep)
-		return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-				     status);
 	MPI_Request r[2];
 	int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	if ((rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1])) != MPI_SUCCESS) {
+	if ((rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1])) != MPI_SUCCESS) {
 		PMPI_Cancel(&r[0]);
 		PMPI_Request_free(&r[0]);
 		return rc;
@@ -176,6 +176,16 @@ int mpivet_pmpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
 	if (status != MPI_STATUS_IGNORE)
 		*status = st[0];
 	return rc;
+}
+
+int mpivet_pmpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+			 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (!mpivet_wait_sleep)
+		return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+				     status);
+	return mpivet_sendrecv_by(PMPI_Isend, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+				  recvtag, comm, status);
 }
 
 int mpivet_pmpi_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)

@@ -41,6 +41,12 @@ int mpivet_pmpi_Rsend(const void *buf, int count, MPI_Datatype datatype, int des
 int mpivet_pmpi_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int mpivet_pmpi_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
 			 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+/* mpivet_sendrecv_by is MPI_Sendrecv made of its nonblocking halves, the
+ * send started by isend (the zero-buffering Sendrecv's is PMPI_Issend). */
+typedef int (*mpivet_isend_fn)(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+			       MPI_Request *request);
+int mpivet_sendrecv_by(mpivet_isend_fn isend, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int mpivet_pmpi_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int mpivet_pmpi_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
 int mpivet_pmpi_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
