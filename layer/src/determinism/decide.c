@@ -202,11 +202,11 @@ static int complete(void *a)
 	return flag;
 }
 
-/* dt_pick chooses the request a Test, Testany (blocking 0) or Waitany
- * completes, and waits until the MPI has completed it: its index or -1.
- * Requests the mode does not follow (persistent, collectives) leave the
- * call to the MPI: -2. */
-int dt_pick(MPI_Request *hs, int n, int blocking)
+/* followed counts the active requests of hs, which the mode follows: -1
+ * (counted as uncovered) if one is active and not followed (persistent,
+ * collective) or left to the MPI, 0 if none is active. A completion call
+ * the mode decides needs a positive count; otherwise the MPI decides it. */
+static int followed(MPI_Request *hs, int n)
 {
 	int active = 0;
 	for (int i = 0; i < n; i++)
@@ -214,11 +214,20 @@ int dt_pick(MPI_Request *hs, int n, int blocking)
 			struct treq *t = dt_tfind(hs[i]);
 			if (!t || dt_left(t)) {
 				dt_st_uncovered++;
-				return -2;
+				return -1;
 			}
 			active++;
 		}
-	if (!active)
+	return active;
+}
+
+/* dt_pick chooses the request a Test, Testany (blocking 0) or Waitany
+ * completes, and waits until the MPI has completed it: its index or -1.
+ * Requests the mode does not follow (persistent, collectives) leave the
+ * call to the MPI: -2. */
+int dt_pick(MPI_Request *hs, int n, int blocking)
+{
+	if (followed(hs, n) <= 0)
 		return -2;
 	dt_st_polls++;
 	struct pick pk = {.hs = hs, .n = n, .blocking = blocking};
@@ -313,17 +322,8 @@ static int some_done(void *a)
  * follow; a Waitsome whose decision had to be relaxed). */
 int dt_pick_set(MPI_Request *hs, int n, int mode, char *in)
 {
-	int active = 0;
-	for (int i = 0; i < n; i++)
-		if (hs[i] != MPI_REQUEST_NULL && !dt_inactive(hs[i])) {
-			struct treq *t = dt_tfind(hs[i]);
-			if (!t || dt_left(t)) {
-				dt_st_uncovered++;
-				return -2;
-			}
-			active++;
-		}
-	if (!active)
+	int active = followed(hs, n);
+	if (active <= 0)
 		return -2;
 	dt_st_polls++;
 	struct some s = {.hs = hs, .n = n, .mode = mode, .in = in};
