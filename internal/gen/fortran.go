@@ -363,13 +363,7 @@ func (f *fortranGen) pre() {
 // buffering).
 func (f *fortranGen) call() {
 	w, c, hasBuf, hasIerr, callArgs := f.w, f.c, f.hasBuf, f.hasIerr, f.callArgs
-	if h := rmaPreHook(c); h != "" {
-		w("\t%s;\n", h)
-	}
-	if c.Has("finalize") {
-		w("\tif (mpivet_slack_on)\n\t\tmpivet_slack_finalize();\n")
-	}
-	zeroSync(w, c)
+	beforeCall(w, c)
 	if slackSend(c) {
 		// A send mpivet buffers (slack/) goes through its C views.
 		w("\tif (mpivet_slack_on && mpivet_slack_next(dest)) {\n")

@@ -533,10 +533,10 @@ func rmaPreHook(c *api.Call) string {
 	return ""
 }
 
-// genCCall writes the wrapper's call of the MPI: the rma service's look at
-// a PSCW group first, then the synchronous send under zero buffering, or
-// mpivet's own buffering (slack/), or the call itself.
-func genCCall(w writer, c *api.Call, callArgs []string) {
+// beforeCall writes what a wrapper, C or Fortran, does just before it
+// calls the MPI: the rma service's look at a PSCW group, the sends mpivet
+// buffered finished at MPI_Finalize, and the flag of zero buffering.
+func beforeCall(w writer, c *api.Call) {
 	if h := rmaPreHook(c); h != "" {
 		w("\t%s;\n", h)
 	}
@@ -544,6 +544,13 @@ func genCCall(w writer, c *api.Call, callArgs []string) {
 		w("\tif (mpivet_slack_on)\n\t\tmpivet_slack_finalize();\n")
 	}
 	zeroSync(w, c)
+}
+
+// genCCall writes the wrapper's call of the MPI: the rma service's look at
+// a PSCW group first, then the synchronous send under zero buffering, or
+// mpivet's own buffering (slack/), or the call itself.
+func genCCall(w writer, c *api.Call, callArgs []string) {
+	beforeCall(w, c)
 	if slackSend(c) {
 		// zero or mpivet's buffering (slack/): mpivet_std_send decides
 		reqArg := "NULL"
