@@ -16,6 +16,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -567,4 +568,31 @@ func ErrorClass(proc *trace.Process, class int64) string {
 		}
 	}
 	return fmt.Sprintf("error class %d", class)
+}
+
+// Docs reads a check's documentation from Markdown files (fsys: the check
+// package's embedded *.md files, one per kind, named KIND.md): the file
+// named after the check is its Doc, every other one the KindDocs entry of
+// its kind. Each file is a short lowercase title on its first line, then
+// the details; docs/checks.md, the reference of the checks, is generated
+// from the same text that mpivet explain prints.
+func Docs(fsys fs.FS, name string) (doc string, kindDocs map[string]string) {
+	files, err := fs.Glob(fsys, "*.md")
+	if err != nil {
+		panic(err)
+	}
+	kindDocs = map[string]string{}
+	for _, f := range files {
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			panic(err)
+		}
+		kind, text := strings.TrimSuffix(f, ".md"), strings.TrimSpace(string(b))
+		if kind == name {
+			doc = text
+		} else {
+			kindDocs[kind] = text
+		}
+	}
+	return doc, kindDocs
 }

@@ -11,6 +11,7 @@
 package arguments
 
 import (
+	"embed"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,38 +21,21 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: arguments.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "arguments")
+
 // Check reports arguments that break the standard's rules.
 var Check = &check.Check{
-	Name:  "arguments",
-	Kinds: []string{"invalid-argument"},
-	Doc: `arguments of MPI calls that break the standard's rules, found before the call
-
-Each rank checks every call's arguments before the MPI sees them: ranks and
-roots within the communicator (MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT
-where allowed), counts not negative, datatypes valid, committed and not
-freed, communicators not MPI_COMM_NULL and not freed, tags within
-0..MPI_TAG_UB (MPI_ANY_TAG for receives), operations not MPI_OP_NULL, not
-freed and defined for the datatype, no NULL buffer with a non-zero count,
-MPI_IN_PLACE only where allowed, and send and receive buffers disjoint in
-MPI_Sendrecv and collectives. The finding names the parameter, its value,
-the rule and the line, and is logged before the call: it is there when the
-MPI then ends the job.`,
-	KindDocs: map[string]string{"invalid-argument": `an MPI call was given an argument the standard does not allow
-
-The layer checks the arguments of every call before the MPI sees them
-(MPI 4.0 §3.2-3.7 for point-to-point calls, §6 for collectives, §6.9.2 for
-which predefined operation applies to which datatype). Such a call is
-erroneous: most MPIs end the job inside the call (under the default
-MPI_ERRORS_ARE_FATAL), each with its own message and without the
-program's line; some accept it and compute garbage, or corrupt memory
-(overlapping buffers, an operation undefined for the type). The finding
-names the parameter, its value and the rule, at the line of the call; the
-call then proceeds as the program made it, so what the MPI does next is
-reported too (program-failure, mpi-error).
-
-Counts or datatypes that differ between the members of a collective are
-reported as collective-mismatch.`},
-	Run: run,
+	Name:     "arguments",
+	Kinds:    []string{"invalid-argument"},
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
+	Run:      run,
 }
 
 // key identifies a finding: one per call site, parameter and rule, with

@@ -3,6 +3,7 @@
 package bufferreuse
 
 import (
+	"embed"
 	"fmt"
 
 	"mpivet/api"
@@ -11,25 +12,19 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: buffer-reuse.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "buffer-reuse")
+
 // Check reports accesses to pending nonblocking buffers.
 var Check = &check.Check{
-	Name: "buffer-reuse",
-	Doc: `buffers of pending nonblocking operations read or written by the program
-
-Until a Wait or Test call returns a nonblocking operation (MPI_Isend,
-MPI_Irecv, MPI_Start of a persistent request, a nonblocking collective, ...)
-as complete, the program must not write its send buffer, nor read or write
-its receive buffer (MPI-3.1 §3.7.2): the MPI may still be sending from or
-receiving into that memory, so the data sent or received is undefined.
-Reading a pending send buffer is allowed since MPI 2.2 and is not reported.
-
-mpivet protects the pages of pending buffers in every rank and reports each
-access the program makes to the bytes the operation's datatype covers (other
-data sharing the page is not reported), with the line of the access, of the
-call that started the operation and of the call that completed it, if any.
-Two pending operations whose buffers overlap, where at least one receives,
-are reported too. Accesses the MPI library makes are not the program's and
-are never reported. Turn the check off with --buffers=off.`,
+	Name:     "buffer-reuse",
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{objects.Analyzer},
 	Run:      run,
 }

@@ -3,6 +3,7 @@
 package collective
 
 import (
+	"embed"
 	"fmt"
 	"iter"
 	"sort"
@@ -13,44 +14,21 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: collective-mismatch.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "collective-mismatch")
+
 // Check reports collectives that the members of a communicator call
 // differently.
 var Check = &check.Check{
-	Name: "collective-mismatch",
-	Doc: `collectives called differently by the members of a communicator
-
-Every member of a communicator must call the same collectives on it in the
-same order, with the same root and the same reduction operation. A rank
-that calls MPI_Bcast while another calls MPI_Barrier (seed 000, Fig. 2.6)
-works with some MPIs and deadlocks with others; different roots or
-operations give wrong results. mpivet compares the sequence of collectives
-every rank made on each communicator, from each rank's own records (no
-central process), and reports the first place where they differ, with the
-call on each rank. Predefined reduction operations are compared by name,
-user-defined ones by the function they were created with: its module and
-its address in the module, the same in every rank wherever address-space
-randomisation loads the program and its libraries.
-
-The data must agree too (MPI 3.1 §5.1): count x datatype of a Bcast or a
-reduction is the same type signature on every rank, each rank's sendcount
-x sendtype of a Gather equals recvcount x recvtype at the root, and so on.
-Each rank logs the type signatures it gives (see layer/src/signatures/signature.c);
-they are compared block by block, and for the vector variants (Gatherv,
-Alltoallv ...) by their unit and by the totals sent and received. Fortran
-callers and programs whose threads call MPI (MPI_THREAD_MULTIPLE) are
-compared by name, root and operation only.`,
-	Kinds: []string{"collective-mismatch", "collective-missing"},
-	KindDocs: map[string]string{"collective-missing": `a collective some members of a communicator called and the others never did
-
-Every member of a communicator must call each collective on it (MPI 4.0
-§6.1). When the root of an MPI_Bcast or MPI_Scatter, or the other ranks of
-an MPI_Reduce or MPI_Gather, call it and the rest never do, most MPIs let
-the callers return at once for a small message: the run ends normally and
-the data never arrives where it should. mpivet reports the collective
-when the ranks that called it returned from it (or started it, for a
-nonblocking one) and the members that never called it reached
-MPI_Finalize: it names both, with the callers' lines and where the others
-finalized. (Callers blocked in it are a deadlock, reported as such.)`},
+	Name:     "collective-mismatch",
+	Doc:      checkDoc,
+	Kinds:    []string{"collective-mismatch", "collective-missing"},
+	KindDocs: kindDocs,
 	Requires: []*check.Check{comms.Analyzer},
 	Run:      run,
 }

@@ -5,6 +5,7 @@
 package deadlock
 
 import (
+	"embed"
 	"fmt"
 	"strings"
 
@@ -13,63 +14,20 @@ import (
 	"mpivet/checks/internal/waitstate"
 )
 
+// The check's documentation: deadlock.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "deadlock")
+
 // Check reports ranks that can never return from the MPI calls they are in.
 var Check = &check.Check{
-	Name:  "deadlock",
-	Kinds: []string{"deadlock", "unsafe-buffering"},
-	Doc: `ranks that wait for each other forever
-
-When no rank completes an MPI call for a while, mpivet reads what every rank
-is blocked in and builds its wait-for condition: a receive waits for its
-source (any member of the communicator for MPI_ANY_SOURCE), a send that the
-MPI did not buffer for its destination, a collective for the members that
-have not reached it, a Wait for its pending operations (all or any of
-them). Ranks whose conditions can never hold, even if every rank that can
-still act does, are deadlocked (the AND⊕OR model of MUST). The report
-names the core of the deadlock (the ranks that wait for each other, an
-OR-knot) and the ranks that only wait on it, with the call and source line
-of each, and leaves the wait-for graph in the run directory (deadlock.dot,
-and deadlock.svg when Graphviz is installed). A rank that is computing while
-others wait for it is no deadlock: mpivet keeps waiting, up to --timeout.
-
-A deadlock that would vanish if the MPI buffered every standard-mode send
-(MPI_Send, MPI_Isend) is reported as unsafe-buffering instead: the program
-relies on buffering that the MPI standard does not guarantee, and hangs
-when messages grow or on another MPI (head-to-head sends, for instance). A
-send to a rank that has called MPI_Finalize is never buffering's fault: no
-receive will ever take its message, and the report says so ("rank 1 sends
-to rank 0, which has called MPI_Finalize").
-
-The verdict rests only on what cannot change. A rank inside a call that
-never blocks (MPI_Test, MPI_Iprobe, MPI_Isend, ...) is running. A send whose
-destination has posted a receive it can match, or a receive whose source is
-sending it a matching message, waits for no one. And while the run is live,
-a rank whose process is stopped (SIGSTOP, a debugger), or that neither had a
-CPU nor slept in the kernel while the run stalled, counts as able to act:
-mpivet waits, and decides only when a second look some time later gives the
-same verdict with no MPI call completed in between.`,
-	KindDocs: map[string]string{"unsafe-buffering": `a deadlock that only the MPI's buffering of standard-mode sends avoids
-
-A standard-mode send (MPI_Send, MPI_Isend) may return before its receive is
-posted only if the MPI buffers the message, and MPI 3.1 §3.4 leaves that to
-the implementation: most buffer small messages, none buffers every size.
-A program whose ranks all send before they receive (head-to-head sends, a
-ring of MPI_Send) works while messages are small and hangs when they grow,
-or on another MPI. mpivet reports unsafe-buffering when a deadlock found
-with standard-mode sends taken as synchronous vanishes once they are taken
-as buffered, and after the interleavings are explored it runs the first
-once more with every standard-mode send synchronous (as --buffering=zero
-does) to find what the MPI's buffering hid. The finding names the ranks and
-the sends; use MPI_Sendrecv, nonblocking operations or an order that pairs
-each send with a posted receive.
-
-Rooted collectives are the same hazard: the standard lets every collective
-synchronise, but the root of an MPI_Bcast or MPI_Scatter of a small
-message, and the other ranks of an MPI_Reduce or MPI_Gather, mostly return
-at once. A program that receives, before its MPI_Bcast, what the root sends
-after its own works until the MPI synchronises the broadcast. Under
---buffering=zero (and in the run that confirms a suspicion) every blocking
-collective with data synchronises.`},
+	Name:     "deadlock",
+	Kinds:    []string{"deadlock", "unsafe-buffering"},
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
 }

@@ -2,6 +2,7 @@
 package failure
 
 import (
+	"embed"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -19,40 +20,20 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: program-failure.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "program-failure")
+
 // Check reports ranks that crashed, aborted, failed or quit MPI improperly.
 var Check = &check.Check{
-	Name:  "program-failure",
-	Kinds: []string{"program-failure", "truncation", "mpi-library-crash"},
-	Doc: `ranks that crash, call MPI_Abort, exit non-zero or exit without MPI_Finalize
-
-A rank killed by a signal (segmentation fault, bus error, floating point
-exception, abort), a call to MPI_Abort, a non-zero exit status, and a rank
-that exits after MPI_Init without calling MPI_Finalize are each reported with
-the rank, the cause, where it happened when known, and the last MPI call the
-rank made. Ranks the launcher terminated because another rank failed are
-named in that rank's finding rather than reported on their own.`,
-	KindDocs: map[string]string{"truncation": `a message larger than its receive buffer ended the job
-
-A receive must give room for the whole message that matches it (MPI 3.1
-§3.2.4): a message longer than count x datatype of the receive is an
-MPI_ERR_TRUNCATE error. Under the MPI's default error handler,
-MPI_ERRORS_ARE_FATAL, that error ends the job inside the receive; mpivet
-reports it as truncation, with the receive's rank and line and what the MPI
-said, instead of as a crash. The sender and the receiver disagree on the
-message's size: check the counts and datatypes on both sides, or probe
-(MPI_Probe, MPI_Get_count) before receiving messages of varying length.`,
-		"mpi-library-crash": `a thread of the MPI library crashed while the program's MPI_Finalize ran
-
-MPIs run threads of their own in each rank (Open MPI's progress thread and
-PMIx's) and stop them inside MPI_Finalize. A crash signal in one of those
-threads (one the library's own code created, and which never called MPI),
-after the program entered MPI_Finalize, is the library's failure, not the
-program's: the program did its part, and every rank had reached
-MPI_Finalize in it. It is reported as a warning with where the thread
-crashed, and the ranks the launcher ended because of it. Seen rarely with
-Open MPI 4.1 on heavily loaded machines; run the program again. A crash in
-the program's own threads, or in any thread before MPI_Finalize, stays a
-program-failure.`},
+	Name:     "program-failure",
+	Kinds:    []string{"program-failure", "truncation", "mpi-library-crash"},
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
 }

@@ -2,24 +2,26 @@
 package leak
 
 import (
+	"embed"
 	"fmt"
 
 	"mpivet/check"
 	"mpivet/checks/internal/objects"
 )
 
+// The check's documentation: resource-leak.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "resource-leak")
+
 // Check reports MPI objects still allocated when a rank calls MPI_Finalize.
 var Check = &check.Check{
-	Name: "resource-leak",
-	Doc: `MPI objects not freed before MPI_Finalize
-
-Every communicator, group, datatype, user-defined operation, info object,
-error handler, window and request a rank creates must be freed (MPI_Comm_free,
-MPI_Group_free, MPI_Type_free, MPI_Op_free, MPI_Info_free,
-MPI_Errhandler_free, MPI_Win_free), and every request completed (MPI_Wait/MPI_Test family)
-or freed (MPI_Request_free), before MPI_Finalize. An object leaked inside a
-loop exhausts the MPI's resources in long runs. The finding points at the
-line that created the object.`,
+	Name:     "resource-leak",
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{objects.Analyzer},
 	Run:      run,
 }

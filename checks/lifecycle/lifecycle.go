@@ -2,24 +2,26 @@
 package lifecycle
 
 import (
+	"embed"
 	"fmt"
 
 	"mpivet/check"
 	"mpivet/checks/internal/objects"
 )
 
+// The check's documentation: request-lifecycle.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "request-lifecycle")
+
 // Check reports nonblocking and persistent operations used against their life cycle.
 var Check = &check.Check{
-	Name: "request-lifecycle",
-	Doc: `nonblocking operations not completed, restarted while active, or pending at MPI_Finalize
-
-A nonblocking operation (MPI_Isend, MPI_Irecv, nonblocking collectives, ...)
-is complete only when a Wait or Test call returns it as complete. This check
-reports an operation that is still pending when its rank calls MPI_Finalize
-(error), a persistent request started again while its previous operation is
-still active (error), and a request freed with MPI_Request_free before its
-operation completed (warning): the program then cannot know when the buffer
-may be reused, or when received data has arrived.`,
+	Name:     "request-lifecycle",
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{objects.Analyzer},
 	Run:      run,
 }

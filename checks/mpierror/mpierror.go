@@ -2,36 +2,27 @@
 package mpierror
 
 import (
+	"embed"
 	"fmt"
 
 	"mpivet/check"
 )
 
+// The check's documentation: mpi-error.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "mpi-error")
+
 // Check reports errors that MPI calls returned to the program.
 var Check = &check.Check{
-	Name:  "mpi-error",
-	Kinds: []string{"mpi-error", "truncation"},
-	Doc: `errors MPI calls returned: truncated receives and every other MPI error
-
-A receive whose buffer is too small for the message that matched it
-(MPI_ERR_TRUNCATE) is reported as truncation; any other error an MPI call
-returns as mpi-error, with the call and its source line. Programs that keep
-MPI's default error handler do not see such errors returned: the MPI ends
-the job inside the call, and mpivet reports that with the MPI's own words
-(program-failure, or truncation when the MPI says a message was truncated).`,
-	KindDocs: map[string]string{"truncation": `a receive returned MPI_ERR_TRUNCATE: its buffer was too small for the message
-
-A receive must give room for the whole message that matches it (MPI 3.1
-§3.2.4): a message longer than count x datatype of the receive is an
-MPI_ERR_TRUNCATE error. A program that set an error handler other than
-MPI_ERRORS_ARE_FATAL (MPI_ERRORS_RETURN, or its own) gets the error back
-from the receive, or from the Wait or Test that completes it; mpivet
-reports it with the call and its line, whether or not the program looks at
-the return code. The received data is undefined. The sender and the
-receiver disagree on the message's size: check the counts and datatypes on
-both sides, or probe (MPI_Probe, MPI_Get_count) before receiving messages of
-varying length.`},
-	Run: run,
+	Name:     "mpi-error",
+	Kinds:    []string{"mpi-error", "truncation"},
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
+	Run:      run,
 }
 
 func run(pass *check.Pass) (any, error) {

@@ -2,6 +2,7 @@
 package timeout
 
 import (
+	"embed"
 	"fmt"
 	"strings"
 
@@ -9,17 +10,20 @@ import (
 	"mpivet/checks/internal/waitstate"
 )
 
+// The check's documentation: timeout.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "timeout")
+
 // Check reports a run that mpivet stopped at its time limit, with what every
 // rank was doing.
 var Check = &check.Check{
-	Name: "timeout",
-	Doc: `the run did not finish within --timeout
-
-When a run does not finish in time, mpivet stops it and reports, for every
-rank, the MPI call it is blocked in (with its arguments and source line), or
-that it was computing outside MPI (with its last MPI call), or that it had
-already finished. Ranks blocked in MPI while the others are blocked too
-usually mean a deadlock.`,
+	Name:     "timeout",
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
 }

@@ -2,6 +2,7 @@
 package typematch
 
 import (
+	"embed"
 	"fmt"
 
 	"mpivet/api"
@@ -9,24 +10,21 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: type-mismatch.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "type-mismatch")
+
 // Check reports messages received with another type signature than sent.
 var Check = &check.Check{
-	Name:  "type-mismatch",
-	Kinds: []string{"type-mismatch"},
-	Doc: `a message received with a datatype whose basic types differ from the send's
-
-MPI requires the sequence of basic types a send transfers to match the one
-the receive expects (MPI 3.1 §3.3.1): 4 MPI_BYTE received as one MPI_INT
-(seed 000, Fig. 2.10), doubles received as floats or ints as unsigned are
-errors even when the sizes agree; the program depends on the representation
-the two processes happen to share. MPI_BYTE matches only MPI_BYTE, MPI_PACKED
-matches anything. Types of the same kind and size (MPI_INT and MPI_INT32_T,
-the char types) count as equal, and derived types compare by the basic types
-they contain, in order, so a struct sent twice matches a type holding two.
-Each send carries its signature with its clock (exploration's piggyback), so
-the check is off when the clock protocol is (--clocks=off, several
-threads calling MPI).`,
-	Run: run,
+	Name:     "type-mismatch",
+	Kinds:    []string{"type-mismatch"},
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
+	Run:      run,
 }
 
 func run(pass *check.Pass) (any, error) {

@@ -2,6 +2,7 @@
 package unreceived
 
 import (
+	"embed"
 	"fmt"
 	"sort"
 
@@ -10,31 +11,19 @@ import (
 	"mpivet/trace"
 )
 
+// The check's documentation: unreceived-message.md is its Doc, and every other
+// KIND.md explains a kind (mpivet explain KIND, docs/checks.md).
+//
+//go:embed *.md
+var docFiles embed.FS
+
+var checkDoc, kindDocs = check.Docs(docFiles, "unreceived-message")
+
 // Check reports messages sent and never received.
 var Check = &check.Check{
-	Name: "unreceived-message",
-	Doc: `a message that no receive matches before MPI_Finalize
-
-Every message a program sends must be received: MPI_Finalize requires all
-communication involving the process to be complete (MPI 3.1 §8.7), and a
-message nobody receives is usually a receive the program forgot, a wrong
-tag, source or communicator, or a loop that exits one iteration early. The
-send itself may well have completed, which is why nothing else reports it:
-MPI_Bsend copies the message, a standard-mode MPI_Send or MPI_Isend of a
-small message is sent eagerly, and the MPI delivers it to a queue at its
-destination where it waits forever. Whether it then goes unnoticed, slows
-MPI_Finalize down or makes it hang depends on the MPI.
-
-mpivet counts the messages each rank sends and receives; one reduction in
-MPI_Finalize tells whether any is left, and only then do the ranks look for
-them (MPI_Improbe) on the communicators they know, or on a communicator as
-the program frees it. Each message is reported at the line of its send,
-with its destination, tag and communicator (the line is carried by the
-clock protocol's piggyback, so it is unknown with --clocks=off or when
-several threads call MPI, where the check is off altogether). Sends to and
-receives from MPI_PROC_NULL transfer nothing and are never reported. A
-message still on its way half a second into MPI_Finalize, or on a
-communicator freed before it arrived, is not found.`,
+	Name:     "unreceived-message",
+	Doc:      checkDoc,
+	KindDocs: kindDocs,
 	Requires: []*check.Check{comms.Analyzer},
 	Run:      run,
 }
