@@ -38,19 +38,26 @@ const (
 
 func main() {
 	code := exitOK
-	root := &cobra.Command{
-		Use:           "mpivet",
-		Short:         "dynamic verifier for MPI programs",
-		Long:          "mpivet runs an MPI program, explores its nondeterminism and reports its MPI usage errors.\n\n" + exitHelp,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(runCmd(&code), replayCmd(&code), checksCmd(), explainCmd(), dumpCmd())
-	if err := root.Execute(); err != nil {
+	if err := rootCmd(&code).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mpivet:", err)
 		os.Exit(exitFailure)
 	}
 	os.Exit(code)
+}
+
+// rootCmd is the command line; a command sets *code to its exit status.
+// docs/cli/ is generated from it.
+func rootCmd(code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:               "mpivet",
+		Short:             "dynamic verifier for MPI programs",
+		Long:              "mpivet runs an MPI program, explores its nondeterminism and reports its MPI usage errors.\n\n" + exitHelp,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		DisableAutoGenTag: true,
+	}
+	root.AddCommand(runCmd(code), replayCmd(code), checksCmd(), explainCmd(), dumpCmd())
+	return root
 }
 
 func runCmd(code *int) *cobra.Command {
