@@ -9,7 +9,7 @@
 // The sources (src/) are in layers; each includes and calls only those
 // below it, and the recorder calls the services above it back through the
 // callbacks they register (struct mpivet_service, mpivet_commit_hook).
-// README.md ("How it works") has the map of the layers, bottom to top: it
+// docs/architecture.md ("The map of the code") has the map of the layers, bottom to top: it
 // is kept in one place so that it cannot fall behind the tree.
 package layer
 

@@ -6,11 +6,12 @@ import (
 	"testing"
 )
 
-// TestREADMEMapsEveryLayer keeps README's map of the layer ("How it works")
-// in step with src/: every directory there has its line, so that someone
-// picking the code up finds each part of the layer explained.
+// TestREADMEMapsEveryLayer keeps the map of the code in
+// docs/architecture.md ("The map of the code") in step with src/: every
+// directory there has its line, so that someone picking the code up finds
+// each part of the layer explained.
 func TestREADMEMapsEveryLayer(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestREADMEMapsEveryLayer(t *testing.T) {
 			continue
 		}
 		if !strings.Contains(string(readme), "\n  "+d.Name()+"/") {
-			t.Errorf("README.md's map of layer/src has no line for %s/", d.Name())
+			t.Errorf("docs/architecture.md's map of layer/src has no line for %s/", d.Name())
 		}
 	}
 }
