@@ -9,6 +9,8 @@
 //	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
 //	nice -n 19 go run ./bench -scale -reps 1   # 2..256 ranks, LLCP and LVCP: docs/scaling.csv, docs/scaling-*.png
 //	go run ./bench -scale-plot docs/scaling.csv # redraw the plots and print the table from the CSV
+//	go run ./bench -run '^halo' -reps 5 -out docs/bench/overhead.csv   # append the results to a CSV file
+//	go run ./bench -tables docs/performance.md  # regenerate the page's tables from the files it names
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -140,7 +142,13 @@ func main() {
 	scaleOut := flag.String("scale-out", "docs/scaling.csv", "the CSV file -scale writes (the plots go beside it)")
 	scaleAppend := flag.Bool("scale-append", false, "add the rows of -scale to those of -scale-out instead of replacing them")
 	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
+	out := flag.String("out", "", "also append each result, with the date, machine, load and command, to this CSV `file`")
+	tables := flag.String("tables", "", "regenerate the tables of this Markdown `page` from the result files it names, and exit")
 	flag.Parse()
+	if *tables != "" {
+		rewriteTables(*tables)
+		return
+	}
 	if *scalePlot != "" {
 		redrawScale(*scalePlot)
 		return
@@ -171,11 +179,19 @@ func main() {
 		runSlack(work, *reps, strings.Split(*mpis, ","), match)
 		return
 	}
+	runOverhead(work, *reps, strings.Split(*mpis, ","), match, *out)
+}
+
+// runOverhead measures every benchmark natively and under mpivet under
+// each MPI and prints the medians and best values and their ratios; with
+// out, it also appends each result to that CSV file.
+func runOverhead(work string, reps int, mpis []string, match *regexp.Regexp, out string) {
 	src := sourceDir()
+	rec := recorder(out, reps)
 	fmt.Printf("%-8s %-14s %-10s %10s %10s %8s %10s %10s %8s\n", "MPI", "benchmark", "metric",
 		"native", "mpivet", "ratio", "native", "mpivet", "ratio")
 	fmt.Printf("%-34s %30s %30s\n", "", "--------- median ---------", "---------- best ----------")
-	for _, m := range strings.Split(*mpis, ",") {
+	for _, m := range mpis {
 		cc := compilers[m]
 		if _, err := exec.LookPath(cc); err != nil {
 			fmt.Printf("%-8s (not installed)\n", m)
@@ -198,12 +214,13 @@ func main() {
 			} else if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, b.src)).CombinedOutput(); err != nil {
 				fail(fmt.Errorf("%s: %v\n%s", cc, err, out))
 			}
-			native, under, err := measure(b, bin, work, *reps, launchers[m])
+			native, under, err := measure(b, bin, work, reps, launchers[m])
 			if err != nil {
 				fail(fmt.Errorf("%s/%s: %v", m, b.name, err))
 			}
 			nm, um, nb, ub := median(native), median(under), native[0], under[0]
 			fmt.Printf("%-8s %-14s %-10s %10.3f %10.3f %8.3f %10.3f %10.3f %8.3f\n", m, b.name, b.metric, nm, um, um/nm, nb, ub, ub/nb)
+			rec(result{MPI: m, Benchmark: b.name, Metric: b.metric, NativeMedian: nm, MpivetMedian: um, NativeBest: nb, MpivetBest: ub})
 		}
 	}
 }
