@@ -165,7 +165,7 @@ func briefIn(c *Call) []Field {
 // may return having done nothing (flag false, or no request completed). The
 // layer counts such a return in the state page instead of logging it: a
 // program that polls a million times between two messages would otherwise
-// fill its log with records that say nothing (issue 16). What a poll that
+// fill its log with records that say nothing. What a poll that
 // does something returns is logged as for any other call.
 func (c *Call) Poll() bool {
 	if c.Has("blocking") || !(c.Has("completion") || c.Has("probe") || c.Name == "MPI_Win_test") {

@@ -17,7 +17,7 @@ func TestBuiltinDescription(t *testing.T) {
 			t.Errorf("%s: not an MPI call", c.Name)
 		}
 	}
-	// The calls the foundation issue names must be covered.
+	// The core point-to-point, collective and object calls must be covered.
 	for _, name := range []string{"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend",
 		"MPI_Issend", "MPI_Irsend", "MPI_Recv", "MPI_Irecv", "MPI_Send_init", "MPI_Recv_init", "MPI_Sendrecv",
 		"MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",

@@ -4,7 +4,7 @@
 //
 //	go run ./bench                 # all benchmarks, both MPIs
 //	go run ./bench -reps 9 -mpi openmpi
-//	go run ./bench -run 'multipair|clocks|replay'   # the exploration issue's numbers
+//	go run ./bench -run 'multipair|clocks|replay'   # the exploration's costs (docs/performance.md)
 //	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
 //	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
 //	nice -n 19 go run ./bench -scale -reps 1   # 2..256 ranks, LLCP and LVCP: docs/scaling.csv, docs/scaling-*.png

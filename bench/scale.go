@@ -120,8 +120,8 @@ func runScale(work string, ranks []int, reps int, out string, appendTo bool, mat
 		for _, np := range ranks {
 			for rep := 0; rep < reps; rep++ {
 				for _, mode := range []string{"native", "lamport", "vector"} {
-					// Heavily oversubscribed, a launch can fail (see README,
-					// Scaling): said, and tried once more.
+					// Heavily oversubscribed, a launch can fail (see
+					// docs/performance.md, "Running 256 ranks"): said, and tried once more.
 					r, err := scaleRun(p, bin, mpivet, work, np, mode)
 					if err != nil {
 						fmt.Fprintf(os.Stderr, "bench: %s, %d ranks, %s failed, trying again: %v\n", p.name, np, mode, err)
@@ -151,7 +151,7 @@ func runScale(work string, ranks []int, reps int, out string, appendTo bool, mat
 
 // openMPILauncher is the launcher of both variants, as mpivet's default for
 // Open MPI: oversubscribed, which leaves ranks unbound and makes them yield
-// when idle (see README, "Scaling").
+// when idle (see docs/performance.md, "Scaling").
 var openMPILauncher = []string{"mpirun.openmpi", "--oversubscribe"}
 
 // scaleRun is one run of a program at np ranks: native, or under mpivet

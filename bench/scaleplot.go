@@ -207,7 +207,7 @@ func drawFigure(f scaleFigure, path string) error {
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
 }
 
-// printScaleTable prints the medians as the README's Markdown table.
+// printScaleTable prints the medians as docs/performance.md's Markdown table.
 func printScaleTable(w io.Writer, rows []scaleRow) {
 	wall := medians(rows, func(r scaleRow) float64 { return r.WallS })
 	ratio := ratios(rows)

@@ -13,12 +13,12 @@ import (
 	"mpivet/trace"
 )
 
-// Deterministic mode (mpivet run --deterministic, layer/src/determinism,
-// issue 20): a racy master/worker program prints the same thing, and its
+// Deterministic mode (mpivet run --deterministic, layer/src/determinism):
+// a racy master/worker program prints the same thing, and its
 // wildcard receives, Iprobes and Testanys give the same outcomes, in every
 // run, while another process keeps the cores busy; without the mode its
 // output changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default
-// 10, for the suite's time; 50 were measured by hand, see the README).
+// 10, for the suite's time; 50 runs are in docs/design/deterministic.md).
 func TestDeterministicMasterWorker(t *testing.T) {
 	runs := 10
 	if n, err := strconv.Atoi(os.Getenv("MPIVET_DETERMINISM_RUNS")); err == nil && n > 1 {

@@ -16,7 +16,7 @@ import (
 )
 
 // A long run's analysis takes memory for what is live, not for the run's
-// length (issue 16): mpivet reads each rank's calls again from its log as
+// length: mpivet reads each rank's calls again from its log as
 // the checks go (trace.Process.Calls), keeps the live objects, the
 // collectives some member has not reached and the messages in flight of the
 // offline zero-buffering replay, and lets the rest go. The same program of

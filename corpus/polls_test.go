@@ -14,7 +14,7 @@ import (
 
 // A program that polls millions of times (MPI_Testany and MPI_Iprobe,
 // like HPCC's RandomAccess) costs records and memory for what its polls
-// do, not for how many there are (issue 16): polls that find nothing are
+// do, not for how many there are: polls that find nothing are
 // counted in the state page, not logged, and the analysis reads only what
 // was logged.
 func TestPollingBounded(t *testing.T) {

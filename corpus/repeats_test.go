@@ -20,7 +20,7 @@ var nondeterministic = regexp.MustCompile(`(?i)ANY_SOURCE|WAITANY|TESTANY|WAITSO
 // sends buffered. Run on every corpus program with nondeterminism when
 // MPIVET_REPEATS=all (about 15 minutes on 2 idle cores, both MPIs), which
 // also logs, per program and MPI, the interleavings, the infeasible and the
-// diverged replays (the measurement behind the README's "Fewer replays");
+// diverged replays (the measurement in docs/design/exploration.md, "Why no replay repeats");
 // otherwise on one program whose replays buffer sends.
 func TestExplorationRepeatFree(t *testing.T) {
 	srcs := []string{filepath.Join("..", "testdata", "programs", "slack_sendbuff_deadlock.c")}

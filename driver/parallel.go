@@ -52,7 +52,7 @@ func jobs(o Options, sess *launch.Session) int {
 // MPI_Init and MPI_Finalize: under Open MPI they wait asleep (it yields
 // when oversubscribed): a replay of 4 ranks kept about half a core busy
 // here, and two at once on 2 cores explored 1.2 to 1.5 times as fast as
-// one (README, "Replays in parallel"), so Open MPI's replays get 4 ranks
+// one (docs/performance.md, "Replays in parallel"), so Open MPI's replays get 4 ranks
 // a core. MPICH's ranks poll while they wait, using their core: one.
 func ranksPerCore(sess *launch.Session) int {
 	if sess.MPI != nil && sess.MPI.Impl == mpi.OpenMPI {

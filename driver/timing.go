@@ -21,7 +21,7 @@ import (
 // (earliest and latest over the ranks), the supervisors' exit records, and
 // its own: the launcher started and seen to exit, the records read, the
 // checks done. scripts/replay-timeline turns the lines into the breakdown
-// the README gives. Off, it costs nothing: no stamp, no file.
+// docs/performance.md gives ("Where a replay's time goes"). Off, it costs nothing: no stamp, no file.
 
 // timingLine is one interleaving's timestamps, in ns since the epoch (0:
 // no rank reached that phase).

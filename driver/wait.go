@@ -14,8 +14,8 @@ import (
 // and of the other replays. Under sleep the layer makes each blocking
 // call its nonblocking form and a test loop that backs off into sleeps
 // (layer/src/wait), which costs a message that comes after the spin up
-// to the cap of the sleep (README, "Waiting in oversubscribed
-// replays"); with a core per rank, spinning is the faster wait. Ranks
+// to the cap of the sleep (docs/performance.md, "Waiting in
+// oversubscribed replays"); with a core per rank, spinning is the faster wait. Ranks
 // elsewhere (a --launcher, a Slurm step) are on cores mpivet does not
 // count: spin.
 func waitMode(o Options, sess *launch.Session, runs int) string {

@@ -32,8 +32,7 @@ type Parallel struct {
 // the search reaches it, which may be long after. Replays of the deepest
 // level, the next the search reaches, are started whatever the bound (at
 // most Jobs run at once): held ones of shallower levels had filled it and
-// kept a master/worker of 8 ranks to one replay at a time (README,
-// "Replays in parallel").
+// kept a master/worker of 8 ranks to one replay at a time (docs/design/parallel-replays.md).
 const lookahead = 2
 
 // level is the replays planned for one interleaving under exploration;

@@ -6,7 +6,8 @@ import (
 	"sort"
 )
 
-// Which replays are redundant (issue 22, "Fewer replays").
+// Which replays are redundant (docs/design/exploration.md, "Why no replay
+// repeats").
 //
 // The search reduces as DAMPI does (seed 000, §5.3), POE's reduction in
 // distributed form (seed 000 ch. 4): it replays match sets, never orders
@@ -32,15 +33,15 @@ import (
 // clock when it matched, and forcing a nonblocking wildcard receive to
 // another source can let messages that raise it arrive before its
 // completion, past events its replay then deviates. Forcing only the
-// events before those in key order, as the search did, let the pinned one
-// match freely there: the replays left its subtree, missed the outcomes
-// with it forced (p = a with q deviated), and sibling subtrees planned the
-// same decisions (TestPinnedStayForced).
+// events before those in key order would let the pinned one match freely
+// there: the replays would leave its subtree, miss the outcomes with it
+// forced (p = a with q deviated), and sibling subtrees would plan the same
+// decisions (TestPinnedStayForced).
 //
 // So what could be left out is not a repeated replay but a different one
 // with the same outcome. The candidates, and what they remove (measured
-// on every corpus program with more than one interleaving, both MPIs: the
-// README's "Fewer replays"):
+// on every corpus program with more than one interleaving, both MPIs:
+// docs/design/exploration.md):
 //
 //   - A forced replay whose forced match turned out infeasible, or whose
 //     program diverged: the search does not go below it already (plan: its

@@ -15,7 +15,7 @@ import (
 
 // Start-up settings for mpivet's own runs. A replay is the whole program
 // started again, and on one host most of its time is the MPI's start-up,
-// not the program (README, "Where a replay's time goes"). Two parts of
+// not the program (docs/design/parallel-replays.md, "Where a replay's time goes"). Two parts of
 // that start-up are work that gives the same answer every time, and the
 // settings below skip them without changing what the program's MPI does:
 //

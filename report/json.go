@@ -7,7 +7,7 @@ import (
 )
 
 // JSON prints the report as the JSON document tools and tests read (see
-// README.md, The JSON report). Every finding carries its fingerprint.
+// docs/guide/reports.md, JSON). Every finding carries its fingerprint.
 type JSON struct{ w io.Writer }
 
 // NewJSON returns a JSON printer writing to w.

@@ -1,7 +1,7 @@
 /*
  * Start-up and shutdown timestamps of a rank, for measuring where a run's
- * wall time goes (mpivet's MPIVET_TIMING, README "Where a replay's time
- * goes"). Off unless the environment has MPIVET_TIMING: then the rank
+ * wall time goes (mpivet's MPIVET_TIMING, docs/design/parallel-replays.md,
+ * "Where a replay's time goes"). Off unless the environment has MPIVET_TIMING: then the rank
  * appends "PHASE NS CPU" lines (the wall clock, CLOCK_REALTIME, comparable
  * with the driver's on the same host, and the process's CPU time so far,
  * both in ns) to <dir>/p.<host>.<pid>.time at its

@@ -9,7 +9,7 @@
  * FIRST_NS, doubling, to a cap (CAP_NS; MPIVET_WAIT_CAP_NS overrides it, to
  * measure). The cap bounds the latency a long wait adds once its message
  * comes; a sleep costs a system call and the scheduler's wake-up, so a
- * wait of W seconds sleeps about log2(CAP/FIRST) + W/CAP times (README,
+ * wait of W seconds sleeps about log2(CAP/FIRST) + W/CAP times (docs/design/parallel-replays.md,
  * "Waiting in oversubscribed replays").
  *
  * What each call becomes is what the standard says it is equivalent to
@@ -19,7 +19,7 @@
  * peer), MPI_Sendrecv_replace (its nonblocking form is MPI-4's), the
  * program's blocking collectives (the collective checks compare blocking
  * and nonblocking kinds between ranks, and the workloads measured have
- * none: README), and the MPI's own waits in MPI_Init and MPI_Finalize. The
+ * none: docs/design/parallel-replays.md), and the MPI's own waits in MPI_Init and MPI_Finalize. The
  * layer's own collective at MPI_Finalize, where every rank waits for the
  * slowest before the MPI's, is waited here.
  */
