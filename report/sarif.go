@@ -155,7 +155,10 @@ func (s *SARIF) log(r *Report) sarifLog {
 		if doc != "" {
 			title, _, _ := strings.Cut(doc, "\n")
 			rule.ShortDescription = &sarifMessage{title}
-			rule.FullDescription = &sarifMessage{strings.TrimSpace(doc)}
+			// What the kind means; the example, its report and the fix
+			// (the explanation's "#### " parts) are the help's.
+			meaning, _, _ := strings.Cut(doc, "\n#### ")
+			rule.FullDescription = &sarifMessage{strings.TrimSpace(meaning)}
 			rule.Help = &sarifMessage{"mpivet explain " + id + "\n\n" + strings.TrimSpace(doc)}
 		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule)
