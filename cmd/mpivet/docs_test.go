@@ -109,3 +109,57 @@ func TestCLIReference(t *testing.T) {
 		}
 	}
 }
+
+// The command lines the documentation shows use flags the commands have,
+// and explain kinds that exist.
+func TestDocumentedCommandLines(t *testing.T) {
+	var code int
+	root := rootCmd(&code)
+	pages := []string{filepath.Join("..", "..", "README.md")}
+	filepath.WalkDir(filepath.Join("..", "..", "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".md") && !strings.Contains(p, string(filepath.Separator)+"cli"+string(filepath.Separator)) {
+			pages = append(pages, p)
+		}
+		return err
+	})
+	line := regexp.MustCompile(`(?:^|[\s$]|bin/)mpivet (run|replay|dump|checks|explain)\b([^#\n]*)`)
+	flagRE := regexp.MustCompile(`(?:^|\s)--?([a-z][a-z-]*)`)
+	seen := 0
+	for _, p := range pages {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range line.FindAllStringSubmatch(string(text), -1) {
+			cmd, _, err := root.Find([]string{m[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := regexp.MustCompile(`'[^']*'|"[^"]*"`).ReplaceAllString(m[2], "") // quoted values
+			if i := strings.Index(args, "./"); i >= 0 { // flags after the program are the program's
+				args = args[:i]
+			}
+			for _, f := range flagRE.FindAllStringSubmatch(args, -1) {
+				seen++
+				name := f[1]
+				known := cmd.Flags().Lookup(name) != nil || name == "help"
+				if len(name) == 1 {
+					known = cmd.Flags().ShorthandLookup(name) != nil
+				}
+				if !known {
+					t.Errorf("%s: mpivet %s has no flag --%s (%s)", p, m[1], name, strings.TrimSpace(m[0]))
+				}
+			}
+			if m[1] == "explain" {
+				if k := strings.Fields(args); len(k) > 0 && k[0] != "KIND" {
+					if err := explain(&bytes.Buffer{}, all.Checks, k[0]); err != nil {
+						t.Errorf("%s: mpivet explain %s: %v", p, k[0], err)
+					}
+				}
+			}
+		}
+	}
+	if seen < 30 {
+		t.Errorf("only %d flags found in the documented command lines", seen)
+	}
+}
