@@ -9,8 +9,10 @@
 // Kinds) and finds their results in Pass.ResultOf; a Unit runs each analysis
 // once per execution, before the checks that require it. Validate rejects
 // malformed checks, requirements and cycles in one test for all of them.
-// Merging findings across ranks and interleavings, and printing them, is
-// package report's.
+// A check's documentation (Doc, and KindDocs for each kind it reports) is
+// Markdown embedded in its package, read by Docs: the text mpivet explain
+// prints, from which docs/checks.md is generated. Merging findings across
+// ranks and interleavings, and printing them, is package report's.
 package check
 
 import (

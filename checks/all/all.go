@@ -1,7 +1,9 @@
 // Package all lists every check mpivet runs, in report order. A new check
 // is one package under checks/ and one line here: the shared analyses it
-// requires run by themselves (check.Unit), mpivet checks lists it and
-// mpivet explain explains its kinds, and a test validates the registry.
+// requires run by themselves (check.Unit), mpivet checks lists it,
+// mpivet explain explains its kinds (from its KIND.md files), docs/checks.md
+// gets its sections (go test ./cmd/mpivet -run Reference -update), and
+// tests validate the registry and the reference.
 package all
 
 import (
