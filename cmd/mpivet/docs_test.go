@@ -38,6 +38,9 @@ func TestChecksReference(t *testing.T) {
 		t.Errorf("%s is not what the checks' documentation gives: go test ./cmd/mpivet -run Reference -update", path)
 	}
 	for _, c := range all.Checks {
+		if !bytes.Contains(got, []byte("\n## The "+c.Name+" check\n")) {
+			t.Errorf("%s has no section for check %s", path, c.Name)
+		}
 		for _, kind := range c.AllKinds() {
 			text, _ := c.Explain(kind)
 			if !bytes.Contains(got, []byte("\n### "+kind+"\n\n"+refdoc.KindSection(text)+"\n")) {
