@@ -6,8 +6,10 @@
  * Without help, every replay has such a worker, which polls forever (no
  * deadlock: a polling rank is running) while rank 0 waits for it in its
  * forced receive, until the time limit. mpivet must see at once that the
- * replay diverged; with --replay-hook removing the stamp, replays repeat
- * the first run. Used by corpus.TestReplayDivergence.
+ * replay diverged (with --files=off, which leaves the stamp); with
+ * --replay-hook removing the stamp, or by default (mpivet restores the
+ * files before every replay), replays repeat the first run. Used by
+ * corpus.TestReplayDivergence.
  * Usage: replay_diverges STAMP
  */
 #include <mpi.h>
