@@ -242,6 +242,7 @@ type Report struct {
 	Coverage      report.Coverage `json:"coverage"`
 	Findings      []check.Finding `json:"findings"`
 	Buffering     string          `json:"buffering"`
+	RunDir        string          `json:"run_dir"`
 }
 
 // RunMpivet runs mpivet on a compiled program and returns its report.

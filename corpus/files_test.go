@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,6 +62,18 @@ func filesExcl(t *testing.T, bin string) {
 		t.Errorf("result.out after the run: %q, %v (want the first run's order)", data, err)
 	}
 	sameFiles(t, dir, "result.out")
+	// mpivet replay of the deadlock starts from the files as they were
+	// before the run too, and leaves them as the replay left them.
+	cmd := exec.Command(mpivetBin, "replay", r.RunDir, "--interleaving", "2", "--no-color")
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	if out := string(b); err == nil || !strings.Contains(out, "error[deadlock]") || strings.Contains(out, "program-failure") ||
+		!strings.Contains(out, "files put back as they were before the run") {
+		t.Fatalf("replay of interleaving 2: %v:\n%s", err, out)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "result.out")); len(data) != 0 || err != nil {
+		t.Errorf("result.out after the replay: %q, %v (want the file the deadlocked replay made, empty)", data, err)
+	}
 	os.Remove(filepath.Join(dir, "result.out"))
 	r, out, code = RunMpivet(t, p, bin, "--buffering-check=false", "--files=off")
 	if code != 1 || kinds(r) != "program-failure" {
