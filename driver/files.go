@@ -134,6 +134,8 @@ func (x *exploration) divergedFiles() string {
 	switch {
 	case x.files == nil:
 		return " (files not restored: --files=off)"
+	case x.jobs() > 1:
+		return " (replays ran at once, the first run having written no file: what a replay wrote was restored once they were over)"
 	case len(x.changed) > 0:
 		return fmt.Sprintf(" (the files it wrote, restored before every replay: %s)", firstFew(x.changed))
 	}
