@@ -105,11 +105,17 @@ func (x *exploration) endFiles() {
 		err = x.files.PutFirstBack()
 	}
 	es, _ := x.files.Entries()
-	var untracked []string
+	var untracked, elsewhere []string
 	for _, e := range es {
-		if e.Kind == filestate.Untracked {
+		if !x.files.Reachable(e) {
+			elsewhere = append(elsewhere, e.Host+":"+e.Path)
+		} else if e.Kind == filestate.Untracked {
 			untracked = append(untracked, e.Path)
 		}
+	}
+	if len(elsewhere) > 0 {
+		x.notes = append(x.notes, "files on other hosts' own file systems, which mpivet did not restore (only those on the run directory's "+
+			"file system and on its own host): "+firstFew(elsewhere))
 	}
 	if paths := x.serial; len(paths) > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("files: the first run created, changed or removed %d %s (%s); every replay started from the files "+

@@ -46,12 +46,14 @@ type Entry struct {
 	Mode  fs.FileMode
 	Size  int64
 	MTime time.Time
+	Host  string // of the rank that kept it
 	Path  string // absolute
 }
 
 // Store is the store directory of a verification.
 type Store struct {
-	Dir string
+	Dir  string
+	host string // this host
 }
 
 // New creates the store dir.
@@ -63,7 +65,8 @@ func New(dir string) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", abs, err)
 	}
-	return &Store{Dir: abs}, nil
+	host, _ := os.Hostname()
+	return &Store{Dir: abs, host: host}, nil
 }
 
 // Open opens the store dir of an earlier verification, nil if it has none.
@@ -71,7 +74,32 @@ func Open(dir string) *Store {
 	if _, err := os.Stat(filepath.Join(dir, "manifest")); err != nil {
 		return nil
 	}
-	return &Store{Dir: dir}
+	host, _ := os.Hostname()
+	return &Store{Dir: dir, host: host}
+}
+
+// Reachable says whether this host can restore the entry's file: one kept
+// on this host, or on the file system of the store, which every host of
+// the run shares. A file on another host's own file system (its /tmp) is
+// not this host's file of the same name.
+func (s *Store) Reachable(e Entry) bool {
+	if e.Host == s.host {
+		return true
+	}
+	store, err := os.Stat(s.Dir)
+	if err != nil {
+		return false
+	}
+	for p := e.Path; ; p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil {
+			a, ok1 := st.Sys().(*syscall.Stat_t)
+			b, ok2 := store.Sys().(*syscall.Stat_t)
+			return ok1 && ok2 && a.Dev == b.Dev
+		}
+		if p == filepath.Dir(p) {
+			return false
+		}
+	}
 }
 
 // Entries reads the manifest, in the order of the paths (a directory
@@ -100,10 +128,10 @@ func (s *Store) Entries() ([]Entry, error) {
 	return es, sc.Err()
 }
 
-// parse reads a manifest line: KIND ID MODE SIZE MTIME PATH.
+// parse reads a manifest line: KIND ID MODE SIZE MTIME HOST PATH.
 func parse(line string) (Entry, bool) {
-	f := strings.SplitN(line, " ", 6)
-	if len(f) != 6 || !filepath.IsAbs(f[5]) {
+	f := strings.SplitN(line, " ", 7)
+	if len(f) != 7 || !filepath.IsAbs(f[6]) {
 		return Entry{}, false
 	}
 	mode, err1 := strconv.ParseUint(f[2], 8, 32)
@@ -114,7 +142,7 @@ func parse(line string) (Entry, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return Entry{}, false
 	}
-	return Entry{Kind: f[0], ID: f[1], Mode: fs.FileMode(mode) & fs.ModePerm, Size: size, MTime: time.Unix(s, ns), Path: f[5]}, true
+	return Entry{Kind: f[0], ID: f[1], Mode: fs.FileMode(mode) & fs.ModePerm, Size: size, MTime: time.Unix(s, ns), Host: f[5], Path: f[6]}, true
 }
 
 // Restored is what a Restore did.
@@ -135,6 +163,9 @@ func (s *Store) Restore() (Restored, error) {
 	}
 	s.clearStale()
 	for _, e := range es {
+		if !s.Reachable(e) {
+			continue
+		}
 		changed, err := s.restore(e)
 		if err != nil {
 			r.Failed = append(r.Failed, fmt.Sprintf("%s (%v)", e.Path, err))
@@ -257,7 +288,7 @@ func (s *Store) KeepFirst() ([]string, error) {
 	var absent, left []string
 	for i := len(es) - 1; i >= 0; i-- {
 		e := es[i]
-		if e.Kind == Untracked {
+		if e.Kind == Untracked || !s.Reachable(e) {
 			continue
 		}
 		if st, err := os.Lstat(e.Path); errors.Is(err, fs.ErrNotExist) {
@@ -309,6 +340,9 @@ func (s *Store) PutFirstBack() error {
 	}
 	var errs []error
 	for _, e := range es {
+		if !s.Reachable(e) {
+			continue
+		}
 		kept := filepath.Join(first, e.ID)
 		if _, err := os.Lstat(kept); err == nil {
 			os.RemoveAll(e.Path)

@@ -34,7 +34,8 @@ func keep(t *testing.T, s *Store, id, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(f, "%s %s %o %d %d.%09d %s\n", kind, id, mode, size, mtime.Unix(), mtime.Nanosecond(), path)
+	host, _ := os.Hostname()
+	fmt.Fprintf(f, "%s %s %o %d %d.%09d %s %s\n", kind, id, mode, size, mtime.Unix(), mtime.Nanosecond(), host, path)
 	f.Close()
 	os.WriteFile(filepath.Join(s.Dir, id+".claim"), nil, 0o644)
 	os.WriteFile(filepath.Join(s.Dir, id+".done"), nil, 0o644)
@@ -157,5 +158,30 @@ func TestStaleClaims(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(s.Dir, name)); (err == nil) != want {
 			t.Errorf("%s: present %v, want %v", name, err == nil, want)
 		}
+	}
+}
+
+// A file another host kept is restored when it is on the store's file
+// system, which the hosts share, and left alone on another file system
+// (that host's own: this host's file of the same name is not it).
+func TestOtherHosts(t *testing.T) {
+	s, _ := New(t.TempDir())
+	shared := filepath.Join(t.TempDir(), "out")
+	own, err := os.CreateTemp("/dev/shm", "mpivet-filestate-") // tmpfs: not the store's file system
+	if err != nil {
+		t.Skip("no /dev/shm")
+	}
+	own.Close()
+	defer os.Remove(own.Name())
+	f, _ := os.Create(filepath.Join(s.Dir, "manifest"))
+	fmt.Fprintf(f, "absent 0000000000000001 0 0 0.000000000 otherhost %s\n", shared)
+	fmt.Fprintf(f, "absent 0000000000000002 0 0 0.000000000 otherhost %s\n", own.Name())
+	f.Close()
+	os.WriteFile(shared, nil, 0o644)
+	if r, err := s.Restore(); err != nil || len(r.Changed) != 1 || r.Changed[0] != shared {
+		t.Fatalf("Restore: %+v, %v; want only %s", r, err, shared)
+	}
+	if _, err := os.Stat(own.Name()); err != nil {
+		t.Errorf("this host's %s was removed: %v", own.Name(), err)
 	}
 }

@@ -38,6 +38,7 @@
 
 int (*fs_real_open)(const char *, int, ...);
 static char root[4096]; /* the run directory of the whole verification (the store's parent) */
+static dev_t shared;    /* the store's file system, which every host shares */
 static __thread int inside;
 
 /* REAL(name) is the C library's name, looked up once. */
@@ -59,7 +60,27 @@ static void fs_log_opened(void)
 	char *slash = strrchr(root, '/');
 	if (slash && slash != root)
 		*slash = 0;
+	struct stat st;
+	if (stat(d, &st) != 0 || gethostname(fs_host, sizeof fs_host - 1) != 0 || strpbrk(fs_host, " \n"))
+		return;
+	shared = st.st_dev;
 	snprintf(fs_store, sizeof fs_store, "%s", d);
+}
+
+/* on_shared says whether the absolute path abs is on the store's file
+ * system: that of its nearest ancestor that exists. */
+static int on_shared(const char *abs)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s", abs);
+	struct stat st;
+	while (stat(p, &st) != 0) {
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return stat("/", &st) == 0 && st.st_dev == shared;
+		*slash = 0;
+	}
+	return st.st_dev == shared;
 }
 
 /* normalize removes ".", ".." and repeated slashes from the absolute path
@@ -178,10 +199,15 @@ static int seen(uint64_t id)
 	return found;
 }
 
-static uint64_t hash(const char *s)
+/* hash names the file abs in the store: by its path on the file system
+ * every host shares, by its host and path elsewhere. */
+static uint64_t hash(const char *abs)
 {
 	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
+	if (!on_shared(abs))
+		for (const char *s = fs_host; *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (const char *s = abs; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h ? h : 1;
 }

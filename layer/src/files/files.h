@@ -28,13 +28,17 @@
  *   ID.claim   taken (O_EXCL) by the one rank that keeps the file's state
  *   ID         the original content (a regular file) or link target
  *   ID.done    the state is kept; other ranks wait for it before they go on
- *   manifest   one line per file: KIND ID MODE SIZE MTIME PATH
+ *   manifest   one line per file: KIND ID MODE SIZE MTIME HOST PATH
  *
  * KIND is absent (the file did not exist), file, dir, link, or untracked
  * (a directory renamed whole, or a file whose content could not be
  * copied: the driver leaves it alone and says so). ID is a hash of the
- * absolute path, MTIME seconds.nanoseconds. The driver (driver/files.go)
- * restores every entry between runs.
+ * absolute path (and of HOST, the rank's host, when the file is not on
+ * the run directory's file system: a node's own /tmp is not another's),
+ * MTIME seconds.nanoseconds. The driver (driver/files.go) restores every
+ * entry between runs: on its own host, and on the file system it shares
+ * with the ranks (the run directory's); files on other hosts' own file
+ * systems it leaves alone, and says so.
  */
 #ifndef MPIVET_FILES_H
 #define MPIVET_FILES_H
@@ -48,8 +52,10 @@
  * alone when restoring), once per file for the whole verification. */
 void fs_keep(const char *abs, uint64_t id, int follow, int untracked);
 
-/* fs_store is the store's directory, "" when files are not kept. */
+/* fs_store is the store's directory, "" when files are not kept; fs_host
+ * the rank's host. */
 extern char fs_store[4096];
+extern char fs_host[256];
 
 /* The C library's own functions, found with dlsym(RTLD_NEXT). */
 extern int (*fs_real_open)(const char *, int, ...);

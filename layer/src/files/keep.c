@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 char fs_store[4096];
+char fs_host[256];
 
 /* How long a rank waits for another to keep a file (a rank killed while
  * keeping it leaves no .done: the driver clears its claim between runs). */
@@ -114,9 +115,9 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 	if (untracked)
 		kind = "untracked";
 	char line[4400];
-	int n = snprintf(line, sizeof line, "%s %016llx %o %lld %lld.%09ld %s\n", kind, (unsigned long long)id,
+	int n = snprintf(line, sizeof line, "%s %016llx %o %lld %lld.%09ld %s %s\n", kind, (unsigned long long)id,
 			 (unsigned)(st.st_mode & 07777), (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 (long)st.st_mtim.tv_nsec, abs);
+			 (long)st.st_mtim.tv_nsec, fs_host, abs);
 	snprintf(path, sizeof path, "%s/manifest", fs_store);
 	int m = fs_real_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (m >= 0) {
