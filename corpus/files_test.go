@@ -14,7 +14,8 @@ import (
 // result with O_EXCL, one that appends to a log it reads back (a log that
 // existed before: its content is restored, not removed), one that creates
 // its output with MPI-IO's MPI_MODE_EXCL, and one whose output directory,
-// which must not exist, is an absolute path outside the working directory.
+// which must not exist, is an absolute path outside the working directory;
+// and a Fortran and a Python program that create their result exclusively.
 // Each has a wildcard race whose other order is replayed; every replay
 // must repeat the first run (none diverges), the bug of the one that has
 // one must be found, and the files must be what the first run wrote.
@@ -43,8 +44,29 @@ func TestFilesRestored(t *testing.T) {
 				}
 				sameFiles(t, dir, "out", "out/result")
 			})
+			t.Run("fortran", func(t *testing.T) {
+				bin := filepath.Join(t.TempDir(), "files_excl")
+				compile(t, m, filepath.Join("..", "testdata", "files", "files_excl.f90"), bin)
+				dir := t.TempDir()
+				filesClean(t, &Program{NP: 3, Timeout: "120s", Dir: dir}, bin)
+				if data, err := os.ReadFile(filepath.Join(dir, "result.dat")); string(data) != "1\n2\n" {
+					t.Errorf("result.dat after the run: %q, %v (want the first run's order)", data, err)
+				}
+			})
 		})
 	}
+	// Python's open, from the interpreter (mpi4py is Debian's, on Open MPI)
+	t.Run("python", func(t *testing.T) {
+		if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+			t.Skip("no Open MPI")
+		}
+		dir := t.TempDir()
+		p := &Program{Path: filepath.Join("..", "testdata", "files", "files_excl.py"), NP: 3, Timeout: "120s", Dir: dir}
+		filesClean(t, p, python(t, p))
+		if data, err := os.ReadFile(filepath.Join(dir, "result.txt")); string(data) != "1 2\n" {
+			t.Errorf("result.txt after the run: %q, %v (want the first run's order)", data, err)
+		}
+	})
 }
 
 // filesExcl: the result file is created in the working directory with
