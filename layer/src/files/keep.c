@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,9 +20,11 @@
 char fs_store[4096];
 char fs_host[256];
 
-/* How long a rank waits for another to keep a file (a rank killed while
- * keeping it leaves no .done: the driver clears its claim between runs). */
-#define WAIT_NS (30LL * 1000000000LL)
+/* How long a rank waits for a rank on another host to keep a file (one
+ * on its own host it waits for as long as that rank lives: copying a large
+ * file takes its time). A rank killed while keeping a file leaves no
+ * .done: the driver clears its claim between runs. */
+#define WAIT_NS (600LL * 1000000000LL)
 
 static void store_path(char *out, size_t cap, uint64_t id, const char *suffix)
 {
@@ -88,14 +92,40 @@ static const char *state(const char *abs, uint64_t id, int follow, struct stat *
 	return "untracked"; /* a device, a fifo, a socket: not the program's results */
 }
 
-/* wait_kept waits until the rank that claimed the file has kept it. */
+/* claimer reads who claimed the file: "HOST PID" in its claim. */
+static pid_t claimer(uint64_t id, int *here)
+{
+	char path[4200], text[320] = "";
+	store_path(path, sizeof path, id, ".claim");
+	int fd = fs_real_open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = 0;
+	char *sp = strrchr(text, ' ');
+	if (!sp)
+		return 0;
+	*sp = 0;
+	*here = strcmp(text, fs_host) == 0;
+	return (pid_t)atoi(sp + 1);
+}
+
+/* wait_kept waits until the rank that claimed the file has kept it, or
+ * has died (on this host), or for WAIT_NS (another host's). */
 static void wait_kept(uint64_t id)
 {
 	char done[4200];
 	store_path(done, sizeof done, id, ".done");
 	struct timespec pause = {0, 1000000};
-	for (long long waited = 0; waited < WAIT_NS && access(done, F_OK) != 0; waited += pause.tv_nsec)
+	int here = 0;
+	pid_t pid = 0;
+	for (long long waited = 0; access(done, F_OK) != 0; waited += pause.tv_nsec) {
+		if (waited % 1000000000LL == 0) /* once a second: who, and alive? */
+			pid = claimer(id, &here);
+		if ((pid > 0 && here && kill(pid, 0) != 0 && errno == ESRCH) || (!(pid > 0 && here) && waited >= WAIT_NS))
+			return;
 		nanosleep(&pause, NULL);
+	}
 }
 
 void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
@@ -110,6 +140,7 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 			wait_kept(id);
 		return;
 	}
+	dprintf(claim, "%s %d", fs_host, (int)getpid());
 	struct stat st;
 	const char *kind = state(abs, id, follow, &st);
 	if (untracked)
