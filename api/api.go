@@ -592,3 +592,8 @@ const (
 	ConfThreads       = "threads"       // off: under MPI_THREAD_MULTIPLE, the clock protocol stays off (any thread may call MPI)
 	ConfWait          = "wait"          // sleep: blocking calls poll with a sleeping backoff (layer/src/wait); spin: the MPI's own wait
 )
+
+// ConfFiles is the layer.conf key naming the directory where the ranks
+// keep what the files they create, change or remove held before the run
+// (layer/src/files, driver/files.go): its value is that directory's path.
+const ConfFiles = "files"

@@ -91,6 +91,7 @@ type Program struct {
 	Says          []string       // texts that findings' messages must contain
 	Buffering     string         // how reliance on buffering was looked for (first word)
 	Plugin        bool           // MPI comes in with a dlopen'ed plugin built from the same source
+	Dir           string         // the working directory of mpivet and the program ("": the test's)
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -241,6 +242,7 @@ type Report struct {
 	Coverage      report.Coverage `json:"coverage"`
 	Findings      []check.Finding `json:"findings"`
 	Buffering     string          `json:"buffering"`
+	RunDir        string          `json:"run_dir"`
 }
 
 // RunMpivet runs mpivet on a compiled program and returns its report.
@@ -262,6 +264,7 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 		pages...), extra...)
 	args = append(append(args, bin), p.Args...)
 	cmd := exec.Command(mpivetBin, args...)
+	cmd.Dir = p.Dir
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

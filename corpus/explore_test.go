@@ -58,11 +58,12 @@ func TestReplay(t *testing.T) {
 }
 
 // A replay that takes another path than the run it replays, for reasons
-// outside MPI (here a file the first run left), is stopped as soon as a
-// rank's calls differ, counted as diverged and explained, instead of
-// waiting for the time limit; the verdict says the exploration is
-// incomplete. With --replay-hook removing the file, replays repeat the
-// first run and the exploration completes.
+// outside MPI (here a file the first run left, with --files=off), is
+// stopped as soon as a rank's calls differ, counted as diverged and
+// explained, instead of waiting for the time limit; the verdict says the
+// exploration is incomplete. With --replay-hook removing the file, replays
+// repeat the first run and the exploration completes; and so they do with
+// no hook by default, mpivet restoring the files itself.
 func TestReplayDivergence(t *testing.T) {
 	src := filepath.Join("..", "testdata", "replay", "replay_diverges.c")
 	for _, m := range available(t) {
@@ -72,7 +73,7 @@ func TestReplayDivergence(t *testing.T) {
 			compile(t, m, src, bin)
 			stamp := filepath.Join(tmp, "stamp")
 			p := &Program{NP: 3, Timeout: "120s", Args: []string{stamp}}
-			r, out, code := RunMpivet(t, p, bin, "--buffering-check=false")
+			r, out, code := RunMpivet(t, p, bin, "--buffering-check=false", "--files=off")
 			if code != 3 || r.Verdict != "incomplete" || r.Coverage.Diverged < 1 || r.Coverage.TimedOut != 0 || len(r.Findings) != 0 ||
 				!strings.Contains(out, "diverged") || !strings.Contains(out, "--replay-hook") || !strings.Contains(out, "MPI_Irecv") {
 				t.Fatalf("without the hook: exit %d, verdict %s, coverage %+v:\n%s", code, r.Verdict, r.Coverage, out)
@@ -81,6 +82,21 @@ func TestReplayDivergence(t *testing.T) {
 			r, out, code = RunMpivet(t, p, bin, "--buffering-check=false", "--replay-hook", "rm -f "+stamp)
 			if code != 0 || r.Verdict != "ok" || r.Coverage.Diverged != 0 || r.Interleavings != 2 {
 				t.Fatalf("with the hook: exit %d, verdict %s, %d interleavings, coverage %+v:\n%s", code, r.Verdict, r.Interleavings, r.Coverage, out)
+			}
+			os.Remove(stamp)
+			r, out, code = RunMpivet(t, p, bin, "--buffering-check=false")
+			if _, err := os.Stat(stamp); code != 0 || r.Verdict != "ok" || r.Coverage.Diverged != 0 || r.Interleavings != 2 || err != nil {
+				t.Fatalf("files restored: exit %d, verdict %s, %d interleavings, coverage %+v, stamp after the run: %v:\n%s",
+					code, r.Verdict, r.Interleavings, r.Coverage, err, out)
+			}
+			// a stamp a child process writes is not restored: the note says
+			// the replay diverged despite the files restored
+			os.Remove(stamp)
+			p.Args = []string{stamp, "child"}
+			r, out, code = RunMpivet(t, p, bin, "--buffering-check=false")
+			if code != 3 || r.Coverage.Diverged < 1 || !strings.Contains(out, "outside the files mpivet restores") ||
+				!strings.Contains(out, "child processes") || !strings.Contains(out, "--replay-hook") {
+				t.Fatalf("stamp of a child process: exit %d, coverage %+v:\n%s", code, r.Coverage, out)
 			}
 		})
 	}

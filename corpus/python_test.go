@@ -10,7 +10,8 @@ import (
 
 // A Python program's replay that takes another line than the run it
 // replays, where only the Python line differs (same call, arguments and
-// place in mpi4py), is counted as diverged, and the note names both lines;
+// place in mpi4py), is counted as diverged (with --files=off: the stamp
+// file the first run left is not restored), and the note names both lines;
 // with --replay-hook removing the stamp file, replays repeat the first run.
 func TestPythonReplayDivergence(t *testing.T) {
 	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
@@ -20,7 +21,7 @@ func TestPythonReplayDivergence(t *testing.T) {
 	interp := python(t, p)
 	stamp := filepath.Join(t.TempDir(), "stamp")
 	p.Args = append(p.Args, stamp)
-	r, out, code := RunMpivet(t, p, interp, "--buffering-check=false")
+	r, out, code := RunMpivet(t, p, interp, "--buffering-check=false", "--files=off")
 	if code != 3 || r.Verdict != "incomplete" || r.Coverage.Diverged < 1 || len(r.Findings) != 0 ||
 		!strings.Contains(out, "replay_diverges.py:20 in <module>") || !strings.Contains(out, "replay_diverges.py:22 in <module>") {
 		t.Fatalf("without the hook: exit %d, verdict %s, coverage %+v:\n%s", code, r.Verdict, r.Coverage, out)

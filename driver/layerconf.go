@@ -22,6 +22,7 @@ const confFile = "layer.conf"
 type RunFiles struct {
 	Decisions string // the matches to force (explore.WriteDecisions); "": none
 	Expect    string // the calls to repeat of the run replayed (divergence); "": none
+	Store     string // where the ranks keep the state of files before they touch them (files.go); "": nowhere
 }
 
 // WriteLayerConf writes dir/layer.conf, the settings of one run for its
@@ -56,6 +57,9 @@ func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles)
 	}
 	if files.Expect != "" {
 		lines = append(lines, api.ConfExpect+"="+files.Expect)
+	}
+	if files.Store != "" {
+		lines = append(lines, api.ConfFiles+"="+files.Store)
 	}
 	conf := strings.Join(lines, "\n") + "\n"
 	if err := os.WriteFile(filepath.Join(dir, confFile), []byte(conf), 0o644); err != nil {

@@ -94,7 +94,7 @@ func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.
 	if msg := x.divergence(n, b, res.Run); msg != "" {
 		il.Diverged = true
 		if len(x.diverged) < 3 {
-			x.diverged = append(x.diverged, msg)
+			x.diverged = append(x.diverged, msg+x.divergedFiles())
 		}
 		return il, nil
 	}
@@ -244,10 +244,19 @@ func (x *exploration) launch(ctx context.Context, n int, d string, ds []explore.
 			sess.Opts.Timeout = limit
 		}
 	}
+	if x.files != nil {
+		files.Store = x.files.Dir
+	}
 	if err := WriteLayerConf(abs, &sess, x.layerOptions(n), files); err != nil {
 		return nil, 0, err
 	}
+	if err := x.beforeRun(n); err != nil {
+		return nil, 0, err
+	}
 	res, err := sess.Run(ctx, d)
+	if err == nil {
+		err = x.afterRun(n)
+	}
 	return res, sess.Opts.Timeout, err
 }
 
@@ -261,7 +270,7 @@ func (x *exploration) layerOptions(n int) Options {
 	}
 	runs := 1
 	if n != 1 && n != x.zero {
-		runs = jobs(x.o, x.sess)
+		runs = x.jobs()
 	}
 	o.Wait = waitMode(o, x.sess, runs)
 	return o

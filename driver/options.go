@@ -43,6 +43,7 @@ type Options struct {
 	Jobs             int    // replays at once (0: from the cores and the ranks)
 	Wait             string // spin, sleep, auto: how ranks wait in blocking calls (layer/src/wait; wait.go)
 	ReplayHook       string // a shell command run before each replay
+	Files            string // restore, off: replays start from the files the first run started from (files.go)
 	KeepRecords      bool
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
 	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
@@ -146,6 +147,8 @@ var options = []option{
 		usage: "how ranks wait in blocking calls: spin: as the MPI does (it polls); sleep: the call's nonblocking form, then its test form with a sleeping backoff, which leaves the core to ranks with work; `auto`: sleep when the ranks of the runs at once outnumber the cores"},
 	{field: func(o *Options) any { return &o.ReplayHook }, flag: "replay-hook", runOnly: true,
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
+	{field: func(o *Options) any { return &o.Files }, flag: "files", def: "restore", record: "files", choices: []string{"restore", "off"}, runOnly: true,
+		usage: "`restore`: every replay starts from the files the first run started from: the files the ranks create, change or remove (anywhere but mpivet's run directory, /proc, /sys and /dev) are put back as they were before each replay, and left as the first run left them; off: replays find what earlier runs left (--replay-hook can clean up)"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,

@@ -81,7 +81,7 @@ func aheadDir(dir string, k int64) string {
 // parallel returns how the search runs replays ahead, nil for one at a
 // time.
 func (x *exploration) parallel() *explore.Parallel {
-	n := jobs(x.o, x.sess)
+	n := x.jobs()
 	if n <= 1 {
 		return nil
 	}

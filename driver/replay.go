@@ -12,6 +12,7 @@ import (
 	"mpivet/api"
 	"mpivet/check"
 	"mpivet/explore"
+	"mpivet/filestate"
 	"mpivet/report"
 	"mpivet/trace"
 )
@@ -79,7 +80,29 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 				check.Plural(len(ds)-nb, "match", "matches"), slack, out))
 		}
 	}
+	if err := restoreBefore(r, o); err != nil {
+		return nil, err
+	}
 	return verify(ctx, o, out, ds)
+}
+
+// restoreBefore brings the files the run in r.Dir touched back to their
+// state before it, so that the replay starts where that run's
+// interleavings started (files.go). The replay then leaves them as it
+// ran them, as one run of the program does.
+func restoreBefore(r ReplayOptions, o Options) error {
+	s := filestate.Open(filepath.Join(r.Dir, filesDir))
+	if s == nil || o.Files == "off" {
+		return nil
+	}
+	res, err := s.Restore()
+	if err != nil {
+		return err
+	}
+	if r.Notify != nil && len(res.Changed) > 0 {
+		r.Notify(fmt.Sprintf("files put back as they were before the run: %s", firstFew(res.Changed)))
+	}
+	return nil
 }
 
 // replayDecisions are the decisions that force interleaving n of the run

@@ -14,6 +14,7 @@ import (
 	"mpivet/checks/stall"
 	"mpivet/checks/zerobuf"
 	"mpivet/explore"
+	"mpivet/filestate"
 	"mpivet/launch"
 	"mpivet/report"
 	"mpivet/symbolize"
@@ -78,6 +79,12 @@ type exploration struct {
 	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
 	supp      []*report.Suppression // (an error they silence does not stop FirstError)
 	slack     bool                  // buffering-aware exploration (--slack=minimal)
+
+	files      *filestate.Store // where the ranks keep the state of files before they touch them (files.go); nil: --files=off
+	changed    []string         // the files the last run alone created, changed or removed
+	serial     []string         // the files the first run touched: replays run one at a time
+	fileFailed []string         // files that could not be restored
+	filesEnded bool
 }
 
 // verify runs the program with its records in dir, explores its
@@ -106,6 +113,8 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		x.deadline = start.Add(o.Budget)
 	}
 	x.slack = o.Slack != "off"
+	x.startFiles()
+	defer x.endFiles() // (report ends them first; this is for the ways out on errors)
 	ds := replay
 	if replay == nil {
 		ds, _ = explore.ParseSends(o.BufferSends) // nil without; Validate checked it
@@ -169,6 +178,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 // report is the report of the verification: its findings (those the
 // suppressions match marked so), what it covered, its trails.
 func (x *exploration) report(stats explore.Stats, stopped, buffering string) *report.Report {
+	x.endFiles() // the files as the first run left them, and the notes that say so
 	rep := report.New(x.findings.List, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
@@ -202,10 +212,10 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	}
 	if stats.Diverged > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+
-			"for reasons outside MPI (files an earlier run left, clocks, process ids, random seeds), so %s not checked. "+
+			"%s, so %s not checked. "+
 			"Make replays repeat the first run: --replay-hook 'CMD' runs CMD before each replay (e.g. to remove an output directory; "+
 			"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
-			stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), check.Plural(stats.Diverged, "it was", "they were"),
+			stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), x.divergedHint(), check.Plural(stats.Diverged, "it was", "they were"),
 			strings.Join(x.diverged, "; ")))
 	}
 	if stats.RuledOut > 0 || stats.Buffered > 0 {

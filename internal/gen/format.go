@@ -84,7 +84,7 @@ var confKeys = []struct{ name, key string }{
 	{"BUFFERING", api.ConfBuffering}, {"BUFFERS", api.ConfBuffers}, {"CLOCKS", api.ConfClocks}, {"GDB", api.ConfGDB},
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
 	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic}, {"ARGUMENTS", api.ConfArguments},
-	{"THREADS", api.ConfThreads}, {"WAIT", api.ConfWait},
+	{"THREADS", api.ConfThreads}, {"WAIT", api.ConfWait}, {"FILES", api.ConfFiles},
 }
 
 // genFormat writes generated/format.h.

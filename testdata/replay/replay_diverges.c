@@ -6,13 +6,22 @@
  * Without help, every replay has such a worker, which polls forever (no
  * deadlock: a polling rank is running) while rank 0 waits for it in its
  * forced receive, until the time limit. mpivet must see at once that the
- * replay diverged; with --replay-hook removing the stamp, replays repeat
- * the first run. Used by corpus.TestReplayDivergence.
- * Usage: replay_diverges STAMP
+ * replay diverged (with --files=off, which leaves the stamp); with
+ * --replay-hook removing the stamp, or by default (mpivet restores the
+ * files before every replay), replays repeat the first run. Used by
+ * corpus.TestReplayDivergence. With "child", a child process writes the
+ * stamp: mpivet does not follow it, and its replays diverge whatever it
+ * restores.
+ * Usage: replay_diverges STAMP [child]
  */
 #include <mpi.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 int main(int argc, char **argv)
 {
@@ -26,9 +35,16 @@ int main(int argc, char **argv)
 			MPI_Status st;
 			MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
 		}
-		FILE *f = fopen(stamp, "w");
-		if (f)
-			fclose(f);
+		if (argc > 2 && strcmp(argv[2], "child") == 0) {
+			char *touch[] = {"touch", (char *)stamp, NULL};
+			pid_t pid;
+			if (posix_spawnp(&pid, "touch", NULL, NULL, touch, environ) == 0)
+				waitpid(pid, NULL, 0);
+		} else {
+			FILE *f = fopen(stamp, "w");
+			if (f)
+				fclose(f);
+		}
 	} else {
 		if (access(stamp, F_OK) == 0) {
 			MPI_Request r;

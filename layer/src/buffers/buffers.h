@@ -23,6 +23,11 @@ void mpivet_bc_leave(void);
 void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
 void mpivet_bc_out(unsigned call, uint64_t logref, int rc, const uint64_t *o);
 
+/* bc_is_mpi_object says whether the shared object named name (a path) is
+ * the MPI library's or one of its transports' (buffers/mpicode.c): code
+ * there is the MPI's, never the program's. files/ asks it too. */
+int bc_is_mpi_object(const char *name) __attribute__((visibility("hidden")));
+
 static inline void mpivet_bc_enter_call(uint64_t pc, int lazy)
 {
 	mpivet_call_pc = pc;

@@ -155,5 +155,6 @@
 #define MPIVET_CONF_ARGUMENTS "arguments"
 #define MPIVET_CONF_THREADS "threads"
 #define MPIVET_CONF_WAIT "wait"
+#define MPIVET_CONF_FILES "files"
 
 #endif
