@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mpivet/check"
+	"mpivet/checks/failure"
 	"mpivet/checks/internal/waitstate"
 )
 
@@ -18,7 +19,9 @@ var Check = &check.Check{
 When a run does not finish in time, mpivet stops it and reports, for every
 rank, the MPI call it is blocked in (with its arguments and source line), or
 that it was computing outside MPI (with its last MPI call), or that it had
-already finished. Ranks blocked in MPI while the others are blocked too
+already finished; and for a rank whose own signal handler caught a crash
+signal, or that wrote of a signal on its standard error, that signal and
+what it said (a handler that never returned). Ranks blocked in MPI while the others are blocked too
 usually mean a deadlock.`,
 	Requires: []*check.Check{waitstate.Analyzer},
 	Run:      run,
@@ -55,6 +58,12 @@ func run(pass *check.Pass) (any, error) {
 			locs = append(locs, l)
 			ranks = append(ranks, p.Rank)
 			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.Where()))
+		}
+		if !p.Finalized() {
+			// what it caught or said about a signal before it hung
+			said, saidAt := failure.Hung(pass, p)
+			lines[len(lines)-1] += said
+			locs = append(locs, saidAt...)
 		}
 		// Other threads of the rank that are inside MPI.
 		for i, c := range p.Threads {

@@ -191,7 +191,9 @@ static void default_action(int sig, int sent)
  * handler, or the MPI's; ignored; the default action). */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (!crashing && mpivet_service_fault(sig, si, uc))
+	/* (while it records too: the unwinder reads stack pages that may be
+	 * protected for a pending buffer) */
+	if (mpivet_service_fault(sig, si, uc))
 		return;
 	if (crashing)
 		second_fault();
