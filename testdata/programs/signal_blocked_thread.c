@@ -61,8 +61,11 @@ int main(int argc, char **argv)
 		t += c.recv[31] + c.other[31];
 	}
 	sigprocmask(SIG_BLOCK, NULL, &back);
-	printf("rank %d: %.0f, main blocks SIGSEGV: %d, worker blocked SIGSEGV and SIGBUS: %d\n", rank, t,
-	       sigismember(&back, SIGSEGV), worker_blocked);
+	int mine[3] = {(int)t, sigismember(&back, SIGSEGV), worker_blocked}, all[2][3];
+	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int i = 0; rank == 0 && i < 2; i++)
+		printf("rank %d: %d, main blocks SIGSEGV: %d, worker blocked SIGSEGV and SIGBUS: %d\n", i, all[i][0], all[i][1],
+		       all[i][2]);
 	MPI_Finalize();
 	return 0;
 }

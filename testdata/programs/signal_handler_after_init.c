@@ -56,7 +56,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 8; i++)
 			s += c->recv[i] + c->other[i];
 	}
-	printf("rank %d: sum %.1f\n", rank, s);
+	double all[64];
+	MPI_Gather(&s, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	for (int i = 0; rank == 0 && i < size && i < 64; i++)
+		printf("rank %d: sum %.1f\n", i, all[i]);
 	free(c);
 	MPI_Finalize();
 	return 0;

@@ -60,8 +60,11 @@ int main(int argc, char **argv)
 	}
 	sigset_t m;
 	sigprocmask(SIG_BLOCK, NULL, &m);
-	printf("rank %d: %d readable, %d not, %d faults, SIGSEGV blocked after: %d, last %.0f\n", rank, ok, bad, faults,
-	       sigismember(&m, SIGSEGV), c.recv[15]);
+	int mine[5] = {ok, bad, faults, sigismember(&m, SIGSEGV), (int)c.recv[15]}, all[2][5];
+	MPI_Gather(mine, 5, MPI_INT, all, 5, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int i = 0; rank == 0 && i < 2; i++)
+		printf("rank %d: %d readable, %d not, %d faults, SIGSEGV blocked after: %d, last %d\n", i, all[i][0], all[i][1],
+		       all[i][2], all[i][3], all[i][4]);
 	MPI_Finalize();
 	return 0;
 }

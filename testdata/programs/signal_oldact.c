@@ -16,9 +16,19 @@
 static void h1(int sig, siginfo_t *si, void *uc) { (void)sig, (void)si, (void)uc; _exit(61); }
 static void h2(int sig) { (void)sig; _exit(62); }
 
-static int rank;
+static int rank, nchecks, oks[32];
+static const char *names[32];
 
-static void check(const char *what, int ok) { printf("rank %d: %s: %s\n", rank, what, ok ? "ok" : "WRONG"); }
+/* check notes a check; report prints, on rank 0, those that held on every rank */
+static void check(const char *what, int ok) { names[nchecks] = what, oks[nchecks++] = ok; }
+
+static void report(void)
+{
+	int all[32];
+	MPI_Reduce(oks, all, nchecks, MPI_INT, MPI_LAND, 0, MPI_COMM_WORLD);
+	for (int i = 0; rank == 0 && i < nchecks; i++)
+		printf("%s: %s\n", names[i], all[i] ? "ok" : "WRONG");
+}
 
 int main(int argc, char **argv)
 {
@@ -40,8 +50,11 @@ int main(int argc, char **argv)
 	check("SIG_DFL", o.sa_handler == SIG_DFL);
 	check("SIG_IGN on SIGFPE", signal(SIGFPE, SIG_IGN) != SIG_ERR && signal(SIGFPE, h2) == SIG_IGN);
 	check("sigset on SIGABRT", sigset(SIGABRT, h2) != SIG_ERR && sigset(SIGABRT, SIG_DFL) == h2);
+	struct sigaction q;
+	sigaction(SIGBUS, NULL, &q); /* the MPI's handler, or the default */
 	sigaction(SIGBUS, &a, &o);
-	check("SIGBUS default before", o.sa_handler == SIG_DFL);
+	check("SIGBUS's oldact is what it was", o.sa_handler == q.sa_handler && o.sa_flags == q.sa_flags);
+	sigaction(SIGBUS, &o, NULL);
 	a.sa_handler = h2;
 	a.sa_flags = 0;
 	sigfillset(&a.sa_mask);
@@ -63,7 +76,8 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGSEGV, NULL, &o);
 	check("SIGSEGV handler after the run", o.sa_handler == h2);
-	printf("rank %d: %.0f\n", rank, sum);
+	check("the messages", sum == 23715);
+	report();
 	MPI_Finalize();
 	return 0;
 }
