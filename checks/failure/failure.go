@@ -197,7 +197,7 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 		l.Note = "MPI_Abort called here"
 		cmsg, clocs, detail := caught(pass, p)
 		if cmsg != "" {
-			cmsg, detail = "; its own signal handler had caught "+cmsg, detail+said(p)
+			cmsg, detail = "; its signal handler had caught "+cmsg, detail+said(p)
 		}
 		return &failed{p, check.Finding{
 			Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)%s", rankName(p), e.abort.Int("errorcode"), check.HandleName(p, e.abort.Word("comm")), cmsg),
@@ -214,7 +214,7 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 		}
 		cmsg, clocs, stack := caught(pass, p)
 		if cmsg != "" {
-			cmsg = "; its own signal handler had caught " + cmsg
+			cmsg = "; its signal handler had caught " + cmsg
 		}
 		return &failed{p: p, f: check.Finding{
 			Message:   fmt.Sprintf("%s exited with status %d%s%s%s", rankName(p), x.Code, after, cmsg, e.lastText),
@@ -284,7 +284,7 @@ func (e *ending) killed() *failed {
 		// its own handler caught a crash, then ended the rank (raised the
 		// signal again, or abort()): the crash is the cause
 		cmsg, clocs, cstack := caught(e.pass, p)
-		msg += ", raised by its own signal handler after it caught " + cmsg
+		msg += ", raised by its signal handler after it caught " + cmsg
 		locs, stack, s = clocs, cstack, nil
 	}
 	if s != nil && e.pass.In.Sym != nil {
@@ -475,8 +475,9 @@ func crashSite(sym *symbolize.Symbolizer, p *trace.Process, s *trace.Signal) (lo
 	return locs, where, stack
 }
 
-// caught describes the crash signal that p's own handler caught (the
-// layer handed it over: trace.Process.Caught), the cause of what followed:
+// caught describes the crash signal that a handler in p caught (the
+// program's, its libraries', the MPI's: the layer handed it over,
+// trace.Process.Caught), the cause of what followed:
 // its name, where and the address ("SIGSEGV (segmentation fault) at
 // x.c:12 in f (address 0)"), its locations and stack. Empty if none.
 func caught(pass *check.Pass, p *trace.Process) (msg string, locs []check.Location, stack string) {
@@ -526,7 +527,7 @@ func Hung(pass *check.Pass, p *trace.Process) (string, []check.Location) {
 		words = "\nits lines on standard error about a signal:" + words
 	}
 	if msg != "" {
-		msg = "; its own signal handler had caught " + msg
+		msg = "; its signal handler had caught " + msg
 	}
 	return msg + strings.ReplaceAll(words, "\n", "\n  "), locs
 }

@@ -19,7 +19,7 @@ var Check = &check.Check{
 When a run does not finish in time, mpivet stops it and reports, for every
 rank, the MPI call it is blocked in (with its arguments and source line), or
 that it was computing outside MPI (with its last MPI call), or that it had
-already finished; and for a rank whose own signal handler caught a crash
+already finished; and for a rank whose signal handler caught a crash
 signal, or that wrote of a signal on its standard error, that signal and
 what it said (a handler that never returned). Ranks blocked in MPI while the others are blocked too
 usually mean a deadlock.`,

@@ -248,10 +248,21 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *old) { return sigaction(sig, act, old); }
 
-/* set_handler installs h as glibc's signal functions do (flags, mask),
- * and returns the previous handler. */
-static sighandler_t set_handler(int sig, sighandler_t h, int flags, int mask_self)
+/* set_handler installs h on an owned signal as glibc's signal functions
+ * do (flags, mask), and returns the previous handler; on any other
+ * signal, glibc's function called (real) does it. */
+enum { SIGNAL, BSD_SIGNAL, SSIGNAL, SYSV_SIGNAL, SYSV_SIGNAL_ };
+static const char *const signal_names[] = {"signal", "bsd_signal", "ssignal", "sysv_signal", "__sysv_signal"};
+static sighandler_t (*real_signal[5])(int, sighandler_t);
+
+static sighandler_t set_handler(int sig, sighandler_t h, int flags, int mask_self, int real)
 {
+	if (!__atomic_load_n(&owning, __ATOMIC_ACQUIRE) || !mpivet_owned_signal(sig)) {
+		if (!real_signal[real])
+			real_signal[real] = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, signal_names[real]);
+		if (real_signal[real])
+			return real_signal[real](sig, h);
+	}
 	struct sigaction a, o;
 	memset(&a, 0, sizeof a);
 	a.sa_handler = h;
@@ -267,11 +278,11 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags, int mask_sel
 }
 
 /* signal has BSD semantics in glibc: SA_RESTART, the signal blocked in its handler */
-sighandler_t signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESTART, 1); }
-sighandler_t bsd_signal(int sig, sighandler_t h) { return signal(sig, h); }
-sighandler_t ssignal(int sig, sighandler_t h) { return signal(sig, h); }
-sighandler_t sysv_signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0); }
-sighandler_t __sysv_signal(int sig, sighandler_t h) { return sysv_signal(sig, h); }
+sighandler_t signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESTART, 1, SIGNAL); }
+sighandler_t bsd_signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESTART, 1, BSD_SIGNAL); }
+sighandler_t ssignal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESTART, 1, SSIGNAL); }
+sighandler_t sysv_signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0, SYSV_SIGNAL); }
+sighandler_t __sysv_signal(int sig, sighandler_t h) { return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, 0, SYSV_SIGNAL_); }
 
 /* ---- Masks ---- */
 
@@ -307,6 +318,18 @@ int mpivet_program_blocks(int sig, void *uc)
 /* mpivet_signal_pend keeps a sent sig the program blocks until it unblocks it. */
 void mpivet_signal_pend(int sig) { pending |= 1u << sig; }
 
+/* raise_pending raises the signals sent while the program blocked them
+ * that blocked no longer blocks (as the kernel delivers them when a mask
+ * or a handler's return unblocks them). */
+static void raise_pending(unsigned blocked)
+{
+	unsigned now = pending & ~blocked;
+	pending &= ~now;
+	for (int i = 0; i < 3; i++)
+		if (now & 1u << unblockables[i])
+			raise(unblockables[i]);
+}
+
 /* mask changes this thread's mask as pthread_sigmask(how, set, old) would,
  * the unblockable signals only in the hidden mask; the pending ones the
  * change unblocks are raised. */
@@ -333,13 +356,8 @@ static int mask(int how, const sigset_t *set, sigset_t *old)
 	int r = real_sigmask(how, set ? &s : NULL, old);
 	if (r == 0 && old)
 		add_bits(old, was);
-	unsigned now = pending & ~hidden;
-	if (r == 0 && now) {
-		pending &= ~now;
-		for (int i = 0; i < 3; i++)
-			if (now & 1u << unblockables[i])
-				raise(unblockables[i]);
-	}
+	if (r == 0)
+		raise_pending(hidden);
 	return r;
 }
 
@@ -382,7 +400,15 @@ sighandler_t sigset(int sig, sighandler_t h)
 			return SIG_ERR;
 		return held ? SIG_HOLD : o.sa_handler;
 	}
-	sighandler_t prev = set_handler(sig, h, 0, 0);
+	struct sigaction a;
+	memset(&a, 0, sizeof a);
+	a.sa_handler = h;
+	sigemptyset(&a.sa_mask);
+	if (h == SIG_ERR || sigaction(sig, &a, &o) != 0) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sighandler_t prev = o.sa_handler;
 	if (prev == SIG_ERR || one(SIG_UNBLOCK, sig) != 0)
 		return SIG_ERR;
 	return held ? SIG_HOLD : prev;
@@ -442,4 +468,5 @@ void mpivet_signal_deliver(int sig, const struct sigaction *pa, siginfo_t *si, v
 	else
 		pa->sa_handler(sig);
 	handler_bits = saved_bits, handler_sp = saved_sp, handler_alt = saved_alt;
+	raise_pending(hidden | handler_bits);
 }
