@@ -205,8 +205,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	}
 	struct sigaction pa;
 	mpivet_program_action(sig, &pa);
-	if (pa.sa_handler == SIG_IGN && sent && sig != SIGABRT)
-		return; /* (abort() raises SIGABRT again with the default action itself) */
+	if (pa.sa_handler == SIG_IGN && sent)
+		return; /* (abort() then raises SIGABRT again with the default action itself) */
 	/* the kernel forces a fault on a blocked or ignored signal: default */
 	int handler = !blocked && pa.sa_handler != SIG_DFL && pa.sa_handler != SIG_IGN;
 	crashing = sig;
@@ -214,7 +214,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	crashing = 0;
 	if (handler)
 		mpivet_signal_deliver(sig, &pa, si, uc);
-	else if (pa.sa_handler != SIG_IGN || !sent)
+	else
 		default_action(sig, sent);
 }
 
