@@ -30,7 +30,15 @@ exception, abort), a call to MPI_Abort, a non-zero exit status, and a rank
 that exits after MPI_Init without calling MPI_Finalize are each reported with
 the rank, the cause, where it happened when known, and the last MPI call the
 rank made. Ranks the launcher terminated because another rank failed are
-named in that rank's finding rather than reported on their own.`,
+named in that rank's finding rather than reported on their own.
+
+A crash signal that a handler installed in the rank caught (the program's,
+a library's such as PETSc's, a language runtime's, the MPI's) still runs
+that handler, as it would without mpivet; when the rank then calls
+MPI_Abort, exits, or raises the signal again, the finding names the caught
+crash as the cause, with its line and what the rank printed. mpivet's own
+faults (the pages of pending buffers it watches) never reach those
+handlers.`,
 	KindDocs: map[string]string{"truncation": `a message larger than its receive buffer ended the job
 
 A receive must give room for the whole message that matches it (MPI 3.1
