@@ -439,6 +439,7 @@ const (
 	SignalLibrary   = 1 << 3 // a thread created by the MPI library's own code (pthread_create called from it)
 	SignalUnwound   = 1 << 4 // the callers were unwound (a record without it was written before unwinding)
 	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; no fault address
+	SignalHandled   = 1 << 6 // handed to a handler the program installed (the rank may recover: not by itself a crash)
 )
 
 // Rules an argument breaks (MetaArgument), checked by the layer

@@ -99,6 +99,9 @@ func (p *Process) metaConstants(w []uint64) {
 func (p *Process) metaSignal(w []uint64) {
 	if len(w) >= 3 {
 		p.Signal = &Signal{Number: int(uint32(w[0])), Thread: w[0] >> 32, PC: w[1], Addr: w[2], Callers: append([]uint64(nil), w[3:]...)}
+		if p.Signal.Handled() {
+			p.Caught = p.Signal
+		}
 	}
 }
 

@@ -218,6 +218,14 @@ func (s *Signal) LibraryThread() bool {
 		s.Thread&(api.SignalMain|api.SignalCalledMPI) == 0
 }
 
+// Handled reports whether the layer handed the signal to a handler the
+// program installed (the program may recover from it).
+func (s *Signal) Handled() bool { return s.Thread&api.SignalHandled != 0 }
+
+// Sent reports whether the signal was sent (kill, raise), not raised by a
+// fault.
+func (s *Signal) Sent() bool { return s.Thread&api.SignalSent != 0 }
+
 // Unwound reports whether Callers is the stack the layer unwound; false
 // when the unwinding itself faulted, and only the interrupted instruction
 // is known.
@@ -419,6 +427,7 @@ type Process struct {
 	// NumCalls is how many calls the rank logged (Calls reads them).
 	NumCalls    int
 	Signal      *Signal
+	Caught      *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
 	Errors      []Error    // errors MPI calls returned to the program, or raised to the fatal handler
 	Arguments   []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
 	Buffers     []BufferAccess

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"mpivet/check"
+	"mpivet/checks/failure"
 	"mpivet/checks/internal/waitfor"
 	"mpivet/checks/internal/waitstate"
 )
@@ -59,7 +60,10 @@ func run(pass *check.Pass) (any, error) {
 			l.Note = "in the core of the deadlock"
 		}
 		locs = append(locs, l)
-		lines = append(lines, fmt.Sprintf("rank %d: %s at %s", r, check.Describe(rk.Proc, rk.Call), l.Where()))
+		// what it caught or said about a signal before it hung there
+		said, saidAt := failure.Hung(pass, rk.Proc)
+		locs = append(locs, saidAt...)
+		lines = append(lines, fmt.Sprintf("rank %d: %s at %s%s", r, check.Describe(rk.Proc, rk.Call), l.Where(), said))
 	}
 	explained := map[int]bool{}
 	why := finalized(a, explained)

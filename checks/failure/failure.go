@@ -176,10 +176,14 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 	case e.abort != nil:
 		l := pass.At(p, e.abort)
 		l.Note = "MPI_Abort called here"
+		cmsg, clocs, detail := caught(pass, p)
+		if cmsg != "" {
+			cmsg, detail = "; its signal handler had caught "+cmsg, detail+said(p)
+		}
 		return &failed{p, check.Finding{
-			Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)", rankName(p), e.abort.Int("errorcode"), check.HandleName(p, e.abort.Word("comm"))),
-			Locations: []check.Location{l},
-		}, true, true, ""}, false
+			Message:   fmt.Sprintf("%s called MPI_Abort (errorcode %d, %s)%s", rankName(p), e.abort.Int("errorcode"), check.HandleName(p, e.abort.Word("comm")), cmsg),
+			Locations: append(clocs, l),
+		}, true, true, detail}, false
 	case x != nil && x.Signal != 0 && !teardown(x.Signal) && x.Forwarded != x.Signal:
 		return e.killed(), false
 	case x != nil && x.Exited && x.Code != 0 && last != nil && !last.Returned:
@@ -189,10 +193,14 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 		if p.Finalized() {
 			after = " after MPI_Finalize"
 		}
+		cmsg, clocs, stack := caught(pass, p)
+		if cmsg != "" {
+			cmsg = "; its signal handler had caught " + cmsg
+		}
 		return &failed{p: p, f: check.Finding{
-			Message:   fmt.Sprintf("%s exited with status %d%s%s", rankName(p), x.Code, after, e.lastText),
-			Locations: append(raisedAt(p), e.lastLoc("last MPI call")...),
-		}, prim: true, detail: said(p)}, false
+			Message:   fmt.Sprintf("%s exited with status %d%s%s%s", rankName(p), x.Code, after, cmsg, e.lastText),
+			Locations: append(append(clocs, raisedAt(p)...), e.lastLoc("last MPI call")...),
+		}, prim: true, detail: stack + said(p)}, false
 	case x != nil && x.Exited && p.Initialized() && !p.Finalized():
 		return &failed{p, check.Finding{
 			Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), e.lastText),
@@ -253,6 +261,13 @@ func (e *ending) killed() *failed {
 	msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 	var locs []check.Location
 	stack := ""
+	if (s == nil || s.Sent()) && p.Caught != nil && p.Caught != s {
+		// its own handler caught a crash, then ended the rank (raised the
+		// signal again, or abort()): the crash is the cause
+		cmsg, clocs, cstack := caught(e.pass, p)
+		msg += ", raised by its signal handler after it caught " + cmsg
+		locs, stack, s = clocs, cstack, nil
+	}
 	if s != nil && e.pass.In.Sym != nil {
 		var where string
 		locs, where, stack = crashSite(e.pass.In.Sym, p, s)
@@ -439,6 +454,63 @@ func crashSite(sym *symbolize.Symbolizer, p *trace.Process, s *trace.Signal) (lo
 		stack = "\nstack: " + strings.Join(names, " <- ")
 	}
 	return locs, where, stack
+}
+
+// caught describes the crash signal that a handler in p caught (the
+// program's, its libraries', the MPI's: the layer handed it over,
+// trace.Process.Caught), the cause of what followed:
+// its name, where and the address ("SIGSEGV (segmentation fault) at
+// x.c:12 in f (address 0)"), its locations and stack. Empty if none.
+func caught(pass *check.Pass, p *trace.Process) (msg string, locs []check.Location, stack string) {
+	c := p.Caught
+	if c == nil {
+		return "", nil, ""
+	}
+	where := ""
+	if pass.In.Sym != nil {
+		locs, where, stack = crashSite(pass.In.Sym, p, c)
+	}
+	msg = SignalName(c.Number) + where
+	if !c.Sent() && (c.Number == int(syscall.SIGSEGV) || c.Number == int(syscall.SIGBUS)) {
+		msg += fmt.Sprintf(" (address %#x)", c.Addr)
+	}
+	return msg, locs, stack
+}
+
+// signalLine picks the lines of a rank's standard error that speak of a
+// signal (a handler's "Caught signal number 11 SEGV", a runtime's
+// "Program received signal SIGSEGV").
+var signalLine = regexp.MustCompile(`(?i)\bsignal\b|\bSIG(SEGV|BUS|FPE|ILL|ABRT|TRAP)\b|segmentation (fault|violation)|bus error|floating[- ]point exception`)
+
+// Hung says what a rank that mpivet stopped (time limit, deadlock) had
+// caught or said about a signal before it hung: a handler of the
+// program's own that caught a crash and never returned, or an MPI_Abort
+// that blocked. Empty, and no location, if nothing: the timeout and
+// deadlock findings add it to the rank's line.
+func Hung(pass *check.Pass, p *trace.Process) (string, []check.Location) {
+	msg, locs, _ := caught(pass, p)
+	for i := range locs {
+		if locs[i].Note == "crashed here" {
+			locs[i].Note = "the signal its handler caught"
+		}
+	}
+	if msg == "" && !signalLine.MatchString(p.Stderr) {
+		return "", nil
+	}
+	words := said(p)
+	if msg == "" {
+		words = ""
+		for _, l := range strings.Split(p.Stderr, "\n") {
+			if l = strings.TrimSpace(l); signalLine.MatchString(l) && !strings.Contains(words, l) {
+				words += "\n  " + l
+			}
+		}
+		words = "\nits lines on standard error about a signal:" + words
+	}
+	if msg != "" {
+		msg = "; its signal handler had caught " + msg
+	}
+	return msg + strings.ReplaceAll(words, "\n", "\n  "), locs
 }
 
 // said quotes the last lines the rank wrote on its standard error: an

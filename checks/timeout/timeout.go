@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"mpivet/check"
+	"mpivet/checks/failure"
 	"mpivet/checks/internal/waitstate"
 )
 
@@ -59,6 +60,12 @@ func run(pass *check.Pass) (any, error) {
 			locs = append(locs, l)
 			ranks = append(ranks, p.Rank)
 			lines = append(lines, fmt.Sprintf("rank %d: computing outside MPI; last MPI call %s at %s", p.Rank, check.Describe(p, last), l.Where()))
+		}
+		if !p.Finalized() {
+			// what it caught or said about a signal before it hung
+			said, saidAt := failure.Hung(pass, p)
+			lines[len(lines)-1] += said
+			locs = append(locs, saidAt...)
 		}
 		// Other threads of the rank that are inside MPI.
 		for i, c := range p.Threads {

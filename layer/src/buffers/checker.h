@@ -356,9 +356,8 @@ int bc_fault_stack(uintptr_t pc, uint64_t *pcs);
 
 /* ---- Faults, traps and threads (faults.c) ---- */
 
-int bc_fault(void *sip, void *ucp);
+int bc_fault(int sig, void *sip, void *ucp);
 void bc_thread(void);
-void bc_install_trap(void);
 
 #pragma GCC visibility pop
 

@@ -217,17 +217,17 @@ void bc_calibrate(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_sigaction = cal_segv;
-	sigaction(SIGSEGV, &sa, &old_segv);
+	mpivet_raw_sigaction(SIGSEGV, &sa, &old_segv);
 	sa.sa_sigaction = cal_trap;
-	sigaction(SIGTRAP, &sa, &old_trap_);
+	mpivet_raw_sigaction(SIGTRAP, &sa, &old_trap_);
 	mprotect((void *)cal_page, pagesz, PROT_NONE);
 	cal_in = 0;
 	uint64_t t0 = bc_now_ns();
 	for (int i = 0; i < N; i++)
 		cal_page[i] = (char)i;
 	uint64_t t = bc_now_ns() - t0;
-	sigaction(SIGSEGV, &old_segv, NULL);
-	sigaction(SIGTRAP, &old_trap_, NULL);
+	mpivet_raw_sigaction(SIGSEGV, &old_segv, NULL);
+	mpivet_raw_sigaction(SIGTRAP, &old_trap_, NULL);
 	munmap((void *)cal_page, pagesz);
 	if (t > cal_in)
 		signal_ns = (t - cal_in) / N;

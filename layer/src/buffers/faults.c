@@ -1,7 +1,7 @@
 /*
- * Faults and traps: the handler of the faults on protected pages (the
- * recorder calls it back: struct mpivet_service), the trap handler that
- * closes a page again after the one instruction it let through, the code
+ * Faults and traps: the handler of the faults on protected pages and the
+ * trap handler that closes a page again after the one instruction it let
+ * through (the recorder calls both back: struct mpivet_service), the code
  * of the MPI (whose accesses are its own), and threads (their stacks,
  * their end, pthread_create).
  */
@@ -148,68 +148,52 @@ static int fault(void *sip, void *ucp)
 #endif
 }
 
-int bc_fault(void *sip, void *ucp)
+/* trap closes the pages stepped by the one instruction let through
+ * (1), if this thread stepped any: a trap of the program's own is not
+ * the checker's (0). */
+static int trap(void *ucp)
 {
+#if defined(__x86_64__)
+	if (nstep == 0)
+		return 0;
+	uint64_t t0 = tsc();
+	ucontext_t *uc = ucp;
+	int locked = lock_in_handler();
+	for (int i = 0; i < nstep; i++)
+		bc_prot(step_pages[i], pagesz, bc_want_prot(step_pages[i]), S_UNSTEP);
+	nstep = 0;
+	/* The layer's and the MPI's own accesses (a wrapper's frame on a
+	 * stack page that holds a pending buffer) are stepped too, but a
+	 * few per call: they would use up the allowance of a program that
+	 * keeps buffers on its stack. */
+	if (step_charged)
+		stepped_ns += since(step_t0) + signal_ns;
+	add_spent(signal_ns / 2);
+	spend(t0);
+	uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
+	if (locked)
+		unlock();
+	return 1;
+#else
+	(void)ucp;
+	return 0;
+#endif
+}
+
+/* bc_fault handles the checker's SIGSEGV and SIGTRAP (the recorder's
+ * handler owns both: record/signals.c), 0 if it is not the checker's. */
+int bc_fault(int sig, void *sip, void *ucp)
+{
+	if (sig == SIGTRAP)
+		return trap(ucp);
+	if (sig != SIGSEGV)
+		return 0;
 	uint64_t t0 = tsc();
 	int r = fault(sip, ucp);
 	if (r)
 		add_spent(signal_ns / 2);
 	spend(t0);
 	return r;
-}
-
-static struct sigaction old_trap;
-
-static void on_trap(int sig, siginfo_t *si, void *ucp)
-{
-#if defined(__x86_64__)
-	if (nstep > 0) {
-		uint64_t t0 = tsc();
-		ucontext_t *uc = ucp;
-		int locked = lock_in_handler();
-		for (int i = 0; i < nstep; i++)
-			bc_prot(step_pages[i], pagesz, bc_want_prot(step_pages[i]), S_UNSTEP);
-		nstep = 0;
-		/* The layer's and the MPI's own accesses (a wrapper's frame on a
-		 * stack page that holds a pending buffer) are stepped too, but a
-		 * few per call: they would use up the allowance of a program that
-		 * keeps buffers on its stack. */
-		if (step_charged)
-			stepped_ns += since(step_t0) + signal_ns;
-		add_spent(signal_ns / 2);
-		spend(t0);
-		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
-		if (locked)
-			unlock();
-		return;
-	}
-#endif
-	if ((old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_sigaction) {
-		old_trap.sa_sigaction(sig, si, ucp);
-		return;
-	}
-	if (old_trap.sa_handler != SIG_DFL && old_trap.sa_handler != SIG_IGN) {
-		old_trap.sa_handler(sig);
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* bc_install_trap puts the trap handler in front of whatever handles
- * SIGTRAP now (gfortran's runtime installs a handler at start-up, after the
- * layer loaded). */
-void bc_install_trap(void)
-{
-	struct sigaction sa, cur;
-	if (sigaction(SIGTRAP, NULL, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_trap)) {
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_trap;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		sigemptyset(&sa.sa_mask);
-		old_trap = cur;
-		sigaction(SIGTRAP, &sa, NULL);
-	}
 }
 
 static pthread_key_t exit_key;

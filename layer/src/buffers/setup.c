@@ -216,7 +216,6 @@ static void bc_init(void)
 		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
 		bc_thread();
 	}
-	bc_install_trap();
 	req_null = MPIVET_H(MPI_REQUEST_NULL);
 	lock();
 	bc_find_mpi_code();

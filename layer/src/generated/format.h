@@ -131,6 +131,7 @@
 #define MPIVET_SIGNAL_LIBRARY 8
 #define MPIVET_SIGNAL_UNWOUND 16
 #define MPIVET_SIGNAL_SENT 32
+#define MPIVET_SIGNAL_HANDLED 64
 
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86

@@ -1,6 +1,7 @@
 /*
  * How a rank ends badly: the crash signals (recorded with the faulting
- * call stack, then handed on to whoever handled them before), and the
+ * call stack, then delivered to the program's disposition: signals.c),
+ * and the
  * errors an MPI call raises under MPI_ERRORS_ARE_FATAL or returns.
  */
 #define _GNU_SOURCE
@@ -15,8 +16,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-static struct sigaction old_actions[32];
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 /* The callers of a crashing frame recorded with the signal. */
 #define CRASH_FRAMES 32
@@ -109,16 +108,16 @@ static void signal_record(uint64_t head, uint64_t pc, uint64_t addr, const uint6
 	mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
 }
 
-/* The signal a thread is handling, while on_crash runs in it (0: none). */
+/* The signal a thread is recording, while on_signal does (0: none). */
 static __thread int crashing __attribute__((tls_model("initial-exec")));
 
-/* second_fault: a crash signal arrived while on_crash handled another in
- * the same thread (the unwinder faulted: a library unmapped under it by
+/* second_fault: a crash signal arrived while on_signal recorded another
+ * in the same thread (the unwinder faulted: a library unmapped under it by
  * another thread's dlclose, unwind information that does not match the
  * code). The first signal's record is written already, with the crashing
  * instruction; the process ends now by that first signal, its default
- * action, without handing it on (the previous handler, the MPI's, would
- * unwind the same stack). */
+ * action, without handing it on (the program's handler, or the MPI's,
+ * would unwind the same stack). */
 static void second_fault(void)
 {
 	int first = crashing;
@@ -126,24 +125,27 @@ static void second_fault(void)
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
-	sigaction(first, &dfl, NULL);
+	mpivet_raw_sigaction(first, &dfl, NULL);
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, first);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	mpivet_raw_sigmask(SIG_UNBLOCK, &set, NULL);
 	raise(first);
 	_exit(128 + first);
 }
 
-static void on_crash(int sig, siginfo_t *si, void *uc)
+/* Signals handed to the program's own handlers that are recorded: a
+ * program that recovers from its faults (a garbage collector's write
+ * barrier) would otherwise grow the log with every one. */
+#define MAX_HANDLED_RECORDS 64
+static int handled_records;
+
+/* record_signal logs sig, then again with its callers; handled: it goes to
+ * the program's handler. */
+static void record_signal(int sig, siginfo_t *si, void *uc, int handled)
 {
-	/* a fault a service caused (a protected page of a pending nonblocking
-	 * buffer), not a crash */
-	if (sig == SIGSEGV && !crashing && mpivet_service_fault(si, uc))
+	if (!mpivet_on || (handled && __atomic_fetch_add(&handled_records, 1, __ATOMIC_RELAXED) >= MAX_HANDLED_RECORDS))
 		return;
-	if (crashing)
-		second_fault();
-	crashing = sig;
 	uint64_t pc = 0, sp = 0;
 #if defined(__x86_64__)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -152,59 +154,90 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	pc = (uint64_t)((ucontext_t *)uc)->uc_mcontext.pc;
 	sp = (uint64_t)((ucontext_t *)uc)->uc_mcontext.sp;
 #endif
-	if (mpivet_on) {
-		int sent = !si || si->si_code <= 0;
-		uint64_t head = (uint64_t)sig | (thread_flags() | (sent ? MPIVET_SIGNAL_SENT : 0)) << 32;
-		uint64_t addr = sent ? 0 : MPIVET_A(si->si_addr);
-		/* what is known without unwinding first: if the unwinder faults,
-		 * this is the report */
-		signal_record(head, pc, addr, NULL, 0);
-		uint64_t f[CRASH_FRAMES];
-		int n = crash_stack(pc, sp, f);
-		signal_record(head | (uint64_t)MPIVET_SIGNAL_UNWOUND << 32, pc, addr, f, n);
-	}
-	/* Hand the signal on to whoever had it before us (MPI's own handler, or
-	 * the default action). */
-	struct sigaction *old = &old_actions[sig];
-	sigaction(sig, old, NULL);
-	/* (crashing stays set while it runs: a fault in it ends the process
-	 * by this signal too) */
-	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
-		old->sa_sigaction(sig, si, uc);
-		crashing = 0;
-		return;
-	}
-	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		crashing = 0;
-		return;
-	}
-	crashing = 0;
-	/* A fault re-executes and now takes the default action; a sent signal is
-	 * raised again. */
-	if (!si || si->si_code <= 0 || sig == SIGABRT)
+	int sent = !si || si->si_code <= 0;
+	uint64_t flags = thread_flags() | (sent ? MPIVET_SIGNAL_SENT : 0) | (handled ? MPIVET_SIGNAL_HANDLED : 0);
+	uint64_t head = (uint64_t)sig | flags << 32;
+	uint64_t addr = sent ? 0 : MPIVET_A(si->si_addr);
+	/* what is known without unwinding first: if the unwinder faults,
+	 * this is the report */
+	signal_record(head, pc, addr, NULL, 0);
+	uint64_t f[CRASH_FRAMES];
+	int n = crash_stack(pc, sp, f);
+	signal_record(head | (uint64_t)MPIVET_SIGNAL_UNWOUND << 32, pc, addr, f, n);
+}
+
+/* default_action ends the process by sig as the kernel would have: a fault
+ * re-executes its instruction and now takes the default action; a sent
+ * signal, and a trap (whose instruction is done), are raised again. */
+static void default_action(int sig, int sent)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	mpivet_raw_sigaction(sig, &dfl, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	mpivet_raw_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (sent || sig == SIGTRAP || sig == SIGABRT)
 		raise(sig);
 }
 
-/* mpivet_install_crash_handlers puts on_crash in front of whatever handles the
- * crash signals now. It runs when the layer loads and again after MPI_Init,
- * because MPIs install handlers of their own there; on_crash hands on to
- * them, never to itself. */
+/* on_signal handles every signal the layer owns (signals.c): a fault or
+ * trap one of the services caused (a protected page of a pending buffer,
+ * a stepped instruction) is theirs; any other is recorded and delivered
+ * to the program's disposition as the kernel would have (the program's
+ * handler, or the MPI's; ignored; the default action). */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	/* (while it records too: the unwinder reads stack pages that may be
+	 * protected for a pending buffer) */
+	if (mpivet_service_fault(sig, si, uc))
+		return;
+	if (crashing)
+		second_fault();
+	int sent = !si || si->si_code <= 0;
+	int blocked = mpivet_program_blocks(sig, uc);
+	if (sent && blocked) {
+		mpivet_signal_pend(sig);
+		return;
+	}
+	struct sigaction pa;
+	mpivet_program_action(sig, &pa);
+	if (pa.sa_handler == SIG_IGN && sent)
+		return; /* (abort() then raises SIGABRT again with the default action itself) */
+	/* the kernel forces a fault on a blocked or ignored signal: default */
+	int handler = !blocked && pa.sa_handler != SIG_DFL && pa.sa_handler != SIG_IGN;
+	crashing = sig;
+	record_signal(sig, si, uc, handler);
+	crashing = 0;
+	if (handler)
+		mpivet_signal_deliver(sig, &pa, si, uc);
+	else
+		default_action(sig, sent);
+}
+
+/* mpivet_install_crash_handlers puts on_signal on the signals the layer
+ * owns. It runs when the log opens and again after MPI_Init: a
+ * disposition set since behind the interposed calls' back (a raw system
+ * call, glibc's own) is taken as the program's (signals.c). */
 void mpivet_install_crash_handlers(void)
 {
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
 	struct sigaction sa, cur;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
-		int sig = crash_signals[i];
-		if (sigaction(sig, NULL, &cur) != 0)
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		int sig = sigs[i];
+		if (mpivet_raw_sigaction(sig, NULL, &cur) != 0)
 			continue;
-		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_crash)
+		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal)
 			continue; /* still ours */
-		old_actions[sig] = cur;
-		sigaction(sig, &sa, NULL);
+		mpivet_adopt_signal(sig, &cur);
+		mpivet_raw_sigaction(sig, &sa, NULL);
 	}
 }
 

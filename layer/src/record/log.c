@@ -35,11 +35,11 @@ void mpivet_register(const struct mpivet_service *s)
 		services[nservices++] = s;
 }
 
-/* mpivet_service_fault asks the services whether a SIGSEGV is theirs. */
-int mpivet_service_fault(void *siginfo, void *ucontext)
+/* mpivet_service_fault asks the services whether a signal is theirs. */
+int mpivet_service_fault(int sig, void *siginfo, void *ucontext)
 {
 	for (int i = 0; i < nservices; i++)
-		if (services[i]->fault && services[i]->fault(siginfo, ucontext))
+		if (services[i]->fault && services[i]->fault(sig, siginfo, ucontext))
 			return 1;
 	return 0;
 }

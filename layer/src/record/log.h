@@ -8,6 +8,7 @@
 #ifndef MPIVET_LOG_H
 #define MPIVET_LOG_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../generated/format.h" /* record kinds, meta ids, state page words */
@@ -61,10 +62,16 @@ struct mpivet_service {
 	void (*log_opened)(void);                            /* the log is open and layer.conf read (record/conf.h) */
 	void (*initialized)(int rank);                       /* MPI is initialised (mpivet_post_init) */
 	void (*thread)(void);                                /* a thread other than the first calls MPI */
-	int (*fault)(void *siginfo, void *ucontext);         /* a SIGSEGV: 1 if it was the service's own */
+	int (*fault)(int sig, void *siginfo, void *ucontext); /* a SIGSEGV or SIGTRAP: 1 if it was the service's own */
 };
 #define MPIVET_SERVICE_PRIORITY 200
 void mpivet_register(const struct mpivet_service *s);
+
+/* The kernel's signal dispositions and masks, past the program's
+ * (record/signals.c): for the layer's own handlers. */
+int mpivet_raw_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+int mpivet_raw_sigmask(int how, const sigset_t *set, sigset_t *old);
+int mpivet_owned_signal(int sig);
 
 /* The call site (return address) of the call this thread is in, set by
  * every wrapper on entry. */
