@@ -98,7 +98,14 @@ func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.
 		}
 		return il, nil
 	}
-	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
+	// A rank whose records reached --max-records went on unrecorded: what
+	// it recorded is checked, how the run ended is not (as after an
+	// interrupt), and the verdict is incomplete.
+	cut := truncated(res.Run, n, x.o.MaxRecords)
+	if cut != "" && x.truncated == "" {
+		x.truncated = cut
+	}
+	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted || cut != "",
 		Timeout: timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
 	if x.slack {

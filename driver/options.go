@@ -44,6 +44,7 @@ type Options struct {
 	Wait             string // spin, sleep, auto: how ranks wait in blocking calls (layer/src/wait; wait.go)
 	ReplayHook       string // a shell command run before each replay
 	KeepRecords      bool
+	MaxRecords       string // SIZE: the records one rank may write in one run (records.go)
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
 	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
 	Deterministic    bool   // deterministic mode (layer/src/determinism): one checked run, clocks off
@@ -148,6 +149,8 @@ var options = []option{
 		usage: "run this shell `command` before each replay (with MPIVET_INTERLEAVING and MPIVET_RUN_DIR set), e.g. to remove what the previous run left, so that replays repeat the first run"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
+	{field: func(o *Options) any { return &o.MaxRecords }, flag: "max-records", def: defaultMaxRecords, record: "max_records", runOnly: true,
+		usage: "the records one rank may write in one run (`SIZE`: 256MiB, 1GiB, 64M ...; every run and replay): a rank that reaches it stops recording, the report says so and what was not checked, and the verdict is incomplete"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
 	// Recorded: mpivet replay of a deterministic run runs it
@@ -231,6 +234,9 @@ func (o *Options) Validate() error {
 	}
 	if _, err := explore.ParseSends(o.BufferSends); err != nil {
 		return fmt.Errorf("--buffer-sends: %v", err)
+	}
+	if _, err := ParseSize(o.MaxRecords); err != nil {
+		return fmt.Errorf("--max-records=%s: %v", o.MaxRecords, err)
 	}
 	if o.Jobs < 0 {
 		return fmt.Errorf("--jobs %d: must be 0 (from the cores) or more", o.Jobs)

@@ -78,6 +78,7 @@ type exploration struct {
 	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
 	supp      []*report.Suppression // (an error they silence does not stop FirstError)
 	slack     bool                  // buffering-aware exploration (--slack=minimal)
+	truncated string                // the first run whose records reached --max-records, and what that left unchecked
 }
 
 // verify runs the program with its records in dir, explores its
@@ -94,7 +95,8 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
-	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI,
+	logMax, _ := ParseSize(o.MaxRecords) // Validate checked it
+	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI, LogMax: logMax,
 		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
 	if err != nil {
 		return nil, err
@@ -160,6 +162,13 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		if buffering, stopped, err = x.checkBuffering(sim, again, off == "", stats.Interleavings+1); err != nil {
 			return nil, err
 		}
+	}
+	switch {
+	case x.truncated == "":
+	case stopped == "":
+		stopped = x.truncated
+	default:
+		x.notes = append(x.notes, x.truncated)
 	}
 	rep := x.report(stats, stopped, buffering)
 	rep.Seconds = time.Since(start).Seconds()

@@ -46,7 +46,10 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(runCmd(&code), replayCmd(&code), checksCmd(), explainCmd(), dumpCmd())
-	if err := root.Execute(); err != nil {
+	profiled := profile()
+	err := root.Execute()
+	profiled()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mpivet:", err)
 		os.Exit(exitFailure)
 	}
