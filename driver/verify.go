@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mpivet/check"
@@ -78,7 +79,10 @@ type exploration struct {
 	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
 	supp      []*report.Suppression // (an error they silence does not stop FirstError)
 	slack     bool                  // buffering-aware exploration (--slack=minimal)
-	truncated string                // the first run whose records reached --max-records, and what that left unchecked
+	// when the verification was interrupted (Unix ns; 0: not): the
+	// analysis in progress then ends soon (bounded.go)
+	interrupted atomic.Int64
+	cut         string // the first run whose records reached --max-records, or whose analysis stopped at its time limit, and what that left unchecked
 }
 
 // verify runs the program with its records in dir, explores its
@@ -107,6 +111,8 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if o.Budget > 0 {
 		x.deadline = start.Add(o.Budget)
 	}
+	stopWatch := context.AfterFunc(ctx, func() { x.interrupted.Store(time.Now().UnixNano()) })
+	defer stopWatch()
 	x.slack = o.Slack != "off"
 	ds := replay
 	if replay == nil {
@@ -164,11 +170,11 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		}
 	}
 	switch {
-	case x.truncated == "":
+	case x.cut == "":
 	case stopped == "":
-		stopped = x.truncated
+		stopped = x.cut
 	default:
-		x.notes = append(x.notes, x.truncated)
+		x.notes = append(x.notes, x.cut)
 	}
 	rep := x.report(stats, stopped, buffering)
 	rep.Seconds = time.Since(start).Seconds()

@@ -407,7 +407,8 @@ type PySite struct {
 
 // Process is everything recorded about one rank.
 type Process struct {
-	File     string // log path
+	stop     func() bool // Run.StopWhen
+	File     string      // log path
 	Host     string
 	Pid      int
 	Rank     int // -1 until the process initialised MPI
