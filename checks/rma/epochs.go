@@ -24,6 +24,9 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		}
 		return
 	}
+	if !isComm(c.Def) {
+		e.seen = nil // what the call completes or opens ends the repeats (repeated)
+	}
 	switch name := c.Name(); name {
 	case "MPI_Win_fence":
 		e.complete(cl, func(*access) bool { return true })
@@ -201,6 +204,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 		a.fence = len(w.fences[p.Rank])
 	default:
 		s.report(fmt.Sprintf("%s to rank %d outside an access epoch: no MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start covers it", c.Name(), t), cl, "called here")
+		return
+	}
+	if s.repeated(e, a) {
 		return
 	}
 	e.pending = append(e.pending, a)
