@@ -215,6 +215,13 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	if x.o.Progress != nil {
 		x.o.Progress.Done()
 	}
+	// The replays the search was below when it stopped (a limit, an
+	// interrupt) were never told done: their records go too, unless they
+	// gave a new finding, so the records on disk do not grow with the
+	// interleavings explored.
+	for n := 2; n <= stats.Interleavings; n++ {
+		x.prune(n)
+	}
 	if stats.Diverged > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+
 			"for reasons outside MPI (files an earlier run left, clocks, process ids, random seeds), so %s not checked. "+
