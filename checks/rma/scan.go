@@ -93,8 +93,8 @@ type scan struct {
 	// (repeated), by (origin, entry offset), for the target's records of
 	// what a Put wrote (values.go)
 	repeats map[[2]uint64]*access
-	closers  map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
-	openers  map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
+	closers map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
+	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
 }
 
 func newScan(pass *check.Pass) *scan {
