@@ -235,6 +235,9 @@ func (o *Options) Validate() error {
 	if _, err := explore.ParseSends(o.BufferSends); err != nil {
 		return fmt.Errorf("--buffer-sends: %v", err)
 	}
+	if o.MaxRecords == "" {
+		o.MaxRecords = defaultMaxRecords
+	}
 	if _, err := ParseSize(o.MaxRecords); err != nil {
 		return fmt.Errorf("--max-records=%s: %v", o.MaxRecords, err)
 	}

@@ -111,8 +111,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if o.Budget > 0 {
 		x.deadline = start.Add(o.Budget)
 	}
-	stopWatch := context.AfterFunc(ctx, func() { x.interrupted.Store(time.Now().UnixNano()) })
-	defer stopWatch()
+	defer context.AfterFunc(ctx, func() { x.interrupted.Store(time.Now().UnixNano()) })()
 	x.slack = o.Slack != "off"
 	ds := replay
 	if replay == nil {
@@ -169,16 +168,22 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 			return nil, err
 		}
 	}
+	rep := x.report(stats, x.withCut(stopped), buffering)
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// withCut is why the verification is incomplete: what stopped it, or else
+// a run whose records or analysis were cut short (a note if both).
+func (x *exploration) withCut(stopped string) string {
 	switch {
 	case x.cut == "":
 	case stopped == "":
-		stopped = x.cut
+		return x.cut
 	default:
 		x.notes = append(x.notes, x.cut)
 	}
-	rep := x.report(stats, stopped, buffering)
-	rep.Seconds = time.Since(start).Seconds()
-	return rep, nil
+	return stopped
 }
 
 // report is the report of the verification: its findings (those the
