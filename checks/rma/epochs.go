@@ -254,6 +254,9 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 	if last == nil || !(s.pass.In.TimedOut || s.pass.In.Stalled) {
 		return // it crashed, or another rank did: program-failure says so
 	}
+	if s.pass.In.Interrupted || p.Overflow {
+		return // stopped by its user or budget, or its records end before it did: not a hang
+	}
 	for _, e := range open {
 		whats, where := openEpochs(e)
 		for i, what := range whats {
