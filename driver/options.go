@@ -150,7 +150,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
 	{field: func(o *Options) any { return &o.MaxRecords }, flag: "max-records", def: defaultMaxRecords, record: "max_records", runOnly: true,
-		usage: "the records one rank may write in one run (`SIZE`: 256MiB, 1GiB, 64M ...; every run and replay): a rank that reaches it stops recording, the report says so and what was not checked, and the verdict is incomplete"},
+		usage: "the records one rank may write in one run (`SIZE`: 1GiB, 256MiB, 64M ...; every run and replay): a rank that reaches it stops recording, the report says so and what was not checked, and the verdict is incomplete"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
 	// Recorded: mpivet replay of a deterministic run runs it

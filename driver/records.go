@@ -13,8 +13,10 @@ import (
 // that makes millions of MPI calls (one-sided operations in a loop, a
 // polling loop the layer logs) cannot fill the disk, and mpivet reads
 // every rank's records of a run, so it also bounds the analysis. Most
-// programs write a few MiB per rank.
-const defaultMaxRecords = "256MiB"
+// programs write a few MiB per rank; a long run of small exchanges some
+// 160 bytes per call (2,000,000 calls: 320 MiB), which must still be
+// checked whole.
+const defaultMaxRecords = "1GiB"
 
 // ParseSize reads a size: a number of bytes, or with a unit K, M, G, T
 // (powers of 1024; KiB, KB, k ... are the same).
