@@ -482,8 +482,10 @@ func (u *Unit) run(c *Check) *action {
 		}
 		p.ResultOf[r] = ra.result
 	}
-	res, err := c.Run(p)
+	res, err := runCheck(c, p)
 	switch {
+	case errors.Is(err, trace.ErrStopped):
+		a.err = err // (not wrapped: the caller tells a stopped analysis by it)
 	case err != nil:
 		a.err = fmt.Errorf("check %s: %v", c.Name, err)
 	case len(p.undeclared) > 0:
@@ -501,16 +503,28 @@ func (u *Unit) run(c *Check) *action {
 // order of the checks; the findings of the analyses they require are not
 // included (result-only analyses report none). A check that fails is an
 // error of mpivet itself. Package report merges them across ranks.
+//
+// An analysis stopped by its run (trace.Run.StopWhen) returns the
+// findings of the checks that ended before, with trace.ErrStopped.
 func (u *Unit) Findings(checks []*Check) ([]Finding, error) {
 	var all []Finding
 	for _, c := range checks {
 		a := u.run(c)
+		if errors.Is(a.err, trace.ErrStopped) {
+			return all, a.err
+		}
 		if a.err != nil {
 			return nil, a.err
 		}
 		all = append(all, a.findings...)
 	}
 	return all, nil
+}
+
+// runCheck runs c, a stopped reader of the records its error.
+func runCheck(c *Check, p *Pass) (res any, err error) {
+	defer trace.Recover(&err)
+	return c.Run(p)
 }
 
 // PerProcess is a result computed for each process of an execution: the

@@ -1,11 +1,13 @@
 package check_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
 	"mpivet/check"
+	"mpivet/trace"
 )
 
 // A shared analysis runs once per Unit however many checks require it,
@@ -88,4 +90,29 @@ func TestValidateRequires(t *testing.T) {
 	if err := check.Validate([]*check.Check{ok, ok}); err == nil {
 		t.Error("a check registered twice was accepted")
 	}
+}
+
+// An analysis its run stops (trace.Run.StopWhen) ends at the next read of
+// the records: Findings returns the findings of the checks that ended
+// before, and trace.ErrStopped.
+func TestStoppedAnalysisKeepsEarlierFindings(t *testing.T) {
+	run := &trace.Run{}
+	stop := false
+	run.StopWhen(func() bool { return stop })
+	first := &check.Check{Name: "first", Doc: "ends", Run: func(p *check.Pass) (any, error) {
+		p.Report(check.Finding{Message: "found"})
+		stop = true // the time limit passes
+		return nil, nil
+	}}
+	second := &check.Check{Name: "second", Doc: "is stopped", Run: func(p *check.Pass) (any, error) {
+		p.In.Run.CheckStop()
+		p.Report(check.Finding{Message: "never"})
+		return nil, nil
+	}}
+	fs, err := check.NewUnit(&check.Input{Run: run}).Findings([]*check.Check{first, second})
+	if !errors.Is(err, trace.ErrStopped) || len(fs) != 1 || fs[0].Message != "found" {
+		t.Errorf("Findings = %+v, %v; want the first check's finding and trace.ErrStopped", fs, err)
+	}
+	run.StopWhen(nil)
+	run.CheckStop() // no longer stopped: no panic
 }

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"mpivet/launch"
 	"mpivet/report"
 	"mpivet/spacetime"
+	"mpivet/trace"
 )
 
 // The files of an interleaving's directory that the driver writes.
@@ -64,8 +66,27 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 // finish checks interleaving n, run in its directory d with decisions ds
 // forced: the second half of once, which a replay run ahead of its turn
 // (parallel.go) does on its own once numbered.
-func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (*explore.Interleaving, error) {
+func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (il *explore.Interleaving, err error) {
 	defer func() { writeTiming(n, res, time.Now()) }()
+	if res.Run == nil {
+		return x.analyse(n, d, ds, b, res, timeout)
+	}
+	// The analysis is bounded as the run is (bounded.go): stopped, a
+	// reader of the records ends it where it is.
+	res.Run.StopWhen(x.stopAnalysis(res, timeout))
+	defer res.Run.StopWhen(nil)
+	defer func() {
+		if errors.Is(err, trace.ErrStopped) {
+			il, err = x.analysisStopped(n, ds, b, res), nil
+		}
+	}()
+	defer trace.Recover(&err)
+	return x.analyse(n, d, ds, b, res, timeout)
+}
+
+// analyse checks interleaving n: finish's work, which the bound on the
+// analysis may stop.
+func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (*explore.Interleaving, error) {
 	il := &explore.Interleaving{N: n, Decisions: ds, Branch: b, Run: res.Run, TimedOut: res.TimedOut}
 	if res.Interrupted {
 		il.Stopped = x.why()
@@ -98,7 +119,14 @@ func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.
 		}
 		return il, nil
 	}
-	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted,
+	// A rank whose records reached --max-records went on unrecorded: what
+	// it recorded is checked, how the run ended is not (as after an
+	// interrupt), and the verdict is incomplete.
+	cut := truncated(res.Run, n, x.o.MaxRecords)
+	if cut != "" && x.cut == "" {
+		x.cut = cut
+	}
+	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted || cut != "",
 		Timeout: timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
 	u := check.NewUnit(in) // the checks below share its analyses
 	if x.slack {
@@ -147,7 +175,8 @@ func infeasible(u *check.Unit, res *launch.Result) (bool, error) {
 // check runs every check on interleaving n and keeps its new findings.
 func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, il *explore.Interleaving) error {
 	fs, err := u.Findings(all.Checks)
-	if err != nil {
+	cut := errors.Is(err, trace.ErrStopped) // fs: the findings of the checks that ended
+	if err != nil && !cut {
 		return err
 	}
 	fs = report.Merge(fs)
@@ -187,6 +216,9 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 			Replay: fmt.Sprintf("mpivet replay %s --interleaving %d", x.dir, n)})
 	}
 	x.fresh[n] = fresh
+	if cut {
+		x.checksStopped(n, il)
+	}
 	return nil
 }
 

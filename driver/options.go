@@ -45,6 +45,7 @@ type Options struct {
 	ReplayHook       string // a shell command run before each replay
 	Files            string // restore, off: replays start from the files the first run started from (files.go)
 	KeepRecords      bool
+	MaxRecords       string // SIZE: the records one rank may write in one run (records.go)
 	GDB              int    // replay: this rank waits for a debugger (-1: none)
 	MPI              string // openmpi, mpich: the MPI a program loads at run time, when mpivet cannot tell ("": from the program; mpi.Find checks it)
 	Deterministic    bool   // deterministic mode (layer/src/determinism): one checked run, clocks off
@@ -151,6 +152,8 @@ var options = []option{
 		usage: "`restore`: every replay starts from the files the first run started from: the files the ranks create, change or remove (anywhere but mpivet's run directory, /proc, /sys and /dev) are put back as they were before each replay, and left as the first run left them; off: replays find what earlier runs left (--replay-hook can clean up)"},
 	{field: func(o *Options) any { return &o.KeepRecords }, flag: "keep-records", runOnly: true,
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
+	{field: func(o *Options) any { return &o.MaxRecords }, flag: "max-records", def: defaultMaxRecords, record: "max_records", runOnly: true,
+		usage: "the records one rank may write in one run (`SIZE`: 1GiB, 256MiB, 64M ...; every run and replay): a rank that reaches it stops recording, the report says so and what was not checked, and the verdict is incomplete"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
 	// Recorded: mpivet replay of a deterministic run runs it
@@ -234,6 +237,12 @@ func (o *Options) Validate() error {
 	}
 	if _, err := explore.ParseSends(o.BufferSends); err != nil {
 		return fmt.Errorf("--buffer-sends: %v", err)
+	}
+	if o.MaxRecords == "" {
+		o.MaxRecords = defaultMaxRecords
+	}
+	if _, err := ParseSize(o.MaxRecords); err != nil {
+		return fmt.Errorf("--max-records=%s: %v", o.MaxRecords, err)
 	}
 	if o.Jobs < 0 {
 		return fmt.Errorf("--jobs %d: must be 0 (from the cores) or more", o.Jobs)

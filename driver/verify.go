@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mpivet/check"
@@ -77,6 +78,7 @@ type exploration struct {
 	firstUnit *check.Unit           // interleaving 1's analyses, until simulate has used them
 	firstWall time.Duration         // how long the first run took
 	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
+	start     time.Time             // when the verification began (the budget counts from it)
 	supp      []*report.Suppression // (an error they silence does not stop FirstError)
 	slack     bool                  // buffering-aware exploration (--slack=minimal)
 
@@ -85,6 +87,10 @@ type exploration struct {
 	serial     []string         // the files the first run touched: replays run one at a time
 	fileFailed []string         // files that could not be restored
 	filesEnded bool
+	// when the verification was interrupted (Unix ns; 0: not): the
+	// analysis in progress then ends soon (bounded.go)
+	interrupted atomic.Int64
+	cut         string // the first run whose records reached --max-records, or whose analysis stopped at its time limit, and what that left unchecked
 }
 
 // verify runs the program with its records in dir, explores its
@@ -93,25 +99,12 @@ type exploration struct {
 // budget or cancelled, it stops the ranks and reports what it found so
 // far, as incomplete.
 func verify(ctx context.Context, o Options, dir string, replay []explore.Decision) (*report.Report, error) {
-	notify := o.Notify
-	if notify == nil {
-		notify = func(string) {}
-	}
-	supp, err := loadSuppressions(o.Suppressions)
+	x, err := newExploration(ctx, o, dir)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI,
-		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(),
-		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
-	if o.Budget > 0 {
-		x.deadline = start.Add(o.Budget)
-	}
+	start := x.start
+	defer context.AfterFunc(ctx, func() { x.interrupted.Store(time.Now().UnixNano()) })()
 	x.slack = o.Slack != "off"
 	x.startFiles()
 	defer x.endFiles() // (report ends them first; this is for the ways out on errors)
@@ -152,7 +145,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	case o.Deterministic:
 		x.notes = append(x.notes, determinismNote(first.Run, o.Seed))
 	case off != "":
-		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(sess, off))
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(x.sess, off))
 	case replay == nil && !first.Infeasible:
 		stats = x.explore(first)
 		first = nil
@@ -170,9 +163,48 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 			return nil, err
 		}
 	}
-	rep := x.report(stats, stopped, buffering)
+	rep := x.report(stats, x.withCut(stopped), buffering)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// newExploration prepares the launches of a verification (its first run
+// and replays) and the state its exploration keeps; the budget counts
+// from now.
+func newExploration(ctx context.Context, o Options, dir string) (*exploration, error) {
+	notify := o.Notify
+	if notify == nil {
+		notify = func(string) {}
+	}
+	supp, err := loadSuppressions(o.Suppressions)
+	if err != nil {
+		return nil, err
+	}
+	logMax, _ := ParseSize(o.MaxRecords) // Validate checked it
+	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI, LogMax: logMax,
+		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(), start: time.Now(),
+		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
+	if o.Budget > 0 {
+		x.deadline = x.start.Add(o.Budget)
+	}
+	return x, nil
+}
+
+// withCut is why the verification is incomplete: what stopped it, or else
+// a run whose records or analysis were cut short (a note if both).
+func (x *exploration) withCut(stopped string) string {
+	switch {
+	case x.cut == "":
+	case stopped == "":
+		return x.cut
+	default:
+		x.notes = append(x.notes, x.cut)
+	}
+	return stopped
 }
 
 // report is the report of the verification: its findings (those the
@@ -209,6 +241,13 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 		Parallel: x.parallel()})
 	if x.o.Progress != nil {
 		x.o.Progress.Done()
+	}
+	// The replays the search was below when it stopped (a limit, an
+	// interrupt) were never told done: their records go too, unless they
+	// gave a new finding, so the records on disk do not grow with the
+	// interleavings explored.
+	for n := 2; n <= stats.Interleavings; n++ {
+		x.prune(n)
 	}
 	if stats.Diverged > 0 {
 		x.notes = append(x.notes, fmt.Sprintf("%d %s diverged: the program made other MPI calls than in the run replayed, before the forced match, "+

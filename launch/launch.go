@@ -38,8 +38,12 @@ type Options struct {
 	// Stalled is asked, when no rank has completed an MPI call for
 	// StallAfter (default 1s), whether the run can ever resume; if it says
 	// no, the run is stopped as deadlocked. Asked again only after progress.
-	Env        []string // more environment for the program's ranks (NAME=value)
-	MPI        string   // "openmpi" or "mpich": the MPI a program loads at run time, when it cannot be told ("": from the program)
+	Env []string // more environment for the program's ranks (NAME=value)
+	// LogMax bounds the log of each rank, in bytes (0: the layer's own
+	// bound): a rank that reaches it records no more, and its log says so
+	// (trace.Process.Overflow).
+	LogMax     uint64
+	MPI        string // "openmpi" or "mpich": the MPI a program loads at run time, when it cannot be told ("": from the program)
 	Stalled    func(*trace.Run) bool
 	StallAfter time.Duration
 	Notify     func(string) // progress messages for the user (default: none)
@@ -155,6 +159,9 @@ func (s *Session) Env() []string {
 		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
 	env = append(env, s.Startup...)
+	if s.Opts.LogMax > 0 {
+		env = append(env, "MPIVET_LOG_MAX="+strconv.FormatUint(s.Opts.LogMax, 10))
+	}
 	return append(env, s.Opts.Env...)
 }
 

@@ -12,6 +12,7 @@ import (
 // size (the largest record, at least bufSize): reading a long run's calls
 // takes memory for the calls a reader keeps, not for the log.
 type cursor struct {
+	stop     func() bool // Run.StopWhen
 	r        io.ReaderAt
 	buf      []byte
 	at       uint64 // log offset of buf[0]
@@ -33,6 +34,9 @@ func (c *cursor) have(n uint64) bool {
 	}
 	if c.off >= c.at && c.off+n <= c.at+uint64(len(c.buf)) {
 		return true
+	}
+	if c.stop != nil && c.stop() {
+		panic(stopped{})
 	}
 	size := max(bufSize, n)
 	if uint64(cap(c.buf)) < size {
@@ -73,6 +77,14 @@ func (c *cursor) next(words *[]uint64) (off uint64, kind, id int, ok bool) {
 	return off, int(h >> 48 & 0xff), int(h >> 32 & 0xffff), true
 }
 
+// cursor reads p's log from offset off, stopping as p's run says
+// (Run.StopWhen).
+func (p *Process) cursor(r io.ReaderAt, off uint64) *cursor {
+	c := newCursor(r, off, uint64(p.End))
+	c.stop = p.stop
+	return c
+}
+
 // open returns what the process's log is read from, and how to close it.
 func (p *Process) open() (io.ReaderAt, func(), error) {
 	if p.data != nil {
@@ -103,7 +115,7 @@ func (p *Process) Calls() iter.Seq[*Call] {
 		}
 		defer done()
 		d := &decoder{p: p, only: Unknown, emit: yield}
-		d.run(newCursor(r, 8, uint64(p.End)))
+		d.run(p.cursor(r, 8))
 	}
 }
 
@@ -159,7 +171,7 @@ func (p *Process) readCall(off uint64) *Call {
 	}
 	var found *Call
 	d := &decoder{p: p, only: off, seq: seq, emit: func(c *Call) bool { found = c; return false }}
-	d.run(newCursor(r, from, uint64(p.End)))
+	d.run(p.cursor(r, from))
 	return found
 }
 

@@ -227,7 +227,18 @@ func (p *Process) metaRMA(w []uint64) {
 		if p.RMA == nil {
 			p.RMA = map[uint64][]uint64{}
 		}
-		p.RMA[w[0]] = append([]uint64(nil), w[1:]...)
+		// Most operations repeat a few spans (the same datatypes): one
+		// copy of each, shared (readers do not change them).
+		if p.rmaSpans == nil {
+			p.rmaSpans = map[string][]uint64{}
+		}
+		k := fmt.Sprint(w[1:])
+		ws, ok := p.rmaSpans[k]
+		if !ok {
+			ws = append([]uint64(nil), w[1:]...)
+			p.rmaSpans[k] = ws
+		}
+		p.RMA[w[0]] = ws
 	}
 }
 

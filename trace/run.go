@@ -13,7 +13,8 @@ import (
 // Run is everything recorded in one run directory.
 type Run struct {
 	Dir   string
-	Procs []*Process // sorted by rank (processes without a rank last)
+	Procs []*Process  // sorted by rank (processes without a rank last)
+	stop  func() bool // StopWhen
 }
 
 // Rank returns the process of a world rank, or nil.

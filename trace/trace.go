@@ -415,7 +415,9 @@ type PySite struct {
 
 // Process is everything recorded about one rank.
 type Process struct {
-	File     string // log path
+	stop     func() bool         // Run.StopWhen
+	rmaSpans map[string][]uint64 // the distinct values of RMA, shared
+	File     string              // log path
 	Host     string
 	Pid      int
 	Rank     int // -1 until the process initialised MPI

@@ -201,7 +201,7 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 			Message:   fmt.Sprintf("%s exited with status %d%s%s%s", rankName(p), x.Code, after, cmsg, e.lastText),
 			Locations: append(append(clocs, raisedAt(p)...), e.lastLoc("last MPI call")...),
 		}, prim: true, detail: stack + said(p)}, false
-	case x != nil && x.Exited && p.Initialized() && !p.Finalized():
+	case x != nil && x.Exited && p.Initialized() && !p.Finalized() && !p.Overflow: // (a full log ends before MPI_Finalize)
 		return &failed{p, check.Finding{
 			Message:   fmt.Sprintf("%s exited without calling MPI_Finalize%s", rankName(p), e.lastText),
 			Locations: e.lastLoc("last MPI call"),

@@ -24,6 +24,9 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		}
 		return
 	}
+	if !isComm(c.Def) {
+		e.seen = nil // what the call completes or opens ends the repeats (repeated)
+	}
 	switch name := c.Name(); name {
 	case "MPI_Win_fence":
 		e.complete(cl, func(*access) bool { return true })
@@ -203,6 +206,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 		s.report(fmt.Sprintf("%s to rank %d outside an access epoch: no MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start covers it", c.Name(), t), cl, "called here")
 		return
 	}
+	if s.repeated(e, a) {
+		return
+	}
 	e.pending = append(e.pending, a)
 	s.accesses = append(s.accesses, a)
 	s.addSync(p, sync{at: cl.idx, kind: syncAccess, access: a})
@@ -247,6 +253,9 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 	last := p.Last()
 	if last == nil || !(s.pass.In.TimedOut || s.pass.In.Stalled) {
 		return // it crashed, or another rank did: program-failure says so
+	}
+	if s.pass.In.Interrupted || p.Overflow {
+		return // stopped by its user or budget, or its records end before it did: not a hang
 	}
 	for _, e := range open {
 		whats, where := openEpochs(e)

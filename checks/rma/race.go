@@ -126,6 +126,7 @@ func (s *scan) races() {
 		as := groups[k]
 		sort.SliceStable(as, func(i, j int) bool { return as[i].gen < as[j].gen })
 		for i, a := range as {
+			s.pass.In.Run.CheckStop() // a bounded analysis may stop here (trace.Run.StopWhen)
 			for _, b := range as[i+1:] {
 				if b.gen > a.doneAt {
 					break

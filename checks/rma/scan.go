@@ -45,6 +45,7 @@ type epochs struct {
 	pending  []*access
 	gen      int // synchronisation generation (fences and barrier-like collectives on its communicator)
 	inFence0 bool
+	seen     map[repeatKey]*access // the accesses since the last call on the window that was not one (repeated)
 }
 
 // access is one one-sided operation.
@@ -88,13 +89,17 @@ type scan struct {
 	posts    map[[2]int][]*call        // (target, origin) -> posts naming origin
 	starts   map[[2]int][]*call        // (origin, target) -> starts naming target
 	procs    map[int]*trace.Process
-	closers  map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
-	openers  map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
+	// repeats: the operations left out as repeats of an earlier one
+	// (repeated), by (origin, entry offset), for the target's records of
+	// what a Put wrote (values.go)
+	repeats map[[2]uint64]*access
+	closers map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
+	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
 }
 
 func newScan(pass *check.Pass) *scan {
 	return &scan{pass: pass, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
-		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{},
+		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{}, repeats: map[[2]uint64]*access{},
 		closers: map[[2]uint64][2]*call{}, openers: map[[2]uint64]exposure{}}
 }
 

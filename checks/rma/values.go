@@ -40,6 +40,9 @@ func (s *scan) targetStores(reported map[[2]uint64]bool) {
 		p := s.procs[r]
 		for _, v := range p.RMAValues {
 			a := byPut[key{v.Origin, v.Put}]
+			if a == nil {
+				a = s.repeats[[2]uint64{uint64(v.Origin), v.Put}] // a repeat left out (repeat.go)
+			}
 			if a == nil || a.target != r || !a.write || a.atomic {
 				continue
 			}

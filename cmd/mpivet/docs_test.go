@@ -139,7 +139,7 @@ func TestDocumentedCommandLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := regexp.MustCompile(`'[^']*'|"[^"]*"`).ReplaceAllString(m[2], "") // quoted values
-			if i := strings.Index(args, "./"); i >= 0 { // flags after the program are the program's
+			if i := strings.Index(args, "./"); i >= 0 {                              // flags after the program are the program's
 				args = args[:i]
 			}
 			for _, f := range flagRE.FindAllStringSubmatch(args, -1) {

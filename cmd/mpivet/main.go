@@ -38,7 +38,10 @@ const (
 
 func main() {
 	code := exitOK
-	if err := rootCmd(&code).Execute(); err != nil {
+	profiled := profile()
+	err := rootCmd(&code).Execute()
+	profiled()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mpivet:", err)
 		os.Exit(exitFailure)
 	}

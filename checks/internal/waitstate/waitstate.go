@@ -490,6 +490,8 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 		return a.collective(r, c, false)
 	case c.Def.Has("completion"):
 		return a.requests(r)
+	case windowCollective(name):
+		return a.windowCollective(r, name)
 	}
 	// MPI_Buffer_detach waits for the buffered sends to be delivered, to
 	// ranks it does not name: any other rank that can act may release it.
@@ -684,4 +686,34 @@ func allThreadsBlocked(p *trace.Process) bool {
 		}
 	}
 	return true
+}
+
+// windowCollective reports whether a call is collective over a window's
+// group (or the communicator it is made on).
+func windowCollective(name string) bool {
+	switch name {
+	case "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic", "MPI_Win_free", "MPI_Win_fence":
+		return true
+	}
+	return false
+}
+
+// windowCollective is what rank r blocked in a window collective waits
+// for. Its group is not at hand here, so, as for any call that names no
+// peer, any other rank that can act may release it; but ranks blocked in
+// the same call have arrived, not stuck: once every rank that has not
+// finished is in it, it waits for nothing (under a loaded machine a
+// window's creation can take seconds, and was reported as a deadlock).
+func (a *Analysis) windowCollective(r *Rank, name string) *waitfor.Cond {
+	var others []int
+	for id, o := range a.Ranks {
+		if id != r.Proc.Rank && o.State != waitfor.Finished && !(o.State == waitfor.Blocked && o.Call != nil && o.Call.Name() == name) {
+			others = append(others, id)
+		}
+	}
+	if len(others) == 0 {
+		return waitfor.AllProcs(name)
+	}
+	sort.Ints(others)
+	return waitfor.AnyProc(name, others...)
 }
