@@ -179,6 +179,7 @@ type Runner func(n int, ds []Decision, b *Branch) (*Interleaving, error)
 type Options struct {
 	MaxInterleavings int           // 0: no limit
 	Budget           time.Duration // 0: no limit
+	BudgetName       string        // how the stop names it ("": Budget)
 	MixingBound      int           // -1: unbounded; K: at most K+1 nested deviations from a run's own matches (§5.3.5.2)
 	// OrderBound bounds the Waitany-family deviations the same way, on
 	// their own: -1 explores every order in which requests can complete
@@ -190,7 +191,7 @@ type Options struct {
 	// context only if that one changed the calls that follow (orders.go).
 	ReduceOrders bool
 	FirstError   bool // stop at the first interleaving with errors
-	Progress   func(Progress)
+	Progress     func(Progress)
 	// Done is told when the search below a replay is over: its records,
 	// which the replays below it compare themselves with, are no longer
 	// needed.
@@ -205,7 +206,8 @@ type Options struct {
 type Progress struct {
 	Done, Frontier, Running        int
 	Infeasible, Diverged, TimedOut int
-	Elapsed                        time.Duration
+	Elapsed                        time.Duration // since the exploration started
+	Budget                         time.Duration // of the exploration (0: none): Elapsed never goes past it
 }
 
 // Stats says how an exploration ended.
@@ -314,7 +316,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 
 func (x *explorer) report() {
 	if x.o.Progress != nil {
-		x.prog.Elapsed = time.Since(x.start)
+		x.prog.Elapsed, x.prog.Budget = time.Since(x.start), x.o.Budget
 		x.o.Progress(x.prog)
 	}
 }
@@ -478,7 +480,7 @@ func (x *explorer) contexts(ps []*Point, steps []step) {
 	}
 	for i, p := range ps {
 		if h, ok := hashes[p.Proc][p.Wild.Event]; ok && events[p.Proc][p.Wild.Event] {
-			steps[i].ctx = contextKey(p.Rank, steps[i].site.Key, p.Wild, h)
+			steps[i].ctx = contextKey(p.Rank, steps[i].site.Key, p.Wild, h[0])
 			steps[i].after = h[1]
 		}
 	}

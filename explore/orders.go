@@ -35,13 +35,15 @@ import (
 // and every order the bounds allow is replayed.
 //
 // The context of an event is its rank, its call site, the length of its
-// request array, what the rank did since its previous nondeterministic
-// event (the calls that posted the requests), and what it did after the
-// event in the run the search planned from: the same loop iteration of a
-// regular exchange has the same context in every iteration, and an
-// iteration that does anything else around the call (the first, the last,
-// one that sends elsewhere) has a context of its own, which is tested with
-// a replay of its own.
+// request array, and the last contextCalls calls its rank made before it
+// (compared as above): where the rank is in its pattern of communication.
+// The iterations of a regular exchange share one context (the calls that
+// posted the requests, and those of the iteration before), whatever the
+// Waitsome call of the iteration; the first iterations, and any that post
+// other requests or talk to other ranks, have contexts of their own, each
+// tested with a replay of its own. The window after the event is not part
+// of the context: the last iterations of a loop, whose windows reach the
+// calls after the loop, are judged with the others.
 //
 // What this can miss, and what still sees it:
 //   - an order that changes only data, never an MPI call in the window
@@ -54,16 +56,18 @@ import (
 //     when the order tried makes it.
 //   - an order that makes a difference only past the window (more than
 //     windowCalls calls later, or after the next wildcard event, whose own
-//     alternatives are explored instead) or only in one iteration whose
-//     context is the same as the others' (a behaviour that depends on the
-//     iteration count and on the order together, with the same calls around
-//     the call in the run planned from): the replay of one iteration stands
-//     for all of them. --completion-orders=all replays every order the
-//     bounds allow.
+//     alternatives are explored instead) or only in some of the events of
+//     one context (a behaviour that depends on the iteration count, or on
+//     data, and on the order together, after the same calls): the replay
+//     of one event stands for all of them. --completion-orders=all replays
+//     every order the bounds allow.
 //   - other orders of the tested event itself: one other order that leads
 //     to the same calls stands for all of them (all return the same
 //     requests, with the same data, only in another order).
-const windowCalls = 32
+const (
+	windowCalls  = 32
+	contextCalls = 8
+)
 
 // ordersMatter returns the context and window hashes of the reducible
 // Waitany-family events of one process: event number -> (context, after).
@@ -91,9 +95,9 @@ func ordersMatter(p *trace.Process, events map[uint64]bool) map[uint64][2]uint64
 	return windowsOf(p, reducible)
 }
 
-// windows hashes, for each event in want, the calls of p since its
-// previous nondeterministic event (before) and after it (the window), in
-// one pass over its log.
+// windows hashes, for each event in want, the last contextCalls calls of
+// p before it (its context) and the window after it, in one pass over its
+// log.
 func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 	at := map[uint64]*trace.Wildcard{} // by the offset of the call that started it
 	for _, w := range p.Wild {
@@ -108,7 +112,8 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 		n     int
 	}
 	var opens []open
-	before := newCallHash()
+	var last [contextCalls]uint64 // the hashes of the last calls, a ring
+	seen := 0
 	for c := range p.Calls() {
 		if w, ok := at[c.Offset]; ok {
 			if w.Kind != trace.WildAny { // the window ends at a wildcard receive or probe
@@ -118,16 +123,18 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 				opens = opens[:0]
 			}
 			if want[w.Event] {
-				out[w.Event] = [2]uint64{before.sum(), 0}
+				out[w.Event] = [2]uint64{ringSum(last[:], seen), 0}
 				opens = append(opens, open{event: w.Event, h: newCallHash()})
 			}
-			before = newCallHash()
 			continue
 		}
 		if !comparable(c) {
 			continue
 		}
-		before.add(c)
+		one := newCallHash()
+		one.add(c)
+		last[seen%contextCalls] = one.sum()
+		seen++
 		kept := opens[:0]
 		for _, o := range opens {
 			o.h.add(c)
@@ -143,6 +150,18 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 		out[o.event] = [2]uint64{out[o.event][0], o.h.sum()}
 	}
 	return out
+}
+
+// ringSum hashes the last min(seen, len(ring)) hashes of ring, oldest
+// first.
+func ringSum(ring []uint64, seen int) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for i := max(0, seen-len(ring)); i < seen; i++ {
+		binary.LittleEndian.PutUint64(b[:], ring[i%len(ring)])
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 // after hashes the window of one event of p (the replay's side of the
@@ -163,7 +182,12 @@ func comparable(c *trace.Call) bool {
 
 // callHash is an FNV-1a hash of calls: name, call site within its page,
 // and the arguments that say whom the call talks to and what.
-type callHash struct{ h interface{ Write([]byte) (int, error); Sum64() uint64 } }
+type callHash struct {
+	h interface {
+		Write([]byte) (int, error)
+		Sum64() uint64
+	}
+}
 
 func newCallHash() *callHash { return &callHash{fnv.New64a()} }
 
@@ -185,10 +209,10 @@ func (h *callHash) add(c *trace.Call) {
 func (h *callHash) sum() uint64 { return h.h.Sum64() }
 
 // contextKey is the context of event w of rank (see above): 0 is never one.
-func contextKey(rank int, site string, w *trace.Wildcard, hashes [2]uint64) uint64 {
+func contextKey(rank int, site string, w *trace.Wildcard, before uint64) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
-	for _, v := range []uint64{uint64(rank), uint64(w.Tag), hashes[0], hashes[1]} {
+	for _, v := range []uint64{uint64(rank), uint64(w.Tag), before} {
 		binary.LittleEndian.PutUint64(b[:], v)
 		h.Write(b[:])
 	}

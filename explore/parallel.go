@@ -67,10 +67,10 @@ type item struct {
 	reached       bool  // run, or left out
 	// the site, and for a completion order that may need no replay its
 	// context, window, rank and event (orders.go)
-	site        *SiteStats
-	ctx, after  uint64
-	rank        int
-	event       uint64
+	site       *SiteStats
+	ctx, after uint64
+	rank       int
+	event      uint64
 	// The replay's decisions and branch, until made (lazy): alternative
 	// alt of step `step` of plan pl. A replay's decisions force every
 	// earlier event, and its branch says what each rank repeats, so made

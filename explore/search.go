@@ -185,7 +185,11 @@ func (x *explorer) stopped() (string, bool) {
 		return fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings), true
 	}
 	if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
-		return fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget), true
+		name := x.o.BudgetName
+		if name == "" {
+			name = x.o.Budget.String()
+		}
+		return fmt.Sprintf("stopped at the time budget (%s)", name), true
 	}
 	return "", false
 }

@@ -145,11 +145,13 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	if !dead {
 		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
-		msg := fmt.Sprintf("no MPI call completed for %v, but the run can still go on (a rank is computing, or a blocked rank waits on one); waiting", w.after)
+		// Said only when the user can act on it: a rank stopped (a
+		// debugger, ^Z) holds the run up. A rank computing, or waiting
+		// for one that computes, is what programs do; the time limit
+		// bounds it, and a notice would only fill the terminal.
 		if s := suspended(run); s != "" {
-			msg = fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s)
+			w.say(fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s))
 		}
-		w.say(msg)
 		return stallNone, nil
 	}
 	if w.first == nil || w.first.calls != pr.Calls {
