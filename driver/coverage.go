@@ -28,6 +28,14 @@ func AutoBudget(first time.Duration) time.Duration {
 	return max(autoBudgetMin, autoBudgetRuns*first)
 }
 
+// givenBudget sets the budget given (--budget), which the first run
+// started at start counts in; the default is set after it (setBudget).
+func (x *exploration) givenBudget(start time.Time) {
+	if x.o.Budget > 0 {
+		x.budget, x.deadline = x.o.Budget, start.Add(x.o.Budget)
+	}
+}
+
 // setBudget sets the verification's budget once the first run, which
 // started at start, is over: the one given, none (--exhaustive), or the
 // default.

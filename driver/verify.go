@@ -106,9 +106,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	start := time.Now()
 	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(),
 		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
-	if o.Budget > 0 {
-		x.budget, x.deadline = o.Budget, start.Add(o.Budget)
-	}
+	x.givenBudget(start)
 	x.slack = o.Slack != "off"
 	ds := replay
 	if replay == nil {
@@ -118,8 +116,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
-	x.firstWall = time.Since(start)
-	if replay == nil {
+	if x.firstWall = time.Since(start); replay == nil {
 		x.setBudget(start)
 	}
 	stats := explore.Stats{Interleavings: 1, Complete: true}
