@@ -274,6 +274,30 @@ func (x *explorer) compare(it *item, child *Interleaving) {
 			}
 		}
 	}
+	if x.equiv[it.ctx] == sameCalls {
+		x.skipContext(it.ctx)
+	}
+}
+
+// skipContext leaves out at once the items of context ctx planned so far
+// (those planned later are left out when the search reaches them), so that
+// what is queued is what is left to run.
+func (x *explorer) skipContext(ctx uint64) {
+	var empty []*level
+	for _, lv := range x.levels {
+		for _, it := range lv.items[lv.next:] {
+			if !it.reached && it.ctx == ctx {
+				x.reach(lv, it)
+				x.skip(it)
+			}
+		}
+		if lv.left == 0 {
+			empty = append(empty, lv)
+		}
+	}
+	for _, lv := range empty {
+		x.over(lv)
+	}
 }
 
 // afterOf and windowsOf are after and windows; tests of the search,
