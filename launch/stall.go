@@ -146,10 +146,11 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	if !dead {
 		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
 		// Said only when the user can act on it: a rank stopped (a
-		// debugger, ^Z) holds the run up. A rank computing, or waiting
-		// for one that computes, is what programs do; the time limit
-		// bounds it, and a notice would only fill the terminal.
-		if s := suspended(run); s != "" {
+		// debugger, ^Z) holds the run up. A rank computing, waiting for
+		// one that computes, or not scheduled on a loaded machine is what
+		// runs do; the time limit bounds it, and a notice would only fill
+		// the terminal.
+		if s := suspended(run); s != "" && anyStopped(now) {
 			w.say(fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s))
 		}
 		return stallNone, nil
@@ -175,6 +176,17 @@ func (w *stallWatch) mark(run *trace.Run) {
 			p.Suspended = true
 		}
 	}
+}
+
+// anyStopped reports whether a process of the run is stopped (by a signal
+// or a debugger).
+func anyStopped(now map[string]trace.Sched) bool {
+	for _, s := range now {
+		if s.Stopped() {
+			return true
+		}
+	}
+	return false
 }
 
 // suspended says which ranks inside MPI were suspended, if any.
