@@ -273,7 +273,15 @@ func (x *explorer) halt(reason string) bool {
 	x.stop, x.queued = reason, x.prog.Frontier
 	for _, lv := range x.levels {
 		for _, it := range lv.items {
-			if !it.reached && it.site != nil {
+			switch {
+			case it.reached:
+			case x.equivalent(it): // known equivalent already, not left to run
+				x.queued--
+				x.equivalents++
+				if it.site != nil {
+					it.site.Equivalent++
+				}
+			case it.site != nil:
 				it.site.Queued++
 			}
 		}
