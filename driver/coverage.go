@@ -11,21 +11,24 @@ import (
 
 // The default budget: a verification ends on its own, by default within
 // the larger of autoBudgetMin and autoBudgetRuns times the first run (the
-// first run included), whatever the program: a developer gets an answer in
-// minutes, and a long-running program still gets a few dozen replays.
-// --budget sets another, --exhaustive none.
+// first run included), and never more than autoBudgetMax, whatever the
+// program: a developer gets an answer in minutes, a long-running program
+// still gets a couple of dozen replays, and one that runs for an hour
+// natively gets an answer by the end of the afternoon. --budget sets
+// another, --exhaustive none.
 const (
 	autoBudgetMin  = 2 * time.Minute
 	autoBudgetRuns = 20
+	autoBudgetMax  = 30 * time.Minute
 )
 
 // autoBudgetRule says how the default budget is chosen, for the report.
-const autoBudgetRule = "the default: the larger of 2 minutes and 20 times the first run; --budget or --exhaustive change it"
+const autoBudgetRule = "the default: the larger of 2 minutes and 20 times the first run, at most 30 minutes; --budget or --exhaustive change it"
 
 // AutoBudget is the default budget for a program whose first run took
 // first.
 func AutoBudget(first time.Duration) time.Duration {
-	return max(autoBudgetMin, autoBudgetRuns*first)
+	return min(autoBudgetMax, max(autoBudgetMin, autoBudgetRuns*first))
 }
 
 // givenBudget sets the budget given (--budget), which the first run
