@@ -90,6 +90,9 @@ func (x *exploration) sites(st []explore.SiteStats) []report.Site {
 		}
 		rs := report.Site{Location: loc, Call: s.Call, Kind: siteKinds[s.Kind], Ranks: s.Ranks, Events: s.Events, Run: s.Run,
 			Known: s.Queued, Bounded: s.Pruned, Equivalent: s.Equivalent}
+		if rs.Call == "" {
+			rs.Call = "(" + rs.Kind + ")" // a poll's record is brief: the call is not known
+		}
 		if s.Space != nil {
 			rs.Space, rs.SpaceNote = s.Space.String(), "orders of the messages matched"
 			if s.Kind == trace.WildAny {
