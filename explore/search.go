@@ -232,6 +232,9 @@ func (x *explorer) replay(lv *level, it *item) bool {
 	}
 	x.prog.Done++
 	x.count(child)
+	if it.site != nil && (child.Infeasible || child.Diverged) {
+		it.site.Unchecked++
+	}
 	x.report()
 	x.compare(it, child)
 	if x.o.FirstError && child.Errors {

@@ -28,6 +28,10 @@ type SiteStats struct {
 	// interleaving planned (an event seen again in a replay counts again).
 	Events int
 	Run    int // outcomes replayed
+	// Unchecked: of those, replays that did not give the execution asked
+	// for (the forced match could not happen, or the program diverged):
+	// the outcome was tried, not checked.
+	Unchecked int
 	// Equivalent: completion orders not replayed because another order of
 	// the same call in the same context was replayed and led to the same
 	// MPI calls (orders.go).

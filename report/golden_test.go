@@ -73,7 +73,7 @@ func sample(dir string) *Report {
 // completion site whose orders were equivalent.
 func sampleSites() []Site {
 	return []Site{
-		{Location: "dl.c:7", Call: "MPI_Iprobe", Kind: "wildcard probe", Ranks: []int{0}, Events: 24, Run: 1, Known: 23,
+		{Location: "dl.c:7", Call: "MPI_Iprobe", Kind: "wildcard probe", Ranks: []int{0}, Events: 24, Run: 1, Unchecked: 1, Known: 23,
 			Space: "2704156", SpaceNote: "orders of the messages matched"},
 		{Location: "dl.c:30", Call: "MPI_Waitsome", Kind: "completion order", Ranks: []int{0, 1, 2, 3}, Events: 800, Run: 4, Equivalent: 796,
 			Space: "6668014432879854274079851790721257797144758322315908160396257811764037237817632071521432200871554290742929910593433240445888801654119365080363356052330830046095157579514014558463078285911814024728965016135886601981690748037476461291163877376", SpaceNote: "completion orders at most"},

@@ -83,10 +83,13 @@ type Site struct {
 	Call     string `json:"call,omitempty"`
 	Kind     string `json:"kind"` // "wildcard receive", "wildcard probe", "completion order"
 	Ranks    []int  `json:"ranks"`
-	Events   int    `json:"events"`        // events with other outcomes (each time an interleaving planned showed one)
-	Run      int    `json:"run"`           // other outcomes replayed
-	Known    int    `json:"known_not_run"` // known, not run: stopped by the budget, --max-interleavings or an interrupt
-	Bounded  int    `json:"cut_by_bounds"` // left out by --mixing-bound or --order-bound
+	Events   int    `json:"events"` // events with other outcomes (each time an interleaving planned showed one)
+	Run      int    `json:"run"`    // other outcomes replayed
+	// Unchecked: of those, replays that did not give the execution asked
+	// for (infeasible, diverged): tried, not checked.
+	Unchecked int `json:"unchecked,omitempty"`
+	Known     int `json:"known_not_run"` // known, not run: stopped by the budget, --max-interleavings or an interrupt
+	Bounded   int `json:"cut_by_bounds"` // left out by --mixing-bound or --order-bound
 	// Equivalent: completion orders not replayed, another order in the same
 	// context having led to the same MPI calls.
 	Equivalent int `json:"equivalent"`

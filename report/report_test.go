@@ -107,10 +107,10 @@ func TestSiteCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string][]string{
-		"text": {"dl.c:7   MPI_Iprobe    0      24      1    0           0              23              2,704,156 orders",
+		"text": {"dl.c:7   MPI_Iprobe    0      24      1 (1 unchecked)  0           0              23              2,704,156 orders",
 			"819 equivalent completion orders not replayed", "every outcome within the bounds covered", "a time budget of 2m0s (the default)"},
-		"json": {`"known_not_run": 23`, `"equivalent": 796`, `"cut_by_bounds": 0`, `"space": "2704156"`, `"budget_rule": "the default"`},
-		"html": {"<td><code>dl.c:7</code></td><td>MPI_Iprobe</td><td>0</td><td>24</td><td>1</td><td>0</td><td>0</td><td>23</td>", "≈6.6e240"},
+		"json": {`"known_not_run": 23`, `"unchecked": 1`, `"equivalent": 796`, `"cut_by_bounds": 0`, `"space": "2704156"`, `"budget_rule": "the default"`},
+		"html": {"<td><code>dl.c:7</code></td><td>MPI_Iprobe</td><td>0</td><td>24</td><td>1 (1 unchecked)</td><td>0</td><td>0</td><td>23</td>", "≈6.6e240"},
 	} {
 		got := map[string]string{"text": text.String(), "json": js.String(), "html": page.String()}[name]
 		for _, w := range want {

@@ -167,10 +167,19 @@ func (c Coverage) printSites(w io.Writer) {
 		if s.Space != "" {
 			space = ShortNumber(s.Space) + " " + s.SpaceNote
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.Run,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.RunCell(),
 			s.Equivalent, s.Bounded, s.Known, space)
 	}
 	tw.Flush()
+}
+
+// RunCell says how many outcomes were replayed, and how many of those
+// gave no checkable execution.
+func (s Site) RunCell() string {
+	if s.Unchecked > 0 {
+		return fmt.Sprintf("%d (%d unchecked)", s.Run, s.Unchecked)
+	}
+	return fmt.Sprint(s.Run)
 }
 
 // ShortNumber writes a decimal number of more than 12 digits as "≈1.2e57".
