@@ -145,14 +145,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	if !dead {
 		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
-		// Said only when the user can act on it: a rank stopped (a
-		// debugger, ^Z) holds the run up. A rank computing, waiting for
-		// one that computes, or not scheduled on a loaded machine is what
-		// runs do; the time limit bounds it, and a notice would only fill
-		// the terminal.
-		if s := suspended(run); s != "" && anyStopped(now) {
-			w.say(fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s))
-		}
+		w.waiting(run, now)
 		return stallNone, nil
 	}
 	if w.first == nil || w.first.calls != pr.Calls {
@@ -175,6 +168,17 @@ func (w *stallWatch) mark(run *trace.Run) {
 		if s, ok := now[strings.TrimSuffix(p.File, ".log")]; ok && s.Stopped() {
 			p.Suspended = true
 		}
+	}
+}
+
+// waiting says that the run, stalled, can still go on, only when the user
+// can act on it: a rank stopped (a debugger, ^Z) holds the run up. A rank
+// computing, waiting for one that computes, or not scheduled on a loaded
+// machine is what runs do; the time limit bounds it, and a notice would
+// only fill the terminal.
+func (w *stallWatch) waiting(run *trace.Run, now map[string]trace.Sched) {
+	if s := suspended(run); s != "" && anyStopped(now) {
+		w.say(fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s))
 	}
 }
 
