@@ -135,7 +135,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.MaxInterleavings }, flag: "max-interleavings", def: 1000, runOnly: true,
 		usage: "stop exploring after this many interleavings (0: no limit)"},
 	{field: func(o *Options) any { return &o.Budget }, flag: "budget", runOnly: true,
-		usage: "stop the whole verification after this long, the run in progress included, and report what was found (0: the larger of 2 minutes and 20 times the first run; --exhaustive: no limit)"},
+		usage: "stop the whole verification after this long, the run in progress included, and report what was found (0: the larger of 2 minutes and 20 times the first run, at most 30 minutes; --exhaustive: no limit)"},
 	{field: func(o *Options) any { return &o.Exhaustive }, flag: "exhaustive", runOnly: true,
 		usage: "explore every outcome the bounds (--mixing-bound, --order-bound) allow, however long it takes: no time budget, no --max-interleavings"},
 	{field: func(o *Options) any { return &o.CompletionOrders }, flag: "completion-orders", def: "reduce", choices: []string{"reduce", "all"}, runOnly: true,
