@@ -297,11 +297,14 @@ func (x *explorer) halt(reason string) bool {
 // replay the same way. Each match set is replayed once (repeat.go). Events before the deviation do
 // not depend on it (their clocks are smaller), so the forced matches can
 // happen; an event's alternatives are tried once, in the subtree of the run
-// that found them.
+// that found them. The replays are those of that search; their order puts
+// each call site's first round before any site's second (search.go), and
+// completion orders that change no later call are left out (orders.go).
 //
 // Only a plan of each interleaving (its decisions and alternatives) is kept
-// while the search is below it, never its records: memory grows with the
-// depth of the search times the wildcard events, not with the runs.
+// while replays of it are left, never its records: memory grows with the
+// depth of the search (plus at most one level per call site) times the
+// wildcard events, not with the runs.
 func Explore(first *Interleaving, run Runner, o Options) Stats {
 	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
 	defer x.drain()
