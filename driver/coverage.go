@@ -95,8 +95,11 @@ func (x *exploration) sites(st []explore.SiteStats) []report.Site {
 		}
 		if s.Space != nil {
 			rs.Space, rs.SpaceNote = s.Space.String(), "orders of the messages matched"
-			if s.Kind == trace.WildAny {
+			switch {
+			case s.Kind == trace.WildAny:
 				rs.SpaceNote = "completion orders at most"
+			case s.SpaceBound:
+				rs.SpaceNote = "outcomes at most"
 			}
 		}
 		out = append(out, rs)

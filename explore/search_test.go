@@ -147,6 +147,21 @@ func TestSpace(t *testing.T) {
 	if len(s.order) != 1 || s.order[0].Space == nil || s.order[0].Space.Cmp(big.NewInt(2704156)) != 0 {
 		t.Fatalf("space: %+v", s.order)
 	}
+	if s.order[0].SpaceBound {
+		t.Errorf("space of a site whose alternatives it matched too: a bound")
+	}
+	// alternatives that are messages the site never matched (a later
+	// named receive took them): the product of the outcomes, a bound
+	q := &trace.Process{Rank: 0, ConstVal: p.ConstVal}
+	for i := 0; i < 5; i++ {
+		q.Wild = append(q.Wild, &trace.Wildcard{Event: uint64(i), Kind: trace.WildRecv, Comm: 1, Tag: -1, Forced: -1, Matched: true, Source: 1, World: 1, Clock: uint64(2 * i)})
+		q.Late = append(q.Late, trace.Late{Source: 2, World: 2, Comm: 1, Clock: uint64(2 * i), Before: uint64(i + 1)})
+	}
+	var b sites
+	b.space(&trace.Run{Procs: []*trace.Process{q}})
+	if b.order[0].Space.Int64() != 32 || !b.order[0].SpaceBound {
+		t.Errorf("bounded space: %v, bound %v; want 32, true", b.order[0].Space, b.order[0].SpaceBound)
+	}
 	if m := multinomial(map[int64]int64{1: 2, 2: 1, 3: 3}); m.Int64() != 60 {
 		t.Errorf("multinomial(2,1,3) = %v, want 60", m)
 	}

@@ -42,9 +42,13 @@ type SiteStats struct {
 	// where it can be computed: for wildcard receives and probes, the orders
 	// in which the messages they matched could have been matched, per
 	// rank (a multinomial), multiplied over the ranks; for completion calls,
-	// the product over their calls of the outcomes each could have had
-	// alone, a bound on the orders of completion. Nil: not computed.
+	// and wildcard sites whose alternatives are messages they did not match,
+	// the product over their events of the outcomes each could have had, a
+	// bound (SpaceBound). Nil: not computed.
 	Space *big.Int
+	// SpaceBound: Space is a bound (a product of the events' outcomes),
+	// not the number of orders (always so for completion calls).
+	SpaceBound bool
 	// round: the step of a level whose alternatives are the site's first
 	// round (site-first priority, search.go); done once they all ran.
 	round      *level
@@ -128,42 +132,60 @@ func (s *sites) list() []SiteStats {
 	return out
 }
 
-// space computes each site's Space from the first run r.
+// space computes each site's Space from the first run r. A wildcard site's
+// space in a rank is the orders of the messages it matched (a multinomial)
+// when every alternative of its events is a source it matched too;
+// otherwise (an alternative is a message a later receive took) it is
+// bounded by the product of its events' outcomes (SpaceBound).
 func (s *sites) space(r *trace.Run) {
 	type rankSite struct {
 		st   *SiteStats
 		rank int
 	}
-	from := map[rankSite]map[int64]int64{} // wildcard sites: messages matched per source
+	type acc struct {
+		from map[int64]int64 // messages matched per source
+		alts map[int64]bool  // sources of alternatives
+		prod *big.Int        // product of the events' outcomes
+	}
+	per := map[rankSite]*acc{}
 	memo := siteMemo{}
-	for _, p := range Points(r) {
-		if len(p.Alts) == 0 || p.Wild.Quiet {
-			continue
+	ps := Points(r)
+	for _, p := range ps {
+		if !p.Wild.Quiet && len(p.Alts) > 0 {
+			s.of(p, memo) // the sites with alternatives
 		}
-		st := s.of(p, memo)
-		if st.Space == nil {
-			st.Space = big.NewInt(1)
-		}
-		if p.Wild.Kind == trace.WildAny {
-			st.Space.Mul(st.Space, big.NewInt(int64(1+len(p.Alts))))
+	}
+	for _, p := range ps { // their events without alternatives take part in the orders too
+		st := memo[sitePC{p.Proc, p.Wild.PC}]
+		if p.Wild.Quiet || st == nil {
 			continue
 		}
 		k := rankSite{st, p.Rank}
-		if from[k] == nil {
-			from[k] = map[int64]int64{}
+		a := per[k]
+		if a == nil {
+			a = &acc{from: map[int64]int64{}, alts: map[int64]bool{}, prod: big.NewInt(1)}
+			per[k] = a
 		}
-		from[k][p.Wild.Source]++
-	}
-	for _, p := range Points(r) { // events without alternatives still take part in the orders
-		if p.Wild.Kind == trace.WildAny || p.Wild.Quiet || len(p.Alts) > 0 {
-			continue
-		}
-		if k := (rankSite{memo[sitePC{p.Proc, p.Wild.PC}], p.Rank}); k.st != nil && from[k] != nil {
-			from[k][p.Wild.Source]++
+		a.from[p.Wild.Source]++
+		a.prod.Mul(a.prod, big.NewInt(int64(1+len(p.Alts))))
+		for _, alt := range p.Alts {
+			a.alts[alt.Source] = true
 		}
 	}
-	for k, counts := range from {
-		k.st.Space.Mul(k.st.Space, multinomial(counts))
+	for k, a := range per {
+		if k.st.Space == nil {
+			k.st.Space = big.NewInt(1)
+		}
+		exact := k.st.Kind != trace.WildAny
+		for src := range a.alts {
+			exact = exact && a.from[src] > 0
+		}
+		if exact {
+			k.st.Space.Mul(k.st.Space, multinomial(a.from))
+		} else {
+			k.st.Space.Mul(k.st.Space, a.prod)
+			k.st.SpaceBound = true
+		}
 	}
 }
 
