@@ -30,6 +30,10 @@
 // with the plain C compiler, not linked against MPI, which dlopens the
 // shared object given as its first argument; mpivet is told the MPI with
 // --mpi),
+// atmost=N (the exploration may run at most N interleavings: a reduction's
+// bound, where the exact count depends on timing),
+// stopped=WORD (the report's reason for stopping early contains WORD, e.g.
+// budget; a complete verdict names the bounds it is complete within),
 // infeasible=N (at most N replays may force a match that could not happen;
 // by default none may: every forced decision is checked against the
 // buffering its replay was given, seed 001's minimal slack).
@@ -85,6 +89,8 @@ type Program struct {
 	NoLocation    []string
 	Flags         []string       // extra mpivet flags
 	Interleavings int            // expected number of interleavings (0: not checked)
+	AtMost        int            // the most interleavings expected (0: not checked)
+	Stopped       string         // a word of the reason the verification stopped early
 	Infeasible    int            // replays allowed to force a match that could not happen
 	Strip         bool           // run the program stripped
 	SameOutput    bool           // the program prints the same with and without mpivet
@@ -150,12 +156,18 @@ func Parse(path string) (*Program, error) {
 						return nil, fmt.Errorf("%s:%d: infeasible=%s", path, line, v)
 					}
 					p.Infeasible = n
-				case "interleavings":
+				case "interleavings", "atmost":
 					n, err := strconv.Atoi(v)
 					if err != nil {
-						return nil, fmt.Errorf("%s:%d: interleavings=%s", path, line, v)
+						return nil, fmt.Errorf("%s:%d: %s=%s", path, line, k, v)
 					}
-					p.Interleavings = n
+					if k == "atmost" {
+						p.AtMost = n
+					} else {
+						p.Interleavings = n
+					}
+				case "stopped":
+					p.Stopped = v
 				default:
 					return nil, fmt.Errorf("%s:%d: unknown option %q", path, line, k)
 				}
@@ -243,6 +255,8 @@ type Report struct {
 	Findings      []check.Finding `json:"findings"`
 	Buffering     string          `json:"buffering"`
 	RunDir        string          `json:"run_dir"`
+	Stopped       string          `json:"stopped"`
+	Bounds        *report.Bounds  `json:"bounds"`
 }
 
 // RunMpivet runs mpivet on a compiled program and returns its report.
@@ -380,6 +394,15 @@ func Compare(p *Program, r *Report, impl string) []string {
 	}
 	if p.Interleavings > 0 && r.Interleavings != p.Interleavings {
 		errs = append(errs, fmt.Sprintf("%d interleavings, want %d", r.Interleavings, p.Interleavings))
+	}
+	if p.AtMost > 0 && r.Interleavings > p.AtMost {
+		errs = append(errs, fmt.Sprintf("%d interleavings, want at most %d", r.Interleavings, p.AtMost))
+	}
+	if p.Stopped != "" && !strings.Contains(r.Stopped, p.Stopped) {
+		errs = append(errs, fmt.Sprintf("stopped %q, want a reason with %q", r.Stopped, p.Stopped))
+	}
+	if r.Verdict == "ok" && r.Coverage.Events > 0 && r.Bounds == nil {
+		errs = append(errs, "a complete verdict of an exploration does not name its bounds")
 	}
 	if r.Verdict != p.Verdict {
 		errs = append(errs, fmt.Sprintf("verdict %q, want %q", r.Verdict, p.Verdict))

@@ -36,7 +36,9 @@ type Options struct {
 	Slack            string        // minimal, off: the buffering-aware exploration
 	BufferSends      string        // RANK:N,...: standard sends mpivet buffers in every run
 	MaxInterleavings int           // 0: no limit
-	Budget           time.Duration // of the whole verification (0: none)
+	Budget           time.Duration // of the whole verification (0: automatic, AutoBudget; none with Exhaustive)
+	Exhaustive       bool          // no time budget and no --max-interleavings: explore to the end of the bounds
+	CompletionOrders string        // reduce, all: completion orders replayed only where they change later calls, or all
 	MixingBound      int           // -1: all
 	OrderBound       int
 	FirstError       bool
@@ -135,7 +137,11 @@ var options = []option{
 	{field: func(o *Options) any { return &o.MaxInterleavings }, flag: "max-interleavings", def: 1000, runOnly: true,
 		usage: "stop exploring after this many interleavings (0: no limit)"},
 	{field: func(o *Options) any { return &o.Budget }, flag: "budget", runOnly: true,
-		usage: "stop the whole verification after this long, the run in progress included, and report what was found (0: no limit)"},
+		usage: "stop the whole verification after this long, the run in progress included, and report what was found (0: the larger of 2 minutes and 20 times the first run, at most 30 minutes; --exhaustive: no limit)"},
+	{field: func(o *Options) any { return &o.Exhaustive }, flag: "exhaustive", runOnly: true,
+		usage: "explore every outcome the bounds (--mixing-bound, --order-bound) allow, however long it takes: no time budget, no --max-interleavings"},
+	{field: func(o *Options) any { return &o.CompletionOrders }, flag: "completion-orders", def: "reduce", choices: []string{"reduce", "all"}, runOnly: true,
+		usage: "Waitany, Waitsome, Testany, Testsome: `reduce`: replay one other order per call site and context, and the others only if it changed the MPI calls that follow; all: replay every order the bounds allow"},
 	{field: func(o *Options) any { return &o.MixingBound }, flag: "mixing-bound", def: -1, runOnly: true,
 		usage: "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)"},
 	{field: func(o *Options) any { return &o.OrderBound }, flag: "order-bound", runOnly: true,
@@ -243,6 +249,12 @@ func (o *Options) Validate() error {
 	}
 	if _, err := ParseSize(o.MaxRecords); err != nil {
 		return fmt.Errorf("--max-records=%s: %v", o.MaxRecords, err)
+	}
+	if o.Budget < 0 {
+		return fmt.Errorf("--budget %s: must be 0 (automatic) or more", o.Budget)
+	}
+	if o.Exhaustive && o.Budget > 0 {
+		return errors.New("--exhaustive with --budget: exhaustive has no time budget")
 	}
 	if o.Jobs < 0 {
 		return fmt.Errorf("--jobs %d: must be 0 (from the cores) or more", o.Jobs)

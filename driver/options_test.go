@@ -183,3 +183,14 @@ func TestDeterministicOptions(t *testing.T) {
 		t.Errorf("a seed without --deterministic: %v", err)
 	}
 }
+
+// The default budget: the larger of 2 minutes and 20 first runs, at most
+// 30 minutes.
+func TestAutoBudget(t *testing.T) {
+	for _, c := range []struct{ first, want time.Duration }{
+		{time.Second, 2 * time.Minute}, {30 * time.Second, 10 * time.Minute}, {5 * time.Minute, 30 * time.Minute}} {
+		if got := AutoBudget(c.first); got != c.want {
+			t.Errorf("AutoBudget(%s) = %s, want %s", c.first, got, c.want)
+		}
+	}
+}

@@ -61,26 +61,30 @@ func newRunDir(dir string) (string, error) {
 
 // exploration runs and checks the interleavings of one program.
 type exploration struct {
-	ctx       context.Context
-	o         Options
-	deadline  time.Time    // of the time budget (zero: none)
-	fresh     map[int]bool // replays that gave a new finding (their records are kept)
-	diverged  []string     // how the first diverged replays diverged
-	sess      *launch.Session
-	dir       string
-	sym       *symbolize.Symbolizer
-	findings  report.Findings // one per fingerprint, in the order found
-	explored  []report.Interleaving
-	branches  map[int]*explore.Branch
-	notes     []string
-	zero      int                   // the interleaving run with zero buffering (bufferingCheck), 0 if none
-	first     *trace.Run            // of interleaving 1's records, only the messages never received (unreceivedOnly)
-	firstUnit *check.Unit           // interleaving 1's analyses, until simulate has used them
-	firstWall time.Duration         // how long the first run took
-	trails    []report.Trail        // of the interleavings with new findings (IO.Trails)
-	start     time.Time             // when the verification began (the budget counts from it)
-	supp      []*report.Suppression // (an error they silence does not stop FirstError)
-	slack     bool                  // buffering-aware exploration (--slack=minimal)
+	ctx        context.Context
+	o          Options
+	deadline   time.Time      // of the time budget (zero: none)
+	budget     time.Duration  // the time budget (0: none)
+	budgetRule string         // how it was chosen, when not given (coverage.go)
+	bound      *report.Bounds // what the exploration ran within (nil: none)
+	siteCov    []report.Site
+	fresh      map[int]bool // replays that gave a new finding (their records are kept)
+	diverged   []string     // how the first diverged replays diverged
+	sess       *launch.Session
+	dir        string
+	sym        *symbolize.Symbolizer
+	findings   report.Findings // one per fingerprint, in the order found
+	explored   []report.Interleaving
+	branches   map[int]*explore.Branch
+	notes      []string
+	zero       int                   // the interleaving run with zero buffering (bufferingCheck), 0 if none
+	first      *trace.Run            // of interleaving 1's records, only the messages never received (unreceivedOnly)
+	firstUnit  *check.Unit           // interleaving 1's analyses, until simulate has used them
+	firstWall  time.Duration         // how long the first run took
+	trails     []report.Trail        // of the interleavings with new findings (IO.Trails)
+	supp       []*report.Suppression // (an error they silence does not stop FirstError)
+	slack      bool                  // buffering-aware exploration (--slack=minimal)
+	start      time.Time             // when the verification began (the budget counts from it)
 
 	files      *filestate.Store // where the ranks keep the state of files before they touch them (files.go); nil: --files=off
 	changed    []string         // the files the last run alone created, changed or removed
@@ -116,7 +120,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
-	x.firstWall = time.Since(start)
+	if x.firstWall = time.Since(start); replay == nil {
+		x.setBudget(start)
+	}
 	stats := explore.Stats{Interleavings: 1, Complete: true}
 	stopped := first.Stopped
 	if n := watchNote(first.Run); n != "" {
@@ -188,9 +194,7 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 	}
 	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(), start: time.Now(),
 		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
-	if o.Budget > 0 {
-		x.deadline = x.start.Add(o.Budget)
-	}
+	x.givenBudget(x.start)
 	return x, nil
 }
 
@@ -214,7 +218,9 @@ func (x *exploration) report(stats explore.Stats, stopped, buffering string) *re
 	rep := report.New(x.findings.List, stopped)
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
-		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned}
+		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned,
+		Equivalent: stats.Equivalent, Sites: x.siteCov}
+	rep.Bounds = x.bound
 	rep.Trails = x.trails
 	if x.supp != nil {
 		rep.Suppress(x.supp)
@@ -236,9 +242,15 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	if x.o.Progress != nil {
 		show = x.o.Progress.Show
 	}
-	stats := explore.Explore(first, x.once, explore.Options{MaxInterleavings: x.o.MaxInterleavings,
+	most := x.o.MaxInterleavings
+	if x.o.Exhaustive {
+		most = 0
+	}
+	x.bound = x.bounds(most)
+	stats := explore.Explore(first, x.once, explore.Options{MaxInterleavings: most,
 		MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, FirstError: x.o.FirstError, Progress: show, Done: x.prune,
-		Parallel: x.parallel()})
+		Parallel: x.parallel(), ReduceOrders: x.o.CompletionOrders != "all", Budget: x.left(), BudgetName: x.budgetName()})
+	x.siteCov = x.sites(stats.Sites)
 	if x.o.Progress != nil {
 		x.o.Progress.Done()
 	}
@@ -305,7 +317,7 @@ func (x *exploration) why() string {
 		return "interrupted"
 	}
 	if !x.deadline.IsZero() && !time.Now().Before(x.deadline) {
-		return fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget)
+		return fmt.Sprintf("stopped at the time budget (%s)", x.budgetName())
 	}
 	return ""
 }

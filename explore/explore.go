@@ -179,14 +179,19 @@ type Runner func(n int, ds []Decision, b *Branch) (*Interleaving, error)
 type Options struct {
 	MaxInterleavings int           // 0: no limit
 	Budget           time.Duration // 0: no limit
+	BudgetName       string        // how the stop names it ("": Budget)
 	MixingBound      int           // -1: unbounded; K: at most K+1 nested deviations from a run's own matches (§5.3.5.2)
 	// OrderBound bounds the Waitany-family deviations the same way, on
 	// their own: -1 explores every order in which requests can complete
 	// (n! for a Waitany loop over n receives); 0, each other outcome of each
 	// such call once, in the run that found it (about n²/2).
 	OrderBound int
-	FirstError bool // stop at the first interleaving with errors
-	Progress   func(Progress)
+	// ReduceOrders: replay one other completion order of a Waitany-family
+	// event whose alternatives are orders only, and the others of its
+	// context only if that one changed the calls that follow (orders.go).
+	ReduceOrders bool
+	FirstError   bool // stop at the first interleaving with errors
+	Progress     func(Progress)
 	// Done is told when the search below a replay is over: its records,
 	// which the replays below it compare themselves with, are no longer
 	// needed.
@@ -201,7 +206,8 @@ type Options struct {
 type Progress struct {
 	Done, Frontier, Running        int
 	Infeasible, Diverged, TimedOut int
-	Elapsed                        time.Duration
+	Elapsed                        time.Duration // since the exploration started
+	Budget                         time.Duration // of the exploration (0: none): Elapsed never goes past it
 }
 
 // Stats says how an exploration ended.
@@ -221,8 +227,12 @@ type Stats struct {
 	// earlier one: the search should never plan one (repeat.go), so any is
 	// a bug of the search, not of the program.
 	Repeated int
-	Complete bool   // every outcome was covered (within the mixing bound)
-	Stopped  string // why not, otherwise
+	// Equivalent counts the completion orders not replayed because another
+	// order in the same context led to the same calls (orders.go).
+	Equivalent int
+	Sites      []SiteStats // per nondeterministic call site, the sites with most events first
+	Complete   bool        // every outcome was covered (within the mixing bound)
+	Stopped    string      // why not, otherwise
 }
 
 type explorer struct {
@@ -241,6 +251,11 @@ type explorer struct {
 	// the decisions of the replays run, to count repeats (repeat.go)
 	ran      map[decisionKey]bool
 	repeated int
+	// per call site (sites.go), and the contexts of completion orders
+	// tested (orders.go)
+	sites       sites
+	equiv       map[uint64]int8
+	equivalents int
 	// the replays planned and not run yet, one level per interleaving
 	// being explored (the deepest last), and those run ahead of their
 	// turn (parallel.go)
@@ -252,9 +267,25 @@ type explorer struct {
 	ctx     context.Context
 }
 
-// halt stops the search for the reason given.
+// halt stops the search for the reason given: the items not reached are
+// queued.
 func (x *explorer) halt(reason string) bool {
 	x.stop, x.queued = reason, x.prog.Frontier
+	for _, lv := range x.levels {
+		for _, it := range lv.items {
+			switch {
+			case it.reached:
+			case x.equivalent(it): // known equivalent already, not left to run
+				x.queued--
+				x.equivalents++
+				if it.site != nil {
+					it.site.Equivalent++
+				}
+			case it.site != nil:
+				it.site.Queued++
+			}
+		}
+	}
 	return false
 }
 
@@ -266,29 +297,37 @@ func (x *explorer) halt(reason string) bool {
 // replay the same way. Each match set is replayed once (repeat.go). Events before the deviation do
 // not depend on it (their clocks are smaller), so the forced matches can
 // happen; an event's alternatives are tried once, in the subtree of the run
-// that found them.
+// that found them. The replays are those of that search; their order puts
+// each call site's first round before any site's second (search.go), and
+// completion orders that change no later call are left out (orders.go).
 //
 // Only a plan of each interleaving (its decisions and alternatives) is kept
-// while the search is below it, never its records: memory grows with the
-// depth of the search times the wildcard events, not with the runs.
+// while replays of it are left, never its records: memory grows with the
+// depth of the search (plus at most one level per call site) times the
+// wildcard events, not with the runs.
 func Explore(first *Interleaving, run Runner, o Options) Stats {
 	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
 	defer x.drain()
 	x.prog.Done = 1
 	x.count(first)
+	if first.Run != nil && !first.Infeasible && !first.Diverged {
+		x.sites.space(first.Run)
+	}
 	if !(o.FirstError && first.Errors) {
-		x.explore(x.plan(first, nil, 0), 0, 0)
+		x.push(first.N, x.plan(first, nil, 0), 0, 0)
+		x.search()
 	} else {
 		x.stop = "stopped at the first interleaving with errors"
 	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
 		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop,
-		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated}
+		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated,
+		Equivalent: x.equivalents, Sites: x.sites.list()}
 }
 
 func (x *explorer) report() {
 	if x.o.Progress != nil {
-		x.prog.Elapsed = time.Since(x.start)
+		x.prog.Elapsed, x.prog.Budget = time.Since(x.start), x.o.Budget
 		x.o.Progress(x.prog)
 	}
 }
@@ -318,6 +357,10 @@ type step struct {
 	offset uint64 // the event's entry record there (^0: not logged)
 	alts   []Alt
 	branch Branch // Forced and Expect are set per alternative
+	site   *SiteStats
+	// ctx, after: the event's context and window, when its other
+	// completion orders are replayed only if they matter (orders.go)
+	ctx, after uint64
 }
 
 // plan is what the search keeps of an interleaving while it explores below
@@ -391,6 +434,7 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 	}
 	ps := Points(il.Run)
 	steps := make([]step, len(ps))
+	memo := siteMemo{}
 	for i, p := range ps {
 		s := &steps[i]
 		s.key, s.forced = p.Key(), decisions(p.Rank, p.Wild)
@@ -400,8 +444,11 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 			continue
 		}
 		x.events++
+		s.site = x.sites.of(p, memo)
+		s.site.Events++
 		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
 			x.pruned += len(p.Alts)
+			s.site.Pruned += len(p.Alts)
 			continue
 		}
 		s.alts = x.slack(il, p)
@@ -410,6 +457,9 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
 			s.branch.Call = c.Name()
 		}
+	}
+	if x.o.ReduceOrders {
+		x.contexts(ps, steps)
 	}
 	il.Slack = nil
 	pl := plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
@@ -421,6 +471,30 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		}
 	}
 	return pl
+}
+
+// contexts sets the context and window of the steps whose other
+// completion orders are replayed only if they matter (orders.go).
+func (x *explorer) contexts(ps []*Point, steps []step) {
+	events := map[*trace.Process]map[uint64]bool{}
+	for i, p := range ps {
+		if steps[i].site != nil && len(steps[i].alts) > 0 && p.Wild.Kind == trace.WildAny {
+			if events[p.Proc] == nil {
+				events[p.Proc] = map[uint64]bool{}
+			}
+			events[p.Proc][p.Wild.Event] = true
+		}
+	}
+	hashes := map[*trace.Process]map[uint64][2]uint64{}
+	for p, evs := range events {
+		hashes[p] = ordersMatter(p, evs)
+	}
+	for i, p := range ps {
+		if h, ok := hashes[p.Proc][p.Wild.Event]; ok && events[p.Proc][p.Wild.Event] {
+			steps[i].ctx = contextKey(p.Rank, steps[i].site.Key, p.Wild, h[0])
+			steps[i].after = h[1]
+		}
+	}
 }
 
 // slack returns the alternatives of point p of il that some buffering makes
@@ -461,58 +535,6 @@ func bufferDecisions(ds []Decision, sends []SendRef) []Decision {
 	return ds
 }
 
-// explore covers the alternatives of the steps of one interleaving; false
-// if the search stops. depth counts the deviations that led to it, orders
-// those of Waitany-family events among them.
-func (x *explorer) explore(pl plan, depth, orders int) bool {
-	if x.o.MixingBound >= 0 && depth > x.o.MixingBound {
-		for _, s := range pl.steps {
-			x.pruned += len(s.alts)
-		}
-		return true
-	}
-	lv := &level{items: x.items(pl, depth, orders)}
-	pending := len(lv.items)
-	x.prog.Frontier += pending
-	defer func() { x.prog.Frontier -= pending }()
-	x.levels = append(x.levels, lv)
-	defer func() { x.levels = x.levels[:len(x.levels)-1] }()
-	for i, it := range lv.items {
-		lv.next = i + 1
-		pending--
-		if !x.replay(it, &pending) {
-			return false
-		}
-	}
-	return true
-}
-
-// items are the replays that cover the alternatives of pl, in the order
-// the search runs them: the continuation with more sends buffered first,
-// then each step's alternatives, latest step first. A step's replay forces
-// the matches of the steps before it and of the pinned ones after it: an
-// event the replays above forced stays forced below, even where the run
-// gave it a later clock than the step (repeat.go).
-func (x *explorer) items(pl plan, depth, orders int) []*item {
-	var items []*item
-	if pl.cont != nil {
-		// the same matches, with the sends its deadlock waited for
-		// buffered: what the program does where the MPI buffers more
-		items = append(items, &item{ds: pl.cont.ds, b: &pl.cont.b, depth: depth, orders: orders})
-	}
-	for i := len(pl.steps) - 1; i >= 0; i-- {
-		s := &pl.steps[i]
-		nextOrders := orders
-		if s.branch.Kind == trace.WildAny {
-			nextOrders++
-		}
-		for _, alt := range s.alts {
-			items = append(items, &item{pl: &pl, step: i, alt: alt, bound: &s.key, depth: depth + 1, orders: nextOrders})
-		}
-	}
-	return items
-}
-
 // replayOf returns the decisions and branch of the replay that forces
 // alternative alt of step i: the interleaving's buffering decisions (with
 // those alt needs), every earlier step forced to what it matched, every
@@ -537,54 +559,4 @@ func (pl *plan) replayOf(i int, alt Alt) ([]Decision, *Branch) {
 	b.Forced = alt
 	b.Expect = pl.expect(append(kept, *s))
 	return ds, &b
-}
-
-// replay runs one replay, it, and explores its events after it.bound;
-// false if the search stops. pending counts the caller's alternatives not
-// run yet.
-func (x *explorer) replay(it *item, pending *int) bool {
-	if x.o.MaxInterleavings > 0 && x.n >= x.o.MaxInterleavings {
-		*pending++
-		return x.halt(fmt.Sprintf("stopped at --max-interleavings=%d", x.o.MaxInterleavings))
-	}
-	if x.o.Budget > 0 && time.Since(x.start) >= x.o.Budget {
-		*pending++
-		return x.halt(fmt.Sprintf("stopped at the time budget (%s)", x.o.Budget))
-	}
-	x.prog.Frontier--
-	ds, _ := it.decisions()
-	if len(Buffers(ds)) > 0 {
-		x.buffered++
-	}
-	x.n++
-	x.explored++
-	if x.repeat(ds) {
-		x.repeated++
-	}
-	child, err := x.runItem(x.n, it)
-	it.ds, it.b, it.pl = nil, nil, nil // run: the level keeps no replay's decisions
-	x.prog.Running = 0
-	if err != nil {
-		return x.halt(err.Error())
-	}
-	if child.Stopped != "" {
-		// A replay cut short is not done: it was not checked to its end.
-		*pending++
-		x.prog.Frontier++
-		return x.halt(child.Stopped)
-	}
-	x.prog.Done++
-	x.count(child)
-	x.report()
-	if x.o.FirstError && child.Errors {
-		return x.halt("stopped at the first interleaving with errors")
-	}
-	n := child.N
-	if !x.explore(x.plan(child, it.bound, it.orders), it.depth, it.orders) {
-		return false
-	}
-	if x.o.Done != nil {
-		x.o.Done(n)
-	}
-	return true
 }

@@ -35,11 +35,24 @@ type Parallel struct {
 // kept a master/worker of 8 ranks to one replay at a time (docs/design/parallel-replays.md).
 const lookahead = 2
 
-// level is the replays planned for one interleaving under exploration;
-// next is the first not reached.
+// level is the replays planned for one interleaving under exploration
+// (search.go): n is the interleaving, next the first item not reached in
+// depth-first order, left how many are not, fresh the first step of each
+// site among them.
 type level struct {
+	n     int
 	items []*item
 	next  int
+	left  int
+	fresh []freshStep
+}
+
+// freshStep is the first step of a site in a level: its items are
+// items[from:to].
+type freshStep struct {
+	site     *SiteStats
+	step     int
+	from, to int
 }
 
 // item is one planned replay: its decisions, the branch that made it,
@@ -50,6 +63,13 @@ type item struct {
 	bound         *Key
 	depth, orders int
 	task          *task // run ahead (nil: not started)
+	reached       bool  // run, or left out
+	// the site, and for a completion order that may need no replay its
+	// context, window, rank and event (orders.go)
+	site       *SiteStats
+	ctx, after uint64
+	rank       int
+	event      uint64
 	// The replay's decisions and branch, until made (lazy): alternative
 	// alt of step `step` of plan pl. A replay's decisions force every
 	// earlier event, and its branch says what each rank repeats, so made
@@ -76,6 +96,7 @@ func (it *item) decisions() ([]Decision, *Branch) {
 type task struct {
 	out      any
 	finished bool
+	orphan   bool // its item was left out: discarded when it finishes
 }
 
 // runItem runs replay it as interleaving n: one after another through
@@ -138,31 +159,64 @@ func (x *explorer) wait() {
 	t := <-x.done
 	t.finished = true
 	x.running--
+	if t.orphan {
+		delete(x.ahead, t)
+		if x.o.Parallel.Discard != nil {
+			x.o.Parallel.Discard(t.out)
+		}
+	}
 }
 
 // fill starts the next replays of the frontier, in the order the search
-// will reach them (the deepest level first), while fewer than Jobs run and
-// fewer than lookahead*Jobs wait for the search.
+// will reach them (upcoming), while fewer than Jobs run and fewer than
+// lookahead*Jobs wait for the search.
 func (x *explorer) fill() {
 	p := x.o.Parallel
 	left := -1 // replays --max-interleavings still allows
 	if x.o.MaxInterleavings > 0 {
 		left = x.o.MaxInterleavings - x.n
 	}
+	for it, next := range x.upcoming {
+		if x.running >= p.Jobs || (left >= 0 && len(x.ahead) > left) {
+			return
+		}
+		// The next replays are those of sites never tried and of the
+		// newest level; those of older levels wait longer once run, and
+		// fill the lookahead, which must not keep the next ones from
+		// running.
+		if !next && len(x.ahead) >= lookahead*p.Jobs {
+			return
+		}
+		if it.task == nil {
+			x.launch(it)
+		}
+	}
+}
+
+// upcoming yields the items not reached, in about the order the search
+// reaches them (search.go): the first rounds of sites never tried, then
+// depth first, newest level first; next says the item is of the first
+// rounds or the newest level. Items left out as equivalent are not.
+func (x *explorer) upcoming(yield func(*item, bool) bool) {
 	for l := len(x.levels) - 1; l >= 0; l-- {
-		for _, it := range x.levels[l].items[x.levels[l].next:] {
-			if x.running >= p.Jobs || (left >= 0 && len(x.ahead) > left) {
-				return
+		lv := x.levels[l]
+		for _, f := range lv.fresh {
+			st := f.site
+			if st.roundsDone > 0 || (st.round != nil && (st.round != lv || st.roundStep != f.step)) {
+				continue
 			}
-			// Replays of the deepest level are the next the search
-			// reaches; those of shallower levels wait longer once run,
-			// and fill the lookahead, which must not keep the next ones
-			// from running.
-			if l < len(x.levels)-1 && len(x.ahead) >= lookahead*p.Jobs {
-				return
+			for _, it := range lv.items[f.from:f.to] {
+				if !it.reached && !x.equivalent(it) && !yield(it, true) {
+					return
+				}
 			}
-			if it.task == nil {
-				x.launch(it)
+		}
+	}
+	for l := len(x.levels) - 1; l >= 0; l-- {
+		lv := x.levels[l]
+		for _, it := range lv.items[lv.next:] {
+			if !it.reached && !x.equivalent(it) && !yield(it, l == len(x.levels)-1) {
+				return
 			}
 		}
 	}

@@ -145,11 +145,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	}
 	if !dead {
 		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
-		msg := fmt.Sprintf("no MPI call completed for %v, but the run can still go on (a rank is computing, or a blocked rank waits on one); waiting", w.after)
-		if s := suspended(run); s != "" {
-			msg = fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s)
-		}
-		w.say(msg)
+		w.waiting(run, now)
 		return stallNone, nil
 	}
 	if w.first == nil || w.first.calls != pr.Calls {
@@ -173,6 +169,28 @@ func (w *stallWatch) mark(run *trace.Run) {
 			p.Suspended = true
 		}
 	}
+}
+
+// waiting says that the run, stalled, can still go on, only when the user
+// can act on it: a rank stopped (a debugger, ^Z) holds the run up. A rank
+// computing, waiting for one that computes, or not scheduled on a loaded
+// machine is what runs do; the time limit bounds it, and a notice would
+// only fill the terminal.
+func (w *stallWatch) waiting(run *trace.Run, now map[string]trace.Sched) {
+	if s := suspended(run); s != "" && anyStopped(now) {
+		w.say(fmt.Sprintf("no MPI call completed for %v, but %s; waiting", w.after, s))
+	}
+}
+
+// anyStopped reports whether a process of the run is stopped (by a signal
+// or a debugger).
+func anyStopped(now map[string]trace.Sched) bool {
+	for _, s := range now {
+		if s.Stopped() {
+			return true
+		}
+	}
+	return false
 }
 
 // suspended says which ranks inside MPI were suspended, if any.

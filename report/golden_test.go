@@ -60,11 +60,24 @@ func sample(dir string) *Report {
 	r.Explored = []Interleaving{{N: 2, Dir: "/run/interleaving-2", Steps: []string{"rank 0: wildcard event 1 at dl.c:7 in main matched rank 2 instead of rank 1"},
 		Replay: "mpivet replay /run --interleaving 2"}}
 	r.Coverage.Events, r.Coverage.Explored, r.Coverage.Pruned = 2, 2, 1
+	r.Coverage.Sites = sampleSites()
+	r.Bounds = &Bounds{MixingBound: -1, CompletionOrders: "reduce", MaxInterleavings: 1000, Budget: 120, BudgetRule: "the default: the larger of 2 minutes and 20 times the first run"}
 	r.Trails = []Trail{sampleTrail(2)}
 	r.Notes = []string{"1 forced match could not happen"}
 	r.Buffering = "not checked"
 	r.Program, r.Args, r.Ranks, r.MPI, r.RunDir, r.Seconds = "/src/dl", []string{"-x"}, 4, "Open MPI 4.1.4", "/run", 1.5
 	return r
+}
+
+// sampleSites are a wildcard probe site stopped by the budget and a
+// completion site whose orders were equivalent.
+func sampleSites() []Site {
+	return []Site{
+		{Location: "dl.c:7", Call: "MPI_Iprobe", Kind: "wildcard probe", Ranks: []int{0}, Events: 24, Run: 1, Unchecked: 1, Known: 23,
+			Space: "2704156", SpaceNote: "orders of the messages matched"},
+		{Location: "dl.c:30", Call: "MPI_Waitsome", Kind: "completion order", Ranks: []int{0, 1, 2, 3}, Events: 800, Run: 4, Equivalent: 796,
+			Space: "6668014432879854274079851790721257797144758322315908160396257811764037237817632071521432200871554290742929910593433240445888801654119365080363356052330830046095157579514014558463078285911814024728965016135886601981690748037476461291163877376", SpaceNote: "completion orders at most"},
+	}
 }
 
 func TestTextGolden(t *testing.T) {
@@ -169,7 +182,8 @@ func TestHTMLGolden(t *testing.T) {
 	}
 	golden(t, "report.html.golden", b.Bytes())
 	for _, want := range []string{`id="kind-filter"`, `data-ranks=" 0 1 "`, "line 9 &lt;of&gt; dl.c", "Space-time diagram of interleaving 2",
-		"Wait-for graph", "2 wildcard events with other possible outcomes", "unused suppression"} {
+		"Wait-for graph", "2 nondeterministic events with other possible outcomes", "unused suppression",
+		`<td><code>dl.c:30</code></td><td>MPI_Waitsome</td><td>0-3</td><td>800</td><td>4</td><td>796</td>`, "2,704,156 orders of the messages matched", `id="bounds"`} {
 		if !bytes.Contains(b.Bytes(), []byte(want)) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -66,8 +66,9 @@ var htmlCSS string
 var htmlJS string
 
 var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{
-	"ranklist": check.RankList,
-	"plural":   check.Plural,
+	"ranklist":    check.RankList,
+	"shortnumber": ShortNumber,
+	"plural":      check.Plural,
 }).Parse(htmlTemplate))
 
 // The page's data.

@@ -11,6 +11,8 @@ package report
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"mpivet/check"
 )
@@ -20,12 +22,14 @@ type Report struct {
 	// Verdict is "error" when errors were found, "incomplete" when none
 	// were but the verification stopped before covering what it set out to
 	// (Stopped says why), and "ok" otherwise.
-	Verdict       string          `json:"verdict"`
-	Complete      bool            `json:"complete"`
-	Stopped       string          `json:"stopped,omitempty"` // why the verification is incomplete
-	Interleavings int             `json:"interleavings"`
-	Coverage      Coverage        `json:"coverage"`
-	Findings      []check.Finding `json:"findings"`
+	Verdict       string   `json:"verdict"`
+	Complete      bool     `json:"complete"`
+	Stopped       string   `json:"stopped,omitempty"` // why the verification is incomplete
+	Interleavings int      `json:"interleavings"`
+	Coverage      Coverage `json:"coverage"`
+	// Bounds the exploration ran within (nil: no exploration).
+	Bounds   *Bounds         `json:"bounds,omitempty"`
+	Findings []check.Finding `json:"findings"`
 	// Explored describes the replayed interleavings findings come from.
 	Explored []Interleaving `json:"explored,omitempty"`
 	Notes    []string       `json:"notes,omitempty"` // what limited the verification
@@ -51,40 +55,110 @@ type Report struct {
 
 // Coverage says what the exploration covered: interleavings run (Done),
 // alternatives known but not run when it stopped (Queued), and replays that
-// did not give a checkable execution; the wildcard events found with other
-// possible outcomes (Events), and of those outcomes how many were run
-// (Explored), left out by --mixing-bound or --order-bound (Pruned), or left
-// out by --budget, --max-interleavings or an interrupt (Queued).
+// did not give a checkable execution; the nondeterministic events found
+// with other possible outcomes (Events), and of those outcomes how many were
+// run (Explored), left out as equivalent completion orders (Equivalent),
+// left out by --mixing-bound or --order-bound (Pruned), or left out by the
+// budget, --max-interleavings or an interrupt (Queued); and the same per
+// call site (Sites). Outcomes not known (those replays never run would have
+// found) are in none: coverage is never a share of the outcomes known.
 type Coverage struct {
-	Done       int `json:"done"`
-	Queued     int `json:"queued"`
-	Infeasible int `json:"infeasible"` // a forced match that could not happen
-	Diverged   int `json:"diverged"`   // the program took another path before the forced match
-	TimedOut   int `json:"timed_out"`
-	Events     int `json:"wildcard_events"`
-	Explored   int `json:"explored"`
-	Pruned     int `json:"pruned"`
+	Done       int    `json:"done"`
+	Queued     int    `json:"queued"`
+	Infeasible int    `json:"infeasible"` // a forced match that could not happen
+	Diverged   int    `json:"diverged"`   // the program took another path before the forced match
+	TimedOut   int    `json:"timed_out"`
+	Events     int    `json:"wildcard_events"`
+	Explored   int    `json:"explored"`
+	Equivalent int    `json:"equivalent"`
+	Pruned     int    `json:"pruned"`
+	Sites      []Site `json:"sites,omitempty"`
 }
 
-// Percent is the share of the known outcomes of wildcard events that were
-// run: 100 when there were none to run.
-func (c Coverage) Percent() float64 {
-	all := c.Explored + c.Pruned + c.Queued
-	if all == 0 {
-		return 100
-	}
-	return 100 * float64(c.Explored) / float64(all)
+// Site is what the exploration did at one nondeterministic call site: the
+// outcomes its events could have had instead (Alternatives: run, equivalent,
+// pruned, queued), and the size of its space where it could be computed.
+type Site struct {
+	Location string `json:"location"` // file:line, or module+offset
+	Call     string `json:"call,omitempty"`
+	Kind     string `json:"kind"` // "wildcard receive", "wildcard probe", "completion order"
+	Ranks    []int  `json:"ranks"`
+	Events   int    `json:"events"` // events with other outcomes (each time an interleaving planned showed one)
+	Run      int    `json:"run"`    // other outcomes replayed
+	// Unchecked: of those, replays that did not give the execution asked
+	// for (infeasible, diverged): tried, not checked.
+	Unchecked int `json:"unchecked,omitempty"`
+	Known     int `json:"known_not_run"` // known, not run: stopped by the budget, --max-interleavings or an interrupt
+	Bounded   int `json:"cut_by_bounds"` // left out by --mixing-bound or --order-bound
+	// Equivalent: completion orders not replayed, another order in the same
+	// context having led to the same MPI calls.
+	Equivalent int `json:"equivalent"`
+	// Space is the size of the site's space of outcomes in the first run, in
+	// decimal ("" not computed): for wildcard receives and probes, the
+	// orders in which their messages could have been matched; for completion
+	// calls, a bound on the orders of completion. SpaceNote says which.
+	Space     string `json:"space,omitempty"`
+	SpaceNote string `json:"space_note,omitempty"`
 }
 
 // Summary says what the exploration covered, in a sentence, for the
 // reports people read.
 func (c Coverage) Summary() string {
 	if c.Events == 0 && c.Explored == 0 {
-		return fmt.Sprintf("%s; no wildcard event had another possible outcome", c)
+		return fmt.Sprintf("%s; no nondeterministic event had another possible outcome", c)
 	}
-	return fmt.Sprintf("%s; %d wildcard %s with other possible outcomes: %d %s explored, %d pruned by bounds, %d skipped by budget or limits (%.0f%% covered)",
-		c, c.Events, check.Plural(c.Events, "event", "events"), c.Explored, check.Plural(c.Explored, "alternative", "alternatives"),
-		c.Pruned, c.Queued, c.Percent())
+	s := fmt.Sprintf("%s; %d nondeterministic %s with other possible outcomes: of those outcomes, %d run, %d cut by bounds, %d known and not run",
+		c, c.Events, check.Plural(c.Events, "event", "events"), c.Explored, c.Pruned, c.Queued)
+	if c.Equivalent > 0 {
+		s += fmt.Sprintf(", %d equivalent completion %s not replayed", c.Equivalent, check.Plural(c.Equivalent, "order", "orders"))
+	}
+	return s
+}
+
+// Bounds are the bounds the exploration ran within: a complete verdict is
+// complete within them.
+type Bounds struct {
+	MixingBound      int     `json:"mixing_bound"`          // -1: none
+	OrderBound       int     `json:"order_bound"`           // -1: none
+	CompletionOrders string  `json:"completion_orders"`     // reduce, all
+	MaxInterleavings int     `json:"max_interleavings"`     // 0: none
+	Budget           float64 `json:"budget_seconds"`        // 0: none
+	BudgetRule       string  `json:"budget_rule,omitempty"` // how the budget was chosen, when not given
+}
+
+// String names the bounds, for the reports people read.
+func (b Bounds) String() string {
+	var s []string
+	if b.MixingBound < 0 {
+		s = append(s, "every combination of wildcard matches (--mixing-bound -1)")
+	} else {
+		s = append(s, fmt.Sprintf("at most %d nested changes of wildcard matches (--mixing-bound %d)", b.MixingBound+1, b.MixingBound))
+	}
+	switch {
+	case b.OrderBound < 0:
+		s = append(s, "every completion order (--order-bound -1)")
+	case b.OrderBound == 0:
+		s = append(s, "each other outcome of each Waitany/Waitsome/Testany/Testsome once (--order-bound 0)")
+	default:
+		s = append(s, fmt.Sprintf("at most %d nested changes of completion order (--order-bound %d)", b.OrderBound+1, b.OrderBound))
+	}
+	if b.CompletionOrders == "reduce" {
+		s = append(s, "completion orders replayed once per context where they change no later MPI call (--completion-orders=all replays them all)")
+	}
+	if b.MaxInterleavings > 0 {
+		s = append(s, fmt.Sprintf("--max-interleavings %d", b.MaxInterleavings))
+	}
+	if b.Budget > 0 {
+		d := time.Duration(b.Budget * float64(time.Second)).Round(time.Second)
+		if b.BudgetRule != "" {
+			s = append(s, fmt.Sprintf("a time budget of %s (%s)", d, b.BudgetRule))
+		} else {
+			s = append(s, fmt.Sprintf("a time budget of %s (--budget)", d))
+		}
+	} else {
+		s = append(s, "no time budget")
+	}
+	return strings.Join(s, "; ")
 }
 
 // Interleaving is a replayed execution: the forced matches that make it

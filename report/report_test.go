@@ -86,3 +86,43 @@ func TestIncomplete(t *testing.T) {
 		t.Errorf("JSON: %s", data)
 	}
 }
+
+// Coverage per call site: every printer shows each site's outcomes run,
+// equivalent, cut by bounds and known but not run, and its space; none
+// shows a share of the outcomes known as coverage; a complete verdict
+// names the bounds it is complete within.
+func TestSiteCoverage(t *testing.T) {
+	r := New(nil, "")
+	r.Interleavings, r.Program, r.Ranks, r.MPI, r.RunDir = 5, "/src/ring", 4, "MPICH 4.0", "/run"
+	r.Coverage = Coverage{Done: 5, Events: 824, Explored: 5, Equivalent: 819, Sites: sampleSites()}
+	r.Bounds = &Bounds{MixingBound: -1, CompletionOrders: "reduce", Budget: 120, BudgetRule: "the default"}
+	var text, js, page bytes.Buffer
+	if err := NewText(&text, false).Print(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewJSON(&js).Print(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewHTML(&page).Print(r); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"text": {"dl.c:7   MPI_Iprobe    0      24      1 (1 unchecked)  0           0              23              2,704,156 orders",
+			"819 equivalent completion orders not replayed", "every outcome within the bounds covered", "a time budget of 2m0s (the default)"},
+		"json": {`"known_not_run": 23`, `"unchecked": 1`, `"equivalent": 796`, `"cut_by_bounds": 0`, `"space": "2704156"`, `"budget_rule": "the default"`},
+		"html": {"<td><code>dl.c:7</code></td><td>MPI_Iprobe</td><td>0</td><td>24</td><td>1 (1 unchecked)</td><td>0</td><td>0</td><td>23</td>", "≈6.6e240"},
+	} {
+		got := map[string]string{"text": text.String(), "json": js.String(), "html": page.String()}[name]
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, got)
+			}
+		}
+		if strings.Contains(got, "% covered") || strings.Contains(got, "%) covered") {
+			t.Errorf("%s shows a percentage as coverage", name)
+		}
+	}
+	if r.ExitCode() != ExitOK {
+		t.Errorf("complete within bounds: exit %d", r.ExitCode())
+	}
+}

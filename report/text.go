@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"mpivet/check"
 )
@@ -94,6 +95,10 @@ func (r *Report) printText(w io.Writer, c palette) {
 	}
 	if r.Coverage.Events > 0 {
 		fmt.Fprintf(w, "\n%scoverage: %s%s\n", c.dim, r.Coverage.Summary(), c.reset)
+		r.Coverage.printSites(w)
+	}
+	if r.Bounds != nil && r.Coverage.Events > 0 {
+		fmt.Fprintf(w, "\n%sbounds: %s%s\n", c.dim, r.Bounds, c.reset)
 	}
 	r.printSuppressions(w, c)
 	fmt.Fprintln(w)
@@ -106,8 +111,12 @@ func (r *Report) printText(w io.Writer, c palette) {
 				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
 			return
 		}
-		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s (records: %s)\n",
-			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+		within := ""
+		if r.Bounds != nil && r.Coverage.Events > 0 {
+			within = ", every outcome within the bounds covered"
+		}
+		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s%s (records: %s)\n",
+			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), within, r.RunDir)
 		return
 	}
 	col := c.yellow
@@ -143,4 +152,48 @@ func (r *Report) printSuppressions(w io.Writer, c palette) {
 	for _, u := range r.Unused {
 		fmt.Fprintf(w, "\n%sunused suppression:%s %s\n", c.yellow, c.reset, u)
 	}
+}
+
+// printSites prints the coverage of each nondeterministic call site, a
+// table.
+func (c Coverage) printSites(w io.Writer) {
+	if len(c.Sites) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  site\tcall\tranks\tevents\trun\tequivalent\tcut by bounds\tknown, not run\tspace")
+	for _, s := range c.Sites {
+		space := "-"
+		if s.Space != "" {
+			space = ShortNumber(s.Space) + " " + s.SpaceNote
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.RunCell(),
+			s.Equivalent, s.Bounded, s.Known, space)
+	}
+	tw.Flush()
+}
+
+// RunCell says how many outcomes were replayed, and how many of those
+// gave no checkable execution.
+func (s Site) RunCell() string {
+	if s.Unchecked > 0 {
+		return fmt.Sprintf("%d (%d unchecked)", s.Run, s.Unchecked)
+	}
+	return fmt.Sprint(s.Run)
+}
+
+// ShortNumber writes a decimal number of more than 12 digits as "≈1.2e57".
+func ShortNumber(d string) string {
+	if len(d) <= 12 {
+		n := len(d)
+		var b strings.Builder
+		for i, ch := range d {
+			if i > 0 && (n-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(ch)
+		}
+		return b.String()
+	}
+	return fmt.Sprintf("≈%c.%ce%d", d[0], d[1], len(d)-1)
 }

@@ -43,7 +43,7 @@ func (p *progress) begin() {
 			progressbar.OptionSetDescription("mpivet: exploring"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetPredictTime(false), // the replays known are not the replays to run
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(20),
 			progressbar.OptionThrottle(200*time.Millisecond),
@@ -65,9 +65,12 @@ func line(pr explore.Progress) string {
 		}
 	}
 	msg += fmt.Sprintf(", %s elapsed", pr.Elapsed.Round(time.Second))
-	if pr.Done > 0 && pr.Frontier > 0 {
-		left := time.Duration(float64(pr.Elapsed) / float64(pr.Done) * float64(pr.Frontier))
-		msg += fmt.Sprintf(", at least %s left", left.Round(time.Second))
+	// No estimate of the time left from the replays known: more are found
+	// on the way, and fewer run (equivalent completion orders), so it
+	// would be neither a bound nor an estimate. The budget is a bound.
+	if pr.Budget > 0 {
+		left := max(0, pr.Budget-pr.Elapsed)
+		msg += fmt.Sprintf(", at most %s left (budget)", left.Round(time.Second))
 	}
 	return msg
 }

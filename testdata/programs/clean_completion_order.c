@@ -4,8 +4,9 @@
  * Waitany (2 orders: the receive's message is sent after rank 3 has the
  * send's, but not after the Waitany). Every order gives the same sums: 12
  * interleavings, no finding.
- * With --order-bound=-1 every order is explored.
- * mpivet: np=4 flags=--order-bound=-1 verdict=ok interleavings=12
+ * With --order-bound=-1 and --completion-orders=all every order is
+ * replayed, even those that change nothing the program does next.
+ * mpivet: np=4 flags=--order-bound=-1,--completion-orders=all verdict=ok interleavings=12
  */
 #include <mpi.h>
 #include <stdio.h>
