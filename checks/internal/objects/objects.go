@@ -306,29 +306,40 @@ func (f *Follower) freed(c *trace.Call) {
 func (f *Follower) create(c *trace.Call) {
 	// Handles created by the call. A call with a false flag (Improbe)
 	// created nothing.
-	if c.HasField("flag") && c.Int("flag") == 0 {
+	if (c.HasField("flag") && c.Int("flag") == 0) || c.RC != 0 {
 		return
 	}
 	for i, fd := range c.Def.Out {
 		prm := c.Def.Params[fd.Param]
-		if prm.Role != api.New || c.RC != 0 {
-			continue
-		}
-		v := c.Out(i)
-		if f.predefined(v) {
-			continue
-		}
-		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: f.created}
-		f.created++
-		if o.Kind == "request" {
-			o.Persistent = c.Def.Has("persistent")
-			o.Active = !o.Persistent
-			if !o.Persistent {
-				f.start(o, c)
+		switch {
+		case prm.Role == api.New:
+			f.made(c, prm, c.Out(i), c.Word(prm.Name+"_at"))
+		case prm.Role == api.News && fd.Kind == api.FHandles:
+			// an array of handles (MPI_Type_get_contents), a predefined
+			// datatype recorded as unknown
+			at, stride := c.Word(prm.Name+"_at"), uint64(c.Int(prm.Name+"_stride"))
+			for j, v := range c.OutWords(i) {
+				f.made(c, prm, v, at+uint64(j)*stride)
 			}
 		}
-		f.live.add(o)
 	}
+}
+
+// made follows handle v of parameter prm that call c created, kept at at.
+func (f *Follower) made(c *trace.Call, prm api.Param, v, at uint64) {
+	if f.predefined(v) {
+		return
+	}
+	o := &Object{Kind: prm.Handle, Handle: v, At: at, Created: c, serial: f.created}
+	f.created++
+	if o.Kind == "request" {
+		o.Persistent = c.Def.Has("persistent")
+		o.Active = !o.Persistent
+		if !o.Persistent {
+			f.start(o, c)
+		}
+	}
+	f.live.add(o)
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the

@@ -6434,6 +6434,171 @@ static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t reques
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_Type_get_contents(uint64_t pc_, uint64_t datatype, int64_t max_integers, int64_t max_addresses, int64_t max_datatypes, uint64_t array_of_integers, uint64_t array_of_addresses, uint64_t array_of_datatypes_at, int64_t array_of_datatypes_stride)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)max_integers;
+		w_[k_++] = (uint64_t)max_addresses;
+		w_[k_++] = (uint64_t)max_datatypes;
+		w_[k_++] = array_of_integers;
+		w_[k_++] = array_of_addresses;
+		w_[k_++] = array_of_datatypes_at;
+		w_[k_++] = (uint64_t)array_of_datatypes_stride;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Type_get_contents(uint64_t e_, int rc_, int64_t n_array_of_datatypes, const MPI_Datatype *array_of_datatypes)
+{
+	mpivet_bc_leave_call();
+	if (n_array_of_datatypes < 0 || !array_of_datatypes)
+		n_array_of_datatypes = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_datatypes;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_datatypes;
+		for (int64_t i_ = 0; i_ < n_array_of_datatypes; i_++)
+			w_[k_++] = mpivet_type_named(array_of_datatypes[i_]) ? MPIVET_NOREC : MPIVET_H(array_of_datatypes[i_]);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_get_info(uint64_t pc_, uint64_t comm, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_get_info(uint64_t pc_, uint64_t win, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_get_group(uint64_t pc_, uint64_t win, uint64_t group_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = group_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_group, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_get_group(uint64_t e_, int rc_, uint64_t group)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = group;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_group, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_create_errhandler(uint64_t pc_, uint64_t win_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -10509,6 +10674,97 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rget_accumulate, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rget_accumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents(MPIVET_PC(), MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(array_of_datatypes), (int64_t)sizeof *array_of_datatypes);
+	void *k_[] = {(void *)&datatype, (void *)&max_integers, (void *)&max_addresses, (void *)&max_datatypes, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	int rc_ = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_get_contents(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_get_info(comm, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_get_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(info_used));
+	void *k_[] = {(void *)&comm, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_get_info, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Comm_get_info(comm, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Comm_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_get_info(win, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_get_info(MPIVET_PC(), MPIVET_H(win), MPIVET_A(info_used));
+	int rc_ = PMPI_Win_get_info(win, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_get_group(win, group);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_get_group(MPIVET_PC(), MPIVET_H(win), MPIVET_A(group));
+	int rc_ = PMPI_Win_get_group(win, group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_group, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_create_errhandler(MPIVET_PC(), MPIVET_A(win_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -21337,6 +21593,201 @@ void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_cou
 		return;
 	}
 	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_get_info(mpivet_ft_MPI_Comm_get_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Comm_get_info(pc_, MPIVET_H(comm), MPIVET_A(f_info_used));
+	void *k_[] = {(void *)&comm, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_get_info, k_) : 0;
+	(void)bad_;
+	real_(f_comm, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_get_info, rc_, pc_);
+	mpivet_out_MPI_Comm_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_get_info_(void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_get_info)mpivet_next("mpi_comm_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_get_info(real_, 0, MPIVET_PC(), f_comm, f_info_used, ierr);
+}
+void mpi_comm_get_info__(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+void mpi_comm_get_info(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+void MPI_COMM_GET_INFO(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+
+void mpi_comm_get_info_f08_(void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_get_info)mpivet_next("mpi_comm_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_get_info(real_, 1, MPIVET_PC(), f_comm, f_info_used, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_get_info(mpivet_ft_MPI_Win_get_info real_, int f08_, uint64_t pc_, void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Win_get_info(pc_, MPIVET_H(win), MPIVET_A(f_info_used));
+	real_(f_win, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_info, rc_, pc_);
+	mpivet_out_MPI_Win_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_get_info_(void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_info)mpivet_next("mpi_win_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_info(real_, 0, MPIVET_PC(), f_win, f_info_used, ierr);
+}
+void mpi_win_get_info__(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+void mpi_win_get_info(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+void MPI_WIN_GET_INFO(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+
+void mpi_win_get_info_f08_(void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_info)mpivet_next("mpi_win_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_info(real_, 1, MPIVET_PC(), f_win, f_info_used, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_get_group)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_get_group(mpivet_ft_MPI_Win_get_group real_, int f08_, uint64_t pc_, void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_Win_get_group(pc_, MPIVET_H(win), MPIVET_A(f_group));
+	real_(f_win, f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_group, rc_, pc_);
+	mpivet_out_MPI_Win_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_get_group_(void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_group)mpivet_next("mpi_win_get_group_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_group(real_, 0, MPIVET_PC(), f_win, f_group, ierr);
+}
+void mpi_win_get_group__(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+void mpi_win_get_group(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+void MPI_WIN_GET_GROUP(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+
+void mpi_win_get_group_f08_(void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_group)mpivet_next("mpi_win_get_group_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_group(real_, 1, MPIVET_PC(), f_win, f_group, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_create_errhandler(mpivet_ft_MPI_Win_create_errhandler real_, int f08_, uint64_t pc_, void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *win_errhandler_fn = f_win_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Win_create_errhandler(pc_, MPIVET_A(win_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_win_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_Win_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_create_errhandler_(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_errhandler)mpivet_next("mpi_win_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_win_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_errhandler(real_, 0, MPIVET_PC(), f_win_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_win_create_errhandler__(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+void mpi_win_create_errhandler(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+void MPI_WIN_CREATE_ERRHANDLER(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+
+void mpi_win_create_errhandler_f08_(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_errhandler)mpivet_next("mpi_win_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_errhandler(real_, 1, MPIVET_PC(), f_win_errhandler_fn, f_errhandler, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
