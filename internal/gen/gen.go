@@ -576,9 +576,32 @@ func genCCall(w writer, c *api.Call, callArgs []string) {
 		w("\tint rc_ = mpivet_slack_on ? mpivet_std_send(%s, %s) : %s(%s);\n", strings.Join(callArgs[:6], ", "), reqArg, pmpi(c.Name), strings.Join(callArgs, ", "))
 	} else if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? %s(%s) : %s(%s);\n", syncC(c), strings.Join(callArgs, ", "), pmpi(c.Name), strings.Join(callArgs, ", "))
+	} else if runsCallbacks(c) {
+		w("\tmpivet_guard--; /* the calls of the program's callbacks it runs are the program's */\n")
+		w("\tint rc_ = %s(%s);\n", pmpi(c.Name), strings.Join(callArgs, ", "))
+		w("\tmpivet_guard++;\n\tif (e_ != MPIVET_NOREC)\n\t\tmpivet_state_entered(e_, 0); /* inside it again */\n")
 	} else {
 		w("\tint rc_ = %s(%s);\n", pmpi(c.Name), strings.Join(callArgs, ", "))
 	}
+}
+
+// runsCallbacks reports whether c may run the program's attribute callbacks
+// (MPI 4.0 §7.7): the copy callbacks of the communicators, datatypes and
+// windows it duplicates, the delete callbacks of those it frees, and at
+// MPI_Finalize those of MPI_COMM_SELF's attributes, where libraries free what
+// they cached (an inner communicator freed by a delete callback). The MPI
+// calls those callbacks make are recorded as the program's own, nested in
+// the call: the C wrapper lowers the guard around the MPI's call.
+func runsCallbacks(c *api.Call) bool {
+	if c.Has("finalize") {
+		return true
+	}
+	for _, p := range c.Params {
+		if (p.Role == api.New || p.Role == api.Free) && (p.Handle == "comm" || p.Handle == "datatype" || p.Handle == "win") {
+			return true
+		}
+	}
+	return false
 }
 
 // waited are the blocking calls the layer may make as their nonblocking

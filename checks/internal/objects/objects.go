@@ -152,9 +152,15 @@ type slot struct{ v, at uint64 }
 func Follow(p *trace.Process) *State {
 	follows.Add(1)
 	f := NewFollower(p)
+	final := false
 	for c := range p.Calls() {
-		if !f.Step(c) {
-			break
+		if final {
+			// Inside MPI_Finalize, the delete callbacks of MPI_COMM_SELF's
+			// attributes may free what libraries cached (MPI 4.0 §11.2.2):
+			// those objects are not left at MPI_Finalize.
+			f.freed(c)
+		} else if !f.Step(c) {
+			final = true
 		}
 	}
 	return f.State()

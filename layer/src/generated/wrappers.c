@@ -6658,7 +6658,11 @@ int MPI_Finalize(void)
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	if (mpivet_slack_on)
 		mpivet_slack_finalize();
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Finalize();
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -9041,7 +9045,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9072,7 +9080,11 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9103,7 +9115,11 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9132,7 +9148,11 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9163,7 +9183,11 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9194,7 +9218,11 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9225,7 +9253,11 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9256,7 +9288,11 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9287,7 +9323,11 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9318,7 +9358,11 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9349,7 +9393,11 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9380,7 +9428,11 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9411,7 +9463,11 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9442,7 +9498,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9473,7 +9533,11 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_free(comm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9502,7 +9566,11 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_disconnect(comm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9693,7 +9761,11 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9714,7 +9786,11 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9735,7 +9811,11 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9756,7 +9836,11 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9777,7 +9861,11 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9798,7 +9886,11 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9819,7 +9911,11 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9840,7 +9936,11 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9861,7 +9961,11 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9882,7 +9986,11 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9903,7 +10011,11 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9924,7 +10036,11 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	void *k_[] = {(void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9970,7 +10086,11 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_free(datatype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -10117,7 +10237,11 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 	void *k_[] = {(void *)&base, (void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_created(*win, base, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -10138,7 +10262,11 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_created(*win, *(void **)baseptr, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -10159,7 +10287,11 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate_shared, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_allocate_shared(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -10178,7 +10310,11 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 	void *k_[] = {(void *)&info, (void *)&comm, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create_dynamic, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_create_dynamic(info, comm, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_create_dynamic, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_create_dynamic(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -10227,7 +10363,11 @@ int MPI_Win_free(MPI_Win *win)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_free(MPIVET_PC(), MPIVET_A(win), win ? MPIVET_H(*win) : MPIVET_NOREC);
 	mpivet_rma_freed(win ? *win : MPI_WIN_NULL);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_free(win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_free(e_, rc_);
