@@ -17,7 +17,9 @@ A nonblocking operation (MPI_Isend, MPI_Irecv, nonblocking collectives, ...)
 is complete only when a Wait or Test call returns it as complete. This check
 reports an operation that is still pending when its rank calls MPI_Finalize
 (error), a persistent request started again while its previous operation is
-still active (error), and a request freed with MPI_Request_free before its
+still active (error), a communicator made by MPI_Comm_idup used before the
+request of MPI_Comm_idup completed (error: MPI 4.0 §7.4.2, the new
+communicator is valid only then), and a request freed with MPI_Request_free before its
 operation completed (warning): the program then cannot know when the buffer
 may be reused, or when received data has arrived.`,
 	Requires: []*check.Check{objects.Analyzer},
@@ -37,6 +39,13 @@ func run(pass *check.Pass) (any, error) {
 				at.Note = "started again here"
 				pass.Report(check.Finding{
 					Message:   fmt.Sprintf("persistent request of %s is started while its previous operation is still active", e.Object.Created.Name()),
+					Locations: []check.Location{at, created},
+				})
+			case objects.UsedPending:
+				at.Note = "used here"
+				created.Note = "made here; its request not completed yet"
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("communicator made by %s is used before its request completed (MPI_Wait/MPI_Test): it is not valid until then", e.Object.Created.Name()),
 					Locations: []check.Location{at, created},
 				})
 			case objects.FreedActive:

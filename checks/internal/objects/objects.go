@@ -81,6 +81,9 @@ type EventKind int
 const (
 	StartedActive EventKind = iota // MPI_Start on a persistent request that is still active
 	FreedActive                    // MPI_Request_free on a request whose operation has not completed
+	// UsedPending: a communicator used before the nonblocking call that
+	// makes it (MPI_Comm_idup) completed; Object is that call's request.
+	UsedPending
 )
 
 // State is the result of following one rank.
@@ -183,11 +186,12 @@ type Follower struct {
 	created int
 	wanted  map[uint64]bool // operations to keep (Object.Ops), by their start: those the buffer checker reported
 	null    uint64
+	pending map[uint64]*Object // communicators being made by a nonblocking call, and its request
 }
 
 // NewFollower starts following rank p's objects.
 func NewFollower(p *trace.Process) *Follower {
-	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}}
+	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}, pending: map[uint64]*Object{}}
 	f.null, _ = p.Const("MPI_REQUEST_NULL")
 	for _, a := range p.Buffers {
 		f.wanted[a.Op] = true
@@ -234,6 +238,7 @@ func (f *Follower) Step(c *trace.Call) bool {
 		f.st.Finalize = c
 		return false
 	}
+	f.usedPending(c)
 	f.freed(c)
 	// A start is judged when it is made: an MPI may abort in it.
 	if c.Def.Has("start") {
@@ -315,11 +320,18 @@ func (f *Follower) create(c *trace.Call) {
 	if (c.HasField("flag") && c.Int("flag") == 0) || c.RC != 0 {
 		return
 	}
+	var comm uint64
+	var req *Object
 	for i, fd := range c.Def.Out {
 		prm := c.Def.Params[fd.Param]
 		switch {
 		case prm.Role == api.New:
-			f.made(c, prm, c.Out(i), c.Word(prm.Name+"_at"))
+			o := f.made(c, prm, c.Out(i), c.Word(prm.Name+"_at"))
+			if o != nil && o.Kind == "comm" && c.Def.Has("nonblocking") {
+				comm = o.Handle
+			} else if o != nil && o.Kind == "request" {
+				req = o
+			}
 		case prm.Role == api.News && fd.Kind == api.FHandles:
 			// an array of handles (MPI_Type_get_contents), a predefined
 			// datatype recorded as unknown
@@ -329,12 +341,39 @@ func (f *Follower) create(c *trace.Call) {
 			}
 		}
 	}
+	if comm != 0 && req != nil {
+		f.pending[comm] = req
+	}
 }
 
-// made follows handle v of parameter prm that call c created, kept at at.
-func (f *Follower) made(c *trace.Call, prm api.Param, v, at uint64) {
-	if f.predefined(v) {
+// usedPending notes a use by call c of a communicator whose making
+// (MPI_Comm_idup) has not completed: the communicator is not valid until
+// its request completes (MPI 4.0 §7.4.2). Once per communicator.
+func (f *Follower) usedPending(c *trace.Call) {
+	if len(f.pending) == 0 {
 		return
+	}
+	for i, fd := range c.Def.In {
+		if fd.Kind != api.FHandle || fd.Handle != "comm" || c.Def.Params[fd.Param].Role != api.Value {
+			continue
+		}
+		v := c.In(i)
+		r := f.pending[v]
+		if r == nil {
+			continue
+		}
+		delete(f.pending, v)
+		if f.live.get("request", r.Handle, r.At) == r { // not completed yet
+			f.st.Events = append(f.st.Events, Event{UsedPending, r, c})
+		}
+	}
+}
+
+// made follows handle v of parameter prm that call c created, kept at at
+// (nil for a predefined one).
+func (f *Follower) made(c *trace.Call, prm api.Param, v, at uint64) *Object {
+	if f.predefined(v) {
+		return nil
 	}
 	o := &Object{Kind: prm.Handle, Handle: v, At: at, Created: c, serial: f.created}
 	f.created++
@@ -346,6 +385,7 @@ func (f *Follower) made(c *trace.Call, prm api.Param, v, at uint64) {
 		}
 	}
 	f.live.add(o)
+	return o
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the

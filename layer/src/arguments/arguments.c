@@ -52,8 +52,12 @@ static __thread int bad_handle __attribute__((tls_model("initial-exec"))); /* th
  * value, the limit it broke, and another parameter it is about (-1: none). */
 static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
 {
+	/* a handle that is none, or an argument the MPI refuses (the call makes
+	 * no message, so the clock protocol must not send a piggyback for it,
+	 * which nothing would ever receive) */
 	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
-		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED;
+		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED ||
+		      rule == MPIVET_ARG_COUNT || rule == MPIVET_ARG_RANK || rule == MPIVET_ARG_TAG || rule == MPIVET_ARG_ROOT;
 	struct obj *seen = args_put(OBJ_SITE, mpivet_call_pc * 31 + (uint64_t)param * 16 + (uint64_t)rule);
 	if (seen && seen->state == OBJ_LIVE)
 		return;
