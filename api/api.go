@@ -33,10 +33,11 @@ const (
 	Index               // int* output index; 1-based in Fortran (exit)
 	Indices             // int[] output of *Len indices; 1-based in Fortran (exit)
 	Status              // MPI_Status* output: source, tag (exit)
+	News                // T[] output array of up to Len handles created by the call (exit, NAME)
 )
 
 var roleNames = map[string]Role{"": Value, "ignore": Ignore, "new": New, "free": Free,
-	"inout": Inout, "reqs": Reqs, "out": Out, "index": Index, "indices": Indices, "status": Status}
+	"inout": Inout, "reqs": Reqs, "out": Out, "index": Index, "indices": Indices, "status": Status, "news": News}
 
 // HandleKind is the kind of MPI object a handle refers to ("" for none).
 type HandleKind string
@@ -123,7 +124,7 @@ func (c *Call) Has(tag string) bool { return c.Tags[tag] }
 func (c *Call) Logged() bool {
 	for _, p := range c.Params {
 		switch p.Role {
-		case New, Free, Inout, Reqs, Indices:
+		case New, Free, Inout, Reqs, Indices, News:
 			return true
 		}
 	}
@@ -259,7 +260,7 @@ func parseCall(line string) (*Call, error) {
 		switch p.Role {
 		case New, Free, Inout:
 			c.In = append(c.In, Field{Name: p.Name + "_at", Kind: FAddr, Param: i})
-		case Reqs:
+		case Reqs, News:
 			c.In = append(c.In, Field{Name: p.Name + "_at", Kind: FAddr, Param: i},
 				Field{Name: p.Name + "_stride", Kind: FInt, Param: i})
 		}
@@ -316,8 +317,11 @@ func parseParam(decl string) (Param, error) {
 		return Param{}, fmt.Errorf("%s: unknown role %q", p.Name, rm[1])
 	}
 	p.Role, p.Len = r, rm[2]
-	if (r == Reqs || r == Indices) != (p.Len != "") {
-		return Param{}, fmt.Errorf("%s: role %q needs a length exactly when it is reqs or indices", p.Name, role)
+	if (r == Reqs || r == Indices || r == News) != (p.Len != "") {
+		return Param{}, fmt.Errorf("%s: role %q needs a length exactly when it is reqs, news or indices", p.Name, role)
+	}
+	if r == News && (p.Handle == "" || p.Ptrs != 0 || !p.Array) {
+		return Param{}, fmt.Errorf("%s: news needs a handle array", p.Name)
 	}
 	if (r == New || r == Free || r == Inout) && (p.Handle == "" || p.Ptrs != 1) {
 		return Param{}, fmt.Errorf("%s: role %q needs a pointer to a handle", p.Name, role)
@@ -345,7 +349,7 @@ func field(p Param, i int) (Field, bool) {
 		}
 	case New, Free, Inout:
 		f.Kind = FHandle
-	case Reqs:
+	case Reqs, News:
 		f.Kind = FHandles
 	case Out, Index:
 		f.Kind = FInt

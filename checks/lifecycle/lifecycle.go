@@ -41,6 +41,13 @@ func run(pass *check.Pass) (any, error) {
 					Message:   fmt.Sprintf("persistent request of %s is started while its previous operation is still active", e.Object.Created.Name()),
 					Locations: []check.Location{at, created},
 				})
+			case objects.UsedPending:
+				at.Note = "used here"
+				created.Note = "made here; its request not completed yet"
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("communicator made by %s is used before its request completed (MPI_Wait/MPI_Test): it is not valid until then", e.Object.Created.Name()),
+					Locations: []check.Location{at, created},
+				})
 			case objects.FreedActive:
 				at.Note = "freed here"
 				pass.Report(check.Finding{

@@ -112,6 +112,13 @@ var argTables = []table{
 	{"a_kind", roleKind(api.New)},
 	{"k_free", roleParam(api.Free)},
 	{"f_kind", roleKind(api.Free)},
+	{"k_news", roleParam(api.News)},
+	{"k_newslen", func(c *api.Call) int {
+		if i := roleParam(api.News)(c); i >= 0 {
+			return c.Param(c.Params[i].Len)
+		}
+		return -1
+	}},
 }
 
 // argsChecked reports whether the wrappers of c call the argument checks:
@@ -132,7 +139,7 @@ func argsChecked(c *api.Call) bool {
 
 // argsLife reports whether the checks follow what the call makes or frees.
 func argsLife(c *api.Call) bool {
-	return argsChecked(c) && (roleParam(api.New)(c) >= 0 || roleParam(api.Free)(c) >= 0 || c.Name == "MPI_Type_commit")
+	return argsChecked(c) && (roleParam(api.New)(c) >= 0 || roleParam(api.Free)(c) >= 0 || roleParam(api.News)(c) >= 0 || c.Name == "MPI_Type_commit")
 }
 
 // argsPre writes the call of the checks, before the MPI sees the arguments

@@ -63,7 +63,7 @@ func recArgs(fs []api.Field, c *api.Call) []string {
 		case api.FHandle, api.FAddr:
 			args = append(args, "uint64_t "+f.Name)
 		case api.FHandles:
-			args = append(args, "int64_t n_"+f.Name, "const MPI_Request *"+f.Name)
+			args = append(args, "int64_t n_"+f.Name, "const "+api.HandleTypes()[f.Handle]+" *"+f.Name)
 		case api.FInts:
 			args = append(args, "int64_t n_"+f.Name, "const int *"+f.Name, "int base_"+f.Name)
 		case api.FStatus:
@@ -107,7 +107,11 @@ func recordBody(w writer, fs []api.Field) {
 			w("\t\tw_[k_++] = %s;\n", f.Name)
 		case api.FHandles:
 			w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
-			w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_H(%s[i_]);\n", f.Name, f.Name)
+			h := "MPIVET_H(%s[i_])"
+			if f.Handle == "datatype" { // a predefined datatype is no new object
+				h = "mpivet_type_named(%[2]s[i_]) ? MPIVET_NOREC : MPIVET_H(%[2]s[i_])"
+			}
+			w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = "+h+";\n", f.Name, f.Name)
 		case api.FInts:
 			w("\t\tw_[k_++] = (uint64_t)n_%s;\n", f.Name)
 			w("\t\tfor (int64_t i_ = 0; i_ < n_%s; i_++)\n\t\t\tw_[k_++] = MPIVET_I(%s[i_] - base_%s);\n", f.Name, f.Name, f.Name)
@@ -442,6 +446,8 @@ func recordOut(c *api.Call) []string {
 			args = append(args, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
 		case api.Reqs:
 			args = append(args, "MPIVET_I("+p.Len+")", p.Name)
+		case api.News:
+			args = append(args, "rc_ == MPI_SUCCESS ? MPIVET_I("+p.Len+") : 0", p.Name)
 		case api.Out, api.Index:
 			args = append(args, fmt.Sprintf("%s ? MPIVET_I(*%s) : MPIVET_NOREC", p.Name, p.Name))
 		case api.Indices:
@@ -537,6 +543,11 @@ func rmaPreHook(c *api.Call) string {
 // calls the MPI: the rma service's look at a PSCW group, the sends mpivet
 // buffered finished at MPI_Finalize, and the flag of zero buffering.
 func beforeCall(w writer, c *api.Call) {
+	for _, p := range c.Params {
+		if p.Role == api.News { // the elements the MPI fills are those it made non-null
+			w("\tif (%s)\n\t\tfor (int i_ = 0; i_ < %s; i_++)\n\t\t\t%s[i_] = %s;\n", p.Name, p.Len, p.Name, nullHandle[p.Handle])
+		}
+	}
 	if h := rmaPreHook(c); h != "" {
 		w("\t%s;\n", h)
 	}
@@ -545,6 +556,11 @@ func beforeCall(w writer, c *api.Call) {
 	}
 	zeroSync(w, c)
 }
+
+// nullHandle is the null handle of each kind.
+var nullHandle = map[api.HandleKind]string{"comm": "MPI_COMM_NULL", "group": "MPI_GROUP_NULL", "datatype": "MPI_DATATYPE_NULL",
+	"op": "MPI_OP_NULL", "request": "MPI_REQUEST_NULL", "info": "MPI_INFO_NULL", "errhandler": "MPI_ERRHANDLER_NULL",
+	"message": "MPI_MESSAGE_NULL", "win": "MPI_WIN_NULL"}
 
 // genCCall writes the wrapper's call of the MPI: the rma service's look at
 // a PSCW group first, then the synchronous send under zero buffering, or
@@ -560,9 +576,32 @@ func genCCall(w writer, c *api.Call, callArgs []string) {
 		w("\tint rc_ = mpivet_slack_on ? mpivet_std_send(%s, %s) : %s(%s);\n", strings.Join(callArgs[:6], ", "), reqArg, pmpi(c.Name), strings.Join(callArgs, ", "))
 	} else if c.Sync != "" {
 		w("\tint rc_ = mpivet_zero_buffering ? %s(%s) : %s(%s);\n", syncC(c), strings.Join(callArgs, ", "), pmpi(c.Name), strings.Join(callArgs, ", "))
+	} else if runsCallbacks(c) {
+		w("\tmpivet_guard--; /* the calls of the program's callbacks it runs are the program's */\n")
+		w("\tint rc_ = %s(%s);\n", pmpi(c.Name), strings.Join(callArgs, ", "))
+		w("\tmpivet_guard++;\n\tif (e_ != MPIVET_NOREC)\n\t\tmpivet_state_entered(e_, 0); /* inside it again */\n")
 	} else {
 		w("\tint rc_ = %s(%s);\n", pmpi(c.Name), strings.Join(callArgs, ", "))
 	}
+}
+
+// runsCallbacks reports whether c may run the program's attribute callbacks
+// (MPI 4.0 §7.7): the copy callbacks of the communicators, datatypes and
+// windows it duplicates, the delete callbacks of those it frees, and at
+// MPI_Finalize those of MPI_COMM_SELF's attributes, where libraries free what
+// they cached (an inner communicator freed by a delete callback). The MPI
+// calls those callbacks make are recorded as the program's own, nested in
+// the call: the C wrapper lowers the guard around the MPI's call.
+func runsCallbacks(c *api.Call) bool {
+	if c.Has("finalize") {
+		return true
+	}
+	for _, p := range c.Params {
+		if (p.Role == api.New || p.Role == api.Free) && (p.Handle == "comm" || p.Handle == "datatype" || p.Handle == "win") {
+			return true
+		}
+	}
+	return false
 }
 
 // waited are the blocking calls the layer may make as their nonblocking

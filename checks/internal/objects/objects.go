@@ -81,6 +81,9 @@ type EventKind int
 const (
 	StartedActive EventKind = iota // MPI_Start on a persistent request that is still active
 	FreedActive                    // MPI_Request_free on a request whose operation has not completed
+	// UsedPending: a communicator used before the nonblocking call that
+	// makes it (MPI_Comm_idup) completed; Object is that call's request.
+	UsedPending
 )
 
 // State is the result of following one rank.
@@ -152,9 +155,15 @@ type slot struct{ v, at uint64 }
 func Follow(p *trace.Process) *State {
 	follows.Add(1)
 	f := NewFollower(p)
+	final := false
 	for c := range p.Calls() {
-		if !f.Step(c) {
-			break
+		if final {
+			// Inside MPI_Finalize, the delete callbacks of MPI_COMM_SELF's
+			// attributes may free what libraries cached (MPI 4.0 §11.2.2):
+			// those objects are not left at MPI_Finalize.
+			f.freed(c)
+		} else if !f.Step(c) {
+			final = true
 		}
 	}
 	return f.State()
@@ -177,11 +186,12 @@ type Follower struct {
 	created int
 	wanted  map[uint64]bool // operations to keep (Object.Ops), by their start: those the buffer checker reported
 	null    uint64
+	pending map[uint64]*Object // communicators being made by a nonblocking call, and its request
 }
 
 // NewFollower starts following rank p's objects.
 func NewFollower(p *trace.Process) *Follower {
-	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}}
+	f := &Follower{p: p, st: &State{}, live: table{}, wanted: map[uint64]bool{}, pending: map[uint64]*Object{}}
 	f.null, _ = p.Const("MPI_REQUEST_NULL")
 	for _, a := range p.Buffers {
 		f.wanted[a.Op] = true
@@ -228,6 +238,7 @@ func (f *Follower) Step(c *trace.Call) bool {
 		f.st.Finalize = c
 		return false
 	}
+	f.usedPending(c)
 	f.freed(c)
 	// A start is judged when it is made: an MPI may abort in it.
 	if c.Def.Has("start") {
@@ -306,29 +317,75 @@ func (f *Follower) freed(c *trace.Call) {
 func (f *Follower) create(c *trace.Call) {
 	// Handles created by the call. A call with a false flag (Improbe)
 	// created nothing.
-	if c.HasField("flag") && c.Int("flag") == 0 {
+	if (c.HasField("flag") && c.Int("flag") == 0) || c.RC != 0 {
 		return
 	}
+	var comm uint64
+	var req *Object
 	for i, fd := range c.Def.Out {
 		prm := c.Def.Params[fd.Param]
-		if prm.Role != api.New || c.RC != 0 {
-			continue
-		}
-		v := c.Out(i)
-		if f.predefined(v) {
-			continue
-		}
-		o := &Object{Kind: prm.Handle, Handle: v, At: c.Word(prm.Name + "_at"), Created: c, serial: f.created}
-		f.created++
-		if o.Kind == "request" {
-			o.Persistent = c.Def.Has("persistent")
-			o.Active = !o.Persistent
-			if !o.Persistent {
-				f.start(o, c)
+		switch {
+		case prm.Role == api.New:
+			o := f.made(c, prm, c.Out(i), c.Word(prm.Name+"_at"))
+			if o != nil && o.Kind == "comm" && c.Def.Has("nonblocking") {
+				comm = o.Handle
+			} else if o != nil && o.Kind == "request" {
+				req = o
+			}
+		case prm.Role == api.News && fd.Kind == api.FHandles:
+			// an array of handles (MPI_Type_get_contents), a predefined
+			// datatype recorded as unknown
+			at, stride := c.Word(prm.Name+"_at"), uint64(c.Int(prm.Name+"_stride"))
+			for j, v := range c.OutWords(i) {
+				f.made(c, prm, v, at+uint64(j)*stride)
 			}
 		}
-		f.live.add(o)
 	}
+	if comm != 0 && req != nil {
+		f.pending[comm] = req
+	}
+}
+
+// usedPending notes a use by call c of a communicator whose making
+// (MPI_Comm_idup) has not completed: the communicator is not valid until
+// its request completes (MPI 4.0 §7.4.2). Once per communicator.
+func (f *Follower) usedPending(c *trace.Call) {
+	if len(f.pending) == 0 {
+		return
+	}
+	for i, fd := range c.Def.In {
+		if fd.Kind != api.FHandle || fd.Handle != "comm" || c.Def.Params[fd.Param].Role != api.Value {
+			continue
+		}
+		v := c.In(i)
+		r := f.pending[v]
+		if r == nil {
+			continue
+		}
+		delete(f.pending, v)
+		if f.live.get("request", r.Handle, r.At) == r { // not completed yet
+			f.st.Events = append(f.st.Events, Event{UsedPending, r, c})
+		}
+	}
+}
+
+// made follows handle v of parameter prm that call c created, kept at at
+// (nil for a predefined one).
+func (f *Follower) made(c *trace.Call, prm api.Param, v, at uint64) *Object {
+	if f.predefined(v) {
+		return nil
+	}
+	o := &Object{Kind: prm.Handle, Handle: v, At: at, Created: c, serial: f.created}
+	f.created++
+	if o.Kind == "request" {
+		o.Persistent = c.Def.Has("persistent")
+		o.Active = !o.Persistent
+		if !o.Persistent {
+			f.start(o, c)
+		}
+	}
+	f.live.add(o)
+	return o
 }
 
 // requestsOf returns the requests a call takes (the request pointer or the

@@ -97,3 +97,52 @@ func TestLegalFrees(t *testing.T) {
 		t.Fatalf("live %+v events %+v", st.Live, st.Events)
 	}
 }
+
+func TestQueryHandles(t *testing.T) {
+	// MPI_Type_get_contents gives two derived members (one of them the
+	// program's own handle again, as MPICH does) and a predefined one
+	// (recorded as unknown): two new references; the program frees the
+	// member kept at 0x208 and its own vector, not the one at 0x200.
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Type_vector", 2, map[string]any{"newtype_at": uint64(0x300)}, map[string]any{"newtype": uint64(0x90)})
+	l.Call("MPI_Type_get_contents", 3, map[string]any{"array_of_datatypes_at": uint64(0x200), "array_of_datatypes_stride": 8},
+		map[string]any{"array_of_datatypes": []uint64{0x90, 0x91, ^uint64(0)}})
+	l.Call("MPI_Type_free", 4, map[string]any{"datatype": uint64(0x91), "datatype_at": uint64(0x208)}, map[string]any{})
+	l.Call("MPI_Type_free", 5, map[string]any{"datatype": uint64(0x90), "datatype_at": uint64(0x300)}, map[string]any{})
+	l.Call("MPI_Finalize", 6, nil, map[string]any{})
+	st := Follow(l.Process())
+	if len(st.Live) != 1 || st.Live[0].Handle != 0x90 || st.Live[0].At != 0x200 || st.Live[0].Created.PC != 3 {
+		t.Fatalf("live: %+v", st.Live)
+	}
+}
+
+func TestFreedInsideFinalize(t *testing.T) {
+	// A delete callback of an attribute on MPI_COMM_SELF frees a
+	// communicator inside MPI_Finalize: it is not left at MPI_Finalize.
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Comm_dup", 2, map[string]any{"newcomm_at": uint64(0x100)}, map[string]any{"newcomm": uint64(0x70)})
+	l.Call("MPI_Comm_dup", 3, map[string]any{"newcomm_at": uint64(0x108)}, map[string]any{"newcomm": uint64(0x71)})
+	l.Call("MPI_Finalize", 4, nil, map[string]any{})
+	l.Call("MPI_Comm_free", 5, map[string]any{"comm": uint64(0x70), "comm_at": uint64(0x100)}, map[string]any{})
+	st := Follow(l.Process())
+	if len(st.Live) != 1 || st.Live[0].Handle != 0x71 || st.Finalize == nil || st.Finalize.PC != 4 {
+		t.Fatalf("live: %+v", st.Live)
+	}
+}
+
+func TestUsedBeforeIdupCompleted(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Comm_idup", 2, map[string]any{"newcomm_at": uint64(0x100), "request_at": uint64(0x108)},
+		map[string]any{"newcomm": uint64(0x70), "request": uint64(0x50)})
+	l.Call("MPI_Barrier", 3, map[string]any{"comm": uint64(0x70)}, map[string]any{})
+	l.Call("MPI_Wait", 4, map[string]any{"request": uint64(0x50), "request_at": uint64(0x108)}, map[string]any{"request_out": uint64(null)})
+	l.Call("MPI_Barrier", 5, map[string]any{"comm": uint64(0x70)}, map[string]any{})
+	l.Call("MPI_Comm_idup", 6, map[string]any{"newcomm_at": uint64(0x110), "request_at": uint64(0x118)},
+		map[string]any{"newcomm": uint64(0x71), "request": uint64(0x51)})
+	l.Call("MPI_Wait", 7, map[string]any{"request": uint64(0x51), "request_at": uint64(0x118)}, map[string]any{"request_out": uint64(null)})
+	l.Call("MPI_Barrier", 8, map[string]any{"comm": uint64(0x71)}, map[string]any{})
+	st := Follow(l.Process())
+	if len(st.Events) != 1 || st.Events[0].What != UsedPending || st.Events[0].Call.PC != 3 || st.Events[0].Object.Created.PC != 2 {
+		t.Fatalf("events: %+v", st.Events)
+	}
+}

@@ -52,8 +52,12 @@ static __thread int bad_handle __attribute__((tls_model("initial-exec"))); /* th
  * value, the limit it broke, and another parameter it is about (-1: none). */
 static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
 {
+	/* a handle that is none, or an argument the MPI refuses (the call makes
+	 * no message, so the clock protocol must not send a piggyback for it,
+	 * which nothing would ever receive) */
 	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
-		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED;
+		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED ||
+		      rule == MPIVET_ARG_COUNT || rule == MPIVET_ARG_RANK || rule == MPIVET_ARG_TAG || rule == MPIVET_ARG_ROOT;
 	struct obj *seen = args_put(OBJ_SITE, mpivet_call_pc * 31 + (uint64_t)param * 16 + (uint64_t)rule);
 	if (seen && seen->state == OBJ_LIVE)
 		return;
@@ -153,11 +157,13 @@ static struct obj *check_type(unsigned call, int kt, void *const *k, int need_co
 		return NULL;
 	}
 	struct obj *o = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(t));
-	if (!o) { /* not made by the program: predefined; its classes, once */
+	if (!o || o->state == OBJ_UNKNOWN) {
+		/* not made by a call the layer saw: predefined, with its classes,
+		 * or a derived datatype adopted (taken as committed), once */
 		o = args_put(MPIVET_OBJ_DATATYPE, MPIVET_H(t));
 		if (o) {
-			o->state = OBJ_PREDEFINED;
 			o->cls = (uint8_t)class_of(t);
+			o->state = o->cls != C_UNKNOWN || mpivet_type_named(t) ? OBJ_PREDEFINED : OBJ_COMMITTED;
 		}
 		return o;
 	}
@@ -455,39 +461,86 @@ int mpivet_args_pre(unsigned call, void *const *k)
 	return bad_handle;
 }
 
+static uint64_t handle_at(int kind, const void *p)
+{
+	return kind == MPIVET_OBJ_COMM	       ? MPIVET_H(*(const MPI_Comm *)p)
+	       : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(*(const MPI_Datatype *)p)
+					     : MPIVET_H(*(const MPI_Op *)p);
+}
+
+static int is_null(int kind, uint64_t h)
+{
+	return kind == MPIVET_OBJ_COMM	       ? h == MPIVET_H(MPI_COMM_NULL)
+	       : kind == MPIVET_OBJ_DATATYPE ? h == MPIVET_H(MPI_DATATYPE_NULL)
+					     : h == MPIVET_H(MPI_OP_NULL);
+}
+
+/* made follows handle h that call made: a new object, or one more
+ * reference to a live one (objects.h). */
+static void made(unsigned call, int kind, uint64_t h, void *const *k)
+{
+	struct obj *o = is_null(kind, h) ? NULL : args_put(kind, h);
+	if (!o)
+		return;
+	if (o->born && o->state != OBJ_FREED) {
+		o->refs++;
+		return;
+	}
+	o->born = 1;
+	o->refs = 1;
+	o->spans = 0; /* a value made again is another datatype */
+	o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_OP ? OBJ_LIVE : OBJ_UNCOMMITTED;
+	if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
+		const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));
+		if (!from || from->state != OBJ_UNCOMMITTED)
+			o->state = OBJ_COMMITTED;
+	}
+	if (mpivet_call_k_news[call] >= 0) /* what a query gives is a committed type's part */
+		o->state = OBJ_COMMITTED;
+}
+
+/* unmade follows a free of handle h: freed once no reference is left; an
+ * adopted handle (born 0) is forgotten, to be adopted again at its next use. */
+static void unmade(int kind, uint64_t h)
+{
+	struct obj *o = args_put(kind, h);
+	if (!o)
+		return;
+	if (!o->born) {
+		o->state = OBJ_UNKNOWN;
+		o->spans = 0;
+	} else if (--o->refs <= 0)
+		o->state = OBJ_FREED;
+}
+
+/* made_array follows the handles a query returned in an array (the role
+ * news): the elements the MPI set, less predefined datatypes. */
+static void made_array(unsigned call, void *const *k)
+{
+	int kn = mpivet_call_k_news[call], n = INT_AT(k, mpivet_call_k_newslen[call]);
+	const MPI_Datatype *ts = *(MPI_Datatype *const *)k[kn];
+	for (int i = 0; ts && i < n; i++)
+		if (ts[i] != MPI_DATATYPE_NULL && !mpivet_type_named(ts[i]))
+			made(call, MPIVET_OBJ_DATATYPE, MPIVET_H(ts[i]), k);
+}
+
 void mpivet_args_post(unsigned call, void *const *k, int rc)
 {
 	if (rc != MPI_SUCCESS)
 		return;
 	args_lock();
 	int kn = mpivet_call_k_new[call];
-	if (kn >= 0 && *(void *const *)k[kn]) {
-		int kind = mpivet_call_a_kind[call];
-		uint64_t h = kind == MPIVET_OBJ_COMM	 ? MPIVET_H(**(MPI_Comm *const *)k[kn])
-			     : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(**(MPI_Datatype *const *)k[kn])
-							   : MPIVET_H(**(MPI_Op *const *)k[kn]);
-		int null = kind == MPIVET_OBJ_COMM ? h == MPIVET_H(MPI_COMM_NULL)
-			   : kind == MPIVET_OBJ_DATATYPE ? h == MPIVET_H(MPI_DATATYPE_NULL) : h == MPIVET_H(MPI_OP_NULL);
-		struct obj *o = null ? NULL : args_put(kind, h);
-		if (o) {
-			o->spans = 0; /* a value made again is another datatype */
-			o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_OP ? OBJ_LIVE : OBJ_UNCOMMITTED;
-			if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
-				const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));
-				if (!from || from->state != OBJ_UNCOMMITTED)
-					o->state = OBJ_COMMITTED;
-			}
-		}
-	}
+	if (kn >= 0 && *(void *const *)k[kn])
+		made(call, mpivet_call_a_kind[call], handle_at(mpivet_call_a_kind[call], *(void *const *)k[kn]), k);
+	if (mpivet_call_k_news[call] >= 0)
+		made_array(call, k);
 	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0]) {
 		struct obj *o = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(**(MPI_Datatype *const *)k[0]));
 		if (o && o->state == OBJ_UNCOMMITTED)
 			o->state = OBJ_COMMITTED;
 	}
 	if (freeing_kind) {
-		struct obj *o = args_put(freeing_kind, freeing);
-		if (o)
-			o->state = OBJ_FREED;
+		unmade(freeing_kind, freeing);
 		freeing_kind = 0;
 	}
 	args_unlock();

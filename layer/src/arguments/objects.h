@@ -5,6 +5,13 @@
  * never dereferenced (Open MPI's are pointers to memory a free gives back):
  * a freed handle is known as freed because its free was seen, and a handle
  * that a later call makes again (the MPI reuses values) is live again.
+ *
+ * Only a handle whose making was seen (born) is ever known as freed: one the
+ * program got from a call the layer does not follow is adopted at its first
+ * use, and forgotten when it is freed, since the MPI may give its value
+ * again from such a call. A value made again while it is live is the same
+ * object with one more reference (MPICH's MPI_Type_get_contents returns the
+ * program's own derived datatypes so): it is freed when every reference is.
  */
 #ifndef MPIVET_ARGS_OBJECTS_H
 #define MPIVET_ARGS_OBJECTS_H
@@ -31,6 +38,8 @@ struct obj {
 	uint8_t state; /* OBJ_* */
 	uint8_t inter; /* an intercommunicator */
 	uint8_t cls;   /* a predefined datatype's classes for reductions */
+	uint8_t born;  /* the call that made it was seen */
+	int32_t refs;  /* references the program was given of a born object, less those it freed */
 	int32_t size;  /* a communicator's size (the remote group's for an intercommunicator) */
 	int32_t rank;  /* the rank's place in it */
 	int32_t local; /* its local group's size */

@@ -392,15 +392,16 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 		return;
 	}
 	if (call == MPIVET_ID_MPI_Comm_idup) {
-		/* the shadow is an idup of the parent, completed with the program's */
+		/* the shadow is an idup of the parent's shadow (which has none of
+		 * the program's attributes to copy), completed with the program's */
 		MPI_Request *h = ARG(MPI_Request *, 2);
 		struct shadow *s = ck_find(ARG(MPI_Comm, 0));
 		if (h && *h != MPI_REQUEST_NULL && s) {
 			struct req *r = ck_radd(*h, COLL);
 			r->newcomm = ARG(MPI_Comm *, 1);
 			r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
-			if (clocking)
-				PMPI_Comm_idup(s->comm, &r->idup, &r->aux);
+			if (clocking && s->sh != MPI_COMM_NULL)
+				PMPI_Comm_idup(s->sh, &r->idup, &r->aux);
 		}
 		return;
 	}

@@ -95,6 +95,19 @@ void ck_check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, co
 	}
 }
 
+/* waiting_pb sets the state page's status of the call in progress while it
+ * waits for a piggyback that is late: its message was received, and the
+ * wait ends by itself (limit), so the rank is not blocked: the deadlock
+ * check must not take a receive whose message was sent without a clock
+ * (by PMPI_Send, or a call mpivet does not wrap) for a receive that waits
+ * forever. 1: back inside the call. */
+static void waiting_pb(uint64_t status)
+{
+	uint64_t *s = mpivet_state_open();
+	s[MPIVET_STATE_STATUS] = status;
+	mpivet_state_close(s);
+}
+
 /* ck_await_pb receives the piggyback from src with tag on shadow sh into pb,
  * waiting for it at most limit seconds; 0 (and pb zero) if it did not come. */
 int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
@@ -109,18 +122,22 @@ int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
 		PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
 		if (!flag && ((i & 1023) == 0 || b.ns)) { /* once sleeping, a look at the time costs little */
 			double t = PMPI_Wtime();
-			if (t0 == 0)
+			if (t0 == 0) {
 				t0 = t;
-			else if (t - t0 > limit) {
+				waiting_pb(MPIVET_STATUS_DECIDING);
+			} else if (t - t0 > limit) {
 				PMPI_Cancel(&r);
 				PMPI_Wait(&r, MPI_STATUS_IGNORE);
 				memset(pb, 0, pbw * 8);
+				waiting_pb(1);
 				return 0;
 			}
 		}
 		if (!flag && mpivet_wait_sleep)
 			mpivet_backoff(&b);
 	}
+	if (t0 != 0)
+		waiting_pb(1);
 	return 1;
 }
 

@@ -1,7 +1,7 @@
 /*
- * Shadow communicators: a duplicate of each of the program's
- * communicators, made where all its members create it, on which the
- * piggybacks and clock collectives travel; by the program's handle.
+ * Shadow communicators: a copy of each of the program's communicators (its
+ * members, not its attributes), made where all its members create it, on
+ * which the piggybacks and clock collectives travel; by the program's handle.
  */
 #define _GNU_SOURCE
 #include "protocol.h"
@@ -78,10 +78,27 @@ void ck_shadow_of(MPI_Comm c, MPI_Comm sh)
 		PMPI_Comm_group(c, &s->peers);
 }
 
+/* shadow_create makes a shadow of c: its members, a context of its own and
+ * none of its attributes. MPI_Comm_dup would copy them, calling the
+ * program's copy callbacks once more per communicator (and MPI_Comm_free
+ * of the shadow its delete callbacks), which libraries that count the
+ * references of what they cache there (PETSc's inner communicators)
+ * would see. MPI_Comm_create copies no attribute (MPI 4.0 §7.4.2), and
+ * with c's local group gives an intercommunicator of c's two groups. */
+static int shadow_create(MPI_Comm c, MPI_Comm *sh)
+{
+	MPI_Group g;
+	if (PMPI_Comm_group(c, &g) != MPI_SUCCESS)
+		return MPI_ERR_COMM;
+	int rc = PMPI_Comm_create(c, g, sh);
+	PMPI_Group_free(&g);
+	return rc;
+}
+
 void ck_shadow_dup(MPI_Comm c)
 {
 	MPI_Comm sh = MPI_COMM_NULL;
-	if (c != MPI_COMM_NULL && (!clocking || PMPI_Comm_dup(c, &sh) == MPI_SUCCESS))
+	if (c != MPI_COMM_NULL && (!clocking || shadow_create(c, &sh) == MPI_SUCCESS))
 		ck_shadow_of(c, sh);
 }
 

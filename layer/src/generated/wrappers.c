@@ -6434,6 +6434,171 @@ static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t reques
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_Type_get_contents(uint64_t pc_, uint64_t datatype, int64_t max_integers, int64_t max_addresses, int64_t max_datatypes, uint64_t array_of_integers, uint64_t array_of_addresses, uint64_t array_of_datatypes_at, int64_t array_of_datatypes_stride)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)max_integers;
+		w_[k_++] = (uint64_t)max_addresses;
+		w_[k_++] = (uint64_t)max_datatypes;
+		w_[k_++] = array_of_integers;
+		w_[k_++] = array_of_addresses;
+		w_[k_++] = array_of_datatypes_at;
+		w_[k_++] = (uint64_t)array_of_datatypes_stride;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Type_get_contents(uint64_t e_, int rc_, int64_t n_array_of_datatypes, const MPI_Datatype *array_of_datatypes)
+{
+	mpivet_bc_leave_call();
+	if (n_array_of_datatypes < 0 || !array_of_datatypes)
+		n_array_of_datatypes = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_datatypes;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_datatypes;
+		for (int64_t i_ = 0; i_ < n_array_of_datatypes; i_++)
+			w_[k_++] = mpivet_type_named(array_of_datatypes[i_]) ? MPIVET_NOREC : MPIVET_H(array_of_datatypes[i_]);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_get_info(uint64_t pc_, uint64_t comm, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_get_info(uint64_t pc_, uint64_t win, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_get_group(uint64_t pc_, uint64_t win, uint64_t group_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win;
+		w_[k_++] = group_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_group, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_get_group(uint64_t e_, int rc_, uint64_t group)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = group;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_get_group, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Win_create_errhandler(uint64_t pc_, uint64_t win_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = win_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Win_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -6493,7 +6658,11 @@ int MPI_Finalize(void)
 		mpivet_ck_pre(MPIVET_ID_MPI_Finalize, e_, k_);
 	if (mpivet_slack_on)
 		mpivet_slack_finalize();
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Finalize();
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Finalize, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
@@ -8876,7 +9045,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_dup(comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -8907,7 +9080,11 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_dup_with_info, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_dup_with_info, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -8938,7 +9115,11 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_idup(comm, newcomm, request);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_idup, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -8967,7 +9148,11 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_create(comm, group, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -8998,7 +9183,11 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_group, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_create_group, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9029,7 +9218,11 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_split(comm, color, key, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9060,7 +9253,11 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_split_type, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_split_type, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9091,7 +9288,11 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9122,7 +9323,11 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_merge, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Intercomm_merge, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9153,7 +9358,11 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Cart_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9184,7 +9393,11 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Cart_sub, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Cart_sub(comm, remain_dims, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Cart_sub, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9215,7 +9428,11 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 		mpivet_dt_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Graph_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9246,7 +9463,11 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9277,7 +9498,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 		mpivet_dt_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Dist_graph_create_adjacent, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Dist_graph_create_adjacent, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9308,7 +9533,11 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_free, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_free(comm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9337,7 +9566,11 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 		mpivet_dt_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Comm_disconnect, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Comm_disconnect(comm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Comm_disconnect, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9528,7 +9761,11 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	void *k_[] = {(void *)&count, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_contiguous(count, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9549,7 +9786,11 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9570,7 +9811,11 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&stride, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9591,7 +9836,11 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9612,7 +9861,11 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9633,7 +9886,11 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9654,7 +9911,11 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	void *k_[] = {(void *)&count, (void *)&blocklength, (void *)&array_of_displacements, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9675,7 +9936,11 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9696,7 +9961,11 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes, (void *)&array_of_subsizes, (void *)&array_of_starts, (void *)&order, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9717,7 +9986,11 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9738,7 +10011,11 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	void *k_[] = {(void *)&oldtype, (void *)&lb, (void *)&extent, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9759,7 +10036,11 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	void *k_[] = {(void *)&oldtype, (void *)&newtype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_dup, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_dup(oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9805,7 +10086,11 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		mpivet_dt_pre(MPIVET_ID_MPI_Type_free, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Type_free, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Type_free(datatype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(mpivet_args_on, 1))
 		mpivet_args_post(MPIVET_ID_MPI_Type_free, k_, rc_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -9952,7 +10237,11 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 	void *k_[] = {(void *)&base, (void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_created(*win, base, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9973,7 +10262,11 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_created(*win, *(void **)baseptr, size, disp_unit, comm);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -9994,7 +10287,11 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 	void *k_[] = {(void *)&size, (void *)&disp_unit, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate_shared, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_allocate_shared(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -10013,7 +10310,11 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 	void *k_[] = {(void *)&info, (void *)&comm, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create_dynamic, k_) : 0;
 	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_create_dynamic(info, comm, win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_create_dynamic, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_create_dynamic(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
@@ -10062,7 +10363,11 @@ int MPI_Win_free(MPI_Win *win)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_free(MPIVET_PC(), MPIVET_A(win), win ? MPIVET_H(*win) : MPIVET_NOREC);
 	mpivet_rma_freed(win ? *win : MPI_WIN_NULL);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
 	int rc_ = PMPI_Win_free(win);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Win_free, rc_, MPIVET_PC());
 	mpivet_out_MPI_Win_free(e_, rc_);
@@ -10509,6 +10814,97 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Rget_accumulate, rc_, MPIVET_PC());
 	mpivet_out_MPI_Rget_accumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents(MPIVET_PC(), MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(array_of_datatypes), (int64_t)sizeof *array_of_datatypes);
+	void *k_[] = {(void *)&datatype, (void *)&max_integers, (void *)&max_addresses, (void *)&max_datatypes, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	int rc_ = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_get_contents(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_get_info(comm, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_get_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_A(info_used));
+	void *k_[] = {(void *)&comm, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_get_info, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Comm_get_info(comm, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Comm_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_get_info(win, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_get_info(MPIVET_PC(), MPIVET_H(win), MPIVET_A(info_used));
+	int rc_ = PMPI_Win_get_info(win, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_get_group(win, group);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_get_group(MPIVET_PC(), MPIVET_H(win), MPIVET_A(group));
+	int rc_ = PMPI_Win_get_group(win, group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_group, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Win_create_errhandler(MPIVET_PC(), MPIVET_A(win_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_Win_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -21337,6 +21733,201 @@ void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_cou
 		return;
 	}
 	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_get_info(mpivet_ft_MPI_Comm_get_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Comm_get_info(pc_, MPIVET_H(comm), MPIVET_A(f_info_used));
+	void *k_[] = {(void *)&comm, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_get_info, k_) : 0;
+	(void)bad_;
+	real_(f_comm, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_get_info, rc_, pc_);
+	mpivet_out_MPI_Comm_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_get_info_(void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_get_info)mpivet_next("mpi_comm_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_get_info(real_, 0, MPIVET_PC(), f_comm, f_info_used, ierr);
+}
+void mpi_comm_get_info__(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+void mpi_comm_get_info(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+void MPI_COMM_GET_INFO(void *f_comm, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_comm_get_info_")));
+
+void mpi_comm_get_info_f08_(void *f_comm, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_get_info)mpivet_next("mpi_comm_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_get_info(real_, 1, MPIVET_PC(), f_comm, f_info_used, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_get_info(mpivet_ft_MPI_Win_get_info real_, int f08_, uint64_t pc_, void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Win_get_info(pc_, MPIVET_H(win), MPIVET_A(f_info_used));
+	real_(f_win, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_info, rc_, pc_);
+	mpivet_out_MPI_Win_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_get_info_(void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_info)mpivet_next("mpi_win_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_info(real_, 0, MPIVET_PC(), f_win, f_info_used, ierr);
+}
+void mpi_win_get_info__(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+void mpi_win_get_info(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+void MPI_WIN_GET_INFO(void *f_win, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_info_")));
+
+void mpi_win_get_info_f08_(void *f_win, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_info)mpivet_next("mpi_win_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_info(real_, 1, MPIVET_PC(), f_win, f_info_used, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_get_group)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_get_group(mpivet_ft_MPI_Win_get_group real_, int f08_, uint64_t pc_, void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_Win_get_group(pc_, MPIVET_H(win), MPIVET_A(f_group));
+	real_(f_win, f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_get_group, rc_, pc_);
+	mpivet_out_MPI_Win_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_get_group_(void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_group)mpivet_next("mpi_win_get_group_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_group(real_, 0, MPIVET_PC(), f_win, f_group, ierr);
+}
+void mpi_win_get_group__(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+void mpi_win_get_group(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+void MPI_WIN_GET_GROUP(void *f_win, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_win_get_group_")));
+
+void mpi_win_get_group_f08_(void *f_win, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_get_group)mpivet_next("mpi_win_get_group_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_get_group(real_, 1, MPIVET_PC(), f_win, f_group, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Win_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Win_create_errhandler(mpivet_ft_MPI_Win_create_errhandler real_, int f08_, uint64_t pc_, void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *win_errhandler_fn = f_win_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Win_create_errhandler(pc_, MPIVET_A(win_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_win_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_Win_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_create_errhandler_(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_errhandler)mpivet_next("mpi_win_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_win_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_errhandler(real_, 0, MPIVET_PC(), f_win_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_win_create_errhandler__(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+void mpi_win_create_errhandler(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+void MPI_WIN_CREATE_ERRHANDLER(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_win_create_errhandler_")));
+
+void mpi_win_create_errhandler_f08_(void *f_win_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create_errhandler)mpivet_next("mpi_win_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_win_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_errhandler(real_, 1, MPIVET_PC(), f_win_errhandler_fn, f_errhandler, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */

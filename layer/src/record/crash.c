@@ -266,6 +266,8 @@ static void fatal_error(MPI_Comm *comm, int *code, ...)
 	PMPI_Abort(*comm, *code); /* not reached */
 }
 
+static MPI_Errhandler layer_eh = MPI_ERRHANDLER_NULL; /* never freed: its value is never another's */
+
 /* mpivet_install_error_handler puts the layer's handler on the
  * communicators that have MPI_ERRORS_ARE_FATAL, once MPI is initialised. */
 void mpivet_install_error_handler(void)
@@ -273,6 +275,7 @@ void mpivet_install_error_handler(void)
 	MPI_Errhandler eh, old;
 	if (PMPI_Comm_create_errhandler(fatal_error, &eh) != MPI_SUCCESS)
 		return;
+	layer_eh = eh;
 	MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF};
 	for (int i = 0; i < 2; i++) {
 		if (PMPI_Comm_get_errhandler(comms[i], &old) != MPI_SUCCESS)
@@ -280,7 +283,21 @@ void mpivet_install_error_handler(void)
 		if (old == MPI_ERRORS_ARE_FATAL) /* predefined: no reference to free */
 			PMPI_Comm_set_errhandler(comms[i], eh);
 	}
-	PMPI_Errhandler_free(&eh);
+}
+
+/* The program sees the handler it would have: MPI_ERRORS_ARE_FATAL where
+ * the layer's stands for it (on MPI_COMM_WORLD, MPI_COMM_SELF and the
+ * communicators made from them), a library that compares or saves and
+ * restores the handler works as without mpivet. (The Fortran bindings ask
+ * the MPI directly, and see the layer's.) */
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	int rc = PMPI_Comm_get_errhandler(comm, errhandler);
+	if (rc == MPI_SUCCESS && errhandler && layer_eh != MPI_ERRHANDLER_NULL && *errhandler == layer_eh) {
+		PMPI_Errhandler_free(errhandler); /* the reference the call gave */
+		*errhandler = MPI_ERRORS_ARE_FATAL;
+	}
+	return rc;
 }
 
 /* record_error logs an error of call at pc, with its class; fatal: raised

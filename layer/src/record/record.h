@@ -42,6 +42,14 @@ void mpivet_error(unsigned call, int rc, uint64_t pc);
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
 
+/* mpivet_type_named tells a predefined datatype (which no call makes and
+ * none may free) from a derived one, by asking the MPI. */
+static inline int mpivet_type_named(MPI_Datatype t)
+{
+	int ni, na, nd, comb;
+	return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
 /* mpivet_begin reserves a record of nwords payload words and returns where to
  * write them, or NULL when the log is full. *off receives the record offset
  * (MPIVET_NOREC when dropped). */
