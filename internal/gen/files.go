@@ -23,9 +23,11 @@ func filePre(c *api.Call) []string {
 }
 
 // filePost returns what a wrapper tells the files service once the MPI
-// call returned rc_: the file an open made, the file a close closed, and,
-// after an error (mpivet_error), which file the failed call was on.
-func filePost(c *api.Call) []string {
+// call returned rc_: the file an open made, the file a close closed, an
+// independent read completed (settled), and, after an error
+// (mpivet_error), which file the failed call was on. A Fortran wrapper
+// gives the program the request a settled read put in its C view.
+func filePost(c *api.Call, fortran bool) []string {
 	if !c.Has("file") {
 		return nil
 	}
@@ -40,11 +42,26 @@ func filePost(c *api.Call) []string {
 		hs = append(hs, "if (rc_ != MPI_SUCCESS)\n\t\tmpivet_file_error(fh_closed_)",
 			"if (rc_ == MPI_SUCCESS)\n\t\tmpivet_file_closed(fh_closed_)")
 	default:
+		if settled(c) {
+			settle := "if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)\n\t\tmpivet_file_settle(request)"
+			if fortran {
+				settle = "if (rc_ == MPI_SUCCESS && mpivet_bc_on) {\n\t\tmpivet_file_settle(request);\n\t\t*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);\n\t}"
+			}
+			hs = append(hs, settle)
+		}
 		if c.Param("fh") >= 0 {
 			hs = append(hs, "if (rc_ != MPI_SUCCESS)\n\t\tmpivet_file_error(fh)")
 		}
 	}
 	return hs
+}
+
+// settled reports whether the wrapper of c completes the operation it
+// started before it returns, when the buffer checker is on: an independent
+// nonblocking read, whose buffer the kernel fills with no MPI call in
+// progress (layer/src/buffers/hooks.c, files).
+func settled(c *api.Call) bool {
+	return c.Has("file") && c.Has("read") && c.Has("nonblocking") && !c.Has("fcoll")
 }
 
 // fileHooks writes the calls hs, one statement each.

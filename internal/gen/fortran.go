@@ -498,7 +498,7 @@ func (f *fortranGen) post() {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, pc_);\n", c.Name)
-	fileHooks(w, filePost(c))
+	fileHooks(w, filePost(c, true))
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(*%s);\n", p.Name)
 	}

@@ -665,7 +665,7 @@ func genC(w writer, c *api.Call) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, MPIVET_PC());\n", c.Name)
-	fileHooks(w, filePost(c))
+	fileHooks(w, filePost(c, false))
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS && %s)\n\t\tmpivet_record_comm(*%s);\n", p.Name, p.Name)
 	}

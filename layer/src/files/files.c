@@ -10,7 +10,10 @@
  *   - the name of the file a call that returned an error was on
  *     (MetaFileError, after the call's MetaError): the layer keeps the
  *     name of every open file by handle, from its open to its close.
- * Nothing here runs on the data calls of a file unless they fail.
+ * Nothing here runs on the data calls of a file unless they fail, except
+ * that, with the buffer checker on, an independent nonblocking read is
+ * completed before its call returns (mpivet_file_settle: buffers/hooks.c
+ * says why); the program's Wait or Test then finds it complete.
  */
 #include "files.h"
 #include "../record/record.h"
@@ -110,3 +113,51 @@ void mpivet_file_error(MPI_File fh)
 }
 
 void mpivet_file_error_named(const char *name) { meta_string(MPIVET_META_FILE_ERROR, NULL, 0, name); }
+
+/* A settled operation: what its Wait gave, for the program's. */
+struct settled {
+	MPI_Status st;
+	int rc;
+};
+
+static int settled_query(void *extra, MPI_Status *st)
+{
+	const struct settled *s = extra;
+	*st = s->st;
+	return s->rc;
+}
+
+static int settled_free(void *extra)
+{
+	free(extra);
+	return MPI_SUCCESS;
+}
+
+static int settled_cancel(void *extra, int complete)
+{
+	(void)extra, (void)complete;
+	return MPI_SUCCESS;
+}
+
+/* mpivet_file_settle completes the operation of the program's request *r,
+ * an independent file operation that needs no other rank, and gives the
+ * program in its place a generalized request already complete, whose
+ * Wait or Test returns the operation's status and error: MPICH's
+ * MPI_Request_get_status does not progress ROMIO's aio requests, so the
+ * operation cannot be completed without freeing its request. */
+void mpivet_file_settle(MPI_Request *r)
+{
+	struct settled *s = malloc(sizeof *s);
+	MPI_Request g;
+	if (!s || !r || *r == MPI_REQUEST_NULL) {
+		free(s);
+		return;
+	}
+	s->rc = PMPI_Wait(r, &s->st);
+	if (PMPI_Grequest_start(settled_query, settled_free, settled_cancel, s, &g) != MPI_SUCCESS) {
+		free(s);
+		return;
+	}
+	PMPI_Grequest_complete(g);
+	*r = g;
+}

@@ -14,5 +14,6 @@ void mpivet_file_opened(MPI_File fh, const char *name);
 void mpivet_file_closed(MPI_File fh);
 void mpivet_file_error(MPI_File fh);
 void mpivet_file_error_named(const char *name);
+void mpivet_file_settle(MPI_Request *r);
 
 #endif

@@ -816,7 +816,6 @@ enum {
 #define MPIVET_IN_MPI_File_read_at_all_begin_datatype 5
 #define MPIVET_IN_MPI_File_read_at_all_end_fh 1
 #define MPIVET_IN_MPI_File_read_at_all_end_buf 2
-#define MPIVET_OUT_MPI_File_read_at_all_end_status 1
 #define MPIVET_IN_MPI_File_write_at_all_begin_fh 1
 #define MPIVET_IN_MPI_File_write_at_all_begin_offset 2
 #define MPIVET_IN_MPI_File_write_at_all_begin_buf 3
@@ -824,35 +823,30 @@ enum {
 #define MPIVET_IN_MPI_File_write_at_all_begin_datatype 5
 #define MPIVET_IN_MPI_File_write_at_all_end_fh 1
 #define MPIVET_IN_MPI_File_write_at_all_end_buf 2
-#define MPIVET_OUT_MPI_File_write_at_all_end_status 1
 #define MPIVET_IN_MPI_File_read_all_begin_fh 1
 #define MPIVET_IN_MPI_File_read_all_begin_buf 2
 #define MPIVET_IN_MPI_File_read_all_begin_count 3
 #define MPIVET_IN_MPI_File_read_all_begin_datatype 4
 #define MPIVET_IN_MPI_File_read_all_end_fh 1
 #define MPIVET_IN_MPI_File_read_all_end_buf 2
-#define MPIVET_OUT_MPI_File_read_all_end_status 1
 #define MPIVET_IN_MPI_File_write_all_begin_fh 1
 #define MPIVET_IN_MPI_File_write_all_begin_buf 2
 #define MPIVET_IN_MPI_File_write_all_begin_count 3
 #define MPIVET_IN_MPI_File_write_all_begin_datatype 4
 #define MPIVET_IN_MPI_File_write_all_end_fh 1
 #define MPIVET_IN_MPI_File_write_all_end_buf 2
-#define MPIVET_OUT_MPI_File_write_all_end_status 1
 #define MPIVET_IN_MPI_File_read_ordered_begin_fh 1
 #define MPIVET_IN_MPI_File_read_ordered_begin_buf 2
 #define MPIVET_IN_MPI_File_read_ordered_begin_count 3
 #define MPIVET_IN_MPI_File_read_ordered_begin_datatype 4
 #define MPIVET_IN_MPI_File_read_ordered_end_fh 1
 #define MPIVET_IN_MPI_File_read_ordered_end_buf 2
-#define MPIVET_OUT_MPI_File_read_ordered_end_status 1
 #define MPIVET_IN_MPI_File_write_ordered_begin_fh 1
 #define MPIVET_IN_MPI_File_write_ordered_begin_buf 2
 #define MPIVET_IN_MPI_File_write_ordered_begin_count 3
 #define MPIVET_IN_MPI_File_write_ordered_begin_datatype 4
 #define MPIVET_IN_MPI_File_write_ordered_end_fh 1
 #define MPIVET_IN_MPI_File_write_ordered_end_buf 2
-#define MPIVET_OUT_MPI_File_write_ordered_end_status 1
 
 #include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {

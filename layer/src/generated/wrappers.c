@@ -6980,11 +6980,9 @@ static uint64_t mpivet_in_MPI_File_read_at(uint64_t pc_, uint64_t fh, int64_t of
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_read_at(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_at(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7008,11 +7006,9 @@ static uint64_t mpivet_in_MPI_File_write_at(uint64_t pc_, uint64_t fh, int64_t o
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_write_at(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_at(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7036,17 +7032,15 @@ static uint64_t mpivet_in_MPI_File_read_at_all(uint64_t pc_, uint64_t fh, int64_
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_at_all(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_at_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7071,17 +7065,15 @@ static uint64_t mpivet_in_MPI_File_write_at_all(uint64_t pc_, uint64_t fh, int64
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_at_all(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_at_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7277,11 +7269,9 @@ static uint64_t mpivet_in_MPI_File_read(uint64_t pc_, uint64_t fh, uint64_t buf,
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_read(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7304,11 +7294,9 @@ static uint64_t mpivet_in_MPI_File_write(uint64_t pc_, uint64_t fh, uint64_t buf
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_write(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7331,17 +7319,15 @@ static uint64_t mpivet_in_MPI_File_read_all(uint64_t pc_, uint64_t fh, uint64_t 
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_all(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7365,17 +7351,15 @@ static uint64_t mpivet_in_MPI_File_write_all(uint64_t pc_, uint64_t fh, uint64_t
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_all(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7567,11 +7551,9 @@ static uint64_t mpivet_in_MPI_File_read_shared(uint64_t pc_, uint64_t fh, uint64
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_read_shared(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7594,11 +7576,9 @@ static uint64_t mpivet_in_MPI_File_write_shared(uint64_t pc_, uint64_t fh, uint6
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_File_write_shared(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	(void)src_status;
-	(void)tag_status;
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7705,17 +7685,15 @@ static uint64_t mpivet_in_MPI_File_read_ordered(uint64_t pc_, uint64_t fh, uint6
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_ordered(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_ordered(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7739,17 +7717,15 @@ static uint64_t mpivet_in_MPI_File_write_ordered(uint64_t pc_, uint64_t fh, uint
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_ordered(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_ordered(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7816,21 +7792,19 @@ static uint64_t mpivet_in_MPI_File_read_at_all_end(uint64_t pc_, uint64_t fh, ui
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_at_all_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_at_all_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_at_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7897,21 +7871,19 @@ static uint64_t mpivet_in_MPI_File_write_at_all_end(uint64_t pc_, uint64_t fh, u
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_at_all_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_at_all_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_at_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -7977,21 +7949,19 @@ static uint64_t mpivet_in_MPI_File_read_all_end(uint64_t pc_, uint64_t fh, uint6
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_all_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_all_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -8057,21 +8027,19 @@ static uint64_t mpivet_in_MPI_File_write_all_end(uint64_t pc_, uint64_t fh, uint
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_all_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_all_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -8137,21 +8105,19 @@ static uint64_t mpivet_in_MPI_File_read_ordered_end(uint64_t pc_, uint64_t fh, u
 	return off_;
 }
 
-static void mpivet_out_MPI_File_read_ordered_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_read_ordered_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_ordered_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -8217,21 +8183,19 @@ static uint64_t mpivet_in_MPI_File_write_ordered_end(uint64_t pc_, uint64_t fh, 
 	return off_;
 }
 
-static void mpivet_out_MPI_File_write_ordered_end(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
+static void mpivet_out_MPI_File_write_ordered_end(uint64_t e_, int rc_)
 {
 	if (__builtin_expect(mpivet_bc_on, 0)) {
-		const uint64_t o_[] = {0, (uint64_t)src_status, (uint64_t)tag_status};
+		const uint64_t o_[] = {0};
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_ordered_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
-	uint64_t off_, n_ = 2 + 2;
+	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = e_;
 		w_[k_++] = MPIVET_I(rc_);
-		w_[k_++] = (uint64_t)src_status;
-		w_[k_++] = (uint64_t)tag_status;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered_end, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_returned(rc_);
@@ -12731,16 +12695,15 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_at(fh, offset, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12753,16 +12716,15 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_at(fh, offset, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12775,16 +12737,15 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12797,16 +12758,15 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12825,6 +12785,8 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 	int rc_ = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -12903,16 +12865,15 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12925,16 +12886,15 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12947,16 +12907,15 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_all(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_all(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12969,16 +12928,15 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_all(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_all(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12997,6 +12955,8 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 	int rc_ = PMPI_File_iread(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -13075,16 +13035,15 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_shared(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_shared(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13097,16 +13056,15 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_shared(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_shared(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13125,6 +13083,8 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	int rc_ = PMPI_File_iread_shared(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -13161,16 +13121,15 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_ordered(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_read_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_ordered(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13183,16 +13142,15 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_ordered(fh, buf, count, datatype, sp_);
+	int rc_ = PMPI_File_write_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_ordered(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13226,16 +13184,15 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_at_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_at_all_end(fh, buf, sp_);
+	int rc_ = PMPI_File_read_at_all_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at_all_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13269,16 +13226,15 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_at_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_at_all_end(fh, buf, sp_);
+	int rc_ = PMPI_File_write_at_all_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at_all_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13312,16 +13268,15 @@ int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_all_end(fh, buf, sp_);
+	int rc_ = PMPI_File_read_all_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_all_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13355,16 +13310,15 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_all_end(fh, buf, sp_);
+	int rc_ = PMPI_File_write_all_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_all_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13398,16 +13352,15 @@ int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_read_ordered_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_read_ordered_end(fh, buf, sp_);
+	int rc_ = PMPI_File_read_ordered_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_ordered_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_ordered_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -13441,16 +13394,15 @@ int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_File_write_ordered_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
-	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_end, k_) : 0;
 	(void)bad_;
-	int rc_ = PMPI_File_write_ordered_end(fh, buf, sp_);
+	int rc_ = PMPI_File_write_ordered_end(fh, buf, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_end, rc_, MPIVET_PC());
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_ordered_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_ordered_end(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -25351,21 +25303,18 @@ static void mpivet_f_MPI_File_read_at(mpivet_ft_MPI_File_read_at real_, int f08_
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_offset, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25409,21 +25358,18 @@ static void mpivet_f_MPI_File_write_at(mpivet_ft_MPI_File_write_at real_, int f0
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_offset, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25467,21 +25413,18 @@ static void mpivet_f_MPI_File_read_at_all(mpivet_ft_MPI_File_read_at_all real_, 
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_offset, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25525,21 +25468,18 @@ static void mpivet_f_MPI_File_write_at_all(mpivet_ft_MPI_File_write_at_all real_
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_offset, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25594,6 +25534,10 @@ static void mpivet_f_MPI_File_iread_at(mpivet_ft_MPI_File_iread_at real_, int f0
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -25810,21 +25754,18 @@ static void mpivet_f_MPI_File_read(mpivet_ft_MPI_File_read real_, int f08_, uint
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25867,21 +25808,18 @@ static void mpivet_f_MPI_File_write(mpivet_ft_MPI_File_write real_, int f08_, ui
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25924,21 +25862,18 @@ static void mpivet_f_MPI_File_read_all(mpivet_ft_MPI_File_read_all real_, int f0
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_all(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -25981,21 +25916,18 @@ static void mpivet_f_MPI_File_write_all(mpivet_ft_MPI_File_write_all real_, int 
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_all(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_all(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26049,6 +25981,10 @@ static void mpivet_f_MPI_File_iread(mpivet_ft_MPI_File_iread real_, int f08_, ui
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -26262,21 +26198,18 @@ static void mpivet_f_MPI_File_read_shared(mpivet_ft_MPI_File_read_shared real_, 
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_shared(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26319,21 +26252,18 @@ static void mpivet_f_MPI_File_write_shared(mpivet_ft_MPI_File_write_shared real_
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_shared(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26387,6 +26317,10 @@ static void mpivet_f_MPI_File_iread_shared(mpivet_ft_MPI_File_iread_shared real_
 		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
 	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -26488,21 +26422,18 @@ static void mpivet_f_MPI_File_read_ordered(mpivet_ft_MPI_File_read_ordered real_
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_ordered(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26545,21 +26476,18 @@ static void mpivet_f_MPI_File_write_ordered(mpivet_ft_MPI_File_write_ordered rea
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
 	int count = *(MPI_Fint *)f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, f_count, f_datatype, a_status, ierr);
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_ordered(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26654,21 +26582,18 @@ static void mpivet_f_MPI_File_read_at_all_end(mpivet_ft_MPI_File_read_at_all_end
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_at_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_at_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_at_all_end(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26763,21 +26688,18 @@ static void mpivet_f_MPI_File_write_at_all_end(mpivet_ft_MPI_File_write_at_all_e
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_at_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_at_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_at_all_end(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26871,21 +26793,18 @@ static void mpivet_f_MPI_File_read_all_end(mpivet_ft_MPI_File_read_all_end real_
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_all_end(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -26979,21 +26898,18 @@ static void mpivet_f_MPI_File_write_all_end(mpivet_ft_MPI_File_write_all_end rea
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_all_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_all_end(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -27087,21 +27003,18 @@ static void mpivet_f_MPI_File_read_ordered_end(mpivet_ft_MPI_File_read_ordered_e
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_read_ordered_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_read_ordered_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_read_ordered_end(e_, rc_);
 	mpivet_guard--;
 }
 
@@ -27195,21 +27108,18 @@ static void mpivet_f_MPI_File_write_ordered_end(mpivet_ft_MPI_File_write_ordered
 	(void)f08_;
 	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
 	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
-	MPI_Status st_, *sp_ = &st_;
-	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
-	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	MPI_Status *status = NULL;
 	uint64_t e_ = mpivet_in_MPI_File_write_ordered_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
-	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&sp_};
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_end, k_) : 0;
 	(void)bad_;
-	real_(f_fh, f_buf, a_status, ierr);
+	real_(f_fh, f_buf, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
-	PMPI_Status_f2c(a_status, &st_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_end, rc_, pc_);
 	if (rc_ != MPI_SUCCESS)
 		mpivet_file_error(fh);
-	mpivet_out_MPI_File_write_ordered_end(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_File_write_ordered_end(e_, rc_);
 	mpivet_guard--;
 }
 
