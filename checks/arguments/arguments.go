@@ -32,15 +32,21 @@ where allowed), counts not negative, datatypes valid, committed and not
 freed, communicators not MPI_COMM_NULL and not freed, tags within
 0..MPI_TAG_UB (MPI_ANY_TAG for receives), operations not MPI_OP_NULL, not
 freed and defined for the datatype, no NULL buffer with a non-zero count,
-MPI_IN_PLACE only where allowed, and send and receive buffers disjoint in
-MPI_Sendrecv and collectives. The finding names the parameter, its value,
+MPI_IN_PLACE only where allowed, send and receive buffers disjoint in
+MPI_Sendrecv and collectives; for files, handles open (not MPI_FILE_NULL,
+not closed), offsets not negative, access modes valid, a view's etype and
+filetype committed. The finding names the parameter, its value,
 the rule and the line, and is logged before the call: it is there when the
 MPI then ends the job.`,
 	KindDocs: map[string]string{"invalid-argument": `an MPI call was given an argument the standard does not allow
 
 The layer checks the arguments of every call before the MPI sees them
 (MPI 4.0 §3.2-3.7 for point-to-point calls, §6 for collectives, §6.9.2 for
-which predefined operation applies to which datatype). Such a call is
+which predefined operation applies to which datatype, §14 for files: an
+access mode with exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY and
+MPI_MODE_RDWR, no MPI_MODE_CREATE or MPI_MODE_EXCL with MPI_MODE_RDONLY, no
+MPI_MODE_SEQUENTIAL with MPI_MODE_RDWR; offsets, sizes and displacements
+not negative; file handles of open files). Such a call is
 erroneous: most MPIs end the job inside the call (under the default
 MPI_ERRORS_ARE_FATAL), each with its own message and without the
 program's line; some accept it and compute garbage, or corrupt memory
@@ -199,8 +205,52 @@ func message(p *trace.Process, a trace.Argument) string {
 			arg, paramName(a, a.Other), uint64(a.OtherValue), a.Limit)
 	case api.ArgInPlace:
 		return fmt.Sprintf("%s is not allowed here: %s", arg, inPlaceRule(a))
+	case api.ArgOffset:
+		return fmt.Sprintf("%s: a file offset, size or displacement must not be negative (MPI 4.0 §14)", arg)
+	case api.ArgAmode:
+		return fmt.Sprintf("amode=%s: %s (MPI 4.0 §14.2.1)", amodeText(p, a.Value), amodeRule(a.Limit))
+	case api.ArgFileNull:
+		if a.Call.Param("fh") == a.Param && a.Call.Params[a.Param].Role == api.Free {
+			return fmt.Sprintf("%s: the file is closed already (MPI_File_close set the handle to MPI_FILE_NULL)", arg)
+		}
+		return fmt.Sprintf("%s is not an open file (closed already?)", arg)
+	case api.ArgFileClosed:
+		return fmt.Sprintf("%s is a file handle whose file was closed already", arg)
 	}
 	return fmt.Sprintf("%s breaks rule %d", arg, a.Rule)
+}
+
+// amodes are the access mode bits, in the order they are shown.
+var amodes = []string{"MPI_MODE_RDONLY", "MPI_MODE_WRONLY", "MPI_MODE_RDWR", "MPI_MODE_CREATE", "MPI_MODE_EXCL",
+	"MPI_MODE_DELETE_ON_CLOSE", "MPI_MODE_UNIQUE_OPEN", "MPI_MODE_SEQUENTIAL", "MPI_MODE_APPEND"}
+
+// amodeText shows an access mode as the program would write it, from the
+// values the rank's MPI gives the modes (constants the layer recorded).
+func amodeText(p *trace.Process, v int64) string {
+	var parts []string
+	left := v
+	for _, n := range amodes {
+		if c, ok := p.Const(n); ok && c != 0 && v&int64(c) != 0 {
+			parts = append(parts, n)
+			left &^= int64(c)
+		}
+	}
+	if len(parts) == 0 || left != 0 {
+		return fmt.Sprint(v)
+	}
+	return strings.Join(parts, "|")
+}
+
+func amodeRule(why int64) string {
+	switch why {
+	case api.AmodeAccess:
+		return "an access mode needs exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY and MPI_MODE_RDWR"
+	case api.AmodeReadCreate:
+		return "MPI_MODE_CREATE and MPI_MODE_EXCL are not allowed with MPI_MODE_RDONLY"
+	case api.AmodeRdwrSeq:
+		return "MPI_MODE_SEQUENTIAL is not allowed with MPI_MODE_RDWR"
+	}
+	return "not a valid access mode"
 }
 
 func inPlaceRule(a trace.Argument) string {

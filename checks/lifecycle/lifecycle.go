@@ -3,6 +3,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"strings"
 
 	"mpivet/check"
 	"mpivet/checks/internal/objects"
@@ -19,7 +20,15 @@ reports an operation that is still pending when its rank calls MPI_Finalize
 (error), a persistent request started again while its previous operation is
 still active (error), and a request freed with MPI_Request_free before its
 operation completed (warning): the program then cannot know when the buffer
-may be reused, or when received data has arrived.`,
+may be reused, or when received data has arrived.
+
+Files: a nonblocking file operation (MPI_File_iwrite, MPI_File_iread_at,
+MPI_File_iwrite_all ...) is such an operation. A split collective
+(MPI_File_write_all_begin ... MPI_File_write_all_end, and the read_all,
+read_at_all, write_at_all, read_ordered and write_ordered pairs) is one
+too, without a request: its end must come before MPI_Finalize, before the
+file is closed, and before another split collective begins on the same file
+(MPI 4.0 §14.4.5: one may be active per file handle).`,
 	Requires: []*check.Check{objects.Analyzer},
 	Run:      run,
 }
@@ -39,6 +48,18 @@ func run(pass *check.Pass) (any, error) {
 					Message:   fmt.Sprintf("persistent request of %s is started while its previous operation is still active", e.Object.Created.Name()),
 					Locations: []check.Location{at, created},
 				})
+			case objects.BegunActive, objects.ClosedActive:
+				created.Note = "begun here"
+				at.Note = "begun again here"
+				what := "another split collective is begun on the file"
+				if e.What == objects.ClosedActive {
+					at.Note = "closed here"
+					what = "the file is closed"
+				}
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("split collective %s is not ended when %s: at most one may be active on a file, and it must end before the file is closed", e.Object.Created.Name(), what),
+					Locations: []check.Location{at, created},
+				})
 			case objects.FreedActive:
 				at.Note = "freed here"
 				pass.Report(check.Finding{
@@ -52,6 +73,17 @@ func run(pass *check.Pass) (any, error) {
 			continue
 		}
 		for _, o := range st.Live {
+			if o.Kind == objects.Split {
+				begun := pass.At(p, o.Created)
+				begun.Note = "begun here"
+				fin := pass.At(p, st.Finalize)
+				fin.Note = "MPI_Finalize called with it pending"
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("split collective %s is never ended (%s) before MPI_Finalize", o.Created.Name(), strings.Replace(o.Created.Name(), "_begin", "_end", 1)),
+					Locations: []check.Location{begun, fin},
+				})
+				continue
+			}
 			if o.Kind != "request" || !o.Active {
 				continue
 			}

@@ -18,7 +18,14 @@ A receive whose buffer is too small for the message that matched it
 returns as mpi-error, with the call and its source line. Programs that keep
 MPI's default error handler do not see such errors returned: the MPI ends
 the job inside the call, and mpivet reports that with the MPI's own words
-(program-failure, or truncation when the MPI says a message was truncated).`,
+(program-failure, or truncation when the MPI says a message was truncated).
+
+MPI-IO calls are the exception: a file's default error handler is
+MPI_ERRORS_RETURN (MPI 4.0 §14.7), so an MPI_File_open of a file that does
+not exist, a write to a file opened read-only, and the like return an error
+the program may well ignore, and go on with a file handle that is not
+valid. The finding names the file (as given to MPI_File_open or
+MPI_File_delete).`,
 	KindDocs: map[string]string{"truncation": `a receive returned MPI_ERR_TRUNCATE: its buffer was too small for the message
 
 A receive must give room for the whole message that matches it (MPI 3.1
@@ -47,9 +54,13 @@ func run(pass *check.Pass) (any, error) {
 			}
 			l := pass.AtSite(p, e.Call.Name, e.PC)
 			l.Note = "the call that failed"
+			on := ""
+			if e.OnFile && e.File != "" {
+				on = fmt.Sprintf(" on file %q", e.File)
+			}
 			pass.Report(check.Finding{
 				Kind:      kind,
-				Message:   fmt.Sprintf("%s returned an error: %s", e.Call.Name, what),
+				Message:   fmt.Sprintf("%s%s returned an error: %s", e.Call.Name, on, what),
 				Locations: []check.Location{l},
 			})
 		}

@@ -81,7 +81,15 @@ type EventKind int
 const (
 	StartedActive EventKind = iota // MPI_Start on a persistent request that is still active
 	FreedActive                    // MPI_Request_free on a request whose operation has not completed
+	BegunActive                    // a split collective begun on a file whose previous one has not ended
+	ClosedActive                   // MPI_File_close on a file whose split collective has not ended
 )
+
+// Split is the kind of the objects that stand for split collectives on a
+// file (MPI_File_write_all_begin ... MPI_File_write_all_end): one may be
+// pending per file, its handle is the file's, and it is Active from its
+// begin to its end.
+const Split api.HandleKind = "split collective"
 
 // State is the result of following one rank.
 type State struct {
@@ -277,7 +285,34 @@ func (f *Follower) Step(c *trace.Call) bool {
 		}
 	}
 	f.create(c)
+	f.split(c)
 	return true
+}
+
+// split follows the split collectives of files (api tags begin, end): a
+// begin that returned makes an active Split object under the file's
+// handle, its end completes it; a begin while one is pending on the file,
+// or a close of the file, is an event.
+func (f *Follower) split(c *trace.Call) {
+	begin, end, closing := c.Def.Has("begin"), c.Def.Has("end"), c.Name() == "MPI_File_close"
+	if !(begin || end || closing) || c.RC != 0 {
+		return
+	}
+	fh := c.Word("fh")
+	o := f.live.get(Split, fh, 0)
+	switch {
+	case begin && o != nil:
+		f.st.Events = append(f.st.Events, Event{BegunActive, o, c})
+	case begin:
+		o = &Object{Kind: Split, Handle: fh, Created: c, Active: true, serial: f.created}
+		f.created++
+		f.live.add(o)
+	case o != nil && closing:
+		f.st.Events = append(f.st.Events, Event{ClosedActive, o, c})
+		f.live.remove(o)
+	case o != nil:
+		f.live.remove(o)
+	}
 }
 
 // freed follows the handles call c released (read on entry).

@@ -13409,7 +13409,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[110] = {0};
+	uint64_t v[119] = {0};
 	int k = 2;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
@@ -13906,48 +13906,93 @@ void mpivet_write_constants(void)
 	v[k] = MPIVET_H(MPI_LOCK_SHARED);
 #endif
 	k++;
-#ifdef MPI_FILE_NULL
+#ifdef MPI_MODE_RDONLY
 	v[1] |= 1ULL << 35;
+	v[k] = MPIVET_H(MPI_MODE_RDONLY);
+#endif
+	k++;
+#ifdef MPI_MODE_WRONLY
+	v[1] |= 1ULL << 36;
+	v[k] = MPIVET_H(MPI_MODE_WRONLY);
+#endif
+	k++;
+#ifdef MPI_MODE_RDWR
+	v[1] |= 1ULL << 37;
+	v[k] = MPIVET_H(MPI_MODE_RDWR);
+#endif
+	k++;
+#ifdef MPI_MODE_CREATE
+	v[1] |= 1ULL << 38;
+	v[k] = MPIVET_H(MPI_MODE_CREATE);
+#endif
+	k++;
+#ifdef MPI_MODE_EXCL
+	v[1] |= 1ULL << 39;
+	v[k] = MPIVET_H(MPI_MODE_EXCL);
+#endif
+	k++;
+#ifdef MPI_MODE_DELETE_ON_CLOSE
+	v[1] |= 1ULL << 40;
+	v[k] = MPIVET_H(MPI_MODE_DELETE_ON_CLOSE);
+#endif
+	k++;
+#ifdef MPI_MODE_UNIQUE_OPEN
+	v[1] |= 1ULL << 41;
+	v[k] = MPIVET_H(MPI_MODE_UNIQUE_OPEN);
+#endif
+	k++;
+#ifdef MPI_MODE_SEQUENTIAL
+	v[1] |= 1ULL << 42;
+	v[k] = MPIVET_H(MPI_MODE_SEQUENTIAL);
+#endif
+	k++;
+#ifdef MPI_MODE_APPEND
+	v[1] |= 1ULL << 43;
+	v[k] = MPIVET_H(MPI_MODE_APPEND);
+#endif
+	k++;
+#ifdef MPI_FILE_NULL
+	v[1] |= 1ULL << 44;
 	v[k] = MPIVET_H(MPI_FILE_NULL);
 #endif
 	k++;
 #ifdef MPI_ERR_FILE
-	v[1] |= 1ULL << 36;
+	v[1] |= 1ULL << 45;
 	v[k] = MPIVET_H(MPI_ERR_FILE);
 #endif
 	k++;
 #ifdef MPI_ERR_NO_SUCH_FILE
-	v[1] |= 1ULL << 37;
+	v[1] |= 1ULL << 46;
 	v[k] = MPIVET_H(MPI_ERR_NO_SUCH_FILE);
 #endif
 	k++;
 #ifdef MPI_ERR_AMODE
-	v[1] |= 1ULL << 38;
+	v[1] |= 1ULL << 47;
 	v[k] = MPIVET_H(MPI_ERR_AMODE);
 #endif
 	k++;
 #ifdef MPI_ERR_ACCESS
-	v[1] |= 1ULL << 39;
+	v[1] |= 1ULL << 48;
 	v[k] = MPIVET_H(MPI_ERR_ACCESS);
 #endif
 	k++;
 #ifdef MPI_ERR_IO
-	v[1] |= 1ULL << 40;
+	v[1] |= 1ULL << 49;
 	v[k] = MPIVET_H(MPI_ERR_IO);
 #endif
 	k++;
 #ifdef MPI_ERR_FILE_EXISTS
-	v[1] |= 1ULL << 41;
+	v[1] |= 1ULL << 50;
 	v[k] = MPIVET_H(MPI_ERR_FILE_EXISTS);
 #endif
 	k++;
 #ifdef MPI_ERR_READ_ONLY
-	v[1] |= 1ULL << 42;
+	v[1] |= 1ULL << 51;
 	v[k] = MPIVET_H(MPI_ERR_READ_ONLY);
 #endif
 	k++;
 #ifdef MPI_ERR_BAD_FILE
-	v[1] |= 1ULL << 43;
+	v[1] |= 1ULL << 52;
 	v[k] = MPIVET_H(MPI_ERR_BAD_FILE);
 #endif
 	k++;
