@@ -128,6 +128,13 @@ func value(p *trace.Process, a trace.Argument, i int, v int64) string {
 	prm := a.Call.Params[i]
 	switch {
 	case prm.Handle != "":
+		// a constant of the handle's kind first: MPICH's MPI_FILE_NULL is
+		// 0, as MPI_BOTTOM is
+		for _, n := range p.Consts[uint64(v)] {
+			if strings.HasPrefix(n, "MPI_"+strings.ToUpper(string(prm.Handle))+"_") {
+				return n
+			}
+		}
 		return check.HandleName(p, uint64(v))
 	case prm.IsBuffer() || prm.Ptrs > 0:
 		if v == 0 {

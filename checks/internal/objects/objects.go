@@ -290,19 +290,20 @@ func (f *Follower) Step(c *trace.Call) bool {
 }
 
 // split follows the split collectives of files (api tags begin, end): a
-// begin that returned makes an active Split object under the file's
+// begin that returned successfully makes an active Split object under the file's
 // handle, its end completes it; a begin while one is pending on the file,
 // or a close of the file, is an event.
 func (f *Follower) split(c *trace.Call) {
 	begin, end, closing := c.Def.Has("begin"), c.Def.Has("end"), c.Name() == "MPI_File_close"
-	if !(begin || end || closing) || c.RC != 0 {
+	if !(begin || end || closing) {
 		return
 	}
 	fh := c.Word("fh")
 	o := f.live.get(Split, fh, 0)
 	switch {
-	case begin && o != nil:
+	case begin && o != nil: // whether or not the MPI refused it
 		f.st.Events = append(f.st.Events, Event{BegunActive, o, c})
+	case c.RC != 0:
 	case begin:
 		o = &Object{Kind: Split, Handle: fh, Created: c, Active: true, serial: f.created}
 		f.created++
