@@ -327,6 +327,12 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 			args = append(args, fmt.Sprintf("%s=[%s]", f.Name, strings.Join(hs, " ")))
 		}
 	}
+	switch f := c.File(); { // what the layer logged of an open or a view (MPI-IO)
+	case f != nil && f.View:
+		args = append(args, fmt.Sprintf("datarep=%q", f.Datarep))
+	case f != nil && len(args) > 0: // after the communicator, as in the call
+		args = append([]string{args[0], fmt.Sprintf("filename=%q", f.Name)}, args[1:]...)
+	}
 	return c.Name() + "(" + strings.Join(args, ", ") + ")"
 }
 
