@@ -1,7 +1,8 @@
 /* Nonblocking file operations whose buffers the program touches before
  * they complete: a pending write's buffer written (the file may get either
  * value), a pending read's buffer read (its contents are undefined until
- * MPI_Wait returns).
+ * MPI_Wait returns), and the buffer of a split collective write written
+ * between its begin and its end.
  * mpivet: np=2 verdict=error
  */
 #include <mpi.h>
@@ -31,6 +32,10 @@ int main(int argc, char **argv)
 	MPI_File_iread_at(fh, (MPI_Offset)rank * sizeof out, in, N, MPI_INT, &req); // want "buffer-reuse"
 	sum = *(volatile int *)&in[N - 1]; // want "buffer-reuse"
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_File_set_view(fh, (MPI_Offset)rank * sizeof out, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+	MPI_File_write_all_begin(fh, out, N, MPI_INT); // want "buffer-reuse"
+	out[1] = -1; // want "buffer-reuse"
+	MPI_File_write_all_end(fh, out, MPI_STATUS_IGNORE); // want "buffer-reuse"
 	MPI_File_close(&fh);
 	printf("%d\n", sum > 0);
 	MPI_Finalize();
