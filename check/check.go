@@ -360,6 +360,29 @@ func HandleName(proc *trace.Process, v uint64) string {
 	return HandleHex(v)
 }
 
+// amodes are the access mode bits of MPI_File_open, in the order they are
+// shown.
+var amodes = []string{"MPI_MODE_RDONLY", "MPI_MODE_WRONLY", "MPI_MODE_RDWR", "MPI_MODE_CREATE", "MPI_MODE_EXCL",
+	"MPI_MODE_DELETE_ON_CLOSE", "MPI_MODE_UNIQUE_OPEN", "MPI_MODE_SEQUENTIAL", "MPI_MODE_APPEND"}
+
+// AmodeName shows an access mode as a program writes it
+// (MPI_MODE_CREATE|MPI_MODE_RDWR), from the values the rank's MPI gives
+// the modes; a number if some bit is none of them.
+func AmodeName(proc *trace.Process, v int64) string {
+	var parts []string
+	left := v
+	for _, n := range amodes {
+		if c, ok := proc.Const(n); ok && c != 0 && v&int64(c) != 0 {
+			parts = append(parts, n)
+			left &^= int64(c)
+		}
+	}
+	if len(parts) == 0 || left != 0 {
+		return fmt.Sprint(v)
+	}
+	return strings.Join(parts, "|")
+}
+
 // HandleHex formats a handle value in hex as the MPI has it. The layer
 // records handles as 64-bit words; MPICH's are C ints, so those with the
 // high bit set (every derived datatype: 0x8c000003) arrive sign-extended,

@@ -215,7 +215,7 @@ func message(p *trace.Process, a trace.Argument) string {
 	case api.ArgOffset:
 		return fmt.Sprintf("%s: a file offset, size or displacement must not be negative (MPI 4.0 §14)", arg)
 	case api.ArgAmode:
-		return fmt.Sprintf("amode=%s: %s (MPI 4.0 §14.2.1)", amodeText(p, a.Value), amodeRule(a.Limit))
+		return fmt.Sprintf("amode=%s: %s (MPI 4.0 §14.2.1)", check.AmodeName(p, a.Value), amodeRule(a.Limit))
 	case api.ArgFileNull:
 		if a.Call.Param("fh") == a.Param && a.Call.Params[a.Param].Role == api.Free {
 			return fmt.Sprintf("%s: the file is closed already (MPI_File_close set the handle to MPI_FILE_NULL)", arg)
@@ -225,27 +225,6 @@ func message(p *trace.Process, a trace.Argument) string {
 		return fmt.Sprintf("%s is a file handle whose file was closed already", arg)
 	}
 	return fmt.Sprintf("%s breaks rule %d", arg, a.Rule)
-}
-
-// amodes are the access mode bits, in the order they are shown.
-var amodes = []string{"MPI_MODE_RDONLY", "MPI_MODE_WRONLY", "MPI_MODE_RDWR", "MPI_MODE_CREATE", "MPI_MODE_EXCL",
-	"MPI_MODE_DELETE_ON_CLOSE", "MPI_MODE_UNIQUE_OPEN", "MPI_MODE_SEQUENTIAL", "MPI_MODE_APPEND"}
-
-// amodeText shows an access mode as the program would write it, from the
-// values the rank's MPI gives the modes (constants the layer recorded).
-func amodeText(p *trace.Process, v int64) string {
-	var parts []string
-	left := v
-	for _, n := range amodes {
-		if c, ok := p.Const(n); ok && c != 0 && v&int64(c) != 0 {
-			parts = append(parts, n)
-			left &^= int64(c)
-		}
-	}
-	if len(parts) == 0 || left != 0 {
-		return fmt.Sprint(v)
-	}
-	return strings.Join(parts, "|")
 }
 
 func amodeRule(why int64) string {

@@ -57,7 +57,7 @@ func (s *rankStream) fileCall(c *trace.Call) *fileSeq {
 func fileParts(p *trace.Process, c *trace.Call, f *trace.File) (what, text []string) {
 	if !f.View {
 		what = []string{fmt.Sprintf("amode=%d", f.Amode), fmt.Sprintf("filename=%q", f.Name)}
-		return what, what
+		return what, []string{"amode=" + check.AmodeName(p, f.Amode), what[1]}
 	}
 	etype := check.HandleName(p, c.Word("etype"))
 	what = []string{fmt.Sprintf("etype=%#x/%d", f.EtypeSig, f.EtypeSize), "datarep=" + f.Datarep}

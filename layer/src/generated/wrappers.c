@@ -13409,7 +13409,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[119] = {0};
+	uint64_t v[127] = {0};
 	int k = 2;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
@@ -13994,6 +13994,46 @@ void mpivet_write_constants(void)
 #ifdef MPI_ERR_BAD_FILE
 	v[1] |= 1ULL << 52;
 	v[k] = MPIVET_H(MPI_ERR_BAD_FILE);
+#endif
+	k++;
+#ifdef MPI_ERR_NOT_SAME
+	v[1] |= 1ULL << 53;
+	v[k] = MPIVET_H(MPI_ERR_NOT_SAME);
+#endif
+	k++;
+#ifdef MPI_ERR_UNSUPPORTED_OPERATION
+	v[1] |= 1ULL << 54;
+	v[k] = MPIVET_H(MPI_ERR_UNSUPPORTED_OPERATION);
+#endif
+	k++;
+#ifdef MPI_ERR_NO_SPACE
+	v[1] |= 1ULL << 55;
+	v[k] = MPIVET_H(MPI_ERR_NO_SPACE);
+#endif
+	k++;
+#ifdef MPI_ERR_DUP_DATAREP
+	v[1] |= 1ULL << 56;
+	v[k] = MPIVET_H(MPI_ERR_DUP_DATAREP);
+#endif
+	k++;
+#ifdef MPI_ERR_UNSUPPORTED_DATAREP
+	v[1] |= 1ULL << 57;
+	v[k] = MPIVET_H(MPI_ERR_UNSUPPORTED_DATAREP);
+#endif
+	k++;
+#ifdef MPI_ERR_CONVERSION
+	v[1] |= 1ULL << 58;
+	v[k] = MPIVET_H(MPI_ERR_CONVERSION);
+#endif
+	k++;
+#ifdef MPI_ERR_FILE_IN_USE
+	v[1] |= 1ULL << 59;
+	v[k] = MPIVET_H(MPI_ERR_FILE_IN_USE);
+#endif
+	k++;
+#ifdef MPI_ERR_QUOTA
+	v[1] |= 1ULL << 60;
+	v[k] = MPIVET_H(MPI_ERR_QUOTA);
 #endif
 	k++;
 	uint64_t off;
