@@ -1,7 +1,7 @@
 ! MPI-IO from Fortran (use mpi): a file name and a data representation
 ! are CHARACTER arguments, offsets INTEGER(MPI_OFFSET_KIND). Each rank
 ! writes its block with a collective call and a nonblocking one, reads it
-! back and checks it, and closes the file; a second file, opened to be
+! back (nonblocking) and checks it, and closes the file; a second file, opened to be
 ! read, is never closed (reported with its name, at its line). The files
 ! are made in /tmp under names rank 0 chooses.
 ! mpivet: np=2 verdict=error says=mpivet-usempi-second
@@ -32,7 +32,8 @@ program iofortranusempi
   call MPI_File_write_all(fh, buf, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
   call MPI_File_iwrite_at(fh, int(0, MPI_OFFSET_KIND), buf, n, MPI_INTEGER, req, ierr)
   call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
-  call MPI_File_read_at(fh, int(0, MPI_OFFSET_KIND), back, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  call MPI_File_iread_at(fh, int(0, MPI_OFFSET_KIND), back, n, MPI_INTEGER, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
   if (any(back /= buf)) print *, 'wrong data on rank', rank
   call MPI_File_close(fh, ierr)
   call MPI_File_open(MPI_COMM_WORLD, second, wo, MPI_INFO_NULL, fh2, ierr) ! want "resource-leak"

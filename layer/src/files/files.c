@@ -153,7 +153,9 @@ void mpivet_file_settle(MPI_Request *r)
 		free(s);
 		return;
 	}
+	memset(&s->st, 0, sizeof s->st);
 	s->rc = PMPI_Wait(r, &s->st);
+	s->st.MPI_ERROR = s->rc; /* a Wait leaves it as it was; the MPI reads it from the query */
 	if (PMPI_Grequest_start(settled_query, settled_free, settled_cancel, s, &g) != MPI_SUCCESS) {
 		free(s);
 		return;
