@@ -38,7 +38,19 @@ Each rank logs the type signatures it gives (see layer/src/signatures/signature.
 they are compared block by block, and for the vector variants (Gatherv,
 Alltoallv ...) by their unit and by the totals sent and received. Fortran
 callers and programs whose threads call MPI (MPI_THREAD_MULTIPLE) are
-compared by name, root and operation only.`,
+compared by name, root and operation only.
+
+Files (MPI-IO): MPI_File_open is a collective on its communicator, and the
+members must give the same access mode and file name. Every other
+collective file call (MPI_File_set_view, MPI_File_write_all,
+MPI_File_read_at_all, the split collectives, MPI_File_write_ordered,
+MPI_File_seek_shared, MPI_File_set_size, MPI_File_preallocate,
+MPI_File_set_info, MPI_File_set_atomicity, MPI_File_sync, MPI_File_close,
+the nonblocking collectives MPI_File_iwrite_all ...) is a collective on the
+file, compared in a sequence of its own per open file: a view's etype
+(its signature and size) and data representation must be the same on
+every member (MPI 4.0 §14.3); its displacement and filetype, and the
+counts of data calls, may differ.`,
 	Kinds: []string{"collective-mismatch", "collective-missing"},
 	KindDocs: map[string]string{"collective-missing": `a collective some members of a communicator called and the others never did
 
