@@ -431,7 +431,7 @@ const (
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
 	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
 	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
-	MetaFile        = 60 // an MPI_File_open (layer/src/files), before the call: its entry record offset, amode, then the file name (string)
+	MetaFile        = 60 // an MPI_File_open (layer/src/mpiio), before the call: its entry record offset, amode, then the file name (string)
 	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...

@@ -1,7 +1,7 @@
 package main
 
 // MPI-IO: what the wrappers of file calls give the layer's files service
-// (layer/src/files) and argument checks beyond the records their
+// (layer/src/mpiio) and argument checks beyond the records their
 // parameters make.
 
 import "mpivet/api"

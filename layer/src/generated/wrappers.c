@@ -10,7 +10,7 @@
 #include "../arguments/arguments.h"
 #include "../rma/rma.h"
 #include "../wait/wait.h"
-#include "../files/files.h"
+#include "../mpiio/mpiio.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * completed before its call returns (mpivet_file_settle: buffers/hooks.c
  * says why); the program's Wait or Test then finds it complete.
  */
-#include "files.h"
+#include "mpiio.h"
 #include "../record/record.h"
 #include "../signatures/signature.h"
 

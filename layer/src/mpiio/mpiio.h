@@ -2,8 +2,8 @@
  * mpivet interposition layer: what MPI-IO calls need beyond their
  * parameters (files.c). Called by the generated wrappers only.
  */
-#ifndef MPIVET_FILES_H
-#define MPIVET_FILES_H
+#ifndef MPIVET_MPIIO_H
+#define MPIVET_MPIIO_H
 
 #include <mpi.h>
 #include <stdint.h>
