@@ -1,12 +1,12 @@
 package main
 
-// MPI-IO: what the wrappers of file calls give the layer's files service
+// MPI-IO: what the wrappers of file calls give the layer's MPI-IO service
 // (layer/src/mpiio) and argument checks beyond the records their
 // parameters make.
 
 import "mpivet/api"
 
-// filePre returns the calls to the files service a wrapper makes before
+// filePre returns the calls to the MPI-IO service a wrapper makes before
 // the MPI call, on the C views of its parameters: the name and access
 // mode of an open (MetaFile, before the call, so that a failed open is
 // named too), the etype and data representation of a view (MetaView).
@@ -22,7 +22,7 @@ func filePre(c *api.Call) []string {
 	return nil
 }
 
-// filePost returns what a wrapper tells the files service once the MPI
+// filePost returns what a wrapper tells the MPI-IO service once the MPI
 // call returned rc_: the file an open made, the file a close closed, an
 // independent read completed (settled), and, after an error
 // (mpivet_error), which file the failed call was on. A Fortran wrapper
@@ -85,7 +85,7 @@ func stringParams(ps []api.Param) []api.Param {
 }
 
 // stringView declares the C view of a Fortran CHARACTER argument: a copy
-// without its trailing blanks, ended by a NUL (the files service keeps
+// without its trailing blanks, ended by a NUL (the MPI-IO service keeps
 // names; a name longer than the view is cut).
 func stringView(w writer, p api.Param) {
 	w("\tchar s_%s[1024];\n\tconst char *%s = mpivet_f_string(f_%s, l_%s, s_%s, sizeof s_%s);\n",

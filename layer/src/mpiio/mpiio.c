@@ -1,5 +1,5 @@
 /*
- * files/: what MPI-IO calls need beyond their parameters, for the Go side
+ * mpiio/: what MPI-IO calls need beyond their parameters, for the Go side
  * (checks/collective, checks/mpierror) and the reports:
  *   - the name and access mode of an MPI_File_open (MetaFile), logged
  *     before the call, so that an open that fails is named too: once per
