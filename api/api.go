@@ -46,7 +46,7 @@ type HandleKind string
 var handleTypes = map[string]HandleKind{
 	"MPI_Comm": "comm", "MPI_Group": "group", "MPI_Datatype": "datatype", "MPI_Op": "op",
 	"MPI_Request": "request", "MPI_Info": "info", "MPI_Errhandler": "errhandler", "MPI_Message": "message",
-	"MPI_Win": "win",
+	"MPI_Win": "win", "MPI_File": "file",
 }
 
 // HandleTypes returns the C handle type of each handle kind.
@@ -77,6 +77,11 @@ type Param struct {
 func (p Param) IsBuffer() bool {
 	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Name != "baseptr"
 }
+
+// IsString reports whether the parameter is a C string (const char *: a
+// file name, a data representation), a CHARACTER in Fortran, whose length
+// the Fortran compiler passes as a hidden argument after the others.
+func (p Param) IsString() bool { return p.Base == "char" && p.Ptrs == 1 && !p.Array }
 
 // FieldKind is how a recorded field is encoded.
 type FieldKind int
@@ -128,7 +133,7 @@ func (c *Call) Logged() bool {
 			return true
 		}
 	}
-	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start", "coll", "rma"} {
+	for _, t := range []string{"init", "finalize", "abort", "pcontrol", "completion", "start", "coll", "rma", "fcoll", "begin", "end"} {
 		if c.Tags[t] {
 			return true
 		}
@@ -342,7 +347,7 @@ func field(p Param, i int) (Field, bool) {
 		switch {
 		case p.Ptrs == 0 && !p.Array && p.Handle != "":
 			f.Kind = FHandle
-		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint"):
+		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
 			f.Kind = FInt
 		default:
 			f.Kind, f.Handle = FAddr, ""
@@ -430,6 +435,9 @@ const (
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
 	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
 	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
+	MetaFile        = 60 // an MPI_File_open (layer/src/mpiio), before the call: its entry record offset, amode, then the file name (string)
+	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
+	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 
@@ -466,6 +474,17 @@ const (
 	ArgBufferNull      = 13 // a NULL buffer with a non-zero count of a predefined datatype
 	ArgOverlap         = 14 // the send and receive buffers overlap
 	ArgInPlace         = 15 // MPI_IN_PLACE where the call does not allow it
+	ArgOffset          = 16 // a negative file offset, size or displacement
+	ArgAmode           = 17 // an access mode MPI_File_open refuses (limit: what is wrong, AmodeAccess ...)
+	ArgFileNull        = 18 // MPI_FILE_NULL where a file is needed (a file closed through this handle)
+	ArgFileClosed      = 19 // a file handle whose file was closed (through another copy of the handle)
+)
+
+// What is wrong with an access mode (the limit word of an ArgAmode record).
+const (
+	AmodeAccess     = 1 // not exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR
+	AmodeReadCreate = 2 // MPI_MODE_RDONLY with MPI_MODE_CREATE or MPI_MODE_EXCL
+	AmodeRdwrSeq    = 3 // MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL
 )
 
 // Kinds of objects whose life the argument checks follow (the layer's
@@ -474,6 +493,7 @@ const (
 	ObjComm     = 1
 	ObjDatatype = 2
 	ObjOp       = 3
+	ObjFile     = 4
 )
 
 // Words of a MetaRMA record after the entry offset, shared with the layer

@@ -330,6 +330,12 @@ func Describe(proc *trace.Process, c *trace.Call) string {
 			args = append(args, fmt.Sprintf("%s=[%s]", f.Name, strings.Join(hs, " ")))
 		}
 	}
+	switch f := c.File(); { // what the layer logged of an open or a view (MPI-IO)
+	case f != nil && f.View:
+		args = append(args, fmt.Sprintf("datarep=%q", f.Datarep))
+	case f != nil && len(args) > 0: // after the communicator, as in the call
+		args = append([]string{args[0], fmt.Sprintf("filename=%q", f.Name)}, args[1:]...)
+	}
 	return c.Name() + "(" + strings.Join(args, ", ") + ")"
 }
 
@@ -355,6 +361,29 @@ func HandleName(proc *trace.Process, v uint64) string {
 		return "?"
 	}
 	return HandleHex(v)
+}
+
+// amodes are the access mode bits of MPI_File_open, in the order they are
+// shown.
+var amodes = []string{"MPI_MODE_RDONLY", "MPI_MODE_WRONLY", "MPI_MODE_RDWR", "MPI_MODE_CREATE", "MPI_MODE_EXCL",
+	"MPI_MODE_DELETE_ON_CLOSE", "MPI_MODE_UNIQUE_OPEN", "MPI_MODE_SEQUENTIAL", "MPI_MODE_APPEND"}
+
+// AmodeName shows an access mode as a program writes it
+// (MPI_MODE_CREATE|MPI_MODE_RDWR), from the values the rank's MPI gives
+// the modes; a number if some bit is none of them.
+func AmodeName(proc *trace.Process, v int64) string {
+	var parts []string
+	left := v
+	for _, n := range amodes {
+		if c, ok := proc.Const(n); ok && c != 0 && v&int64(c) != 0 {
+			parts = append(parts, n)
+			left &^= int64(c)
+		}
+	}
+	if len(parts) == 0 || left != 0 {
+		return fmt.Sprint(v)
+	}
+	return strings.Join(parts, "|")
 }
 
 // HandleHex formats a handle value in hex as the MPI has it. The layer

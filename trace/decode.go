@@ -306,6 +306,14 @@ func (d *decoder) meta(id int) {
 			c.more().data = &CollData{Send: f&api.CollSend != 0, Recv: f&api.CollRecv != 0, Totals: f&api.CollTotals != 0, NoCount: f&api.CollNoCount != 0,
 				SendSig: w[2], SendN: w[3], RecvSig: w[4], RecvN: w[5]}
 		}
+	case (id == api.MetaFile && len(w) >= 3) || (id == api.MetaView && len(w) >= 4):
+		if c := d.find(w[0]); c != nil && !c.Returned && !d.isPinned(c) {
+			if id == api.MetaFile {
+				c.more().file = &File{Amode: int64(w[1]), Name: metaString(w[2:])}
+			} else {
+				c.more().file = &File{View: true, EtypeSig: w[1], EtypeSize: int64(w[2]), Datarep: metaString(w[3:])}
+			}
+		}
 	case id == api.MetaComm:
 		if c := d.find(d.last); c != nil && !d.isPinned(c) {
 			c.more().comm = decodeComm(w)

@@ -59,6 +59,11 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaError:      (*Process).metaError,
 	api.MetaArgument:   (*Process).metaArgument,
 	api.MetaRMA:        (*Process).metaRMA,
+	api.MetaFileError: func(p *Process, w []uint64) {
+		if n := len(p.Errors); n > 0 {
+			p.Errors[n-1].OnFile, p.Errors[n-1].File = true, metaString(w)
+		}
+	},
 	api.MetaRMAValue: func(p *Process, w []uint64) {
 		if len(w) >= 5 {
 			p.RMAValues = append(p.RMAValues, RMAValue{Fence: w[0], Origin: int(int64(w[1])), Put: w[2], Off: int64(w[3]), Bytes: int64(w[4])})

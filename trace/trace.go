@@ -57,6 +57,28 @@ type CollData struct {
 type extra struct {
 	comm *Comm
 	data *CollData
+	file *File
+}
+
+// File is what the layer's files service adds to an MPI_File_open
+// (api.MetaFile: Name, Amode) or an MPI_File_set_view (api.MetaView: the
+// etype's signature and size, the data representation).
+type File struct {
+	Name      string
+	Amode     int64
+	View      bool
+	EtypeSig  uint64 // 0: unknown
+	EtypeSize int64
+	Datarep   string
+}
+
+// File returns what the layer logged of an open's file or a view (nil:
+// another call, or not known).
+func (c *Call) File() *File {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.file
 }
 
 // Comm returns the communicator the call created, with its members (nil:
@@ -240,6 +262,10 @@ type Error struct {
 	Class int64 // MPI error class
 	PC    uint64
 	Fatal bool // raised to MPI_ERRORS_ARE_FATAL: the call did not return, the job ends
+	// OnFile: the call was on a file (api.MetaFileError), named File ("":
+	// a file the layer did not see opened).
+	OnFile bool
+	File   string
 }
 
 // Argument is an argument of a call that breaks a rule of the standard

@@ -106,6 +106,13 @@ func value(p *trace.Process, a trace.Argument, i int, v int64) string {
 	prm := a.Call.Params[i]
 	switch {
 	case prm.Handle != "":
+		// a constant of the handle's kind first: MPICH's MPI_FILE_NULL is
+		// 0, as MPI_BOTTOM is
+		for _, n := range p.Consts[uint64(v)] {
+			if strings.HasPrefix(n, "MPI_"+strings.ToUpper(string(prm.Handle))+"_") {
+				return n
+			}
+		}
 		return check.HandleName(p, uint64(v))
 	case prm.IsBuffer() || prm.Ptrs > 0:
 		if v == 0 {
@@ -183,8 +190,31 @@ func message(p *trace.Process, a trace.Argument) string {
 			arg, paramName(a, a.Other), uint64(a.OtherValue), a.Limit)
 	case api.ArgInPlace:
 		return fmt.Sprintf("%s is not allowed here: %s", arg, inPlaceRule(a))
+	case api.ArgOffset:
+		return fmt.Sprintf("%s: a file offset, size or displacement must not be negative (MPI 4.0 §14)", arg)
+	case api.ArgAmode:
+		return fmt.Sprintf("amode=%s: %s (MPI 4.0 §14.2.1)", check.AmodeName(p, a.Value), amodeRule(a.Limit))
+	case api.ArgFileNull:
+		if a.Call.Param("fh") == a.Param && a.Call.Params[a.Param].Role == api.Free {
+			return fmt.Sprintf("%s: the file is closed already (MPI_File_close set the handle to MPI_FILE_NULL)", arg)
+		}
+		return fmt.Sprintf("%s is not an open file (closed already?)", arg)
+	case api.ArgFileClosed:
+		return fmt.Sprintf("%s is a file handle whose file was closed already", arg)
 	}
 	return fmt.Sprintf("%s breaks rule %d", arg, a.Rule)
+}
+
+func amodeRule(why int64) string {
+	switch why {
+	case api.AmodeAccess:
+		return "an access mode needs exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY and MPI_MODE_RDWR"
+	case api.AmodeReadCreate:
+		return "MPI_MODE_CREATE and MPI_MODE_EXCL are not allowed with MPI_MODE_RDONLY"
+	case api.AmodeRdwrSeq:
+		return "MPI_MODE_SEQUENTIAL is not allowed with MPI_MODE_RDWR"
+	}
+	return "not a valid access mode"
 }
 
 func inPlaceRule(a trace.Argument) string {

@@ -5,6 +5,7 @@ package bufferreuse
 import (
 	"embed"
 	"fmt"
+	"strings"
 
 	"mpivet/api"
 	"mpivet/check"
@@ -99,18 +100,22 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 	if !ok {
 		return
 	}
+	buffer := w.buffer
+	if start.Def.Has("file") { // a file's data, not a message's
+		buffer = "buffer"
+	}
 	var locs []check.Location
 	window := a.Kind == api.AccessWindowWriteSend || a.Kind == api.AccessWindowWriteRecv
 	if window && len(a.PCs) == 2 {
 		// Found by the contents changing between two MPI calls.
 		after := callSite(pass, p, a.PCs[0])
-		after.Note = fmt.Sprintf("%s the pending %s after this MPI call returned", w.verb, w.buffer)
+		after.Note = fmt.Sprintf("%s the pending %s after this MPI call returned", w.verb, buffer)
 		before := callSite(pass, p, a.PCs[1])
 		before.Note = "and before this MPI call (the exact line is not known: the page was touched too often to single-step every access)"
 		locs = append(locs, after, before)
 	} else {
 		access := pass.AtAccess(p, a.PCs)
-		access.Note = fmt.Sprintf("%s the pending %s", w.verb, w.buffer)
+		access.Note = fmt.Sprintf("%s the pending %s", w.verb, buffer)
 		locs = append(locs, access)
 	}
 	started := pass.At(p, start)
@@ -123,8 +128,11 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 	}
 	var tail string
 	done := completion(st, start, a.Request)
-	if start.Def.Has("rma") {
+	switch {
+	case start.Def.Has("rma"):
 		done = rmaCompletion(p, start)
+	case start.Def.Has("begin"):
+		done = splitEnd(p, start)
 	}
 	if done != nil {
 		l := pass.At(p, done)
@@ -133,11 +141,13 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 		tail = fmt.Sprintf("before %s completes it", done.Name())
 	} else if start.Def.Has("rma") {
 		tail = "and no synchronisation of its window (fence, unlock, flush, complete) ever completes it"
+	} else if start.Def.Has("begin") {
+		tail = "and no " + strings.Replace(start.Name(), "_begin", "_end", 1) + " ever ends it"
 	} else {
 		tail = "and no Wait or Test ever completes the operation"
 	}
 	pass.Report(check.Finding{
-		Message:   fmt.Sprintf("the program %s the %s of %s while the operation is pending, %s", w.verb, w.buffer, start.Name(), tail),
+		Message:   fmt.Sprintf("the program %s the %s of %s while the operation is pending, %s", w.verb, buffer, start.Name(), tail),
 		Locations: locs,
 	})
 }
@@ -161,6 +171,23 @@ func rmaCompletion(p *trace.Process, start *trace.Call) *trace.Call {
 			if c.Word("win") == start.Word("win") {
 				return c.Keep()
 			}
+		}
+	}
+	return nil
+}
+
+// splitEnd is the call that ends a split collective on a file: the next
+// end, or close, of its file (the buffer checker keeps its buffer pending
+// until then). It reads the rank's calls again, once per finding.
+func splitEnd(p *trace.Process, start *trace.Call) *trace.Call {
+	after := false
+	for c := range p.Calls() {
+		if c.Offset == start.Offset {
+			after = true
+			continue
+		}
+		if after && (c.Def.Has("end") || c.Name() == "MPI_File_close") && c.Word("fh") == start.Word("fh") {
+			return c.Keep()
 		}
 	}
 	return nil

@@ -40,6 +40,7 @@ type call struct {
 	c     *trace.Call
 	what  string // name, root, op: what is compared
 	text  string // the same for a report
+	on    string // what it is a collective on: the communicator's name, or the file's
 }
 
 // userFn is the function an MPI_Op_create gave: key identifies it the same
@@ -50,6 +51,10 @@ func describe(p *trace.Process, c *trace.Call, inter bool, ops map[uint64]userFn
 	parts := []string{c.Name()}
 	if c.HasField("root") && !inter {
 		parts = append(parts, fmt.Sprintf("root=%d", c.Int("root")))
+	}
+	if f := c.File(); f != nil { // MPI-IO: what every member must give alike
+		what, text := fileParts(p, c, f)
+		return strings.Join(append(parts, what...), " "), strings.Join(append(parts, text...), " ")
 	}
 	text = strings.Join(parts, " ")
 	if c.HasField("op") {
@@ -103,6 +108,10 @@ type rankStream struct {
 	next func() (*trace.Call, bool)
 	stop func()
 	done bool
+	// The rank's open files by handle (MPI-IO: files.go), and how many it
+	// opened on each communicator.
+	files map[uint64]*fileSeq
+	opens map[string]int
 }
 
 // onComm is the comparison of the collectives on one communicator: the
@@ -132,7 +141,8 @@ func run(pass *check.Pass) (any, error) {
 			continue
 		}
 		next, stop := iter.Pull(p.Calls())
-		s := &rankStream{p: p, ix: cs.Of(p), t: comms.NewTracker(p), ops: map[uint64]userFn{}, next: next, stop: stop}
+		s := &rankStream{p: p, ix: cs.Of(p), t: comms.NewTracker(p), ops: map[uint64]userFn{}, next: next, stop: stop,
+			files: map[uint64]*fileSeq{}, opens: map[string]int{}}
 		defer stop()
 		streams = append(streams, s)
 		byRank[p.Rank] = s
@@ -185,12 +195,23 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 		}
 		h := c.Word("comm")
 		key, inter, members := s.t.Key(h), s.t.IsInter(h), s.t.All(h)
+		on := ""
 		s.t.Created(c)
 		if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
 			s.ops[c.Word("op")] = userOp(pass, s.p, c)
 		}
-		if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
+		switch {
+		case c.Def.Has("fcoll") && !c.HasField("comm"): // on an open file: its own sequence
+			f := s.fileCall(c)
+			if f == nil {
+				continue
+			}
+			key, inter, members, on = f.key, f.inter, f.members, f.on
+		case !c.Def.Has("coll") && !c.Def.Has("fcoll") || c.Def.Has("finalize") || !c.HasField("comm"):
 			continue
+		default:
+			on = s.ix.Name(h)
+			s.opened(c, key, inter, members)
 		}
 		oc := keys[key]
 		if oc == nil {
@@ -215,7 +236,7 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 		}
 		if !oc.over {
 			what, text := describe(s.p, c, inter, s.ops)
-			oc.queue[s.p.Rank] = append(oc.queue[s.p.Rank], call{s.p, s.ix, c.Keep(), what, text})
+			oc.queue[s.p.Rank] = append(oc.queue[s.p.Rank], call{s.p, s.ix, c.Keep(), what, text, on})
 		}
 		return key
 	}
@@ -289,7 +310,7 @@ func (oc *onComm) compare(pass *check.Pass, key string, byRank map[int]*rankStre
 // compared here. Only the first collective some members lack is looked at.
 func missing(pass *check.Pass, k int, at []call, never []int, byRank map[int]*rankStream) func() {
 	first := at[0]
-	if first.comms.IsInter(first.c.Word("comm")) {
+	if first.c.HasField("comm") && first.comms.IsInter(first.c.Word("comm")) {
 		return nil
 	}
 	var locs []check.Location
@@ -317,7 +338,7 @@ func missing(pass *check.Pass, k int, at []call, never []int, byRank map[int]*ra
 			Kind:  "collective-missing",
 			Ranks: append(append([]int{}, callers...), never...),
 			Message: fmt.Sprintf("collective number %d on %s, %s, is called by %s %s and never by %s %s, which reached MPI_Finalize: every member of a communicator must call each collective on it",
-				k+1, first.comms.Name(first.c.Word("comm")), first.text, check.Plural(len(callers), "rank", "ranks"), check.RankList(callers),
+				k+1, first.on, first.text, check.Plural(len(callers), "rank", "ranks"), check.RankList(callers),
 				check.Plural(len(never), "rank", "ranks"), check.RankList(never)),
 			Locations: locs,
 		})
@@ -368,7 +389,7 @@ func report(pass *check.Pass, k int, at []call, variants map[string][]int) {
 	pass.Report(check.Finding{
 		Ranks: ranks,
 		Message: fmt.Sprintf("collective number %d on %s differs between ranks: %s",
-			k+1, first.comms.Name(first.c.Word("comm")), strings.Join(kinds, "; ")),
+			k+1, first.on, strings.Join(kinds, "; ")),
 		Locations: locs,
 	})
 }
@@ -510,7 +531,7 @@ func reportData(pass *check.Pass, k int, at []call, msg string) {
 	first := at[0]
 	pass.Report(check.Finding{
 		Message: fmt.Sprintf("collective number %d on %s (%s) is given different data: %s",
-			k+1, first.comms.Name(first.c.Word("comm")), first.c.Name(), msg),
+			k+1, first.on, first.c.Name(), msg),
 		Locations: locs,
 	})
 }

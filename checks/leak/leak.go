@@ -29,13 +29,13 @@ var Check = &check.Check{
 var kindNames = map[string]string{
 	"comm": "communicator", "group": "group", "datatype": "datatype", "op": "user-defined operation",
 	"info": "info object", "errhandler": "error handler", "message": "matched message (MPI_Mprobe) never received",
-	"win": "window",
+	"win": "window", "file": "file",
 }
 
 var freers = map[string]string{
 	"comm": "MPI_Comm_free", "group": "MPI_Group_free", "datatype": "MPI_Type_free", "op": "MPI_Op_free",
 	"info": "MPI_Info_free", "errhandler": "MPI_Errhandler_free", "message": "MPI_Mrecv or MPI_Imrecv",
-	"win": "MPI_Win_free",
+	"win": "MPI_Win_free", "file": "MPI_File_close",
 }
 
 func run(pass *check.Pass) (any, error) {
@@ -55,6 +55,9 @@ func run(pass *check.Pass) (any, error) {
 		first := map[site]*objects.Object{}
 		var order []site
 		for _, o := range st.Live {
+			if o.Kind == objects.Split { // a split collective not ended: request-lifecycle's
+				continue
+			}
 			s := site{string(o.Kind), o.Created.PC, o.Active}
 			if count[s] == 0 {
 				first[s] = o
@@ -70,6 +73,10 @@ func run(pass *check.Pass) (any, error) {
 				msg = fmt.Sprintf("persistent request created by %s is never freed (MPI_Request_free)", o.Created.Name())
 			case s.kind == "request":
 				msg = fmt.Sprintf("request of %s is never completed (MPI_Wait/MPI_Test) nor freed", o.Created.Name())
+			case s.kind == "file" && o.Created.File() != nil:
+				msg = fmt.Sprintf("file %q opened by %s is never closed (MPI_File_close)", o.Created.File().Name, o.Created.Name())
+			case s.kind == "file":
+				msg = fmt.Sprintf("file opened by %s is never closed (MPI_File_close)", o.Created.Name())
 			case s.kind == "message":
 				msg = fmt.Sprintf("message matched by %s is never received (%s)", o.Created.Name(), freers[s.kind])
 			default:

@@ -4,6 +4,7 @@ package lifecycle
 import (
 	"embed"
 	"fmt"
+	"strings"
 
 	"mpivet/check"
 	"mpivet/checks/internal/objects"
@@ -48,6 +49,18 @@ func run(pass *check.Pass) (any, error) {
 					Message:   fmt.Sprintf("communicator made by %s is used before its request completed (MPI_Wait/MPI_Test): it is not valid until then", e.Object.Created.Name()),
 					Locations: []check.Location{at, created},
 				})
+			case objects.BegunActive, objects.ClosedActive:
+				created.Note = "begun here"
+				at.Note = "begun again here"
+				what := "another split collective is begun on the file"
+				if e.What == objects.ClosedActive {
+					at.Note = "closed here"
+					what = "the file is closed"
+				}
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("split collective %s is not ended when %s: at most one may be active on a file, and it must end before the file is closed", e.Object.Created.Name(), what),
+					Locations: []check.Location{at, created},
+				})
 			case objects.FreedActive:
 				at.Note = "freed here"
 				pass.Report(check.Finding{
@@ -61,6 +74,17 @@ func run(pass *check.Pass) (any, error) {
 			continue
 		}
 		for _, o := range st.Live {
+			if o.Kind == objects.Split {
+				begun := pass.At(p, o.Created)
+				begun.Note = "begun here"
+				fin := pass.At(p, st.Finalize)
+				fin.Note = "MPI_Finalize called with it pending"
+				pass.Report(check.Finding{
+					Message:   fmt.Sprintf("split collective %s is never ended (%s) before MPI_Finalize", o.Created.Name(), strings.Replace(o.Created.Name(), "_begin", "_end", 1)),
+					Locations: []check.Location{begun, fin},
+				})
+				continue
+			}
 			if o.Kind != "request" || !o.Active {
 				continue
 			}

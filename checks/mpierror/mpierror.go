@@ -38,9 +38,13 @@ func run(pass *check.Pass) (any, error) {
 			}
 			l := pass.AtSite(p, e.Call.Name, e.PC)
 			l.Note = "the call that failed"
+			on := ""
+			if e.OnFile && e.File != "" {
+				on = fmt.Sprintf(" on file %q", e.File)
+			}
 			pass.Report(check.Finding{
 				Kind:      kind,
-				Message:   fmt.Sprintf("%s returned an error: %s", e.Call.Name, what),
+				Message:   fmt.Sprintf("%s%s returned an error: %s", e.Call.Name, on, what),
 				Locations: []check.Location{l},
 			})
 		}

@@ -43,6 +43,10 @@ func p2pRecvs(c *api.Call) bool {
 }
 func p2pAny(c *api.Call) bool { return c.Has("p2p") }
 
+// dataAny: a call with one buffer, count and datatype of data to check,
+// point-to-point or file.
+func dataAny(c *api.Call) bool { return (c.Has("p2p") || c.Has("file")) && c.Param("datatype") >= 0 }
+
 // lifeKind is the kind (api.Obj*) of an object whose handle the argument
 // checks follow, or 0.
 func lifeKind(p api.Param) int {
@@ -53,6 +57,8 @@ func lifeKind(p api.Param) int {
 		return api.ObjDatatype
 	case "op":
 		return api.ObjOp
+	case "file":
+		return api.ObjFile
 	}
 	return 0
 }
@@ -103,9 +109,19 @@ var argTables = []table{
 	{"k_rcount", namedIf(p2pAny, "recvcount")},
 	{"k_rtype", namedIf(p2pAny, "recvtype")},
 	// One buffer, count and datatype (sends, receives, Sendrecv_replace).
-	{"k_buf", namedIf(func(c *api.Call) bool { return p2pAny(c) && c.Param("datatype") >= 0 }, "buf")},
-	{"k_count", namedIf(func(c *api.Call) bool { return p2pAny(c) && c.Param("datatype") >= 0 }, "count")},
-	{"k_type", namedIf(p2pAny, "datatype")},
+	{"k_buf", namedIf(dataAny, "buf")},
+	{"k_count", namedIf(dataAny, "count")},
+	{"k_type", namedIf(dataAny, "datatype")},
+	// MPI-IO (files.go): the file, offsets, an open's access mode, a
+	// view's etype and filetype, a seek's whence.
+	{"k_file", func(c *api.Call) int {
+		return paramWhere(c, func(p api.Param) bool { return p.Handle == "file" && p.Role == api.Value })
+	}},
+	{"k_offset", fileArg("offset", "size", "disp")},
+	{"k_amode", fileArg("amode")},
+	{"k_etype", fileArg("etype")},
+	{"k_filetype", fileArg("filetype")},
+	{"k_whence", fileArg("whence")},
 	{"k_op", namedIf(func(c *api.Call) bool { return c.Has("coll") }, "op")},
 	{"k_oldtype", namedIf(func(c *api.Call) bool { return c.Has("type") }, "oldtype")},
 	{"k_new", roleParam(api.New)},

@@ -90,6 +90,23 @@ static int mpivet_f_index_base(int f08, int i, const MPI_Request *before, const 
 	return base[f08] = one;
 }
 
+/* mpivet_f_string gives a C view of a Fortran CHARACTER argument of length
+ * n: its text without trailing blanks in buf (cut to its size), ended by a
+ * NUL. */
+static const char *mpivet_f_string(const void *f, size_t n, char *buf, size_t size)
+{
+	if (!f)
+		return NULL;
+	while (n > 0 && ((const char *)f)[n - 1] == ' ')
+		n--;
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = ((const char *)f)[i];
+	buf[n] = 0;
+	return buf;
+}
+
 /* mpivet_f_alloc returns room for n elements of size bytes: stack (of
  * room elements) when they fit. */
 static void *mpivet_f_alloc(int n, size_t size, void *stack, int room)
@@ -109,19 +126,19 @@ static void *mpivet_f_alloc(int n, size_t size, void *stack, int room)
 var f2c = map[api.HandleKind]string{
 	"comm": "MPI_Comm_f2c", "group": "MPI_Group_f2c", "datatype": "MPI_Type_f2c", "op": "MPI_Op_f2c",
 	"request": "MPI_Request_f2c", "info": "MPI_Info_f2c", "errhandler": "MPI_Errhandler_f2c", "message": "MPI_Message_f2c",
-	"win": "MPI_Win_f2c",
+	"win": "MPI_Win_f2c", "file": "MPI_File_f2c",
 }
 
 var c2f = map[api.HandleKind]string{
 	"comm": "MPI_Comm_c2f", "group": "MPI_Group_c2f", "datatype": "MPI_Type_c2f", "op": "MPI_Op_c2f",
 	"request": "MPI_Request_c2f", "info": "MPI_Info_c2f", "errhandler": "MPI_Errhandler_c2f", "message": "MPI_Message_c2f",
-	"win": "MPI_Win_c2f",
+	"win": "MPI_Win_c2f", "file": "MPI_File_c2f",
 }
 
 var null = map[api.HandleKind]string{
 	"comm": "MPI_COMM_NULL", "group": "MPI_GROUP_NULL", "datatype": "MPI_DATATYPE_NULL", "op": "MPI_OP_NULL",
 	"request": "MPI_REQUEST_NULL", "info": "MPI_INFO_NULL", "errhandler": "MPI_ERRHANDLER_NULL", "message": "MPI_MESSAGE_NULL",
-	"win": "MPI_WIN_NULL",
+	"win": "MPI_WIN_NULL", "file": "MPI_FILE_NULL",
 }
 
 // fortranParams are the parameters of the Fortran binding: argc and argv of
@@ -214,6 +231,11 @@ func newFortranGen(w writer, c *api.Call) *fortranGen {
 		args = append(args, "ierr")
 		types = append(types, "MPI_Fint *")
 	}
+	for _, p := range stringParams(ps) { // hidden lengths of CHARACTER arguments
+		formals = append(formals, "size_t l_"+p.Name)
+		args = append(args, "l_"+p.Name)
+		types = append(types, "size_t")
+	}
 	if len(types) == 0 {
 		types = append(types, "void")
 	}
@@ -272,8 +294,8 @@ func (f *fortranGen) views() {
 			switch {
 			case p.Ptrs == 0 && !p.Array && p.Handle != "":
 				w("\t%s %s = %s(%s);\n", p.Base, n, f2c[p.Handle], fint(p))
-			case p.Ptrs == 0 && !p.Array && p.Base == "MPI_Aint":
-				w("\tMPI_Aint %s = *(MPI_Aint *)f_%s;\n", n, n)
+			case p.Ptrs == 0 && !p.Array && (p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
+				w("\t%s %s = *(%s *)f_%s;\n", p.Base, n, p.Base, n)
 			case p.Ptrs == 0 && !p.Array:
 				w("\tint %s = %s;\n", n, fint(p))
 			case p.IsBuffer():
@@ -302,7 +324,9 @@ func (f *fortranGen) views() {
 			w("\tMPI_Status st_, *sp_ = &st_;\n\tMPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};\n")
 			w("\tvoid *a_%s = mpivet_f_ignored(f_%s, f08_, 0) ? fst_ : f_%s;\n", n, n, n)
 		case api.Ignore:
-			if isStatuses(p) {
+			if p.IsString() {
+				stringView(w, p)
+			} else if isStatuses(p) {
 				// Only the hooks read statuses: made when they run.
 				w("\tMPI_Status ss_[16], *%s = ss_;\n\tMPI_Fint fss_[16 * MPIVET_F_STATUS_SIZE];\n\tvoid *a_%s = f_%s;\n", n, n, n)
 				w("\tif (mpivet_ck_on) {\n\t\t%s = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);\n", n)
@@ -474,6 +498,7 @@ func (f *fortranGen) post() {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, pc_);\n", c.Name)
+	fileHooks(w, filePost(c, true))
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(*%s);\n", p.Name)
 	}

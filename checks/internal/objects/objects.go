@@ -84,7 +84,15 @@ const (
 	// UsedPending: a communicator used before the nonblocking call that
 	// makes it (MPI_Comm_idup) completed; Object is that call's request.
 	UsedPending
+	BegunActive  // a split collective begun on a file whose previous one has not ended
+	ClosedActive // MPI_File_close on a file whose split collective has not ended
 )
+
+// Split is the kind of the objects that stand for split collectives on a
+// file (MPI_File_write_all_begin ... MPI_File_write_all_end): one may be
+// pending per file, its handle is the file's, and it is Active from its
+// begin to its end.
+const Split api.HandleKind = "split collective"
 
 // State is the result of following one rank.
 type State struct {
@@ -288,7 +296,35 @@ func (f *Follower) Step(c *trace.Call) bool {
 		}
 	}
 	f.create(c)
+	f.split(c)
 	return true
+}
+
+// split follows the split collectives of files (api tags begin, end): a
+// begin that returned successfully makes an active Split object under the file's
+// handle, its end completes it; a begin while one is pending on the file,
+// or a close of the file, is an event.
+func (f *Follower) split(c *trace.Call) {
+	begin, end, closing := c.Def.Has("begin"), c.Def.Has("end"), c.Name() == "MPI_File_close"
+	if !(begin || end || closing) {
+		return
+	}
+	fh := c.Word("fh")
+	o := f.live.get(Split, fh, 0)
+	switch {
+	case begin && o != nil: // whether or not the MPI refused it
+		f.st.Events = append(f.st.Events, Event{BegunActive, o, c})
+	case c.RC != 0:
+	case begin:
+		o = &Object{Kind: Split, Handle: fh, Created: c, Active: true, serial: f.created}
+		f.created++
+		f.live.add(o)
+	case o != nil && closing:
+		f.st.Events = append(f.st.Events, Event{ClosedActive, o, c})
+		f.live.remove(o)
+	case o != nil:
+		f.live.remove(o)
+	}
 }
 
 // freed follows the handles call c released (read on entry).

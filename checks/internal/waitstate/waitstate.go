@@ -653,6 +653,8 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 	label := fmt.Sprintf("%s request%s", o.Created.Name(), index)
 	c := o.Created
 	switch {
+	case c.Def.Has("file") && !c.Def.Has("fcoll"): // independent I/O needs no other rank
+		return nil
 	case c.Def.Has("recv"):
 		return a.recv(r, c, label)
 	case c.Def.Has("send"):

@@ -29,7 +29,14 @@
  *   - MPI_IN_PLACE only where a collective allows it (§6.2.1); never in
  *     point-to-point calls nor neighbourhood collectives;
  *   - send and receive buffers disjoint in MPI_Sendrecv and in collectives
- *     (not in place), by the datatypes' true extents.
+ *     (not in place), by the datatypes' true extents;
+ *   - files (§14): a file handle not MPI_FILE_NULL, not closed; offsets,
+ *     sizes and view displacements not negative (a seek's only from
+ *     MPI_SEEK_SET; a view's MPI_DISPLACEMENT_CURRENT); an access mode with
+ *     exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR, no
+ *     MPI_MODE_CREATE or MPI_MODE_EXCL with MPI_MODE_RDONLY, no
+ *     MPI_MODE_SEQUENTIAL with MPI_MODE_RDWR; a view's etype and filetype
+ *     committed, the data's count and datatype as in point-to-point calls.
  * Counts or datatypes that differ between the members of a collective are
  * collective-mismatch's (signatures/), not repeated here.
  */
@@ -57,7 +64,8 @@ static void report(unsigned call, int param, int rule, int64_t value, int64_t li
 	 * which nothing would ever receive) */
 	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
 		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED ||
-		      rule == MPIVET_ARG_COUNT || rule == MPIVET_ARG_RANK || rule == MPIVET_ARG_TAG || rule == MPIVET_ARG_ROOT;
+		      rule == MPIVET_ARG_COUNT || rule == MPIVET_ARG_RANK || rule == MPIVET_ARG_TAG || rule == MPIVET_ARG_ROOT ||
+		      rule == MPIVET_ARG_FILE_NULL || rule == MPIVET_ARG_FILE_CLOSED;
 	struct obj *seen = args_put(OBJ_SITE, mpivet_call_pc * 31 + (uint64_t)param * 16 + (uint64_t)rule);
 	if (seen && seen->state == OBJ_LIVE)
 		return;
@@ -419,6 +427,81 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 	check_overlap(call, sb, d.send.buf, ns, d.send.type, st, rb, d.recv.buf, nr, d.recv.type, rt);
 }
 
+/* ---- Files ---- */
+
+static void check_file_handle(unsigned call, int kf, MPI_File f)
+{
+	if (f == MPI_FILE_NULL) {
+		report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)MPIVET_H(f), 0, -1, 0);
+		return;
+	}
+	struct obj *o = args_find(MPIVET_OBJ_FILE, MPIVET_H(f));
+	if (o && o->state == OBJ_FREED)
+		report(call, kf, MPIVET_ARG_FILE_CLOSED, (int64_t)MPIVET_H(f), 0, -1, 0);
+}
+
+static void check_amode(unsigned call, int ka, int amode)
+{
+	int access = !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) + !!(amode & MPI_MODE_RDWR);
+	int why = access != 1					       ? MPIVET_AMODE_ACCESS
+		  : (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)) ? MPIVET_AMODE_READ_CREATE
+		  : (amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL)	       ? MPIVET_AMODE_RDWR_SEQ
+										       : 0;
+	if (why)
+		report(call, ka, MPIVET_ARG_AMODE, amode, why, -1, 0);
+}
+
+/* check_file checks what a file call is given besides its data. */
+static void check_file(unsigned call, void *const *k)
+{
+	int kf = mpivet_call_k_file[call], ko = mpivet_call_k_offset[call], kw = mpivet_call_k_whence[call];
+	if (kf >= 0)
+		check_file_handle(call, kf, HANDLE_AT(k, kf, MPI_File));
+	if (ko >= 0) {
+		MPI_Offset off = HANDLE_AT(k, ko, MPI_Offset);
+		int skip = (kw >= 0 && INT_AT(k, kw) != MPI_SEEK_SET) ||
+			   (call == MPIVET_ID_MPI_File_set_view && off == MPI_DISPLACEMENT_CURRENT);
+		if (off < 0 && !skip)
+			report(call, ko, MPIVET_ARG_OFFSET, (int64_t)off, 0, -1, 0);
+	}
+	if (mpivet_call_k_amode[call] >= 0)
+		check_amode(call, mpivet_call_k_amode[call], INT_AT(k, mpivet_call_k_amode[call]));
+	if (mpivet_call_k_etype[call] >= 0)
+		check_type(call, mpivet_call_k_etype[call], k, 1);
+	if (mpivet_call_k_filetype[call] >= 0)
+		check_type(call, mpivet_call_k_filetype[call], k, 1);
+}
+
+/* handle_at reads the handle of kind (api.Obj*) the program keeps at p. */
+static uint64_t handle_at(int kind, const void *p)
+{
+	switch (kind) {
+	case MPIVET_OBJ_COMM:
+		return MPIVET_H(*(const MPI_Comm *)p);
+	case MPIVET_OBJ_DATATYPE:
+		return MPIVET_H(*(const MPI_Datatype *)p);
+	case MPIVET_OBJ_FILE:
+		return MPIVET_H(*(const MPI_File *)p);
+	}
+	return MPIVET_H(*(const MPI_Op *)p);
+}
+
+static int is_null(int kind, uint64_t h)
+{
+	switch (kind) {
+	case MPIVET_OBJ_COMM:
+		return h == MPIVET_H(MPI_COMM_NULL);
+	case MPIVET_OBJ_DATATYPE:
+		return h == MPIVET_H(MPI_DATATYPE_NULL);
+	case MPIVET_OBJ_FILE:
+		return h == MPIVET_H(MPI_FILE_NULL);
+	}
+	return h == MPIVET_H(MPI_OP_NULL);
+}
+
+static const int freed_rule[] = {[MPIVET_OBJ_COMM] = MPIVET_ARG_COMM_FREED, [MPIVET_OBJ_DATATYPE] = MPIVET_ARG_TYPE_FREED,
+				 [MPIVET_OBJ_OP] = MPIVET_ARG_OP_FREED, [MPIVET_OBJ_FILE] = MPIVET_ARG_FILE_CLOSED};
+
 /* ---- The hooks ---- */
 
 int mpivet_args_pre(unsigned call, void *const *k)
@@ -438,6 +521,7 @@ int mpivet_args_pre(unsigned call, void *const *k)
 		check_coll(call, k, c);
 	if (mpivet_call_k_oldtype[call] >= 0)
 		check_type(call, mpivet_call_k_oldtype[call], k, 0);
+	check_file(call, k);
 	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0])
 		check_type(call, 0, (void *const[]){*(MPI_Datatype *const *)k[0]}, 0);
 	int kf = mpivet_call_k_free[call];
@@ -445,34 +529,17 @@ int mpivet_args_pre(unsigned call, void *const *k)
 	if (kf >= 0 && *(void *const *)k[kf]) {
 		/* the handle as the call gets it: the MPI sets the program's to null */
 		int kind = mpivet_call_f_kind[call];
-		uint64_t h = kind == MPIVET_OBJ_COMM	 ? MPIVET_H(**(MPI_Comm *const *)k[kf])
-			     : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(**(MPI_Datatype *const *)k[kf])
-							   : MPIVET_H(**(MPI_Op *const *)k[kf]);
+		uint64_t h = handle_at(kind, *(void *const *)k[kf]);
 		struct obj *o = args_find(kind, h);
-		if (o && o->state == OBJ_FREED) {
-			int rule = kind == MPIVET_OBJ_COMM ? MPIVET_ARG_COMM_FREED
-				   : kind == MPIVET_OBJ_DATATYPE ? MPIVET_ARG_TYPE_FREED : MPIVET_ARG_OP_FREED;
-			report(call, kf, rule, (int64_t)h, 0, -1, 0);
-		}
+		if (o && o->state == OBJ_FREED)
+			report(call, kf, freed_rule[kind], (int64_t)h, 0, -1, 0);
+		else if (kind == MPIVET_OBJ_FILE && is_null(kind, h)) /* closed already through this handle */
+			report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)h, 0, -1, 0);
 		freeing = h;
 		freeing_kind = kind;
 	}
 	args_unlock();
 	return bad_handle;
-}
-
-static uint64_t handle_at(int kind, const void *p)
-{
-	return kind == MPIVET_OBJ_COMM	       ? MPIVET_H(*(const MPI_Comm *)p)
-	       : kind == MPIVET_OBJ_DATATYPE ? MPIVET_H(*(const MPI_Datatype *)p)
-					     : MPIVET_H(*(const MPI_Op *)p);
-}
-
-static int is_null(int kind, uint64_t h)
-{
-	return kind == MPIVET_OBJ_COMM	       ? h == MPIVET_H(MPI_COMM_NULL)
-	       : kind == MPIVET_OBJ_DATATYPE ? h == MPIVET_H(MPI_DATATYPE_NULL)
-					     : h == MPIVET_H(MPI_OP_NULL);
 }
 
 /* made follows handle h that call made: a new object, or one more
@@ -489,7 +556,7 @@ static void made(unsigned call, int kind, uint64_t h, void *const *k)
 	o->born = 1;
 	o->refs = 1;
 	o->spans = 0; /* a value made again is another datatype */
-	o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_OP ? OBJ_LIVE : OBJ_UNCOMMITTED;
+	o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_DATATYPE ? OBJ_UNCOMMITTED : OBJ_LIVE;
 	if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
 		const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));
 		if (!from || from->state != OBJ_UNCOMMITTED)

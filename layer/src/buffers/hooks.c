@@ -302,6 +302,60 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 	return 1;
 }
 
+/* files registers the buffers of a nonblocking file operation (under its
+ * request) and of a split collective's begin (under the file's handle: one
+ * may be pending per file, until its end), and forgets the latter at the
+ * end or when the file is closed; it returns 0 for a call of another kind.
+ * A write's buffer may be read while pending. A read's is filled by the
+ * kernel with no MPI call in progress (both MPIs read files with POSIX aio,
+ * whose helper threads get EFAULT on a protected page, and the read fails
+ * or never completes): an independent read (iread, iread_at, iread_shared)
+ * is registered only because its wrapper completed it before it returned
+ * (files/: mpivet_file_settle), which the standard allows; a collective
+ * one, which cannot be completed without the other ranks, is not watched. */
+static int files(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	switch (call) {
+#define FILE_OP(c, recv) \
+	case MPIVET_ID_##c: \
+		bc_add(call, recv, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), OUT(c, request), IN(c, request_at), logref, 0); \
+		break;
+		FILE_OP(MPI_File_iread_at, 1)
+		FILE_OP(MPI_File_iwrite_at, 0)
+		FILE_OP(MPI_File_iwrite_at_all, 0)
+		FILE_OP(MPI_File_iread, 1)
+		FILE_OP(MPI_File_iwrite, 0)
+		FILE_OP(MPI_File_iwrite_all, 0)
+		FILE_OP(MPI_File_iread_shared, 1)
+		FILE_OP(MPI_File_iwrite_shared, 0)
+#undef FILE_OP
+#define BEGIN(c) \
+	case MPIVET_ID_##c: \
+		bc_add(call, 0, IN(c, buf), (int64_t)IN(c, count), IN(c, datatype), IN(c, fh), 0, logref, 0); \
+		break;
+		BEGIN(MPI_File_write_at_all_begin)
+		BEGIN(MPI_File_write_all_begin)
+		BEGIN(MPI_File_write_ordered_begin)
+#undef BEGIN
+#define END(c) \
+	case MPIVET_ID_##c: \
+		bc_finish_all(IN(c, fh)); \
+		break;
+		END(MPI_File_read_at_all_end)
+		END(MPI_File_write_at_all_end)
+		END(MPI_File_read_all_end)
+		END(MPI_File_write_all_end)
+		END(MPI_File_read_ordered_end)
+		END(MPI_File_write_ordered_end)
+		END(MPI_File_close)
+#undef END
+	default:
+		return 0;
+	}
+	(void)o;
+	return 1;
+}
+
 /* out registers the operations a call started and forgets those it
  * completed. */
 static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
@@ -320,7 +374,7 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 	}
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
 		return;
-	if (rma(call, logref, o))
+	if (rma(call, logref, o) || files(call, logref, o))
 		return;
 	switch (call) {
 #define P2P(c, recv, persistent) \

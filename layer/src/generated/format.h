@@ -35,6 +35,9 @@
 #define MPIVET_META_RMA 33
 #define MPIVET_META_THREADS 47
 #define MPIVET_META_RMA_VALUE 48
+#define MPIVET_META_FILE 60
+#define MPIVET_META_VIEW 61
+#define MPIVET_META_FILE_ERROR 62
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
@@ -95,11 +98,21 @@
 #define MPIVET_ARG_BUFFER_NULL 13
 #define MPIVET_ARG_OVERLAP 14
 #define MPIVET_ARG_IN_PLACE 15
+#define MPIVET_ARG_OFFSET 16
+#define MPIVET_ARG_AMODE 17
+#define MPIVET_ARG_FILE_NULL 18
+#define MPIVET_ARG_FILE_CLOSED 19
+
+/* What is wrong with an access mode, the limit of an ARG_AMODE record (api.Amode*) */
+#define MPIVET_AMODE_ACCESS 1
+#define MPIVET_AMODE_READ_CREATE 2
+#define MPIVET_AMODE_RDWR_SEQ 3
 
 /* Objects whose life the argument checks follow, in mpivet_call_a_kind (api.Obj*) */
 #define MPIVET_OBJ_COMM 1
 #define MPIVET_OBJ_DATATYPE 2
 #define MPIVET_OBJ_OP 3
+#define MPIVET_OBJ_FILE 4
 
 /* Flags of mpivet_call_flags (api.Call*) */
 #define MPIVET_CALL_COLL 1

@@ -10,6 +10,7 @@
 #include "../arguments/arguments.h"
 #include "../rma/rma.h"
 #include "../wait/wait.h"
+#include "../mpiio/mpiio.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -6599,6 +6600,1772 @@ static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t 
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_File_open(uint64_t pc_, uint64_t comm, int64_t amode, uint64_t info, uint64_t fh_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = (uint64_t)amode;
+		w_[k_++] = info;
+		w_[k_++] = fh_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_open, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_open(uint64_t e_, int rc_, uint64_t fh)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = fh;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_open, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_close(uint64_t pc_, uint64_t fh_at, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh_at, (uint64_t)fh};
+		mpivet_bc_in(MPIVET_ID_MPI_File_close, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh_at;
+		w_[k_++] = fh;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_close, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_close(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_close, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_close, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_delete(uint64_t pc_, uint64_t info)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_delete << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_delete(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_set_size(uint64_t pc_, uint64_t fh, int64_t size)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)size;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_size, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_set_size(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_size, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_preallocate(uint64_t pc_, uint64_t fh, int64_t size)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)size;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_preallocate, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_preallocate(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_preallocate, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_size(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_size << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_size(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_group(uint64_t pc_, uint64_t fh, uint64_t group_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = group_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_group, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_get_group(uint64_t e_, int rc_, uint64_t group)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = group;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_group, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_amode(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_amode << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_amode(uint64_t e_, int rc_, int64_t amode)
+{
+	mpivet_bc_leave_call();
+	(void)amode;
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_set_info(uint64_t pc_, uint64_t fh, uint64_t info)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_set_info(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_info(uint64_t pc_, uint64_t fh, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_set_view(uint64_t pc_, uint64_t fh, int64_t disp, uint64_t etype, uint64_t filetype, uint64_t info)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)disp;
+		w_[k_++] = etype;
+		w_[k_++] = filetype;
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_view, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_set_view(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_view, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_set_atomicity(uint64_t pc_, uint64_t fh, int64_t flag)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)flag;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_atomicity, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_set_atomicity(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_set_atomicity, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_atomicity(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_atomicity << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_atomicity(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_sync(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_sync, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_sync(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_sync, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_seek(uint64_t pc_, uint64_t fh, int64_t offset, int64_t whence)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = (uint64_t)whence;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_seek << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_seek(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_seek_shared(uint64_t pc_, uint64_t fh, int64_t offset, int64_t whence)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = (uint64_t)whence;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_seek_shared, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_seek_shared(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_seek_shared, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_position(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_position << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_position(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_position_shared(uint64_t pc_, uint64_t fh)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_position_shared << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_position_shared(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_get_byte_offset(uint64_t pc_, uint64_t fh, int64_t offset)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_get_byte_offset << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_get_byte_offset(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_read_at << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_read_at(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_write_at << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_write_at(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_at_all(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_at_all(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iread_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iread_at, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_at, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iread_at(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iread_at, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_at, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iwrite_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_at, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_at, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iwrite_at(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_at, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_at, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iread_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iread_at_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_at_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iread_at_all(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iread_at_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_at_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iwrite_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_at_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_at_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iwrite_at_all(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_at_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_at_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_read << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_read(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_write << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_write(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_all(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_all(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iread(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iread, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iread(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iread, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iwrite(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iwrite(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iread_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iread_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iread_all(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iread_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iwrite_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_all, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_all, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iwrite_all(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_all, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_all, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_read_shared << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_read_shared(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_File_write_shared << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_File_write_shared(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iread_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iread_shared, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_shared, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iread_shared(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iread_shared, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iread_shared, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_iwrite_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_shared, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_shared, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_iwrite_shared(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_shared, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_iwrite_shared, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_ordered(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_ordered(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_ordered(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_ordered(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_at_all_begin(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_at_all_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_at_all_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_at_all_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_at_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_at_all_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_at_all_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_at_all_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_at_all_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_at_all_begin(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_at_all_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = (uint64_t)offset;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_at_all_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_at_all_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_at_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_at_all_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_at_all_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_at_all_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_at_all_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_all_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_all_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_all_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_all_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_all_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_all_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_all_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_all_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_all_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_all_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_all_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_all_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_all_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_all_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_all_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_all_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_ordered_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_ordered_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_ordered_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_ordered_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_read_ordered_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_read_ordered_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_read_ordered_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_read_ordered_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_read_ordered_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_ordered_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_ordered_begin, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered_begin, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_ordered_begin(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_ordered_begin, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered_begin, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_write_ordered_end(uint64_t pc_, uint64_t fh, uint64_t buf)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
+		mpivet_bc_in(MPIVET_ID_MPI_File_write_ordered_end, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = buf;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered_end, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_write_ordered_end(uint64_t e_, int rc_)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0};
+		mpivet_bc_out(MPIVET_ID_MPI_File_write_ordered_end, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_write_ordered_end, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -10909,9 +12676,1136 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MP
 	return rc_;
 }
 
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_open(comm, filename, amode, info, fh);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_open(MPIVET_PC(), MPIVET_H(comm), MPIVET_I(amode), MPIVET_H(info), MPIVET_A(fh));
+	void *k_[] = {(void *)&comm, (void *)&filename, (void *)&amode, (void *)&info, (void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_open, k_) : 0;
+	(void)bad_;
+	mpivet_file_open(e_, filename, amode);
+	int rc_ = PMPI_File_open(comm, filename, amode, info, fh);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_open, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_open, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && fh)
+		mpivet_file_opened(*fh, filename);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error_named(filename);
+	mpivet_out_MPI_File_open(e_, rc_, (rc_ == MPI_SUCCESS && fh) ? MPIVET_H(*fh) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_close(fh);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_close(MPIVET_PC(), MPIVET_A(fh), fh ? MPIVET_H(*fh) : MPIVET_NOREC);
+	void *k_[] = {(void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_close, k_) : 0;
+	(void)bad_;
+	MPI_File fh_closed_ = fh ? *fh : MPI_FILE_NULL;
+	int rc_ = PMPI_File_close(fh);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_close, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_close, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh_closed_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_file_closed(fh_closed_);
+	mpivet_out_MPI_File_close(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_delete(const char *filename, MPI_Info info)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_delete(filename, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_delete(MPIVET_PC(), MPIVET_H(info));
+	int rc_ = PMPI_File_delete(filename, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_delete, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error_named(filename);
+	mpivet_out_MPI_File_delete(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_set_size(fh, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_set_size(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(size));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_size, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_set_size(fh, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_size, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_size(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_preallocate(fh, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_preallocate(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(size));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_preallocate, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_preallocate(fh, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_preallocate, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_preallocate(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_size(fh, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_size(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_size, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_size(fh, size);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_size, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_size(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_group(MPI_File fh, MPI_Group *group)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_group(fh, group);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_group(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(group));
+	void *k_[] = {(void *)&fh, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_group, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_group(fh, group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_group, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_amode(MPI_File fh, int *amode)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_amode(fh, amode);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_amode(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&amode};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_amode, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_amode(fh, amode);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_amode, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_amode(e_, rc_, amode ? MPIVET_I(*amode) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_set_info(fh, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_set_info(MPIVET_PC(), MPIVET_H(fh), MPIVET_H(info));
+	void *k_[] = {(void *)&fh, (void *)&info};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_info, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_set_info(fh, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_info, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_info(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_info(fh, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_info(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(info_used));
+	void *k_[] = {(void *)&fh, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_info, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_info(fh, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_info, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_set_view(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(disp), MPIVET_H(etype), MPIVET_H(filetype), MPIVET_H(info));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep, (void *)&info};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_view, k_) : 0;
+	(void)bad_;
+	mpivet_file_view(e_, etype, datarep, bad_);
+	int rc_ = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_view, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_view(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_set_atomicity(fh, flag);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_set_atomicity(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(flag));
+	void *k_[] = {(void *)&fh, (void *)&flag};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_atomicity, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_set_atomicity(fh, flag);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_atomicity, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_atomicity(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_atomicity(MPI_File fh, int *flag)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_atomicity(fh, flag);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_atomicity(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&flag};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_atomicity, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_atomicity(fh, flag);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_atomicity, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_atomicity(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_sync(MPI_File fh)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_sync(fh);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_sync(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_sync, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_sync(fh);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_sync, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_sync(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_seek(fh, offset, whence);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_seek(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_I(whence));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&whence};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_seek, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_seek(fh, offset, whence);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_seek, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_seek(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_seek_shared(fh, offset, whence);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_seek_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_I(whence));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&whence};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_seek_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_seek_shared(fh, offset, whence);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_seek_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_seek_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_position(fh, offset);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_position(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&offset};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_position, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_position(fh, offset);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_position, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_position(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_position_shared(fh, offset);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_position_shared(MPIVET_PC(), MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&offset};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_position_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_position_shared(fh, offset);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_position_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_position_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_byte_offset(fh, offset, disp);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_byte_offset(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&disp};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_byte_offset, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_get_byte_offset(fh, offset, disp);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_byte_offset, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_byte_offset(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_all(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_all(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iread(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iwrite(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_all(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iread_all(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_shared(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_shared(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_shared(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_shared(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_at_all_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_at_all_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_begin(fh, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_all_begin(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_all_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_begin(fh, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_all_begin(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_all_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_read_ordered_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_end(fh, buf, status);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_end(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_end, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_File_write_ordered_end(fh, buf, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_end, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_end(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
 void mpivet_write_constants(void)
 {
-	uint64_t v[101] = {0};
+	uint64_t v[127] = {0};
 	int k = 2;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
@@ -11408,6 +14302,136 @@ void mpivet_write_constants(void)
 	v[k] = MPIVET_H(MPI_LOCK_SHARED);
 #endif
 	k++;
+#ifdef MPI_MODE_RDONLY
+	v[1] |= 1ULL << 35;
+	v[k] = MPIVET_H(MPI_MODE_RDONLY);
+#endif
+	k++;
+#ifdef MPI_MODE_WRONLY
+	v[1] |= 1ULL << 36;
+	v[k] = MPIVET_H(MPI_MODE_WRONLY);
+#endif
+	k++;
+#ifdef MPI_MODE_RDWR
+	v[1] |= 1ULL << 37;
+	v[k] = MPIVET_H(MPI_MODE_RDWR);
+#endif
+	k++;
+#ifdef MPI_MODE_CREATE
+	v[1] |= 1ULL << 38;
+	v[k] = MPIVET_H(MPI_MODE_CREATE);
+#endif
+	k++;
+#ifdef MPI_MODE_EXCL
+	v[1] |= 1ULL << 39;
+	v[k] = MPIVET_H(MPI_MODE_EXCL);
+#endif
+	k++;
+#ifdef MPI_MODE_DELETE_ON_CLOSE
+	v[1] |= 1ULL << 40;
+	v[k] = MPIVET_H(MPI_MODE_DELETE_ON_CLOSE);
+#endif
+	k++;
+#ifdef MPI_MODE_UNIQUE_OPEN
+	v[1] |= 1ULL << 41;
+	v[k] = MPIVET_H(MPI_MODE_UNIQUE_OPEN);
+#endif
+	k++;
+#ifdef MPI_MODE_SEQUENTIAL
+	v[1] |= 1ULL << 42;
+	v[k] = MPIVET_H(MPI_MODE_SEQUENTIAL);
+#endif
+	k++;
+#ifdef MPI_MODE_APPEND
+	v[1] |= 1ULL << 43;
+	v[k] = MPIVET_H(MPI_MODE_APPEND);
+#endif
+	k++;
+#ifdef MPI_FILE_NULL
+	v[1] |= 1ULL << 44;
+	v[k] = MPIVET_H(MPI_FILE_NULL);
+#endif
+	k++;
+#ifdef MPI_ERR_FILE
+	v[1] |= 1ULL << 45;
+	v[k] = MPIVET_H(MPI_ERR_FILE);
+#endif
+	k++;
+#ifdef MPI_ERR_NO_SUCH_FILE
+	v[1] |= 1ULL << 46;
+	v[k] = MPIVET_H(MPI_ERR_NO_SUCH_FILE);
+#endif
+	k++;
+#ifdef MPI_ERR_AMODE
+	v[1] |= 1ULL << 47;
+	v[k] = MPIVET_H(MPI_ERR_AMODE);
+#endif
+	k++;
+#ifdef MPI_ERR_ACCESS
+	v[1] |= 1ULL << 48;
+	v[k] = MPIVET_H(MPI_ERR_ACCESS);
+#endif
+	k++;
+#ifdef MPI_ERR_IO
+	v[1] |= 1ULL << 49;
+	v[k] = MPIVET_H(MPI_ERR_IO);
+#endif
+	k++;
+#ifdef MPI_ERR_FILE_EXISTS
+	v[1] |= 1ULL << 50;
+	v[k] = MPIVET_H(MPI_ERR_FILE_EXISTS);
+#endif
+	k++;
+#ifdef MPI_ERR_READ_ONLY
+	v[1] |= 1ULL << 51;
+	v[k] = MPIVET_H(MPI_ERR_READ_ONLY);
+#endif
+	k++;
+#ifdef MPI_ERR_BAD_FILE
+	v[1] |= 1ULL << 52;
+	v[k] = MPIVET_H(MPI_ERR_BAD_FILE);
+#endif
+	k++;
+#ifdef MPI_ERR_NOT_SAME
+	v[1] |= 1ULL << 53;
+	v[k] = MPIVET_H(MPI_ERR_NOT_SAME);
+#endif
+	k++;
+#ifdef MPI_ERR_UNSUPPORTED_OPERATION
+	v[1] |= 1ULL << 54;
+	v[k] = MPIVET_H(MPI_ERR_UNSUPPORTED_OPERATION);
+#endif
+	k++;
+#ifdef MPI_ERR_NO_SPACE
+	v[1] |= 1ULL << 55;
+	v[k] = MPIVET_H(MPI_ERR_NO_SPACE);
+#endif
+	k++;
+#ifdef MPI_ERR_DUP_DATAREP
+	v[1] |= 1ULL << 56;
+	v[k] = MPIVET_H(MPI_ERR_DUP_DATAREP);
+#endif
+	k++;
+#ifdef MPI_ERR_UNSUPPORTED_DATAREP
+	v[1] |= 1ULL << 57;
+	v[k] = MPIVET_H(MPI_ERR_UNSUPPORTED_DATAREP);
+#endif
+	k++;
+#ifdef MPI_ERR_CONVERSION
+	v[1] |= 1ULL << 58;
+	v[k] = MPIVET_H(MPI_ERR_CONVERSION);
+#endif
+	k++;
+#ifdef MPI_ERR_FILE_IN_USE
+	v[1] |= 1ULL << 59;
+	v[k] = MPIVET_H(MPI_ERR_FILE_IN_USE);
+#endif
+	k++;
+#ifdef MPI_ERR_QUOTA
+	v[1] |= 1ULL << 60;
+	v[k] = MPIVET_H(MPI_ERR_QUOTA);
+#endif
+	k++;
 	uint64_t off;
 	uint64_t *w = mpivet_begin(k, &off);
 	if (!w)
@@ -11496,6 +14520,23 @@ static int mpivet_f_index_base(int f08, int i, const MPI_Request *before, const 
 	if (one == zero)
 		return 1; /* persistent requests, or both: not told yet */
 	return base[f08] = one;
+}
+
+/* mpivet_f_string gives a C view of a Fortran CHARACTER argument of length
+ * n: its text without trailing blanks in buf (cut to its size), ended by a
+ * NUL. */
+static const char *mpivet_f_string(const void *f, size_t n, char *buf, size_t size)
+{
+	if (!f)
+		return NULL;
+	while (n > 0 && ((const char *)f)[n - 1] == ' ')
+		n--;
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = ((const char *)f)[i];
+	buf[n] = 0;
+	return buf;
 }
 
 /* mpivet_f_alloc returns room for n elements of size bytes: stack (of
@@ -21928,6 +24969,2861 @@ void mpi_win_create_errhandler_f08_(void *f_win_errhandler_fn, void *f_errhandle
 		return;
 	}
 	mpivet_f_MPI_Win_create_errhandler(real_, 1, MPIVET_PC(), f_win_errhandler_fn, f_errhandler, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_open)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_File_open(mpivet_ft_MPI_File_open real_, int f08_, uint64_t pc_, void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	char s_filename[1024];
+	const char *filename = mpivet_f_string(f_filename, l_filename, s_filename, sizeof s_filename);
+	int amode = *(MPI_Fint *)f_amode;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_File c_fh = MPI_FILE_NULL, *fh = &c_fh;
+	uint64_t e_ = mpivet_in_MPI_File_open(pc_, MPIVET_H(comm), MPIVET_I(amode), MPIVET_H(info), MPIVET_A(f_fh));
+	void *k_[] = {(void *)&comm, (void *)&filename, (void *)&amode, (void *)&info, (void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_open, k_) : 0;
+	(void)bad_;
+	mpivet_file_open(e_, filename, amode);
+	real_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, l_filename);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_open, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_open, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && fh)
+		mpivet_file_opened(*fh, filename);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error_named(filename);
+	mpivet_out_MPI_File_open(e_, rc_, (rc_ == MPI_SUCCESS && fh) ? MPIVET_H(*fh) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_open_(void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename)
+{
+	static mpivet_ft_MPI_File_open real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_open)mpivet_next("mpi_file_open_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, l_filename);
+		return;
+	}
+	mpivet_f_MPI_File_open(real_, 0, MPIVET_PC(), f_comm, f_filename, f_amode, f_info, f_fh, ierr, l_filename);
+}
+void mpi_file_open__(void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_open_")));
+void mpi_file_open(void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_open_")));
+void MPI_FILE_OPEN(void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_open_")));
+
+void mpi_file_open_f08_(void *f_comm, void *f_filename, void *f_amode, void *f_info, void *f_fh, MPI_Fint *ierr, size_t l_filename)
+{
+	static mpivet_ft_MPI_File_open real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_open)mpivet_next("mpi_file_open_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, l_filename);
+		return;
+	}
+	mpivet_f_MPI_File_open(real_, 1, MPIVET_PC(), f_comm, f_filename, f_amode, f_info, f_fh, ierr, l_filename);
+}
+
+typedef void (*mpivet_ft_MPI_File_close)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_close(mpivet_ft_MPI_File_close real_, int f08_, uint64_t pc_, void *f_fh, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File c_fh = MPI_File_f2c(*(MPI_Fint *)f_fh), *fh = &c_fh;
+	uint64_t e_ = mpivet_in_MPI_File_close(pc_, MPIVET_A(f_fh), fh ? MPIVET_H(*fh) : MPIVET_NOREC);
+	void *k_[] = {(void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_close, k_) : 0;
+	(void)bad_;
+	MPI_File fh_closed_ = fh ? *fh : MPI_FILE_NULL;
+	real_(f_fh, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_close, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_close, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh_closed_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_file_closed(fh_closed_);
+	mpivet_out_MPI_File_close(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_close_(void *f_fh, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_close real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_close)mpivet_next("mpi_file_close_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_close(real_, 0, MPIVET_PC(), f_fh, ierr);
+}
+void mpi_file_close__(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_close_")));
+void mpi_file_close(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_close_")));
+void MPI_FILE_CLOSE(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_close_")));
+
+void mpi_file_close_f08_(void *f_fh, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_close real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_close)mpivet_next("mpi_file_close_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_close(real_, 1, MPIVET_PC(), f_fh, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_delete)(void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_File_delete(mpivet_ft_MPI_File_delete real_, int f08_, uint64_t pc_, void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_filename[1024];
+	const char *filename = mpivet_f_string(f_filename, l_filename, s_filename, sizeof s_filename);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	uint64_t e_ = mpivet_in_MPI_File_delete(pc_, MPIVET_H(info));
+	real_(f_filename, f_info, ierr, l_filename);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_delete, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error_named(filename);
+	mpivet_out_MPI_File_delete(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_delete_(void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename)
+{
+	static mpivet_ft_MPI_File_delete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_delete)mpivet_next("mpi_file_delete_");
+	if (!mpivet_should_record()) {
+		real_(f_filename, f_info, ierr, l_filename);
+		return;
+	}
+	mpivet_f_MPI_File_delete(real_, 0, MPIVET_PC(), f_filename, f_info, ierr, l_filename);
+}
+void mpi_file_delete__(void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_delete_")));
+void mpi_file_delete(void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_delete_")));
+void MPI_FILE_DELETE(void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename) __attribute__((alias("mpi_file_delete_")));
+
+void mpi_file_delete_f08_(void *f_filename, void *f_info, MPI_Fint *ierr, size_t l_filename)
+{
+	static mpivet_ft_MPI_File_delete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_delete)mpivet_next("mpi_file_delete_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_filename, f_info, ierr, l_filename);
+		return;
+	}
+	mpivet_f_MPI_File_delete(real_, 1, MPIVET_PC(), f_filename, f_info, ierr, l_filename);
+}
+
+typedef void (*mpivet_ft_MPI_File_set_size)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_set_size(mpivet_ft_MPI_File_set_size real_, int f08_, uint64_t pc_, void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset size = *(MPI_Offset *)f_size;
+	uint64_t e_ = mpivet_in_MPI_File_set_size(pc_, MPIVET_H(fh), MPIVET_I(size));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_size, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_size, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_size(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_set_size_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_size real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_size)mpivet_next("mpi_file_set_size_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_size(real_, 0, MPIVET_PC(), f_fh, f_size, ierr);
+}
+void mpi_file_set_size__(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_size_")));
+void mpi_file_set_size(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_size_")));
+void MPI_FILE_SET_SIZE(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_size_")));
+
+void mpi_file_set_size_f08_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_size real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_size)mpivet_next("mpi_file_set_size_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_size(real_, 1, MPIVET_PC(), f_fh, f_size, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_preallocate)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_preallocate(mpivet_ft_MPI_File_preallocate real_, int f08_, uint64_t pc_, void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset size = *(MPI_Offset *)f_size;
+	uint64_t e_ = mpivet_in_MPI_File_preallocate(pc_, MPIVET_H(fh), MPIVET_I(size));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_preallocate, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_preallocate, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_preallocate(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_preallocate_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_preallocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_preallocate)mpivet_next("mpi_file_preallocate_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_preallocate(real_, 0, MPIVET_PC(), f_fh, f_size, ierr);
+}
+void mpi_file_preallocate__(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_preallocate_")));
+void mpi_file_preallocate(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_preallocate_")));
+void MPI_FILE_PREALLOCATE(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_preallocate_")));
+
+void mpi_file_preallocate_f08_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_preallocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_preallocate)mpivet_next("mpi_file_preallocate_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_preallocate(real_, 1, MPIVET_PC(), f_fh, f_size, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_size)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_size(mpivet_ft_MPI_File_get_size real_, int f08_, uint64_t pc_, void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset *size = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_get_size(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&size};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_size, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_size, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_size, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_size(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_get_size_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_size real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_size)mpivet_next("mpi_file_get_size_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_size(real_, 0, MPIVET_PC(), f_fh, f_size, ierr);
+}
+void mpi_file_get_size__(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_size_")));
+void mpi_file_get_size(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_size_")));
+void MPI_FILE_GET_SIZE(void *f_fh, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_size_")));
+
+void mpi_file_get_size_f08_(void *f_fh, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_size real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_size)mpivet_next("mpi_file_get_size_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_size(real_, 1, MPIVET_PC(), f_fh, f_size, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_group)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_group(mpivet_ft_MPI_File_get_group real_, int f08_, uint64_t pc_, void *f_fh, void *f_group, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Group c_group = MPI_GROUP_NULL, *group = &c_group;
+	uint64_t e_ = mpivet_in_MPI_File_get_group(pc_, MPIVET_H(fh), MPIVET_A(f_group));
+	void *k_[] = {(void *)&fh, (void *)&group};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_group, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_group, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_group, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_group(e_, rc_, (rc_ == MPI_SUCCESS && group) ? MPIVET_H(*group) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_get_group_(void *f_fh, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_group)mpivet_next("mpi_file_get_group_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_group(real_, 0, MPIVET_PC(), f_fh, f_group, ierr);
+}
+void mpi_file_get_group__(void *f_fh, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_group_")));
+void mpi_file_get_group(void *f_fh, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_group_")));
+void MPI_FILE_GET_GROUP(void *f_fh, void *f_group, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_group_")));
+
+void mpi_file_get_group_f08_(void *f_fh, void *f_group, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_group)mpivet_next("mpi_file_get_group_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_group, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_group(real_, 1, MPIVET_PC(), f_fh, f_group, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_amode)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_amode(mpivet_ft_MPI_File_get_amode real_, int f08_, uint64_t pc_, void *f_fh, void *f_amode, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	int c_amode = 0, *amode = &c_amode;
+	uint64_t e_ = mpivet_in_MPI_File_get_amode(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&amode};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_amode, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_amode, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_amode = *(MPI_Fint *)f_amode;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_amode, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_amode(e_, rc_, amode ? MPIVET_I(*amode) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_get_amode_(void *f_fh, void *f_amode, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_amode real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_amode)mpivet_next("mpi_file_get_amode_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_amode, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_amode(real_, 0, MPIVET_PC(), f_fh, f_amode, ierr);
+}
+void mpi_file_get_amode__(void *f_fh, void *f_amode, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_amode_")));
+void mpi_file_get_amode(void *f_fh, void *f_amode, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_amode_")));
+void MPI_FILE_GET_AMODE(void *f_fh, void *f_amode, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_amode_")));
+
+void mpi_file_get_amode_f08_(void *f_fh, void *f_amode, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_amode real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_amode)mpivet_next("mpi_file_get_amode_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_amode, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_amode(real_, 1, MPIVET_PC(), f_fh, f_amode, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_set_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_set_info(mpivet_ft_MPI_File_set_info real_, int f08_, uint64_t pc_, void *f_fh, void *f_info, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	uint64_t e_ = mpivet_in_MPI_File_set_info(pc_, MPIVET_H(fh), MPIVET_H(info));
+	void *k_[] = {(void *)&fh, (void *)&info};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_info, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_info, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_info, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_info(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_set_info_(void *f_fh, void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_info)mpivet_next("mpi_file_set_info_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_info(real_, 0, MPIVET_PC(), f_fh, f_info, ierr);
+}
+void mpi_file_set_info__(void *f_fh, void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_info_")));
+void mpi_file_set_info(void *f_fh, void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_info_")));
+void MPI_FILE_SET_INFO(void *f_fh, void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_info_")));
+
+void mpi_file_set_info_f08_(void *f_fh, void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_info)mpivet_next("mpi_file_set_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_info(real_, 1, MPIVET_PC(), f_fh, f_info, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_info(mpivet_ft_MPI_File_get_info real_, int f08_, uint64_t pc_, void *f_fh, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_File_get_info(pc_, MPIVET_H(fh), MPIVET_A(f_info_used));
+	void *k_[] = {(void *)&fh, (void *)&info_used};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_info, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_info, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_get_info_(void *f_fh, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_info)mpivet_next("mpi_file_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_info(real_, 0, MPIVET_PC(), f_fh, f_info_used, ierr);
+}
+void mpi_file_get_info__(void *f_fh, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_info_")));
+void mpi_file_get_info(void *f_fh, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_info_")));
+void MPI_FILE_GET_INFO(void *f_fh, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_info_")));
+
+void mpi_file_get_info_f08_(void *f_fh, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_info)mpivet_next("mpi_file_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_info(real_, 1, MPIVET_PC(), f_fh, f_info_used, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_set_view)(void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_File_set_view(mpivet_ft_MPI_File_set_view real_, int f08_, uint64_t pc_, void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset disp = *(MPI_Offset *)f_disp;
+	MPI_Datatype etype = MPI_Type_f2c(*(MPI_Fint *)f_etype);
+	MPI_Datatype filetype = MPI_Type_f2c(*(MPI_Fint *)f_filetype);
+	char s_datarep[1024];
+	const char *datarep = mpivet_f_string(f_datarep, l_datarep, s_datarep, sizeof s_datarep);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	uint64_t e_ = mpivet_in_MPI_File_set_view(pc_, MPIVET_H(fh), MPIVET_I(disp), MPIVET_H(etype), MPIVET_H(filetype), MPIVET_H(info));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep, (void *)&info};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_view, k_) : 0;
+	(void)bad_;
+	mpivet_file_view(e_, etype, datarep, bad_);
+	real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, l_datarep);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_view, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_view(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_set_view_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_set_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_view)mpivet_next("mpi_file_set_view_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_set_view(real_, 0, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, l_datarep);
+}
+void mpi_file_set_view__(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_set_view_")));
+void mpi_file_set_view(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_set_view_")));
+void MPI_FILE_SET_VIEW(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_set_view_")));
+
+void mpi_file_set_view_f08_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, void *f_info, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_set_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_view)mpivet_next("mpi_file_set_view_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_set_view(real_, 1, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, l_datarep);
+}
+
+typedef void (*mpivet_ft_MPI_File_set_atomicity)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_set_atomicity(mpivet_ft_MPI_File_set_atomicity real_, int f08_, uint64_t pc_, void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	int flag = *(MPI_Fint *)f_flag;
+	uint64_t e_ = mpivet_in_MPI_File_set_atomicity(pc_, MPIVET_H(fh), MPIVET_I(flag));
+	void *k_[] = {(void *)&fh, (void *)&flag};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_set_atomicity, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_flag, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_set_atomicity, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_set_atomicity(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_set_atomicity_(void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_atomicity real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_atomicity)mpivet_next("mpi_file_set_atomicity_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_atomicity(real_, 0, MPIVET_PC(), f_fh, f_flag, ierr);
+}
+void mpi_file_set_atomicity__(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_atomicity_")));
+void mpi_file_set_atomicity(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_atomicity_")));
+void MPI_FILE_SET_ATOMICITY(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_set_atomicity_")));
+
+void mpi_file_set_atomicity_f08_(void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_set_atomicity real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_set_atomicity)mpivet_next("mpi_file_set_atomicity_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_set_atomicity(real_, 1, MPIVET_PC(), f_fh, f_flag, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_atomicity)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_atomicity(mpivet_ft_MPI_File_get_atomicity real_, int f08_, uint64_t pc_, void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	int *flag = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_get_atomicity(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&flag};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_atomicity, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_flag, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_atomicity, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_atomicity(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_get_atomicity_(void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_atomicity real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_atomicity)mpivet_next("mpi_file_get_atomicity_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_atomicity(real_, 0, MPIVET_PC(), f_fh, f_flag, ierr);
+}
+void mpi_file_get_atomicity__(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_atomicity_")));
+void mpi_file_get_atomicity(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_atomicity_")));
+void MPI_FILE_GET_ATOMICITY(void *f_fh, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_atomicity_")));
+
+void mpi_file_get_atomicity_f08_(void *f_fh, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_atomicity real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_atomicity)mpivet_next("mpi_file_get_atomicity_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_atomicity(real_, 1, MPIVET_PC(), f_fh, f_flag, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_sync)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_sync(mpivet_ft_MPI_File_sync real_, int f08_, uint64_t pc_, void *f_fh, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	uint64_t e_ = mpivet_in_MPI_File_sync(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_sync, k_) : 0;
+	(void)bad_;
+	real_(f_fh, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_sync, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_sync(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_sync_(void *f_fh, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_sync real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_sync)mpivet_next("mpi_file_sync_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_sync(real_, 0, MPIVET_PC(), f_fh, ierr);
+}
+void mpi_file_sync__(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_sync_")));
+void mpi_file_sync(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_sync_")));
+void MPI_FILE_SYNC(void *f_fh, MPI_Fint *ierr) __attribute__((alias("mpi_file_sync_")));
+
+void mpi_file_sync_f08_(void *f_fh, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_sync real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_sync)mpivet_next("mpi_file_sync_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_sync(real_, 1, MPIVET_PC(), f_fh, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_seek)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_seek(mpivet_ft_MPI_File_seek real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	int whence = *(MPI_Fint *)f_whence;
+	uint64_t e_ = mpivet_in_MPI_File_seek(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_I(whence));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&whence};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_seek, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_whence, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_seek, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_seek(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_seek_(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_seek real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_seek)mpivet_next("mpi_file_seek_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_whence, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_seek(real_, 0, MPIVET_PC(), f_fh, f_offset, f_whence, ierr);
+}
+void mpi_file_seek__(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_")));
+void mpi_file_seek(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_")));
+void MPI_FILE_SEEK(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_")));
+
+void mpi_file_seek_f08_(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_seek real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_seek)mpivet_next("mpi_file_seek_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_whence, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_seek(real_, 1, MPIVET_PC(), f_fh, f_offset, f_whence, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_seek_shared)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_seek_shared(mpivet_ft_MPI_File_seek_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	int whence = *(MPI_Fint *)f_whence;
+	uint64_t e_ = mpivet_in_MPI_File_seek_shared(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_I(whence));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&whence};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_seek_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_whence, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_seek_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_seek_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_seek_shared_(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_seek_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_seek_shared)mpivet_next("mpi_file_seek_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_whence, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_seek_shared(real_, 0, MPIVET_PC(), f_fh, f_offset, f_whence, ierr);
+}
+void mpi_file_seek_shared__(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_shared_")));
+void mpi_file_seek_shared(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_shared_")));
+void MPI_FILE_SEEK_SHARED(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr) __attribute__((alias("mpi_file_seek_shared_")));
+
+void mpi_file_seek_shared_f08_(void *f_fh, void *f_offset, void *f_whence, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_seek_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_seek_shared)mpivet_next("mpi_file_seek_shared_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_whence, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_seek_shared(real_, 1, MPIVET_PC(), f_fh, f_offset, f_whence, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_position)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_position(mpivet_ft_MPI_File_get_position real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset *offset = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_get_position(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&offset};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_position, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_position, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_position(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_get_position_(void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_position real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_position)mpivet_next("mpi_file_get_position_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_position(real_, 0, MPIVET_PC(), f_fh, f_offset, ierr);
+}
+void mpi_file_get_position__(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_")));
+void mpi_file_get_position(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_")));
+void MPI_FILE_GET_POSITION(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_")));
+
+void mpi_file_get_position_f08_(void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_position real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_position)mpivet_next("mpi_file_get_position_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_position(real_, 1, MPIVET_PC(), f_fh, f_offset, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_position_shared)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_position_shared(mpivet_ft_MPI_File_get_position_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset *offset = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_get_position_shared(pc_, MPIVET_H(fh));
+	void *k_[] = {(void *)&fh, (void *)&offset};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_position_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_position_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_position_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_get_position_shared_(void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_position_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_position_shared)mpivet_next("mpi_file_get_position_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_position_shared(real_, 0, MPIVET_PC(), f_fh, f_offset, ierr);
+}
+void mpi_file_get_position_shared__(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_shared_")));
+void mpi_file_get_position_shared(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_shared_")));
+void MPI_FILE_GET_POSITION_SHARED(void *f_fh, void *f_offset, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_position_shared_")));
+
+void mpi_file_get_position_shared_f08_(void *f_fh, void *f_offset, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_position_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_position_shared)mpivet_next("mpi_file_get_position_shared_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_position_shared(real_, 1, MPIVET_PC(), f_fh, f_offset, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_byte_offset)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_get_byte_offset(mpivet_ft_MPI_File_get_byte_offset real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	MPI_Offset *disp = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_get_byte_offset(pc_, MPIVET_H(fh), MPIVET_I(offset));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&disp};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_byte_offset, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_disp, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_byte_offset, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_byte_offset(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_get_byte_offset_(void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_byte_offset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_byte_offset)mpivet_next("mpi_file_get_byte_offset_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_disp, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_byte_offset(real_, 0, MPIVET_PC(), f_fh, f_offset, f_disp, ierr);
+}
+void mpi_file_get_byte_offset__(void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_byte_offset_")));
+void mpi_file_get_byte_offset(void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_byte_offset_")));
+void MPI_FILE_GET_BYTE_OFFSET(void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr) __attribute__((alias("mpi_file_get_byte_offset_")));
+
+void mpi_file_get_byte_offset_f08_(void *f_fh, void *f_offset, void *f_disp, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_get_byte_offset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_byte_offset)mpivet_next("mpi_file_get_byte_offset_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_disp, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_get_byte_offset(real_, 1, MPIVET_PC(), f_fh, f_offset, f_disp, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_at(mpivet_ft_MPI_File_read_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_at_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at)mpivet_next("mpi_file_read_at_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read_at__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_")));
+void mpi_file_read_at(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_")));
+void MPI_FILE_READ_AT(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_")));
+
+void MPIVET_F08_BUF(mpi_file_read_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_at(mpivet_ft_MPI_File_write_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_at_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at)mpivet_next("mpi_file_write_at_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write_at__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_")));
+void mpi_file_write_at(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_")));
+void MPI_FILE_WRITE_AT(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_")));
+
+void MPIVET_F08_BUF(mpi_file_write_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_at_all(mpivet_ft_MPI_File_read_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_at_all_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next("mpi_file_read_at_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read_at_all__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_")));
+void mpi_file_read_at_all(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_")));
+void MPI_FILE_READ_AT_ALL(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_")));
+
+void MPIVET_F08_BUF(mpi_file_read_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_at_all(mpivet_ft_MPI_File_write_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_at_all_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next("mpi_file_write_at_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write_at_all__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_")));
+void mpi_file_write_at_all(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_")));
+void MPI_FILE_WRITE_AT_ALL(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_")));
+
+void MPIVET_F08_BUF(mpi_file_write_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iread_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iread_at(mpivet_ft_MPI_File_iread_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iread_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iread_at_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at)mpivet_next("mpi_file_iread_at_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iread_at__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_")));
+void mpi_file_iread_at(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_")));
+void MPI_FILE_IREAD_AT(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_")));
+
+void MPIVET_F08_BUF(mpi_file_iread_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iwrite_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iwrite_at(mpivet_ft_MPI_File_iwrite_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iwrite_at_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next("mpi_file_iwrite_at_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iwrite_at__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_")));
+void mpi_file_iwrite_at(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_")));
+void MPI_FILE_IWRITE_AT(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_")));
+
+void MPIVET_F08_BUF(mpi_file_iwrite_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iread_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iread_at_all(mpivet_ft_MPI_File_iread_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iread_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iread_at_all_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next("mpi_file_iread_at_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at_all(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iread_at_all__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_all_")));
+void mpi_file_iread_at_all(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_all_")));
+void MPI_FILE_IREAD_AT_ALL(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_at_all_")));
+
+void MPIVET_F08_BUF(mpi_file_iread_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iwrite_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iwrite_at_all(mpivet_ft_MPI_File_iwrite_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iwrite_at_all_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next("mpi_file_iwrite_at_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at_all(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iwrite_at_all__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_all_")));
+void mpi_file_iwrite_at_all(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_all_")));
+void MPI_FILE_IWRITE_AT_ALL(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_at_all_")));
+
+void MPIVET_F08_BUF(mpi_file_iwrite_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read(mpivet_ft_MPI_File_read real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read)mpivet_next("mpi_file_read_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_")));
+void mpi_file_read(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_")));
+void MPI_FILE_READ(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_")));
+
+void MPIVET_F08_BUF(mpi_file_read)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write(mpivet_ft_MPI_File_write real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write)mpivet_next("mpi_file_write_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_")));
+void mpi_file_write(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_")));
+void MPI_FILE_WRITE(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_")));
+
+void MPIVET_F08_BUF(mpi_file_write)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_all)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_all(mpivet_ft_MPI_File_read_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_all_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all)mpivet_next("mpi_file_read_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read_all__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_")));
+void mpi_file_read_all(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_")));
+void MPI_FILE_READ_ALL(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_")));
+
+void MPIVET_F08_BUF(mpi_file_read_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_all)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_all(mpivet_ft_MPI_File_write_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_all_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all)mpivet_next("mpi_file_write_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write_all__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_")));
+void mpi_file_write_all(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_")));
+void MPI_FILE_WRITE_ALL(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_")));
+
+void MPIVET_F08_BUF(mpi_file_write_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iread)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iread(mpivet_ft_MPI_File_iread real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iread(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iread_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread)mpivet_next("mpi_file_iread_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iread__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_")));
+void mpi_file_iread(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_")));
+void MPI_FILE_IREAD(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_")));
+
+void MPIVET_F08_BUF(mpi_file_iread)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iwrite)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iwrite(mpivet_ft_MPI_File_iwrite real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iwrite_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite)mpivet_next("mpi_file_iwrite_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iwrite__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_")));
+void mpi_file_iwrite(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_")));
+void MPI_FILE_IWRITE(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_")));
+
+void MPIVET_F08_BUF(mpi_file_iwrite)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iread_all)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iread_all(mpivet_ft_MPI_File_iread_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iread_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iread_all_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_all)mpivet_next("mpi_file_iread_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_all(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iread_all__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_all_")));
+void mpi_file_iread_all(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_all_")));
+void MPI_FILE_IREAD_ALL(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_all_")));
+
+void MPIVET_F08_BUF(mpi_file_iread_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iwrite_all)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iwrite_all(mpivet_ft_MPI_File_iwrite_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iwrite_all_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next("mpi_file_iwrite_all_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_all(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iwrite_all__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_all_")));
+void mpi_file_iwrite_all(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_all_")));
+void MPI_FILE_IWRITE_ALL(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_all_")));
+
+void MPIVET_F08_BUF(mpi_file_iwrite_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_shared(mpivet_ft_MPI_File_read_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_shared_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_shared)mpivet_next("mpi_file_read_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_shared(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read_shared__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_shared_")));
+void mpi_file_read_shared(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_shared_")));
+void MPI_FILE_READ_SHARED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_shared_")));
+
+void MPIVET_F08_BUF(mpi_file_read_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_shared(mpivet_ft_MPI_File_write_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_shared_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_shared)mpivet_next("mpi_file_write_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_shared(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write_shared__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_shared_")));
+void mpi_file_write_shared(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_shared_")));
+void MPI_FILE_WRITE_SHARED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_shared_")));
+
+void MPIVET_F08_BUF(mpi_file_write_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iread_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iread_shared(mpivet_ft_MPI_File_iread_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iread_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iread_shared_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next("mpi_file_iread_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_shared(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iread_shared__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_shared_")));
+void mpi_file_iread_shared(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_shared_")));
+void MPI_FILE_IREAD_SHARED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iread_shared_")));
+
+void MPIVET_F08_BUF(mpi_file_iread_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_iwrite_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_iwrite_shared(mpivet_ft_MPI_File_iwrite_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_iwrite_shared_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next("mpi_file_iwrite_shared_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_shared(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+void mpi_file_iwrite_shared__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_shared_")));
+void mpi_file_iwrite_shared(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_shared_")));
+void MPI_FILE_IWRITE_SHARED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_file_iwrite_shared_")));
+
+void MPIVET_F08_BUF(mpi_file_iwrite_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_ordered)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_ordered(mpivet_ft_MPI_File_read_ordered real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_ordered_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next("mpi_file_read_ordered_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_read_ordered__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_")));
+void mpi_file_read_ordered(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_")));
+void MPI_FILE_READ_ORDERED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_")));
+
+void MPIVET_F08_BUF(mpi_file_read_ordered)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_ordered)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_ordered(mpivet_ft_MPI_File_write_ordered real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_ordered_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next("mpi_file_write_ordered_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+void mpi_file_write_ordered__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_")));
+void mpi_file_write_ordered(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_")));
+void MPI_FILE_WRITE_ORDERED(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_")));
+
+void MPIVET_F08_BUF(mpi_file_write_ordered)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_at_all_begin)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_at_all_begin(mpivet_ft_MPI_File_read_at_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_begin(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_at_all_begin_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next("mpi_file_read_at_all_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_begin(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_read_at_all_begin__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_begin_")));
+void mpi_file_read_at_all_begin(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_begin_")));
+void MPI_FILE_READ_AT_ALL_BEGIN(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_read_at_all_begin)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_begin(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_at_all_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_at_all_end(mpivet_ft_MPI_File_read_at_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_at_all_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all_end)mpivet_next("mpi_file_read_at_all_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_read_at_all_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_end_")));
+void mpi_file_read_at_all_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_end_")));
+void MPI_FILE_READ_AT_ALL_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_at_all_end_")));
+
+void MPIVET_F08_BUF(mpi_file_read_at_all_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_at_all_begin)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_at_all_begin(mpivet_ft_MPI_File_write_at_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_begin(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_at_all_begin_(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next("mpi_file_write_at_all_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_begin(real_, 0, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_write_at_all_begin__(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_begin_")));
+void mpi_file_write_at_all_begin(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_begin_")));
+void MPI_FILE_WRITE_AT_ALL_BEGIN(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_write_at_all_begin)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_begin(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_at_all_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_at_all_end(mpivet_ft_MPI_File_write_at_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_at_all_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all_end)mpivet_next("mpi_file_write_at_all_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_write_at_all_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_end_")));
+void mpi_file_write_at_all_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_end_")));
+void MPI_FILE_WRITE_AT_ALL_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_at_all_end_")));
+
+void MPIVET_F08_BUF(mpi_file_write_at_all_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_all_begin)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_all_begin(mpivet_ft_MPI_File_read_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_read_all_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_all_begin_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next("mpi_file_read_all_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_begin(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_read_all_begin__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_begin_")));
+void mpi_file_read_all_begin(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_begin_")));
+void MPI_FILE_READ_ALL_BEGIN(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_read_all_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_all_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_all_end(mpivet_ft_MPI_File_read_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_all_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all_end)mpivet_next("mpi_file_read_all_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_read_all_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_end_")));
+void mpi_file_read_all_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_end_")));
+void MPI_FILE_READ_ALL_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_all_end_")));
+
+void MPIVET_F08_BUF(mpi_file_read_all_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_all_begin)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_all_begin(mpivet_ft_MPI_File_write_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_write_all_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_all_begin_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next("mpi_file_write_all_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_begin(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_write_all_begin__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_begin_")));
+void mpi_file_write_all_begin(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_begin_")));
+void MPI_FILE_WRITE_ALL_BEGIN(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_write_all_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_all_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_all_end(mpivet_ft_MPI_File_write_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_all_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_all_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all_end)mpivet_next("mpi_file_write_all_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_write_all_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_end_")));
+void mpi_file_write_all_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_end_")));
+void MPI_FILE_WRITE_ALL_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_all_end_")));
+
+void MPIVET_F08_BUF(mpi_file_write_all_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_ordered_begin)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_ordered_begin(mpivet_ft_MPI_File_read_ordered_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_ordered_begin_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next("mpi_file_read_ordered_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_begin(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_read_ordered_begin__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_begin_")));
+void mpi_file_read_ordered_begin(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_begin_")));
+void MPI_FILE_READ_ORDERED_BEGIN(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_read_ordered_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_read_ordered_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_read_ordered_end(mpivet_ft_MPI_File_read_ordered_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_read_ordered_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered_end)mpivet_next("mpi_file_read_ordered_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_read_ordered_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_end_")));
+void mpi_file_read_ordered_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_end_")));
+void MPI_FILE_READ_ORDERED_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_read_ordered_end_")));
+
+void MPIVET_F08_BUF(mpi_file_read_ordered_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_ordered_begin)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_ordered_begin(mpivet_ft_MPI_File_write_ordered_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_ordered_begin_(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next("mpi_file_write_ordered_begin_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_begin(real_, 0, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+void mpi_file_write_ordered_begin__(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_begin_")));
+void mpi_file_write_ordered_begin(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_begin_")));
+void MPI_FILE_WRITE_ORDERED_BEGIN(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_begin_")));
+
+void MPIVET_F08_BUF(mpi_file_write_ordered_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_write_ordered_end)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_write_ordered_end(mpivet_ft_MPI_File_write_ordered_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Status *status = NULL;
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_end(pc_, MPIVET_H(fh), MPIVET_A(buf));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_end, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_buf, f_status, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_end, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_end(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_file_write_ordered_end_(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered_end)mpivet_next("mpi_file_write_ordered_end_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_end(real_, 0, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+void mpi_file_write_ordered_end__(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_end_")));
+void mpi_file_write_ordered_end(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_end_")));
+void MPI_FILE_WRITE_ORDERED_END(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr) __attribute__((alias("mpi_file_write_ordered_end_")));
+
+void MPIVET_F08_BUF(mpi_file_write_ordered_end)(void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered_end real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered_end)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered_end));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
