@@ -9,6 +9,7 @@ package comms
 
 import (
 	"reflect"
+	"slices"
 	"sync/atomic"
 
 	"fmt"
@@ -50,10 +51,29 @@ func (t *Tracker) Created(c *trace.Call) {
 	if c.Comm() == nil {
 		return
 	}
-	m := fmt.Sprint(c.Comm().World, c.Comm().Remote)
+	m := groups(c.Comm())
 	t.key[c.Comm().Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
 	t.comm[c.Comm().Handle] = c.Comm()
 	t.same[m]++
+}
+
+// groups names the members of a communicator as every member sees them:
+// its world ranks, and for an intercommunicator its two groups in the
+// order of their least world rank, so that both groups give it the same
+// key (its collectives involve both; a message sent in one group is
+// received in the other). Keyed from each side's local group, the two
+// groups' collectives and messages on it were never paired: a member
+// waiting in a collective on it waited for the other group forever in
+// the wait state and in the offline model of zero buffering.
+func groups(c *trace.Comm) string {
+	if c.Remote == nil || len(c.World) == 0 || len(c.Remote) == 0 {
+		return fmt.Sprint(c.World, c.Remote)
+	}
+	a, b := c.World, c.Remote
+	if slices.Min(b) < slices.Min(a) {
+		a, b = b, a
+	}
+	return fmt.Sprint(a, b)
 }
 
 // Key names communicator comm: "world", "self:R", or the key of a created

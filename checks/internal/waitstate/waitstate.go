@@ -521,7 +521,9 @@ func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Co
 	}
 	key := r.Comms.KeyOf(c)
 	k := r.Comms.Position(c, key)
-	for _, m := range r.Comms.Members(c.Word("comm")) {
+	// Every member: both groups of an intercommunicator (Members gives
+	// only the remote one, the ranks its point-to-point calls name).
+	for _, m := range r.Comms.All(c.Word("comm")) {
 		o := a.Ranks[m]
 		if m == r.Proc.Rank || o == nil {
 			continue

@@ -232,12 +232,14 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 	case MPIVET_ID_MPI_Get:
 		RMA(MPI_Get, 1, origin_addr, IN(MPI_Get, origin_count), origin_datatype);
 		break;
-	case MPIVET_ID_MPI_Get_accumulate:
-		RMA(MPI_Get_accumulate, 0, origin_addr, IN(MPI_Get_accumulate, origin_count), origin_datatype);
+	case MPIVET_ID_MPI_Get_accumulate: /* MPI_NO_OP reads no origin buffer */
+		if (IN(MPI_Get_accumulate, op) != MPIVET_H(MPI_NO_OP))
+			RMA(MPI_Get_accumulate, 0, origin_addr, IN(MPI_Get_accumulate, origin_count), origin_datatype);
 		RMA(MPI_Get_accumulate, 1, result_addr, IN(MPI_Get_accumulate, result_count), result_datatype);
 		break;
 	case MPIVET_ID_MPI_Fetch_and_op:
-		RMA(MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+		if (IN(MPI_Fetch_and_op, op) != MPIVET_H(MPI_NO_OP))
+			RMA(MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
 		RMA(MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 		break;
 	case MPIVET_ID_MPI_Compare_and_swap:

@@ -75,11 +75,11 @@ extern int broken; /* a message came without its piggyback: none is expected any
 
 void ck_ring_init(void);
 void ck_ring_flush(void);
-void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type);
+void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig);
 int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit);
 void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s);
 uint64_t *ck_scratch_pb(void);
-void ck_check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, const MPI_Status *st, uint64_t pc);
+void ck_check_types(const uint64_t *pb, uint64_t rsig, struct shadow *s, const MPI_Status *st, uint64_t pc);
 
 /* ---- Requests and the call in progress (requests.c) ---- */
 
@@ -97,7 +97,11 @@ struct req {
 	MPI_Request aux;           /* clock collective of a nonblocking collective */
 	uint64_t pc;               /* the call site that posted it */
 	uint64_t *buf;             /* its clocks */
-	/* persistent receive, to re-create it with a forced source */
+	/* The signature of its datatype, taken when it was made: the program
+	 * may free the datatype while the request is pending, or persistent. */
+	uint64_t sig;
+	/* persistent receive, to re-create it with a forced source (type: the
+	 * layer's own reference, mpivet_type_hold) */
 	void *pbuf;
 	int count;
 	MPI_Datatype type;

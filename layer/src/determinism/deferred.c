@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "deferred.h"
+#include "../datatypes/walk.h"
 
 #include <stdlib.h>
 
@@ -59,7 +60,8 @@ int dt_defers(struct dcomm *d, int source, int tag)
 struct defer *dt_defer_args(struct dcomm *d, void *buf, int count, MPI_Datatype type, int *source, int *tag, MPI_Comm *comm)
 {
 	struct defer *f = calloc(1, sizeof *f);
-	f->d = d, f->buf = buf, f->count = count, f->type = type;
+	f->d = d, f->buf = buf, f->count = count;
+	f->type = mpivet_type_hold(type); /* the program may free it before the receive is posted */
 	f->any = *source == MPI_ANY_SOURCE, f->src = *source, f->tag = *tag;
 	ptag = ptag % 32767 + 1;
 	f->ptag = ptag;
@@ -229,6 +231,7 @@ void dt_defer_done(struct treq *t)
 	else if (f->fired)
 		dt_complete_wild(f->d, f->st.MPI_SOURCE, f->st.MPI_TAG);
 	t->p = NULL;
+	mpivet_type_release(&f->type);
 	free(f);
 	t->df = NULL;
 }
@@ -269,6 +272,7 @@ void dt_defer_drop(struct treq *t)
 		if (t->p)
 			dt_unpost(t->p); /* cancelled: it took nothing */
 		t->p = NULL;
+		mpivet_type_release(&f->type);
 		free(f);
 		t->df = NULL;
 	}
