@@ -246,6 +246,7 @@ struct req *ck_post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, 
 {
 	struct req *r = ck_radd(h, kind);
 	r->sh = ck_find(c);
+	ck_shadow_hold(r->sh);
 	r->src = src;
 	r->orig_src = cur.src;
 	r->tag = tag;

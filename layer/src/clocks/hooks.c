@@ -259,6 +259,7 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 		if (ok && h && *h != MPI_REQUEST_NULL) {
 			struct req *r = ck_radd(*h, PRECV);
 			r->sh = ck_find(ARG(MPI_Comm, 5));
+			ck_shadow_hold(r->sh);
 			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
 			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1);
 			r->type = mpivet_type_hold(ARG(MPI_Datatype, 2)), r->sig = mpivet_sig(r->type);

@@ -53,13 +53,20 @@ void ck_print_stats(void);
 /* ---- Shadow communicators (shadows.c) ---- */
 
 struct shadow {
-	uint64_t key; /* the program's communicator (0: empty slot, 1: deleted) */
+	uint64_t key; /* the program's communicator */
 	MPI_Comm comm, sh;
 	MPI_Group peers; /* the group sources are ranks of (remote group of an intercomm) */
 	uint64_t serial; /* per-rank number: handles are reused, serials are not */
 	int inter;
+	/* The receives pending on it (struct req's sh): a communicator the
+	 * program frees with receives pending lives on until they complete
+	 * (MPI 4.0 §7.4.3), and so does its shadow, on which their piggybacks
+	 * come. freed: the program has freed it (no longer found by handle). */
+	int refs, freed;
 };
-extern struct shadow *shadows; /* an open-addressing table of capshadows slots */
+/* an open-addressing table of capshadows slots of the live shadows (NULL:
+ * empty, ck_tomb: deleted) */
+extern struct shadow **shadows, ck_tomb;
 extern size_t nshadows, capshadows;
 extern MPI_Group world_group;
 
@@ -67,6 +74,8 @@ struct shadow *ck_find(MPI_Comm c);
 void ck_shadow_of(MPI_Comm c, MPI_Comm sh);
 void ck_shadow_dup(MPI_Comm c);
 void ck_shadow_free(MPI_Comm c);
+void ck_shadow_hold(struct shadow *s);
+void ck_shadow_release(struct shadow *s);
 int ck_world(struct shadow *s, int r);
 
 /* ---- Piggybacks (piggybacks.c) ---- */

@@ -86,6 +86,7 @@ void ck_rfree(struct req *r)
 {
 	ck_dequeue(r);
 	ck_runhash(r);
+	ck_shadow_release(r->sh);
 	if (r->type != MPI_DATATYPE_NULL)
 		mpivet_type_release(&r->type);
 	free(r->buf);
