@@ -48,13 +48,36 @@ func NewTracker(p *trace.Process) *Tracker {
 
 // Created follows the communicator call c created, if it created one.
 func (t *Tracker) Created(c *trace.Call) {
-	if c.Comm() == nil {
+	cm := c.Comm()
+	if cm == nil && c.Name() == "MPI_Comm_idup" && c.Returned && c.RC == 0 {
+		cm = t.duplicate(c.Word("comm"), c.Word("newcomm"))
+	}
+	if cm == nil {
 		return
 	}
-	m := groups(c.Comm())
-	t.key[c.Comm().Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
-	t.comm[c.Comm().Handle] = c.Comm()
+	m := groups(cm)
+	t.key[cm.Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
+	t.comm[cm.Handle] = cm
 	t.same[m]++
+}
+
+// duplicate describes the communicator MPI_Comm_idup made of comm: the
+// same members. The layer records a new communicator's members by asking
+// the MPI, which it may not do for this one before its request completes,
+// and so does not; without them, collectives on it waited for no one, and
+// a rank blocked in one that others never call was a hang found only at
+// the time limit. Nil if comm's members are unknown.
+func (t *Tracker) duplicate(comm, h uint64) *trace.Comm {
+	if h == trace.Unknown {
+		return nil
+	}
+	if c := t.comm[comm]; c != nil {
+		return &trace.Comm{Handle: h, World: c.World, Remote: c.Remote}
+	}
+	if ms := t.Members(comm); ms != nil {
+		return &trace.Comm{Handle: h, World: slices.Clone(ms)}
+	}
+	return nil
 }
 
 // groups names the members of a communicator as every member sees them:
