@@ -158,6 +158,7 @@ func (t *Tracker) IsInter(comm uint64) bool {
 // no more than that: a long run makes millions of calls.
 type Index struct {
 	*Tracker
+	Wins    *Windows          // its windows, as of its last call
 	callKey map[uint64]string // key of a current call's communicator, by its log offset
 	colls   map[string]*recent
 }
@@ -178,7 +179,7 @@ type recent struct {
 // NewIndex indexes rank p's communicators.
 func NewIndex(p *trace.Process) *Index {
 	indexes.Add(1)
-	x := &Index{Tracker: NewTracker(p), callKey: map[uint64]string{}, colls: map[string]*recent{}}
+	x := &Index{Tracker: NewTracker(p), Wins: newWindows(p), callKey: map[uint64]string{}, colls: map[string]*recent{}}
 	current := map[uint64]bool{}
 	for _, c := range append([]*trace.Call{p.Last()}, p.Threads...) {
 		if c != nil && c.Seq >= 0 {
@@ -191,7 +192,8 @@ func NewIndex(p *trace.Process) *Index {
 			if current[c.Offset] {
 				x.callKey[c.Offset] = k
 			}
-			if c.Def.Has("coll") && !c.Def.Has("finalize") {
+			// (a window's creation is a collective over its communicator)
+			if c.Def.Has("coll") && !c.Def.Has("finalize") || IsWinCreate(c.Name()) {
 				r := x.colls[k]
 				if r == nil {
 					r = &recent{}
@@ -204,6 +206,7 @@ func NewIndex(p *trace.Process) *Index {
 				r.calls, r.n = append(r.calls, c.Keep()), r.n+1
 			}
 		}
+		x.Wins.Step(c, x.Tracker)
 		x.Created(c)
 	}
 	return x
@@ -219,7 +222,8 @@ func (x *Index) KeyOf(c *trace.Call) string {
 }
 
 // Collectives returns how many collectives the rank made on the
-// communicator with key key (MPI_Finalize aside).
+// communicator with key key (MPI_Finalize aside, the windows made on it
+// included).
 func (x *Index) Collectives(key string) int {
 	if r := x.colls[key]; r != nil {
 		return r.n

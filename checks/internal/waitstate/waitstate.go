@@ -490,6 +490,10 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 		return a.collective(r, c, false)
 	case c.Def.Has("completion"):
 		return a.requests(r)
+	case c.Def.Has("rma"):
+		if cond := a.rma(r, c); cond != nil {
+			return cond
+		}
 	}
 	// MPI_Buffer_detach waits for the buffered sends to be delivered, to
 	// ranks it does not name: any other rank that can act may release it.
