@@ -213,12 +213,11 @@ static void exposure(unsigned call, uint64_t logref, const uint64_t *o)
 	}
 }
 
-/* rma registers the buffers of a one-sided operation and follows window
- * memory and synchronisations; it returns 0 for a call of another kind.
- * The origin buffer (and result buffer) of an operation stay pending, under
- * the window's handle, until the window's next fence, unlock, flush or
- * complete. */
-static int rma(unsigned call, uint64_t logref, const uint64_t *o)
+/* origin registers the buffers of a one-sided operation; it returns 0 for
+ * a call of another kind. The origin buffer (and result buffer) of an
+ * operation stay pending, under the window's handle, until the window's
+ * next fence, unlock, flush or complete. */
+static int origin(unsigned call, uint64_t logref, const uint64_t *o)
 {
 	switch (call) {
 #define RMA(c, recv, buf, count, type) \
@@ -248,6 +247,20 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		RMA(MPI_Compare_and_swap, 1, result_addr, 1, datatype);
 		break;
 #undef RMA
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* rma registers the buffers of a one-sided operation (origin) and follows
+ * window memory and synchronisations; it returns 0 for a call of another
+ * kind. */
+static int rma(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	if (origin(call, logref, o))
+		return 1;
+	switch (call) {
 	case MPIVET_ID_MPI_Win_create:
 		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size));
 #if !defined(OPEN_MPI)
