@@ -12,9 +12,12 @@
 // MPI_ANY_SOURCE); a blocked send waits for its destination, since the MPI
 // did not buffer it; Sendrecv waits for its receive, and for its send only
 // where the records show that the send is what keeps it (sendrecv); a collective waits for every
-// member of its communicator that is not in the same collective; MPI_Wait
-// and MPI_Waitall wait for all their pending operations, MPI_Waitany and
-// MPI_Waitsome for any; MPI_Finalize waits for every rank still using MPI.
+// member of its communicator (both groups of an intercommunicator) that
+// is not in the same collective; MPI_Wait and MPI_Waitall wait for all
+// their pending operations, MPI_Waitany and MPI_Waitsome for any; a
+// one-sided synchronisation waits for the peers it names (rma.go: window
+// collectives, PSCW partners, holders of a conflicting lock);
+// MPI_Finalize waits for every rank still using MPI.
 //
 // A verdict must rest on what cannot change, so the conditions err towards
 // "can proceed" wherever the records leave a doubt (a deadlock missed so is
