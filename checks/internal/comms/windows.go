@@ -61,8 +61,8 @@ func (w *Windows) Step(c *trace.Call, x *Tracker) {
 		return
 	}
 	k, ok := w.key[c.Word("win")]
-	if !ok {
-		return // a window the records do not show made
+	if !ok || c.Returned && c.RC != 0 {
+		return // a window the records do not show made, or a call that failed: it did nothing
 	}
 	switch c.Name() {
 	case "MPI_Win_fence", "MPI_Win_free":

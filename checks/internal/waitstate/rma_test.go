@@ -52,6 +52,12 @@ func TestRMAWaitsForItsPeers(t *testing.T) {
 		}, func(l *tracetest.Log) {
 			l.Call("MPI_Win_free", 3, map[string]any{"win": win}, nil)
 		}, true},
+		{"free against a free that failed", func(l *tracetest.Log) {
+			l.Call("MPI_Win_free", 3, map[string]any{"win": win}, map[string]any{"rc": 45})
+			l.Call("MPI_Finalize", 4, nil, nil)
+		}, func(l *tracetest.Log) {
+			l.Call("MPI_Win_free", 3, map[string]any{"win": win}, nil)
+		}, true},
 		{"fence, the other rank computing", func(l *tracetest.Log) {
 			l.Call("MPI_Win_fence", 3, map[string]any{"win": win}, nil)
 		}, computing, false},
