@@ -6,7 +6,7 @@
  * waits in MPI_Win_wait), and a rank polling with MPI_Iprobe for a message
  * that comes after 3 s. Nothing to report; the output must be a native
  * run's.
- * mpivet: np=3 timeout=60s verdict=ok sameoutput=1
+ * mpivet: np=3 timeout=120s verdict=ok sameoutput=1
  */
 #include <mpi.h>
 #include <stdio.h>
