@@ -324,6 +324,8 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		if (!user || *user == MPI_REQUEST_NULL)
 			return;
 		struct req *r = ck_radd(*user, COLL);
+		r->sh = s; /* its clock collective is pending on s's shadow */
+		ck_shadow_hold(s);
 		in = r->buf = malloc(2 * (size_t)pbn * 8);
 		r->active = brings;
 		aux = &r->aux;

@@ -400,6 +400,8 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 		struct shadow *s = ck_find(ARG(MPI_Comm, 0));
 		if (h && *h != MPI_REQUEST_NULL && s) {
 			struct req *r = ck_radd(*h, COLL);
+			r->sh = s;
+			ck_shadow_hold(s);
 			r->newcomm = ARG(MPI_Comm *, 1);
 			r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
 			if (clocking)

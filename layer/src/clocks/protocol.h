@@ -62,7 +62,7 @@ struct shadow {
 	 * program frees with receives pending lives on until they complete
 	 * (MPI 4.0 §7.4.3), and so does its shadow, on which their piggybacks
 	 * come. freed: the program has freed it (no longer found by handle). */
-	int refs, freed;
+	int refs, freed; /* refs: also the clock collectives pending on it */
 };
 /* an open-addressing table of capshadows slots of the live shadows (NULL:
  * empty, ck_tomb: deleted) */
