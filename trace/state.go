@@ -76,6 +76,14 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 // Progress is a cheap look at a live run, from its state pages only: the
 // MPI calls completed so far by all ranks, and how many processes are inside
 // an MPI call or running outside MPI (finished ones count in neither).
+//
+// Polls that found nothing (MPI_Test, MPI_Iprobe, ... : Call.Poll) are no
+// progress, and a thread inside one is counted as outside MPI: they change
+// nothing the wait state reads, and a rank polling in a loop (a server
+// waiting for requests, MPI's own progress loop through a binding) kept a
+// run whose other ranks hung in a collective or a one-sided call from ever
+// looking stalled, until the time limit. A poll that did something is
+// logged, and counts.
 type Progress struct {
 	Calls   uint64
 	InMPI   int
@@ -106,7 +114,7 @@ func TestRemote() bool { return os.Getenv("MPIVET_TEST_REMOTE") == "1" }
 func ReadProgress(dir string) Progress {
 	var pr Progress
 	states, _ := filepath.Glob(filepath.Join(dir, "p.*.state"))
-	buf := make([]byte, 8*(api.StateProgress+1))
+	buf := make([]byte, 8*api.StateWords)
 	host, _ := os.Hostname()
 	for _, s := range states {
 		remote := !strings.HasPrefix(filepath.Base(s), "p."+host+".") || TestRemote()
@@ -132,8 +140,8 @@ func ReadProgress(dir string) Progress {
 			if n, _ := f.ReadAt(buf, int64(slot*api.StateWords*8)); n < len(buf) {
 				break
 			}
-			pr.Calls += le.Uint64(buf[api.StateProgress*8:])
-			in = in || le.Uint64(buf[api.StateStatus*8:]) == 1
+			pr.Calls += le.Uint64(buf[api.StateProgress*8:]) - le.Uint64(buf[api.StatePolls*8:])
+			in = in || le.Uint64(buf[api.StateStatus*8:]) == 1 && !inPoll(buf)
 		}
 		f.Close()
 		if in {
@@ -143,4 +151,14 @@ func ReadProgress(dir string) Progress {
 		}
 	}
 	return pr
+}
+
+// inPoll reports whether the thread of a state page's slot (words in buf)
+// is inside a poll: its entry record is inline (not logged) and is a poll's.
+func inPoll(buf []byte) bool {
+	if le.Uint64(buf[api.StateLogRef*8:]) != Unknown {
+		return false
+	}
+	id := int(le.Uint64(buf[api.StateRecord*8:]) >> 32 & 0xffff)
+	return id < len(api.MPI.Calls) && api.MPI.Calls[id].Poll()
 }

@@ -9,6 +9,7 @@ package comms
 
 import (
 	"reflect"
+	"slices"
 	"sync/atomic"
 
 	"fmt"
@@ -47,13 +48,55 @@ func NewTracker(p *trace.Process) *Tracker {
 
 // Created follows the communicator call c created, if it created one.
 func (t *Tracker) Created(c *trace.Call) {
-	if c.Comm() == nil {
+	cm := c.Comm()
+	if cm == nil && c.Name() == "MPI_Comm_idup" && c.Returned && c.RC == 0 {
+		cm = t.duplicate(c.Word("comm"), c.Word("newcomm"))
+	}
+	if cm == nil {
 		return
 	}
-	m := fmt.Sprint(c.Comm().World, c.Comm().Remote)
-	t.key[c.Comm().Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
-	t.comm[c.Comm().Handle] = c.Comm()
+	m := groups(cm)
+	t.key[cm.Handle] = fmt.Sprintf("%s#%d", m, t.same[m])
+	t.comm[cm.Handle] = cm
 	t.same[m]++
+}
+
+// duplicate describes the communicator MPI_Comm_idup made of comm: the
+// same members. The layer records a new communicator's members by asking
+// the MPI, which it may not do for this one before its request completes,
+// and so does not; without them, collectives on it waited for no one, and
+// a rank blocked in one that others never call was a hang found only at
+// the time limit. Nil if comm's members are unknown.
+func (t *Tracker) duplicate(comm, h uint64) *trace.Comm {
+	if h == trace.Unknown {
+		return nil
+	}
+	if c := t.comm[comm]; c != nil {
+		return &trace.Comm{Handle: h, World: c.World, Remote: c.Remote}
+	}
+	if ms := t.Members(comm); ms != nil {
+		return &trace.Comm{Handle: h, World: slices.Clone(ms)}
+	}
+	return nil
+}
+
+// groups names the members of a communicator as every member sees them:
+// its world ranks, and for an intercommunicator its two groups in the
+// order of their least world rank, so that both groups give it the same
+// key (its collectives involve both; a message sent in one group is
+// received in the other). Keyed from each side's local group, the two
+// groups' collectives and messages on it were never paired: a member
+// waiting in a collective on it waited for the other group forever in
+// the wait state and in the offline model of zero buffering.
+func groups(c *trace.Comm) string {
+	if c.Remote == nil || len(c.World) == 0 || len(c.Remote) == 0 {
+		return fmt.Sprint(c.World, c.Remote)
+	}
+	a, b := c.World, c.Remote
+	if slices.Min(b) < slices.Min(a) {
+		a, b = b, a
+	}
+	return fmt.Sprint(a, b)
 }
 
 // Key names communicator comm: "world", "self:R", or the key of a created
@@ -115,6 +158,7 @@ func (t *Tracker) IsInter(comm uint64) bool {
 // no more than that: a long run makes millions of calls.
 type Index struct {
 	*Tracker
+	Wins    *Windows          // its windows, as of its last call
 	callKey map[uint64]string // key of a current call's communicator, by its log offset
 	colls   map[string]*recent
 }
@@ -135,7 +179,7 @@ type recent struct {
 // NewIndex indexes rank p's communicators.
 func NewIndex(p *trace.Process) *Index {
 	indexes.Add(1)
-	x := &Index{Tracker: NewTracker(p), callKey: map[uint64]string{}, colls: map[string]*recent{}}
+	x := &Index{Tracker: NewTracker(p), Wins: newWindows(p), callKey: map[uint64]string{}, colls: map[string]*recent{}}
 	current := map[uint64]bool{}
 	for _, c := range append([]*trace.Call{p.Last()}, p.Threads...) {
 		if c != nil && c.Seq >= 0 {
@@ -148,7 +192,8 @@ func NewIndex(p *trace.Process) *Index {
 			if current[c.Offset] {
 				x.callKey[c.Offset] = k
 			}
-			if c.Def.Has("coll") && !c.Def.Has("finalize") {
+			// (a window's creation is a collective over its communicator)
+			if c.Def.Has("coll") && !c.Def.Has("finalize") || IsWinCreate(c.Name()) {
 				r := x.colls[k]
 				if r == nil {
 					r = &recent{}
@@ -161,6 +206,7 @@ func NewIndex(p *trace.Process) *Index {
 				r.calls, r.n = append(r.calls, c.Keep()), r.n+1
 			}
 		}
+		x.Wins.Step(c, x.Tracker)
 		x.Created(c)
 	}
 	return x
@@ -176,7 +222,8 @@ func (x *Index) KeyOf(c *trace.Call) string {
 }
 
 // Collectives returns how many collectives the rank made on the
-// communicator with key key (MPI_Finalize aside).
+// communicator with key key (MPI_Finalize aside, the windows made on it
+// included).
 func (x *Index) Collectives(key string) int {
 	if r := x.colls[key]; r != nil {
 		return r.n

@@ -3,6 +3,7 @@ package comms
 import (
 	"testing"
 
+	"mpivet/api"
 	"mpivet/trace/tracetest"
 )
 
@@ -36,5 +37,46 @@ func TestHandleReuse(t *testing.T) {
 	}
 	if x.KeyOf(calls[1]) != "world" || len(x.Members(0x500)) != 4 {
 		t.Fatal("world or current members wrong")
+	}
+}
+
+// interRecord is the layer's membership record of an intercommunicator:
+// local group, then remote group (world ranks).
+func interRecord(l *tracetest.Log, handle uint64, local, remote []int) {
+	w := []uint64{handle, 1, uint64(len(local))}
+	for _, r := range local {
+		w = append(w, uint64(r))
+	}
+	w = append(w, uint64(len(remote)))
+	for _, r := range remote {
+		w = append(w, uint64(r))
+	}
+	l.Meta(api.MetaComm, w...)
+}
+
+// Both groups of an intercommunicator name it alike (its collectives and
+// messages involve both); a communicator made by MPI_Comm_idup has the
+// members of the one it duplicates.
+func TestIntercommAndIdup(t *testing.T) {
+	keys := map[int]string{}
+	for _, r := range []int{0, 2} {
+		local, remote := []int{0, 1}, []int{2, 3}
+		if r == 2 {
+			local, remote = remote, local
+		}
+		l := tracetest.New(r, 4)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		l.Call("MPI_Intercomm_create", 2, map[string]any{"local_comm": uint64(0x1000)}, map[string]any{"newintercomm": uint64(0x700)})
+		interRecord(l, 0x700, local, remote)
+		l.Call("MPI_Comm_idup", 3, map[string]any{"comm": uint64(0x700)}, map[string]any{"newcomm": uint64(0x800), "request": uint64(0x9)})
+		l.Call("MPI_Comm_idup", 4, map[string]any{"comm": uint64(0x1000)}, map[string]any{"newcomm": uint64(0x900), "request": uint64(0xa)})
+		x := NewIndex(l.Process())
+		if !x.IsInter(0x800) || len(x.All(0x800)) != 4 || len(x.Members(0x900)) != 4 {
+			t.Fatalf("rank %d: idup of the intercommunicator %v, of the world %v", r, x.All(0x800), x.Members(0x900))
+		}
+		keys[r] = x.Key(0x700) + " " + x.Key(0x800)
+	}
+	if keys[0] != keys[2] {
+		t.Fatalf("the groups name the intercommunicator differently: %q and %q", keys[0], keys[2])
 	}
 }

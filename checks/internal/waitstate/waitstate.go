@@ -12,9 +12,12 @@
 // MPI_ANY_SOURCE); a blocked send waits for its destination, since the MPI
 // did not buffer it; Sendrecv waits for its receive, and for its send only
 // where the records show that the send is what keeps it (sendrecv); a collective waits for every
-// member of its communicator that is not in the same collective; MPI_Wait
-// and MPI_Waitall wait for all their pending operations, MPI_Waitany and
-// MPI_Waitsome for any; MPI_Finalize waits for every rank still using MPI.
+// member of its communicator (both groups of an intercommunicator) that
+// is not in the same collective; MPI_Wait and MPI_Waitall wait for all
+// their pending operations, MPI_Waitany and MPI_Waitsome for any; a
+// one-sided synchronisation waits for the peers it names (rma.go: window
+// collectives, PSCW partners, holders of a conflicting lock);
+// MPI_Finalize waits for every rank still using MPI.
 //
 // A verdict must rest on what cannot change, so the conditions err towards
 // "can proceed" wherever the records leave a doubt (a deadlock missed so is
@@ -490,8 +493,10 @@ func (a *Analysis) condition(r *Rank) *waitfor.Cond {
 		return a.collective(r, c, false)
 	case c.Def.Has("completion"):
 		return a.requests(r)
-	case windowCollective(name):
-		return a.windowCollective(r, name)
+	case c.Def.Has("rma"):
+		if cond := a.rma(r, c); cond != nil {
+			return cond
+		}
 	}
 	// MPI_Buffer_detach waits for the buffered sends to be delivered, to
 	// ranks it does not name: any other rank that can act may release it.
@@ -523,7 +528,9 @@ func (a *Analysis) collective(r *Rank, c *trace.Call, finalize bool) *waitfor.Co
 	}
 	key := r.Comms.KeyOf(c)
 	k := r.Comms.Position(c, key)
-	for _, m := range r.Comms.Members(c.Word("comm")) {
+	// Every member: both groups of an intercommunicator (Members gives
+	// only the remote one, the ranks its point-to-point calls name).
+	for _, m := range r.Comms.All(c.Word("comm")) {
 		o := a.Ranks[m]
 		if m == r.Proc.Rank || o == nil {
 			continue
@@ -688,34 +695,4 @@ func allThreadsBlocked(p *trace.Process) bool {
 		}
 	}
 	return true
-}
-
-// windowCollective reports whether a call is collective over a window's
-// group (or the communicator it is made on).
-func windowCollective(name string) bool {
-	switch name {
-	case "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic", "MPI_Win_free", "MPI_Win_fence":
-		return true
-	}
-	return false
-}
-
-// windowCollective is what rank r blocked in a window collective waits
-// for. Its group is not at hand here, so, as for any call that names no
-// peer, any other rank that can act may release it; but ranks blocked in
-// the same call have arrived, not stuck: once every rank that has not
-// finished is in it, it waits for nothing (under a loaded machine a
-// window's creation can take seconds, and was reported as a deadlock).
-func (a *Analysis) windowCollective(r *Rank, name string) *waitfor.Cond {
-	var others []int
-	for id, o := range a.Ranks {
-		if id != r.Proc.Rank && o.State != waitfor.Finished && !(o.State == waitfor.Blocked && o.Call != nil && o.Call.Name() == name) {
-			others = append(others, id)
-		}
-	}
-	if len(others) == 0 {
-		return waitfor.AllProcs(name)
-	}
-	sort.Ints(others)
-	return waitfor.AnyProc(name, others...)
 }

@@ -213,12 +213,11 @@ static void exposure(unsigned call, uint64_t logref, const uint64_t *o)
 	}
 }
 
-/* rma registers the buffers of a one-sided operation and follows window
- * memory and synchronisations; it returns 0 for a call of another kind.
- * The origin buffer (and result buffer) of an operation stay pending, under
- * the window's handle, until the window's next fence, unlock, flush or
- * complete. */
-static int rma(unsigned call, uint64_t logref, const uint64_t *o)
+/* origin registers the buffers of a one-sided operation; it returns 0 for
+ * a call of another kind. The origin buffer (and result buffer) of an
+ * operation stay pending, under the window's handle, until the window's
+ * next fence, unlock, flush or complete. */
+static int origin(unsigned call, uint64_t logref, const uint64_t *o)
 {
 	switch (call) {
 #define RMA(c, recv, buf, count, type) \
@@ -232,12 +231,14 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 	case MPIVET_ID_MPI_Get:
 		RMA(MPI_Get, 1, origin_addr, IN(MPI_Get, origin_count), origin_datatype);
 		break;
-	case MPIVET_ID_MPI_Get_accumulate:
-		RMA(MPI_Get_accumulate, 0, origin_addr, IN(MPI_Get_accumulate, origin_count), origin_datatype);
+	case MPIVET_ID_MPI_Get_accumulate: /* MPI_NO_OP reads no origin buffer */
+		if (IN(MPI_Get_accumulate, op) != MPIVET_H(MPI_NO_OP))
+			RMA(MPI_Get_accumulate, 0, origin_addr, IN(MPI_Get_accumulate, origin_count), origin_datatype);
 		RMA(MPI_Get_accumulate, 1, result_addr, IN(MPI_Get_accumulate, result_count), result_datatype);
 		break;
 	case MPIVET_ID_MPI_Fetch_and_op:
-		RMA(MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+		if (IN(MPI_Fetch_and_op, op) != MPIVET_H(MPI_NO_OP))
+			RMA(MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
 		RMA(MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 		break;
 	case MPIVET_ID_MPI_Compare_and_swap:
@@ -246,6 +247,20 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		RMA(MPI_Compare_and_swap, 1, result_addr, 1, datatype);
 		break;
 #undef RMA
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* rma registers the buffers of a one-sided operation (origin) and follows
+ * window memory and synchronisations; it returns 0 for a call of another
+ * kind. */
+static int rma(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	if (origin(call, logref, o))
+		return 1;
+	switch (call) {
 	case MPIVET_ID_MPI_Win_create:
 		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size));
 #if !defined(OPEN_MPI)

@@ -107,8 +107,8 @@ void bc_add(unsigned call, int recv, uint64_t buf, int64_t count, uint64_t type,
 {
 	int coll = recv & COLL;
 	recv &= 1;
-	if (count <= 0 || req == req_null)
-		return;
+	if (count <= 0 || req == req_null || type == MPIVET_H(MPI_DATATYPE_NULL))
+		return; /* no data, or a buffer the call does not use */
 	lock();
 	struct flat *t = bc_flat_of((MPI_Datatype)(uintptr_t)type);
 	if (!t || !t->n) {

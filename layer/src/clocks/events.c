@@ -142,7 +142,7 @@ void ck_finish(struct req *r, const MPI_Status *st)
 	uint64_t *pb = ck_scratch_pb();
 	ck_settle_before(r->seq, r->sh, st->MPI_SOURCE, st->MPI_TAG);
 	ck_take_pb(pb, st->MPI_SOURCE, st->MPI_TAG, r->sh);
-	ck_check_types(pb, r->type, r->sh, st, r->pc);
+	ck_check_types(pb, r->sig, r->sh, st, r->pc);
 	r->m = mode == VECTOR ? pb[me] : pb[0];
 	r->msrc = st->MPI_SOURCE;
 	r->has_m = 1;
@@ -212,7 +212,7 @@ void ck_recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st,
 		return;
 	uint64_t *pb = ck_scratch_pb();
 	receive_pb(seqs + 1, s, st->MPI_SOURCE, st->MPI_TAG, pb);
-	ck_check_types(pb, type, s, st, mpivet_call_pc);
+	ck_check_types(pb, mpivet_sig(type), s, st, mpivet_call_pc);
 	if (cur.wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
 	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
@@ -246,6 +246,7 @@ struct req *ck_post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, 
 {
 	struct req *r = ck_radd(h, kind);
 	r->sh = ck_find(c);
+	ck_shadow_hold(r->sh);
 	r->src = src;
 	r->orig_src = cur.src;
 	r->tag = tag;
@@ -323,6 +324,8 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		if (!user || *user == MPI_REQUEST_NULL)
 			return;
 		struct req *r = ck_radd(*user, COLL);
+		r->sh = s; /* its clock collective is pending on s's shadow */
+		ck_shadow_hold(s);
 		in = r->buf = malloc(2 * (size_t)pbn * 8);
 		r->active = brings;
 		aux = &r->aux;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "../record/conf.h"
+#include "../datatypes/walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static int pre_p2p(unsigned call, uint64_t logref, void **k)
 	case MPIVET_ID_MPI_Send: case MPIVET_ID_MPI_Bsend: case MPIVET_ID_MPI_Ssend: case MPIVET_ID_MPI_Rsend:
 	case MPIVET_ID_MPI_Isend: case MPIVET_ID_MPI_Ibsend: case MPIVET_ID_MPI_Issend: case MPIVET_ID_MPI_Irsend:
 		/* every send has datatype, dest, tag, comm as parameters 2, 3, 4, 5 */
-		ck_send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5), ARG(MPI_Datatype, 2));
+		ck_send_pb(ARG(int, 3), ARG(int, 4), ARG(MPI_Comm, 5), mpivet_sig(ARG(MPI_Datatype, 2)));
 		break;
 	case MPIVET_ID_MPI_Recv:
 		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Recv_source), ARG(int, MPIVET_K_MPI_Recv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Recv_comm), logref);
@@ -102,11 +103,11 @@ static int pre_p2p(unsigned call, uint64_t logref, void **k)
 		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Irecv_source), ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Sendrecv:
-		ck_send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_sendtype));
+		ck_send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_dest), ARG(int, MPIVET_K_MPI_Sendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_sendtype)));
 		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_source), ARG(int, MPIVET_K_MPI_Sendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Sendrecv_replace:
-		ck_send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype));
+		ck_send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype)));
 		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(int, MPIVET_K_MPI_Sendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), logref);
 		break;
 	case MPIVET_ID_MPI_Probe:
@@ -249,7 +250,7 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 		MPI_Request *h = ARG(MPI_Request *, 6);
 		if (ok && h && *h != MPI_REQUEST_NULL) {
 			struct req *r = ck_radd(*h, PSEND);
-			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5), r->type = ARG(MPI_Datatype, 2);
+			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5), r->sig = mpivet_sig(ARG(MPI_Datatype, 2));
 		}
 		break;
 	}
@@ -258,8 +259,10 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 		if (ok && h && *h != MPI_REQUEST_NULL) {
 			struct req *r = ck_radd(*h, PRECV);
 			r->sh = ck_find(ARG(MPI_Comm, 5));
+			ck_shadow_hold(r->sh);
 			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
-			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1), r->type = ARG(MPI_Datatype, 2);
+			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1);
+			r->type = mpivet_type_hold(ARG(MPI_Datatype, 2)), r->sig = mpivet_sig(r->type);
 			r->pc = mpivet_call_pc;
 		}
 		break;
@@ -288,7 +291,7 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 		int *src = &ARG(int, MPIVET_K_MPI_Irecv_source);
 		if (ok && h && *h != MPI_REQUEST_NULL) {
 			struct req *r = ck_post_recv(*h, RECV, *src, ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
-			r->type = ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype);
+			r->sig = mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype));
 			ck_enqueue(r);
 		}
 		*src = cur.src;
@@ -398,6 +401,8 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 		struct shadow *s = ck_find(ARG(MPI_Comm, 0));
 		if (h && *h != MPI_REQUEST_NULL && s) {
 			struct req *r = ck_radd(*h, COLL);
+			r->sh = s;
+			ck_shadow_hold(s);
 			r->newcomm = ARG(MPI_Comm *, 1);
 			r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
 			if (clocking && s->sh != MPI_COMM_NULL)

@@ -35,8 +35,9 @@ void ck_ring_flush(void)
 			mpivet_pmpi_Wait(&ring_req[i], MPI_STATUS_IGNORE);
 }
 
-/* ck_send_pb counts a message to dest and sends its piggyback ahead of it. */
-void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
+/* ck_send_pb counts a message to dest and sends its piggyback ahead of it
+ * (sig: the signature of the send's datatype). */
+void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig)
 {
 	struct shadow *s;
 	if (dest == MPI_PROC_NULL)
@@ -49,7 +50,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 	uint64_t *pb = &ring[(size_t)k * pbw];
 	memcpy(pb, clk, pbn * 8);
-	pb[pbn] = mpivet_sig(type);
+	pb[pbn] = sig;
 	pb[pbn + 1] = mpivet_call_pc;
 	PMPI_Isend(pb, pbw, MPI_UINT64_T, dest, tag, s->sh, &ring_req[k]);
 	ck_pb_msgs++, ck_pb_bytes += (uint64_t)pbw * 8;
@@ -70,12 +71,12 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type)
 }
 
 /* ck_check_types compares the type signature of a message (in its piggyback)
- * with the datatype it is received with, and logs a mismatch once per pair
- * of call sites. */
-void ck_check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, const MPI_Status *st, uint64_t pc)
+ * with the signature rs of the datatype it is received with, and logs a
+ * mismatch once per pair of call sites. */
+void ck_check_types(const uint64_t *pb, uint64_t rs, struct shadow *s, const MPI_Status *st, uint64_t pc)
 {
-	uint64_t ss = pb[pbn], rs;
-	if (!ss || ss == (rs = mpivet_sig(rtype)) || !rs || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
+	uint64_t ss = pb[pbn];
+	if (!ss || ss == rs || !rs || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
 		return;
 	int bytes = 0;
 	PMPI_Get_count(st, MPI_BYTE, &bytes);

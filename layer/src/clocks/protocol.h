@@ -53,13 +53,20 @@ void ck_print_stats(void);
 /* ---- Shadow communicators (shadows.c) ---- */
 
 struct shadow {
-	uint64_t key; /* the program's communicator (0: empty slot, 1: deleted) */
+	uint64_t key; /* the program's communicator */
 	MPI_Comm comm, sh;
 	MPI_Group peers; /* the group sources are ranks of (remote group of an intercomm) */
 	uint64_t serial; /* per-rank number: handles are reused, serials are not */
 	int inter;
+	/* The receives pending on it (struct req's sh): a communicator the
+	 * program frees with receives pending lives on until they complete
+	 * (MPI 4.0 §7.4.3), and so does its shadow, on which their piggybacks
+	 * come. freed: the program has freed it (no longer found by handle). */
+	int refs, freed; /* refs: also the clock collectives pending on it */
 };
-extern struct shadow *shadows; /* an open-addressing table of capshadows slots */
+/* an open-addressing table of capshadows slots of the live shadows (NULL:
+ * empty, ck_tomb: deleted) */
+extern struct shadow **shadows, ck_tomb;
 extern size_t nshadows, capshadows;
 extern MPI_Group world_group;
 
@@ -67,6 +74,8 @@ struct shadow *ck_find(MPI_Comm c);
 void ck_shadow_of(MPI_Comm c, MPI_Comm sh);
 void ck_shadow_dup(MPI_Comm c);
 void ck_shadow_free(MPI_Comm c);
+void ck_shadow_hold(struct shadow *s);
+void ck_shadow_release(struct shadow *s);
 int ck_world(struct shadow *s, int r);
 
 /* ---- Piggybacks (piggybacks.c) ---- */
@@ -75,11 +84,11 @@ extern int broken; /* a message came without its piggyback: none is expected any
 
 void ck_ring_init(void);
 void ck_ring_flush(void);
-void ck_send_pb(int dest, int tag, MPI_Comm c, MPI_Datatype type);
+void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig);
 int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit);
 void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s);
 uint64_t *ck_scratch_pb(void);
-void ck_check_types(const uint64_t *pb, MPI_Datatype rtype, struct shadow *s, const MPI_Status *st, uint64_t pc);
+void ck_check_types(const uint64_t *pb, uint64_t rsig, struct shadow *s, const MPI_Status *st, uint64_t pc);
 
 /* ---- Requests and the call in progress (requests.c) ---- */
 
@@ -97,7 +106,11 @@ struct req {
 	MPI_Request aux;           /* clock collective of a nonblocking collective */
 	uint64_t pc;               /* the call site that posted it */
 	uint64_t *buf;             /* its clocks */
-	/* persistent receive, to re-create it with a forced source */
+	/* The signature of its datatype, taken when it was made: the program
+	 * may free the datatype while the request is pending, or persistent. */
+	uint64_t sig;
+	/* persistent receive, to re-create it with a forced source (type: the
+	 * layer's own reference, mpivet_type_hold) */
 	void *pbuf;
 	int count;
 	MPI_Datatype type;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "protocol.h"
+#include "../datatypes/walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ struct req *ck_radd(MPI_Request h, int kind)
 	struct req *r = calloc(1, sizeof *r);
 	r->h = h;
 	r->kind = kind;
+	r->type = MPI_DATATYPE_NULL;
 	struct req **b = ck_rslot(h);
 	r->hnext = *b;
 	*b = r;
@@ -84,6 +86,9 @@ void ck_rfree(struct req *r)
 {
 	ck_dequeue(r);
 	ck_runhash(r);
+	ck_shadow_release(r->sh);
+	if (r->type != MPI_DATATYPE_NULL)
+		mpivet_type_release(&r->type);
 	free(r->buf);
 	free(r);
 }
@@ -107,7 +112,7 @@ void ck_started_sends(MPI_Request *hs, int n)
 			cur.started = realloc(cur.started, cur.capstarted * sizeof *cur.started);
 		}
 		cur.started[cur.nstarted++] = r;
-		ck_send_pb(r->dest, r->tag, r->comm, r->type);
+		ck_send_pb(r->dest, r->tag, r->comm, r->sig);
 	}
 }
 

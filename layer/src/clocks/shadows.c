@@ -9,50 +9,101 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct shadow *shadows;
+struct shadow **shadows, ck_tomb;
 size_t nshadows, capshadows;
 static uint64_t serials;
 MPI_Group world_group;
 
 static size_t hash(uint64_t k, size_t cap) { return (size_t)((k * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1); }
 
-struct shadow *ck_find(MPI_Comm c)
+static int live(const struct shadow *s) { return s && s != &ck_tomb; }
+
+/* slot gives the slot of handle k: its shadow's, or else NULL. */
+static struct shadow **slot(uint64_t k)
 {
-	uint64_t k = MPIVET_H(c);
 	if (!capshadows)
 		return NULL;
 	for (size_t i = hash(k, capshadows);; i = (i + 1) & (capshadows - 1)) {
-		if (shadows[i].key == k)
+		if (live(shadows[i]) && shadows[i]->key == k)
 			return &shadows[i];
-		if (shadows[i].key == 0)
+		if (!shadows[i])
 			return NULL;
 	}
 }
 
+struct shadow *ck_find(MPI_Comm c)
+{
+	struct shadow **p = slot(MPIVET_H(c));
+	return p ? *p : NULL;
+}
+
+static void grow(void)
+{
+	size_t cap = capshadows ? capshadows * 2 : 64;
+	struct shadow **t = calloc(cap, sizeof *t), **old = shadows;
+	for (size_t j = 0; j < capshadows; j++)
+		if (live(old[j])) {
+			size_t i = hash(old[j]->key, cap);
+			while (t[i])
+				i = (i + 1) & (cap - 1);
+			t[i] = old[j];
+		}
+	free(old);
+	shadows = t, capshadows = cap;
+}
+
+/* destroy frees a shadow that no one uses any more. */
+static void destroy(struct shadow *s)
+{
+	if (s->sh != MPI_COMM_NULL)
+		PMPI_Comm_free(&s->sh);
+	if (s->peers != MPI_GROUP_NULL)
+		PMPI_Group_free(&s->peers);
+	free(s);
+}
+
+void ck_shadow_hold(struct shadow *s)
+{
+	if (s)
+		s->refs++;
+}
+
+void ck_shadow_release(struct shadow *s)
+{
+	if (s && --s->refs <= 0 && s->freed)
+		destroy(s);
+}
+
+/* detach takes the shadow in slot p out of the table: the program has
+ * freed its communicator (or the MPI reused the handle unseen). */
+static void detach(struct shadow **p)
+{
+	struct shadow *s = *p;
+	*p = &ck_tomb;
+	nshadows--;
+	s->freed = 1;
+	if (s->refs <= 0)
+		destroy(s);
+}
+
 static struct shadow *insert(MPI_Comm c)
 {
-	if ((nshadows + 1) * 2 > capshadows) {
-		size_t cap = capshadows ? capshadows * 2 : 64;
-		struct shadow *t = calloc(cap, sizeof *t), *old = shadows;
-		for (size_t j = 0; j < capshadows; j++)
-			if (old[j].key > 1) {
-				size_t i = hash(old[j].key, cap);
-				while (t[i].key)
-					i = (i + 1) & (cap - 1);
-				t[i] = old[j];
-			}
-		free(old);
-		shadows = t, capshadows = cap;
-	}
 	uint64_t k = MPIVET_H(c);
+	struct shadow **p = slot(k);
+	if (p)
+		detach(p);
+	if ((nshadows + 1) * 2 > capshadows)
+		grow();
 	size_t i = hash(k, capshadows);
-	while (shadows[i].key > 1 && shadows[i].key != k)
+	while (live(shadows[i]))
 		i = (i + 1) & (capshadows - 1);
-	if (shadows[i].key != k)
-		nshadows++;
-	memset(&shadows[i], 0, sizeof shadows[i]);
-	shadows[i].key = k;
-	return &shadows[i];
+	struct shadow *s = calloc(1, sizeof *s);
+	s->key = k;
+	s->sh = MPI_COMM_NULL;
+	s->peers = MPI_GROUP_NULL;
+	shadows[i] = s;
+	nshadows++;
+	return s;
 }
 
 /* ck_shadow_of gives c its shadow: a duplicate, collective over c's members,
@@ -104,13 +155,9 @@ void ck_shadow_dup(MPI_Comm c)
 
 void ck_shadow_free(MPI_Comm c)
 {
-	struct shadow *s = ck_find(c);
-	if (!s)
-		return;
-	if (s->sh != MPI_COMM_NULL)
-		PMPI_Comm_free(&s->sh);
-	PMPI_Group_free(&s->peers);
-	s->key = 1;
+	struct shadow **p = slot(MPIVET_H(c));
+	if (p)
+		detach(p);
 }
 
 /* ck_world is the MPI_COMM_WORLD rank of rank r of s's peers (rare path). */

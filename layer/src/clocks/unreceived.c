@@ -103,8 +103,8 @@ void ck_unreceived(void)
 	double t0 = PMPI_Wtime();
 	for (;;) {
 		for (size_t i = 0; i < capshadows; i++)
-			if (shadows[i].key > 1)
-				found += ck_claim_unreceived(&shadows[i], 0);
+			if (shadows[i] && shadows[i] != &ck_tomb)
+				found += ck_claim_unreceived(shadows[i], 0);
 		l[0] = found, l[1] = PMPI_Wtime() - t0 > UNRECEIVED_WAIT;
 		if (mpivet_pmpi_Allreduce(l, g, 2, MPI_INT64_T, MPI_SUM, fin_comm) != MPI_SUCCESS || g[0] >= missing || g[1])
 			return;

@@ -8,9 +8,16 @@
 
 #include <stdlib.h>
 
+/* MPI_DATATYPE_NULL is legal where a buffer is not used (the send type of
+ * a collective in place, the origin of MPI_Get_accumulate with MPI_NO_OP):
+ * it is never given to the MPI's type queries, which would raise an error
+ * the program did not make. */
+
 int64_t mpivet_type_extent(MPI_Datatype t)
 {
 	MPI_Aint lb = 0, ext = 0;
+	if (t == MPI_DATATYPE_NULL)
+		return 0;
 	PMPI_Type_get_extent(t, &lb, &ext);
 	return (int64_t)ext;
 }
@@ -20,7 +27,7 @@ int mpivet_type_open(MPI_Datatype t, struct mpivet_type_parts *p)
 	int ni = 0, na = 0, nd = 0, comb = 0;
 	p->ngroups = 0;
 	p->ints = NULL, p->addrs = NULL, p->types = NULL, p->ntypes = 0;
-	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+	if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
 		return MPIVET_TYPE_UNKNOWN;
 	p->combiner = comb;
 	switch (comb) {
@@ -200,4 +207,37 @@ int mpivet_type_each(const struct mpivet_type_parts *p, int g, int64_t disp, int
 		return each_subarray(p, disp, fn, ctx);
 	}
 	return -1;
+}
+
+/* ---- Holding a type past the program's MPI_Type_free ----
+ *
+ * A program may free a datatype while operations that use it are pending,
+ * or while a persistent request made with it lives (MPI keeps the type
+ * until they complete). Where the layer uses a type later than the call
+ * that gave it (a persistent receive re-created with a forced source, a
+ * receive the deterministic mode posts once decided), it holds its own
+ * reference: a duplicate of a derived type, which the program cannot free. */
+
+/* derived reports whether t is a type the program made (not predefined). */
+static int derived(MPI_Datatype t)
+{
+	int ni, na, nd, comb;
+	return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+	       comb != MPI_COMBINER_NAMED && comb != MPI_COMBINER_F90_REAL && comb != MPI_COMBINER_F90_COMPLEX &&
+	       comb != MPI_COMBINER_F90_INTEGER;
+}
+
+MPI_Datatype mpivet_type_hold(MPI_Datatype t)
+{
+	MPI_Datatype d;
+	if (!derived(t) || PMPI_Type_dup(t, &d) != MPI_SUCCESS)
+		return t;
+	return d;
+}
+
+void mpivet_type_release(MPI_Datatype *held)
+{
+	if (derived(*held))
+		PMPI_Type_free(held);
+	*held = MPI_DATATYPE_NULL;
 }

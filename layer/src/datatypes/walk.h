@@ -59,4 +59,11 @@ int mpivet_type_each(const struct mpivet_type_parts *p, int g, int64_t disp,
 /* mpivet_type_extent gives the extent of t (0 if the MPI does not say). */
 int64_t mpivet_type_extent(MPI_Datatype t);
 
+/* mpivet_type_hold gives a reference to t that stays valid after the
+ * program frees t (a duplicate of a derived type; a predefined type
+ * itself); mpivet_type_release drops it (only a held type: a program's
+ * derived type given to it would be freed). */
+MPI_Datatype mpivet_type_hold(MPI_Datatype t);
+void mpivet_type_release(MPI_Datatype *held);
+
 #endif

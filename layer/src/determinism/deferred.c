@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "deferred.h"
+#include "../datatypes/walk.h"
 
 #include <stdlib.h>
 
@@ -59,7 +60,9 @@ int dt_defers(struct dcomm *d, int source, int tag)
 struct defer *dt_defer_args(struct dcomm *d, void *buf, int count, MPI_Datatype type, int *source, int *tag, MPI_Comm *comm)
 {
 	struct defer *f = calloc(1, sizeof *f);
-	f->d = d, f->buf = buf, f->count = count, f->type = type;
+	f->d = d, f->buf = buf, f->count = count;
+	d->refs++;
+	f->type = mpivet_type_hold(type); /* the program may free it before the receive is posted */
 	f->any = *source == MPI_ANY_SOURCE, f->src = *source, f->tag = *tag;
 	ptag = ptag % 32767 + 1;
 	f->ptag = ptag;
@@ -169,6 +172,19 @@ static void decide_head(struct dcomm *d)
 	advance(d);
 }
 
+/* dt_defer_release_all: the program frees d's communicator with receives
+ * deferred on it: they are posted now, while it is valid, each wildcard
+ * left to the MPI's matching (not waiting for a decision: its message may
+ * come only after the free); d lives on until they end. */
+void dt_defer_release_all(struct dcomm *d)
+{
+	while (d->qhead) {
+		if (d->qhead->any)
+			release(d->qhead, MPI_ANY_SOURCE, d->qhead->tag);
+		advance(d);
+	}
+}
+
 /* dt_flush: a blocking receive or probe with tag on d first decides every
  * wildcard before it that could take its message. */
 void dt_flush(struct dcomm *d, int tag)
@@ -229,6 +245,8 @@ void dt_defer_done(struct treq *t)
 	else if (f->fired)
 		dt_complete_wild(f->d, f->st.MPI_SOURCE, f->st.MPI_TAG);
 	t->p = NULL;
+	mpivet_type_release(&f->type);
+	dt_comm_unref(f->d);
 	free(f);
 	t->df = NULL;
 }
@@ -269,6 +287,8 @@ void dt_defer_drop(struct treq *t)
 		if (t->p)
 			dt_unpost(t->p); /* cancelled: it took nothing */
 		t->p = NULL;
+		mpivet_type_release(&f->type);
+		dt_comm_unref(f->d);
 		free(f);
 		t->df = NULL;
 	}

@@ -19,6 +19,7 @@ int dt_defer_test(struct treq *t, uint64_t now);
 void dt_defer_status(struct defer *f, MPI_Status *st);
 void dt_defer_done(struct treq *t);
 void dt_defer_drop(struct treq *t);
+void dt_defer_release_all(struct dcomm *d);
 
 #pragma GCC visibility pop
 

@@ -315,6 +315,9 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 	}
 	case MPIVET_ID_MPI_Comm_free: {
 		MPI_Comm *c = ARG(MPI_Comm *, 0);
+		struct dcomm *d = c ? dt_comm(*c) : NULL;
+		if (d)
+			dt_defer_release_all(d);
 		if (c)
 			dt_comm_free(*c);
 		break;

@@ -26,6 +26,9 @@ struct dcomm {
 	int *world; /* world rank of each member */
 	struct defer *qhead, *qtail; /* receives deferred behind a wildcard (deferred.c) */
 	struct dcomm *next;
+	/* deferred receives on it not yet ended: a communicator the program
+	 * frees with receives pending lives on until they complete (freed) */
+	int refs, freed;
 };
 
 struct prc;
@@ -95,6 +98,7 @@ void dt_finish(void);
 struct dcomm *dt_comm(MPI_Comm c);
 void dt_comm_new(MPI_Comm c);
 void dt_comm_free(MPI_Comm c);
+void dt_comm_unref(struct dcomm *d);
 void dt_header(int dest, int tag, MPI_Comm c);
 void dt_drain(void);
 void dt_answer_all(void);

@@ -196,10 +196,19 @@ void dt_comm_free(MPI_Comm c)
 		if ((*p)->c == c) {
 			struct dcomm *d = *p;
 			*p = d->next;
-			free(d->world);
-			free(d);
+			d->freed = 1;
+			d->refs++, dt_comm_unref(d);
 			return;
 		}
+}
+
+/* dt_comm_unref: a deferred receive on d has ended. */
+void dt_comm_unref(struct dcomm *d)
+{
+	if (--d->refs <= 0 && d->freed) {
+		free(d->world);
+		free(d);
+	}
 }
 
 /* ---- Headers and the mirrored matching ---- */
