@@ -31,6 +31,9 @@ func TestEveryCallWrapped(t *testing.T) {
 		if !strings.Contains(src, "\nint "+c.Name+"(") {
 			t.Errorf("no C wrapper for %s", c.Name)
 		}
+		if n := c.LargeName(); n != "" && !strings.Contains(src, "\n#if MPI_VERSION >= 4\nint "+n+"(") {
+			t.Errorf("no C wrapper for %s under MPI_VERSION >= 4", n)
+		}
 		lower := strings.ToLower(c.Name)
 		if !c.Has("nofortran") && !strings.Contains(src, "\nvoid "+lower+"_(") {
 			t.Errorf("no Fortran wrapper for %s", c.Name)
