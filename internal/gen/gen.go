@@ -31,10 +31,10 @@ func Generate(a *api.API) map[string][]byte {
 	w("%s", pollPrelude)
 	w("%s", largePrelude)
 	for _, c := range a.Calls {
-		genRecorders(w, c)
+		mpi4(w, c, genRecorders)
 	}
 	for _, c := range a.Calls {
-		genC(w, c)
+		mpi4(w, c, genC)
 		genLarge(w, c)
 	}
 	genConstants(w, a)
@@ -54,6 +54,18 @@ func Generate(a *api.API) map[string][]byte {
 }
 
 type writer func(format string, args ...any)
+
+// mpi4 writes what gen writes of c, under MPI_VERSION >= 4 if c is tagged
+// mpi4 (a call that only MPI 4.0's mpi.h declares).
+func mpi4(w writer, c *api.Call, gen func(writer, *api.Call)) {
+	if !c.Has("mpi4") {
+		gen(w, c)
+		return
+	}
+	w("#if MPI_VERSION >= 4\n")
+	gen(w, c)
+	w("#endif\n\n")
+}
 
 // cType returns the C type of a recorder argument for field f.
 func recArgs(fs []api.Field, c *api.Call) []string {

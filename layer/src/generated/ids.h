@@ -175,6 +175,28 @@ enum {
 	MPIVET_ID_MPI_Win_get_info = 168,
 	MPIVET_ID_MPI_Win_get_group = 169,
 	MPIVET_ID_MPI_Win_create_errhandler = 170,
+	MPIVET_ID_MPI_Barrier_init = 171,
+	MPIVET_ID_MPI_Bcast_init = 172,
+	MPIVET_ID_MPI_Gather_init = 173,
+	MPIVET_ID_MPI_Gatherv_init = 174,
+	MPIVET_ID_MPI_Scatter_init = 175,
+	MPIVET_ID_MPI_Scatterv_init = 176,
+	MPIVET_ID_MPI_Allgather_init = 177,
+	MPIVET_ID_MPI_Allgatherv_init = 178,
+	MPIVET_ID_MPI_Alltoall_init = 179,
+	MPIVET_ID_MPI_Alltoallv_init = 180,
+	MPIVET_ID_MPI_Alltoallw_init = 181,
+	MPIVET_ID_MPI_Reduce_init = 182,
+	MPIVET_ID_MPI_Allreduce_init = 183,
+	MPIVET_ID_MPI_Reduce_scatter_init = 184,
+	MPIVET_ID_MPI_Reduce_scatter_block_init = 185,
+	MPIVET_ID_MPI_Scan_init = 186,
+	MPIVET_ID_MPI_Exscan_init = 187,
+	MPIVET_ID_MPI_Neighbor_allgather_init = 188,
+	MPIVET_ID_MPI_Neighbor_allgatherv_init = 189,
+	MPIVET_ID_MPI_Neighbor_alltoall_init = 190,
+	MPIVET_ID_MPI_Neighbor_alltoallv_init = 191,
+	MPIVET_ID_MPI_Neighbor_alltoallw_init = 192,
 };
 
 #define MPIVET_IN_MPI_Abort_comm 1
@@ -695,6 +717,229 @@ enum {
 #define MPIVET_IN_MPI_Rget_accumulate_win 12
 #define MPIVET_IN_MPI_Rget_accumulate_request_at 13
 #define MPIVET_OUT_MPI_Rget_accumulate_request 1
+#define MPIVET_IN_MPI_Barrier_init_comm 1
+#define MPIVET_IN_MPI_Barrier_init_info 2
+#define MPIVET_IN_MPI_Barrier_init_request_at 3
+#define MPIVET_OUT_MPI_Barrier_init_request 1
+#define MPIVET_IN_MPI_Bcast_init_buffer 1
+#define MPIVET_IN_MPI_Bcast_init_count 2
+#define MPIVET_IN_MPI_Bcast_init_datatype 3
+#define MPIVET_IN_MPI_Bcast_init_root 4
+#define MPIVET_IN_MPI_Bcast_init_comm 5
+#define MPIVET_IN_MPI_Bcast_init_info 6
+#define MPIVET_IN_MPI_Bcast_init_request_at 7
+#define MPIVET_OUT_MPI_Bcast_init_request 1
+#define MPIVET_IN_MPI_Gather_init_sendbuf 1
+#define MPIVET_IN_MPI_Gather_init_sendcount 2
+#define MPIVET_IN_MPI_Gather_init_sendtype 3
+#define MPIVET_IN_MPI_Gather_init_recvbuf 4
+#define MPIVET_IN_MPI_Gather_init_recvcount 5
+#define MPIVET_IN_MPI_Gather_init_recvtype 6
+#define MPIVET_IN_MPI_Gather_init_root 7
+#define MPIVET_IN_MPI_Gather_init_comm 8
+#define MPIVET_IN_MPI_Gather_init_info 9
+#define MPIVET_IN_MPI_Gather_init_request_at 10
+#define MPIVET_OUT_MPI_Gather_init_request 1
+#define MPIVET_IN_MPI_Gatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Gatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Gatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Gatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Gatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Gatherv_init_displs 6
+#define MPIVET_IN_MPI_Gatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Gatherv_init_root 8
+#define MPIVET_IN_MPI_Gatherv_init_comm 9
+#define MPIVET_IN_MPI_Gatherv_init_info 10
+#define MPIVET_IN_MPI_Gatherv_init_request_at 11
+#define MPIVET_OUT_MPI_Gatherv_init_request 1
+#define MPIVET_IN_MPI_Scatter_init_sendbuf 1
+#define MPIVET_IN_MPI_Scatter_init_sendcount 2
+#define MPIVET_IN_MPI_Scatter_init_sendtype 3
+#define MPIVET_IN_MPI_Scatter_init_recvbuf 4
+#define MPIVET_IN_MPI_Scatter_init_recvcount 5
+#define MPIVET_IN_MPI_Scatter_init_recvtype 6
+#define MPIVET_IN_MPI_Scatter_init_root 7
+#define MPIVET_IN_MPI_Scatter_init_comm 8
+#define MPIVET_IN_MPI_Scatter_init_info 9
+#define MPIVET_IN_MPI_Scatter_init_request_at 10
+#define MPIVET_OUT_MPI_Scatter_init_request 1
+#define MPIVET_IN_MPI_Scatterv_init_sendbuf 1
+#define MPIVET_IN_MPI_Scatterv_init_sendcounts 2
+#define MPIVET_IN_MPI_Scatterv_init_displs 3
+#define MPIVET_IN_MPI_Scatterv_init_sendtype 4
+#define MPIVET_IN_MPI_Scatterv_init_recvbuf 5
+#define MPIVET_IN_MPI_Scatterv_init_recvcount 6
+#define MPIVET_IN_MPI_Scatterv_init_recvtype 7
+#define MPIVET_IN_MPI_Scatterv_init_root 8
+#define MPIVET_IN_MPI_Scatterv_init_comm 9
+#define MPIVET_IN_MPI_Scatterv_init_info 10
+#define MPIVET_IN_MPI_Scatterv_init_request_at 11
+#define MPIVET_OUT_MPI_Scatterv_init_request 1
+#define MPIVET_IN_MPI_Allgather_init_sendbuf 1
+#define MPIVET_IN_MPI_Allgather_init_sendcount 2
+#define MPIVET_IN_MPI_Allgather_init_sendtype 3
+#define MPIVET_IN_MPI_Allgather_init_recvbuf 4
+#define MPIVET_IN_MPI_Allgather_init_recvcount 5
+#define MPIVET_IN_MPI_Allgather_init_recvtype 6
+#define MPIVET_IN_MPI_Allgather_init_comm 7
+#define MPIVET_IN_MPI_Allgather_init_info 8
+#define MPIVET_IN_MPI_Allgather_init_request_at 9
+#define MPIVET_OUT_MPI_Allgather_init_request 1
+#define MPIVET_IN_MPI_Allgatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Allgatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Allgatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Allgatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Allgatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Allgatherv_init_displs 6
+#define MPIVET_IN_MPI_Allgatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Allgatherv_init_comm 8
+#define MPIVET_IN_MPI_Allgatherv_init_info 9
+#define MPIVET_IN_MPI_Allgatherv_init_request_at 10
+#define MPIVET_OUT_MPI_Allgatherv_init_request 1
+#define MPIVET_IN_MPI_Alltoall_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoall_init_sendcount 2
+#define MPIVET_IN_MPI_Alltoall_init_sendtype 3
+#define MPIVET_IN_MPI_Alltoall_init_recvbuf 4
+#define MPIVET_IN_MPI_Alltoall_init_recvcount 5
+#define MPIVET_IN_MPI_Alltoall_init_recvtype 6
+#define MPIVET_IN_MPI_Alltoall_init_comm 7
+#define MPIVET_IN_MPI_Alltoall_init_info 8
+#define MPIVET_IN_MPI_Alltoall_init_request_at 9
+#define MPIVET_OUT_MPI_Alltoall_init_request 1
+#define MPIVET_IN_MPI_Alltoallv_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoallv_init_sendcounts 2
+#define MPIVET_IN_MPI_Alltoallv_init_sdispls 3
+#define MPIVET_IN_MPI_Alltoallv_init_sendtype 4
+#define MPIVET_IN_MPI_Alltoallv_init_recvbuf 5
+#define MPIVET_IN_MPI_Alltoallv_init_recvcounts 6
+#define MPIVET_IN_MPI_Alltoallv_init_rdispls 7
+#define MPIVET_IN_MPI_Alltoallv_init_recvtype 8
+#define MPIVET_IN_MPI_Alltoallv_init_comm 9
+#define MPIVET_IN_MPI_Alltoallv_init_info 10
+#define MPIVET_IN_MPI_Alltoallv_init_request_at 11
+#define MPIVET_OUT_MPI_Alltoallv_init_request 1
+#define MPIVET_IN_MPI_Alltoallw_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoallw_init_sendcounts 2
+#define MPIVET_IN_MPI_Alltoallw_init_sdispls 3
+#define MPIVET_IN_MPI_Alltoallw_init_sendtypes 4
+#define MPIVET_IN_MPI_Alltoallw_init_recvbuf 5
+#define MPIVET_IN_MPI_Alltoallw_init_recvcounts 6
+#define MPIVET_IN_MPI_Alltoallw_init_rdispls 7
+#define MPIVET_IN_MPI_Alltoallw_init_recvtypes 8
+#define MPIVET_IN_MPI_Alltoallw_init_comm 9
+#define MPIVET_IN_MPI_Alltoallw_init_info 10
+#define MPIVET_IN_MPI_Alltoallw_init_request_at 11
+#define MPIVET_OUT_MPI_Alltoallw_init_request 1
+#define MPIVET_IN_MPI_Reduce_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_init_count 3
+#define MPIVET_IN_MPI_Reduce_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_init_op 5
+#define MPIVET_IN_MPI_Reduce_init_root 6
+#define MPIVET_IN_MPI_Reduce_init_comm 7
+#define MPIVET_IN_MPI_Reduce_init_info 8
+#define MPIVET_IN_MPI_Reduce_init_request_at 9
+#define MPIVET_OUT_MPI_Reduce_init_request 1
+#define MPIVET_IN_MPI_Allreduce_init_sendbuf 1
+#define MPIVET_IN_MPI_Allreduce_init_recvbuf 2
+#define MPIVET_IN_MPI_Allreduce_init_count 3
+#define MPIVET_IN_MPI_Allreduce_init_datatype 4
+#define MPIVET_IN_MPI_Allreduce_init_op 5
+#define MPIVET_IN_MPI_Allreduce_init_comm 6
+#define MPIVET_IN_MPI_Allreduce_init_info 7
+#define MPIVET_IN_MPI_Allreduce_init_request_at 8
+#define MPIVET_OUT_MPI_Allreduce_init_request 1
+#define MPIVET_IN_MPI_Reduce_scatter_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_scatter_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_scatter_init_recvcounts 3
+#define MPIVET_IN_MPI_Reduce_scatter_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_scatter_init_op 5
+#define MPIVET_IN_MPI_Reduce_scatter_init_comm 6
+#define MPIVET_IN_MPI_Reduce_scatter_init_info 7
+#define MPIVET_IN_MPI_Reduce_scatter_init_request_at 8
+#define MPIVET_OUT_MPI_Reduce_scatter_init_request 1
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_recvcount 3
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_op 5
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_comm 6
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_info 7
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_request_at 8
+#define MPIVET_OUT_MPI_Reduce_scatter_block_init_request 1
+#define MPIVET_IN_MPI_Scan_init_sendbuf 1
+#define MPIVET_IN_MPI_Scan_init_recvbuf 2
+#define MPIVET_IN_MPI_Scan_init_count 3
+#define MPIVET_IN_MPI_Scan_init_datatype 4
+#define MPIVET_IN_MPI_Scan_init_op 5
+#define MPIVET_IN_MPI_Scan_init_comm 6
+#define MPIVET_IN_MPI_Scan_init_info 7
+#define MPIVET_IN_MPI_Scan_init_request_at 8
+#define MPIVET_OUT_MPI_Scan_init_request 1
+#define MPIVET_IN_MPI_Exscan_init_sendbuf 1
+#define MPIVET_IN_MPI_Exscan_init_recvbuf 2
+#define MPIVET_IN_MPI_Exscan_init_count 3
+#define MPIVET_IN_MPI_Exscan_init_datatype 4
+#define MPIVET_IN_MPI_Exscan_init_op 5
+#define MPIVET_IN_MPI_Exscan_init_comm 6
+#define MPIVET_IN_MPI_Exscan_init_info 7
+#define MPIVET_IN_MPI_Exscan_init_request_at 8
+#define MPIVET_OUT_MPI_Exscan_init_request 1
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvcount 5
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvtype 6
+#define MPIVET_IN_MPI_Neighbor_allgather_init_comm 7
+#define MPIVET_IN_MPI_Neighbor_allgather_init_info 8
+#define MPIVET_IN_MPI_Neighbor_allgather_init_request_at 9
+#define MPIVET_OUT_MPI_Neighbor_allgather_init_request 1
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_displs 6
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_comm 8
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_info 9
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_request_at 10
+#define MPIVET_OUT_MPI_Neighbor_allgatherv_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvcount 5
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvtype 6
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_comm 7
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_info 8
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_request_at 9
+#define MPIVET_OUT_MPI_Neighbor_alltoall_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendcounts 2
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sdispls 3
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendtype 4
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvbuf 5
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvcounts 6
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_rdispls 7
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvtype 8
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_comm 9
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_info 10
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_request_at 11
+#define MPIVET_OUT_MPI_Neighbor_alltoallv_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendcounts 2
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sdispls 3
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendtypes 4
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvbuf 5
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvcounts 6
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_rdispls 7
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvtypes 8
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_comm 9
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_info 10
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_request_at 11
+#define MPIVET_OUT_MPI_Neighbor_alltoallw_init_request 1
 
 #include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {
@@ -708,7 +953,9 @@ static const signed char mpivet_call_flags[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0,
+	2, 0, 4, 0, 6, 6, 0, 0, 4, 0, 0, 0, 0, 4, 0, 6,
+	6,
 };
 static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, 0, -1, 5, 5, 5, 5, 5, 10, 7, 5, 5, 5, 5,
@@ -721,7 +968,9 @@ static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, 4, 3, 3, 1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, 0, 4, 7, 8, 7,
+	8, 6, 7, 6, 8, 8, 6, 5, 5, 5, 5, 5, 6, 7, 6, 8,
+	8,
 };
 static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -734,7 +983,9 @@ static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 6, 7, 6,
+	7, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, 6, 6, 6,
@@ -747,7 +998,9 @@ static const signed char mpivet_call_k_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, 8, 8, 9, 12, -1, -1, -1, -1, -1,
+	-1, -1, 8, 8, 9, 12, -1, -1, -1, -1, -1, 2, 6, 9, 10, 9,
+	10, 8, 9, 8, 10, 10, 8, 7, 7, 7, 7, 7, 8, 9, 8, 10,
+	10,
 };
 static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -760,7 +1013,9 @@ static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -773,7 +1028,9 @@ static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -786,7 +1043,9 @@ static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -799,7 +1058,9 @@ static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -812,7 +1073,9 @@ static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -825,7 +1088,9 @@ static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -838,7 +1103,9 @@ static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -851,7 +1118,9 @@ static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -864,7 +1133,9 @@ static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -877,7 +1148,9 @@ static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -890,7 +1163,9 @@ static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -903,7 +1178,9 @@ static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -916,7 +1193,9 @@ static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -929,7 +1208,9 @@ static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -942,7 +1223,9 @@ static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -955,7 +1238,9 @@ static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -968,7 +1253,9 @@ static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -981,7 +1268,9 @@ static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -994,7 +1283,9 @@ static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1007,7 +1298,9 @@ static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1020,7 +1313,9 @@ static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1033,7 +1328,9 @@ static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1046,7 +1343,9 @@ static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1059,7 +1358,9 @@ static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1072,7 +1373,9 @@ static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, 3, 3, 3, 3, -1, 3, 3, 3, 3, 3, 3,
@@ -1085,7 +1388,9 @@ static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 8, 5, -1, -1, -1, -1,
@@ -1098,7 +1403,9 @@ static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, 4, 4, 4, 4, -1, 4, 4, 4, 4, 4, 4,
@@ -1111,7 +1418,9 @@ static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 4, 9, 6, -1, -1, -1, -1,
@@ -1124,7 +1433,9 @@ static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1,
@@ -1137,7 +1448,9 @@ static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1,
@@ -1150,7 +1463,9 @@ static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1,
@@ -1163,7 +1478,9 @@ static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1,
@@ -1176,7 +1493,9 @@ static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1,
@@ -1189,7 +1508,9 @@ static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1,
@@ -1202,7 +1523,9 @@ static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
@@ -1215,7 +1538,9 @@ static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, 1, 1, 1, 1, 1, -1, 1, 1, 1, 1, 1,
@@ -1228,7 +1553,9 @@ static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, 2, 2, 2, 2, 2, -1, 2, 2, 2, 2, 2,
@@ -1241,7 +1568,9 @@ static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1254,7 +1583,9 @@ static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1267,7 +1598,9 @@ static const signed char mpivet_call_k_oldtype[] = {
 	-1, 1, 3, 3, 3, 3, 3, 3, -1, 5, 8, 0, 0, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1280,7 +1613,9 @@ static const signed char mpivet_call_k_new[] = {
 	-1, 2, 4, 4, 4, 4, 4, 4, 4, 6, 9, 3, 1, -1, -1, 2,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1293,7 +1628,9 @@ static const signed char mpivet_call_a_kind[] = {
 	-1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, -1, -1, 3,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1306,7 +1643,9 @@ static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1,
 	0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1319,7 +1658,9 @@ static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1,
 	3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1332,7 +1673,9 @@ static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1345,7 +1688,9 @@ static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1,
 };
 
 #define MPIVET_K_MPI_Init_argc 0

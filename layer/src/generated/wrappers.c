@@ -6607,6 +6607,1087 @@ static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t 
 	mpivet_state_returned(rc_);
 }
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Barrier_init(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Barrier_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Barrier_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Barrier_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Barrier_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Bcast_init(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buffer, (uint64_t)count, (uint64_t)datatype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Bcast_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buffer;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Bcast_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Bcast_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Bcast_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Gather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Gather_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Gather_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Gather_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gather_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Gatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Gatherv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = displs;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Gatherv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Gatherv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Gatherv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Scatter_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Scatter_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Scatter_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Scatter_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatter_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Scatterv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)displs, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Scatterv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = sendcounts;
+		w_[k_++] = displs;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Scatterv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Scatterv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scatterv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Allgather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Allgather_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Allgather_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Allgather_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgather_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Allgatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Allgatherv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = displs;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Allgatherv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Allgatherv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allgatherv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Alltoall_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Alltoall_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Alltoall_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Alltoall_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoall_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Alltoallv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Alltoallv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = sendcounts;
+		w_[k_++] = sdispls;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = rdispls;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Alltoallv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Alltoallv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Alltoallw_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Alltoallw_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = sendcounts;
+		w_[k_++] = sdispls;
+		w_[k_++] = sendtypes;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = rdispls;
+		w_[k_++] = recvtypes;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Alltoallw_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Alltoallw_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Alltoallw_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Reduce_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Reduce_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Reduce_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Reduce_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Allreduce_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Allreduce_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Allreduce_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Allreduce_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Allreduce_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Reduce_scatter_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Reduce_scatter_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Reduce_scatter_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Reduce_scatter_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Reduce_scatter_block_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Reduce_scatter_block_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Reduce_scatter_block_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Reduce_scatter_block_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Scan_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Scan_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Scan_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Scan_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Scan_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Exscan_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Exscan_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = op;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Exscan_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Exscan_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Exscan_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Neighbor_allgather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_allgather_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Neighbor_allgather_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_allgather_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgather_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Neighbor_allgatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_allgatherv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = displs;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Neighbor_allgatherv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_allgatherv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Neighbor_alltoall_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoall_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Neighbor_alltoall_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoall_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Neighbor_alltoallv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoallv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = sendcounts;
+		w_[k_++] = sdispls;
+		w_[k_++] = sendtype;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = rdispls;
+		w_[k_++] = recvtype;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Neighbor_alltoallv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Neighbor_alltoallw_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoallw_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = sendcounts;
+		w_[k_++] = sdispls;
+		w_[k_++] = sendtypes;
+		w_[k_++] = recvbuf;
+		w_[k_++] = recvcounts;
+		w_[k_++] = rdispls;
+		w_[k_++] = recvtypes;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Neighbor_alltoallw_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Neighbor_alltoallw_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -12763,6 +13844,490 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MP
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Barrier_init(comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Barrier_init(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Barrier_init(comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Barrier_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Bcast_init(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatterv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allreduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Exscan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
 
 void mpivet_write_constants(void)
 {
