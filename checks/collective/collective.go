@@ -189,7 +189,7 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 		if c.Name() == "MPI_Op_create" && c.Returned && c.RC == 0 {
 			s.ops[c.Word("op")] = userOp(pass, s.p, c)
 		}
-		if !c.Def.Has("coll") || c.Def.Has("finalize") || !c.HasField("comm") {
+		if !(c.Def.Has("coll") || c.Def.Has("collinit")) || c.Def.Has("finalize") || !c.HasField("comm") {
 			continue
 		}
 		oc := keys[key]
