@@ -89,3 +89,38 @@ func TestSharedConstantsNotCopied(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeTwins: a large-count twin records its wide arguments as they
+// are, shows the hooks views in the call's types, and calls the MPI's twin
+// when an argument does not fit.
+func TestLargeTwins(t *testing.T) {
+	src := string(Generate(api.MPI)["layer/src/generated/wrappers.c"])
+	n := 0
+	for _, c := range api.MPI.Calls {
+		name := c.LargeName()
+		if name == "" {
+			continue
+		}
+		n++
+		i := strings.Index(src, "\n#if MPI_VERSION >= 4\nint "+name+"(")
+		if i < 0 {
+			t.Errorf("no wrapper of %s", name)
+			continue
+		}
+		body := src[i : i+strings.Index(src[i:], "\n#endif\n")]
+		for _, l := range c.Large {
+			p := c.Params[c.Param(l.Name)]
+			for _, want := range []string{l.Type + " " + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "P" + name + "("} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s: no %q", name, want)
+				}
+			}
+			if strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}") {
+				t.Errorf("%s: the hooks see the wide %s", name, p.Name)
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("%d large-count twins: mpi.api's large lines are not read", n)
+	}
+}
