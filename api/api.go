@@ -113,6 +113,36 @@ type Call struct {
 	In     []Field // entry record fields (after the call-site word)
 	Out    []Field // exit record fields (after the entry-offset and return-code words)
 	brief  []Field // BriefIn
+	// Large lists the parameters that the call's MPI 4.0 large-count twin
+	// (NAME_c) declares wider ("large" lines of mpi.api): the twin has the
+	// same call ID, records and checks as the call itself.
+	Large []LargeParam
+}
+
+// LargeParam is a parameter of a call that its large-count twin declares
+// with another (wider) type: MPI_Count counts, MPI_Aint displacement units.
+type LargeParam struct {
+	Name string // the parameter
+	Type string // its type in the twin
+}
+
+// LargeName is the name of the call's large-count twin, "" if it has none.
+func (c *Call) LargeName() string {
+	if len(c.Large) == 0 {
+		return ""
+	}
+	return c.Name + "_c"
+}
+
+// LargeType is the type of parameter p in the large-count twin: its own
+// type if the twin does not widen it.
+func (c *Call) LargeType(p Param) string {
+	for _, l := range c.Large {
+		if l.Name == p.Name {
+			return l.Type
+		}
+	}
+	return ""
 }
 
 // Has reports whether the call carries the tag.
@@ -217,6 +247,12 @@ func Parse(text string) (*API, error) {
 			a.Consts = append(a.Consts, strings.Fields(line)[1:]...)
 			continue
 		}
+		if strings.HasPrefix(line, "large ") {
+			if err := a.parseLarge(strings.Fields(line)[1:]); err != nil {
+				return nil, fmt.Errorf("mpi.api:%d: %v", n+1, err)
+			}
+			continue
+		}
 		c, err := parseCall(line)
 		if err != nil {
 			return nil, fmt.Errorf("mpi.api:%d: %v", n+1, err)
@@ -230,6 +266,34 @@ func Parse(text string) (*API, error) {
 		a.ByName[c.Name] = c
 	}
 	return a, nil
+}
+
+// parseLarge parses the fields of a "large" line: a described call, then
+// the scalar parameters its large-count twin widens, each as NAME (to
+// MPI_Count) or NAME:TYPE.
+func (a *API) parseLarge(fs []string) error {
+	if len(fs) < 2 {
+		return fmt.Errorf("expected: large MPI_Name param[:TYPE] ...")
+	}
+	c := a.ByName[fs[0]]
+	if c == nil {
+		return fmt.Errorf("large: %s is not described above", fs[0])
+	}
+	if len(c.Large) > 0 {
+		return fmt.Errorf("large: %s twice", c.Name)
+	}
+	for _, f := range fs[1:] {
+		name, typ, ok := strings.Cut(f, ":")
+		if !ok {
+			typ = "MPI_Count"
+		}
+		i := c.Param(name)
+		if i < 0 || c.Params[i].Ptrs > 0 || c.Params[i].Array || c.Params[i].Role != Value {
+			return fmt.Errorf("large: %s: %q is not a scalar parameter", c.Name, name)
+		}
+		c.Large = append(c.Large, LargeParam{Name: name, Type: typ})
+	}
+	return nil
 }
 
 func parseCall(line string) (*Call, error) {

@@ -88,3 +88,22 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("parsed %+v", c)
 	}
 }
+
+// TestLargeTwins: a "large" line names a described call and scalar
+// parameters of it; the twin is NAME_c with the parameter widened.
+func TestLargeTwins(t *testing.T) {
+	const call = "MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)  p2p send blocking\n"
+	a, err := Parse(call + "large MPI_Send count\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.ByName["MPI_Send"]
+	if c.LargeName() != "MPI_Send_c" || c.LargeType(c.Params[1]) != "MPI_Count" || c.LargeType(c.Params[3]) != "" {
+		t.Errorf("twin %q, count %q, dest %q", c.LargeName(), c.LargeType(c.Params[1]), c.LargeType(c.Params[3]))
+	}
+	for _, bad := range []string{"large MPI_Send buf\n", "large MPI_Recv count\n", "large MPI_Send nosuch\n", "large MPI_Send\n", "large MPI_Send count\nlarge MPI_Send count\n"} {
+		if _, err := Parse(call + bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

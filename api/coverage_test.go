@@ -237,6 +237,12 @@ func TestExportedFunctionsCovered(t *testing.T) {
 		if k := u.fortran[l]; k != "" && wrappedF[l] {
 			t.Errorf("%s is wrapped in Fortran too and listed under fortran: (%s)", c.Name, k)
 		}
+		if n := strings.ToLower(c.LargeName()); n != "" { // its large-count twin, C only
+			wrapped[n] = true
+			if k := u.why(n, false); k != "" {
+				t.Errorf("%s is described in mpi.api (large) and listed in unwrapped.api (%s): remove it from the list", c.LargeName(), k)
+			}
+		}
 	}
 	libs := mpiLibraries(t)
 	if len(libs) == 0 {

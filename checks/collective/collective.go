@@ -207,7 +207,7 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 				continue
 			}
 			key, inter, members, on = f.key, f.inter, f.members, f.on
-		case !c.Def.Has("coll") && !c.Def.Has("fcoll") || c.Def.Has("finalize") || !c.HasField("comm"):
+		case !c.Def.Has("coll") && !c.Def.Has("fcoll") && !c.Def.Has("collinit") || c.Def.Has("finalize") || !c.HasField("comm"):
 			continue
 		default:
 			on = s.ix.Name(h)

@@ -31,6 +31,9 @@ func TestEveryCallWrapped(t *testing.T) {
 		if !strings.Contains(src, "\nint "+c.Name+"(") {
 			t.Errorf("no C wrapper for %s", c.Name)
 		}
+		if n := c.LargeName(); n != "" && !strings.Contains(src, "\n#if MPI_VERSION >= 4\nint "+n+"(") {
+			t.Errorf("no C wrapper for %s under MPI_VERSION >= 4", n)
+		}
 		lower := strings.ToLower(c.Name)
 		if !c.Has("nofortran") && !strings.Contains(src, "\nvoid "+lower+"_(") {
 			t.Errorf("no Fortran wrapper for %s", c.Name)
@@ -84,5 +87,40 @@ func TestSharedConstantsNotCopied(t *testing.T) {
 		if loc := literalKey.FindStringIndex(s); loc != nil {
 			t.Errorf("%s looks a layer.conf key up by a literal (use MPIVET_CONF_*): %s", p, s[loc[0]:loc[1]+10])
 		}
+	}
+}
+
+// TestLargeTwins: a large-count twin records its wide arguments as they
+// are, shows the hooks views in the call's types, and calls the MPI's twin
+// when an argument does not fit.
+func TestLargeTwins(t *testing.T) {
+	src := string(Generate(api.MPI)["layer/src/generated/wrappers.c"])
+	n := 0
+	for _, c := range api.MPI.Calls {
+		name := c.LargeName()
+		if name == "" {
+			continue
+		}
+		n++
+		i := strings.Index(src, "\n#if MPI_VERSION >= 4\nint "+name+"(")
+		if i < 0 {
+			t.Errorf("no wrapper of %s", name)
+			continue
+		}
+		body := src[i : i+strings.Index(src[i:], "\n#endif\n")]
+		for _, l := range c.Large {
+			p := c.Params[c.Param(l.Name)]
+			for _, want := range []string{l.Type + " " + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "P" + name + "("} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s: no %q", name, want)
+				}
+			}
+			if strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}") {
+				t.Errorf("%s: the hooks see the wide %s", name, p.Name)
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("%d large-count twins: mpi.api's large lines are not read", n)
 	}
 }

@@ -228,6 +228,28 @@ enum {
 	MPIVET_ID_MPI_File_read_ordered_end = 221,
 	MPIVET_ID_MPI_File_write_ordered_begin = 222,
 	MPIVET_ID_MPI_File_write_ordered_end = 223,
+	MPIVET_ID_MPI_Barrier_init = 224,
+	MPIVET_ID_MPI_Bcast_init = 225,
+	MPIVET_ID_MPI_Gather_init = 226,
+	MPIVET_ID_MPI_Gatherv_init = 227,
+	MPIVET_ID_MPI_Scatter_init = 228,
+	MPIVET_ID_MPI_Scatterv_init = 229,
+	MPIVET_ID_MPI_Allgather_init = 230,
+	MPIVET_ID_MPI_Allgatherv_init = 231,
+	MPIVET_ID_MPI_Alltoall_init = 232,
+	MPIVET_ID_MPI_Alltoallv_init = 233,
+	MPIVET_ID_MPI_Alltoallw_init = 234,
+	MPIVET_ID_MPI_Reduce_init = 235,
+	MPIVET_ID_MPI_Allreduce_init = 236,
+	MPIVET_ID_MPI_Reduce_scatter_init = 237,
+	MPIVET_ID_MPI_Reduce_scatter_block_init = 238,
+	MPIVET_ID_MPI_Scan_init = 239,
+	MPIVET_ID_MPI_Exscan_init = 240,
+	MPIVET_ID_MPI_Neighbor_allgather_init = 241,
+	MPIVET_ID_MPI_Neighbor_allgatherv_init = 242,
+	MPIVET_ID_MPI_Neighbor_alltoall_init = 243,
+	MPIVET_ID_MPI_Neighbor_alltoallv_init = 244,
+	MPIVET_ID_MPI_Neighbor_alltoallw_init = 245,
 };
 
 #define MPIVET_IN_MPI_Abort_comm 1
@@ -852,6 +874,229 @@ enum {
 #define MPIVET_IN_MPI_File_write_ordered_begin_datatype 4
 #define MPIVET_IN_MPI_File_write_ordered_end_fh 1
 #define MPIVET_IN_MPI_File_write_ordered_end_buf 2
+#define MPIVET_IN_MPI_Barrier_init_comm 1
+#define MPIVET_IN_MPI_Barrier_init_info 2
+#define MPIVET_IN_MPI_Barrier_init_request_at 3
+#define MPIVET_OUT_MPI_Barrier_init_request 1
+#define MPIVET_IN_MPI_Bcast_init_buffer 1
+#define MPIVET_IN_MPI_Bcast_init_count 2
+#define MPIVET_IN_MPI_Bcast_init_datatype 3
+#define MPIVET_IN_MPI_Bcast_init_root 4
+#define MPIVET_IN_MPI_Bcast_init_comm 5
+#define MPIVET_IN_MPI_Bcast_init_info 6
+#define MPIVET_IN_MPI_Bcast_init_request_at 7
+#define MPIVET_OUT_MPI_Bcast_init_request 1
+#define MPIVET_IN_MPI_Gather_init_sendbuf 1
+#define MPIVET_IN_MPI_Gather_init_sendcount 2
+#define MPIVET_IN_MPI_Gather_init_sendtype 3
+#define MPIVET_IN_MPI_Gather_init_recvbuf 4
+#define MPIVET_IN_MPI_Gather_init_recvcount 5
+#define MPIVET_IN_MPI_Gather_init_recvtype 6
+#define MPIVET_IN_MPI_Gather_init_root 7
+#define MPIVET_IN_MPI_Gather_init_comm 8
+#define MPIVET_IN_MPI_Gather_init_info 9
+#define MPIVET_IN_MPI_Gather_init_request_at 10
+#define MPIVET_OUT_MPI_Gather_init_request 1
+#define MPIVET_IN_MPI_Gatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Gatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Gatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Gatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Gatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Gatherv_init_displs 6
+#define MPIVET_IN_MPI_Gatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Gatherv_init_root 8
+#define MPIVET_IN_MPI_Gatherv_init_comm 9
+#define MPIVET_IN_MPI_Gatherv_init_info 10
+#define MPIVET_IN_MPI_Gatherv_init_request_at 11
+#define MPIVET_OUT_MPI_Gatherv_init_request 1
+#define MPIVET_IN_MPI_Scatter_init_sendbuf 1
+#define MPIVET_IN_MPI_Scatter_init_sendcount 2
+#define MPIVET_IN_MPI_Scatter_init_sendtype 3
+#define MPIVET_IN_MPI_Scatter_init_recvbuf 4
+#define MPIVET_IN_MPI_Scatter_init_recvcount 5
+#define MPIVET_IN_MPI_Scatter_init_recvtype 6
+#define MPIVET_IN_MPI_Scatter_init_root 7
+#define MPIVET_IN_MPI_Scatter_init_comm 8
+#define MPIVET_IN_MPI_Scatter_init_info 9
+#define MPIVET_IN_MPI_Scatter_init_request_at 10
+#define MPIVET_OUT_MPI_Scatter_init_request 1
+#define MPIVET_IN_MPI_Scatterv_init_sendbuf 1
+#define MPIVET_IN_MPI_Scatterv_init_sendcounts 2
+#define MPIVET_IN_MPI_Scatterv_init_displs 3
+#define MPIVET_IN_MPI_Scatterv_init_sendtype 4
+#define MPIVET_IN_MPI_Scatterv_init_recvbuf 5
+#define MPIVET_IN_MPI_Scatterv_init_recvcount 6
+#define MPIVET_IN_MPI_Scatterv_init_recvtype 7
+#define MPIVET_IN_MPI_Scatterv_init_root 8
+#define MPIVET_IN_MPI_Scatterv_init_comm 9
+#define MPIVET_IN_MPI_Scatterv_init_info 10
+#define MPIVET_IN_MPI_Scatterv_init_request_at 11
+#define MPIVET_OUT_MPI_Scatterv_init_request 1
+#define MPIVET_IN_MPI_Allgather_init_sendbuf 1
+#define MPIVET_IN_MPI_Allgather_init_sendcount 2
+#define MPIVET_IN_MPI_Allgather_init_sendtype 3
+#define MPIVET_IN_MPI_Allgather_init_recvbuf 4
+#define MPIVET_IN_MPI_Allgather_init_recvcount 5
+#define MPIVET_IN_MPI_Allgather_init_recvtype 6
+#define MPIVET_IN_MPI_Allgather_init_comm 7
+#define MPIVET_IN_MPI_Allgather_init_info 8
+#define MPIVET_IN_MPI_Allgather_init_request_at 9
+#define MPIVET_OUT_MPI_Allgather_init_request 1
+#define MPIVET_IN_MPI_Allgatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Allgatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Allgatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Allgatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Allgatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Allgatherv_init_displs 6
+#define MPIVET_IN_MPI_Allgatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Allgatherv_init_comm 8
+#define MPIVET_IN_MPI_Allgatherv_init_info 9
+#define MPIVET_IN_MPI_Allgatherv_init_request_at 10
+#define MPIVET_OUT_MPI_Allgatherv_init_request 1
+#define MPIVET_IN_MPI_Alltoall_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoall_init_sendcount 2
+#define MPIVET_IN_MPI_Alltoall_init_sendtype 3
+#define MPIVET_IN_MPI_Alltoall_init_recvbuf 4
+#define MPIVET_IN_MPI_Alltoall_init_recvcount 5
+#define MPIVET_IN_MPI_Alltoall_init_recvtype 6
+#define MPIVET_IN_MPI_Alltoall_init_comm 7
+#define MPIVET_IN_MPI_Alltoall_init_info 8
+#define MPIVET_IN_MPI_Alltoall_init_request_at 9
+#define MPIVET_OUT_MPI_Alltoall_init_request 1
+#define MPIVET_IN_MPI_Alltoallv_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoallv_init_sendcounts 2
+#define MPIVET_IN_MPI_Alltoallv_init_sdispls 3
+#define MPIVET_IN_MPI_Alltoallv_init_sendtype 4
+#define MPIVET_IN_MPI_Alltoallv_init_recvbuf 5
+#define MPIVET_IN_MPI_Alltoallv_init_recvcounts 6
+#define MPIVET_IN_MPI_Alltoallv_init_rdispls 7
+#define MPIVET_IN_MPI_Alltoallv_init_recvtype 8
+#define MPIVET_IN_MPI_Alltoallv_init_comm 9
+#define MPIVET_IN_MPI_Alltoallv_init_info 10
+#define MPIVET_IN_MPI_Alltoallv_init_request_at 11
+#define MPIVET_OUT_MPI_Alltoallv_init_request 1
+#define MPIVET_IN_MPI_Alltoallw_init_sendbuf 1
+#define MPIVET_IN_MPI_Alltoallw_init_sendcounts 2
+#define MPIVET_IN_MPI_Alltoallw_init_sdispls 3
+#define MPIVET_IN_MPI_Alltoallw_init_sendtypes 4
+#define MPIVET_IN_MPI_Alltoallw_init_recvbuf 5
+#define MPIVET_IN_MPI_Alltoallw_init_recvcounts 6
+#define MPIVET_IN_MPI_Alltoallw_init_rdispls 7
+#define MPIVET_IN_MPI_Alltoallw_init_recvtypes 8
+#define MPIVET_IN_MPI_Alltoallw_init_comm 9
+#define MPIVET_IN_MPI_Alltoallw_init_info 10
+#define MPIVET_IN_MPI_Alltoallw_init_request_at 11
+#define MPIVET_OUT_MPI_Alltoallw_init_request 1
+#define MPIVET_IN_MPI_Reduce_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_init_count 3
+#define MPIVET_IN_MPI_Reduce_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_init_op 5
+#define MPIVET_IN_MPI_Reduce_init_root 6
+#define MPIVET_IN_MPI_Reduce_init_comm 7
+#define MPIVET_IN_MPI_Reduce_init_info 8
+#define MPIVET_IN_MPI_Reduce_init_request_at 9
+#define MPIVET_OUT_MPI_Reduce_init_request 1
+#define MPIVET_IN_MPI_Allreduce_init_sendbuf 1
+#define MPIVET_IN_MPI_Allreduce_init_recvbuf 2
+#define MPIVET_IN_MPI_Allreduce_init_count 3
+#define MPIVET_IN_MPI_Allreduce_init_datatype 4
+#define MPIVET_IN_MPI_Allreduce_init_op 5
+#define MPIVET_IN_MPI_Allreduce_init_comm 6
+#define MPIVET_IN_MPI_Allreduce_init_info 7
+#define MPIVET_IN_MPI_Allreduce_init_request_at 8
+#define MPIVET_OUT_MPI_Allreduce_init_request 1
+#define MPIVET_IN_MPI_Reduce_scatter_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_scatter_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_scatter_init_recvcounts 3
+#define MPIVET_IN_MPI_Reduce_scatter_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_scatter_init_op 5
+#define MPIVET_IN_MPI_Reduce_scatter_init_comm 6
+#define MPIVET_IN_MPI_Reduce_scatter_init_info 7
+#define MPIVET_IN_MPI_Reduce_scatter_init_request_at 8
+#define MPIVET_OUT_MPI_Reduce_scatter_init_request 1
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_sendbuf 1
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_recvbuf 2
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_recvcount 3
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_datatype 4
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_op 5
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_comm 6
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_info 7
+#define MPIVET_IN_MPI_Reduce_scatter_block_init_request_at 8
+#define MPIVET_OUT_MPI_Reduce_scatter_block_init_request 1
+#define MPIVET_IN_MPI_Scan_init_sendbuf 1
+#define MPIVET_IN_MPI_Scan_init_recvbuf 2
+#define MPIVET_IN_MPI_Scan_init_count 3
+#define MPIVET_IN_MPI_Scan_init_datatype 4
+#define MPIVET_IN_MPI_Scan_init_op 5
+#define MPIVET_IN_MPI_Scan_init_comm 6
+#define MPIVET_IN_MPI_Scan_init_info 7
+#define MPIVET_IN_MPI_Scan_init_request_at 8
+#define MPIVET_OUT_MPI_Scan_init_request 1
+#define MPIVET_IN_MPI_Exscan_init_sendbuf 1
+#define MPIVET_IN_MPI_Exscan_init_recvbuf 2
+#define MPIVET_IN_MPI_Exscan_init_count 3
+#define MPIVET_IN_MPI_Exscan_init_datatype 4
+#define MPIVET_IN_MPI_Exscan_init_op 5
+#define MPIVET_IN_MPI_Exscan_init_comm 6
+#define MPIVET_IN_MPI_Exscan_init_info 7
+#define MPIVET_IN_MPI_Exscan_init_request_at 8
+#define MPIVET_OUT_MPI_Exscan_init_request 1
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_allgather_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvcount 5
+#define MPIVET_IN_MPI_Neighbor_allgather_init_recvtype 6
+#define MPIVET_IN_MPI_Neighbor_allgather_init_comm 7
+#define MPIVET_IN_MPI_Neighbor_allgather_init_info 8
+#define MPIVET_IN_MPI_Neighbor_allgather_init_request_at 9
+#define MPIVET_OUT_MPI_Neighbor_allgather_init_request 1
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvcounts 5
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_displs 6
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_recvtype 7
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_comm 8
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_info 9
+#define MPIVET_IN_MPI_Neighbor_allgatherv_init_request_at 10
+#define MPIVET_OUT_MPI_Neighbor_allgatherv_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendcount 2
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_sendtype 3
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvbuf 4
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvcount 5
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_recvtype 6
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_comm 7
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_info 8
+#define MPIVET_IN_MPI_Neighbor_alltoall_init_request_at 9
+#define MPIVET_OUT_MPI_Neighbor_alltoall_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendcounts 2
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sdispls 3
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_sendtype 4
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvbuf 5
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvcounts 6
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_rdispls 7
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_recvtype 8
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_comm 9
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_info 10
+#define MPIVET_IN_MPI_Neighbor_alltoallv_init_request_at 11
+#define MPIVET_OUT_MPI_Neighbor_alltoallv_init_request 1
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendbuf 1
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendcounts 2
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sdispls 3
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_sendtypes 4
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvbuf 5
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvcounts 6
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_rdispls 7
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_recvtypes 8
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_comm 9
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_info 10
+#define MPIVET_IN_MPI_Neighbor_alltoallw_init_request_at 11
+#define MPIVET_OUT_MPI_Neighbor_alltoallw_init_request 1
 
 #include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {
@@ -869,6 +1114,8 @@ static const signed char mpivet_call_flags[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 4, 0, 2, 0, 4, 0, 6, 6, 0, 0, 4, 0, 0,
+	0, 0, 4, 0, 6, 6,
 };
 static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, 0, -1, 5, 5, 5, 5, 5, 10, 7, 5, 5, 5, 5,
@@ -885,6 +1132,8 @@ static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	0, 4, 7, 8, 7, 8, 6, 7, 6, 8, 8, 6, 5, 5, 5, 5,
+	5, 6, 7, 6, 8, 8,
 };
 static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -901,6 +1150,8 @@ static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, 3, 6, 7, 6, 7, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, 6, 6, 6,
@@ -917,6 +1168,8 @@ static const signed char mpivet_call_k_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, 5, 5, 5, 5, -1, -1, -1, -1, 4, 4, 4, 4, -1, -1,
 	4, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	2, 6, 9, 10, 9, 10, 8, 9, 8, 10, 10, 8, 7, 7, 7, 7,
+	7, 8, 9, 8, 10, 10,
 };
 static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -933,6 +1186,8 @@ static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -949,6 +1204,8 @@ static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -965,6 +1222,8 @@ static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -981,6 +1240,8 @@ static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -997,6 +1258,8 @@ static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1013,6 +1276,8 @@ static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1029,6 +1294,8 @@ static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1045,6 +1312,8 @@ static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1061,6 +1330,8 @@ static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1077,6 +1348,8 @@ static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1093,6 +1366,8 @@ static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1109,6 +1384,8 @@ static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1125,6 +1402,8 @@ static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1141,6 +1420,8 @@ static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1157,6 +1438,8 @@ static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1173,6 +1456,8 @@ static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1189,6 +1474,8 @@ static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1205,6 +1492,8 @@ static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1221,6 +1510,8 @@ static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1237,6 +1528,8 @@ static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1253,6 +1546,8 @@ static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1269,6 +1564,8 @@ static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1285,6 +1582,8 @@ static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1301,6 +1600,8 @@ static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1317,6 +1618,8 @@ static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, 3, 3, 3, 3, -1, 3, 3, 3, 3, 3, 3,
@@ -1333,6 +1636,8 @@ static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 8, 5, -1, -1, -1, -1,
@@ -1349,6 +1654,8 @@ static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, 4, 4, 4, 4, -1, 4, 4, 4, 4, 4, 4,
@@ -1365,6 +1672,8 @@ static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 4, 9, 6, -1, -1, -1, -1,
@@ -1381,6 +1690,8 @@ static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1,
@@ -1397,6 +1708,8 @@ static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1,
@@ -1413,6 +1726,8 @@ static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1,
@@ -1429,6 +1744,8 @@ static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1,
@@ -1445,6 +1762,8 @@ static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1,
@@ -1461,6 +1780,8 @@ static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1,
@@ -1477,6 +1798,8 @@ static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
@@ -1493,6 +1816,8 @@ static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 2,
 	2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 2, -1, 2, -1, 1, -1, 1, -1, 1, -1, 1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, 1, 1, 1, 1, 1, -1, 1, 1, 1, 1, 1,
@@ -1509,6 +1834,8 @@ static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 3,
 	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 	2, 2, 2, 2, 3, -1, 3, -1, 2, -1, 2, -1, 2, -1, 2, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, 2, 2, 2, 2, 2, -1, 2, 2, 2, 2, 2,
@@ -1525,6 +1852,8 @@ static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, 4,
 	4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 	3, 3, 3, 3, 4, -1, 4, -1, 3, -1, 3, -1, 3, -1, 3, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_file[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1541,6 +1870,8 @@ static const signed char mpivet_call_k_file[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_offset[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1557,6 +1888,8 @@ static const signed char mpivet_call_k_offset[] = {
 	-1, -1, -1, -1, -1, 1, -1, -1, -1, 1, 1, -1, -1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, 1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_amode[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1573,6 +1906,8 @@ static const signed char mpivet_call_k_amode[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_etype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1589,6 +1924,8 @@ static const signed char mpivet_call_k_etype[] = {
 	-1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_filetype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1605,6 +1942,8 @@ static const signed char mpivet_call_k_filetype[] = {
 	-1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_whence[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1621,6 +1960,8 @@ static const signed char mpivet_call_k_whence[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 2, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1637,6 +1978,8 @@ static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1653,6 +1996,8 @@ static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1669,6 +2014,8 @@ static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1685,6 +2032,8 @@ static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1701,6 +2050,8 @@ static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1717,6 +2068,8 @@ static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1733,6 +2086,8 @@ static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1749,6 +2104,8 @@ static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1,
 };
 
 #define MPIVET_K_MPI_Init_argc 0

@@ -79,16 +79,26 @@ int mpivet_pmpi_Wait(MPI_Request *request, MPI_Status *status)
 	}
 }
 
+/* Waitall polls each request with MPI_Request_get_status, then waits for
+ * them all, done: MPICH 4.0's MPI_Testall fails (MPI_ERR_IN_STATUS, with
+ * MPI_ERR_PENDING in the status of a persistent collective still running)
+ * where the standard has it return with the flag clear. Requests complete
+ * once and stay complete: the poll goes on from the first not done. */
 int mpivet_pmpi_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
 	if (!mpivet_wait_sleep)
 		return PMPI_Waitall(count, requests, statuses);
 	struct mpivet_backoff b = {0};
-	for (int flag = 0;; mpivet_backoff(&b)) {
-		int rc = PMPI_Testall(count, requests, &flag, statuses);
-		if (rc != MPI_SUCCESS || flag)
-			return rc;
+	for (int i = 0; i < count; mpivet_backoff(&b)) {
+		int flag = 0;
+		int rc = PMPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			break; /* the wait says what */
+		while (flag && ++i < count)
+			if (PMPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				flag = 0, i = count;
 	}
+	return PMPI_Waitall(count, requests, statuses);
 }
 
 int mpivet_pmpi_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
