@@ -219,7 +219,7 @@ func (x *exploration) report(stats explore.Stats, stopped, buffering string) *re
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
 		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned,
-		Equivalent: stats.Equivalent, Sites: x.siteCov}
+		Equivalent: stats.Equivalent, NotReplayable: stats.NotReplayable, Sites: x.siteCov}
 	rep.Bounds = x.bound
 	rep.Trails = x.trails
 	if x.supp != nil {
