@@ -160,7 +160,7 @@ func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) (string
 					want += " at " + l.String()
 				}
 				if w := x.where(parent.Maps, d.WantPC); w != "" {
-					at.Where = fmt.Sprintf("%s (rank %d's %s)", w, p.Rank, name(d.Want))
+					at.Where = fmt.Sprintf("%s, rank %d's %s", w, p.Rank, name(d.Want))
 				}
 			}
 		}
