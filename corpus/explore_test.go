@@ -101,3 +101,24 @@ func TestReplayDivergence(t *testing.T) {
 		})
 	}
 }
+
+// A replay that diverges for a reason met once (here the one run that
+// claims a file) is counted as diverged, and the exploration goes on with
+// the others, which repeat the first run: no place is taken for timing
+// dependent, nothing is left out as not replayable.
+func TestOneOffDivergence(t *testing.T) {
+	src := filepath.Join("..", "testdata", "replay", "diverge_once.c")
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			bin := filepath.Join(tmp, "diverge_once")
+			compile(t, m, src, bin)
+			p := &Program{NP: 3, Timeout: "120s", Args: []string{filepath.Join(tmp, "mark")}}
+			r, out, code := RunMpivet(t, p, bin, "--buffering-check=false", "--files=off")
+			if code != 3 || r.Coverage.Diverged != 1 || r.Coverage.NotReplayable != 0 || r.Interleavings < 4 ||
+				strings.Contains(r.Stopped, "timing") || len(r.Findings) != 0 {
+				t.Fatalf("exit %d, %d interleavings, coverage %+v, stopped %q:\n%s", code, r.Interleavings, r.Coverage, r.Stopped, out)
+			}
+		})
+	}
+}

@@ -89,7 +89,8 @@ func (x *exploration) sites(st []explore.SiteStats) []report.Site {
 			loc = s.Key
 		}
 		rs := report.Site{Location: loc, Call: s.Call, Kind: siteKinds[s.Kind], Ranks: s.Ranks, Events: s.Events, Run: s.Run,
-			Unchecked: s.Unchecked, Known: s.Queued, Bounded: s.Pruned, Equivalent: s.Equivalent}
+			Unchecked: s.Unchecked, Known: s.Queued, Bounded: s.Pruned, Equivalent: s.Equivalent,
+			NotReplayable: s.NotReplayable}
 		if rs.Call == "" {
 			rs.Call = "(" + rs.Kind + ")" // a poll's record is brief: the call is not known
 		}

@@ -112,8 +112,8 @@ func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore
 			return nil, fmt.Errorf("cannot write the decisions: %v", err)
 		}
 	}
-	if msg := x.divergence(n, b, res.Run); msg != "" {
-		il.Diverged = true
+	if msg, at := x.divergence(n, b, res.Run); msg != "" {
+		il.Diverged, il.DivergedAt = true, at
 		if len(x.diverged) < 3 {
 			x.diverged = append(x.diverged, msg+x.divergedFiles())
 		}

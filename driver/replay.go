@@ -129,9 +129,9 @@ func replayDecisions(dir string, n int) ([]explore.Decision, error) {
 
 // divergence describes how replay n stopped following the run it comes
 // from, or returns "" if it did not.
-func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) string {
+func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) (string, *explore.Divergence) {
 	if b == nil || r == nil {
-		return ""
+		return "", nil
 	}
 	for _, p := range r.Procs {
 		d := p.Diverged
@@ -149,20 +149,25 @@ func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) string 
 			got += " at " + l.String()
 		}
 		want := name(d.Want)
+		at := &explore.Divergence{Rank: p.Rank, Offset: d.ParentOffset, Where: fmt.Sprintf("rank %d's %s", p.Rank, want)}
 		for _, e := range b.Expect {
 			if e.Rank != p.Rank {
 				continue
 			}
 			if parent, err := trace.ReadLog(e.Log); err == nil {
-				if l := x.sym.Lookup(parent.Maps, d.WantPC); l.File != "" || l.Function != "" {
+				l := x.sym.Lookup(parent.Maps, d.WantPC)
+				if l.File != "" || l.Function != "" {
 					want += " at " + l.String()
+				}
+				if w := x.where(parent.Maps, d.WantPC); w != "" {
+					at.Where = fmt.Sprintf("%s, rank %d's %s", w, p.Rank, name(d.Want))
 				}
 			}
 		}
 		return fmt.Sprintf("interleaving %d, rank %d, at its call %d (of those compared): interleaving %d made %s, the replay %s",
-			n, p.Rank, d.Index, b.From, want, got)
+			n, p.Rank, d.Index, b.From, want, got), at
 	}
-	return ""
+	return "", nil
 }
 
 // steps describes how interleaving n differs from the first: the chain of

@@ -219,7 +219,7 @@ func (x *exploration) report(stats explore.Stats, stopped, buffering string) *re
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
 		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned,
-		Equivalent: stats.Equivalent, Sites: x.siteCov}
+		Equivalent: stats.Equivalent, NotReplayable: stats.NotReplayable, Sites: x.siteCov}
 	rep.Bounds = x.bound
 	rep.Trails = x.trails
 	if x.supp != nil {
@@ -268,6 +268,9 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 			"MPIVET_INTERLEAVING and MPIVET_RUN_DIR are set), and ranks see MPIVET_INTERLEAVING too. First: %s",
 			stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"), x.divergedHint(), check.Plural(stats.Diverged, "it was", "they were"),
 			strings.Join(x.diverged, "; ")))
+	}
+	if stats.NotReplayable > 0 {
+		x.notes = append(x.notes, notReplayableNote(stats.NotReplayable))
 	}
 	if stats.RuledOut > 0 || stats.Buffered > 0 {
 		x.notes = append(x.notes, slackNote(stats))
@@ -320,4 +323,15 @@ func (x *exploration) why() string {
 		return fmt.Sprintf("stopped at the time budget (%s)", x.budgetName())
 	}
 	return ""
+}
+
+// notReplayableNote explains the alternatives left out because replays
+// kept diverging at one place (explore/timing.go).
+func notReplayableNote(n int) string {
+	return fmt.Sprintf("%d %s not replayed: replays kept diverging before their forced match at the same rank of the run they replay "+
+		"(three in a row, none between them repeating that rank past the place), so the program's MPI calls depend on timing there "+
+		"(a poll such as MPI_Iprobe or MPI_Test that takes another path when the message is not there yet, or a time-limited loop), "+
+		"and every replay that must repeat it would diverge too; the alternatives that need less of that rank were replayed. "+
+		"The incomplete verdict names the place",
+		n, check.Plural(n, "alternative was", "alternatives were"))
 }

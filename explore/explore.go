@@ -131,10 +131,11 @@ type Interleaving struct {
 	// runs the interleaving again with them buffered, to see what the
 	// program does past them.
 	Unbuffered []SendRef
-	Infeasible bool // a forced match could not happen: not a real execution
-	Diverged   bool // the program took another path before a forced match: not the execution asked for
-	Errors     bool // checks found errors in it
-	TimedOut   bool // stopped at the time limit
+	Infeasible bool        // a forced match could not happen: not a real execution
+	Diverged   bool        // the program took another path before a forced match: not the execution asked for
+	DivergedAt *Divergence // where, if known (timing.go)
+	Errors     bool        // checks found errors in it
+	TimedOut   bool        // stopped at the time limit
 	// Stopped says why the run was cut short by mpivet's user or budget
 	// (interrupt, time budget): the exploration ends there.
 	Stopped string
@@ -231,8 +232,11 @@ type Stats struct {
 	// order in the same context led to the same calls (orders.go).
 	Equivalent int
 	Sites      []SiteStats // per nondeterministic call site, the sites with most events first
-	Complete   bool        // every outcome was covered (within the mixing bound)
-	Stopped    string      // why not, otherwise
+	// NotReplayable counts the alternatives left out because replays
+	// diverged at a place they must repeat (timing.go).
+	NotReplayable int
+	Complete      bool   // every outcome was covered (within the mixing bound)
+	Stopped       string // why not, otherwise
 }
 
 type explorer struct {
@@ -256,6 +260,11 @@ type explorer struct {
 	sites       sites
 	equiv       map[uint64]int8
 	equivalents int
+	// where replays diverged, the places found not replayable and the
+	// alternatives they left out (timing.go)
+	places       map[placeKey]*place
+	timing       []string
+	unreplayable int
 	// the replays planned and not run yet, one level per interleaving
 	// being explored (the deepest last), and those run ahead of their
 	// turn (parallel.go)
@@ -319,10 +328,16 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 	} else {
 		x.stop = "stopped at the first interleaving with errors"
 	}
+	stop := x.stop
+	if t := x.timingStop(); t != "" && stop == "" {
+		stop = t
+	} else if t != "" {
+		stop += "; " + t
+	}
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
-		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: x.stop == "", Stopped: x.stop,
+		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: stop == "", Stopped: stop,
 		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated,
-		Equivalent: x.equivalents, Sites: x.sites.list()}
+		Equivalent: x.equivalents, Sites: x.sites.list(), NotReplayable: x.unreplayable}
 }
 
 func (x *explorer) report() {

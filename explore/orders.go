@@ -243,6 +243,11 @@ func (x *explorer) skip(it *item) {
 	if it.site != nil {
 		it.site.Equivalent++
 	}
+	x.drop(it)
+}
+
+// drop forgets item it, left out, with what was run ahead for it.
+func (x *explorer) drop(it *item) {
 	if t := it.task; t != nil {
 		it.task = nil
 		if t.finished {

@@ -235,6 +235,7 @@ func (x *explorer) replay(lv *level, it *item) bool {
 	if it.site != nil && (child.Infeasible || child.Diverged) {
 		it.site.Unchecked++
 	}
+	x.learn(child)
 	x.report()
 	x.compare(it, child)
 	if x.o.FirstError && child.Errors {

@@ -13,8 +13,8 @@ import (
 // Testsome, at one place in the code, all ranks together): how many of its
 // events had other outcomes, and what became of those outcomes.
 //
-// Every outcome known is in exactly one of Run, Equivalent, Pruned and
-// Queued; the outcomes not known (in replays never run) are in none, which
+// Every outcome known is in exactly one of Run, Equivalent, Pruned,
+// NotReplayable and Queued; the outcomes not known (in replays never run) are in none, which
 // is why Space says how large the site's space is where that can be
 // computed, instead of a share of the outcomes known.
 type SiteStats struct {
@@ -37,7 +37,10 @@ type SiteStats struct {
 	// MPI calls (orders.go).
 	Equivalent int
 	Pruned     int // cut by --mixing-bound or --order-bound
-	Queued     int // known, not run: the search stopped (budget, --max-interleavings, interrupt)
+	// NotReplayable: left out because replays diverged, before their
+	// forced match, at a place they must repeat (timing.go)
+	NotReplayable int
+	Queued        int // known, not run: the search stopped (budget, --max-interleavings, interrupt)
 	// Space is the size of the site's space of outcomes in the first run,
 	// where it can be computed: for wildcard receives and probes, the orders
 	// in which the messages they matched could have been matched, per

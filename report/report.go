@@ -63,16 +63,20 @@ type Report struct {
 // call site (Sites). Outcomes not known (those replays never run would have
 // found) are in none: coverage is never a share of the outcomes known.
 type Coverage struct {
-	Done       int    `json:"done"`
-	Queued     int    `json:"queued"`
-	Infeasible int    `json:"infeasible"` // a forced match that could not happen
-	Diverged   int    `json:"diverged"`   // the program took another path before the forced match
-	TimedOut   int    `json:"timed_out"`
-	Events     int    `json:"wildcard_events"`
-	Explored   int    `json:"explored"`
-	Equivalent int    `json:"equivalent"`
-	Pruned     int    `json:"pruned"`
-	Sites      []Site `json:"sites,omitempty"`
+	Done       int `json:"done"`
+	Queued     int `json:"queued"`
+	Infeasible int `json:"infeasible"` // a forced match that could not happen
+	Diverged   int `json:"diverged"`   // the program took another path before the forced match
+	TimedOut   int `json:"timed_out"`
+	Events     int `json:"wildcard_events"`
+	Explored   int `json:"explored"`
+	Equivalent int `json:"equivalent"`
+	Pruned     int `json:"pruned"`
+	// NotReplayable: outcomes left out because replays diverged, before
+	// their forced match, at a place they must repeat: the program's
+	// MPI calls depend on timing there.
+	NotReplayable int    `json:"not_replayable,omitempty"`
+	Sites         []Site `json:"sites,omitempty"`
 }
 
 // Site is what the exploration did at one nondeterministic call site: the
@@ -93,6 +97,9 @@ type Site struct {
 	// Equivalent: completion orders not replayed, another order in the same
 	// context having led to the same MPI calls.
 	Equivalent int `json:"equivalent"`
+	// NotReplayable: left out, replays diverging before they reach them
+	// (Coverage.NotReplayable).
+	NotReplayable int `json:"not_replayable,omitempty"`
 	// Space is the size of the site's space of outcomes in the first run, in
 	// decimal ("" not computed): for wildcard receives and probes, the
 	// orders in which their messages could have been matched; for completion
@@ -111,6 +118,9 @@ func (c Coverage) Summary() string {
 		c, c.Events, check.Plural(c.Events, "event", "events"), c.Explored, c.Pruned, c.Queued)
 	if c.Equivalent > 0 {
 		s += fmt.Sprintf(", %d equivalent completion %s not replayed", c.Equivalent, check.Plural(c.Equivalent, "order", "orders"))
+	}
+	if c.NotReplayable > 0 {
+		s += fmt.Sprintf(", %d not replayable (replays diverge before them)", c.NotReplayable)
 	}
 	return s
 }

@@ -167,8 +167,8 @@ func (c Coverage) printSites(w io.Writer) {
 		if s.Space != "" {
 			space = ShortNumber(s.Space) + " " + s.SpaceNote
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.RunCell(),
-			s.Equivalent, s.Bounded, s.Known, space)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.RunCell(),
+			s.Equivalent, s.Bounded, s.KnownCell(), space)
 	}
 	tw.Flush()
 }
@@ -180,6 +180,15 @@ func (s Site) RunCell() string {
 		return fmt.Sprintf("%d (%d unchecked)", s.Run, s.Unchecked)
 	}
 	return fmt.Sprint(s.Run)
+}
+
+// KnownCell says how many outcomes known were not run, and how many of
+// those were not replayable.
+func (s Site) KnownCell() string {
+	if s.NotReplayable > 0 {
+		return fmt.Sprintf("%d (+%d not replayable)", s.Known, s.NotReplayable)
+	}
+	return fmt.Sprint(s.Known)
 }
 
 // ShortNumber writes a decimal number of more than 12 digits as "≈1.2e57".
