@@ -10,6 +10,9 @@ import (
 // unwatched in run r, if any.
 func watchNote(r *trace.Run) string {
 	var started, watched uint64
+	if r == nil {
+		return ""
+	}
 	for _, p := range r.Procs {
 		if p.Watch != nil {
 			started += p.Watch.Started

@@ -123,6 +123,11 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if x.firstWall = time.Since(start); replay == nil {
 		x.setBudget(start)
 	}
+	if first.Run == nil { // its analysis stopped at the time limit (analysisStopped): x.cut says so; nothing to explore from
+		rep := x.report(explore.Stats{Interleavings: 1}, x.withCut(first.Stopped), "not checked")
+		rep.Seconds = time.Since(start).Seconds()
+		return rep, nil
+	}
 	stats := explore.Stats{Interleavings: 1, Complete: true}
 	stopped := first.Stopped
 	if n := watchNote(first.Run); n != "" {

@@ -251,14 +251,21 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	res.Output = errTail.String()
 
-	run, err := trace.ReadRun(dir)
-	if err != nil {
-		return nil, err
-	}
-	res.Read = time.Now()
-	if res.Run == nil {
+	// A run mpivet stopped keeps its snapshot (end), read within a bound:
+	// reading it again whole could take minutes.
+	run := res.Run
+	if run == nil {
+		var until time.Time
+		if stopped {
+			until = time.Now().Add(readBound(res.Interrupted))
+		}
+		var err error
+		if run, err = trace.ReadRunUntil(dir, func() bool { return !until.IsZero() && time.Now().After(until) }); err != nil {
+			return nil, err
+		}
 		res.Run = run
 	}
+	res.Read = time.Now()
 	// A run mpivet stopped keeps its snapshot, exit records included: the
 	// ranks it killed did not end by themselves.
 	trimLogs(res.Run)
@@ -337,14 +344,27 @@ func end(pid int, dir string, res *Result, watch *stallWatch, done <-chan error,
 		waitErr = kill(pid, done)
 	}
 	if res.TimedOut || res.Interrupted {
-		// Read what every rank is doing before stopping anything.
-		if run, err := trace.ReadRun(dir); err == nil {
+		// Read what every rank is doing before stopping anything, within
+		// a bound: the records of a long run can take minutes to read
+		// (readBound).
+		until := time.Now().Add(readBound(res.Interrupted))
+		if run, err := trace.ReadRunUntil(dir, func() bool { return time.Now().After(until) }); err == nil {
 			watch.mark(run)
 			res.Run = run
 		}
 		waitErr = stop(pid, done)
 	}
 	return waitErr
+}
+
+// readBound is how long reading the records of a run that was interrupted
+// (a user waits for the report: 1 s) or reached its time limit (5 s) may
+// take; what is past it is read as if the log had reached its size bound.
+func readBound(interrupted bool) time.Duration {
+	if interrupted {
+		return time.Second
+	}
+	return 5 * time.Second
 }
 
 // recordFiles are the patterns of the files of a run's ranks.

@@ -25,7 +25,12 @@ var ErrNotLog = errors.New("not an mpivet log")
 // through a bounded buffer, not mapped: a log is a sparse file much larger
 // than its records, may still be growing, and its pages would count in
 // mpivet's memory.
-func ReadLog(path string) (*Process, error) {
+func ReadLog(path string) (*Process, error) { return readLog(path, nil) }
+
+// readLog is ReadLog whose reading ends where it is once stop returns true
+// (asked every MiB): the process then ends there, as a log that reached
+// its size bound does (Overflow), and Cut says so.
+func readLog(path string, stop func() bool) (*Process, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -38,21 +43,21 @@ func ReadLog(path string) (*Process, error) {
 	if st.Size() < 8 {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
 	}
-	return decode(path, f, st.Size(), nil)
+	return decode(path, f, st.Size(), nil, stop)
 }
 
 // Decode decodes a log already in memory (which the process keeps, to read
 // its calls from).
 func Decode(path string, data []byte) (*Process, error) {
-	return decode(path, bytes.NewReader(data), int64(len(data)), data)
+	return decode(path, bytes.NewReader(data), int64(len(data)), data, nil)
 }
 
-func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, error) {
+func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() bool) (p *Process, err error) {
 	var magic [8]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 8 || string(magic[:]) != "MPIVET01" {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
 	}
-	p := &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{},
+	p = &Process{File: path, Rank: -1, Size: -1, Level: -1, Consts: map[uint64][]string{}, ConstVal: map[string]uint64{},
 		data: data, pinned: map[uint64]*Call{}}
 	base := filepath.Base(path)
 	if parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(base, "p."), ".log"), "."); len(parts) >= 2 {
@@ -77,7 +82,9 @@ func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, erro
 		p.last = c
 		return true
 	}
-	end, err := d.run(newCursor(r, 8, uint64(size)))
+	cur := newCursor(r, 8, uint64(size))
+	cur.stop = stop
+	end, err := readStoppable(d, cur, p)
 	p.End = int64(end)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
@@ -90,6 +97,22 @@ func decode(path string, r io.ReaderAt, size int64, data []byte) (*Process, erro
 		}
 	}
 	return p, nil
+}
+
+// readStoppable runs d over cur; a stop of the cursor ends the process
+// where the reading got to (p.Cut, p.Overflow), not the reading with an
+// error.
+func readStoppable(d *decoder, cur *cursor, p *Process) (end uint64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(stopped); !ok {
+				panic(v)
+			}
+			p.Cut, p.Overflow = true, true
+			end, err = cur.off, nil
+		}
+	}()
+	return d.run(cur)
 }
 
 // A decoder decodes the records of a log in order, and hands its calls to

@@ -28,7 +28,13 @@ func (r *Run) Rank(rank int) *Process {
 }
 
 // ReadRun reads all logs and exit records of a run directory.
-func ReadRun(dir string) (*Run, error) {
+func ReadRun(dir string) (*Run, error) { return ReadRunUntil(dir, nil) }
+
+// ReadRunUntil is ReadRun whose reading of the logs ends where it is once
+// stop returns true (asked every MiB of log): for a run stopped by an
+// interrupt or its time limit, whose records may be huge. A log cut so
+// reads as one that reached its size bound (Process.Cut, Overflow).
+func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
 	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
 	r := &Run{Dir: dir}
@@ -43,7 +49,7 @@ func ReadRun(dir string) (*Run, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			p, err := ReadLog(l)
+			p, err := readLog(l, stop)
 			if errors.Is(err, ErrNotLog) {
 				// Killed while its layer was starting: a process with no records.
 				p, err = Decode(l, []byte("MPIVET01"))

@@ -480,6 +480,7 @@ type Process struct {
 	// (api.MetaRMAValue; layer/src/rma/values.c).
 	RMAValues []RMAValue
 	Overflow  bool
+	Cut       bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
 	Diverged  *Divergence // a guided replay made another call than its parent run did
 	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
 	// thread other than the one that initialised MPI called MPI, and the
