@@ -138,6 +138,11 @@ func sameCoverage(c any) any {
 // address is a pointer in a message (a request's handle, a buffer).
 var address = regexp.MustCompile(`0x[0-9a-f]{8,}`)
 
+// pid is the host and process id an MPI prints before the lines of its
+// own crash handler ("[vm:04114] [ 5] ..."), which a finding quotes from
+// the rank's standard error.
+var pid = regexp.MustCompile(`\[[A-Za-z0-9_.-]+:[0-9]+\]`)
+
 // exploreWith runs mpivet with --jobs jobs and the program's flags.
 func exploreWith(t *testing.T, p *Program, bin, dir string, jobs int) *exploration {
 	t.Helper()
@@ -164,6 +169,7 @@ func exploreUnder(t *testing.T, p *Program, bin, dir string, jobs int, wrap, env
 	}
 	data = bytes.ReplaceAll(data, []byte(dir), []byte("RUNDIR"))
 	data = address.ReplaceAll(data, []byte("0xADDR")) // of the program's objects: ASLR
+	data = pid.ReplaceAll(data, []byte("[HOST:PID]"))
 	e := &exploration{decisions: map[string]string{}}
 	if err := json.Unmarshal(data, &e.report); err != nil {
 		t.Fatal(err)

@@ -13,10 +13,10 @@ import (
 // take time in proportion to them; that time counts in the run's limit
 // (--timeout), in the budget, and ends at an interrupt:
 //
-//   - a run gets its --timeout from its start for running and analysis
-//     together, and at least analysisGrace after its ranks stopped (what
-//     says where each rank was when the time ran out is itself an
-//     analysis);
+//   - a run gets its --timeout for running and analysis together (the
+//     wait of a replay run ahead of its turn not counted), and at least
+//     analysisGrace for its analysis (what says where each rank was when
+//     the time ran out is itself an analysis);
 //   - after an interrupt, or once the budget is spent, the analysis in
 //     progress gets stopGrace more, so a report comes within seconds.
 //
@@ -32,12 +32,12 @@ const (
 // stopAnalysis returns the condition that stops the analysis of res, run
 // with the time limit timeout (0: none).
 func (x *exploration) stopAnalysis(res *launch.Result, timeout time.Duration) func() bool {
+	// What is left of the run's time limit counts from now, when its
+	// analysis starts: a replay run ahead of its turn (parallel.go) waits
+	// between its end and its analysis, and that wait is not its own.
 	var limit time.Time
 	if timeout > 0 && !res.Started.IsZero() {
-		limit = res.Started.Add(timeout)
-		if end := res.Exited.Add(analysisGrace); end.After(limit) {
-			limit = end
-		}
+		limit = time.Now().Add(max(timeout-res.Exited.Sub(res.Started), analysisGrace))
 	}
 	budget := time.Time{}
 	if !x.deadline.IsZero() {
