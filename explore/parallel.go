@@ -55,6 +55,13 @@ type freshStep struct {
 	from, to int
 }
 
+// open says whether f, a step of level lv, may still give its site's first
+// round: the site has had none, and no other step has begun it.
+func (f freshStep) open(lv *level) bool {
+	st := f.site
+	return st.roundsDone == 0 && (st.round == nil || st.round == lv && st.roundStep == f.step)
+}
+
 // item is one planned replay: its decisions, the branch that made it,
 // and where the search goes below it.
 type item struct {
@@ -201,8 +208,7 @@ func (x *explorer) upcoming(yield func(*item, bool) bool) {
 	for l := len(x.levels) - 1; l >= 0; l-- {
 		lv := x.levels[l]
 		for _, f := range lv.fresh {
-			st := f.site
-			if st.roundsDone > 0 || (st.round != nil && (st.round != lv || st.roundStep != f.step)) {
+			if !f.open(lv) {
 				continue
 			}
 			for _, it := range lv.items[f.from:f.to] {

@@ -78,10 +78,10 @@ func (x *explorer) freshItem() (*level, int) {
 	for l := len(x.levels) - 1; l >= 0; l-- {
 		lv := x.levels[l]
 		for _, f := range lv.fresh {
-			st := f.site
-			if st.roundsDone > 0 || (st.round != nil && (st.round != lv || st.roundStep != f.step)) {
+			if !f.open(lv) {
 				continue
 			}
+			st := f.site
 			for i := f.from; i < f.to; i++ {
 				if !lv.items[i].reached && !x.equivalent(lv.items[i]) {
 					st.round, st.roundStep = lv, f.step

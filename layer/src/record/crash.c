@@ -111,6 +111,21 @@ static void signal_record(uint64_t head, uint64_t pc, uint64_t addr, const uint6
 /* The signal a thread is recording, while on_signal does (0: none). */
 static __thread int crashing __attribute__((tls_model("initial-exec")));
 
+/* default_disposition gives sig its default action and unblocks it, in
+ * the kernel (the program's own settings are not touched). */
+static void default_disposition(int sig)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	mpivet_raw_sigaction(sig, &dfl, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	mpivet_raw_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* second_fault: a crash signal arrived while on_signal recorded another
  * in the same thread (the unwinder faulted: a library unmapped under it by
  * another thread's dlclose, unwind information that does not match the
@@ -121,15 +136,7 @@ static __thread int crashing __attribute__((tls_model("initial-exec")));
 static void second_fault(void)
 {
 	int first = crashing;
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	mpivet_raw_sigaction(first, &dfl, NULL);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, first);
-	mpivet_raw_sigmask(SIG_UNBLOCK, &set, NULL);
+	default_disposition(first);
 	raise(first);
 	_exit(128 + first);
 }
@@ -171,15 +178,7 @@ static void record_signal(int sig, siginfo_t *si, void *uc, int handled)
  * signal, and a trap (whose instruction is done), are raised again. */
 static void default_action(int sig, int sent)
 {
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	mpivet_raw_sigaction(sig, &dfl, NULL);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	mpivet_raw_sigmask(SIG_UNBLOCK, &set, NULL);
+	default_disposition(sig);
 	if (sent || sig == SIGTRAP || sig == SIGABRT)
 		raise(sig);
 }
