@@ -101,15 +101,22 @@ type option struct {
 	noOpt   string             // the value of the flag given alone (--flag)
 	needed  bool               // the flag must be given
 	runOnly bool               // a flag of mpivet run, not of mpivet replay (a replay takes the record's)
+	least   *least             // a number's least value (every number that is a flag has one)
+}
+
+// least is the least value a number takes, and what that value means.
+type least struct {
+	v     int64 // (a duration: in ns)
+	means string
 }
 
 var options = []option{
 	{field: func(o *Options) any { return &o.Program }, record: "program"},
 	{field: func(o *Options) any { return &o.Args }, record: "args"},
-	{field: func(o *Options) any { return &o.NP }, flag: "np", short: "n", usage: "number of ranks (required)", record: "np", needed: true, runOnly: true},
+	{field: func(o *Options) any { return &o.NP }, flag: "np", short: "n", least: &least{1, "1"}, usage: "number of ranks (required)", record: "np", needed: true, runOnly: true},
 	{field: func(o *Options) any { return &o.Launcher }, flag: "launcher", record: "launcher", runOnly: true,
 		usage: "launch with this `command` instead of the MPI's own (e.g. \"srun --mpi=pmix\"); mpivet appends -n N"},
-	{field: func(o *Options) any { return &o.Timeout }, flag: "timeout", def: 5 * time.Minute, record: "timeout", runOnly: true,
+	{field: func(o *Options) any { return &o.Timeout }, flag: "timeout", def: 5 * time.Minute, least: &least{0, "0 (no limit)"}, record: "timeout", runOnly: true,
 		usage: "stop the run after this long and report what every rank was doing (0: no limit)"},
 	{field: func(o *Options) any { return &o.Dir }, flag: "dir", runOnly: true,
 		usage: "directory for the run's records (default: a new one under ./.mpivet)"},
@@ -134,21 +141,21 @@ var options = []option{
 	{field: func(o *Options) any { return &o.Arguments }, flag: "arguments", def: "on", record: "arguments", conf: api.ConfArguments,
 		choices: []string{"on", "off"}, runOnly: true,
 		usage: "`on`: check every MPI call's arguments before the MPI sees them (invalid-argument); off: do not, to measure what the checks cost or to run a program they would flood"},
-	{field: func(o *Options) any { return &o.MaxInterleavings }, flag: "max-interleavings", def: 1000, runOnly: true,
+	{field: func(o *Options) any { return &o.MaxInterleavings }, flag: "max-interleavings", def: 1000, least: &least{0, "0 (no limit)"}, runOnly: true,
 		usage: "stop exploring after this many interleavings (0: no limit)"},
-	{field: func(o *Options) any { return &o.Budget }, flag: "budget", runOnly: true,
+	{field: func(o *Options) any { return &o.Budget }, flag: "budget", least: &least{0, "0 (automatic)"}, runOnly: true,
 		usage: "stop the whole verification after this long, the run in progress included, and report what was found (0: the larger of 2 minutes and 20 times the first run, at most 30 minutes; --exhaustive: no limit)"},
 	{field: func(o *Options) any { return &o.Exhaustive }, flag: "exhaustive", runOnly: true,
 		usage: "explore every outcome the bounds (--mixing-bound, --order-bound) allow, however long it takes: no time budget, no --max-interleavings"},
 	{field: func(o *Options) any { return &o.CompletionOrders }, flag: "completion-orders", def: "reduce", choices: []string{"reduce", "all"}, runOnly: true,
 		usage: "Waitany, Waitsome, Testany, Testsome: `reduce`: replay one other order per call site and context, and the others only if it changed the MPI calls that follow; all: replay every order the bounds allow"},
-	{field: func(o *Options) any { return &o.MixingBound }, flag: "mixing-bound", def: -1, runOnly: true,
+	{field: func(o *Options) any { return &o.MixingBound }, flag: "mixing-bound", def: -1, least: &least{-1, "-1 (all)"}, runOnly: true,
 		usage: "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)"},
-	{field: func(o *Options) any { return &o.OrderBound }, flag: "order-bound", runOnly: true,
+	{field: func(o *Options) any { return &o.OrderBound }, flag: "order-bound", least: &least{-1, "-1 (every order)"}, runOnly: true,
 		usage: "Waitany, Testany, Waitsome and Testsome: explore at most `K`+1 nested changes of the request they return (0: each other outcome of each call once, about n²/2 replays for a loop over n requests; -1: every completion order, n!)"},
 	{field: func(o *Options) any { return &o.FirstError }, flag: "first-error", runOnly: true,
 		usage: "stop exploring at the first interleaving with errors"},
-	{field: func(o *Options) any { return &o.Jobs }, flag: "jobs", short: "j", runOnly: true,
+	{field: func(o *Options) any { return &o.Jobs }, flag: "jobs", short: "j", least: &least{0, "0 (from the cores)"}, runOnly: true,
 		usage: "run up to `N` replays at once (0: the cores divided by the ranks, times 4 under Open MPI, whose waiting ranks sleep, at least 1, at most 8; inside a Slurm allocation, its tasks divided by the ranks, each replay a job step); the report is the same as one at a time"},
 	{field: func(o *Options) any { return &o.Wait }, flag: "wait", def: "auto", conf: api.ConfWait, choices: []string{"auto", "spin", "sleep"}, runOnly: true,
 		usage: "how ranks wait in blocking calls: spin: as the MPI does (it polls); sleep: the call's nonblocking form, then its test form with a sleeping backoff, which leaves the core to ranks with work; `auto`: sleep when the ranks of the runs at once outnumber the cores"},
@@ -172,7 +179,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.Suppressions }, flag: "suppressions",
 		usage: "silence the findings this `FILE` matches (default: " + report.DefaultSuppressions + " in the working directory, if present)"},
 	{field: func(o *Options) any { return &o.Threads }, record: "threads", conf: api.ConfThreads},
-	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, conf: api.ConfGDB,
+	{field: func(o *Options) any { return &o.GDB }, flag: "gdb", def: -1, least: &least{-1, "-1 (none)"}, conf: api.ConfGDB,
 		usage: "start this `rank` under a debugger (it waits for gdb -p PID)"},
 }
 
@@ -250,14 +257,11 @@ func (o *Options) Validate() error {
 	if _, err := ParseSize(o.MaxRecords); err != nil {
 		return fmt.Errorf("--max-records=%s: %v", o.MaxRecords, err)
 	}
-	if o.Budget < 0 {
-		return fmt.Errorf("--budget %s: must be 0 (automatic) or more", o.Budget)
+	if err := o.checkNumbers(); err != nil {
+		return err
 	}
 	if o.Exhaustive && o.Budget > 0 {
 		return errors.New("--exhaustive with --budget: exhaustive has no time budget")
-	}
-	if o.Jobs < 0 {
-		return fmt.Errorf("--jobs %d: must be 0 (from the cores) or more", o.Jobs)
 	}
 	if o.Jobs > 1 && o.ReplayHook != "" {
 		return errors.New("--jobs above 1 with --replay-hook: replays that need a hook between them share what they leave, so they run one at a time (--jobs 1)")
@@ -283,6 +287,34 @@ func (o *Options) Validate() error {
 		}
 	}
 	return nil
+}
+
+// checkNumbers checks every number that is a flag against its least
+// value, --gdb against the ranks, and the ranks against what this host
+// can start (ranksFit).
+func (o *Options) checkNumbers() error {
+	for _, opt := range options {
+		if opt.least == nil {
+			continue
+		}
+		var v int64
+		var text string
+		switch p := opt.field(o).(type) {
+		case *int:
+			v, text = int64(*p), strconv.Itoa(*p)
+		case *time.Duration:
+			v, text = int64(*p), p.String()
+		default:
+			panic(fmt.Sprintf("option %s: a least value for a %T", opt.flag, p))
+		}
+		if v < opt.least.v {
+			return fmt.Errorf("--%s %s: must be %s or more", opt.flag, text, opt.least.means)
+		}
+	}
+	if o.GDB >= o.NP {
+		return fmt.Errorf("--gdb %d: no such rank (the ranks are 0 to %d)", o.GDB, o.NP-1)
+	}
+	return ranksFit(o, readHostLimits())
 }
 
 func contains(xs []string, x string) bool {

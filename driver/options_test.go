@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -191,6 +192,84 @@ func TestAutoBudget(t *testing.T) {
 		{time.Second, 2 * time.Minute}, {30 * time.Second, 10 * time.Minute}, {5 * time.Minute, 30 * time.Minute}} {
 		if got := AutoBudget(c.first); got != c.want {
 			t.Errorf("AutoBudget(%s) = %s, want %s", c.first, got, c.want)
+		}
+	}
+}
+
+// Every number that is a flag is checked: a value below its least one is
+// refused with a message naming the flag, and its least value passes. A
+// numeric flag added without a line here fails.
+func TestNumbersChecked(t *testing.T) {
+	table := []struct{ flag, bad, msg, good string }{
+		{"np", "0", "-n 0: the number of ranks must be at least 1", "1"},
+		{"np", "-3", "-n -3: the number of ranks must be at least 1", "1"},
+		{"timeout", "-1s", "--timeout -1s: must be 0 (no limit) or more", "0"},
+		{"budget", "-5m", "--budget -5m0s: must be 0 (automatic) or more", "0"},
+		{"max-interleavings", "-1", "--max-interleavings -1: must be 0 (no limit) or more", "0"},
+		{"mixing-bound", "-2", "--mixing-bound -2: must be -1 (all) or more", "-1"},
+		{"order-bound", "-2", "--order-bound -2: must be -1 (every order) or more", "-1"},
+		{"jobs", "-1", "--jobs -1: must be 0 (from the cores) or more", "0"},
+		{"gdb", "-2", "--gdb -2: must be -1 (none) or more", "-1"},
+		{"gdb", "2", "--gdb 2: no such rank (the ranks are 0 to 1)", "1"},
+		{"seed", "-1", `invalid argument "-1" for "--seed" flag`, "0"},
+	}
+	covered := map[string]bool{}
+	for _, c := range table {
+		covered[c.flag] = true
+		for _, v := range []string{c.bad, c.good} {
+			o := Defaults()
+			o.NP, o.Program = 2, "p"
+			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			o.Flags(fs, c.flag == "gdb") // --gdb is mpivet replay's
+			err := fs.Parse([]string{"--" + c.flag + "=" + v})
+			if err == nil {
+				err = o.Validate()
+			}
+			if v == c.good && err != nil {
+				t.Errorf("--%s=%s: %v", c.flag, v, err)
+			}
+			if v == c.bad && (err == nil || !strings.Contains(err.Error(), c.msg)) {
+				t.Errorf("--%s=%s: %v, want %q", c.flag, v, err, c.msg)
+			}
+		}
+	}
+	var o Options
+	for _, opt := range options {
+		switch opt.field(&o).(type) {
+		case *int, *uint64, *time.Duration:
+			if opt.flag != "" && !covered[opt.flag] {
+				t.Errorf("numeric flag --%s: no line in this test", opt.flag)
+			}
+		}
+	}
+}
+
+// The ranks of a run on this host must fit in the processes it can have:
+// two per rank, times the replays run at once; ranks another launcher
+// places are not counted here.
+func TestRanksFit(t *testing.T) {
+	l := hostLimits{procs: 32768, what: "kernel.pid_max"}
+	for _, c := range []struct {
+		o   Options
+		msg string
+	}{
+		{Options{NP: 16384}, ""},
+		{Options{NP: 16385}, "-n 16385: too many ranks for this host: each rank is two processes (mpivet's supervisor and the program), and at most 32768 processes can exist here (kernel.pid_max), so at most 16384 ranks"},
+		{Options{NP: 100000, Launcher: "srun"}, ""},
+		{Options{NP: 4096, Jobs: 4}, ""},
+		{Options{NP: 4096, Jobs: 5}, "--jobs 5 with -n 4096: 5 replays at once are 40960 processes (two per rank), and at most 32768 processes can exist here (kernel.pid_max): use --jobs 4 or less"},
+	} {
+		err := ranksFit(&c.o, l)
+		if c.msg == "" && err != nil || c.msg != "" && (err == nil || err.Error() != c.msg) {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.msg)
+		}
+	}
+	if os.Getenv("SLURM_JOB_ID") == "" {
+		// No host has 2^31 process ids (Linux: at most 2^22).
+		o := Options{NP: 1 << 30, Program: "p"}
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "too many ranks for this host") {
+			t.Errorf("-n %d: %v", o.NP, err)
 		}
 	}
 }
