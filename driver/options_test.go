@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"mpivet/explore"
 )
 
 // Every field of Options is declared in the options table (or is the
@@ -271,5 +274,50 @@ func TestRanksFit(t *testing.T) {
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "too many ranks for this host") {
 			t.Errorf("-n %d: %v", o.NP, err)
 		}
+	}
+}
+
+// What a run reads and where it writes is checked before anything is
+// created: a bad input leaves no run directory behind.
+func TestInputsCheckedFirst(t *testing.T) {
+	tmp := t.TempDir()
+	prog := filepath.Join(tmp, "prog")
+	os.WriteFile(prog, []byte("not run"), 0o755)
+	unreadable := filepath.Join(tmp, "supp") // a directory: unreadable as a file, even by root
+	os.Mkdir(unreadable, 0o755)
+	file := filepath.Join(tmp, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		program, supp, dir, msg string
+	}{
+		{filepath.Join(tmp, "missing"), "", "", "missing: no such file"},
+		{"no-such-program-in-path", "", "", "no-such-program-in-path: no such file, nor a program of that name in PATH"},
+		{tmp, "", "", ": not an executable file (a directory)"},
+		{prog, filepath.Join(tmp, "missing.supp"), "", "suppressions: "},
+		{prog, unreadable, "", "suppressions: "},
+		{prog, "", file, "--dir " + file + ": not a directory"},
+	} {
+		o := Defaults()
+		o.NP, o.Program, o.Suppressions, o.Dir = 2, c.program, c.supp, c.dir
+		if o.Dir == "" {
+			o.Dir = filepath.Join(tmp, "run")
+		}
+		_, err := Verify(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%+v: %v, want %q", c, err, c.msg)
+		}
+		if _, err := os.Stat(filepath.Join(tmp, "run")); err == nil {
+			t.Fatalf("%+v: a run directory was created", c)
+		}
+	}
+	run := filepath.Join(tmp, "earlier")
+	os.Mkdir(run, 0o755)
+	o := Defaults()
+	o.NP, o.Program = 2, prog
+	saveCommand(run, o)
+	explore.WriteDecisions(filepath.Join(run, completeFile), nil)
+	_, err := Replay(context.Background(), ReplayOptions{Dir: run, Interleaving: 1, GDB: -1, Suppressions: unreadable})
+	if ents, _ := os.ReadDir(run); err == nil || !strings.Contains(err.Error(), "suppressions: ") || len(ents) != 2 {
+		t.Errorf("replay with an unreadable suppression file: %v, and %d files in the run directory", err, len(ents))
 	}
 }

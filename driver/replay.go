@@ -45,6 +45,9 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := loadSuppressions(r.Suppressions); err != nil {
+		return nil, err // before anything is created
+	}
 	out := filepath.Join(r.Dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err

@@ -33,6 +33,9 @@ func Verify(ctx context.Context, o Options) (*report.Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if err := o.checkInputs(); err != nil {
+		return nil, err
+	}
 	dir, err := newRunDir(o.Dir)
 	if err != nil {
 		return nil, err

@@ -137,11 +137,15 @@ time limit, so the program can be stepped through.`,
 	return cmd
 }
 
-// verify runs a verification (do) with the terminal's plumbing: the
+// verify runs a verification (do), once the report files asked for are
+// known to be writable, with the terminal's plumbing: the
 // program's input when it is redirected, progress on standard error,
 // interrupts (a first one stops the ranks and reports, a second quits at
 // once), and prints its report. It returns the exit status.
 func verify(ctx context.Context, out output, do func(context.Context, driver.IO) (*report.Report, error)) (int, error) {
+	if err := out.check(); err != nil {
+		return exitFailure, err
+	}
 	plumb := driver.IO{
 		Notify:   func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
 		Progress: newProgress(os.Stderr),

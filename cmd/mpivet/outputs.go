@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"mpivet/check"
 	"mpivet/checks/all"
@@ -30,6 +33,46 @@ func (out *output) flags(fs *pflag.FlagSet) {
 // trails says whether the interleavings with findings need their trails
 // (the space-time diagram, SARIF's thread flows).
 func (out output) trails() bool { return out.html != "" || out.sarif != "" }
+
+// check checks, before anything is run, that each report file asked for
+// can be written: a path that is not a directory, in a directory that
+// exists and can be written in.
+func (out output) check() error {
+	for _, f := range []struct{ flag, path string }{{"json", out.json}, {"html", out.html}, {"sarif", out.sarif}} {
+		if f.path == "" {
+			continue
+		}
+		if err := writable(f.path); err != nil {
+			return fmt.Errorf("--%s %s: %v", f.flag, f.path, err)
+		}
+	}
+	return nil
+}
+
+// writable says why a file cannot be written at path, or returns nil.
+func writable(path string) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return errors.New("is a directory")
+		}
+		if err := unix.Access(path, unix.W_OK); err != nil {
+			return fmt.Errorf("cannot write it: %v", err)
+		}
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("no directory %s", dir)
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+		return fmt.Errorf("cannot create it in %s: %v", dir, err)
+	}
+	return nil
+}
 
 // write writes the report files asked for.
 func (out output) write(rep *report.Report) error {
