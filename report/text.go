@@ -54,7 +54,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (r *Report) printText(w io.Writer, c palette) {
-	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, r.Program, r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), r.MPI, c.reset)
+	// Every text that may come from the program is Printable (q).
+	q := Printable
+	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, q(r.Program), r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), q(r.MPI), c.reset)
 	for _, f := range r.Findings {
 		col := c.yellow
 		if f.Severity == check.Error {
@@ -65,25 +67,25 @@ func (r *Report) printText(w io.Writer, c palette) {
 			ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
 		}
 		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
-		msg := strings.ReplaceAll(f.Message, "\n", "\n    ")
+		msg := strings.ReplaceAll(q(f.Message), "\n", "\n    ")
 		fmt.Fprintf(w, "  %s\n", msg)
 		for _, l := range f.Locations {
 			note := ""
 			if l.Note != "" {
-				note = c.dim + "  (" + l.Note + ")" + c.reset
+				note = c.dim + "  (" + q(l.Note) + ")" + c.reset
 			}
-			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, l.String(), note)
+			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, q(l.String()), note)
 		}
 	}
 	for _, il := range r.Explored {
 		fmt.Fprintf(w, "\n%sinterleaving %d%s:\n", c.bold, il.N, c.reset)
 		for _, s := range il.Steps {
-			fmt.Fprintf(w, "    %s\n", s)
+			fmt.Fprintf(w, "    %s\n", q(s))
 		}
-		fmt.Fprintf(w, "  replay: %s\n", il.Replay)
+		fmt.Fprintf(w, "  replay: %s\n", q(il.Replay))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "\n%snote: %s%s\n", c.dim, n, c.reset)
+		fmt.Fprintf(w, "\n%snote: %s%s\n", c.dim, q(n), c.reset)
 	}
 	errs, warns := 0, 0
 	for _, f := range r.Findings {
@@ -94,7 +96,7 @@ func (r *Report) printText(w io.Writer, c palette) {
 		}
 	}
 	if r.Coverage.Events > 0 {
-		fmt.Fprintf(w, "\n%scoverage: %s%s\n", c.dim, r.Coverage.Summary(), c.reset)
+		fmt.Fprintf(w, "\n%scoverage: %s%s\n", c.dim, q(r.Coverage.Summary()), c.reset)
 		r.Coverage.printSites(w)
 	}
 	if r.Bounds != nil && r.Coverage.Events > 0 {
@@ -103,12 +105,12 @@ func (r *Report) printText(w io.Writer, c palette) {
 	r.printSuppressions(w, c)
 	fmt.Fprintln(w)
 	if !r.Complete {
-		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, r.Stopped, r.Coverage)
+		fmt.Fprintf(w, "%sincomplete:%s %s; %s\n", c.yellow, c.reset, q(r.Stopped), q(r.Coverage.String()))
 	}
 	if len(r.Findings) == 0 {
 		if r.Verdict == "incomplete" {
 			fmt.Fprintf(w, "%sverdict: incomplete%s: no MPI usage errors found in the %d %s covered (records: %s)\n",
-				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), q(r.RunDir))
 			return
 		}
 		within := ""
@@ -116,7 +118,7 @@ func (r *Report) printText(w io.Writer, c palette) {
 			within = ", every outcome within the bounds covered"
 		}
 		fmt.Fprintf(w, "%sverdict: ok%s: no MPI usage errors found in %d %s%s (records: %s)\n",
-			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), within, r.RunDir)
+			c.green, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), within, q(r.RunDir))
 		return
 	}
 	col := c.yellow
@@ -125,7 +127,7 @@ func (r *Report) printText(w io.Writer, c palette) {
 	}
 	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
 		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
-		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), r.RunDir)
+		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), q(r.RunDir))
 }
 
 // interleaving names the interleaving a finding comes from, when there were several.
@@ -150,7 +152,7 @@ func (r *Report) printSuppressions(w io.Writer, c palette) {
 			check.Plural(n, "finding", "findings"), errs, check.Plural(errs, "error", "errors"), c.reset)
 	}
 	for _, u := range r.Unused {
-		fmt.Fprintf(w, "\n%sunused suppression:%s %s\n", c.yellow, c.reset, u)
+		fmt.Fprintf(w, "\n%sunused suppression:%s %s\n", c.yellow, c.reset, Printable(u))
 	}
 }
 
@@ -167,7 +169,7 @@ func (c Coverage) printSites(w io.Writer) {
 		if s.Space != "" {
 			space = ShortNumber(s.Space) + " " + s.SpaceNote
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", s.Location, s.Call, check.RankList(s.Ranks), s.Events, s.RunCell(),
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", Printable(s.Location), Printable(s.Call), check.RankList(s.Ranks), s.Events, s.RunCell(),
 			s.Equivalent, s.Bounded, s.KnownCell(), space)
 	}
 	tw.Flush()

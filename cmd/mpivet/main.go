@@ -42,7 +42,7 @@ func main() {
 	err := rootCmd(&code).Execute()
 	profiled()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mpivet:", err)
+		fmt.Fprintln(os.Stderr, "mpivet:", report.Printable(err.Error())) // (it may quote the launcher's output)
 		os.Exit(exitFailure)
 	}
 	os.Exit(code)
@@ -147,7 +147,7 @@ func verify(ctx context.Context, out output, do func(context.Context, driver.IO)
 		return exitFailure, err
 	}
 	plumb := driver.IO{
-		Notify:   func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", msg) },
+		Notify:   func(msg string) { fmt.Fprintln(os.Stderr, "mpivet:", report.Printable(msg)) },
 		Progress: newProgress(os.Stderr),
 		Trails:   out.trails(),
 	}
