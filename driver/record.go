@@ -26,6 +26,9 @@ func saveCommand(dir string, o Options) error {
 			rec[opt.record] = opt.field(&o)
 		}
 	}
+	if sum, err := binarySHA256(o.Program); err == nil {
+		rec[programSHA256] = sum // (a replay checks it: identity.go)
+	}
 	data, _ := json.MarshalIndent(rec, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, commandFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("cannot write to the run directory: %v", err)

@@ -39,9 +39,14 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	if err := checkWitness(r.Dir, &o, r.Program); err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(r.Dir, witnessFile)); err != nil {
+		if err := checkRecordedBinary(r.Dir, o.Program, r.Notify); err != nil {
+			return nil, err
+		}
+	}
 	n := r.Interleaving
 	src := interleavingDir(r.Dir, n)
-	ds, err := replayDecisions(r.Dir, n)
+	ds, err := replayDecisions(r.Dir, n, o.NP)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +117,16 @@ func restoreBefore(r ReplayOptions, o Options) error {
 // in dir to happen again: from its records, or from those kept when its
 // records were deleted (a replay without findings) or never made (a
 // witness).
-func replayDecisions(dir string, n int) ([]explore.Decision, error) {
+func replayDecisions(dir string, n, np int) ([]explore.Decision, error) {
 	src := interleavingDir(dir, n)
 	var ds []explore.Decision
 	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
+		for _, p := range run.Procs {
+			if p.Size > 0 && p.Size != np {
+				return nil, fmt.Errorf("%s: np is %d, but the records of interleaving %d are of %d ranks (the size of MPI_COMM_WORLD): "+
+					"a replay runs the ranks of the run", filepath.Join(dir, commandFile), np, n, p.Size)
+			}
+		}
 		ds = explore.Complete(run)
 	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
 		// (records of a replay without findings are deleted, its decisions kept)
@@ -123,6 +134,12 @@ func replayDecisions(dir string, n int) ([]explore.Decision, error) {
 	}
 	if given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile)); err == nil {
 		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	}
+	for _, d := range ds {
+		if d.Rank >= np {
+			return nil, fmt.Errorf("%s: np is %d, but interleaving %d forces a match of rank %d: a replay runs the ranks of the run",
+				filepath.Join(dir, commandFile), np, n, d.Rank)
+		}
 	}
 	if ds == nil {
 		ds = []explore.Decision{}

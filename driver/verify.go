@@ -110,6 +110,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil { // interrupted while the layer was built: nothing ran
+		return x.notStarted(), nil
+	}
 	start := x.start
 	defer context.AfterFunc(ctx, func() { x.interrupted.Store(time.Now().UnixNano()) })()
 	x.slack = o.Slack != "off"
@@ -204,6 +207,14 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
 	x.givenBudget(x.start)
 	return x, nil
+}
+
+// notStarted is the report of a verification interrupted before the
+// program started: incomplete, no interleaving run.
+func (x *exploration) notStarted() *report.Report {
+	rep := x.report(explore.Stats{}, x.why()+" before the program started: no interleaving was run", "not checked")
+	rep.Seconds = time.Since(x.start).Seconds()
+	return rep
 }
 
 // withCut is why the verification is incomplete: what stopped it, or else

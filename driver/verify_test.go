@@ -13,6 +13,13 @@ import (
 	"mpivet/report"
 )
 
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // compilers are the MPIs a library call is tried under: both, as in the
 // corpus. Without one the test skips, except under CI=true.
 var compilers = []struct{ name, cc string }{{"openmpi", "mpicc.openmpi"}, {"mpich", "mpicc.mpich"}}
@@ -20,7 +27,8 @@ var compilers = []struct{ name, cc string }{{"openmpi", "mpicc.openmpi"}, {"mpic
 // A program verified through the library call, as the command line does
 // it: the crooked barrier (seed 000, Fig. 1.1) fails only in a replayed
 // interleaving, which Verify finds by exploring and Replay reproduces
-// alone; a context cancelled with a cause gives an incomplete report
+// alone, and not once the binary has changed; a context cancelled with a
+// cause (before the program starts) gives an incomplete report
 // that says it.
 func TestVerifyLibrary(t *testing.T) {
 	found := 0
@@ -69,8 +77,18 @@ func TestVerifyLibrary(t *testing.T) {
 			if rep, err = Verify(ctx, o); err != nil {
 				t.Fatal(err)
 			}
-			if rep.ExitCode() != report.ExitIncomplete || rep.Stopped != "interrupted (a test)" {
-				t.Errorf("cancelled: exit %d, stopped %q", rep.ExitCode(), rep.Stopped)
+			// (cancelled while the layer was built: the program never started)
+			if rep.ExitCode() != report.ExitIncomplete || rep.Interleavings != 0 || rep.Coverage.Done != 0 ||
+				rep.Stopped != "interrupted (a test) before the program started: no interleaving was run" {
+				t.Errorf("cancelled: exit %d, %d interleavings, stopped %q", rep.ExitCode(), rep.Interleavings, rep.Stopped)
+			}
+			// A program rebuilt since the run is not replayed.
+			if err := os.WriteFile(bin, append(must(os.ReadFile(bin)), 0), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Replay(context.Background(), ReplayOptions{Dir: filepath.Join(tmp, "run"), Interleaving: 2, GDB: -1}); err == nil ||
+				!strings.Contains(err.Error(), "is not the binary the run in") {
+				t.Errorf("replay of a changed binary: %v", err)
 			}
 		})
 	}

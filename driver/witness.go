@@ -42,7 +42,10 @@ func Export(r ReplayOptions, to string) (int, error) {
 	if err := loadCommand(r.Dir, &o); err != nil {
 		return 0, err
 	}
-	ds, err := replayDecisions(r.Dir, r.Interleaving)
+	if err := checkRecordedBinary(r.Dir, o.Program, nil); err != nil {
+		return 0, err
+	}
+	ds, err := replayDecisions(r.Dir, r.Interleaving, o.NP)
 	if err != nil {
 		return 0, err
 	}

@@ -126,3 +126,16 @@ func TestSiteCoverage(t *testing.T) {
 		t.Errorf("complete within bounds: exit %d", r.ExitCode())
 	}
 }
+
+// A verification interrupted before the program started says so: no
+// interleaving covered, incomplete.
+func TestNotStartedText(t *testing.T) {
+	r := New(nil, "interrupted (SIGINT) before the program started: no interleaving was run")
+	r.RunDir = ".mpivet/run-1"
+	var out bytes.Buffer
+	NewText(&out, false).Print(r)
+	if !strings.Contains(out.String(), "verdict: incomplete: the program was not run, nothing was checked (records: .mpivet/run-1)") ||
+		strings.Contains(out.String(), "covered") || r.ExitCode() != ExitIncomplete {
+		t.Errorf("exit %d:\n%s", r.ExitCode(), out.String())
+	}
+}

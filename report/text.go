@@ -109,6 +109,10 @@ func (r *Report) printText(w io.Writer, c palette) {
 	}
 	if len(r.Findings) == 0 {
 		if r.Verdict == "incomplete" {
+			if r.Interleavings == 0 {
+				fmt.Fprintf(w, "%sverdict: incomplete%s: the program was not run, nothing was checked (records: %s)\n", c.yellow, c.reset, q(r.RunDir))
+				return
+			}
 			fmt.Fprintf(w, "%sverdict: incomplete%s: no MPI usage errors found in the %d %s covered (records: %s)\n",
 				c.yellow, c.reset, r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), q(r.RunDir))
 			return
