@@ -13,12 +13,12 @@ import (
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain\ttext\nline two, ünïcödé": "plain\ttext\nline two, ünïcödé",
-		"\x1b[2Jcleared":               `\x1b[2Jcleared`,
-		"\x1b]0;title\x07":             `\x1b]0;title\x07`,
-		"fake\rverdict: ok":            `fake\x0dverdict: ok`,
-		"csi \u009b2J, raw \x9b":       `csi \u009b2J, raw \x9b`,
-		"del\x7f nul\x00":              `del\x7f nul\x00`,
-		"a\u202eb":                     `a\u202eb`,
+		"\x1b[2Jcleared":                 `\x1b[2Jcleared`,
+		"\x1b]0;title\x07":               `\x1b]0;title\x07`,
+		"fake\rverdict: ok":              `fake\x0dverdict: ok`,
+		"csi \u009b2J, raw \x9b":         `csi \u009b2J, raw \x9b`,
+		"del\x7f nul\x00":                `del\x7f nul\x00`,
+		"a\u202eb":                       `a\u202eb`,
 	} {
 		if got := Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
