@@ -126,6 +126,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil && first.Run != nil && len(first.Run.Procs) == 0 { // interrupted before any rank started
+		return x.notStarted(), nil
+	}
 	if x.firstWall = time.Since(start); replay == nil {
 		x.setBudget(start)
 	}

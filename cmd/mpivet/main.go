@@ -114,6 +114,10 @@ time limit, so the program can be stepped through.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.Dir = args[0]
+			if r.Interleaving < 1 {
+				*code = exitFailure
+				return fmt.Errorf("--interleaving %d: interleavings are numbered from 1", r.Interleaving)
+			}
 			if export != "" {
 				c, err := exportWitness(r, export)
 				*code = c

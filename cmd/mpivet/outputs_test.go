@@ -44,3 +44,16 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		}
 	}
 }
+
+// mpivet replay's own number: interleavings are numbered from 1.
+func TestReplayInterleavingChecked(t *testing.T) {
+	for _, n := range []string{"0", "-1"} {
+		code := exitOK
+		cmd := rootCmd(&code)
+		cmd.SetArgs([]string{"replay", t.TempDir(), "--interleaving", n})
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), "--interleaving "+n+": interleavings are numbered from 1") || code != exitFailure {
+			t.Errorf("--interleaving %s: exit %d, %v", n, code, err)
+		}
+	}
+}
