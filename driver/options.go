@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -287,33 +285,6 @@ func (o *Options) Validate() error {
 		if !contains(opt.choices, *p) {
 			return fmt.Errorf("--%s=%s: must be %s", opt.flag, *p, oneOf(opt.choices))
 		}
-	}
-	return nil
-}
-
-// checkInputs checks, before anything is created or launched, what a run
-// reads and where it writes: the program, the suppression file, and the
-// run directory (--dir) if it exists.
-func (o *Options) checkInputs() error {
-	prog := o.Program
-	if !strings.Contains(prog, "/") {
-		p, err := exec.LookPath(prog)
-		if err != nil {
-			return fmt.Errorf("%s: no such file, nor a program of that name in PATH", prog)
-		}
-		prog = p
-	}
-	switch st, err := os.Stat(prog); {
-	case err != nil:
-		return fmt.Errorf("%s: no such file", o.Program)
-	case st.IsDir():
-		return fmt.Errorf("%s: not an executable file (a directory)", o.Program)
-	}
-	if _, err := loadSuppressions(o.Suppressions); err != nil {
-		return err
-	}
-	if st, err := os.Stat(o.Dir); o.Dir != "" && err == nil && !st.IsDir() {
-		return fmt.Errorf("--dir %s: not a directory", o.Dir)
 	}
 	return nil
 }

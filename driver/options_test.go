@@ -278,7 +278,8 @@ func TestRanksFit(t *testing.T) {
 }
 
 // What a run reads and where it writes is checked before anything is
-// created: a bad input leaves no run directory behind.
+// created: a bad input leaves no run directory behind, and a run directory
+// made before the input was found bad, with nothing run in it, is removed.
 func TestInputsCheckedFirst(t *testing.T) {
 	tmp := t.TempDir()
 	prog := filepath.Join(tmp, "prog")
@@ -296,9 +297,16 @@ func TestInputsCheckedFirst(t *testing.T) {
 		{prog, filepath.Join(tmp, "missing.supp"), "", "suppressions: "},
 		{prog, unreadable, "", "suppressions: "},
 		{prog, "", file, "--dir " + file + ": not a directory"},
+		{prog, "", "", "--launcher \"no-such-launcher -x\": "},
+		// not an MPI program: found once the run directory is made, which
+		// is removed again, having nothing in it
+		{prog, "", "", ""},
 	} {
 		o := Defaults()
 		o.NP, o.Program, o.Suppressions, o.Dir = 2, c.program, c.supp, c.dir
+		if strings.HasPrefix(c.msg, "--launcher") {
+			o.Launcher = "no-such-launcher -x"
+		}
 		if o.Dir == "" {
 			o.Dir = filepath.Join(tmp, "run")
 		}

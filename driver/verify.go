@@ -36,6 +36,8 @@ func Verify(ctx context.Context, o Options) (*report.Report, error) {
 	if err := o.checkInputs(); err != nil {
 		return nil, err
 	}
+	_, exists := os.Stat(o.Dir)
+	created := o.Dir == "" || exists != nil
 	dir, err := newRunDir(o.Dir)
 	if err != nil {
 		return nil, err
@@ -43,7 +45,11 @@ func Verify(ctx context.Context, o Options) (*report.Report, error) {
 	if err := saveCommand(dir, o); err != nil {
 		return nil, err
 	}
-	return verify(ctx, o, dir, nil)
+	rep, err := verify(ctx, o, dir, nil)
+	if err != nil && created {
+		removeUnrun(dir)
+	}
+	return rep, err
 }
 
 func newRunDir(dir string) (string, error) {
