@@ -54,9 +54,6 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 		return nil, err // before anything is created
 	}
 	out := filepath.Join(r.Dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
 	o.IO, o.GDB, o.Suppressions = r.IO, r.GDB, r.Suppressions
 	if o.Deterministic {
 		// The mode makes the same matches and completions again by itself:
@@ -71,6 +68,9 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	}
 	if r.GDB >= 0 {
 		o.Buffers, o.Timeout = "off", 0 // the trap flag and a debugger do not mix; a person takes time
+	}
+	if r.GDB >= o.NP { // (the user's flag, not the record's)
+		return nil, fmt.Errorf("--gdb %d: no such rank (the run's ranks are 0 to %d)", r.GDB, o.NP-1)
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s/%s: %v", r.Dir, commandFile, err)
@@ -87,6 +87,9 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 			r.Notify(fmt.Sprintf("replaying interleaving %d of %s (%d forced %s%s) in %s", n, r.Dir, len(ds)-nb,
 				check.Plural(len(ds)-nb, "match", "matches"), slack, out))
 		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil { // (once every input is checked)
+		return nil, err
 	}
 	if err := restoreBefore(r, o); err != nil {
 		return nil, err

@@ -67,6 +67,10 @@ func TestVerifyLibrary(t *testing.T) {
 				len(said) == 0 || !strings.Contains(said[0], "replaying interleaving 2") {
 				t.Fatalf("replay: exit %d, findings %+v, said %q", rep.ExitCode(), rep.Findings, said)
 			}
+			if _, err := Replay(context.Background(), ReplayOptions{Dir: o.Dir, Interleaving: 2, GDB: 3}); err == nil ||
+				err.Error() != "--gdb 3: no such rank (the run's ranks are 0 to 2)" {
+				t.Errorf("replay with --gdb 3 of 3 ranks: %v", err)
+			}
 			if _, err := Replay(context.Background(), ReplayOptions{Dir: o.Dir, Interleaving: 9, GDB: -1}); err == nil ||
 				!strings.Contains(err.Error(), "no interleaving 9") {
 				t.Errorf("replay of a missing interleaving: %v", err)
