@@ -132,8 +132,8 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil && first.Run != nil && len(first.Run.Procs) == 0 { // interrupted before any rank started
-		return x.notStarted(), nil
+	if rep, err := x.neverStarted(first); rep != nil || err != nil {
+		return rep, err
 	}
 	if x.firstWall = time.Since(start); replay == nil {
 		x.setBudget(start)
@@ -224,6 +224,36 @@ func (x *exploration) notStarted() *report.Report {
 	rep := x.report(explore.Stats{}, x.why()+" before the program started: no interleaving was run", "not checked")
 	rep.Seconds = time.Since(x.start).Seconds()
 	return rep
+}
+
+// neverStarted says what became of a first run in which no rank started:
+// interrupted before, the report that says so; stopped at its time limit,
+// the launcher's failure (exit status 2), not a timeout of the program.
+func (x *exploration) neverStarted(first *explore.Interleaving) (*report.Report, error) {
+	if first.Run == nil || len(first.Run.Procs) > 0 {
+		return nil, nil
+	}
+	if x.ctx.Err() != nil {
+		return x.notStarted(), nil
+	}
+	if first.TimedOut {
+		out, _ := os.ReadFile(filepath.Join(x.dir, "output.txt"))
+		return nil, fmt.Errorf("the launcher (%s) started none of the %d ranks within the time limit (--timeout %s)%s",
+			strings.Join(x.sess.Launcher(), " "), x.o.NP, x.o.Timeout, lastLines(string(out), 20))
+	}
+	return nil, nil
+}
+
+// lastLines are the last n lines of s, after a colon, or "" if s is empty.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if s = strings.Join(lines, "\n"); strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return ", its output:\n" + s
 }
 
 // withCut is why the verification is incomplete: what stopped it, or else

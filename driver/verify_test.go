@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mpivet/report"
 )
@@ -85,6 +86,16 @@ func TestVerifyLibrary(t *testing.T) {
 			if rep.ExitCode() != report.ExitIncomplete || rep.Interleavings != 0 || rep.Coverage.Done != 0 ||
 				rep.Stopped != "interrupted (a test) before the program started: no interleaving was run" {
 				t.Errorf("cancelled: exit %d, %d interleavings, stopped %q", rep.ExitCode(), rep.Interleavings, rep.Stopped)
+			}
+			// A launcher that starts no rank within the time limit is a
+			// failure to launch, not a timeout of the program.
+			slow := filepath.Join(tmp, "slow-launcher")
+			os.WriteFile(slow, []byte("#!/bin/sh\necho waiting for nodes >&2\nexec sleep 60\n"), 0o755)
+			s := o
+			s.Dir, s.Launcher, s.Timeout = filepath.Join(tmp, "slow"), slow, time.Second
+			if _, err := Verify(context.Background(), s); err == nil ||
+				!strings.Contains(err.Error(), "started none of the 3 ranks within the time limit (--timeout 1s), its output:\nwaiting for nodes") {
+				t.Errorf("a launcher that starts nothing: %v", err)
 			}
 			// A program rebuilt since the run is not replayed.
 			if err := os.WriteFile(bin, append(must(os.ReadFile(bin)), 0), 0o755); err != nil {
