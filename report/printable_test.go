@@ -19,6 +19,7 @@ func TestPrintable(t *testing.T) {
 		"csi \u009b2J, raw \x9b":         `csi \u009b2J, raw \x9b`,
 		"del\x7f nul\x00":                `del\x7f nul\x00`,
 		"a\u202eb":                       `a\u202eb`,
+		"dos line\r\nnext\r":             "dos line\r\nnext\\x0d",
 	} {
 		if got := Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
