@@ -12,9 +12,9 @@ import (
 // return before a newline) is written as an escape (ESC as \x1b, a C1
 // control as \u009b), and so are bytes that are not UTF-8 and the
 // characters that reorder text (bidirectional overrides), so that the
-// program cannot clear the screen, move the cursor, set the terminal's title or make a line look like mpivet's.
-// The JSON and SARIF encoders escape control characters themselves, and
-// HTML shows them as text.
+// program cannot clear the screen, move the cursor, set the terminal's
+// title or make a line look like mpivet's. The JSON and SARIF encoders
+// escape control characters themselves, and HTML shows them as text.
 func Printable(s string) string {
 	clean := true
 	for i := 0; i < len(s); {
