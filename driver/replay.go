@@ -14,6 +14,7 @@ import (
 	"mpivet/explore"
 	"mpivet/filestate"
 	"mpivet/report"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -36,6 +37,14 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	if err := loadCommand(r.Dir, &o); err != nil {
 		return nil, err
 	}
+	if err := rundir.Check(r.Dir); err != nil { // the replay writes in it
+		return nil, err
+	}
+	lock, err := rundir.Acquire(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	if err := checkWitness(r.Dir, &o, r.Program); err != nil {
 		return nil, err
 	}
@@ -46,7 +55,7 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 		return nil, err
 	}
 	out := filepath.Join(r.Dir, fmt.Sprintf("replay-%d-%s", n, time.Now().Format("150405")))
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := rundir.Mkdir(out); err != nil {
 		return nil, err
 	}
 	o.IO, o.GDB, o.Suppressions = r.IO, r.GDB, r.Suppressions
