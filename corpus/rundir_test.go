@@ -237,8 +237,10 @@ func TestOneRunPerDir(t *testing.T) {
 	m := available(t)[0]
 	bin := filepath.Join(t.TempDir(), "plant")
 	compile(t, m, filepath.Join("..", "testdata", "rundir", "plant.c"), bin)
-	dir := filepath.Join(t.TempDir(), "run")
-	first := exec.Command(mpivetBin, "run", "-n", "3", "--timeout", "60s", "--dir", dir, "--no-color", bin)
+	dir, goOn := filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "go-on")
+	// the first run waits before its replay until the second has been refused (at most 60 s)
+	hook := "for i in $(seq 1200); do [ -e " + goOn + " ] && exit 0; sleep 0.05; done"
+	first := exec.Command(mpivetBin, "run", "-n", "3", "--timeout", "60s", "--dir", dir, "--no-color", "--replay-hook", hook, bin)
 	var firstOut strings.Builder
 	first.Stdout, first.Stderr = &firstOut, &firstOut
 	if err := first.Start(); err != nil {
@@ -258,6 +260,7 @@ func TestOneRunPerDir(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "is in use by another mpivet (pid "+holder+")") {
 		t.Errorf("second run: exit %d:\n%s", code, out)
 	}
+	os.WriteFile(goOn, nil, 0o600)
 	err := first.Wait()
 	if err != nil || !strings.Contains(firstOut.String(), "verdict: ok") {
 		t.Fatalf("first run: %v:\n%s", err, firstOut.String())
