@@ -79,7 +79,11 @@ func private(abs, dir string) error {
 		return fmt.Errorf("run directory %s is owned by another user (uid %d, you are %d): refused, since its owner could make mpivet write elsewhere; use a directory of your own", dir, uid, os.Geteuid())
 	}
 	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("run directory %s is writable by others (mode %04o): refused, since they could plant links to files of yours in it; chmod go-w it or use another", dir, st.Mode().Perm())
+		fix := "chmod go-w it or use another"
+		if st.Mode()&fs.ModeSticky != 0 {
+			fix = "use a directory of your own in it, e.g. --dir " + filepath.Join(dir, "run1")
+		}
+		return fmt.Errorf("run directory %s is writable by others (mode %04o): refused, since they could plant links to files of yours in it; %s", dir, st.Mode().Perm(), fix)
 	}
 	return nil
 }

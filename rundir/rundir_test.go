@@ -128,6 +128,7 @@ func TestPrepare(t *testing.T) {
 	}{
 		{"open", func(b string) string { d := filepath.Join(b, "d"); os.Mkdir(d, 0o755); os.Chmod(d, 0o777); return d }, "writable by others"},
 		{"group", func(b string) string { d := filepath.Join(b, "d"); os.Mkdir(d, 0o755); os.Chmod(d, 0o775); return d }, "writable by others"},
+		{"sticky", func(b string) string { os.Chmod(b, 0o777|os.ModeSticky); return b }, "use a directory of your own in it, e.g. --dir "},
 		{"parent", func(b string) string { os.Chmod(b, 0o777); return filepath.Join(b, "run") }, "holding the run directory is writable by others"},
 		{"file", func(b string) string { f := filepath.Join(b, "f"); os.WriteFile(f, nil, 0o600); return f }, "not a directory"},
 	} {
