@@ -2,13 +2,13 @@ package driver
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"mpivet/check"
 	"mpivet/checks/zerobuf"
 	"mpivet/explore"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -42,7 +42,7 @@ func (x *exploration) bufferingCheck(ds []explore.Decision, forced bool, n int) 
 		return nil, err
 	}
 	// replay runs it with zero buffering again
-	if err := os.WriteFile(filepath.Join(interleavingDir(x.dir, n), bufferingFile), []byte("zero\n"), 0o644); err != nil {
+	if err := rundir.WriteFile(filepath.Join(interleavingDir(x.dir, n), bufferingFile), []byte("zero\n")); err != nil {
 		return nil, fmt.Errorf("cannot write to the run directory: %v", err)
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"mpivet/api"
 	"mpivet/launch"
 	"mpivet/layer"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -62,7 +63,7 @@ func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles)
 		lines = append(lines, api.ConfFiles+"="+files.Store)
 	}
 	conf := strings.Join(lines, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, confFile), []byte(conf), 0o644); err != nil {
+	if err := rundir.WriteFile(filepath.Join(dir, confFile), []byte(conf)); err != nil {
 		return fmt.Errorf("cannot write to the run directory: %v", err)
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"mpivet/explore"
 	"mpivet/launch"
 	"mpivet/report"
+	"mpivet/rundir"
 	"mpivet/spacetime"
 	"mpivet/trace"
 )
@@ -231,7 +232,7 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 // yet: it gets no MPIVET_INTERLEAVING and no hook (--jobs above 1 takes
 // none). Replays may run at once: each runs with a copy of the session.
 func (x *exploration) launch(ctx context.Context, n int, d string, ds []explore.Decision, b *explore.Branch) (*launch.Result, time.Duration, error) {
-	if err := os.MkdirAll(d, 0o755); err != nil {
+	if err := rundir.Mkdir(d); err != nil {
 		return nil, 0, fmt.Errorf("cannot create %s: %v", d, err)
 	}
 	abs, err := filepath.Abs(d) // the ranks may run elsewhere
@@ -337,7 +338,7 @@ func writeExpect(path string, es []explore.Expect) error {
 	for _, e := range es {
 		fmt.Fprintf(&b, "rank %d %s %d\n", e.Rank, e.Log, e.Limit)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return rundir.WriteFile(path, []byte(b.String()))
 }
 
 // runHook runs --replay-hook before replay n, in mpivet's working

@@ -119,7 +119,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.Timeout }, flag: "timeout", def: 5 * time.Minute, least: &least{0, "0 (no limit)"}, record: "timeout", runOnly: true,
 		usage: "stop the run after this long and report what every rank was doing (0: no limit)"},
 	{field: func(o *Options) any { return &o.Dir }, flag: "dir", runOnly: true,
-		usage: "directory for the run's records (default: a new one under ./.mpivet)"},
+		usage: "directory for the run's records, yours and closed to others, one run at a time (default: a new one under ./.mpivet, else under $TMPDIR/mpivet-UID)"},
 	{field: func(o *Options) any { return &o.Buffering }, flag: "buffering", def: "mpi", record: "buffering", conf: api.ConfBuffering,
 		choices: []string{"mpi", "zero", "infinite"}, runOnly: true,
 		usage: "`mpi`: standard-mode sends are buffered as the MPI does; zero: they become synchronous, so programs that rely on buffering deadlock (reported as unsafe-buffering); infinite: mpivet buffers every one, whatever its size, so they complete at once"},

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mpivet/rundir"
 )
 
 // commandFile is the command record: what a run directory remembers of
@@ -30,7 +32,7 @@ func saveCommand(dir string, o Options) error {
 		rec[programSHA256] = sum // (a replay checks it: identity.go)
 	}
 	data, _ := json.MarshalIndent(rec, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, commandFile), append(data, '\n'), 0o644); err != nil {
+	if err := rundir.WriteFile(filepath.Join(dir, commandFile), append(data, '\n')); err != nil {
 		return fmt.Errorf("cannot write to the run directory: %v", err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"mpivet/explore"
 	"mpivet/filestate"
 	"mpivet/report"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -36,6 +37,14 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 	if err := loadCommand(r.Dir, &o); err != nil {
 		return nil, err
 	}
+	if err := rundir.Check(r.Dir); err != nil { // the replay writes in it
+		return nil, err
+	}
+	lock, err := rundir.Acquire(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	if err := checkWitness(r.Dir, &o, r.Program); err != nil {
 		return nil, err
 	}
@@ -88,7 +97,7 @@ func Replay(ctx context.Context, r ReplayOptions) (*report.Report, error) {
 				check.Plural(len(ds)-nb, "match", "matches"), slack, out))
 		}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil { // (once every input is checked)
+	if err := rundir.Mkdir(out); err != nil { // (once every input is checked)
 		return nil, err
 	}
 	if err := restoreBefore(r, o); err != nil {

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"mpivet/filestate"
 	"mpivet/launch"
 	"mpivet/report"
+	"mpivet/rundir"
 	"mpivet/symbolize"
 	"mpivet/trace"
 )
@@ -42,6 +42,11 @@ func Verify(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := rundir.Acquire(dir) // for the whole run: two in one directory would mix their records
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	if err := saveCommand(dir, o); err != nil {
 		return nil, err
 	}
@@ -52,20 +57,13 @@ func Verify(ctx context.Context, o Options) (*report.Report, error) {
 	return rep, err
 }
 
+// newRunDir makes the run directory of a verification ready: --dir's, or
+// a new one (package rundir says which directories are refused).
 func newRunDir(dir string) (string, error) {
 	if dir != "" {
-		return dir, os.MkdirAll(dir, 0o755)
+		return dir, rundir.Prepare(dir)
 	}
-	stamp := time.Now().Format("20060102-150405")
-	for _, base := range []string{".mpivet", filepath.Join(os.TempDir(), "mpivet")} {
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			continue
-		}
-		if d, err := os.MkdirTemp(base, "run-"+stamp+"-"); err == nil {
-			return d, nil
-		}
-	}
-	return "", errors.New("cannot create a run directory (use --dir)")
+	return rundir.New(time.Now().Format("20060102-150405"))
 }
 
 // exploration runs and checks the interleavings of one program.

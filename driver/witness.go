@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"mpivet/explore"
+	"mpivet/rundir"
 )
 
 // A witness is one interleaving of a run, exported so that it can be
@@ -77,7 +78,7 @@ func exportWitness(dir, from string, n int, o Options, ds []explore.Decision, bu
 	if err != nil {
 		return fmt.Errorf("cannot read the program: %v", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := rundir.Prepare(dir); err != nil {
 		return err
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
@@ -90,13 +91,13 @@ func exportWitness(dir, from string, n int, o Options, ds []explore.Decision, bu
 		return err
 	}
 	if buffering != "" {
-		if err := os.WriteFile(filepath.Join(dir, bufferingFile), []byte(buffering+"\n"), 0o644); err != nil {
+		if err := rundir.WriteFile(filepath.Join(dir, bufferingFile), []byte(buffering+"\n")); err != nil {
 			return err
 		}
 	}
 	abs, _ := filepath.Abs(from)
 	data, _ := json.MarshalIndent(witness{From: abs, Interleaving: n, Program: o.Program, SHA256: sum, Decisions: len(ds)}, "", "  ")
-	return os.WriteFile(filepath.Join(dir, witnessFile), append(data, '\n'), 0o644)
+	return rundir.WriteFile(filepath.Join(dir, witnessFile), append(data, '\n'))
 }
 
 // checkWitness checks, when dir is a witness, that the program to run is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mpivet/api"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -46,7 +47,7 @@ func WriteDecisions(path string, ds []Decision) error {
 		}
 		return ds[i].Event < ds[j].Event
 	})
-	f, err := os.Create(path)
+	f, err := rundir.Create(path)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mpivet/rundir"
 )
 
 // The kinds of entries: what a file was before the verification touched it.
@@ -62,7 +64,7 @@ func New(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := rundir.Mkdir(abs); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", abs, err)
 	}
 	host, _ := os.Hostname()
@@ -282,7 +284,7 @@ func (s *Store) KeepFirst() ([]string, error) {
 	}
 	first := s.firstDir()
 	os.RemoveAll(first)
-	if err := os.MkdirAll(first, 0o755); err != nil {
+	if err := rundir.Mkdir(first); err != nil {
 		return nil, err
 	}
 	var absent, left []string
@@ -307,7 +309,7 @@ func (s *Store) KeepFirst() ([]string, error) {
 		}
 	}
 	slices.Reverse(left)
-	return left, os.WriteFile(filepath.Join(first, "absent"), []byte(strings.Join(absent, "\n")), 0o644)
+	return left, rundir.WriteFile(filepath.Join(first, "absent"), []byte(strings.Join(absent, "\n")))
 }
 
 // same says whether a file that exists is as the entry says it was.

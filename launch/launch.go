@@ -24,6 +24,7 @@ import (
 
 	"mpivet/layer"
 	"mpivet/mpi"
+	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -200,7 +201,7 @@ func (t *tail) String() string {
 // (driver.WriteLayerConf; none: the layer's defaults). Cancelling ctx
 // stops the run like a timeout, but marks it interrupted.
 func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := rundir.Mkdir(dir); err != nil {
 		return nil, fmt.Errorf("cannot create the run directory: %v", err)
 	}
 	dir, _ = filepath.Abs(dir)
@@ -219,7 +220,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdin = s.Opts.Stdin
-	out, _ := os.Create(filepath.Join(dir, "output.txt"))
+	out, _ := rundir.Create(filepath.Join(dir, "output.txt"))
 	errTail := &tail{max: 16 << 10}
 	var outW, errW io.Writer = s.Opts.Stdout, io.MultiWriter(s.Opts.Stderr, errTail)
 	if out != nil {

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
+
+	"mpivet/rundir"
 )
 
 // DOT prints the graphs that go with findings (a deadlock's wait-for graph,
@@ -26,16 +28,35 @@ func (DOT) Print(r *Report) error {
 			continue
 		}
 		dot := filepath.Join(g.Dir, g.Name+".dot")
-		if err := os.WriteFile(dot, []byte(g.DOT), 0o644); err != nil {
+		if err := rundir.WriteFile(dot, []byte(g.DOT)); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if lookErr == nil {
-			svg := filepath.Join(g.Dir, g.Name+".svg")
-			if out, err := exec.Command("dot", "-Tsvg", "-o", svg, dot).CombinedOutput(); err != nil {
-				errs = append(errs, errors.New("dot -Tsvg "+dot+": "+err.Error()+": "+string(out)))
+			if err := writeSVG(filepath.Join(g.Dir, g.Name+".svg"), dot); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// writeSVG has Graphviz draw the graph of the file dot into the file svg,
+// created as every file of a run directory is (package rundir).
+func writeSVG(svg, dot string) error {
+	f, err := rundir.Create(svg)
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command("dot", "-Tsvg", dot)
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	err = cmd.Run()
+	if cerr := f.Close(); err == nil && cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return errors.New("dot -Tsvg " + dot + ": " + err.Error() + ": " + stderr.String())
+	}
+	return nil
 }

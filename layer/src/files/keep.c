@@ -31,15 +31,15 @@ static void store_path(char *out, size_t cap, uint64_t id, const char *suffix)
 	snprintf(out, cap, "%s/%016llx%s", fs_store, (unsigned long long)id, suffix);
 }
 
-/* copy copies the regular file src to the new file dst (mode), in the
- * kernel where it can (copy_file_range: a reflink on file systems that
- * share extents). */
-static int copy(const char *src, const char *dst, mode_t mode)
+/* copy copies the regular file src to the file dst of the store (0600:
+ * the manifest keeps the file's mode), in the kernel where it can
+ * (copy_file_range: a reflink on file systems that share extents). */
+static int copy(const char *src, const char *dst)
 {
 	int in = fs_real_open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	int out = fs_real_open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
+	int out = fs_real_open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0) {
 		close(in);
 		return -1;
@@ -79,11 +79,11 @@ static const char *state(const char *abs, uint64_t id, int follow, struct stat *
 	if (S_ISDIR(st->st_mode))
 		return "dir";
 	if (S_ISREG(st->st_mode))
-		return copy(abs, kept, st->st_mode) == 0 ? "file" : "untracked";
+		return copy(abs, kept) == 0 ? "file" : "untracked";
 	if (S_ISLNK(st->st_mode)) {
 		char target[4096];
 		ssize_t n = readlink(abs, target, sizeof target);
-		int fd = n > 0 ? fs_real_open(kept, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+		int fd = n > 0 ? fs_real_open(kept, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 		int ok = fd >= 0 && write(fd, target, (size_t)n) == n;
 		if (fd >= 0)
 			close(fd);
@@ -134,7 +134,7 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 		return; /* the manifest has one line per file */
 	char path[4200];
 	store_path(path, sizeof path, id, ".claim");
-	int claim = fs_real_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int claim = fs_real_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (claim < 0) {
 		if (errno == EEXIST)
 			wait_kept(id);
@@ -150,7 +150,7 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 			 (unsigned)(st.st_mode & 07777), (long long)st.st_size, (long long)st.st_mtim.tv_sec,
 			 (long)st.st_mtim.tv_nsec, fs_host, abs);
 	snprintf(path, sizeof path, "%s/manifest", fs_store);
-	int m = fs_real_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int m = fs_real_open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (m >= 0) {
 		if (n > 0 && n < (int)sizeof line && write(m, line, (size_t)n) != n)
 			fprintf(stderr, "mpivet: cannot note the state of %s: %s\n", abs, strerror(errno));
@@ -158,7 +158,7 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 	}
 	/* done, noted or not: the other ranks go on */
 	store_path(path, sizeof path, id, ".done");
-	int d = fs_real_open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int d = fs_real_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (d >= 0)
 		close(d);
 	close(claim);

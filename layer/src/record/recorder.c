@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "record.h"
 #include "conf.h"
+#include "create.h"
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -92,7 +93,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	mpivet_stamp("start");
 	char path[4400];
 	snprintf(path, sizeof path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = mpivet_create(path, O_RDWR);
 	if (fd < 0) {
 		fprintf(stderr, "mpivet: cannot create %s: %s (recording off)\n", path, strerror(errno));
 		return;
@@ -110,7 +111,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	}
 	/* The state page, next to the log. */
 	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
-	int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int sfd = mpivet_create(path, O_RDWR);
 	void *sp = MAP_FAILED;
 	size_t ssize = MPIVET_STATE_SLOTS * MPIVET_STATE_WORDS * 8;
 	if (sfd >= 0 && ftruncate(sfd, ssize) == 0)

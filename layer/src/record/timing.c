@@ -10,6 +10,7 @@
  * A few system calls per rank and run: never on the path of a call.
  */
 #define _GNU_SOURCE
+#include "create.h"
 #include "internal.h"
 
 #include <fcntl.h>
@@ -31,7 +32,7 @@ void mpivet_timing_open(const char *dir, const char *host)
 		return;
 	char path[4400];
 	snprintf(path, sizeof path, "%s/p.%s.%d.time", dir, host, (int)getpid());
-	timing_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	timing_fd = mpivet_create(path, O_WRONLY | O_APPEND);
 }
 
 /* mpivet_stamp notes that the rank reached phase now. */

@@ -128,7 +128,7 @@ static struct inbox *box(int rank)
 		return boxes[rank];
 	char path[4400];
 	snprintf(path, sizeof path, "%s/p.%d.inbox", mpivet_conf_dir(), rank);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600); /* every rank opens it: not created anew */
 	if (fd < 0)
 		return NULL;
 	void *m = MAP_FAILED;

@@ -49,6 +49,7 @@
 
 #include "../generated/format.h" /* MPIVET_CONF_* */
 #include "../record/conf.h"
+#include "../record/create.h"
 
 static volatile sig_atomic_t child, forwarded;
 
@@ -85,7 +86,7 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 			 "\"forwarded\":%d,\"exec_error\":\"%s\",\"time_ns\":%lld}\n",
 			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc,
 			 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = mpivet_create(tmp, O_WRONLY); /* then renamed over path: a link there is replaced, not followed */
 	if (fd < 0)
 		return;
 	if (write(fd, buf, n) == n && close(fd) == 0)
@@ -162,7 +163,7 @@ static void sync_files(const char *dir, const char *host, int pid, uint64_t *cou
 	uint64_t w[3] = {*count};
 	sched(pid, &w[1], &w[2]);
 	snprintf(path, sizeof path, "%s/p.%s.%d.sync", dir, host, pid);
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	if (pwrite(fd, w, sizeof w, 0) == sizeof w)
@@ -280,7 +281,7 @@ static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, in
 {
 	char epath[4400];
 	snprintf(epath, sizeof epath, "%s/p.%s.%d.err", dir, host, pid);
-	int efile = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int efile = mpivet_create(epath, O_WRONLY);
 	long kept = 0;
 	char buf[8192];
 	long long next = now_ms() + SYNC_MS;
