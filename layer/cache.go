@@ -57,7 +57,7 @@ func (e *UnsafeError) Error() string {
 		hint = "set " + e.Env + " to a directory of your own"
 	}
 	return fmt.Sprintf("will not use the layer cache: %s %s; its code would run inside every rank as you. "+
-		"Fix its ownership and permissions, or %s", where, e.Reason, hint)
+		"Remove it or correct its owner and mode, or %s", where, e.Reason, hint)
 }
 
 // privateDir creates dir (0700, parents too) if it does not exist and
