@@ -131,6 +131,9 @@ func buildID(t *testing.T, key string) string {
 // both run the program correctly. What a build killed midway left is
 // removed. One MPI: the cache does not depend on it, and a build is long.
 func TestLayerCacheDamagedRebuiltOnce(t *testing.T) {
+	// The build is a minute of one core's time: in parallel with the
+	// corpus, whose programs mostly wait.
+	t.Parallel()
 	m := available(t)[0]
 	dir := t.TempDir()
 	bin, seed := cacheSeed(t, m, dir)

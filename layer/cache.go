@@ -61,11 +61,22 @@ func (e *UnsafeError) Error() string {
 }
 
 // privateDir creates dir (0700, parents too) if it does not exist and
-// checks that it is private (see the comment above).
+// checks that it is private (see the comment above). What exists of its
+// parents is checked first: nothing is created where it would be refused.
 func privateDir(dir, env string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
+	}
+	existing := abs
+	for _, err := os.Lstat(existing); errors.Is(err, fs.ErrNotExist) && existing != "/"; _, err = os.Lstat(existing) {
+		existing = filepath.Dir(existing)
+	}
+	if existing != abs {
+		if err := checkResolved(existing, false); err != nil {
+			err.Dir, err.Env = abs, env
+			return "", err
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return "", fmt.Errorf("cannot create the layer cache %s: %v", abs, err)
@@ -75,30 +86,39 @@ func privateDir(dir, env string) (string, error) {
 	if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cannot create the layer cache %s: %v", abs, err)
 	}
-	if err := checkPath(abs); err != nil {
+	if err := checkResolved(abs, true); err != nil {
 		err.Dir, err.Env = abs, env
 		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("cannot use the layer cache %s: %v", abs, err)
-	}
-	if real != abs {
-		if err := checkPath(real); err != nil {
-			err.Dir, err.Env = abs, env
-			return "", err
-		}
 	}
 	return abs, nil
 }
 
-// checkPath checks every component of the absolute path p: the last must
-// be a directory of the user's that no one else can write to (or a link
-// to one, checked by the caller), the others directories of the user's or
-// root's that no one else can write to or that are sticky.
-func checkPath(p string) *UnsafeError {
+// checkResolved checks the path p (checkPath), and the path its links
+// lead to if it has any.
+func checkResolved(p string, cache bool) *UnsafeError {
+	if err := checkPath(p, cache); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return &UnsafeError{Path: p, Reason: fmt.Sprintf("cannot be resolved (%v)", err)}
+	}
+	if real != p {
+		return checkPath(real, cache)
+	}
+	return nil
+}
+
+// checkPath checks every component of the absolute path p: the last, if
+// cache, must be a directory of the user's that no one else can write to
+// (or a link to one, checked by the caller), the others directories of
+// the user's or root's that no one else can write to or that are sticky.
+func checkPath(p string, cache bool) *UnsafeError {
 	euid := uint32(os.Geteuid())
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if p == "/" {
+		parts = nil
+	}
 	cur := "/"
 	for i := -1; i < len(parts); i++ {
 		if i >= 0 {
@@ -108,7 +128,7 @@ func checkPath(p string) *UnsafeError {
 		if err != nil {
 			return &UnsafeError{Path: cur, Reason: fmt.Sprintf("cannot be examined (%v)", err)}
 		}
-		if r := unsafeReason(fi, euid, i == len(parts)-1); r != "" {
+		if r := unsafeReason(fi, euid, cache && i == len(parts)-1); r != "" {
 			return &UnsafeError{Path: cur, Reason: r}
 		}
 	}

@@ -107,14 +107,19 @@ func TestCacheUnsafeRefused(t *testing.T) {
 		{"mode 0770", mk(filepath.Join(tmp, "group"), 0o770, 0), "mode 0770"},
 		{"another user's", mk(filepath.Join(tmp, "theirs"), 0o700, otherUID), "is owned by uid 54321, not by you"},
 		{"under another user's", filepath.Join(mk(filepath.Join(tmp, "otherparent"), 0o755, otherUID), "c"), "who could replace what is in it"},
+		{"deep under another user's", filepath.Join(tmp, "otherparent", ".cache", "mpivet"), "who could replace what is in it"},
 		{"under a writable non-sticky", filepath.Join(mk(filepath.Join(tmp, "writable"), 0o777, 0), "c"), "is not sticky"},
 		{"another user's link", link(mk(filepath.Join(tmp, "target"), 0o700, 0), filepath.Join(tmp, "link"), otherUID), "symbolic link owned by uid 54321"},
 		{"a link to another user's", link(mk(filepath.Join(tmp, "target2"), 0o700, otherUID), filepath.Join(tmp, "link2"), 0), "is owned by uid 54321"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cacheEnv(t, tc.dir, tmp)
+			_, before := os.Lstat(tc.dir)
 			_, err := CacheDir()
 			wantUnsafe(t, err, tc.says)
+			if _, after := os.Lstat(tc.dir); before != nil && after == nil {
+				t.Errorf("%s was created, then refused", tc.dir)
+			}
 			if !strings.Contains(err.Error(), "MPIVET_CACHE") {
 				t.Errorf("the message does not say what to change: %v", err)
 			}
