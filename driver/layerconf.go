@@ -41,8 +41,10 @@ func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles)
 	// The buffer checker must know which messages a peer's kernel copies
 	// (Open MPI's vader: ompi_info answers once, cached, for every rank).
 	if o.Buffers != "off" {
-		if sm, ok := sess.MPI.SharedMemory(layer.CacheDir()); ok {
-			lines = append(lines, api.ConfVader+"="+sm.ConfValue())
+		if cache, err := layer.CacheDir(); err == nil {
+			if sm, ok := sess.MPI.SharedMemory(cache); ok {
+				lines = append(lines, api.ConfVader+"="+sm.ConfValue())
+			}
 		}
 	}
 	// Supervisors on other hosts write their ranks' pages back to the

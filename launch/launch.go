@@ -82,7 +82,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := layer.Build(inst.CC, inst.Lib+"\n"+inst.Version)
+	b, err := layer.Build(inst.CC, inst.Lib+"\n"+inst.Version, o.Notify)
 	if err != nil {
 		return nil, err
 	}

@@ -70,8 +70,8 @@ func topologyFile() string {
 	if err != nil {
 		return ""
 	}
-	dir := layer.CacheDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := layer.CacheDir()
+	if err != nil {
 		return ""
 	}
 	tmp, err := os.CreateTemp(dir, "topology-*.xml")

@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 //go:embed src
@@ -35,97 +37,190 @@ var sources embed.FS
 type Built struct {
 	Library    string // libmpivet.so, to preload into each rank
 	Supervisor string // mpivet-supervise
+	BuildID    string // the build that made them (its manifest's)
 }
 
-// CacheDir is where built layers are kept.
-func CacheDir() string {
-	if d := os.Getenv("MPIVET_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "mpivet")
-	}
-	return filepath.Join(os.TempDir(), "mpivet-cache")
-}
+// layout is the form of a cached build (manifest.json beside the
+// artifacts); it is part of the key, so that a change of form gets new
+// directories instead of misreading old ones.
+const layout = "manifest-1"
 
 // Build builds (or finds in the cache) the layer for the MPI whose compiler
 // wrapper is cc. identity describes that MPI (library path, version) so that
-// a changed MPI gets a new build.
-func Build(cc, identity string) (*Built, error) {
+// a changed MPI gets a new build. notify, if not nil, is told what takes
+// time: a build, a wait for another mpivet's build, a damaged cached build.
+//
+// A cached build is used only once each of its files matches the sha256
+// its manifest records. Builds of one key are serialized by a lock file
+// in the cache (flock): the first mpivet builds, the others wait and use
+// its result. A build is made in a temporary directory and renamed into
+// place whole, so no one sees half of one, and one killed midway leaves
+// only that directory, which the next build removes.
+func Build(cc, identity string, notify func(string)) (*Built, error) {
+	if notify == nil {
+		notify = func(string) {}
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	names, err := sourceFiles()
+	if err != nil {
+		return nil, err
+	}
+	key := buildKey(cc, identity, names)
+	dir := filepath.Join(cache, key)
+	if b, err := verify(dir); err == nil {
+		return b, nil
+	}
+	unlock, err := lockKey(cache, key, notify)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	b, verr := verify(dir) // built by another mpivet while this one waited?
+	if verr == nil {
+		return b, nil
+	}
+	if !errors.Is(verr, fs.ErrNotExist) {
+		notify(fmt.Sprintf("the cached layer in %s is damaged (%v): building it again", dir, verr))
+		if err := discard(cache, dir); err != nil {
+			return nil, err
+		}
+	}
+	removeLeftovers(cache, key)
+	notify(fmt.Sprintf("building the layer for this MPI with %s into %s (once per MPI and mpivet version)", cc, dir))
+	tmp, err := os.MkdirTemp(cache, "build-"+key+"-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the layer cache: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	out, err := compile(tmp, cc, names)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeManifest(out, cc, identity); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(out, dir); err != nil {
+		return nil, fmt.Errorf("cannot store the layer in %s: %v", dir, err)
+	}
+	return verify(dir)
+}
+
+// buildKey names a build: a hash of the compiler, the MPI, the
+// compiler's flags and every source, and of the layout.
+func buildKey(cc, identity string, names []string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n", cc, identity)
+	fmt.Fprintf(h, "%s\n%s\n%s\n", layout, cc, identity)
 	show, _ := exec.Command(cc, "-show").CombinedOutput()
 	if len(show) == 0 || strings.Contains(string(show), "nrecognized") {
 		show, _ = exec.Command(cc, "--showme").CombinedOutput()
 	}
 	h.Write(show)
-	names, err := sourceFiles()
-	if err != nil {
-		return nil, err
-	}
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
 		fmt.Fprintf(h, "%s %d\n", n, len(b))
 		h.Write(b)
 	}
-	key := hex.EncodeToString(h.Sum(nil))[:16]
-	dir := filepath.Join(CacheDir(), key)
-	b := &Built{Library: filepath.Join(dir, "libmpivet.so"), Supervisor: filepath.Join(dir, "mpivet-supervise")}
-	if fileExists(b.Library) && fileExists(b.Supervisor) {
-		return b, nil
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// compile writes the sources into tmp/src and builds the artifacts into
+// tmp/out, which it returns.
+func compile(tmp, cc string, names []string) (string, error) {
+	src, out := filepath.Join(tmp, "src"), filepath.Join(tmp, "out")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		return "", err
 	}
-	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the layer cache: %v", err)
-	}
-	tmp, err := os.MkdirTemp(CacheDir(), "build-")
-	if err != nil {
-		return nil, fmt.Errorf("cannot create the layer cache: %v", err)
-	}
-	defer os.RemoveAll(tmp)
 	for _, n := range names {
 		data, _ := sources.ReadFile("src/" + n)
-		p := filepath.Join(tmp, n)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, err
+		p := filepath.Join(src, n)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			return "", err
 		}
 	}
 	run := func(name string, args ...string) error {
 		cmd := exec.Command(name, args...)
-		cmd.Dir = tmp
-		out, err := cmd.CombinedOutput()
+		cmd.Dir = src
+		res, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("building mpivet's layer failed: %s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+			return fmt.Errorf("building mpivet's layer failed: %s %s: %v\n%s", name, strings.Join(args, " "), err, res)
 		}
 		return nil
 	}
-	args := []string{"-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so"}
+	args := []string{"-shared", "-fPIC", "-O2", "-g", "-o", filepath.Join(out, "libmpivet.so")}
 	for _, n := range names {
 		if strings.HasSuffix(n, ".c") && n != supervisor {
 			args = append(args, n)
 		}
 	}
 	if err := run(cc, append(args, "-ldl")...); err != nil {
-		return nil, err
+		return "", err
 	}
 	// The supervisor needs no MPI; any C compiler will do, the wrapper included.
 	plain := "cc"
 	if _, err := exec.LookPath(plain); err != nil {
 		plain = cc
 	}
-	if err := run(plain, append([]string{"-O2", "-o", "mpivet-supervise"}, supervisorSources...)...); err != nil {
-		return nil, err
+	if err := run(plain, append([]string{"-O2", "-o", filepath.Join(out, "mpivet-supervise")}, supervisorSources...)...); err != nil {
+		return "", err
 	}
-	// Publish atomically: concurrent mpivet runs may build the same key.
-	if err := os.Rename(tmp, dir); err != nil && !(fileExists(b.Library) && fileExists(b.Supervisor)) {
-		return nil, fmt.Errorf("cannot store the layer in %s: %v", dir, err)
-	}
-	return b, nil
+	return out, nil
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// discard removes a damaged build: renamed away first (atomically), so
+// that no one finds half of it.
+func discard(cache, dir string) error {
+	trash, err := os.MkdirTemp(cache, "discard-")
+	if err != nil {
+		return fmt.Errorf("cannot remove the damaged layer %s: %v", dir, err)
+	}
+	defer os.RemoveAll(trash)
+	if err := os.Rename(dir, filepath.Join(trash, "old")); err != nil {
+		return fmt.Errorf("cannot remove the damaged layer %s: %v", dir, err)
+	}
+	return nil
+}
+
+// removeLeftovers removes what builds of key that were killed midway left
+// (their temporary directories). The caller holds key's lock, so no build
+// of key is in progress.
+func removeLeftovers(cache, key string) {
+	old, _ := filepath.Glob(filepath.Join(cache, "build-"+key+"-*"))
+	for _, d := range old {
+		os.RemoveAll(d)
+	}
+}
+
+// lockKey takes the lock on builds of key, telling notify if another
+// mpivet holds it; the function returned releases it. The kernel releases
+// it too if mpivet dies.
+func lockKey(cache, key string, notify func(string)) (func(), error) {
+	p := filepath.Join(cache, key+".lock")
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
+	}
+	fd := int(f.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err == syscall.EWOULDBLOCK {
+		notify(fmt.Sprintf("waiting for another mpivet that is building the layer in %s", cache))
+		for {
+			err = syscall.Flock(fd, syscall.LOCK_EX)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
+		}
+	} else if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // supervisor is the one source that is not part of the library; the
