@@ -479,7 +479,7 @@ const (
 	MetaConstants   = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
 	MetaMaps        = 3  // executable mappings of the process (string, /proc/self/maps lines)
 	MetaSignal      = 4  // signal number | thread flags (Signal*) << 32, faulting pc, fault address, callers' return addresses
-	MetaOverflow    = 5  // the log reached its size limit; later records are lost
+	MetaOverflow    = 5  // the log reached its size limit, or (one word: the errno) its file system refused it room; later records are lost
 	MetaError       = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
 	MetaComm        = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
 	MetaClocks      = 9  // clock protocol: mode (0 off, 1 Lamport, 2 vector), world rank, why it is off (string)

@@ -3,6 +3,7 @@ package driver
 import (
 	"encoding/json"
 	"fmt"
+	"mpivet/launch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func saveCommand(dir string, o Options) error {
 	}
 	data, _ := json.MarshalIndent(rec, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, commandFile), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("cannot write to the run directory: %v", err)
+		return launch.AsWriteError(filepath.Join(dir, commandFile), err)
 	}
 	return nil
 }

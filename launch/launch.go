@@ -219,14 +219,15 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdin = s.Opts.Stdin
-	out, _ := os.Create(filepath.Join(dir, "output.txt"))
-	errTail := &tail{max: 16 << 10}
-	var outW, errW io.Writer = s.Opts.Stdout, io.MultiWriter(s.Opts.Stderr, errTail)
-	if out != nil {
-		defer out.Close()
-		outW, errW = io.MultiWriter(outW, out), io.MultiWriter(errW, out)
+	outPath := filepath.Join(dir, "output.txt")
+	out, err := os.Create(outPath)
+	if err != nil {
+		return nil, AsWriteError(outPath, err)
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	defer out.Close()
+	errTail, writes, copied := &tail{max: 16 << 10}, &writeWatch{}, &fileCopy{w: out, path: outPath}
+	cmd.Stdout = io.MultiWriter(s.Opts.Stdout, copied, writes)
+	cmd.Stderr = io.MultiWriter(s.Opts.Stderr, errTail, copied, writes)
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -250,6 +251,14 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		waitForExits(dir, 2*time.Second)
 	}
 	res.Output = errTail.String()
+	// A record the layer or a supervisor could not write, or the
+	// launcher's output: the run is not the program's to answer for.
+	if we := writes.err(); we != nil {
+		return res, we
+	}
+	if err := copied.err(); err != nil {
+		return res, err
+	}
 
 	// A run mpivet stopped keeps its snapshot (end), read within a bound:
 	// reading it again whole could take minutes.
@@ -266,6 +275,9 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 		res.Run = run
 	}
 	res.Read = time.Now()
+	if we := logWriteError(dir, res.Run); we != nil {
+		return res, we
+	}
 	// A run mpivet stopped keeps its snapshot, exit records included: the
 	// ranks it killed did not end by themselves.
 	trimLogs(res.Run)

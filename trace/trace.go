@@ -480,8 +480,11 @@ type Process struct {
 	// (api.MetaRMAValue; layer/src/rma/values.c).
 	RMAValues []RMAValue
 	Overflow  bool
-	Cut       bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
-	Diverged  *Divergence // a guided replay made another call than its parent run did
+	// WriteErrno: the log ended because its file system refused it room
+	// (ENOSPC, EDQUOT, EIO: the end marker's word), not at its size bound.
+	WriteErrno int
+	Cut        bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
+	Diverged   *Divergence // a guided replay made another call than its parent run did
 	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
 	// thread other than the one that initialised MPI called MPI, and the
 	// rank ended (api.MetaThreads): the run must be made again with

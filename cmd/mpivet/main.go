@@ -42,7 +42,11 @@ func main() {
 	err := rootCmd(&code).Execute()
 	profiled()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mpivet:", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "mpivet ") { // "mpivet could not write its records: ..."
+			msg = "mpivet: " + msg
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(exitFailure)
 	}
 	os.Exit(code)
