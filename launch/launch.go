@@ -107,9 +107,12 @@ type Result struct {
 	AbortStuck   bool // stopped because a rank's MPI_Abort did not end the job
 	Failed       bool // stopped soon after a rank crashed or exited non-zero, without waiting for the launcher's teardown
 	Interrupted  bool
-	LauncherExit int    // the launcher's exit status (-1: killed)
-	Output       string // the last part of what the launcher printed on stderr
-	Elapsed      time.Duration
+	LauncherExit int // the launcher's exit status (-1: killed)
+	// OOMKills: how many processes the kernel's OOM killer ended on this
+	// host during the run (0 also when the kernel does not say).
+	OOMKills int64
+	Output   string // the last part of what the launcher printed on stderr
+	Elapsed  time.Duration
 	// When the launcher was started, when it was seen to exit (or the run
 	// was stopped), and when the records had been read: for measuring
 	// where a run's time goes (driver's MPIVET_TIMING).
@@ -229,7 +232,7 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	cmd.Stdout = io.MultiWriter(s.Opts.Stdout, copied, writes)
 	cmd.Stderr = io.MultiWriter(s.Opts.Stderr, errTail, copied, writes)
 
-	start := time.Now()
+	start, ooms := time.Now(), oomKills()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the launcher %s: %v", args[0], err)
 	}
@@ -245,6 +248,9 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	res.Exited = time.Now()
 	res.Elapsed = res.Exited.Sub(start)
 	res.LauncherExit = exitCode(waitErr)
+	if after := oomKills(); ooms >= 0 && after > ooms {
+		res.OOMKills = after - ooms
+	}
 	killStrays(dir)
 	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck || res.Failed
 	if !stopped {

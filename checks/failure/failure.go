@@ -31,7 +31,7 @@ var checkDoc, kindDocs = check.Docs(docFiles, "program-failure")
 // Check reports ranks that crashed, aborted, failed or quit MPI improperly.
 var Check = &check.Check{
 	Name:     "program-failure",
-	Kinds:    []string{"program-failure", "truncation", "mpi-library-crash"},
+	Kinds:    []string{"program-failure", "truncation", "mpi-library-crash", "rank-killed"},
 	Doc:      checkDoc,
 	KindDocs: kindDocs,
 	Requires: []*check.Check{waitstate.Analyzer},
@@ -111,7 +111,9 @@ func run(pass *check.Pass) (any, error) {
 				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
 			}
 		}
-		if f.prim && len(victims) > 0 {
+		if f.prim && len(victims) > 0 && f.f.Kind == "rank-killed" {
+			f.f.Message += fmt.Sprintf("; the launcher then ended %s %s because of it", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
+		} else if f.prim && len(victims) > 0 {
 			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
 		}
 		if f.f.Ranks == nil && f.p.Rank >= 0 {
@@ -213,6 +215,8 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 	case in.TimedOut || in.Stalled || in.Interrupted:
 		// ended by mpivet (time limit, deadlock, interrupt): those checks report it
 		return nil, false
+	case x != nil && x.Signal == int(syscall.SIGKILL) && !in.Ended:
+		return e.killedOutside(), false
 	case x == nil || x.Signal != 0:
 		// terminated from outside: by the launcher after another rank
 		// failed, or by someone else
@@ -292,6 +296,25 @@ func (e *ending) killed() *failed {
 		f.f.Message += "; a failure of the MPI library, not of the program"
 	}
 	return f
+}
+
+// killedOutside: SIGKILL ended the process while its supervisor lived,
+// and mpivet had not stopped the run. Neither a fault nor the program's
+// MPI sends it (the launchers end a job through the supervisors): someone
+// outside the program did, the kernel's OOM killer most often. Not the
+// program's error: a warning, and the verification is incomplete
+// (driver's killedCut).
+func (e *ending) killedOutside() *failed {
+	msg := fmt.Sprintf("%s was killed by %s from outside the program: no fault of a program raises it, "+
+		"and neither the MPI nor its launcher sent it to this rank", rankName(e.p), SignalName(e.x.Signal))
+	if n := e.pass.In.OOMKills; n > 0 {
+		msg += fmt.Sprintf("; the kernel's OOM killer ended %s on this machine during the run (/proc/vmstat oom_kill): "+
+			"running out of memory is the likely cause", fmt.Sprintf("%d %s", n, check.Plural(int(n), "process", "processes")))
+	} else {
+		msg += " (the kernel's OOM killer, a user's kill -9, a batch system's limit)"
+	}
+	f := check.Finding{Kind: "rank-killed", Severity: check.Warning, Message: msg + e.lastText, Locations: e.lastLoc("last MPI call")}
+	return &failed{p: e.p, f: f, prim: true, strong: true, detail: said(e.p)}
 }
 
 // endedInCall: the process exited from inside an MPI call, so the MPI's
