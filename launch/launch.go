@@ -222,15 +222,11 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdin = s.Opts.Stdin
-	outPath := filepath.Join(dir, "output.txt")
-	out, err := os.Create(outPath)
+	outs, err := s.outputs(cmd, dir)
 	if err != nil {
-		return nil, AsWriteError(outPath, err)
+		return nil, err
 	}
-	defer out.Close()
-	errTail, writes, copied := &tail{max: 16 << 10}, &writeWatch{}, &fileCopy{w: out, path: outPath}
-	cmd.Stdout = io.MultiWriter(s.Opts.Stdout, copied, writes)
-	cmd.Stderr = io.MultiWriter(s.Opts.Stderr, errTail, copied, writes)
+	defer outs.file.Close()
 
 	start, ooms := time.Now(), oomKills()
 	if err := cmd.Start(); err != nil {
@@ -256,32 +252,17 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	if !stopped {
 		waitForExits(dir, 2*time.Second)
 	}
-	res.Output = errTail.String()
+	res.Output = outs.tail.String()
 	// A record the layer or a supervisor could not write, or the
 	// launcher's output: the run is not the program's to answer for.
-	if we := writes.err(); we != nil {
-		return res, we
-	}
-	if err := copied.err(); err != nil {
+	if err := outs.err(); err != nil {
 		return res, err
 	}
-
-	// A run mpivet stopped keeps its snapshot (end), read within a bound:
-	// reading it again whole could take minutes.
-	run := res.Run
-	if run == nil {
-		var until time.Time
-		if stopped {
-			until = time.Now().Add(readBound(res.Interrupted))
-		}
-		var err error
-		if run, err = trace.ReadRunUntil(dir, func() bool { return !until.IsZero() && time.Now().After(until) }); err != nil {
-			return nil, err
-		}
-		res.Run = run
+	run, err := readRun(dir, res, stopped)
+	if err != nil {
+		return nil, err
 	}
-	res.Read = time.Now()
-	if we := logWriteError(dir, res.Run); we != nil {
+	if we := logWriteError(dir, run); we != nil {
 		return res, we
 	}
 	// A run mpivet stopped keeps its snapshot, exit records included: the
@@ -292,6 +273,25 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 			strings.Join(args[:min(len(args), 4)], " "), res.LauncherExit, lastLines(res.Output, 20))}
 	}
 	return res, nil
+}
+
+// readRun reads the records of the run in dir. A run mpivet stopped keeps
+// its snapshot (end), read within a bound: reading it again whole could
+// take minutes.
+func readRun(dir string, res *Result, stopped bool) (*trace.Run, error) {
+	if res.Run == nil {
+		var until time.Time
+		if stopped {
+			until = time.Now().Add(readBound(res.Interrupted))
+		}
+		run, err := trace.ReadRunUntil(dir, func() bool { return !until.IsZero() && time.Now().After(until) })
+		if err != nil {
+			return nil, err
+		}
+		res.Run = run
+	}
+	res.Read = time.Now()
+	return res.Run, nil
 }
 
 // wait waits until the launcher exits (its status is returned), or the

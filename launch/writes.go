@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sync"
@@ -130,6 +132,37 @@ func (f *fileCopy) err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.fail
+}
+
+// outputs are where what the launcher prints goes, besides the user's
+// terminal: dir/output.txt, the tail kept for the checks
+// (Result.Output), and the watch for records not written.
+type outputs struct {
+	file   *os.File
+	tail   *tail
+	writes *writeWatch
+	copied *fileCopy
+}
+
+func (s *Session) outputs(cmd *exec.Cmd, dir string) (*outputs, error) {
+	path := filepath.Join(dir, "output.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, AsWriteError(path, err)
+	}
+	o := &outputs{file: f, tail: &tail{max: 16 << 10}, writes: &writeWatch{}, copied: &fileCopy{w: f, path: path}}
+	cmd.Stdout = io.MultiWriter(s.Opts.Stdout, o.copied, o.writes)
+	cmd.Stderr = io.MultiWriter(s.Opts.Stderr, o.tail, o.copied, o.writes)
+	return o, nil
+}
+
+// err is the first record that could not be written: one the layer or a
+// supervisor said, or output.txt.
+func (o *outputs) err() error {
+	if we := o.writes.err(); we != nil {
+		return we
+	}
+	return o.copied.err()
 }
 
 // logWriteError is the first rank whose log ended because its file

@@ -89,7 +89,7 @@ func run(pass *check.Pass) (any, error) {
 			fs = append(fs, *f)
 		}
 	}
-	victims = consequences(fs, victims)
+	victims = killedConsequences(fs, consequences(fs, victims))
 	sort.Ints(victims)
 	primaries := 0
 	for _, f := range fs {
@@ -353,6 +353,26 @@ func consequences(fs []failed, victims []int) []int {
 			continue
 		}
 		if strong && (first == 0 || f.p.Exit.TimeNs == 0 || f.p.Exit.TimeNs >= first-int64(time.Second)) {
+			fs[i].prim = false
+			if f.p.Rank >= 0 {
+				victims = append(victims, f.p.Rank)
+			}
+		}
+	}
+	return victims
+}
+
+// killedConsequences: a rank killed by SIGKILL while another failed by
+// itself (an abort, a crash, a fatal error) was killed by the launcher
+// ending the job (MPI_Abort's teardown kills the ranks), not from outside:
+// one of its victims. It returns the victims with them.
+func killedConsequences(fs []failed, victims []int) []int {
+	other := false
+	for _, f := range fs {
+		other = other || (f.prim && f.f.Kind != "rank-killed")
+	}
+	for i, f := range fs {
+		if other && f.prim && f.f.Kind == "rank-killed" {
 			fs[i].prim = false
 			if f.p.Rank >= 0 {
 				victims = append(victims, f.p.Rank)
