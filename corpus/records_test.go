@@ -11,7 +11,7 @@ import (
 )
 
 // recordsMany is a correct program that records more than a 2 MiB file
-// system holds: 50,000 reductions on each of 2 ranks.
+// system holds: 20,000 reductions on each of 2 ranks (over 1 MiB of records each).
 const recordsMany = `/* mpivet: np=2 verdict=ok */
 #include <mpi.h>
 
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 {
 	int x = 1;
 	MPI_Init(&argc, &argv);
-	for (int i = 0; i < 50000; i++)
+	for (int i = 0; i < 20000; i++)
 		MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;
