@@ -514,7 +514,7 @@ const (
 	SignalCalledMPI = 1 << 2 // a thread that called MPI through the layer
 	SignalLibrary   = 1 << 3 // a thread created by the MPI library's own code (pthread_create called from it)
 	SignalUnwound   = 1 << 4 // the callers were unwound (a record without it was written before unwinding)
-	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; no fault address
+	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; its address word is the sender's pid
 	SignalHandled   = 1 << 6 // handed to a handler the program installed (the rank may recover: not by itself a crash)
 )
 

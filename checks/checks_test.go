@@ -125,6 +125,16 @@ func TestFailures(t *testing.T) {
 			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
 			mk(1, &trace.Exit{Signal: 9}, barrier),
 			mk(2, nil, barrier)}, "warning:rank-killed", "the launcher then ended ranks 0, 2 because of it"},
+		// a crash signal another process sent (kill -SEGV): from outside;
+		// one the rank sent itself (raise, abort()): the program's
+		{"crash-signal-from-outside", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			sentBy(crashed(mk(1, &trace.Exit{Signal: 11}, barrier), 0), 4242),
+			mk(2, nil, barrier)}, "warning:rank-killed", "rank 1 was killed by SIGSEGV"},
+		{"crash-signal-raised", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			sentBy(crashed(mk(1, &trace.Exit{Signal: 6}, barrier), 0), -1),
+			mk(2, nil, barrier)}, "error:program-failure", "rank 1 was killed by SIGABRT"},
 		{"exit-code", []*trace.Process{
 			mk(0, &trace.Exit{Exited: true, Code: 3}, fin),
 			mk(1, &trace.Exit{Exited: true}, fin),
@@ -202,6 +212,17 @@ func crashed(p *trace.Process, flags int) *trace.Process {
 		th = api.SignalKnown | api.SignalUnwound | uint64(flags)
 	}
 	p.Signal = &trace.Signal{Number: p.Exit.Signal, Thread: th, PC: 0x1234}
+	return p
+}
+
+// sentBy marks p's signal as sent by process pid (-1: by p itself).
+func sentBy(p *trace.Process, pid int) *trace.Process {
+	p.Pid = 1000 + p.Rank
+	if pid < 0 {
+		pid = p.Pid
+	}
+	p.Signal.Thread |= api.SignalKnown | api.SignalSent
+	p.Signal.Addr = uint64(pid)
 	return p
 }
 

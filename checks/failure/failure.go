@@ -262,6 +262,8 @@ func (e *ending) killed() *failed {
 		s = nil // the layer saw another signal than the one that ended it
 	}
 	library := s != nil && s.LibraryThread() && p.FinalizeCall() != nil
+	// another process sent the signal, or the one its handler caught
+	outside := (s != nil && s.FromOutside(p.Pid)) || (p.Caught != nil && p.Caught.FromOutside(p.Pid))
 	msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 	var locs []check.Location
 	stack := ""
@@ -277,6 +279,8 @@ func (e *ending) killed() *failed {
 		locs, where, stack = crashSite(e.pass.In.Sym, p, s)
 		msg += where
 		switch {
+		case s.FromOutside(p.Pid):
+			msg += fmt.Sprintf(" (sent from outside the program, by process %d)", s.Addr)
 		case s.Thread&api.SignalSent != 0:
 			msg += " (sent by kill or raise)"
 		case s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS):
@@ -291,6 +295,9 @@ func (e *ending) killed() *failed {
 	}
 	locs = append(locs, e.lastLoc("last MPI call")...)
 	f := &failed{p: p, f: check.Finding{Message: msg + e.lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)}
+	if outside { // not the program's fault
+		f.f.Kind, f.f.Severity = "rank-killed", check.Warning
+	}
 	if library {
 		f.f.Kind, f.f.Severity = "mpi-library-crash", check.Warning
 		f.f.Message += "; a failure of the MPI library, not of the program"
@@ -514,6 +521,9 @@ func caught(pass *check.Pass, p *trace.Process) (msg string, locs []check.Locati
 		locs, where, stack = crashSite(pass.In.Sym, p, c)
 	}
 	msg = SignalName(c.Number) + where
+	if c.FromOutside(p.Pid) {
+		msg += fmt.Sprintf(" (sent from outside the program, by process %d)", c.Addr)
+	}
 	if !c.Sent() && (c.Number == int(syscall.SIGSEGV) || c.Number == int(syscall.SIGBUS)) {
 		msg += fmt.Sprintf(" (address %#x)", c.Addr)
 	}
