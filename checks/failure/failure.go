@@ -574,6 +574,7 @@ func said(p *trace.Process) string {
 	const max = 6
 	own := fmt.Sprintf(":%d]", p.Pid)
 	own2 := fmt.Sprintf(":%d:", p.Pid)
+	own3 := fmt.Sprintf(":%05d]", p.Pid) // Open MPI pads a pid below 10000: [host:04870]
 	var lines []string
 	for _, l := range strings.Split(p.Stderr, "\n") {
 		l = strings.TrimRight(l, "\r ")
@@ -581,7 +582,7 @@ func said(p *trace.Process) string {
 			continue
 		}
 		if strings.HasPrefix(l, "[") {
-			if i := strings.IndexByte(l, ']'); i > 0 && (strings.Contains(l[:i+1], own) || strings.Contains(l[:i+1], own2)) {
+			if i := strings.IndexByte(l, ']'); i > 0 && (strings.Contains(l[:i+1], own) || strings.Contains(l[:i+1], own2) || strings.Contains(l[:i+1], own3)) {
 				continue
 			}
 		}
