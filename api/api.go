@@ -479,7 +479,7 @@ const (
 	MetaConstants   = 2  // bitmap of the API.Consts the MPI defines, then their values, in order
 	MetaMaps        = 3  // executable mappings of the process (string, /proc/self/maps lines)
 	MetaSignal      = 4  // signal number | thread flags (Signal*) << 32, faulting pc, fault address, callers' return addresses
-	MetaOverflow    = 5  // the log reached its size limit; later records are lost
+	MetaOverflow    = 5  // the log reached its size limit, or (one word: the errno) its file system refused it room; later records are lost
 	MetaError       = 7  // a call returned an error: call id, return code, error class, call site, 1 if the MPI's fatal handler ends the job
 	MetaComm        = 6  // a communicator the last call created: handle, intercomm flag, n, world ranks..., [m, remote world ranks...]
 	MetaClocks      = 9  // clock protocol: mode (0 off, 1 Lamport, 2 vector), world rank, why it is off (string)
@@ -514,7 +514,7 @@ const (
 	SignalCalledMPI = 1 << 2 // a thread that called MPI through the layer
 	SignalLibrary   = 1 << 3 // a thread created by the MPI library's own code (pthread_create called from it)
 	SignalUnwound   = 1 << 4 // the callers were unwound (a record without it was written before unwinding)
-	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; no fault address
+	SignalSent      = 1 << 5 // sent (kill, tgkill, raise: si_code <= 0), not raised by a fault; its address word is the sender's pid
 	SignalHandled   = 1 << 6 // handed to a handler the program installed (the rank may recover: not by itself a crash)
 )
 

@@ -130,12 +130,19 @@ type Input struct {
 	// request (a signal) or at its time budget; what it did up to then is
 	// checked, how it ended is not.
 	Interrupted bool
-	Timeout     time.Duration // that limit
-	Sym         *symbolize.Symbolizer
+	// Ended: mpivet ended the run soon after a rank failed, killing the
+	// ranks still running (launch.Result.Failed): their SIGKILL is mpivet's.
+	Ended   bool
+	Timeout time.Duration // that limit
+	Sym     *symbolize.Symbolizer
 	// What the launcher said on its error stream (the end of it): where an
 	// MPI library explains why it ended a job.
 	LauncherOutput string
 	LauncherExit   int
+	// OOMKills: how many processes the kernel's OOM killer ended on
+	// mpivet's host while the run ran (/proc/vmstat oom_kill; 0 also when
+	// unknown).
+	OOMKills int64
 }
 
 // Check is one analysis: a check that reports findings, or a shared

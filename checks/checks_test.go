@@ -115,6 +115,26 @@ func TestFailures(t *testing.T) {
 				l.Call("MPI_Abort", 7, map[string]any{"errorcode": 1, "comm": uint64(0x1000)}, nil)
 			}),
 			mk(2, &trace.Exit{Signal: 15, Forwarded: 15, TimeNs: 2e9}, barrier)}, "error:program-failure", "ranks 0, 2 ended too"},
+		// SIGKILL from outside (its supervisor lived): named, a warning;
+		// the others the launcher ended because of it
+		{"killed-from-outside", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			mk(1, &trace.Exit{Signal: 9}, barrier),
+			mk(2, nil, barrier)}, "warning:rank-killed", "rank 1 was killed by SIGKILL (killed) from outside the program"},
+		{"killed-from-outside-victims", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			mk(1, &trace.Exit{Signal: 9}, barrier),
+			mk(2, nil, barrier)}, "warning:rank-killed", "the launcher then ended ranks 0, 2 because of it"},
+		// a crash signal another process sent (kill -SEGV): from outside;
+		// one the rank sent itself (raise, abort()): the program's
+		{"crash-signal-from-outside", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			sentBy(crashed(mk(1, &trace.Exit{Signal: 11}, barrier), 0), 4242),
+			mk(2, nil, barrier)}, "warning:rank-killed", "rank 1 was killed by SIGSEGV"},
+		{"crash-signal-raised", []*trace.Process{
+			mk(0, &trace.Exit{Signal: 15, Forwarded: 15}, barrier),
+			sentBy(crashed(mk(1, &trace.Exit{Signal: 6}, barrier), 0), -1),
+			mk(2, nil, barrier)}, "error:program-failure", "rank 1 was killed by SIGABRT"},
 		{"exit-code", []*trace.Process{
 			mk(0, &trace.Exit{Exited: true, Code: 3}, fin),
 			mk(1, &trace.Exit{Exited: true}, fin),
@@ -161,6 +181,29 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// The kernel's OOM killer ended processes during the run: the likely cause
+// of a SIGKILL from outside; in a run mpivet ended after a failure, a
+// SIGKILL is mpivet's own, not a finding.
+func TestKilledOOM(t *testing.T) {
+	mk := func(rank int, x *trace.Exit) *trace.Process {
+		l := tracetest.New(rank, 2)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		l.Call("MPI_Barrier", 5, nil, nil)
+		p := l.Process()
+		p.Exit = x
+		return p
+	}
+	procs := []*trace.Process{mk(0, &trace.Exit{Signal: 15, Forwarded: 15}), mk(1, &trace.Exit{Signal: 9})}
+	fs := run(t, &check.Input{Run: &trace.Run{Procs: procs}, NP: 2, OOMKills: 1})
+	if kinds(fs) != "warning:rank-killed" || !strings.Contains(fs[0].Message, "the kernel's OOM killer ended 1 process on this machine during the run") {
+		t.Errorf("got %s: %+v", kinds(fs), fs)
+	}
+	fs = run(t, &check.Input{Run: &trace.Run{Procs: procs}, NP: 2, Ended: true})
+	if strings.Contains(kinds(fs), "rank-killed") {
+		t.Errorf("a run mpivet ended: got %s: %+v", kinds(fs), fs)
+	}
+}
+
 // crashed gives p the layer's record of the signal that ended it, in a
 // thread with these api.Signal* flags (-1: a record without them).
 func crashed(p *trace.Process, flags int) *trace.Process {
@@ -169,6 +212,17 @@ func crashed(p *trace.Process, flags int) *trace.Process {
 		th = api.SignalKnown | api.SignalUnwound | uint64(flags)
 	}
 	p.Signal = &trace.Signal{Number: p.Exit.Signal, Thread: th, PC: 0x1234}
+	return p
+}
+
+// sentBy marks p's signal as sent by process pid (-1: by p itself).
+func sentBy(p *trace.Process, pid int) *trace.Process {
+	p.Pid = 1000 + p.Rank
+	if pid < 0 {
+		pid = p.Pid
+	}
+	p.Signal.Thread |= api.SignalKnown | api.SignalSent
+	p.Signal.Addr = uint64(pid)
 	return p
 }
 

@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,7 +65,7 @@ func WriteLayerConf(dir string, sess *launch.Session, o Options, files RunFiles)
 	}
 	conf := strings.Join(lines, "\n") + "\n"
 	if err := rundir.WriteFile(filepath.Join(dir, confFile), []byte(conf)); err != nil {
-		return fmt.Errorf("cannot write to the run directory: %v", err)
+		return launch.AsWriteError(filepath.Join(dir, confFile), err)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore
 		x.cut = cut
 	}
 	in := &check.Input{Run: res.Run, NP: x.o.NP, TimedOut: res.TimedOut, Stalled: res.Deadlocked, Interrupted: res.Interrupted || cut != "",
-		Timeout: timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit}
+		Timeout: timeout, Sym: x.sym, LauncherOutput: res.Output, LauncherExit: res.LauncherExit, Ended: res.Failed, OOMKills: res.OOMKills}
 	u := check.NewUnit(in) // the checks below share its analyses
 	if x.slack {
 		il.Slack = zerobuf.ForExplorer(u, ds, x.o.Buffering == "infinite")
@@ -204,6 +204,7 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 		keep = append(keep, f)
 	}
 	x.slackFindings(n, u, res, il, slack == "", keep)
+	x.killedCut(n, keep)
 	fresh := len(x.findings.Add(n, keep)) > 0
 	if fresh && x.o.Trails {
 		x.trails = append(x.trails, *spacetime.Build(res.Run, n, x.sym, spacetime.PerRank))
@@ -221,6 +222,19 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 		x.checksStopped(n, il)
 	}
 	return nil
+}
+
+// killedCut makes the verification incomplete when a rank of interleaving
+// n was killed from outside the program (rank-killed): the run did not go
+// to its end, and no error of the program explains it.
+func (x *exploration) killedCut(n int, fs []check.Finding) {
+	for _, f := range fs {
+		if f.Kind == "rank-killed" && x.cut == "" {
+			x.cut = fmt.Sprintf("%s %s of interleaving %d killed from outside the program (rank-killed): "+
+				"the run did not go to its end, and what it would have done after was not checked",
+				check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks), n)
+		}
+	}
 }
 
 // launch writes interleaving n's files in its directory d (the decisions

@@ -3,6 +3,7 @@ package driver
 import (
 	"encoding/json"
 	"fmt"
+	"mpivet/launch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func saveCommand(dir string, o Options) error {
 	}
 	data, _ := json.MarshalIndent(rec, "", "  ")
 	if err := rundir.WriteFile(filepath.Join(dir, commandFile), append(data, '\n')); err != nil {
-		return fmt.Errorf("cannot write to the run directory: %v", err)
+		return launch.AsWriteError(filepath.Join(dir, commandFile), err)
 	}
 	return nil
 }

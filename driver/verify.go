@@ -155,7 +155,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	}
 	// (a run the MPI library's crash ended has no whole records to
 	// replay without buffering either)
-	firstEnded := !x.found(1, "timeout", "program-failure", "mpi-library-crash")
+	firstEnded := !x.found(1, "timeout", "program-failure", "mpi-library-crash", "rank-killed")
 	x.first = unreceivedOnly(first.Run)
 	var sim *zerobuf.Result
 	if replay == nil && o.BufferingCheck == "auto" && firstEnded && stopped == "" {
@@ -170,6 +170,10 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		x.notes = append(x.notes, determinismNote(first.Run, o.Seed))
 	case off != "":
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(x.sess, off))
+	case x.found(1, "rank-killed"):
+		// a rank killed from outside (the OOM killer): the first run did
+		// not go to its end, and its replays would meet the same end;
+		// killedCut says so
 	case replay == nil && !first.Infeasible:
 		stats = x.explore(first)
 		first = nil

@@ -108,9 +108,12 @@ type Result struct {
 	AbortStuck   bool // stopped because a rank's MPI_Abort did not end the job
 	Failed       bool // stopped soon after a rank crashed or exited non-zero, without waiting for the launcher's teardown
 	Interrupted  bool
-	LauncherExit int    // the launcher's exit status (-1: killed)
-	Output       string // the last part of what the launcher printed on stderr
-	Elapsed      time.Duration
+	LauncherExit int // the launcher's exit status (-1: killed)
+	// OOMKills: how many processes the kernel's OOM killer ended on this
+	// host during the run (0 also when the kernel does not say).
+	OOMKills int64
+	Output   string // the last part of what the launcher printed on stderr
+	Elapsed  time.Duration
 	// When the launcher was started, when it was seen to exit (or the run
 	// was stopped), and when the records had been read: for measuring
 	// where a run's time goes (driver's MPIVET_TIMING).
@@ -220,16 +223,13 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	// stopped at once, and dies if mpivet dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdin = s.Opts.Stdin
-	out, _ := rundir.Create(filepath.Join(dir, "output.txt"))
-	errTail := &tail{max: 16 << 10}
-	var outW, errW io.Writer = s.Opts.Stdout, io.MultiWriter(s.Opts.Stderr, errTail)
-	if out != nil {
-		defer out.Close()
-		outW, errW = io.MultiWriter(outW, out), io.MultiWriter(errW, out)
+	outs, err := s.outputs(cmd, dir)
+	if err != nil {
+		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	defer outs.file.Close()
 
-	start := time.Now()
+	start, ooms := time.Now(), oomKills()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the launcher %s: %v", args[0], err)
 	}
@@ -245,28 +245,27 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	res.Exited = time.Now()
 	res.Elapsed = res.Exited.Sub(start)
 	res.LauncherExit = exitCode(waitErr)
+	if after := oomKills(); ooms >= 0 && after > ooms {
+		res.OOMKills = after - ooms
+	}
 	killStrays(dir)
 	stopped := res.TimedOut || res.Interrupted || res.Deadlocked || res.AbortStuck || res.Failed
 	if !stopped {
 		waitForExits(dir, 2*time.Second)
 	}
-	res.Output = errTail.String()
-
-	// A run mpivet stopped keeps its snapshot (end), read within a bound:
-	// reading it again whole could take minutes.
-	run := res.Run
-	if run == nil {
-		var until time.Time
-		if stopped {
-			until = time.Now().Add(readBound(res.Interrupted))
-		}
-		var err error
-		if run, err = trace.ReadRunUntil(dir, func() bool { return !until.IsZero() && time.Now().After(until) }); err != nil {
-			return nil, err
-		}
-		res.Run = run
+	res.Output = outs.tail.String()
+	// A record the layer or a supervisor could not write, or the
+	// launcher's output: the run is not the program's to answer for.
+	if err := outs.err(); err != nil {
+		return res, err
 	}
-	res.Read = time.Now()
+	run, err := readRun(dir, res, stopped)
+	if err != nil {
+		return nil, err
+	}
+	if we := logWriteError(dir, run); we != nil {
+		return res, we
+	}
 	// A run mpivet stopped keeps its snapshot, exit records included: the
 	// ranks it killed did not end by themselves.
 	trimLogs(res.Run)
@@ -275,6 +274,25 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 			strings.Join(args[:min(len(args), 4)], " "), res.LauncherExit, lastLines(res.Output, 20))}
 	}
 	return res, nil
+}
+
+// readRun reads the records of the run in dir. A run mpivet stopped keeps
+// its snapshot (end), read within a bound: reading it again whole could
+// take minutes.
+func readRun(dir string, res *Result, stopped bool) (*trace.Run, error) {
+	if res.Run == nil {
+		var until time.Time
+		if stopped {
+			until = time.Now().Add(readBound(res.Interrupted))
+		}
+		run, err := trace.ReadRunUntil(dir, func() bool { return !until.IsZero() && time.Now().After(until) })
+		if err != nil {
+			return nil, err
+		}
+		res.Run = run
+	}
+	res.Read = time.Now()
+	return res.Run, nil
 }
 
 // wait waits until the launcher exits (its status is returned), or the

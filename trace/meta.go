@@ -39,9 +39,14 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaMaps:      func(p *Process, w []uint64) { p.Maps = append(parseMaps(metaString(w)), p.pySites()...) },
 	api.MetaPySite:    (*Process).metaPySite,
 	api.MetaSignal:    (*Process).metaSignal,
-	api.MetaOverflow:  func(p *Process, _ []uint64) { p.Overflow = true },
-	api.MetaBuffer:    (*Process).metaBuffer,
-	api.MetaDiverged:  (*Process).metaDiverged,
+	api.MetaOverflow: func(p *Process, w []uint64) {
+		p.Overflow = true
+		if len(w) >= 1 {
+			p.WriteErrno = int(w[0])
+		}
+	},
+	api.MetaBuffer:   (*Process).metaBuffer,
+	api.MetaDiverged: (*Process).metaDiverged,
 	api.MetaThreads: func(p *Process, w []uint64) {
 		if len(w) >= 1 && w[0] > 0 {
 			p.ThreadStop = int(w[0])

@@ -228,7 +228,7 @@ type Signal struct {
 	Number  int
 	Thread  uint64   // which thread it interrupted: api.Signal* flags (0: not recorded)
 	PC      uint64   // the interrupted instruction (from the signal's context)
-	Addr    uint64   // the faulting address
+	Addr    uint64   // the faulting address; of a sent signal, the sender's pid (0: not known)
 	Callers []uint64 // return addresses of the frames that called it, innermost first
 }
 
@@ -247,6 +247,11 @@ func (s *Signal) Handled() bool { return s.Thread&api.SignalHandled != 0 }
 // Sent reports whether the signal was sent (kill, raise), not raised by a
 // fault.
 func (s *Signal) Sent() bool { return s.Thread&api.SignalSent != 0 }
+
+// FromOutside reports whether the signal was sent by another process
+// than the one it interrupted (pid): not a raise, abort() or kill of its
+// own. False when the sender is not known.
+func (s *Signal) FromOutside(pid int) bool { return s.Sent() && s.Addr != 0 && s.Addr != uint64(pid) }
 
 // Unwound reports whether Callers is the stack the layer unwound; false
 // when the unwinding itself faulted, and only the interrupted instruction
@@ -480,8 +485,11 @@ type Process struct {
 	// (api.MetaRMAValue; layer/src/rma/values.c).
 	RMAValues []RMAValue
 	Overflow  bool
-	Cut       bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
-	Diverged  *Divergence // a guided replay made another call than its parent run did
+	// WriteErrno: the log ended because its file system refused it room
+	// (ENOSPC, EDQUOT, EIO: the end marker's word), not at its size bound.
+	WriteErrno int
+	Cut        bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
+	Diverged   *Divergence // a guided replay made another call than its parent run did
 	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
 	// thread other than the one that initialised MPI called MPI, and the
 	// rank ended (api.MetaThreads): the run must be made again with

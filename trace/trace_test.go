@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"mpivet/api"
@@ -237,5 +238,21 @@ func TestCallsStream(t *testing.T) {
 	}
 	if p.CallAt(offs[5]+8) != nil {
 		t.Fatal("CallAt inside a record found a call")
+	}
+}
+
+// A log's end marker says whether the log reached its size bound (no
+// word) or its file system refused it room (the errno): mpivet's failure
+// then, not the program's.
+func TestEndMarkerWriteErrno(t *testing.T) {
+	bound := tracetest.New(0, 1)
+	bound.Meta(api.MetaOverflow)
+	if p := bound.Process(); !p.Overflow || p.WriteErrno != 0 {
+		t.Errorf("size bound: overflow %v, errno %d", p.Overflow, p.WriteErrno)
+	}
+	full := tracetest.New(0, 1)
+	full.Meta(api.MetaOverflow, uint64(syscall.ENOSPC))
+	if p := full.Process(); !p.Overflow || p.WriteErrno != int(syscall.ENOSPC) {
+		t.Errorf("full file system: overflow %v, errno %d", p.Overflow, p.WriteErrno)
 	}
 }

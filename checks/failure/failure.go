@@ -31,7 +31,7 @@ var checkDoc, kindDocs = check.Docs(docFiles, "program-failure")
 // Check reports ranks that crashed, aborted, failed or quit MPI improperly.
 var Check = &check.Check{
 	Name:     "program-failure",
-	Kinds:    []string{"program-failure", "truncation", "mpi-library-crash"},
+	Kinds:    []string{"program-failure", "truncation", "mpi-library-crash", "rank-killed"},
 	Doc:      checkDoc,
 	KindDocs: kindDocs,
 	Requires: []*check.Check{waitstate.Analyzer},
@@ -89,7 +89,7 @@ func run(pass *check.Pass) (any, error) {
 			fs = append(fs, *f)
 		}
 	}
-	victims = consequences(fs, victims)
+	victims = killedConsequences(fs, consequences(fs, victims))
 	sort.Ints(victims)
 	primaries := 0
 	for _, f := range fs {
@@ -111,7 +111,9 @@ func run(pass *check.Pass) (any, error) {
 				f.f.Message += fmt.Sprintf("; %s %s then hung waiting for it, and mpivet stopped the run", check.Plural(len(waiting), "rank", "ranks"), check.RankList(waiting))
 			}
 		}
-		if f.prim && len(victims) > 0 {
+		if f.prim && len(victims) > 0 && f.f.Kind == "rank-killed" {
+			f.f.Message += fmt.Sprintf("; the launcher then ended %s %s because of it", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
+		} else if f.prim && len(victims) > 0 {
 			f.f.Message += fmt.Sprintf("; as a consequence, %s %s ended too", check.Plural(len(victims), "rank", "ranks"), check.RankList(victims))
 		}
 		if f.f.Ranks == nil && f.p.Rank >= 0 {
@@ -213,6 +215,8 @@ func how(pass *check.Pass, p *trace.Process) (f *failed, victim bool) {
 	case in.TimedOut || in.Stalled || in.Interrupted:
 		// ended by mpivet (time limit, deadlock, interrupt): those checks report it
 		return nil, false
+	case x != nil && x.Signal == int(syscall.SIGKILL) && !in.Ended:
+		return e.killedOutside(), false
 	case x == nil || x.Signal != 0:
 		// terminated from outside: by the launcher after another rank
 		// failed, or by someone else
@@ -258,6 +262,8 @@ func (e *ending) killed() *failed {
 		s = nil // the layer saw another signal than the one that ended it
 	}
 	library := s != nil && s.LibraryThread() && p.FinalizeCall() != nil
+	// another process sent the signal, or the one its handler caught
+	outside := (s != nil && s.FromOutside(p.Pid)) || (p.Caught != nil && p.Caught.FromOutside(p.Pid))
 	msg := fmt.Sprintf("%s was killed by %s", rankName(p), SignalName(x.Signal))
 	var locs []check.Location
 	stack := ""
@@ -273,6 +279,8 @@ func (e *ending) killed() *failed {
 		locs, where, stack = crashSite(e.pass.In.Sym, p, s)
 		msg += where
 		switch {
+		case s.FromOutside(p.Pid):
+			msg += fmt.Sprintf(" (sent from outside the program, by process %d)", s.Addr)
 		case s.Thread&api.SignalSent != 0:
 			msg += " (sent by kill or raise)"
 		case s.Number == int(syscall.SIGSEGV) || s.Number == int(syscall.SIGBUS):
@@ -287,11 +295,33 @@ func (e *ending) killed() *failed {
 	}
 	locs = append(locs, e.lastLoc("last MPI call")...)
 	f := &failed{p: p, f: check.Finding{Message: msg + e.lastText, Locations: locs}, prim: true, strong: true, detail: stack + said(p)}
+	if outside { // not the program's fault
+		f.f.Kind, f.f.Severity = "rank-killed", check.Warning
+	}
 	if library {
 		f.f.Kind, f.f.Severity = "mpi-library-crash", check.Warning
 		f.f.Message += "; a failure of the MPI library, not of the program"
 	}
 	return f
+}
+
+// killedOutside: SIGKILL ended the process while its supervisor lived,
+// and mpivet had not stopped the run. Neither a fault nor the program's
+// MPI sends it (the launchers end a job through the supervisors): someone
+// outside the program did, the kernel's OOM killer most often. Not the
+// program's error: a warning, and the verification is incomplete
+// (driver's killedCut).
+func (e *ending) killedOutside() *failed {
+	msg := fmt.Sprintf("%s was killed by %s from outside the program: no fault of a program raises it, "+
+		"and neither the MPI nor its launcher sent it to this rank", rankName(e.p), SignalName(e.x.Signal))
+	if n := e.pass.In.OOMKills; n > 0 {
+		msg += fmt.Sprintf("; the kernel's OOM killer ended %s on this machine during the run (/proc/vmstat oom_kill): "+
+			"running out of memory is the likely cause", fmt.Sprintf("%d %s", n, check.Plural(int(n), "process", "processes")))
+	} else {
+		msg += " (the kernel's OOM killer, a user's kill -9, a batch system's limit)"
+	}
+	f := check.Finding{Kind: "rank-killed", Severity: check.Warning, Message: msg + e.lastText, Locations: e.lastLoc("last MPI call")}
+	return &failed{p: e.p, f: f, prim: true, strong: true, detail: said(e.p)}
 }
 
 // endedInCall: the process exited from inside an MPI call, so the MPI's
@@ -330,6 +360,26 @@ func consequences(fs []failed, victims []int) []int {
 			continue
 		}
 		if strong && (first == 0 || f.p.Exit.TimeNs == 0 || f.p.Exit.TimeNs >= first-int64(time.Second)) {
+			fs[i].prim = false
+			if f.p.Rank >= 0 {
+				victims = append(victims, f.p.Rank)
+			}
+		}
+	}
+	return victims
+}
+
+// killedConsequences: a rank killed by SIGKILL while another failed by
+// itself (an abort, a crash, a fatal error) was killed by the launcher
+// ending the job (MPI_Abort's teardown kills the ranks), not from outside:
+// one of its victims. It returns the victims with them.
+func killedConsequences(fs []failed, victims []int) []int {
+	other := false
+	for _, f := range fs {
+		other = other || (f.prim && f.f.Kind != "rank-killed")
+	}
+	for i, f := range fs {
+		if other && f.prim && f.f.Kind == "rank-killed" {
 			fs[i].prim = false
 			if f.p.Rank >= 0 {
 				victims = append(victims, f.p.Rank)
@@ -471,6 +521,9 @@ func caught(pass *check.Pass, p *trace.Process) (msg string, locs []check.Locati
 		locs, where, stack = crashSite(pass.In.Sym, p, c)
 	}
 	msg = SignalName(c.Number) + where
+	if c.FromOutside(p.Pid) {
+		msg += fmt.Sprintf(" (sent from outside the program, by process %d)", c.Addr)
+	}
 	if !c.Sent() && (c.Number == int(syscall.SIGSEGV) || c.Number == int(syscall.SIGBUS)) {
 		msg += fmt.Sprintf(" (address %#x)", c.Addr)
 	}
@@ -521,6 +574,7 @@ func said(p *trace.Process) string {
 	const max = 6
 	own := fmt.Sprintf(":%d]", p.Pid)
 	own2 := fmt.Sprintf(":%d:", p.Pid)
+	own3 := fmt.Sprintf(":%05d]", p.Pid) // Open MPI pads a pid below 10000: [host:04870]
 	var lines []string
 	for _, l := range strings.Split(p.Stderr, "\n") {
 		l = strings.TrimRight(l, "\r ")
@@ -528,7 +582,7 @@ func said(p *trace.Process) string {
 			continue
 		}
 		if strings.HasPrefix(l, "[") {
-			if i := strings.IndexByte(l, ']'); i > 0 && (strings.Contains(l[:i+1], own) || strings.Contains(l[:i+1], own2)) {
+			if i := strings.IndexByte(l, ']'); i > 0 && (strings.Contains(l[:i+1], own) || strings.Contains(l[:i+1], own2) || strings.Contains(l[:i+1], own3)) {
 				continue
 			}
 		}

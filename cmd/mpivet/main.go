@@ -42,7 +42,11 @@ func main() {
 	err := rootCmd(&code).Execute()
 	profiled()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mpivet:", report.Printable(err.Error())) // (it may quote the launcher's output)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "mpivet ") { // "mpivet could not write its records: ..."
+			msg = "mpivet: " + msg
+		}
+		fmt.Fprintln(os.Stderr, report.Printable(msg)) // (it may quote the launcher's output)
 		os.Exit(exitFailure)
 	}
 	os.Exit(code)

@@ -117,7 +117,8 @@ func exportWitness(r driver.ReplayOptions, dir string) (int, error) {
 const exitHelp = `Exit status:
   0    no error found, and everything set out was covered (warnings may be printed)
   1    errors found (suppressed findings do not count)
-  2    mpivet could not do its job (bad input, no MPI, launcher failure: the message says which)
+  2    mpivet could not do its job (bad input, no MPI, launcher failure, records it could not
+       write on a full disk: the message says which)
   3    incomplete: no error found in what was covered, but the verification stopped early
-       (interrupted, --budget, --max-interleavings, diverged replays)
+       (interrupted, --budget, --max-interleavings, diverged replays, a rank killed from outside)
   130  quit at once on a second interrupt, without a report`

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "files.h"
+#include "../record/log.h" /* mpivet_cannot_write */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +32,10 @@ static void store_path(char *out, size_t cap, uint64_t id, const char *suffix)
 	snprintf(out, cap, "%s/%016llx%s", fs_store, (unsigned long long)id, suffix);
 }
 
-/* copy copies the regular file src to the file dst of the store (0600:
+/* copy copies the regular file src to the new file dst of the store (0600:
  * the manifest keeps the file's mode), in the kernel where it can
- * (copy_file_range: a reflink on file systems that share extents). */
+ * (copy_file_range: a reflink on file systems that share extents): 0, -1
+ * if src cannot be read, or the error writing dst. */
 static int copy(const char *src, const char *dst)
 {
 	int in = fs_real_open(src, O_RDONLY | O_CLOEXEC);
@@ -41,10 +43,11 @@ static int copy(const char *src, const char *dst)
 		return -1;
 	int out = fs_real_open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0) {
+		int e = errno;
 		close(in);
-		return -1;
+		return e;
 	}
-	int ok = 1;
+	int e = 0;
 	for (;;) {
 		ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
 		if (n == 0)
@@ -52,18 +55,20 @@ static int copy(const char *src, const char *dst)
 		if (n > 0)
 			continue;
 		if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) {
-			ok = 0;
+			e = errno;
 			break;
 		}
 		char buf[1 << 16]; /* a file system without it: read and write */
-		ssize_t r;
-		while (ok && (r = read(in, buf, sizeof buf)) > 0)
-			ok = write(out, buf, (size_t)r) == r;
-		ok = ok && r == 0;
+		ssize_t r, w = 0;
+		while ((r = read(in, buf, sizeof buf)) > 0 && (w = write(out, buf, (size_t)r)) == r)
+			;
+		e = r < 0 ? -1 : r > 0 ? (w < 0 ? errno : ENOSPC) : 0;
 		break;
 	}
 	close(in);
-	return close(out) == 0 && ok ? 0 : -1;
+	if (close(out) != 0 && e == 0)
+		e = errno;
+	return e;
 }
 
 /* state keeps what abs is now in the store (its content or link target)
@@ -78,16 +83,23 @@ static const char *state(const char *abs, uint64_t id, int follow, struct stat *
 	}
 	if (S_ISDIR(st->st_mode))
 		return "dir";
-	if (S_ISREG(st->st_mode))
-		return copy(abs, kept) == 0 ? "file" : "untracked";
+	if (S_ISREG(st->st_mode)) {
+		int e = copy(abs, kept);
+		if (e > 0)
+			mpivet_cannot_write(kept, e); /* the store's fault, not the file's */
+		return e == 0 ? "file" : "untracked";
+	}
 	if (S_ISLNK(st->st_mode)) {
 		char target[4096];
 		ssize_t n = readlink(abs, target, sizeof target);
 		int fd = n > 0 ? fs_real_open(kept, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-		int ok = fd >= 0 && write(fd, target, (size_t)n) == n;
-		if (fd >= 0)
-			close(fd);
-		return ok ? "link" : "untracked";
+		ssize_t w = fd >= 0 ? write(fd, target, (size_t)n) : -1;
+		int e = n <= 0 ? 0 : w < 0 ? errno : w != n ? ENOSPC : 0;
+		if ((fd >= 0 && close(fd) != 0 && !e) || (fd < 0 && n > 0))
+			e = errno;
+		if (e)
+			mpivet_cannot_write(kept, e);
+		return n > 0 && !e ? "link" : "untracked";
 	}
 	return "untracked"; /* a device, a fifo, a socket: not the program's results */
 }
@@ -151,11 +163,11 @@ void fs_keep(const char *abs, uint64_t id, int follow, int untracked)
 			 (long)st.st_mtim.tv_nsec, fs_host, abs);
 	snprintf(path, sizeof path, "%s/manifest", fs_store);
 	int m = fs_real_open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (m >= 0) {
-		if (n > 0 && n < (int)sizeof line && write(m, line, (size_t)n) != n)
-			fprintf(stderr, "mpivet: cannot note the state of %s: %s\n", abs, strerror(errno));
+	ssize_t w = m >= 0 && n > 0 && n < (int)sizeof line ? write(m, line, (size_t)n) : n;
+	if (m < 0 || w != n)
+		mpivet_cannot_write(path, m < 0 || w < 0 ? errno : ENOSPC);
+	if (m >= 0)
 		close(m);
-	}
 	/* done, noted or not: the other ranks go on */
 	store_path(path, sizeof path, id, ".done");
 	int d = fs_real_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -164,7 +164,9 @@ static void record_signal(int sig, siginfo_t *si, void *uc, int handled)
 	int sent = !si || si->si_code <= 0;
 	uint64_t flags = thread_flags() | (sent ? MPIVET_SIGNAL_SENT : 0) | (handled ? MPIVET_SIGNAL_HANDLED : 0);
 	uint64_t head = (uint64_t)sig | flags << 32;
-	uint64_t addr = sent ? 0 : MPIVET_A(si->si_addr);
+	/* a sent signal's word is its sender's pid (0: not known), which tells
+	 * a raise or abort() of the rank's own from a kill from outside */
+	uint64_t addr = sent ? (si ? (uint64_t)(uint32_t)si->si_pid : 0) : MPIVET_A(si->si_addr);
 	/* what is known without unwinding first: if the unwinder faults,
 	 * this is the report */
 	signal_record(head, pc, addr, NULL, 0);

@@ -9,6 +9,10 @@
 #include "log.h"
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -109,16 +113,68 @@ uint64_t *mpivet_new_slot(void)
 }
 
 static int overflowed;
+int mpivet_log_fd = -1;
+char mpivet_log_path[4400];
+static uint64_t allocated; /* bytes of the log's file with blocks reserved */
+static int write_errno;    /* why the log could not grow, when it could not */
+
+int mpivet_reserve(int fd, uint64_t off, uint64_t n)
+{
+	int e;
+	do
+		e = posix_fallocate(fd, (off_t)off, (off_t)n);
+	while (e == EINTR);
+	return e;
+}
+
+void mpivet_cannot_write(const char *path, int err)
+{
+	static char said[4][64];
+	static int nsaid;
+	for (int i = 0; i < nsaid; i++)
+		if (strncmp(said[i], path, sizeof said[i] - 1) == 0)
+			return;
+	if (nsaid < 4)
+		snprintf(said[nsaid++], sizeof said[0], "%s", path);
+	char line[4600];
+	int n = snprintf(line, sizeof line, "mpivet: cannot write its records: %s: %s\n", path, strerror(err));
+	if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+		return;
+}
+
+/* reserve_log reserves the log's blocks up to end, and the end marker's
+ * room past it; 0 if the file system refused (write_errno says why). */
+static int reserve_log(uint64_t end)
+{
+	uint64_t to = end + MPIVET_LOG_TAIL;
+	if (mpivet_log_fd < 0 || to <= allocated)
+		return 1;
+	if (to > mpivet_cap + MPIVET_LOG_TAIL)
+		to = mpivet_cap + MPIVET_LOG_TAIL;
+	int e = mpivet_reserve(mpivet_log_fd, allocated, to - allocated);
+	if (e == EBADF) { /* the program closed it: grow unreserved */
+		mpivet_log_fd = -1;
+		return 1;
+	}
+	if (e) {
+		write_errno = e;
+		return 0;
+	}
+	allocated = to;
+	return 1;
+}
 
 /* The log grows in chunks that are populated in one system call ahead of
  * the writer, instead of taking a page fault for every page. */
 #define CHUNK (4ULL << 20)
 
-/* mpivet_grow makes the log ready up to at least end; 0 if it is full. */
+/* mpivet_grow makes the log ready up to at least end; 0 if it is full: it
+ * reached its size bound, or its file system has no room left for it (then
+ * said on standard error, and in the end marker). */
 int mpivet_grow(uint64_t end)
 {
 	static int busy;
-	if (end > mpivet_cap)
+	if (end > mpivet_cap || __atomic_load_n(&write_errno, __ATOMIC_RELAXED))
 		return 0;
 	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
 		;
@@ -127,6 +183,16 @@ int mpivet_grow(uint64_t end)
 		uint64_t n = CHUNK;
 		if (ready + n > mpivet_cap)
 			n = mpivet_cap - ready;
+		if (!reserve_log(ready + n)) {
+			/* short of room: only what this record needs, page by page */
+			uint64_t need = (end + 4095) & ~4095ULL;
+			if (need > mpivet_cap)
+				need = mpivet_cap;
+			write_errno = 0;
+			if (!reserve_log(need))
+				break;
+			n = need - ready;
+		}
 #ifdef MADV_POPULATE_WRITE
 		madvise(mpivet_base + ready, n, MADV_POPULATE_WRITE); /* best effort */
 #endif
@@ -134,15 +200,24 @@ int mpivet_grow(uint64_t end)
 	}
 	__atomic_store_n(&mpivet_ready, ready, __ATOMIC_RELEASE);
 	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
-	return 1;
+	if (ready < end)
+		mpivet_cannot_write(mpivet_log_path, write_errno);
+	return ready >= end;
 }
 
 /* mpivet_overflow marks the end of the records that fit: the first record
- * that did not fit (at offset at) becomes an overflow marker, which the
- * reserved tail always has room for. */
+ * that did not fit (at offset at) becomes an end marker, which the
+ * reserved tail always has room for. Its one word, when the file system
+ * refused the log room, is the error (trace.Process.WriteErrno). */
 void mpivet_overflow(uint64_t at)
 {
-	if (at > mpivet_cap || __atomic_exchange_n(&overflowed, 1, __ATOMIC_RELAXED))
+	int e = __atomic_load_n(&write_errno, __ATOMIC_RELAXED);
+	if (at > mpivet_cap || (mpivet_log_fd >= 0 && at + 16 > allocated) || __atomic_exchange_n(&overflowed, 1, __ATOMIC_RELAXED))
 		return;
-	put_header(at, 0, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
+	if (e) {
+		((uint64_t *)(mpivet_base + at))[1] = (uint64_t)e;
+		put_header(at, 1, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
+	} else {
+		put_header(at, 0, MPIVET_META_OVERFLOW, MPIVET_KIND_META);
+	}
 }

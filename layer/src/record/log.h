@@ -44,6 +44,27 @@ extern uint64_t mpivet_ready; /* bytes already populated (<= mpivet_cap) */
 int mpivet_grow(uint64_t end);
 void mpivet_overflow(uint64_t at);
 
+/* The log's file, kept open: mpivet_grow reserves its blocks ahead of the
+ * writer (-1 until the log is open), and its path. */
+extern int mpivet_log_fd;
+extern char mpivet_log_path[4400];
+
+/* Room kept at the end of the log for its end marker (mpivet_overflow):
+ * reserved past whatever the writer may use. */
+#define MPIVET_LOG_TAIL 64
+
+/* mpivet_reserve gives the file fd blocks from off for n bytes: 0, or the
+ * error (ENOSPC, EDQUOT, EIO, ...). A mapping's store into a hole that the
+ * file system cannot fill kills the process with SIGBUS; a reserved block
+ * never does. */
+int mpivet_reserve(int fd, uint64_t off, uint64_t n);
+
+/* mpivet_cannot_write says on standard error, once per path, that the layer
+ * could not write its record path (errno err), in the one form mpivet reads
+ * from the launcher's output (launch.WriteError): the channel that needs no
+ * room on the run directory's file system. */
+void mpivet_cannot_write(const char *path, int err);
+
 /* mpivet_commit_hook, when set, sees every entry and brief record that
  * mpivet_commit commits (call id, log offset). An upper layer sets it (the
  * divergence check of a guided replay); the recorder knows nothing of it. */

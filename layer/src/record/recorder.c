@@ -41,8 +41,6 @@ static void write_maps(void);
 static void write_process(int rank, int size, int level);
 static int env_int(const char *const *names);
 
-/* Reserve this much room at the end for the overflow marker. */
-#define TAIL 64
 
 /* forget_environment removes the layer from the environment the program's
  * own children inherit (system(), popen(), exec of tools): they are not
@@ -74,6 +72,65 @@ static void forget_environment(void)
 	unsetenv("MPIVET_LOG_MAX");
 }
 
+/* map_file creates path with size bytes, the first reserved of them with
+ * their blocks (mpivet_reserve), and maps it shared; NULL if it cannot,
+ * said on standard error. The file stays open in *fdp when fdp is given. */
+static void *map_file(const char *path, uint64_t size, uint64_t reserved, int *fdp)
+{
+	int fd = mpivet_create(path, O_RDWR);
+	if (fd < 0) {
+		mpivet_cannot_write(path, errno);
+		return NULL;
+	}
+	int e = ftruncate(fd, (off_t)size) != 0 ? errno : reserved ? mpivet_reserve(fd, 0, reserved) : 0;
+	void *p = MAP_FAILED;
+	if (!e && (p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		e = errno;
+	if (e) {
+		mpivet_cannot_write(path, e);
+		close(fd);
+		return NULL;
+	}
+	if (fdp)
+		*fdp = fd;
+	else
+		close(fd);
+	return p;
+}
+
+/* open_records creates the rank's log (max bytes, sparse: its blocks are
+ * reserved as it grows) and state page (reserved whole); 0, recording
+ * off, if the run directory's file system refuses either. The program then
+ * runs unrecorded, and mpivet, told on standard error, ends the
+ * verification as its own failure. */
+static int open_records(const char *dir, uint64_t max)
+{
+	char path[4400];
+	snprintf(mpivet_log_path, sizeof mpivet_log_path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
+	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
+	size_t ssize = MPIVET_STATE_SLOTS * MPIVET_STATE_WORDS * 8;
+	int fd = -1;
+	void *p = map_file(mpivet_log_path, max, 0, &fd);
+	void *sp = p ? map_file(path, ssize, ssize, NULL) : NULL;
+	if (p) {
+		mpivet_base = p;
+		mpivet_cap = max - MPIVET_LOG_TAIL;
+		mpivet_log_fd = fd;
+	}
+	if (!sp || !mpivet_grow(8)) {
+		if (sp)
+			munmap(sp, ssize);
+		if (p)
+			munmap(p, max);
+		if (fd >= 0)
+			close(fd);
+		mpivet_log_fd = -1, mpivet_base = NULL, mpivet_cap = 0;
+		return 0;
+	}
+	mpivet_state = sp;
+	return 1;
+}
+
 __attribute__((constructor)) static void mpivet_open(void)
 {
 	const char *env = getenv("MPIVET_DIR");
@@ -91,42 +148,8 @@ __attribute__((constructor)) static void mpivet_open(void)
 	gethostname(hostname, sizeof hostname - 1);
 	mpivet_timing_open(dir, hostname);
 	mpivet_stamp("start");
-	char path[4400];
-	snprintf(path, sizeof path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
-	int fd = mpivet_create(path, O_RDWR);
-	if (fd < 0) {
-		fprintf(stderr, "mpivet: cannot create %s: %s (recording off)\n", path, strerror(errno));
+	if (!open_records(dir, max))
 		return;
-	}
-	if (ftruncate(fd, (off_t)max) != 0) {
-		fprintf(stderr, "mpivet: cannot size %s: %s (recording off)\n", path, strerror(errno));
-		close(fd);
-		return;
-	}
-	void *p = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "mpivet: cannot map %s: %s (recording off)\n", path, strerror(errno));
-		return;
-	}
-	/* The state page, next to the log. */
-	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
-	int sfd = mpivet_create(path, O_RDWR);
-	void *sp = MAP_FAILED;
-	size_t ssize = MPIVET_STATE_SLOTS * MPIVET_STATE_WORDS * 8;
-	if (sfd >= 0 && ftruncate(sfd, ssize) == 0)
-		sp = mmap(NULL, ssize, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
-	if (sfd >= 0)
-		close(sfd);
-	if (sp == MAP_FAILED) {
-		fprintf(stderr, "mpivet: cannot create %s: %s (recording off)\n", path, strerror(errno));
-		munmap(p, max);
-		return;
-	}
-	mpivet_state = sp;
-	mpivet_base = p;
-	mpivet_cap = max - TAIL;
-	mpivet_grow(8);
 	memcpy(mpivet_base, "MPIVET01", 8);
 	mpivet_pos = 8;
 	mpivet_on = 1;

@@ -43,6 +43,7 @@
 #include "../datatypes/walk.h"
 #include "rma.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +133,13 @@ static struct inbox *box(int rank)
 	if (fd < 0)
 		return NULL;
 	void *m = MAP_FAILED;
-	if (ftruncate(fd, sizeof(struct inbox)) == 0) /* the same size by every opener */
-		m = mmap(NULL, sizeof(struct inbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* the same size by every opener; reserved, or a store into it on a
+	 * full file system would end the rank with SIGBUS */
+	int e = ftruncate(fd, sizeof(struct inbox)) != 0 ? errno : mpivet_reserve(fd, 0, sizeof(struct inbox));
+	if (!e && (m = mmap(NULL, sizeof(struct inbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		e = errno;
+	if (e)
+		mpivet_cannot_write(path, e);
 	close(fd);
 	return boxes[rank] = m == MAP_FAILED ? NULL : m;
 }

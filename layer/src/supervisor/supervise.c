@@ -60,6 +60,29 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
+/* cannot_write says on standard error (the launcher passes it on to mpivet,
+ * whatever room the run directory has) that the supervisor could not write
+ * its record path, in the layer's form (record/log.c, mpivet_cannot_write). */
+static void cannot_write(const char *path, int err)
+{
+	fprintf(stderr, "mpivet: cannot write its records: %s: %s\n", path, strerror(err));
+}
+
+/* write_all writes n bytes of buf to fd: 0, or the error (a short write
+ * on a full file system is ENOSPC). */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
+		buf += w, n -= (size_t)w;
+	}
+	return 0;
+}
+
 static void write_exit(const char *dir, const char *host, int pid, int status, const char *exec_error)
 {
 	char path[4096], tmp[4200], buf[8192];
@@ -87,10 +110,15 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc,
 			 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
 	int fd = mpivet_create(tmp, O_WRONLY); /* then renamed over path: a link there is replaced, not followed */
-	if (fd < 0)
-		return;
-	if (write(fd, buf, n) == n && close(fd) == 0)
-		rename(tmp, path);
+	int e = fd < 0 ? errno : write_all(fd, buf, (size_t)n);
+	if (fd >= 0 && close(fd) != 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) != 0)
+		e = errno;
+	if (e) {
+		unlink(tmp);
+		cannot_write(path, e);
+	}
 }
 
 #define SYNC_MS 250
@@ -164,10 +192,15 @@ static void sync_files(const char *dir, const char *host, int pid, uint64_t *cou
 	sched(pid, &w[1], &w[2]);
 	snprintf(path, sizeof path, "%s/p.%s.%d.sync", dir, host, pid);
 	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (fd < 0) {
+		cannot_write(path, errno);
 		return;
-	if (pwrite(fd, w, sizeof w, 0) == sizeof w)
+	}
+	ssize_t n = pwrite(fd, w, sizeof w, 0);
+	if (n == sizeof w)
 		fsync(fd);
+	else
+		cannot_write(path, n < 0 ? errno : ENOSPC);
 	close(fd);
 }
 
@@ -186,23 +219,21 @@ static void keep_tail(const char *b, ssize_t n)
 	tail_total += n;
 }
 
-static void write_tail(int fd)
+static int write_tail(int fd)
 {
 	if (tail_total == 0)
-		return;
+		return 0;
 	long long n = tail_total < TAIL_BYTES ? tail_total : TAIL_BYTES;
 	char note[128];
 	int k = snprintf(note, sizeof note, "\n[mpivet: %lld bytes of standard error not kept]\n", tail_total - n);
-	if (tail_total > n && write(fd, note, k) < 0)
-		return;
+	int e = tail_total > n ? write_all(fd, note, (size_t)k) : 0;
 	long long start = tail_total - n;
-	for (long long i = 0; i < n;) { /* at most two pieces of the ring */
+	for (long long i = 0; i < n && !e;) { /* at most two pieces of the ring */
 		long long at = (start + i) % TAIL_BYTES, len = TAIL_BYTES - at < n - i ? TAIL_BYTES - at : n - i;
-		ssize_t w = write(fd, tail_buf + at, len);
-		if (w <= 0)
-			return;
-		i += w;
+		e = write_all(fd, tail_buf + at, (size_t)len);
+		i += len;
 	}
+	return e;
 }
 
 static long long now_ms(void)
@@ -281,7 +312,7 @@ static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, in
 {
 	char epath[4400];
 	snprintf(epath, sizeof epath, "%s/p.%s.%d.err", dir, host, pid);
-	int efile = mpivet_create(epath, O_WRONLY);
+	int efile = mpivet_create(epath, O_WRONLY), err = efile < 0 ? errno : 0;
 	long kept = 0;
 	char buf[8192];
 	long long next = now_ms() + SYNC_MS;
@@ -313,16 +344,22 @@ static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, in
 			o += w;
 		}
 		if (efile >= 0 && kept < HEAD_BYTES) {
-			if (write(efile, buf, n) > 0)
-				kept += n;
+			if ((err = write_all(efile, buf, (size_t)n)) != 0) {
+				close(efile);
+				efile = -1;
+			}
+			kept += n;
 		} else {
 			keep_tail(buf, n);
 		}
 	}
 	if (efile >= 0) {
-		write_tail(efile);
-		close(efile);
+		err = write_tail(efile);
+		if (close(efile) != 0 && !err)
+			err = errno;
 	}
+	if (err)
+		cannot_write(epath, err);
 	close(fd);
 }
 
