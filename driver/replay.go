@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,19 +110,39 @@ func restoreBefore(r ReplayOptions, o Options) error {
 // replayDecisions are the decisions that force interleaving n of the run
 // in dir to happen again: from its records, or from those kept when its
 // records were deleted (a replay without findings) or never made (a
-// witness).
+// witness). Damaged records or decisions, or kept decisions that the
+// records contradict, are refused (trace.DamageError): replaying them
+// would force another interleaving than the one asked for.
 func replayDecisions(dir string, n int) ([]explore.Decision, error) {
 	src := interleavingDir(dir, n)
+	complete := filepath.Join(src, completeFile)
+	kept, kerr := explore.ReadDecisions(complete)
+	if kerr != nil && !errors.Is(kerr, fs.ErrNotExist) {
+		return nil, kerr
+	}
+	run, err := trace.ReadRun(src)
 	var ds []explore.Decision
-	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
+	switch {
+	case err != nil:
+		return nil, err
+	case len(run.Procs) > 0:
 		ds = explore.Complete(run)
-	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		if kerr == nil {
+			if err := explore.CheckDecisions(complete, kept, ds); err != nil {
+				return nil, err
+			}
+		}
+	case kerr == nil:
 		// (records of a replay without findings are deleted, its decisions kept)
+		ds = kept
+	default:
 		return nil, fmt.Errorf("no interleaving %d in %s", n, dir)
 	}
-	if given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile)); err == nil {
-		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
+	ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
 	if ds == nil {
 		ds = []explore.Decision{}
 	}

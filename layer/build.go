@@ -101,7 +101,7 @@ func Build(cc, identity string) (*Built, error) {
 	}
 	args := []string{"-shared", "-fPIC", "-O2", "-g", "-o", "libmpivet.so"}
 	for _, n := range names {
-		if strings.HasSuffix(n, ".c") && n != supervisor {
+		if strings.HasSuffix(n, ".c") && !strings.HasPrefix(n, "supervisor/") {
 			args = append(args, n)
 		}
 	}
@@ -128,11 +128,11 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// supervisor is the one source that is not part of the library; the
-// supervisor program is built from it and the layer.conf reader.
+// The sources in supervisor/ are not part of the library; the supervisor
+// program is built from them and the layer.conf reader.
 const supervisor = "supervisor/supervise.c"
 
-var supervisorSources = []string{supervisor, "record/conf.c"}
+var supervisorSources = []string{supervisor, "supervisor/logsum.c", "record/conf.c"}
 
 // sourceFiles lists the embedded sources, relative to src/, sorted: every
 // file is hashed and copied, and every .c file but the supervisor's is

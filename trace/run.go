@@ -53,6 +53,7 @@ func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 			if errors.Is(err, ErrNotLog) {
 				// Killed while its layer was starting: a process with no records.
 				p, err = Decode(l, []byte("MPIVET01"))
+				p.notLog = true
 			}
 			procs[i], errs[i] = p, err
 		}()
@@ -80,6 +81,9 @@ func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 		name := strings.TrimSuffix(filepath.Base(e), ".exit")
 		if p := byName[name]; p != nil {
 			p.Exit = x
+			if err := p.checkLog(); err != nil {
+				return nil, err
+			}
 		} else {
 			// The process left no log: it never got the layer loaded
 			// (exec failed, or not a dynamically linked program).
