@@ -18,13 +18,7 @@ import (
 // number of lines before it and the CRC32C of their bytes, which
 // ReadDecisions checks (the layer skips the line).
 func WriteDecisions(path string, ds []Decision) error {
-	ds = append([]Decision(nil), ds...)
-	sort.SliceStable(ds, func(i, j int) bool {
-		if ds[i].Rank != ds[j].Rank {
-			return ds[i].Rank < ds[j].Rank
-		}
-		return ds[i].Event < ds[j].Event
-	})
+	ds = inOrder(ds)
 	var b bytes.Buffer
 	for _, d := range ds {
 		fmt.Fprintf(&b, "%d %d %d %d\n", d.Rank, d.Event, d.Source, d.Kind)
@@ -34,6 +28,19 @@ func WriteDecisions(path string, ds []Decision) error {
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// inOrder returns ds sorted as a decision file lists them: by rank, then
+// event (several decisions of one event as they were).
+func inOrder(ds []Decision) []Decision {
+	ds = append([]Decision(nil), ds...)
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Rank != ds[j].Rank {
+			return ds[i].Rank < ds[j].Rank
+		}
+		return ds[i].Event < ds[j].Event
+	})
+	return ds
+}
 
 // ReadDecisions reads a file WriteDecisions wrote. A file that is not
 // whole or not as written (its closing line missing, or its count or

@@ -56,7 +56,7 @@ func (c *cursor) have(n uint64) bool {
 		panic(stopped{})
 	}
 	c.addSum()
-	size := max(bufSize, n)
+	size := max(min(bufSize, c.end-c.off), n) // no more than the log holds: a small log is read again for each call asked for (CallAt)
 	if uint64(cap(c.buf)) < size {
 		c.buf = make([]byte, size)
 	}
