@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +53,30 @@ func FuzzExit(f *testing.F) {
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			if pid, err := strconv.Atoi(name[i+1:]); err == nil && (x.Pid != pid || x.Host != name[:i]) {
 				t.Fatalf("the exit record of another process accepted: %+v", x)
+			}
+		}
+	})
+}
+
+// FuzzState reads a state page beside a log, as ReadRun does: whatever
+// the bytes, the calls it gives are those of the log or of the page
+// itself, never a panic.
+func FuzzState(f *testing.F) {
+	f.Add([]byte("MPIVET01"), make([]byte, 4096))
+	f.Fuzz(func(t *testing.T, log, state []byte) {
+		p, err := Decode("p.h.1.log", log)
+		if err != nil {
+			return
+		}
+		path := filepath.Join(t.TempDir(), "p.h.1.state")
+		if err := os.WriteFile(path, state, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.readState(path)
+		for _, c := range p.Threads {
+			c.Name()
+			for i := range c.Def.In {
+				c.InWords(i)
 			}
 		}
 	})
