@@ -83,6 +83,13 @@ func TestDamagedRecords(t *testing.T) {
 			t.Errorf("%s: %v, want %s damaged: %s", c.name, err, c.file, c.contains)
 		}
 	}
+	// the log removed, its exit record left
+	gone := t.TempDir()
+	writeRank(t, gone, log, len(log))
+	os.Remove(filepath.Join(gone, "p.h.7.log"))
+	if _, err := trace.ReadRun(gone); !trace.IsDamaged(err) || !strings.Contains(err.Error(), "p.h.7.log is damaged: it is missing") {
+		t.Errorf("the log removed: %v", err)
+	}
 	// records written after the exit record (its end is before theirs)
 	dir := t.TempDir()
 	writeRank(t, dir, log, len(log)-24)
