@@ -110,11 +110,10 @@ func checkWitness(dir string, o *Options, program string) error {
 	if err != nil {
 		return nil // a run directory
 	}
-	if _, err := parseWitness(dir, data); err != nil {
+	w, err := parseWitness(dir, data)
+	if err != nil {
 		return err
 	}
-	var w witness
-	json.Unmarshal(data, &w)
 	sum, err := fileSHA256(o.Program)
 	if err != nil {
 		return fmt.Errorf("the witness replays %s: %v (--program PATH names the same binary elsewhere)", o.Program, err)

@@ -135,8 +135,8 @@ const supervisor = "supervisor/supervise.c"
 var supervisorSources = []string{supervisor, "supervisor/logsum.c", "record/conf.c"}
 
 // sourceFiles lists the embedded sources, relative to src/, sorted: every
-// file is hashed and copied, and every .c file but the supervisor's is
-// compiled into the library.
+// file is hashed and copied, and every .c file but those in supervisor/
+// is compiled into the library.
 func sourceFiles() ([]string, error) {
 	var names []string
 	err := fs.WalkDir(sources, "src", func(p string, d fs.DirEntry, err error) error {
