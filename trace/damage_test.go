@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"mpivet/api"
 	"mpivet/trace"
 	"mpivet/trace/tracetest"
 )
@@ -95,5 +96,35 @@ func TestDamagedRecords(t *testing.T) {
 	writeRank(t, dir, log, len(log)-24)
 	if _, err := trace.ReadRun(dir); !trace.IsDamaged(err) || !strings.Contains(err.Error(), "go on past") {
 		t.Errorf("records past the end: %v", err)
+	}
+}
+
+// Records whose words are damaged into any value (a length or an index of
+// 2^63 or more, which is negative as an int, or a sum that overflows) are
+// decoded without a panic: every kind of meta record, after a call and a
+// wildcard event they may refer to.
+func TestExtremeWords(t *testing.T) {
+	extremes := []uint64{1 << 63, ^uint64(0), ^uint64(0) - 1, 1<<63 + 1, 1 << 62}
+	for id := 0; id < 64; id++ {
+		for _, x := range extremes {
+			for n := 1; n <= 10; n++ {
+				for at := 0; at < n; at++ {
+					l := tracetest.New(0, 2)
+					l.Call("MPI_Init", 0x10, nil, map[string]any{})
+					l.Meta(api.MetaWildcard, 0, trace.WildAny, 1, 0, ^uint64(0), 8, 0, 0x20)
+					words := make([]uint64, n)
+					for i := range words {
+						words[i] = 1
+					}
+					words[at] = x
+					l.Meta(id, words...)
+					p, err := trace.Decode("p.h.1.log", l.Bytes())
+					if err != nil {
+						continue
+					}
+					p.CallList()
+				}
+			}
+		}
 	}
 }

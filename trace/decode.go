@@ -449,7 +449,7 @@ func (a *arena) fields(fs []api.Field, w []uint64) []uint64 {
 
 func decodeComm(w []uint64) *Comm {
 	ranks := func(w []uint64) ([]int, []uint64) {
-		if len(w) == 0 || int(w[0]) > len(w)-1 {
+		if len(w) == 0 || w[0] > uint64(len(w)-1) {
 			return nil, nil
 		}
 		n := int(w[0])

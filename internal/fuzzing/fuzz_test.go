@@ -11,6 +11,7 @@ package fuzzing
 
 import (
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -72,10 +73,8 @@ func TestFuzzTargets(t *testing.T) {
 	if len(ts) < 7 {
 		t.Fatalf("%d fuzz targets found, want the 7 of the record decoder, exit records, command.json, witnesses, decision files and suppression files: %v", len(ts), ts)
 	}
-	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
+	// the go command of the toolchain that built this test
+	goBin := filepath.Join(build.Default.GOROOT, "bin", "go")
 	for _, tg := range ts {
 		t.Run(tg.name, func(t *testing.T) {
 			start := time.Now()
