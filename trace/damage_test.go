@@ -63,6 +63,7 @@ func TestDamagedRecords(t *testing.T) {
 		{"the exit record cut", log, func(s string) string { return s[:40] }, "p.h.7.exit", "not an exit record"},
 		{"the exit record garbled", log, func(s string) string { return strings.Replace(s, `"exited"`, `"exitex"`, 1) }, "p.h.7.exit", "not an exit record"},
 		{"another pid", log, func(s string) string { return strings.Replace(s, `"pid":7`, `"pid":8`, 1) }, "p.h.7.exit", "about process 8"},
+		{"an exit record without its status", log, func(s string) string { return strings.Replace(s, `"exited":true,`, ``, 1) }, "p.h.7.exit", `does not say "exited"`},
 		{"exited and killed", log, func(s string) string { return strings.Replace(s, `"signal":0`, `"signal":9`, 1) }, "p.h.7.exit", "both exited"},
 	}
 	for _, c := range cases {

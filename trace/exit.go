@@ -46,6 +46,13 @@ func parseExit(path string, data []byte) (*Exit, error) {
 	if d.More() {
 		return nil, &DamageError{path, "more than one exit record"}
 	}
+	var keys map[string]json.RawMessage
+	json.Unmarshal(data, &keys)
+	for _, k := range []string{"host", "pid", "exited", "signal"} {
+		if _, ok := keys[k]; !ok {
+			return nil, &DamageError{path, fmt.Sprintf("it does not say %q", k)}
+		}
+	}
 	if err := checkExit(path, &x); err != nil {
 		return nil, err
 	}
