@@ -54,6 +54,7 @@ func TestReplay(t *testing.T) {
 		if out, code := mpivet(t, "replay", dir, "--interleaving", "9"); code != 2 || !strings.Contains(out, "no interleaving 9") {
 			t.Errorf("replay of a missing interleaving: exit %d:\n%s", code, out)
 		}
+		refusesDamage(t, dir)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mpivet/rundir"
+	"mpivet/trace"
 )
 
 // commandFile is the command record: what a run directory remembers of
@@ -46,14 +47,21 @@ func loadCommand(dir string, o *Options) error {
 	if err != nil {
 		return fmt.Errorf("%s is not an mpivet run directory (no %s)", dir, commandFile)
 	}
+	return parseCommand(filepath.Join(dir, commandFile), data, o)
+}
+
+// parseCommand reads the command record at path (its contents data) into
+// o; one that is not JSON, or whose values are not of their options'
+// types, is a trace.DamageError.
+func parseCommand(path string, data []byte, o *Options) error {
 	var rec map[string]json.RawMessage
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return fmt.Errorf("%s/%s: %v", dir, commandFile, err)
+		return &trace.DamageError{File: path, What: fmt.Sprintf("not a command record: %v", err)}
 	}
 	for _, opt := range options {
 		if v, ok := rec[opt.record]; ok && opt.record != "" {
 			if err := json.Unmarshal(v, opt.field(o)); err != nil {
-				return fmt.Errorf("%s/%s: %s: %v", dir, commandFile, opt.record, err)
+				return &trace.DamageError{File: path, What: fmt.Sprintf("%s: %v", opt.record, err)}
 			}
 		}
 	}

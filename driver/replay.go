@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -128,11 +130,22 @@ func restoreBefore(r ReplayOptions, o Options) error {
 // replayDecisions are the decisions that force interleaving n of the run
 // in dir to happen again: from its records, or from those kept when its
 // records were deleted (a replay without findings) or never made (a
-// witness).
+// witness). Damaged records or decisions, or kept decisions that the
+// records contradict, are refused (trace.DamageError): replaying them
+// would force another interleaving than the one asked for.
 func replayDecisions(dir string, n, np int) ([]explore.Decision, error) {
 	src := interleavingDir(dir, n)
+	complete := filepath.Join(src, completeFile)
+	kept, kerr := explore.ReadDecisions(complete)
+	if kerr != nil && !errors.Is(kerr, fs.ErrNotExist) {
+		return nil, kerr
+	}
+	run, err := trace.ReadRun(src)
 	var ds []explore.Decision
-	if run, err := trace.ReadRun(src); err == nil && len(run.Procs) > 0 {
+	switch {
+	case err != nil:
+		return nil, err
+	case len(run.Procs) > 0:
 		for _, p := range run.Procs {
 			if p.Size > 0 && p.Size != np {
 				return nil, fmt.Errorf("%s: np is %d, but the records of interleaving %d are of %d ranks (the size of MPI_COMM_WORLD): "+
@@ -140,13 +153,22 @@ func replayDecisions(dir string, n, np int) ([]explore.Decision, error) {
 			}
 		}
 		ds = explore.Complete(run)
-	} else if ds, err = explore.ReadDecisions(filepath.Join(src, completeFile)); err != nil {
+		if kerr == nil {
+			if err := explore.CheckDecisions(complete, kept, ds); err != nil {
+				return nil, err
+			}
+		}
+	case kerr == nil:
 		// (records of a replay without findings are deleted, its decisions kept)
+		ds = kept
+	default:
 		return nil, fmt.Errorf("no interleaving %d in %s", n, dir)
 	}
-	if given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile)); err == nil {
-		ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	given, err := explore.ReadDecisions(filepath.Join(src, decisionsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
+	ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
 	for _, d := range ds {
 		if d.Rank >= np {
 			return nil, fmt.Errorf("%s: np is %d, but interleaving %d forces a match of rank %d: a replay runs the ranks of the run",

@@ -1,17 +1,21 @@
 package driver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"mpivet/explore"
 	"mpivet/rundir"
+	"mpivet/trace"
 )
 
 // A witness is one interleaving of a run, exported so that it can be
@@ -110,9 +114,9 @@ func checkWitness(dir string, o *Options, program string) error {
 	if err != nil {
 		return nil // a run directory
 	}
-	var w witness
-	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("%s: %v", filepath.Join(dir, witnessFile), err)
+	w, err := parseWitness(dir, data)
+	if err != nil {
+		return err
 	}
 	sum, err := fileSHA256(o.Program)
 	if err != nil {
@@ -122,4 +126,38 @@ func checkWitness(dir string, o *Options, program string) error {
 		return fmt.Errorf("%s is not the binary the witness was made with (its SHA-256 is %s, the witness needs %s)", o.Program, sum, w.SHA256)
 	}
 	return nil
+}
+
+// parseWitness reads witness.json of the witness in dir (its contents
+// data) and checks it against the decisions beside it: a witness that is
+// not as Export writes it, or whose decisions are damaged or not as many
+// as it says, is a trace.DamageError.
+func parseWitness(dir string, data []byte) (*witness, error) {
+	path := filepath.Join(dir, witnessFile)
+	damaged := func(f string, a ...any) error { return &trace.DamageError{File: path, What: fmt.Sprintf(f, a...)} }
+	var w witness
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&w); err != nil {
+		return nil, damaged("not a witness as mpivet replay --export writes it: %v", err)
+	}
+	if d.More() {
+		return nil, damaged("text after the witness")
+	}
+	if b, err := hex.DecodeString(w.SHA256); err != nil || len(b) != sha256.Size {
+		return nil, damaged("%q is no SHA-256", w.SHA256)
+	}
+	if w.Interleaving < 1 || w.Decisions < 0 {
+		return nil, damaged("interleaving %d with %d decisions", w.Interleaving, w.Decisions)
+	}
+	ds, err := explore.ReadDecisions(filepath.Join(dir, completeFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, damaged("its decisions (%s) are missing", completeFile)
+	} else if err != nil {
+		return nil, err
+	}
+	if len(ds) != w.Decisions {
+		return nil, damaged("it says %d decisions, %s holds %d", w.Decisions, completeFile, len(ds))
+	}
+	return &w, nil
 }

@@ -1,15 +1,11 @@
 package explore
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
 	"sort"
 	"time"
 
 	"mpivet/api"
-	"mpivet/rundir"
 	"mpivet/trace"
 )
 
@@ -34,51 +30,6 @@ func decisions(rank int, w *trace.Wildcard) []Decision {
 		return ds
 	}
 	return []Decision{{rank, w.Event, w.Source, w.Kind}}
-}
-
-// WriteDecisions writes the decision file the layer reads (layer.conf's
-// decisions=PATH): "rank event source kind" lines, each rank's events in
-// order.
-func WriteDecisions(path string, ds []Decision) error {
-	ds = append([]Decision(nil), ds...)
-	sort.SliceStable(ds, func(i, j int) bool {
-		if ds[i].Rank != ds[j].Rank {
-			return ds[i].Rank < ds[j].Rank
-		}
-		return ds[i].Event < ds[j].Event
-	})
-	f, err := rundir.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	for _, d := range ds {
-		fmt.Fprintf(w, "%d %d %d %d\n", d.Rank, d.Event, d.Source, d.Kind)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// ReadDecisions reads a file WriteDecisions wrote.
-func ReadDecisions(path string) ([]Decision, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var ds []Decision
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var d Decision
-		if _, err := fmt.Sscan(sc.Text(), &d.Rank, &d.Event, &d.Source, &d.Kind); err != nil {
-			return nil, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
-		}
-		ds = append(ds, d)
-	}
-	return ds, sc.Err()
 }
 
 // Complete returns decisions that replay run r exactly: every wildcard event

@@ -162,7 +162,10 @@ func TestDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
-	if string(data) != "1 0 2 1\n1 1 0 3\n1 1 3 3\n" {
+	if string(data) != "1 0 2 1\n1 1 0 3\n1 1 3 3\n# 3 decisions, crc32c 7792437e\n" {
 		t.Errorf("decision file:\n%s", data)
+	}
+	if back, err := ReadDecisions(path); err != nil || !reflect.DeepEqual(back, want) {
+		t.Errorf("ReadDecisions = %v, %v", back, err)
 	}
 }

@@ -152,7 +152,7 @@ func compile(tmp, cc string, names []string) (string, error) {
 	}
 	args := []string{"-shared", "-fPIC", "-O2", "-g", "-o", filepath.Join(out, "libmpivet.so")}
 	for _, n := range names {
-		if strings.HasSuffix(n, ".c") && n != supervisor {
+		if strings.HasSuffix(n, ".c") && !strings.HasPrefix(n, "supervisor/") {
 			args = append(args, n)
 		}
 	}
@@ -223,15 +223,15 @@ func lockKey(cache, key string, notify func(string)) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// supervisor is the one source that is not part of the library; the
-// supervisor program is built from it and the layer.conf reader.
+// The sources in supervisor/ are not part of the library; the supervisor
+// program is built from them and the layer.conf reader.
 const supervisor = "supervisor/supervise.c"
 
-var supervisorSources = []string{supervisor, "record/conf.c"}
+var supervisorSources = []string{supervisor, "supervisor/logsum.c", "record/conf.c"}
 
 // sourceFiles lists the embedded sources, relative to src/, sorted: every
-// file is hashed and copied, and every .c file but the supervisor's is
-// compiled into the library.
+// file is hashed and copied, and every .c file but those in supervisor/
+// is compiled into the library.
 func sourceFiles() ([]string, error) {
 	var names []string
 	err := fs.WalkDir(sources, "src", func(p string, d fs.DirEntry, err error) error {

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"hash/crc32"
 	"io"
 	"iter"
 	"os"
@@ -18,6 +19,22 @@ type cursor struct {
 	at       uint64 // log offset of buf[0]
 	off, end uint64 // next record; end of what may be read
 	err      error
+	// sum: the CRC32C of the records read so far is kept in crc (the
+	// first reading), summed up to offset summed.
+	sum    bool
+	crc    uint32
+	summed uint64
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// addSum adds the records read since the last call, which are in buf, to
+// the sum.
+func (c *cursor) addSum() {
+	if c.sum && c.off > c.summed {
+		c.crc = crc32.Update(c.crc, castagnoli, c.buf[c.summed-c.at:c.off-c.at])
+		c.summed = c.off
+	}
 }
 
 const bufSize = 1 << 20
@@ -38,7 +55,8 @@ func (c *cursor) have(n uint64) bool {
 	if c.stop != nil && c.stop() {
 		panic(stopped{})
 	}
-	size := max(bufSize, n)
+	c.addSum()
+	size := max(min(bufSize, c.end-c.off), n) // no more than the log holds: a small log is read again for each call asked for (CallAt)
 	if uint64(cap(c.buf)) < size {
 		c.buf = make([]byte, size)
 	}

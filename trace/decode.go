@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,8 +85,11 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 	}
 	cur := newCursor(r, 8, uint64(size))
 	cur.stop = stop
+	cur.sum, cur.crc, cur.summed = true, crc32.Update(0, castagnoli, magic[:]), 8
 	end, err := readStoppable(d, cur, p)
 	p.End = int64(end)
+	cur.addSum()
+	p.Sum = cur.crc
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -445,7 +449,7 @@ func (a *arena) fields(fs []api.Field, w []uint64) []uint64 {
 
 func decodeComm(w []uint64) *Comm {
 	ranks := func(w []uint64) ([]int, []uint64) {
-		if len(w) == 0 || int(w[0]) > len(w)-1 {
+		if len(w) == 0 || w[0] > uint64(len(w)-1) {
 			return nil, nil
 		}
 		n := int(w[0])

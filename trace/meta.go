@@ -11,15 +11,14 @@ func metaString(w []uint64) string {
 	if len(w) == 0 {
 		return ""
 	}
-	n := int(w[0])
 	b := make([]byte, 0, len(w)*8)
 	for _, x := range w[1:] {
 		b = le.AppendUint64(b, x)
 	}
-	if n > len(b) {
-		n = len(b)
+	if w[0] < uint64(len(b)) { // (a damaged length may be any word)
+		b = b[:w[0]]
 	}
-	return string(b[:n])
+	return string(b)
 }
 
 // decodeMeta decodes a meta record about the process (api.Meta*) into p.
@@ -116,7 +115,7 @@ func (p *Process) metaSignal(w []uint64) {
 }
 
 func (p *Process) metaBuffer(w []uint64) {
-	if len(w) >= 8 && int(w[3]) < len(api.MPI.Calls) && w[7] <= uint64(len(w)-8) {
+	if len(w) >= 8 && w[3] < uint64(len(api.MPI.Calls)) && w[7] <= uint64(len(w)-8) {
 		p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
 			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
 	}
@@ -168,7 +167,7 @@ func (p *Process) metaMatched(w []uint64) {
 }
 
 func (p *Process) metaChoice(w []uint64) {
-	if len(w) < 2 || w[0] >= uint64(len(p.Wild)) || uint64(len(w)) < 3+w[1] {
+	if len(w) < 3 || w[0] >= uint64(len(p.Wild)) || w[1] > uint64(len(w))-3 { // (no sum that a damaged word overflows)
 		return
 	}
 	e, k := p.Wild[w[0]], w[1]
@@ -177,7 +176,7 @@ func (p *Process) metaChoice(w []uint64) {
 		e.Chosen = append(e.Chosen, int64(i))
 	}
 	rest := w[2+k:]
-	if nc := rest[0]; uint64(len(rest)) >= 1+2*nc {
+	if nc := rest[0]; nc <= (uint64(len(rest))-1)/2 {
 		for j := uint64(0); j < nc; j++ {
 			e.Cands = append(e.Cands, Cand{Index: int64(rest[1+2*j]), Serial: rest[2+2*j]})
 		}
@@ -214,7 +213,7 @@ func (p *Process) metaLate(w []uint64) {
 }
 
 func (p *Process) metaError(w []uint64) {
-	if len(w) >= 4 && int(w[0]) < len(api.MPI.Calls) {
+	if len(w) >= 4 && w[0] < uint64(len(api.MPI.Calls)) {
 		p.Errors = append(p.Errors, Error{Call: api.MPI.Calls[w[0]], RC: int64(w[1]), Class: int64(w[2]), PC: w[3], Fatal: len(w) >= 5 && w[4] == 1})
 	}
 }
@@ -275,6 +274,9 @@ func parseMaps(s string) []Mapping {
 // that every lookup of a call site finds its source line.
 func (p *Process) metaPySite(w []uint64) {
 	if len(w) < 5 {
+		return
+	}
+	if w[3] > uint64(len(w))*8 { // a damaged length
 		return
 	}
 	site, cpc, line, nfile := w[0], w[1], int(w[2]), int(w[3])

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -35,8 +36,14 @@ func ReadRun(dir string) (*Run, error) { return ReadRunUntil(dir, nil) }
 // interrupt or its time limit, whose records may be huge. A log cut so
 // reads as one that reached its size bound (Process.Cut, Overflow).
 func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
+	// The exit records first: a rank that had ended before its log is read
+	// has its log whole, which its exit record checks (checkLog); one that
+	// ends while the logs are read is read as still running.
+	exits, ended, err := readExits(dir)
+	if err != nil {
+		return nil, err
+	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
-	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
 	r := &Run{Dir: dir}
 	byName := map[string]*Process{}
 	// The logs are decoded in parallel, as many at a time as there are
@@ -53,6 +60,7 @@ func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 			if errors.Is(err, ErrNotLog) {
 				// Killed while its layer was starting: a process with no records.
 				p, err = Decode(l, []byte("MPIVET01"))
+				p.notLog = true
 			}
 			procs[i], errs[i] = p, err
 		}()
@@ -72,14 +80,16 @@ func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 			p.Stderr = string(b)
 		}
 	}
-	for _, e := range exits {
-		x, err := ReadExit(e)
-		if err != nil {
-			return nil, err
-		}
+	for i, e := range exits {
+		x := ended[i]
 		name := strings.TrimSuffix(filepath.Base(e), ".exit")
 		if p := byName[name]; p != nil {
 			p.Exit = x
+			if err := p.checkLog(); err != nil {
+				return nil, err
+			}
+		} else if x.LogEnd != nil {
+			return nil, &DamageError{strings.TrimSuffix(e, ".exit") + ".log", fmt.Sprintf("it is missing, but the rank's exit record says it held %d bytes of records", *x.LogEnd)}
 		} else {
 			// The process left no log: it never got the layer loaded
 			// (exec failed, or not a dynamically linked program).
@@ -97,4 +107,19 @@ func ReadRunUntil(dir string, stop func() bool) (*Run, error) {
 		return a.Pid < b.Pid
 	})
 	return r, nil
+}
+
+// readExits reads the exit records of a run directory: their paths and
+// what they say.
+func readExits(dir string) ([]string, []*Exit, error) {
+	exits, _ := filepath.Glob(filepath.Join(dir, "p.*.exit"))
+	ended := make([]*Exit, len(exits))
+	for i, e := range exits {
+		x, err := ReadExit(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		ended[i] = x
+	}
+	return exits, ended, nil
 }

@@ -498,6 +498,10 @@ type Process struct {
 	Exit       *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr     string // what the rank wrote on its standard error (first MiB)
 	End        int64  // end of the last whole record in the log
+	// Sum is the CRC32C of the log's bytes before End (its first reading
+	// computes it), which the exit record's LogCRC must equal.
+	Sum    uint32
+	notLog bool // the log has no magic: read as a process without records
 	// From the state page: the call the rank's first MPI thread is in, or
 	// made last (logged or not); the same for every thread that called MPI
 	// (Threads[0] == Current); and how many MPI calls the rank completed.

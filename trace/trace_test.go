@@ -80,7 +80,7 @@ func TestReadRunWithUnstartedLog(t *testing.T) {
 	}
 	// a rank killed before its layer wrote the log's header
 	os.WriteFile(filepath.Join(dir, "p.h.11.log"), make([]byte, 4096), 0o644)
-	os.WriteFile(filepath.Join(dir, "p.h.11.exit"), []byte(`{"host":"h","pid":11,"signal":9}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.h.11.exit"), []byte(`{"host":"h","pid":11,"exited":false,"signal":9}`), 0o644)
 	run, err := trace.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)

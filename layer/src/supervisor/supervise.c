@@ -50,6 +50,7 @@
 #include "../generated/format.h" /* MPIVET_CONF_* */
 #include "../record/conf.h"
 #include "../record/create.h"
+#include "logsum.h"
 
 static volatile sig_atomic_t child, forwarded;
 
@@ -106,9 +107,17 @@ static void write_exit(const char *dir, const char *host, int pid, int status, c
 	clock_gettime(CLOCK_REALTIME, &now);
 	int n = snprintf(buf, sizeof buf,
 			 "{\"host\":\"%s\",\"pid\":%d,\"exited\":%s,\"code\":%d,\"signal\":%d,\"core\":%s,"
-			 "\"forwarded\":%d,\"exec_error\":\"%s\",\"time_ns\":%lld}\n",
+			 "\"forwarded\":%d,\"exec_error\":\"%s\",\"time_ns\":%lld",
 			 host, pid, exited ? "true" : "false", code, sig, core ? "true" : "false", (int)forwarded, esc,
 			 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+	/* the rank's records as they are now that it has ended (logsum.c) */
+	char log[4200];
+	uint64_t end;
+	uint32_t crc;
+	snprintf(log, sizeof log, "%s/p.%s.%d.log", dir, host, pid);
+	if (!exec_error && mpivet_log_sum(log, &end, &crc))
+		n += snprintf(buf + n, sizeof buf - n, ",\"log_end\":%llu,\"log_crc32c\":%u", (unsigned long long)end, crc);
+	n += snprintf(buf + n, sizeof buf - n, "}\n");
 	int fd = mpivet_create(tmp, O_WRONLY); /* then renamed over path: a link there is replaced, not followed */
 	int e = fd < 0 ? errno : write_all(fd, buf, (size_t)n);
 	if (fd >= 0 && close(fd) != 0 && !e)
@@ -408,6 +417,8 @@ int main(int argc, char **argv)
 	uint64_t syncs = 0;
 	pass_stderr(dir, host, pid, efd[0], syncing, &syncs);
 	int status = wait_program(dir, host, pid, syncing, &syncs);
+	if (syncing) /* the records as the rank left them, before their sum */
+		sync_files(dir, host, pid, &syncs);
 	write_exit(dir, host, pid, status, NULL);
 	if (WIFSIGNALED(status)) {
 		/* End the same way, without a second core dump. */
