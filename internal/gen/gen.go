@@ -340,13 +340,14 @@ func collData(c *api.Call) bool {
 
 // clockHooked reports whether the clock protocol (layer/src/clocks) sees the
 // call: everything that sends, receives, probes, completes or starts
-// operations, synchronises (collectives), creates or frees communicators,
-// and Pcontrol (regions not to explore).
+// operations, synchronises (collectives, and the initializations of
+// persistent ones), creates or frees communicators, and Pcontrol (regions
+// not to explore).
 func clockHooked(c *api.Call) bool {
 	if c.Name == "MPI_Type_free" { // its handle may be reused: the type's signature is forgotten
 		return true
 	}
-	for _, t := range []string{"p2p", "completion", "start", "coll", "comm", "init", "finalize", "pcontrol"} {
+	for _, t := range []string{"p2p", "completion", "start", "coll", "collinit", "comm", "init", "finalize", "pcontrol"} {
 		if c.Has(t) {
 			return true
 		}

@@ -209,7 +209,9 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		struct req *r = h ? ck_rfind(*h) : NULL;
 		/* a receive freed while pending takes its piggyback with it: it can
 		 * no longer be settled (see the notes) */
-		if (r && r->kind != COLL) /* a collective's buffers stay with its clock collective */
+		if (r && r->kind == PCOLL)
+			ck_free_pcoll(r);
+		else if (r && r->kind != COLL) /* a collective's buffers stay with its clock collective */
 			ck_rfree(r);
 		break;
 	}
@@ -269,7 +271,10 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 	}
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
 		for (int i = 0; ok && i < cur.nstarted; i++)
-			cur.started[i]->active = 1;
+			if (cur.started[i]->kind == PCOLL)
+				ck_start_pcoll(cur.started[i]);
+			else
+				cur.started[i]->active = 1;
 		break;
 	}
 	case MPIVET_ID_MPI_Recv:
@@ -412,6 +417,8 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 	}
 	if (mpivet_call_flags[call] & MPIVET_CALL_COLL)
 		ck_clock_sync(call, k, rc);
+	else if (mpivet_call_flags[call] & MPIVET_CALL_COLLINIT)
+		ck_clock_persistent(call, k, rc);
 	return;
 }
 

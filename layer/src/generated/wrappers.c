@@ -16751,7 +16751,15 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
 	int rc_ = PMPI_Barrier_init(comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16773,7 +16781,15 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
 	int rc_ = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16795,7 +16811,15 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
 	int rc_ = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16817,7 +16841,15 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
 	int rc_ = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16839,7 +16871,15 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
 	int rc_ = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16861,7 +16901,15 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
 	int rc_ = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16883,7 +16931,15 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
 	int rc_ = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16905,7 +16961,15 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
 	int rc_ = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16927,7 +16991,15 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
 	int rc_ = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16949,7 +17021,15 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
 	int rc_ = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16971,7 +17051,15 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
 	int rc_ = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16993,7 +17081,15 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
 	int rc_ = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17015,7 +17111,15 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
 	int rc_ = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17037,7 +17141,15 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17059,7 +17171,15 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17081,7 +17201,15 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
 	int rc_ = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17103,7 +17231,15 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
 	int rc_ = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17125,7 +17261,15 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
 	int rc_ = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17147,7 +17291,15 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
 	int rc_ = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17169,7 +17321,15 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17191,7 +17351,15 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17213,7 +17381,15 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
