@@ -158,7 +158,7 @@ func (a *Analysis) NeedsBuffering() bool {
 // of MPI_Sendrecv is one).
 func standard(name string) bool {
 	switch name {
-	case "MPI_Send", "MPI_Isend", "MPI_Send_init", "MPI_Sendrecv", "MPI_Sendrecv_replace":
+	case "MPI_Send", "MPI_Isend", "MPI_Send_init", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Isendrecv", "MPI_Isendrecv_replace":
 		return true
 	}
 	return false

@@ -120,11 +120,32 @@ static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_
 	ck_take_pb(pb, src, tag, s);
 }
 
+/* posted_status is the status of the receive of an MPI_Isendrecv(_replace)
+ * r: MPICH 4.0 leaves the status of its request unset (source, tag and
+ * count), so what it matched is what it named; NULL for a receive from
+ * MPI_ANY_SOURCE or with MPI_ANY_TAG, whose match the layer cannot learn. */
+static const MPI_Status *posted_status(const struct req *r, const MPI_Status *st, MPI_Status *fixed)
+{
+	if (r->src == MPI_ANY_SOURCE || r->tag == MPI_ANY_TAG)
+		return NULL;
+	*fixed = *st;
+	fixed->MPI_SOURCE = r->src, fixed->MPI_TAG = r->tag;
+	return fixed;
+}
+
 /* ck_finish handles a nonblocking receive that has matched, with its status. */
 void ck_finish(struct req *r, const MPI_Status *st)
 {
 	if (!r->queued)
 		return;
+	MPI_Status fixed;
+	if (r->nostatus && r->src != MPI_PROC_NULL && !(st = posted_status(r, st, &fixed))) {
+		ck_dequeue(r);
+		if (!broken)
+			ck_break("a wildcard receive of MPI_Isendrecv or MPI_Isendrecv_replace completed: the MPI does not say which message it "
+				 "matched (MPICH 4.0 leaves the status of their requests unset), so this rank's matches are not explored from then on");
+		return;
+	}
 	int cancelled = 0;
 	PMPI_Test_cancelled(st, &cancelled);
 	/* MPICH 4.0 completes a nonblocking receive from MPI_PROC_NULL with

@@ -87,6 +87,7 @@ void ck_ring_flush(void);
 void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig);
 int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit);
 void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s);
+void ck_break(const char *why);
 uint64_t *ck_scratch_pb(void);
 void ck_check_types(const uint64_t *pb, uint64_t rsig, struct shadow *s, const MPI_Status *st, uint64_t pc);
 
@@ -98,6 +99,7 @@ struct req {
 	MPI_Request h;
 	int kind, active, queued; /* queued: its piggyback is still to come */
 	int brings;                /* PCOLL: its clock collective brings clocks here */
+	int nostatus;              /* MPI_Isendrecv(_replace): the MPI's status of it says nothing (MPICH 4.0) */
 	int wild, src, tag, orig_src; /* src as posted (after forcing); orig_src as the program wrote it */
 	int dest;                     /* persistent send */
 	struct shadow *sh;

@@ -9455,6 +9455,107 @@ static void mpivet_out_MPI_Neighbor_alltoallw_init(uint64_t e_, int rc_, uint64_
 
 #endif
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Isendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Isendrecv(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Isendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv_replace, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv_replace, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Isendrecv_replace(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv_replace, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv_replace, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -17397,6 +17498,129 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	int rc_ = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	int rc_ = fits_ ? (PMPI_Isendrecv(sendbuf, sendcount_v_, sendtype, dest, sendtag, recvbuf, recvcount_v_, recvtype, source, recvtag, comm, request)) : PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	int rc_ = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	int rc_ = fits_ ? (PMPI_Isendrecv_replace(buf, count_v_, datatype, dest, sendtag, source, recvtag, comm, request)) : PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 void mpivet_write_constants(void)
