@@ -456,6 +456,10 @@ func recordOut(c *api.Call) []string {
 		p := c.Params[f.Param]
 		switch p.Role {
 		case api.New:
+			if p.Handle == "datatype" { // a predefined one (MPI_File_get_view's) is not made: unknown
+				args = append(args, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s && !mpivet_type_named(*%s)) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name, p.Name))
+				continue
+			}
 			args = append(args, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
 		case api.Inout:
 			args = append(args, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))

@@ -9556,6 +9556,70 @@ static void mpivet_out_MPI_Isendrecv_replace(uint64_t e_, int rc_, uint64_t requ
 
 #endif
 
+static uint64_t mpivet_in_MPI_File_get_view(uint64_t pc_, uint64_t fh, uint64_t etype_at, uint64_t filetype_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = etype_at;
+		w_[k_++] = filetype_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_view, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_get_view(uint64_t e_, int rc_, uint64_t etype, uint64_t filetype)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = etype;
+		w_[k_++] = filetype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_view, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_create_errhandler(uint64_t pc_, uint64_t file_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = file_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -14178,7 +14242,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14206,7 +14270,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *n
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14232,7 +14296,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14262,7 +14326,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14288,7 +14352,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14318,7 +14382,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14344,7 +14408,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14369,7 +14433,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14394,7 +14458,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14419,7 +14483,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14444,7 +14508,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14469,7 +14533,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14494,7 +14558,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14519,7 +14583,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14548,7 +14612,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14574,7 +14638,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -17622,6 +17686,49 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 	return rc_;
 }
 #endif
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_view(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(etype), MPIVET_A(filetype));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_view, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_get_view, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_view, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_view(e_, rc_, (rc_ == MPI_SUCCESS && etype && !mpivet_type_named(*etype)) ? MPIVET_H(*etype) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && filetype && !mpivet_type_named(*filetype)) ? MPIVET_H(*filetype) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_create_errhandler(MPIVET_PC(), MPIVET_A(file_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_File_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 
 void mpivet_write_constants(void)
 {
@@ -25870,7 +25977,7 @@ static void mpivet_f_MPI_Type_contiguous(mpivet_ft_MPI_Type_contiguous real_, in
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25926,7 +26033,7 @@ static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25982,7 +26089,7 @@ static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector r
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26038,7 +26145,7 @@ static void mpivet_f_MPI_Type_indexed(mpivet_ft_MPI_Type_indexed real_, int f08_
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
-	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26094,7 +26201,7 @@ static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26150,7 +26257,7 @@ static void mpivet_f_MPI_Type_create_indexed_block(mpivet_ft_MPI_Type_create_ind
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26206,7 +26313,7 @@ static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hi
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26262,7 +26369,7 @@ static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct rea
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
-	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26320,7 +26427,7 @@ static void mpivet_f_MPI_Type_create_subarray(mpivet_ft_MPI_Type_create_subarray
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26381,7 +26488,7 @@ static void mpivet_f_MPI_Type_create_darray(mpivet_ft_MPI_Type_create_darray rea
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
-	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26436,7 +26543,7 @@ static void mpivet_f_MPI_Type_create_resized(mpivet_ft_MPI_Type_create_resized r
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26489,7 +26596,7 @@ static void mpivet_f_MPI_Type_dup(mpivet_ft_MPI_Type_dup real_, int f08_, uint64
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, pc_);
-	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -31644,6 +31751,115 @@ void MPIVET_F08_BUF(mpi_file_write_ordered_end)(void *f_fh, void *f_buf, void *f
 		return;
 	}
 	mpivet_f_MPI_File_write_ordered_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_view)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_File_get_view(mpivet_ft_MPI_File_get_view real_, int f08_, uint64_t pc_, void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset *disp = NULL;
+	MPI_Datatype c_etype = MPI_DATATYPE_NULL, *etype = &c_etype;
+	MPI_Datatype c_filetype = MPI_DATATYPE_NULL, *filetype = &c_filetype;
+	char s_datarep[1024];
+	const char *datarep = mpivet_f_string(f_datarep, l_datarep, s_datarep, sizeof s_datarep);
+	uint64_t e_ = mpivet_in_MPI_File_get_view(pc_, MPIVET_H(fh), MPIVET_A(f_etype), MPIVET_A(f_filetype));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_view, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_etype = MPI_Type_f2c(*(MPI_Fint *)f_etype);
+	if (rc_ == MPI_SUCCESS)
+		c_filetype = MPI_Type_f2c(*(MPI_Fint *)f_filetype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_get_view, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_view, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_view(e_, rc_, (rc_ == MPI_SUCCESS && etype && !mpivet_type_named(*etype)) ? MPIVET_H(*etype) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && filetype && !mpivet_type_named(*filetype)) ? MPIVET_H(*filetype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_get_view_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_get_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_view)mpivet_next("mpi_file_get_view_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_get_view(real_, 0, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+}
+void mpi_file_get_view__(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+void mpi_file_get_view(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+void MPI_FILE_GET_VIEW(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+
+void mpi_file_get_view_f08_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_get_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_view)mpivet_next("mpi_file_get_view_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_get_view(real_, 1, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+}
+
+typedef void (*mpivet_ft_MPI_File_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_create_errhandler(mpivet_ft_MPI_File_create_errhandler real_, int f08_, uint64_t pc_, void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *file_errhandler_fn = f_file_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_File_create_errhandler(pc_, MPIVET_A(file_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_file_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_File_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_create_errhandler_(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_create_errhandler)mpivet_next("mpi_file_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_file_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_create_errhandler(real_, 0, MPIVET_PC(), f_file_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_file_create_errhandler__(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+void mpi_file_create_errhandler(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+void MPI_FILE_CREATE_ERRHANDLER(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+
+void mpi_file_create_errhandler_f08_(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_create_errhandler)mpivet_next("mpi_file_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_file_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_create_errhandler(real_, 1, MPIVET_PC(), f_file_errhandler_fn, f_errhandler, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
