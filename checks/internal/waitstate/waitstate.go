@@ -672,6 +672,11 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 		return cond
 	case c.Def.Has("collinit"):
 		return a.persistent(r, c, label)
+	case c.Name() == "MPI_Grequest_start": // only the rank completes it (a thread of its own)
+		if o.KnownDone {
+			return nil
+		}
+		return waitfor.AnyProc(label)
 	}
 	return waitfor.AnyProc(label)
 }

@@ -370,3 +370,37 @@ func TestStartedPersistentCollective(t *testing.T) {
 		}
 	}
 }
+
+// A wait on a generalized request waits for the rank itself: once the rank
+// has called MPI_Grequest_complete on it the wait returns, before that only
+// another thread of the rank, outside MPI, can complete it.
+func TestGeneralizedRequest(t *testing.T) {
+	const req = uint64(0x9000)
+	for _, tc := range []struct {
+		name              string
+		completed, thread bool
+		dead              bool
+	}{
+		{"never completed", false, false, true},
+		{"completed before the wait", true, false, false},
+		{"a thread outside MPI may complete it", false, true, false},
+	} {
+		l := tracetest.New(0, 1)
+		l.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+		l.Call("MPI_Grequest_start", 2, map[string]any{}, map[string]any{"request": req})
+		if tc.completed {
+			l.Call("MPI_Grequest_complete", 3, map[string]any{"request": req}, map[string]any{})
+		}
+		l.Call("MPI_Wait", 4, map[string]any{"request": req}, nil) // blocked
+		p := l.Process()
+		if tc.thread {
+			calls := p.CallList()
+			p.Threads = []*trace.Call{calls[len(calls)-1], {Def: calls[0].Def, Returned: true}}
+			p.Current = p.Threads[0]
+		}
+		a := Analyze(&trace.Run{Procs: []*trace.Process{p}})
+		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
+			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)
+		}
+	}
+}

@@ -9620,6 +9620,62 @@ static void mpivet_out_MPI_File_create_errhandler(uint64_t e_, int rc_, uint64_t
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_Grequest_start(uint64_t pc_, uint64_t query_fn, uint64_t free_fn, uint64_t cancel_fn, uint64_t extra_state, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = query_fn;
+		w_[k_++] = free_fn;
+		w_[k_++] = cancel_fn;
+		w_[k_++] = extra_state;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Grequest_start, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Grequest_start(uint64_t e_, int rc_, uint64_t request)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Grequest_start, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Grequest_complete(uint64_t pc_, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Grequest_complete << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -17726,6 +17782,38 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_create_errhandler, rc_, MPIVET_PC());
 	mpivet_out_MPI_File_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Grequest_start(MPIVET_PC(), MPIVET_A(query_fn), MPIVET_A(free_fn), MPIVET_A(cancel_fn), MPIVET_A(extra_state), MPIVET_A(request));
+	int rc_ = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_start, rc_, MPIVET_PC());
+	mpivet_out_MPI_Grequest_start(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Grequest_complete(MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Grequest_complete(request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Grequest_complete(MPIVET_PC(), MPIVET_H(request));
+	int rc_ = PMPI_Grequest_complete(request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_complete, rc_, MPIVET_PC());
+	mpivet_out_MPI_Grequest_complete(e_, rc_);
 	mpivet_guard--;
 	return rc_;
 }
@@ -31860,6 +31948,102 @@ void mpi_file_create_errhandler_f08_(void *f_file_errhandler_fn, void *f_errhand
 		return;
 	}
 	mpivet_f_MPI_File_create_errhandler(real_, 1, MPIVET_PC(), f_file_errhandler_fn, f_errhandler, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Grequest_start)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Grequest_start(mpivet_ft_MPI_Grequest_start real_, int f08_, uint64_t pc_, void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *query_fn = f_query_fn;
+	void *free_fn = f_free_fn;
+	void *cancel_fn = f_cancel_fn;
+	void *extra_state = f08_ ? MPIVET_F08_PTR(f_extra_state) : f_extra_state;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Grequest_start(pc_, MPIVET_A(query_fn), MPIVET_A(free_fn), MPIVET_A(cancel_fn), MPIVET_A(extra_state), MPIVET_A(f_request));
+	real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_start, rc_, pc_);
+	mpivet_out_MPI_Grequest_start(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_grequest_start_(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_start)mpivet_next("mpi_grequest_start_");
+	if (!mpivet_should_record()) {
+		real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_start(real_, 0, MPIVET_PC(), f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+}
+void mpi_grequest_start__(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+void mpi_grequest_start(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+void MPI_GREQUEST_START(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+
+void MPIVET_F08_BUF(mpi_grequest_start)(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_start)mpivet_next(MPIVET_F08_BUFNAME(mpi_grequest_start));
+	if (!mpivet_should_record()) {
+		real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_start(real_, 1, MPIVET_PC(), f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Grequest_complete)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Grequest_complete(mpivet_ft_MPI_Grequest_complete real_, int f08_, uint64_t pc_, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Grequest_complete(pc_, MPIVET_H(request));
+	real_(f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_complete, rc_, pc_);
+	mpivet_out_MPI_Grequest_complete(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_grequest_complete_(void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_complete)mpivet_next("mpi_grequest_complete_");
+	if (!mpivet_should_record()) {
+		real_(f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_complete(real_, 0, MPIVET_PC(), f_request, ierr);
+}
+void mpi_grequest_complete__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+void mpi_grequest_complete(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+void MPI_GREQUEST_COMPLETE(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+
+void mpi_grequest_complete_f08_(void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_complete)mpivet_next("mpi_grequest_complete_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_complete(real_, 1, MPIVET_PC(), f_request, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
