@@ -631,6 +631,9 @@ const (
 	CallColl  = 1 // a collective (MPI_Finalize aside)
 	CallVSend = 2 // per-rank send counts (sendcounts)
 	CallVRecv = 4 // per-rank receive counts (recvcounts)
+	// a persistent collective's initialization (collinit), whose request
+	// MPI_Start starts as the nonblocking collective it describes
+	CallCollInit = 8
 )
 
 // Wildcard event kinds: the kind of a MetaWildcard record and of a line of

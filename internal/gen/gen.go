@@ -340,13 +340,14 @@ func collData(c *api.Call) bool {
 
 // clockHooked reports whether the clock protocol (layer/src/clocks) sees the
 // call: everything that sends, receives, probes, completes or starts
-// operations, synchronises (collectives), creates or frees communicators,
-// and Pcontrol (regions not to explore).
+// operations, synchronises (collectives, and the initializations of
+// persistent ones), creates or frees communicators, and Pcontrol (regions
+// not to explore).
 func clockHooked(c *api.Call) bool {
 	if c.Name == "MPI_Type_free" { // its handle may be reused: the type's signature is forgotten
 		return true
 	}
-	for _, t := range []string{"p2p", "completion", "start", "coll", "comm", "init", "finalize", "pcontrol"} {
+	for _, t := range []string{"p2p", "completion", "start", "coll", "collinit", "comm", "init", "finalize", "pcontrol"} {
 		if c.Has(t) {
 			return true
 		}
@@ -455,6 +456,10 @@ func recordOut(c *api.Call) []string {
 		p := c.Params[f.Param]
 		switch p.Role {
 		case api.New:
+			if p.Handle == "datatype" { // a predefined one (MPI_File_get_view's) is not made: unknown
+				args = append(args, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s && !mpivet_type_named(*%s)) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name, p.Name))
+				continue
+			}
 			args = append(args, fmt.Sprintf("(rc_ == MPI_SUCCESS && %s) ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))
 		case api.Inout:
 			args = append(args, fmt.Sprintf("%s ? MPIVET_H(*%s) : MPIVET_NOREC", p.Name, p.Name))

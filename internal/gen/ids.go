@@ -82,6 +82,9 @@ func clockTables() []table {
 		if c.Has("coll") && !c.Has("finalize") {
 			f |= api.CallColl
 		}
+		if c.Has("collinit") {
+			f |= api.CallCollInit
+		}
 		for _, p := range c.Params { // per-rank counts
 			if p.Array && p.Name == "sendcounts" {
 				f |= api.CallVSend

@@ -161,6 +161,7 @@ type Index struct {
 	Wins    *Windows          // its windows, as of its last call
 	callKey map[uint64]string // key of a current call's communicator, by its log offset
 	colls   map[string]*recent
+	pers    persistents
 }
 
 // Recent is how many of a rank's latest collectives on each communicator
@@ -206,6 +207,7 @@ func NewIndex(p *trace.Process) *Index {
 				r.calls, r.n = append(r.calls, c.Keep()), r.n+1
 			}
 		}
+		x.pers.step(c, x.Tracker)
 		x.Wins.Step(c, x.Tracker)
 		x.Created(c)
 	}

@@ -31,7 +31,7 @@ type Object struct {
 	Persistent bool // a persistent request
 	Active     bool // a request whose operation has not completed
 	Cancelled  bool
-	KnownDone  bool        // MPI_Request_get_status reported it complete (it is not freed by that)
+	KnownDone  bool        // MPI_Request_get_status reported it complete, or MPI_Grequest_complete completed it (it is not freed by that)
 	Started    *trace.Call // last MPI_Start(all) of a persistent request
 	// Ops are the request's operations that a finding may name (those
 	// the buffer checker reported an access to: State.Requests), in order:
@@ -293,6 +293,11 @@ func (f *Follower) Step(c *trace.Call) bool {
 				o.KnownDone = true
 				f.done(o, c)
 			}
+		}
+	}
+	if c.Name() == "MPI_Grequest_complete" && c.RC == 0 { // the program completed its generalized request
+		if o := f.live.get("request", c.Word("request"), 0); o != nil {
+			o.KnownDone = true
 		}
 	}
 	f.create(c)

@@ -158,7 +158,7 @@ func (a *Analysis) NeedsBuffering() bool {
 // of MPI_Sendrecv is one).
 func standard(name string) bool {
 	switch name {
-	case "MPI_Send", "MPI_Isend", "MPI_Send_init", "MPI_Sendrecv", "MPI_Sendrecv_replace":
+	case "MPI_Send", "MPI_Isend", "MPI_Send_init", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Isendrecv", "MPI_Isendrecv_replace":
 		return true
 	}
 	return false
@@ -670,8 +670,44 @@ func (a *Analysis) operation(r *Rank, live []*objects.Object, h uint64, index st
 		cond := a.collective(r, c, false)
 		cond.Label = label
 		return cond
+	case c.Def.Has("collinit"):
+		return a.persistent(r, c, label)
+	case c.Name() == "MPI_Grequest_start": // only the rank completes it (a thread of its own)
+		if o.KnownDone {
+			return nil
+		}
+		return waitfor.AnyProc(label)
 	}
 	return waitfor.AnyProc(label)
+}
+
+// persistent is what a started persistent collective (MPI 4.0), made by
+// rank r's initialization init, waits for: the nonblocking collective it
+// is. Its n-th start meets the n-th start of every other member's
+// initialization at the same position on the communicator; a member that
+// has started its own n times has arrived, one that has not (or made a
+// different collective there) is waited for.
+func (a *Analysis) persistent(r *Rank, init *trace.Call, label string) *waitfor.Cond {
+	key, k, n := r.Comms.PersistentOf(init)
+	if k < 0 {
+		return waitfor.AnyProc(label)
+	}
+	var wait []int
+	for _, m := range r.Comms.All(init.Word("comm")) {
+		o := a.Ranks[m]
+		if m == r.Proc.Rank || o == nil {
+			continue
+		}
+		th, starts, known := o.Comms.Persistent(key, k)
+		if known && (th == nil || starts >= n && th.Name() == init.Name() && sameArgs(o.Proc, th, r.Proc, init)) {
+			continue // arrived
+		}
+		wait = append(wait, m)
+	}
+	if a.buffered {
+		wait = eager(r, init, wait)
+	}
+	return waitfor.AllProcs(label, wait...)
 }
 
 // canBlock reports whether a call can wait for other ranks. A rank inside

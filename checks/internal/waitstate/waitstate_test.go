@@ -319,3 +319,88 @@ func TestSendrecvHalves(t *testing.T) {
 		}
 	}
 }
+
+// A wait on a started persistent collective (MPI 4.0) waits for the
+// members that have not started their own as many times: its n-th start
+// meets every member's n-th start of the initialization at the same
+// position on the communicator, whatever else they started since.
+func TestStartedPersistentCollective(t *testing.T) {
+	const req, other = uint64(0x7000), uint64(0x7100)
+	for _, tc := range []struct {
+		name     string
+		starts   [2]int // how many times each rank started the broadcast
+		dead     bool
+		initRoot int // rank 1's root
+	}{
+		{"both started", [2]int{1, 1}, false, 0},
+		{"rank 1 never started", [2]int{1, 0}, true, 0},
+		{"rank 1 started once less", [2]int{2, 1}, true, 0},
+		{"rank 1 started more", [2]int{1, 2}, false, 0},
+		{"another root", [2]int{1, 1}, true, 1},
+	} {
+		var ls []*tracetest.Log
+		for r := 0; r < 2; r++ {
+			l := tracetest.New(r, 2)
+			l.Call("MPI_Init", 1, nil, map[string]any{})
+			// a barrier initialized first, started once by rank 1 only: a
+			// start of another persistent collective is not this one's
+			l.Call("MPI_Barrier_init", 2, map[string]any{"comm": worldComm}, map[string]any{"request": other})
+			root := 0
+			if r == 1 {
+				root = tc.initRoot
+				l.Call("MPI_Start", 3, map[string]any{"request": other}, map[string]any{"request_out": other})
+			}
+			l.Call("MPI_Bcast_init", 4, map[string]any{"comm": worldComm, "root": root}, map[string]any{"request": req})
+			for i := 0; i < tc.starts[r]; i++ {
+				if i > 0 {
+					l.Call("MPI_Wait", 5, map[string]any{"request": req}, map[string]any{"request_out": req})
+				}
+				l.Call("MPI_Start", 6, map[string]any{"request": req}, map[string]any{"request_out": req})
+			}
+			if r == 0 {
+				l.Call("MPI_Wait", 7, map[string]any{"request": req}, nil) // blocked
+			} else {
+				l.Call("MPI_Recv", 8, map[string]any{"source": 0, "tag": 0, "comm": worldComm}, nil) // blocked
+			}
+			ls = append(ls, l)
+		}
+		a := Analyze(procs(ls...))
+		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
+			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)
+		}
+	}
+}
+
+// A wait on a generalized request waits for the rank itself: once the rank
+// has called MPI_Grequest_complete on it the wait returns, before that only
+// another thread of the rank, outside MPI, can complete it.
+func TestGeneralizedRequest(t *testing.T) {
+	const req = uint64(0x9000)
+	for _, tc := range []struct {
+		name              string
+		completed, thread bool
+		dead              bool
+	}{
+		{"never completed", false, false, true},
+		{"completed before the wait", true, false, false},
+		{"a thread outside MPI may complete it", false, true, false},
+	} {
+		l := tracetest.New(0, 1)
+		l.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+		l.Call("MPI_Grequest_start", 2, map[string]any{}, map[string]any{"request": req})
+		if tc.completed {
+			l.Call("MPI_Grequest_complete", 3, map[string]any{"request": req}, map[string]any{})
+		}
+		l.Call("MPI_Wait", 4, map[string]any{"request": req}, nil) // blocked
+		p := l.Process()
+		if tc.thread {
+			calls := p.CallList()
+			p.Threads = []*trace.Call{calls[len(calls)-1], {Def: calls[0].Def, Returned: true}}
+			p.Current = p.Threads[0]
+		}
+		a := Analyze(&trace.Run{Procs: []*trace.Process{p}})
+		if dead := len(a.Deadlocked) > 0; dead != tc.dead {
+			t.Errorf("%s: deadlocked %v, want %v", tc.name, a.Deadlocked, tc.dead)
+		}
+	}
+}

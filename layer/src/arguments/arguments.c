@@ -562,7 +562,7 @@ static void made(unsigned call, int kind, uint64_t h, void *const *k)
 		if (!from || from->state != OBJ_UNCOMMITTED)
 			o->state = OBJ_COMMITTED;
 	}
-	if (mpivet_call_k_news[call] >= 0) /* what a query gives is a committed type's part */
+	if (mpivet_call_k_news[call] >= 0 || call == MPIVET_ID_MPI_File_get_view) /* what a query gives is committed */
 		o->state = OBJ_COMMITTED;
 }
 
@@ -591,13 +591,27 @@ static void made_array(unsigned call, void *const *k)
 			made(call, MPIVET_OBJ_DATATYPE, MPIVET_H(ts[i]), k);
 }
 
+/* made_view follows the etype and filetype MPI_File_get_view returned: new
+ * references when derived, nothing to follow when predefined. */
+static void made_view(unsigned call, void *const *k)
+{
+	const int ks[] = {2, 3}; /* etype, filetype */
+	for (int i = 0; i < 2; i++) {
+		const MPI_Datatype *t = *(MPI_Datatype *const *)k[ks[i]];
+		if (t && *t != MPI_DATATYPE_NULL && !mpivet_type_named(*t))
+			made(call, MPIVET_OBJ_DATATYPE, MPIVET_H(*t), k);
+	}
+}
+
 void mpivet_args_post(unsigned call, void *const *k, int rc)
 {
 	if (rc != MPI_SUCCESS)
 		return;
 	args_lock();
 	int kn = mpivet_call_k_new[call];
-	if (kn >= 0 && *(void *const *)k[kn])
+	if (call == MPIVET_ID_MPI_File_get_view)
+		made_view(call, k);
+	else if (kn >= 0 && *(void *const *)k[kn])
 		made(call, mpivet_call_a_kind[call], handle_at(mpivet_call_a_kind[call], *(void *const *)k[kn]), k);
 	if (mpivet_call_k_news[call] >= 0)
 		made_array(call, k);

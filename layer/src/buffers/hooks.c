@@ -87,6 +87,12 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) static void in(uns
 		SEND(MPI_Issend)
 		SEND(MPI_Irsend)
 #undef SEND
+	case MPIVET_ID_MPI_Isendrecv:
+		bc_entering_send(IN(MPI_Isendrecv, sendbuf), (int64_t)IN(MPI_Isendrecv, sendcount), IN(MPI_Isendrecv, sendtype));
+		break;
+	case MPIVET_ID_MPI_Isendrecv_replace:
+		bc_entering_send(IN(MPI_Isendrecv_replace, buf), (int64_t)IN(MPI_Isendrecv_replace, count), IN(MPI_Isendrecv_replace, datatype));
+		break;
 	case MPIVET_ID_MPI_Start:
 		bc_entering_start(IN(MPI_Start, request));
 		break;
@@ -408,6 +414,16 @@ static void out(unsigned call, uint64_t logref, int rc, const uint64_t *o)
 		P2P(MPI_Rsend_init, 0, 1)
 		P2P(MPI_Recv_init, 1, 1)
 #undef P2P
+	case MPIVET_ID_MPI_Isendrecv: /* two buffers, one request */
+		bc_add(call, 0, IN(MPI_Isendrecv, sendbuf), (int64_t)IN(MPI_Isendrecv, sendcount), IN(MPI_Isendrecv, sendtype),
+		       OUT(MPI_Isendrecv, request), IN(MPI_Isendrecv, request_at), logref, 0);
+		bc_add(call, 1, IN(MPI_Isendrecv, recvbuf), (int64_t)IN(MPI_Isendrecv, recvcount), IN(MPI_Isendrecv, recvtype),
+		       OUT(MPI_Isendrecv, request), IN(MPI_Isendrecv, request_at), logref, 0);
+		break;
+	case MPIVET_ID_MPI_Isendrecv_replace: /* sent from and received into: watched as a receive's */
+		bc_add(call, 1, IN(MPI_Isendrecv_replace, buf), (int64_t)IN(MPI_Isendrecv_replace, count), IN(MPI_Isendrecv_replace, datatype),
+		       OUT(MPI_Isendrecv_replace, request), IN(MPI_Isendrecv_replace, request_at), logref, 0);
+		break;
 	case MPIVET_ID_MPI_Start:
 		bc_start(IN(MPI_Start, request), OUT(MPI_Start, request_out), logref);
 		break;

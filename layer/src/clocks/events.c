@@ -120,11 +120,32 @@ static void receive_pb(uint64_t seq, struct shadow *s, int src, int tag, uint64_
 	ck_take_pb(pb, src, tag, s);
 }
 
+/* posted_status is the status of the receive of an MPI_Isendrecv(_replace)
+ * r: MPICH 4.0 leaves the status of its request unset (source, tag and
+ * count), so what it matched is what it named; NULL for a receive from
+ * MPI_ANY_SOURCE or with MPI_ANY_TAG, whose match the layer cannot learn. */
+static const MPI_Status *posted_status(const struct req *r, const MPI_Status *st, MPI_Status *fixed)
+{
+	if (r->src == MPI_ANY_SOURCE || r->tag == MPI_ANY_TAG)
+		return NULL;
+	*fixed = *st;
+	fixed->MPI_SOURCE = r->src, fixed->MPI_TAG = r->tag;
+	return fixed;
+}
+
 /* ck_finish handles a nonblocking receive that has matched, with its status. */
 void ck_finish(struct req *r, const MPI_Status *st)
 {
 	if (!r->queued)
 		return;
+	MPI_Status fixed;
+	if (r->nostatus && r->src != MPI_PROC_NULL && !(st = posted_status(r, st, &fixed))) {
+		ck_dequeue(r);
+		if (!broken)
+			ck_break("a wildcard receive of MPI_Isendrecv or MPI_Isendrecv_replace completed: the MPI does not say which message it "
+				 "matched (MPICH 4.0 leaves the status of their requests unset), so this rank's matches are not explored from then on");
+		return;
+	}
 	int cancelled = 0;
 	PMPI_Test_cancelled(st, &cancelled);
 	/* MPICH 4.0 completes a nonblocking receive from MPI_PROC_NULL with
@@ -170,6 +191,14 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 		r->active = 0;
 		break;
 	case PSEND:
+		r->active = 0;
+		break;
+	case PCOLL:
+		if (r->active) {
+			mpivet_pmpi_Wait(&r->aux, MPI_STATUS_IGNORE);
+			if (r->brings)
+				ck_merge(r->buf);
+		}
 		r->active = 0;
 		break;
 	case COLL:
@@ -289,6 +318,26 @@ void ck_start_precv(MPI_Request *h, struct req *r, uint64_t logref)
 
 /* ---- Collectives ---- */
 
+/* How a collective's data flows, and so its clocks (Fig. 5.7). */
+enum { ALL, FROM_ROOT, TO_ROOT };
+
+static int flow(unsigned call, struct shadow *s)
+{
+	if (s->inter)
+		return ALL; /* both groups' clocks: more than needed, never less */
+	switch (call) {
+	case MPIVET_ID_MPI_Bcast: case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv:
+	case MPIVET_ID_MPI_Ibcast: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
+	case MPIVET_ID_MPI_Bcast_init: case MPIVET_ID_MPI_Scatter_init: case MPIVET_ID_MPI_Scatterv_init:
+		return FROM_ROOT;
+	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Reduce:
+	case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv: case MPIVET_ID_MPI_Ireduce:
+	case MPIVET_ID_MPI_Gather_init: case MPIVET_ID_MPI_Gatherv_init: case MPIVET_ID_MPI_Reduce_init:
+		return TO_ROOT;
+	}
+	return ALL;
+}
+
 /* sync makes a collective a clock synchronisation (Fig. 5.7): the clocks of
  * those the data flows from reach those it flows to. Nonblocking: started
  * now, applied when the program's request completes. */
@@ -303,19 +352,7 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		return;
 	int root = kr >= 0 ? *(int *)k[kr] : -1, rank = 0;
 	PMPI_Comm_rank(c, &rank);
-	enum { ALL, FROM_ROOT, TO_ROOT } how = ALL;
-	switch (call) {
-	case MPIVET_ID_MPI_Bcast: case MPIVET_ID_MPI_Scatter: case MPIVET_ID_MPI_Scatterv:
-	case MPIVET_ID_MPI_Ibcast: case MPIVET_ID_MPI_Iscatter: case MPIVET_ID_MPI_Iscatterv:
-		how = FROM_ROOT;
-		break;
-	case MPIVET_ID_MPI_Gather: case MPIVET_ID_MPI_Gatherv: case MPIVET_ID_MPI_Reduce:
-	case MPIVET_ID_MPI_Igather: case MPIVET_ID_MPI_Igatherv: case MPIVET_ID_MPI_Ireduce:
-		how = TO_ROOT;
-		break;
-	}
-	if (s->inter)
-		how = ALL; /* both groups' clocks: more than needed, never less */
+	int how = flow(call, s);
 	int brings = how != TO_ROOT || rank == root; /* whether clocks come here */
 	uint64_t local[2 * pbn], *in = local; /* what comes in, then what goes out */
 	MPI_Request *aux = NULL;
@@ -342,4 +379,67 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		aux ? PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, aux) : PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
 	if (!aux && brings)
 		ck_merge(in);
+}
+
+/* ck_clock_persistent gives a persistent collective (MPI 4.0), as it is
+ * initialized, a persistent clock collective of its own on the shadow:
+ * every member initializes its persistent collectives in the same order,
+ * but may start them in any order (MPI 4.0 §6.13), so the clocks travel
+ * on a request matched as the program's is. ck_start_pcoll starts it with
+ * each start of the program's, ck_completed applies it when that
+ * completes, as for a nonblocking collective. */
+void ck_clock_persistent(unsigned call, void **k, int rc)
+{
+#if MPI_VERSION >= 4
+	int kc = mpivet_call_k_comm[call], kr = mpivet_call_k_root[call], kq = mpivet_call_k_request[call];
+	if (rc != MPI_SUCCESS || kc < 0 || kq < 0 || !clocking)
+		return;
+	MPI_Comm c = *(MPI_Comm *)k[kc];
+	MPI_Request *user = *(MPI_Request **)k[kq];
+	struct shadow *s = ck_find(c);
+	if (!s || !user || *user == MPI_REQUEST_NULL)
+		return;
+	int root = kr >= 0 ? *(int *)k[kr] : -1, rank = 0, how = flow(call, s);
+	PMPI_Comm_rank(c, &rank);
+	struct req *r = ck_radd(*user, PCOLL);
+	r->sh = s;
+	ck_shadow_hold(s);
+	r->buf = malloc(2 * (size_t)pbn * 8);
+	r->brings = how != TO_ROOT || rank == root;
+	uint64_t *in = r->buf, *out = r->buf + pbn;
+	int e;
+	if (how == FROM_ROOT)
+		e = PMPI_Bcast_init(in, pbn, MPI_UINT64_T, root, s->sh, MPI_INFO_NULL, &r->aux);
+	else if (how == TO_ROOT)
+		e = PMPI_Reduce_init(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh, MPI_INFO_NULL, &r->aux);
+	else
+		e = PMPI_Allreduce_init(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, MPI_INFO_NULL, &r->aux);
+	if (e != MPI_SUCCESS)
+		r->aux = MPI_REQUEST_NULL;
+#else
+	(void)call, (void)k, (void)rc;
+#endif
+}
+
+/* ck_start_pcoll starts the clock collective of persistent collective r,
+ * which the program has just started, with the rank's clock now. */
+void ck_start_pcoll(struct req *r)
+{
+	if (r->aux == MPI_REQUEST_NULL)
+		return;
+	memcpy(r->buf, clk, pbn * 8);
+	memcpy(r->buf + pbn, clk, pbn * 8);
+	ck_coll_syncs++, ck_coll_bytes += (uint64_t)pbn * 8;
+	r->active = PMPI_Start(&r->aux) == MPI_SUCCESS;
+}
+
+/* ck_free_pcoll forgets persistent collective r, which the program frees;
+ * one freed while active (erroneous) keeps its clock collective. */
+void ck_free_pcoll(struct req *r)
+{
+	if (r->active)
+		return;
+	if (r->aux != MPI_REQUEST_NULL)
+		PMPI_Request_free(&r->aux);
+	ck_rfree(r);
 }

@@ -110,6 +110,14 @@ static int pre_p2p(unsigned call, uint64_t logref, void **k)
 		ck_send_pb(ARG(int, MPIVET_K_MPI_Sendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Sendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype)));
 		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(int, MPIVET_K_MPI_Sendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), logref);
 		break;
+	case MPIVET_ID_MPI_Isendrecv:
+		ck_send_pb(ARG(int, MPIVET_K_MPI_Isendrecv_dest), ARG(int, MPIVET_K_MPI_Isendrecv_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_comm), mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Isendrecv_sendtype)));
+		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Isendrecv_source), ARG(int, MPIVET_K_MPI_Isendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_comm), logref);
+		break;
+	case MPIVET_ID_MPI_Isendrecv_replace:
+		ck_send_pb(ARG(int, MPIVET_K_MPI_Isendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Isendrecv_replace_sendtag), ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_replace_comm), mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Isendrecv_replace_datatype)));
+		ck_wild_pre(EV_RECV, &ARG(int, MPIVET_K_MPI_Isendrecv_replace_source), ARG(int, MPIVET_K_MPI_Isendrecv_replace_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_replace_comm), logref);
+		break;
 	case MPIVET_ID_MPI_Probe:
 		ck_wild_pre(EV_PROBE, &ARG(int, MPIVET_K_MPI_Probe_source), ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), logref);
 		break;
@@ -209,7 +217,9 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 		struct req *r = h ? ck_rfind(*h) : NULL;
 		/* a receive freed while pending takes its piggyback with it: it can
 		 * no longer be settled (see the notes) */
-		if (r && r->kind != COLL) /* a collective's buffers stay with its clock collective */
+		if (r && r->kind == PCOLL)
+			ck_free_pcoll(r);
+		else if (r && r->kind != COLL) /* a collective's buffers stay with its clock collective */
 			ck_rfree(r);
 		break;
 	}
@@ -241,6 +251,20 @@ void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
 	}
 }
 
+/* post_irecv follows the receive of an MPI_Irecv, or of an
+ * MPI_Isendrecv(_replace) (MPI 4.0: nostatus, its request's status says
+ * nothing): its piggyback is taken when the request completes. */
+static void post_irecv(MPI_Request *h, int *src, int tag, MPI_Comm c, MPI_Datatype type, uint64_t logref, int ok, int nostatus)
+{
+	if (ok && h && *h != MPI_REQUEST_NULL) {
+		struct req *r = ck_post_recv(*h, RECV, *src, tag, c, logref);
+		r->sig = mpivet_sig(type);
+		r->nostatus = nostatus;
+		ck_enqueue(r);
+	}
+	*src = cur.src;
+}
+
 /* post_p2p handles the return of a persistent request's creation, a
  * start, a receive or a probe; 0 if the call is none of those. */
 static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
@@ -269,7 +293,10 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 	}
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
 		for (int i = 0; ok && i < cur.nstarted; i++)
-			cur.started[i]->active = 1;
+			if (cur.started[i]->kind == PCOLL)
+				ck_start_pcoll(cur.started[i]);
+			else
+				cur.started[i]->active = 1;
 		break;
 	}
 	case MPIVET_ID_MPI_Recv:
@@ -286,17 +313,18 @@ static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 			ck_recv_post(ARG(MPI_Comm, MPIVET_K_MPI_Sendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Sendrecv_replace_datatype), &ARG(int, MPIVET_K_MPI_Sendrecv_replace_source), ARG(MPI_Status *, MPIVET_K_MPI_Sendrecv_replace_status), logref);
 		}
 		break;
-	case MPIVET_ID_MPI_Irecv: {
-		MPI_Request *h = ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request);
-		int *src = &ARG(int, MPIVET_K_MPI_Irecv_source);
-		if (ok && h && *h != MPI_REQUEST_NULL) {
-			struct req *r = ck_post_recv(*h, RECV, *src, ARG(int, MPIVET_K_MPI_Irecv_tag), ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), logref);
-			r->sig = mpivet_sig(ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype));
-			ck_enqueue(r);
-		}
-		*src = cur.src;
+	case MPIVET_ID_MPI_Irecv:
+		post_irecv(ARG(MPI_Request *, MPIVET_K_MPI_Irecv_request), &ARG(int, MPIVET_K_MPI_Irecv_source), ARG(int, MPIVET_K_MPI_Irecv_tag),
+		           ARG(MPI_Comm, MPIVET_K_MPI_Irecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Irecv_datatype), logref, ok, 0);
 		break;
-	}
+	case MPIVET_ID_MPI_Isendrecv:
+		post_irecv(ARG(MPI_Request *, MPIVET_K_MPI_Isendrecv_request), &ARG(int, MPIVET_K_MPI_Isendrecv_source), ARG(int, MPIVET_K_MPI_Isendrecv_recvtag),
+		           ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Isendrecv_recvtype), logref, ok, 1);
+		break;
+	case MPIVET_ID_MPI_Isendrecv_replace:
+		post_irecv(ARG(MPI_Request *, MPIVET_K_MPI_Isendrecv_replace_request), &ARG(int, MPIVET_K_MPI_Isendrecv_replace_source), ARG(int, MPIVET_K_MPI_Isendrecv_replace_recvtag),
+		           ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_replace_comm), ARG(MPI_Datatype, MPIVET_K_MPI_Isendrecv_replace_datatype), logref, ok, 1);
+		break;
 	case MPIVET_ID_MPI_Probe:
 		if (ok)
 			ck_probe_post(ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), &ARG(int, MPIVET_K_MPI_Probe_source), ARG(MPI_Status *, MPIVET_K_MPI_Probe_status), 0, logref);
@@ -412,6 +440,8 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 	}
 	if (mpivet_call_flags[call] & MPIVET_CALL_COLL)
 		ck_clock_sync(call, k, rc);
+	else if (mpivet_call_flags[call] & MPIVET_CALL_COLLINIT)
+		ck_clock_persistent(call, k, rc);
 	return;
 }
 

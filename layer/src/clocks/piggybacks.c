@@ -144,7 +144,7 @@ int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit)
 
 /* A piggyback leaves before its message (send_pb), so one that has not come
  * seconds after its message never will: the message was sent by a call the
- * layer did not see (one mpivet does not wrap, such as MPI-4's MPI_Isendrecv
+ * layer did not see (one mpivet does not wrap, such as MPI-4's MPI_Psend_init
  * and its large-count form, or an MPI call made from inside another,
  * as from a reduction operation or an error handler). The rank must not
  * hang for it: it stops expecting piggybacks, and logs why, and the explorer
@@ -159,12 +159,18 @@ void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
 	}
 	if (ck_await_pb(pb, src, tag, s->sh, 5.0))
 		return;
-	broken = 1;
 	char why[400];
 	snprintf(why, sizeof why, "rank %d received a message from rank %d (tag %d) that was sent without its clock, by a call "
-		 "mpivet does not see (one it does not wrap, such as MPI_Isendrecv, or a send made "
+		 "mpivet does not see (one it does not wrap, such as MPI_Psend_init, or a send made "
 		 "inside another MPI call, from a reduction operation or an error handler); from then on, its matches are not explored",
 		 me, ck_world(s, src), tag);
+	ck_break(why);
+}
+
+/* ck_break stops expecting piggybacks, for the reason why. */
+void ck_break(const char *why)
+{
+	broken = 1;
 	ck_record_clocks(0, why);
 }
 

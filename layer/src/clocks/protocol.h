@@ -87,16 +87,19 @@ void ck_ring_flush(void);
 void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig);
 int ck_await_pb(uint64_t *pb, int src, int tag, MPI_Comm sh, double limit);
 void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s);
+void ck_break(const char *why);
 uint64_t *ck_scratch_pb(void);
 void ck_check_types(const uint64_t *pb, uint64_t rsig, struct shadow *s, const MPI_Status *st, uint64_t pc);
 
 /* ---- Requests and the call in progress (requests.c) ---- */
 
-enum { RECV = 1, PRECV, PSEND, COLL };
+enum { RECV = 1, PRECV, PSEND, COLL, PCOLL }; /* PCOLL: a persistent collective (MPI 4.0) */
 
 struct req {
 	MPI_Request h;
 	int kind, active, queued; /* queued: its piggyback is still to come */
+	int brings;                /* PCOLL: its clock collective brings clocks here */
+	int nostatus;              /* MPI_Isendrecv(_replace): the MPI's status of it says nothing (MPICH 4.0) */
 	int wild, src, tag, orig_src; /* src as posted (after forcing); orig_src as the program wrote it */
 	int dest;                     /* persistent send */
 	struct shadow *sh;
@@ -172,6 +175,9 @@ void ck_probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, uint64
 struct req *ck_post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, uint64_t logref);
 void ck_start_precv(MPI_Request *h, struct req *r, uint64_t logref);
 void ck_clock_sync(unsigned call, void **k, int rc);
+void ck_clock_persistent(unsigned call, void **k, int rc);
+void ck_start_pcoll(struct req *r);
+void ck_free_pcoll(struct req *r);
 
 /* ---- Waitany, Testany, Waitsome, Testsome (anyevents.c) ---- */
 

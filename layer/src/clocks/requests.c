@@ -97,22 +97,24 @@ void ck_rfree(struct req *r)
 
 struct ck_call cur;
 
-/* ck_started_sends remembers the persistent sends among hs[0..n) on entry (an
- * MPI may give a request a new handle when it is started wrongly) and sends
- * their piggybacks, ahead of their messages. */
+/* ck_started_sends remembers the persistent sends and collectives among
+ * hs[0..n) on entry (an MPI may give a request a new handle when it is
+ * started wrongly) and sends the sends' piggybacks, ahead of their
+ * messages; the collectives' clocks go once they are started. */
 void ck_started_sends(MPI_Request *hs, int n)
 {
 	cur.nstarted = 0;
 	for (int i = 0; hs && i < n; i++) {
 		struct req *r = ck_rfind(hs[i]);
-		if (!r || r->kind != PSEND)
+		if (!r || (r->kind != PSEND && r->kind != PCOLL))
 			continue;
 		if (cur.nstarted == cur.capstarted) {
 			cur.capstarted = cur.capstarted ? 2 * cur.capstarted : 16;
 			cur.started = realloc(cur.started, cur.capstarted * sizeof *cur.started);
 		}
 		cur.started[cur.nstarted++] = r;
-		ck_send_pb(r->dest, r->tag, r->comm, r->sig);
+		if (r->kind == PSEND)
+			ck_send_pb(r->dest, r->tag, r->comm, r->sig);
 	}
 }
 

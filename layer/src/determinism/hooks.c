@@ -265,6 +265,24 @@ static void pre_irecv(void **k)
 		cur.p = dt_post_recv(d, d->world[*src], *tag);
 }
 
+/* pre_isendrecv: MPI_Isendrecv(_replace) (MPI 4.0) sends with its header
+ * first; its receive from a known source is mirrored as posted, one from
+ * MPI_ANY_SOURCE left to the MPI (uncovered: the MPI sees the request, no
+ * placeholder can stand for half of it). */
+static void pre_isendrecv(int dest, int sendtag, int src, int tag, MPI_Comm c)
+{
+	dt_header(dest, sendtag, c);
+	struct dcomm *d = dt_comm(c);
+	if (!d || src == MPI_PROC_NULL)
+		return;
+	if (d->qhead)
+		dt_flush(d, tag);
+	if (src == MPI_ANY_SOURCE)
+		dt_st_uncovered++;
+	else if (src >= 0 && src < d->size)
+		cur.p = dt_post_recv(d, d->world[src], tag);
+}
+
 void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 {
 	(void)logref;
@@ -290,6 +308,15 @@ void mpivet_dt_pre(unsigned call, uint64_t logref, void **k)
 		break;
 	case MPIVET_ID_MPI_Irecv:
 		pre_irecv(k);
+		break;
+	case MPIVET_ID_MPI_Isendrecv:
+		pre_isendrecv(ARG(int, MPIVET_K_MPI_Isendrecv_dest), ARG(int, MPIVET_K_MPI_Isendrecv_sendtag), ARG(int, MPIVET_K_MPI_Isendrecv_source),
+		              ARG(int, MPIVET_K_MPI_Isendrecv_recvtag), ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_comm));
+		break;
+	case MPIVET_ID_MPI_Isendrecv_replace:
+		pre_isendrecv(ARG(int, MPIVET_K_MPI_Isendrecv_replace_dest), ARG(int, MPIVET_K_MPI_Isendrecv_replace_sendtag),
+		              ARG(int, MPIVET_K_MPI_Isendrecv_replace_source), ARG(int, MPIVET_K_MPI_Isendrecv_replace_recvtag),
+		              ARG(MPI_Comm, MPIVET_K_MPI_Isendrecv_replace_comm));
 		break;
 	case MPIVET_ID_MPI_Probe:
 		receive(&ARG(int, MPIVET_K_MPI_Probe_source), &ARG(int, MPIVET_K_MPI_Probe_tag), ARG(MPI_Comm, MPIVET_K_MPI_Probe_comm), 0, 1);
@@ -428,6 +455,12 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 		else if (cur.df)
 			dt_defer_queue(cur.df, dt_track(*h, NULL));
 		else if (ok && h && cur.p)
+			dt_track(*h, cur.p);
+		return;
+	}
+	case MPIVET_ID_MPI_Isendrecv: case MPIVET_ID_MPI_Isendrecv_replace: {
+		MPI_Request *h = ARG(MPI_Request *, call == MPIVET_ID_MPI_Isendrecv ? MPIVET_K_MPI_Isendrecv_request : MPIVET_K_MPI_Isendrecv_replace_request);
+		if (ok && h)
 			dt_track(*h, cur.p);
 		return;
 	}

@@ -118,6 +118,7 @@
 #define MPIVET_CALL_COLL 1
 #define MPIVET_CALL_VSEND 2
 #define MPIVET_CALL_VRECV 4
+#define MPIVET_CALL_COLLINIT 8
 
 /* Wildcard event kinds of META_WILDCARD and of decisions (api.Wild*) */
 #define MPIVET_WILD_RECV 1

@@ -250,6 +250,12 @@ enum {
 	MPIVET_ID_MPI_Neighbor_alltoall_init = 243,
 	MPIVET_ID_MPI_Neighbor_alltoallv_init = 244,
 	MPIVET_ID_MPI_Neighbor_alltoallw_init = 245,
+	MPIVET_ID_MPI_Isendrecv = 246,
+	MPIVET_ID_MPI_Isendrecv_replace = 247,
+	MPIVET_ID_MPI_File_get_view = 248,
+	MPIVET_ID_MPI_File_create_errhandler = 249,
+	MPIVET_ID_MPI_Grequest_start = 250,
+	MPIVET_ID_MPI_Grequest_complete = 251,
 };
 
 #define MPIVET_IN_MPI_Abort_comm 1
@@ -1097,6 +1103,29 @@ enum {
 #define MPIVET_IN_MPI_Neighbor_alltoallw_init_info 10
 #define MPIVET_IN_MPI_Neighbor_alltoallw_init_request_at 11
 #define MPIVET_OUT_MPI_Neighbor_alltoallw_init_request 1
+#define MPIVET_IN_MPI_Isendrecv_sendbuf 1
+#define MPIVET_IN_MPI_Isendrecv_sendcount 2
+#define MPIVET_IN_MPI_Isendrecv_sendtype 3
+#define MPIVET_IN_MPI_Isendrecv_dest 4
+#define MPIVET_IN_MPI_Isendrecv_sendtag 5
+#define MPIVET_IN_MPI_Isendrecv_recvbuf 6
+#define MPIVET_IN_MPI_Isendrecv_recvcount 7
+#define MPIVET_IN_MPI_Isendrecv_recvtype 8
+#define MPIVET_IN_MPI_Isendrecv_source 9
+#define MPIVET_IN_MPI_Isendrecv_recvtag 10
+#define MPIVET_IN_MPI_Isendrecv_comm 11
+#define MPIVET_IN_MPI_Isendrecv_request_at 12
+#define MPIVET_OUT_MPI_Isendrecv_request 1
+#define MPIVET_IN_MPI_Isendrecv_replace_buf 1
+#define MPIVET_IN_MPI_Isendrecv_replace_count 2
+#define MPIVET_IN_MPI_Isendrecv_replace_datatype 3
+#define MPIVET_IN_MPI_Isendrecv_replace_dest 4
+#define MPIVET_IN_MPI_Isendrecv_replace_sendtag 5
+#define MPIVET_IN_MPI_Isendrecv_replace_source 6
+#define MPIVET_IN_MPI_Isendrecv_replace_recvtag 7
+#define MPIVET_IN_MPI_Isendrecv_replace_comm 8
+#define MPIVET_IN_MPI_Isendrecv_replace_request_at 9
+#define MPIVET_OUT_MPI_Isendrecv_replace_request 1
 
 #include "format.h" /* MPIVET_CALL_* */
 static const signed char mpivet_call_flags[] = {
@@ -1114,8 +1143,8 @@ static const signed char mpivet_call_flags[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 4, 0, 2, 0, 4, 0, 6, 6, 0, 0, 4, 0, 0,
-	0, 0, 4, 0, 6, 6,
+	8, 8, 8, 12, 8, 10, 8, 12, 8, 14, 14, 8, 8, 12, 8, 8,
+	8, 8, 12, 8, 14, 14, 0, 0, 0, 0, 0, 0,
 };
 static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, 0, -1, 5, 5, 5, 5, 5, 10, 7, 5, 5, 5, 5,
@@ -1133,7 +1162,7 @@ static const signed char mpivet_call_k_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	0, 4, 7, 8, 7, 8, 6, 7, 6, 8, 8, 6, 5, 5, 5, 5,
-	5, 6, 7, 6, 8, 8,
+	5, 6, 7, 6, 8, 8, 10, 7, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1151,7 +1180,7 @@ static const signed char mpivet_call_k_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, 3, 6, 7, 6, 7, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, 6, 6, 6,
@@ -1169,7 +1198,7 @@ static const signed char mpivet_call_k_request[] = {
 	-1, -1, 5, 5, 5, 5, -1, -1, -1, -1, 4, 4, 4, 4, -1, -1,
 	4, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	2, 6, 9, 10, 9, 10, 8, 9, 8, 10, 10, 8, 7, 7, 7, 7,
-	7, 8, 9, 8, 10, 10,
+	7, 8, 9, 8, 10, 10, 11, 8, -1, -1, 4, -1,
 };
 static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1187,7 +1216,7 @@ static const signed char mpivet_call_k_newcomm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1205,7 +1234,7 @@ static const signed char mpivet_call_k_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1223,7 +1252,7 @@ static const signed char mpivet_call_k_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1241,7 +1270,7 @@ static const signed char mpivet_call_k_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1259,7 +1288,7 @@ static const signed char mpivet_call_k_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1277,7 +1306,7 @@ static const signed char mpivet_call_k_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1295,7 +1324,7 @@ static const signed char mpivet_call_k_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1313,7 +1342,7 @@ static const signed char mpivet_call_k_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1331,7 +1360,7 @@ static const signed char mpivet_call_k_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1349,7 +1378,7 @@ static const signed char mpivet_call_k_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1367,7 +1396,7 @@ static const signed char mpivet_call_k_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1385,7 +1414,7 @@ static const signed char mpivet_call_w_sendbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1403,7 +1432,7 @@ static const signed char mpivet_call_w_recvbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1421,7 +1450,7 @@ static const signed char mpivet_call_w_sendcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1439,7 +1468,7 @@ static const signed char mpivet_call_w_recvcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1457,7 +1486,7 @@ static const signed char mpivet_call_w_sdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1475,7 +1504,7 @@ static const signed char mpivet_call_w_rdispls[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1493,7 +1522,7 @@ static const signed char mpivet_call_w_sendtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1511,7 +1540,7 @@ static const signed char mpivet_call_w_recvtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1529,7 +1558,7 @@ static const signed char mpivet_call_w_sendtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1547,7 +1576,7 @@ static const signed char mpivet_call_w_recvtypes[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1565,7 +1594,7 @@ static const signed char mpivet_call_w_root[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1583,7 +1612,7 @@ static const signed char mpivet_call_w_comm[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1601,7 +1630,7 @@ static const signed char mpivet_call_w_request_at[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1619,7 +1648,7 @@ static const signed char mpivet_call_o_request[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, 3, 3, 3, 3, -1, 3, 3, 3, 3, 3, 3,
@@ -1637,7 +1666,7 @@ static const signed char mpivet_call_k_dest[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 3, 3, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 8, 5, -1, -1, -1, -1,
@@ -1655,7 +1684,7 @@ static const signed char mpivet_call_k_source[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 8, 5, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, 4, 4, 4, 4, -1, 4, 4, 4, 4, 4, 4,
@@ -1673,7 +1702,7 @@ static const signed char mpivet_call_k_stag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 4, 4, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, 4, 9, 6, -1, -1, -1, -1,
@@ -1691,7 +1720,7 @@ static const signed char mpivet_call_k_rtag[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 9, 6, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1,
@@ -1709,7 +1738,7 @@ static const signed char mpivet_call_k_sbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1,
@@ -1727,7 +1756,7 @@ static const signed char mpivet_call_k_scount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1,
@@ -1745,7 +1774,7 @@ static const signed char mpivet_call_k_stype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1,
@@ -1763,7 +1792,7 @@ static const signed char mpivet_call_k_rbuf[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1,
@@ -1781,7 +1810,7 @@ static const signed char mpivet_call_k_rcount[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1,
@@ -1799,7 +1828,7 @@ static const signed char mpivet_call_k_rtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_buf[] = {
 	-1, -1, -1, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
@@ -1817,7 +1846,7 @@ static const signed char mpivet_call_k_buf[] = {
 	2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 2, -1, 2, -1, 1, -1, 1, -1, 1, -1, 1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_count[] = {
 	-1, -1, -1, -1, -1, 1, 1, 1, 1, 1, -1, 1, 1, 1, 1, 1,
@@ -1835,7 +1864,7 @@ static const signed char mpivet_call_k_count[] = {
 	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 	2, 2, 2, 2, 3, -1, 3, -1, 2, -1, 2, -1, 2, -1, 2, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_type[] = {
 	-1, -1, -1, -1, -1, 2, 2, 2, 2, 2, -1, 2, 2, 2, 2, 2,
@@ -1853,7 +1882,7 @@ static const signed char mpivet_call_k_type[] = {
 	4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 	3, 3, 3, 3, 4, -1, 4, -1, 3, -1, 3, -1, 3, -1, 3, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_file[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1871,7 +1900,7 @@ static const signed char mpivet_call_k_file[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1,
 };
 static const signed char mpivet_call_k_offset[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1889,7 +1918,7 @@ static const signed char mpivet_call_k_offset[] = {
 	1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, 1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_amode[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1907,7 +1936,7 @@ static const signed char mpivet_call_k_amode[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_etype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1925,7 +1954,7 @@ static const signed char mpivet_call_k_etype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_filetype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1943,7 +1972,7 @@ static const signed char mpivet_call_k_filetype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_whence[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1961,7 +1990,7 @@ static const signed char mpivet_call_k_whence[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1979,7 +2008,7 @@ static const signed char mpivet_call_k_op[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -1997,7 +2026,7 @@ static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2015,7 +2044,7 @@ static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1,
 };
 static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2033,7 +2062,7 @@ static const signed char mpivet_call_a_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1,
 };
 static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2051,7 +2080,7 @@ static const signed char mpivet_call_k_free[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2069,7 +2098,7 @@ static const signed char mpivet_call_f_kind[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2087,7 +2116,7 @@ static const signed char mpivet_call_k_news[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2105,7 +2134,7 @@ static const signed char mpivet_call_k_newslen[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
 
 #define MPIVET_K_MPI_Init_argc 0
@@ -2716,5 +2745,227 @@ static const signed char mpivet_call_k_newslen[] = {
 #define MPIVET_K_MPI_Comm_free_comm 0
 #define MPIVET_K_MPI_Comm_disconnect_comm 0
 #define MPIVET_K_MPI_Type_free_datatype 0
+#define MPIVET_K_MPI_Barrier_init_comm 0
+#define MPIVET_K_MPI_Barrier_init_info 1
+#define MPIVET_K_MPI_Barrier_init_request 2
+#define MPIVET_K_MPI_Bcast_init_buffer 0
+#define MPIVET_K_MPI_Bcast_init_count 1
+#define MPIVET_K_MPI_Bcast_init_datatype 2
+#define MPIVET_K_MPI_Bcast_init_root 3
+#define MPIVET_K_MPI_Bcast_init_comm 4
+#define MPIVET_K_MPI_Bcast_init_info 5
+#define MPIVET_K_MPI_Bcast_init_request 6
+#define MPIVET_K_MPI_Gather_init_sendbuf 0
+#define MPIVET_K_MPI_Gather_init_sendcount 1
+#define MPIVET_K_MPI_Gather_init_sendtype 2
+#define MPIVET_K_MPI_Gather_init_recvbuf 3
+#define MPIVET_K_MPI_Gather_init_recvcount 4
+#define MPIVET_K_MPI_Gather_init_recvtype 5
+#define MPIVET_K_MPI_Gather_init_root 6
+#define MPIVET_K_MPI_Gather_init_comm 7
+#define MPIVET_K_MPI_Gather_init_info 8
+#define MPIVET_K_MPI_Gather_init_request 9
+#define MPIVET_K_MPI_Gatherv_init_sendbuf 0
+#define MPIVET_K_MPI_Gatherv_init_sendcount 1
+#define MPIVET_K_MPI_Gatherv_init_sendtype 2
+#define MPIVET_K_MPI_Gatherv_init_recvbuf 3
+#define MPIVET_K_MPI_Gatherv_init_recvcounts 4
+#define MPIVET_K_MPI_Gatherv_init_displs 5
+#define MPIVET_K_MPI_Gatherv_init_recvtype 6
+#define MPIVET_K_MPI_Gatherv_init_root 7
+#define MPIVET_K_MPI_Gatherv_init_comm 8
+#define MPIVET_K_MPI_Gatherv_init_info 9
+#define MPIVET_K_MPI_Gatherv_init_request 10
+#define MPIVET_K_MPI_Scatter_init_sendbuf 0
+#define MPIVET_K_MPI_Scatter_init_sendcount 1
+#define MPIVET_K_MPI_Scatter_init_sendtype 2
+#define MPIVET_K_MPI_Scatter_init_recvbuf 3
+#define MPIVET_K_MPI_Scatter_init_recvcount 4
+#define MPIVET_K_MPI_Scatter_init_recvtype 5
+#define MPIVET_K_MPI_Scatter_init_root 6
+#define MPIVET_K_MPI_Scatter_init_comm 7
+#define MPIVET_K_MPI_Scatter_init_info 8
+#define MPIVET_K_MPI_Scatter_init_request 9
+#define MPIVET_K_MPI_Scatterv_init_sendbuf 0
+#define MPIVET_K_MPI_Scatterv_init_sendcounts 1
+#define MPIVET_K_MPI_Scatterv_init_displs 2
+#define MPIVET_K_MPI_Scatterv_init_sendtype 3
+#define MPIVET_K_MPI_Scatterv_init_recvbuf 4
+#define MPIVET_K_MPI_Scatterv_init_recvcount 5
+#define MPIVET_K_MPI_Scatterv_init_recvtype 6
+#define MPIVET_K_MPI_Scatterv_init_root 7
+#define MPIVET_K_MPI_Scatterv_init_comm 8
+#define MPIVET_K_MPI_Scatterv_init_info 9
+#define MPIVET_K_MPI_Scatterv_init_request 10
+#define MPIVET_K_MPI_Allgather_init_sendbuf 0
+#define MPIVET_K_MPI_Allgather_init_sendcount 1
+#define MPIVET_K_MPI_Allgather_init_sendtype 2
+#define MPIVET_K_MPI_Allgather_init_recvbuf 3
+#define MPIVET_K_MPI_Allgather_init_recvcount 4
+#define MPIVET_K_MPI_Allgather_init_recvtype 5
+#define MPIVET_K_MPI_Allgather_init_comm 6
+#define MPIVET_K_MPI_Allgather_init_info 7
+#define MPIVET_K_MPI_Allgather_init_request 8
+#define MPIVET_K_MPI_Allgatherv_init_sendbuf 0
+#define MPIVET_K_MPI_Allgatherv_init_sendcount 1
+#define MPIVET_K_MPI_Allgatherv_init_sendtype 2
+#define MPIVET_K_MPI_Allgatherv_init_recvbuf 3
+#define MPIVET_K_MPI_Allgatherv_init_recvcounts 4
+#define MPIVET_K_MPI_Allgatherv_init_displs 5
+#define MPIVET_K_MPI_Allgatherv_init_recvtype 6
+#define MPIVET_K_MPI_Allgatherv_init_comm 7
+#define MPIVET_K_MPI_Allgatherv_init_info 8
+#define MPIVET_K_MPI_Allgatherv_init_request 9
+#define MPIVET_K_MPI_Alltoall_init_sendbuf 0
+#define MPIVET_K_MPI_Alltoall_init_sendcount 1
+#define MPIVET_K_MPI_Alltoall_init_sendtype 2
+#define MPIVET_K_MPI_Alltoall_init_recvbuf 3
+#define MPIVET_K_MPI_Alltoall_init_recvcount 4
+#define MPIVET_K_MPI_Alltoall_init_recvtype 5
+#define MPIVET_K_MPI_Alltoall_init_comm 6
+#define MPIVET_K_MPI_Alltoall_init_info 7
+#define MPIVET_K_MPI_Alltoall_init_request 8
+#define MPIVET_K_MPI_Alltoallv_init_sendbuf 0
+#define MPIVET_K_MPI_Alltoallv_init_sendcounts 1
+#define MPIVET_K_MPI_Alltoallv_init_sdispls 2
+#define MPIVET_K_MPI_Alltoallv_init_sendtype 3
+#define MPIVET_K_MPI_Alltoallv_init_recvbuf 4
+#define MPIVET_K_MPI_Alltoallv_init_recvcounts 5
+#define MPIVET_K_MPI_Alltoallv_init_rdispls 6
+#define MPIVET_K_MPI_Alltoallv_init_recvtype 7
+#define MPIVET_K_MPI_Alltoallv_init_comm 8
+#define MPIVET_K_MPI_Alltoallv_init_info 9
+#define MPIVET_K_MPI_Alltoallv_init_request 10
+#define MPIVET_K_MPI_Alltoallw_init_sendbuf 0
+#define MPIVET_K_MPI_Alltoallw_init_sendcounts 1
+#define MPIVET_K_MPI_Alltoallw_init_sdispls 2
+#define MPIVET_K_MPI_Alltoallw_init_sendtypes 3
+#define MPIVET_K_MPI_Alltoallw_init_recvbuf 4
+#define MPIVET_K_MPI_Alltoallw_init_recvcounts 5
+#define MPIVET_K_MPI_Alltoallw_init_rdispls 6
+#define MPIVET_K_MPI_Alltoallw_init_recvtypes 7
+#define MPIVET_K_MPI_Alltoallw_init_comm 8
+#define MPIVET_K_MPI_Alltoallw_init_info 9
+#define MPIVET_K_MPI_Alltoallw_init_request 10
+#define MPIVET_K_MPI_Reduce_init_sendbuf 0
+#define MPIVET_K_MPI_Reduce_init_recvbuf 1
+#define MPIVET_K_MPI_Reduce_init_count 2
+#define MPIVET_K_MPI_Reduce_init_datatype 3
+#define MPIVET_K_MPI_Reduce_init_op 4
+#define MPIVET_K_MPI_Reduce_init_root 5
+#define MPIVET_K_MPI_Reduce_init_comm 6
+#define MPIVET_K_MPI_Reduce_init_info 7
+#define MPIVET_K_MPI_Reduce_init_request 8
+#define MPIVET_K_MPI_Allreduce_init_sendbuf 0
+#define MPIVET_K_MPI_Allreduce_init_recvbuf 1
+#define MPIVET_K_MPI_Allreduce_init_count 2
+#define MPIVET_K_MPI_Allreduce_init_datatype 3
+#define MPIVET_K_MPI_Allreduce_init_op 4
+#define MPIVET_K_MPI_Allreduce_init_comm 5
+#define MPIVET_K_MPI_Allreduce_init_info 6
+#define MPIVET_K_MPI_Allreduce_init_request 7
+#define MPIVET_K_MPI_Reduce_scatter_init_sendbuf 0
+#define MPIVET_K_MPI_Reduce_scatter_init_recvbuf 1
+#define MPIVET_K_MPI_Reduce_scatter_init_recvcounts 2
+#define MPIVET_K_MPI_Reduce_scatter_init_datatype 3
+#define MPIVET_K_MPI_Reduce_scatter_init_op 4
+#define MPIVET_K_MPI_Reduce_scatter_init_comm 5
+#define MPIVET_K_MPI_Reduce_scatter_init_info 6
+#define MPIVET_K_MPI_Reduce_scatter_init_request 7
+#define MPIVET_K_MPI_Reduce_scatter_block_init_sendbuf 0
+#define MPIVET_K_MPI_Reduce_scatter_block_init_recvbuf 1
+#define MPIVET_K_MPI_Reduce_scatter_block_init_recvcount 2
+#define MPIVET_K_MPI_Reduce_scatter_block_init_datatype 3
+#define MPIVET_K_MPI_Reduce_scatter_block_init_op 4
+#define MPIVET_K_MPI_Reduce_scatter_block_init_comm 5
+#define MPIVET_K_MPI_Reduce_scatter_block_init_info 6
+#define MPIVET_K_MPI_Reduce_scatter_block_init_request 7
+#define MPIVET_K_MPI_Scan_init_sendbuf 0
+#define MPIVET_K_MPI_Scan_init_recvbuf 1
+#define MPIVET_K_MPI_Scan_init_count 2
+#define MPIVET_K_MPI_Scan_init_datatype 3
+#define MPIVET_K_MPI_Scan_init_op 4
+#define MPIVET_K_MPI_Scan_init_comm 5
+#define MPIVET_K_MPI_Scan_init_info 6
+#define MPIVET_K_MPI_Scan_init_request 7
+#define MPIVET_K_MPI_Exscan_init_sendbuf 0
+#define MPIVET_K_MPI_Exscan_init_recvbuf 1
+#define MPIVET_K_MPI_Exscan_init_count 2
+#define MPIVET_K_MPI_Exscan_init_datatype 3
+#define MPIVET_K_MPI_Exscan_init_op 4
+#define MPIVET_K_MPI_Exscan_init_comm 5
+#define MPIVET_K_MPI_Exscan_init_info 6
+#define MPIVET_K_MPI_Exscan_init_request 7
+#define MPIVET_K_MPI_Neighbor_allgather_init_sendbuf 0
+#define MPIVET_K_MPI_Neighbor_allgather_init_sendcount 1
+#define MPIVET_K_MPI_Neighbor_allgather_init_sendtype 2
+#define MPIVET_K_MPI_Neighbor_allgather_init_recvbuf 3
+#define MPIVET_K_MPI_Neighbor_allgather_init_recvcount 4
+#define MPIVET_K_MPI_Neighbor_allgather_init_recvtype 5
+#define MPIVET_K_MPI_Neighbor_allgather_init_comm 6
+#define MPIVET_K_MPI_Neighbor_allgather_init_info 7
+#define MPIVET_K_MPI_Neighbor_allgather_init_request 8
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_sendbuf 0
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_sendcount 1
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_sendtype 2
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_recvbuf 3
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_recvcounts 4
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_displs 5
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_recvtype 6
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_comm 7
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_info 8
+#define MPIVET_K_MPI_Neighbor_allgatherv_init_request 9
+#define MPIVET_K_MPI_Neighbor_alltoall_init_sendbuf 0
+#define MPIVET_K_MPI_Neighbor_alltoall_init_sendcount 1
+#define MPIVET_K_MPI_Neighbor_alltoall_init_sendtype 2
+#define MPIVET_K_MPI_Neighbor_alltoall_init_recvbuf 3
+#define MPIVET_K_MPI_Neighbor_alltoall_init_recvcount 4
+#define MPIVET_K_MPI_Neighbor_alltoall_init_recvtype 5
+#define MPIVET_K_MPI_Neighbor_alltoall_init_comm 6
+#define MPIVET_K_MPI_Neighbor_alltoall_init_info 7
+#define MPIVET_K_MPI_Neighbor_alltoall_init_request 8
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_sendbuf 0
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_sendcounts 1
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_sdispls 2
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_sendtype 3
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_recvbuf 4
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_recvcounts 5
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_rdispls 6
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_recvtype 7
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_comm 8
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_info 9
+#define MPIVET_K_MPI_Neighbor_alltoallv_init_request 10
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_sendbuf 0
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_sendcounts 1
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_sdispls 2
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_sendtypes 3
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_recvbuf 4
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_recvcounts 5
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_rdispls 6
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_recvtypes 7
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_comm 8
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_info 9
+#define MPIVET_K_MPI_Neighbor_alltoallw_init_request 10
+#define MPIVET_K_MPI_Isendrecv_sendbuf 0
+#define MPIVET_K_MPI_Isendrecv_sendcount 1
+#define MPIVET_K_MPI_Isendrecv_sendtype 2
+#define MPIVET_K_MPI_Isendrecv_dest 3
+#define MPIVET_K_MPI_Isendrecv_sendtag 4
+#define MPIVET_K_MPI_Isendrecv_recvbuf 5
+#define MPIVET_K_MPI_Isendrecv_recvcount 6
+#define MPIVET_K_MPI_Isendrecv_recvtype 7
+#define MPIVET_K_MPI_Isendrecv_source 8
+#define MPIVET_K_MPI_Isendrecv_recvtag 9
+#define MPIVET_K_MPI_Isendrecv_comm 10
+#define MPIVET_K_MPI_Isendrecv_request 11
+#define MPIVET_K_MPI_Isendrecv_replace_buf 0
+#define MPIVET_K_MPI_Isendrecv_replace_count 1
+#define MPIVET_K_MPI_Isendrecv_replace_datatype 2
+#define MPIVET_K_MPI_Isendrecv_replace_dest 3
+#define MPIVET_K_MPI_Isendrecv_replace_sendtag 4
+#define MPIVET_K_MPI_Isendrecv_replace_source 5
+#define MPIVET_K_MPI_Isendrecv_replace_recvtag 6
+#define MPIVET_K_MPI_Isendrecv_replace_comm 7
+#define MPIVET_K_MPI_Isendrecv_replace_request 8
 
 #endif

@@ -9455,6 +9455,227 @@ static void mpivet_out_MPI_Neighbor_alltoallw_init(uint64_t e_, int rc_, uint64_
 
 #endif
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Isendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = sendbuf;
+		w_[k_++] = (uint64_t)sendcount;
+		w_[k_++] = sendtype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = recvbuf;
+		w_[k_++] = (uint64_t)recvcount;
+		w_[k_++] = recvtype;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Isendrecv(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Isendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv_replace, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)sendtag;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)recvtag;
+		w_[k_++] = comm;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv_replace, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Isendrecv_replace(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv_replace, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Isendrecv_replace, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+static uint64_t mpivet_in_MPI_File_get_view(uint64_t pc_, uint64_t fh, uint64_t etype_at, uint64_t filetype_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = fh;
+		w_[k_++] = etype_at;
+		w_[k_++] = filetype_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_view, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_get_view(uint64_t e_, int rc_, uint64_t etype, uint64_t filetype)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = etype;
+		w_[k_++] = filetype;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_get_view, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_File_create_errhandler(uint64_t pc_, uint64_t file_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = file_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_File_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_File_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Grequest_start(uint64_t pc_, uint64_t query_fn, uint64_t free_fn, uint64_t cancel_fn, uint64_t extra_state, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = query_fn;
+		w_[k_++] = free_fn;
+		w_[k_++] = cancel_fn;
+		w_[k_++] = extra_state;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Grequest_start, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Grequest_start(uint64_t e_, int rc_, uint64_t request)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Grequest_start, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Grequest_complete(uint64_t pc_, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Grequest_complete << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -14077,7 +14298,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14105,7 +14326,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *n
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14131,7 +14352,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14161,7 +14382,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14187,7 +14408,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14217,7 +14438,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14243,7 +14464,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14268,7 +14489,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14293,7 +14514,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14318,7 +14539,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14343,7 +14564,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14368,7 +14589,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14393,7 +14614,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14418,7 +14639,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14447,7 +14668,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -14473,7 +14694,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, MPIVET_PC());
-	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -16751,7 +16972,15 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 	void *k_[] = {(void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
 	int rc_ = PMPI_Barrier_init(comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Barrier_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Barrier_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16773,7 +17002,15 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
 	int rc_ = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16795,7 +17032,15 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
 	int rc_ = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16817,7 +17062,15 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
 	int rc_ = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16839,7 +17092,15 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
 	int rc_ = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16861,7 +17122,15 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
 	int rc_ = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16883,7 +17152,15 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
 	int rc_ = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16905,7 +17182,15 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
 	int rc_ = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16927,7 +17212,15 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
 	int rc_ = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16949,7 +17242,15 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
 	int rc_ = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16971,7 +17272,15 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
 	int rc_ = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -16993,7 +17302,15 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
 	int rc_ = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17015,7 +17332,15 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
 	int rc_ = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17037,7 +17362,15 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17059,7 +17392,15 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
 	int rc_ = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17081,7 +17422,15 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
 	int rc_ = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17103,7 +17452,15 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
 	int rc_ = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17125,7 +17482,15 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
 	int rc_ = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17147,7 +17512,15 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
 	int rc_ = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17169,7 +17542,15 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17191,7 +17572,15 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17213,7 +17602,15 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
 	int rc_ = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, MPIVET_PC());
 	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
@@ -17222,6 +17619,204 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 }
 
 #endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	int rc_ = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+	int rc_ = fits_ ? (PMPI_Isendrecv(sendbuf, sendcount_v_, sendtype, dest, sendtag, recvbuf, recvcount_v_, recvtype, source, recvtag, comm, request)) : PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	int rc_ = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+	int rc_ = fits_ ? (PMPI_Isendrecv_replace(buf, count_v_, datatype, dest, sendtag, source, recvtag, comm, request)) : PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, MPIVET_PC());
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_get_view(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(etype), MPIVET_A(filetype));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_view, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_get_view, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_view, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_view(e_, rc_, (rc_ == MPI_SUCCESS && etype && !mpivet_type_named(*etype)) ? MPIVET_H(*etype) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && filetype && !mpivet_type_named(*filetype)) ? MPIVET_H(*filetype) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_create_errhandler(MPIVET_PC(), MPIVET_A(file_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_File_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Grequest_start(MPIVET_PC(), MPIVET_A(query_fn), MPIVET_A(free_fn), MPIVET_A(cancel_fn), MPIVET_A(extra_state), MPIVET_A(request));
+	int rc_ = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_start, rc_, MPIVET_PC());
+	mpivet_out_MPI_Grequest_start(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Grequest_complete(MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Grequest_complete(request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Grequest_complete(MPIVET_PC(), MPIVET_H(request));
+	int rc_ = PMPI_Grequest_complete(request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_complete, rc_, MPIVET_PC());
+	mpivet_out_MPI_Grequest_complete(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
 
 void mpivet_write_constants(void)
 {
@@ -25470,7 +26065,7 @@ static void mpivet_f_MPI_Type_contiguous(mpivet_ft_MPI_Type_contiguous real_, in
 		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
-	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25526,7 +26121,7 @@ static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, 
 		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
-	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25582,7 +26177,7 @@ static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector r
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
-	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25638,7 +26233,7 @@ static void mpivet_f_MPI_Type_indexed(mpivet_ft_MPI_Type_indexed real_, int f08_
 		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
-	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25694,7 +26289,7 @@ static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
-	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25750,7 +26345,7 @@ static void mpivet_f_MPI_Type_create_indexed_block(mpivet_ft_MPI_Type_create_ind
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
-	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25806,7 +26401,7 @@ static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hi
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
-	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25862,7 +26457,7 @@ static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct rea
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
-	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25920,7 +26515,7 @@ static void mpivet_f_MPI_Type_create_subarray(mpivet_ft_MPI_Type_create_subarray
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
-	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -25981,7 +26576,7 @@ static void mpivet_f_MPI_Type_create_darray(mpivet_ft_MPI_Type_create_darray rea
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
-	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26036,7 +26631,7 @@ static void mpivet_f_MPI_Type_create_resized(mpivet_ft_MPI_Type_create_resized r
 		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
-	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -26089,7 +26684,7 @@ static void mpivet_f_MPI_Type_dup(mpivet_ft_MPI_Type_dup real_, int f08_, uint64
 		mpivet_args_post(MPIVET_ID_MPI_Type_dup, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Type_dup, rc_, pc_);
-	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_out_MPI_Type_dup(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
 	mpivet_guard--;
 }
 
@@ -31244,6 +31839,211 @@ void MPIVET_F08_BUF(mpi_file_write_ordered_end)(void *f_fh, void *f_buf, void *f
 		return;
 	}
 	mpivet_f_MPI_File_write_ordered_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_File_get_view)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_File_get_view(mpivet_ft_MPI_File_get_view real_, int f08_, uint64_t pc_, void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset *disp = NULL;
+	MPI_Datatype c_etype = MPI_DATATYPE_NULL, *etype = &c_etype;
+	MPI_Datatype c_filetype = MPI_DATATYPE_NULL, *filetype = &c_filetype;
+	char s_datarep[1024];
+	const char *datarep = mpivet_f_string(f_datarep, l_datarep, s_datarep, sizeof s_datarep);
+	uint64_t e_ = mpivet_in_MPI_File_get_view(pc_, MPIVET_H(fh), MPIVET_A(f_etype), MPIVET_A(f_filetype));
+	void *k_[] = {(void *)&fh, (void *)&disp, (void *)&etype, (void *)&filetype, (void *)&datarep};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_get_view, k_) : 0;
+	(void)bad_;
+	real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_etype = MPI_Type_f2c(*(MPI_Fint *)f_etype);
+	if (rc_ == MPI_SUCCESS)
+		c_filetype = MPI_Type_f2c(*(MPI_Fint *)f_filetype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_File_get_view, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_get_view, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_get_view(e_, rc_, (rc_ == MPI_SUCCESS && etype && !mpivet_type_named(*etype)) ? MPIVET_H(*etype) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && filetype && !mpivet_type_named(*filetype)) ? MPIVET_H(*filetype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_get_view_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_get_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_view)mpivet_next("mpi_file_get_view_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_get_view(real_, 0, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+}
+void mpi_file_get_view__(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+void mpi_file_get_view(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+void MPI_FILE_GET_VIEW(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep) __attribute__((alias("mpi_file_get_view_")));
+
+void mpi_file_get_view_f08_(void *f_fh, void *f_disp, void *f_etype, void *f_filetype, void *f_datarep, MPI_Fint *ierr, size_t l_datarep)
+{
+	static mpivet_ft_MPI_File_get_view real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_get_view)mpivet_next("mpi_file_get_view_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+		return;
+	}
+	mpivet_f_MPI_File_get_view(real_, 1, MPIVET_PC(), f_fh, f_disp, f_etype, f_filetype, f_datarep, ierr, l_datarep);
+}
+
+typedef void (*mpivet_ft_MPI_File_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_File_create_errhandler(mpivet_ft_MPI_File_create_errhandler real_, int f08_, uint64_t pc_, void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *file_errhandler_fn = f_file_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_File_create_errhandler(pc_, MPIVET_A(file_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_file_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_File_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_file_create_errhandler_(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_create_errhandler)mpivet_next("mpi_file_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_file_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_create_errhandler(real_, 0, MPIVET_PC(), f_file_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_file_create_errhandler__(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+void mpi_file_create_errhandler(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+void MPI_FILE_CREATE_ERRHANDLER(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_file_create_errhandler_")));
+
+void mpi_file_create_errhandler_f08_(void *f_file_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_create_errhandler)mpivet_next("mpi_file_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_file_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_create_errhandler(real_, 1, MPIVET_PC(), f_file_errhandler_fn, f_errhandler, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Grequest_start)(void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Grequest_start(mpivet_ft_MPI_Grequest_start real_, int f08_, uint64_t pc_, void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *query_fn = f_query_fn;
+	void *free_fn = f_free_fn;
+	void *cancel_fn = f_cancel_fn;
+	void *extra_state = f08_ ? MPIVET_F08_PTR(f_extra_state) : f_extra_state;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Grequest_start(pc_, MPIVET_A(query_fn), MPIVET_A(free_fn), MPIVET_A(cancel_fn), MPIVET_A(extra_state), MPIVET_A(f_request));
+	real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_start, rc_, pc_);
+	mpivet_out_MPI_Grequest_start(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_grequest_start_(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_start)mpivet_next("mpi_grequest_start_");
+	if (!mpivet_should_record()) {
+		real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_start(real_, 0, MPIVET_PC(), f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+}
+void mpi_grequest_start__(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+void mpi_grequest_start(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+void MPI_GREQUEST_START(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_start_")));
+
+void MPIVET_F08_BUF(mpi_grequest_start)(void *f_query_fn, void *f_free_fn, void *f_cancel_fn, void *f_extra_state, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_start real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_start)mpivet_next(MPIVET_F08_BUFNAME(mpi_grequest_start));
+	if (!mpivet_should_record()) {
+		real_(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_start(real_, 1, MPIVET_PC(), f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierr);
+}
+
+typedef void (*mpivet_ft_MPI_Grequest_complete)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Grequest_complete(mpivet_ft_MPI_Grequest_complete real_, int f08_, uint64_t pc_, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Grequest_complete(pc_, MPIVET_H(request));
+	real_(f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Grequest_complete, rc_, pc_);
+	mpivet_out_MPI_Grequest_complete(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_grequest_complete_(void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_complete)mpivet_next("mpi_grequest_complete_");
+	if (!mpivet_should_record()) {
+		real_(f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_complete(real_, 0, MPIVET_PC(), f_request, ierr);
+}
+void mpi_grequest_complete__(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+void mpi_grequest_complete(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+void MPI_GREQUEST_COMPLETE(void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_grequest_complete_")));
+
+void mpi_grequest_complete_f08_(void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Grequest_complete real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Grequest_complete)mpivet_next("mpi_grequest_complete_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Grequest_complete(real_, 1, MPIVET_PC(), f_request, ierr);
 }
 
 #endif /* MPIVET_NO_FORTRAN */
