@@ -11,12 +11,20 @@
 //	go run ./bench -scale-plot docs/scaling.csv # redraw the plots and print the table from the CSV
 //	go run ./bench -run '^halo' -reps 5 -out docs/bench/overhead.csv   # append the results to a CSV file
 //	go run ./bench -tables docs/performance.md  # regenerate the page's tables from the files it names
+//	go run ./bench -table polls -reps 5   # measure one recorded table, add its rows to docs/bench/polls.csv
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
 // are not what is measured, except for metric "wall", the wall time of the
 // whole run as the harness sees it (for replays: the time per replayed
 // interleaving against one native run). Lower is better for every value.
+//
+// The files: main.go the benchmarks and the overhead measurement; apps.go
+// the real applications; slack.go the buffering-aware exploration;
+// scale.go and scaleplot.go the scaling series and its plots; results.go
+// the result files (-out) and the generated blocks of docs/performance.md
+// (-tables); tables.go the table files of its recorded measurements and
+// what measures each (-table); programs/ the benchmark programs.
 package main
 
 import (
