@@ -191,6 +191,8 @@ var tableSpecs = map[string]tableSpec{
 	"slack": {columns: []string{"program", "MPI", "interleavings off / minimal", "median wall, off", "minimal", "ratio"}, run: func(work string, reps int, mpis []string) [][]string {
 		return runSlack(work, reps, mpis, regexp.MustCompile(""))
 	}},
+	"parallel": {columns: []string{"run (Open MPI, 4 ranks, 6 tasks, 162 interleavings)", "wall", "per interleaving", "native run beside it"},
+		run: func(_ string, reps int, _ []string) [][]string { return runParallel(reps) }},
 	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
 		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
 		return runApps(work, reps, regexp.MustCompile(""))

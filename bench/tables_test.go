@@ -131,3 +131,19 @@ func TestRecordedTablesGenerated(t *testing.T) {
 		}
 	}
 }
+
+// The table "parallel" takes the median of each --jobs over the rounds of
+// scripts/bench-parallel's output, in the order of parallelJobs.
+func TestParallelRows(t *testing.T) {
+	out := `openmpi, 4 ranks, 6 tasks, 2 cores; load before: 1.0
+round 1: native 0.35 s; mpivet --jobs 1 --wait default: 24.8 s wall, CPU 20.1 user + 9.0 sys, 162 interleavings (ok), 0.153 s wall and 0.180 s CPU each; load 1.2
+round 1: native 0.36 s; mpivet --jobs default --wait default: 19.3 s wall, CPU 21.0 user + 9.5 sys, 162 interleavings (ok), 0.119 s wall and 0.188 s CPU each; load 1.3
+round 2: native 0.40 s; mpivet --jobs 1 --wait default: 26.0 s wall, CPU 20.1 user + 9.0 sys, 162 interleavings (ok), 0.160 s wall and 0.180 s CPU each; load 1.2
+round 3: native 0.30 s; mpivet --jobs 1 --wait default: 25.0 s wall, CPU 20.1 user + 9.0 sys, 162 interleavings (ok), 0.154 s wall and 0.180 s CPU each; load 1.2
+`
+	got := parallelRows(out)
+	want := [][]string{{"mpivet, default", "19.3 s", "0.119 s", "0.36 s"}, {"mpivet `--jobs 1`", "25.0 s", "0.154 s", "0.35 s"}}
+	if len(got) != len(want) || strings.Join(got[0], "|") != strings.Join(want[0], "|") || strings.Join(got[1], "|") != strings.Join(want[1], "|") {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+}
