@@ -280,6 +280,15 @@ func (s tableSpec) cells(results []result) [][]string {
 	return out
 }
 
+// value formats a measured value: three significant digits, and no
+// fractional digits from 100 on.
+func value(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
 var units = map[string]string{"latency_us": " µs", "iter_us": " µs", "poll_ns": " ns", "call_ns": " ns", "wall_ms": " ms", "run_ms": " ms"}
 
 // showResult formats what a cell shows of a result (values without their
@@ -293,9 +302,9 @@ func showResult(r result, show string) string {
 	case "ratio+best":
 		return fmt.Sprintf("%.2f× (%.2f×)", r.MpivetMedian/r.NativeMedian, r.MpivetBest/r.NativeBest)
 	case "native":
-		return fmt.Sprintf("%.4g", r.NativeMedian)
+		return value(r.NativeMedian)
 	case "mpivet":
-		return fmt.Sprintf("%.4g", r.MpivetMedian)
+		return value(r.MpivetMedian)
 	case "mpivet-best":
 		return fmt.Sprintf("%.0f", r.MpivetBest)
 	}

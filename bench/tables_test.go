@@ -147,3 +147,11 @@ round 3: native 0.30 s; mpivet --jobs 1 --wait default: 25.0 s wall, CPU 20.1 us
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
+
+func TestValue(t *testing.T) {
+	for v, want := range map[float64]string{0.4351: "0.435", 79.783: "79.8", 113.699: "114", 27327.859: "27328"} {
+		if got := value(v); got != want {
+			t.Errorf("value(%v) = %s, want %s", v, got, want)
+		}
+	}
+}
