@@ -327,7 +327,13 @@ func measureTable(name, work string, reps int, mpis []string, out string) {
 		match, need := spec.benches()
 		var results []result
 		runOverhead(work, reps, intersect(mpis, need), match, func(r result) { results = append(results, r) })
+		if len(results) == 0 {
+			fail(fmt.Errorf("-table %s: none of its benchmarks ran (its MPIs: %s)", name, strings.Join(need, ", ")))
+		}
 		cells = spec.cells(results)
+	}
+	if len(cells) == 0 {
+		fail(fmt.Errorf("-table %s: nothing measured", name))
 	}
 	rows := make([]tableRow, len(cells))
 	load := fmt.Sprintf("%.0f at the start, %.0f at the end", start, load1())
