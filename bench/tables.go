@@ -338,6 +338,9 @@ func measureTable(name, work string, reps int, mpis []string, out string) {
 	rows := make([]tableRow, len(cells))
 	load := fmt.Sprintf("%.0f at the start, %.0f at the end", start, load1())
 	for i, cs := range cells {
+		for len(cs) < len(spec.columns) { // a row with fewer cells than columns
+			cs = append(cs, "")
+		}
 		rows[i] = tableRow{Date: today(), Machine: mach, Load: load, Command: commandLine(),
 			Note: fmt.Sprintf("%d alternated runs of each variant", reps), Cells: cs}
 	}
