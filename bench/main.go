@@ -181,6 +181,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	workDir = work
 	defer os.RemoveAll(work)
 	if *table != "" {
 		if *tableOut == "" {
@@ -379,7 +380,13 @@ func sourceDir() string {
 	return ""
 }
 
+// workDir is the benchmark's scratch directory, which fail removes.
+var workDir string
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
+	if workDir != "" {
+		os.RemoveAll(workDir)
+	}
 	os.Exit(2)
 }

@@ -316,8 +316,7 @@ func showResult(r result, show string) string {
 func measureTable(name, work string, reps int, mpis []string, out string) {
 	spec, ok := tableSpecs[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "bench: -table %s: no such table (%s)\n", name, strings.Join(tableNames(), ", "))
-		os.Exit(2)
+		fail(fmt.Errorf("-table %s: no such table (%s)", name, strings.Join(tableNames(), ", ")))
 	}
 	start, mach := load1(), machine()
 	var cells [][]string
