@@ -19,6 +19,7 @@ import (
 // its own input in a fresh working directory.
 type app struct {
 	name    string
+	label   string // its row in the table "apps"
 	program string
 	args    []string
 	inputs  map[string]string // file in the working directory <- installed file
@@ -33,12 +34,12 @@ type app struct {
 }
 
 var apps = []app{
-	{"lammps-melt", "lmp", []string{"-in", "in.melt"},
+	{"lammps-melt", "LAMMPS melt (250 steps)", "lmp", []string{"-in", "in.melt"},
 		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples", "", [2]string{}},
-	{"lammps-2500", "lmp", []string{"-in", "in.melt"},
+	{"lammps-2500", "LAMMPS melt, 2500 steps", "lmp", []string{"-in", "in.melt"},
 		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps lammps-examples", "",
 		[2]string{"run\t\t250\n", "run\t\t2500\n"}},
-	{"hpcc", "hpcc", nil,
+	{"hpcc", "HPCC (`_hpccinf.txt`)", "hpcc", nil,
 		map[string]string{"hpccinf.txt": "/usr/share/doc/hpcc/examples/_hpccinf.txt"}, "hpcc",
 		"its wildcard receives give hundreds of interleavings, each a whole run of the benchmark: hours", [2]string{}},
 }
@@ -75,8 +76,10 @@ type appSample struct {
 
 // runApps measures each application at 4 ranks under Open MPI (the MPI
 // Debian links them to), the variants alternated, reps times, and prints
-// the medians and their ratios to the native run.
-func runApps(work string, reps int, match *regexp.Regexp) {
+// the medians and their ratios to the native run; it returns them as the
+// rows of the table "apps".
+func runApps(work string, reps int, match *regexp.Regexp) [][]string {
+	var rows [][]string
 	mpivet := filepath.Join(work, "mpivet")
 	if out, err := exec.Command("go", "build", "-o", mpivet, "mpivet/cmd/mpivet").CombinedOutput(); err != nil {
 		fail(fmt.Errorf("building mpivet: %v\n%s", err, out))
@@ -104,6 +107,7 @@ func runApps(work string, reps int, match *regexp.Regexp) {
 			}
 		}
 		native := medianSample(samples["native"])
+		rows = append(rows, appRow(a, samples))
 		for _, v := range appVariants {
 			if v.long && a.long == "" {
 				continue
@@ -122,6 +126,29 @@ func runApps(work string, reps int, match *regexp.Regexp) {
 				m.wall.Seconds()/native.wall.Seconds(), mem, rec, m.verdict)
 		}
 	}
+	return rows
+}
+
+// appRow is an application's row of the table "apps": the native median
+// wall time, each variant's ratio to it, and the peak memory and records
+// of the default run (of the first interleaving where the default is not
+// timed).
+func appRow(a app, samples map[string][]appSample) []string {
+	native := medianSample(samples["native"])
+	row := []string{a.label, fmt.Sprintf("%.2f s", native.wall.Seconds())}
+	for _, v := range []string{"recording", "first", "default", "no-buffers"} {
+		if len(samples[v]) == 0 {
+			row = append(row, "not timed")
+			continue
+		}
+		row = append(row, fmt.Sprintf("%.2f×", medianSample(samples[v]).wall.Seconds()/native.wall.Seconds()))
+	}
+	of := "default"
+	if len(samples[of]) == 0 {
+		of = "first"
+	}
+	m := medianSample(samples[of])
+	return append(row, fmt.Sprintf("%.0f MiB", float64(m.peakKB)/1024), fmt.Sprintf("%.1f MiB", float64(m.records)/(1<<20)))
 }
 
 // runApp runs one variant in a fresh working directory holding the inputs.

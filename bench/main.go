@@ -11,12 +11,20 @@
 //	go run ./bench -scale-plot docs/scaling.csv # redraw the plots and print the table from the CSV
 //	go run ./bench -run '^halo' -reps 5 -out docs/bench/overhead.csv   # append the results to a CSV file
 //	go run ./bench -tables docs/performance.md  # regenerate the page's tables from the files it names
+//	go run ./bench -table polls -reps 5   # measure one recorded table, add its rows to docs/bench/polls.csv
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
 // are not what is measured, except for metric "wall", the wall time of the
 // whole run as the harness sees it (for replays: the time per replayed
 // interleaving against one native run). Lower is better for every value.
+//
+// The files: main.go the benchmarks and the overhead measurement; apps.go
+// the real applications; slack.go the buffering-aware exploration;
+// scale.go and scaleplot.go the scaling series and its plots; results.go
+// the result files (-out) and the generated blocks of docs/performance.md
+// (-tables); tables.go the table files of its recorded measurements and
+// what measures each (-table); programs/ the benchmark programs.
 package main
 
 import (
@@ -45,75 +53,84 @@ type benchmark struct {
 	args              []string
 	clocks, buffers   string // mpivet settings ("": the defaults, or -buffers)
 	replay            bool   // mpivet runs replay the first run's matches (a decision file)
+	arguments         string // mpivet's --arguments ("": -arguments)
 }
 
 var benchmarks = []benchmark{
-	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}, "", "", false},
-	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}, "", "", false},
+	{"pingpong-8B", "pingpong.c", "latency_us", 2, []string{"8", "200000"}, "", "", false, ""},
+	{"halo-256", "halo.c", "iter_us", 2, []string{"256", "2000"}, "", "", false, ""},
 	// The interior updated while the halo is in flight: pages holding
 	// pending buffers are touched, the worst case of the buffer checker.
-	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "", "", false},
+	{"halo-overlap", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "", "", false, ""},
 	// Recording and the live wait state alone (what deadlock detection needs).
-	{"halo-state", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "off", false},
+	{"halo-state", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "off", false, ""},
 	// The clock protocol alone (no wildcards: piggybacks and collective
 	// clock synchronisation only).
-	{"halo-clocks", "halo.c", "iter_us", 2, []string{"256", "2000"}, "lamport", "off", false},
+	{"halo-clocks", "halo.c", "iter_us", 2, []string{"256", "2000"}, "lamport", "off", false, ""},
 	// The buffer checker alone, without and with accesses to pages of
 	// pending buffers.
-	{"halo-buffers", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "on", false},
-	{"halo-overlap-buffers", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "off", "on", false},
+	{"halo-buffers", "halo.c", "iter_us", 2, []string{"256", "2000"}, "off", "on", false, ""},
+	{"halo-overlap-buffers", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "off", "on", false, ""},
 	// The same for ten times as long, as in a real run of minutes.
-	{"halo-overlap-long", "halo.c", "iter_us", 2, []string{"256", "20000", "overlap"}, "", "", false},
+	{"halo-overlap-long", "halo.c", "iter_us", 2, []string{"256", "20000", "overlap"}, "", "", false, ""},
 	// Nothing but small exchanges (16x16 doubles, 1 us per iteration
 	// natively): the worst case for recording and for the buffer checker,
 	// which watches only as many operations as a fifth of the run pays for.
-	{"halo-16", "halo.c", "iter_us", 2, []string{"16", "100000"}, "", "", false},
-	{"halo-16-state", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "off", false},
-	{"halo-16-buffers", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "on", false},
+	{"halo-16", "halo.c", "iter_us", 2, []string{"16", "100000"}, "", "", false, ""},
+	{"halo-16-state", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "off", false, ""},
+	{"halo-16-buffers", "halo.c", "iter_us", 2, []string{"16", "100000"}, "off", "on", false, ""},
 	// A polling loop (MPI_Testany and MPI_Iprobe, 2M polls per rank of
 	// which a few hundred find something), as in HPCC's RandomAccess: per
 	// poll, and the wall time of the whole run.
-	{"polls", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "", "", false},
-	{"polls-wall", "polls.c", "wall_ms", 2, []string{"100", "10000"}, "", "", false},
-	{"polls-state", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "off", false},
-	{"polls-clocks", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "lamport", "off", false},
-	{"polls-buffers", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "on", false},
+	{"polls", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "", "", false, ""},
+	{"polls-wall", "polls.c", "wall_ms", 2, []string{"100", "10000"}, "", "", false, ""},
+	{"polls-state", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "off", false, ""},
+	{"polls-clocks", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "lamport", "off", false, ""},
+	{"polls-buffers", "polls.c", "poll_ns", 2, []string{"100", "10000"}, "off", "on", false, ""},
 	// LLCP and LVCP latency on multi-pair ping-pong (seed 000, Fig. 5.25).
-	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false},
-	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false},
-	{"multipair-8-llcp", "multipair.c", "latency_us", 8, []string{"5000"}, "lamport", "off", false},
-	{"multipair-8-lvcp", "multipair.c", "latency_us", 8, []string{"5000"}, "vector", "off", false},
-	{"multipair-32-llcp", "multipair.c", "latency_us", 32, []string{"1000"}, "lamport", "off", false},
-	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false},
-	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false},
-	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false},
+	{"multipair-2-llcp", "multipair.c", "latency_us", 2, []string{"50000"}, "lamport", "off", false, ""},
+	{"multipair-2-lvcp", "multipair.c", "latency_us", 2, []string{"50000"}, "vector", "off", false, ""},
+	{"multipair-8-llcp", "multipair.c", "latency_us", 8, []string{"5000"}, "lamport", "off", false, ""},
+	{"multipair-8-lvcp", "multipair.c", "latency_us", 8, []string{"5000"}, "vector", "off", false, ""},
+	{"multipair-32-llcp", "multipair.c", "latency_us", 32, []string{"1000"}, "lamport", "off", false, ""},
+	{"multipair-32-lvcp", "multipair.c", "latency_us", 32, []string{"1000"}, "vector", "off", false, ""},
+	{"multipair-64-llcp", "multipair.c", "latency_us", 64, []string{"500"}, "lamport", "off", false, ""},
+	{"multipair-64-lvcp", "multipair.c", "latency_us", 64, []string{"500"}, "vector", "off", false, ""},
 	// Deterministic mode (--deterministic; clocks "deterministic" here),
 	// buffer checker off: what determinism costs (dMPI: 8% on NPB).
-	{"halo-256-determ", "halo.c", "iter_us", 2, []string{"256", "2000"}, "deterministic", "off", false},
-	{"halo-256-determ-8", "halo.c", "iter_us", 8, []string{"256", "500"}, "deterministic", "off", false},
-	{"pingpong-8B-determ", "pingpong.c", "latency_us", 2, []string{"8", "50000"}, "deterministic", "off", false},
-	{"multipair-8-determ", "multipair.c", "latency_us", 8, []string{"5000"}, "deterministic", "off", false},
-	{"multipair-32-determ", "multipair.c", "latency_us", 32, []string{"1000"}, "deterministic", "off", false},
-	{"multipair-64-determ", "multipair.c", "latency_us", 64, []string{"500"}, "deterministic", "off", false},
-	{"mw-2-determ", "masterworker.c", "run_ms", 2, []string{"200", "0", "time"}, "deterministic", "off", false},
-	{"mw-8-determ", "masterworker.c", "run_ms", 8, []string{"50", "200", "time"}, "deterministic", "off", false},
-	{"mw-32-determ", "masterworker.c", "run_ms", 32, []string{"10", "200", "time"}, "deterministic", "off", false},
-	{"mw-64-determ", "masterworker.c", "run_ms", 64, []string{"5", "200", "time"}, "deterministic", "off", false},
+	{"halo-256-determ", "halo.c", "iter_us", 2, []string{"256", "2000"}, "deterministic", "off", false, ""},
+	{"halo-256-determ-8", "halo.c", "iter_us", 8, []string{"256", "500"}, "deterministic", "off", false, ""},
+	{"pingpong-8B-determ", "pingpong.c", "latency_us", 2, []string{"8", "50000"}, "deterministic", "off", false, ""},
+	{"multipair-8-determ", "multipair.c", "latency_us", 8, []string{"5000"}, "deterministic", "off", false, ""},
+	{"multipair-32-determ", "multipair.c", "latency_us", 32, []string{"1000"}, "deterministic", "off", false, ""},
+	{"multipair-64-determ", "multipair.c", "latency_us", 64, []string{"500"}, "deterministic", "off", false, ""},
+	{"mw-2-determ", "masterworker.c", "run_ms", 2, []string{"200", "0", "time"}, "deterministic", "off", false, ""},
+	{"mw-8-determ", "masterworker.c", "run_ms", 8, []string{"50", "200", "time"}, "deterministic", "off", false, ""},
+	{"mw-32-determ", "masterworker.c", "run_ms", 32, []string{"10", "200", "time"}, "deterministic", "off", false, ""},
+	{"mw-64-determ", "masterworker.c", "run_ms", 64, []string{"5", "200", "time"}, "deterministic", "off", false, ""},
 	// One-sided halo exchange (bench/programs/rma_stencil.c): MPI_Put into
 	// the neighbours' windows, synchronised by fences or by lock_all, flush
 	// and a barrier; and the same with 16x16 blocks, where the calls are
 	// most of the time.
-	{"rma-fence", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "fence"}, "", "", false},
-	{"rma-lock", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "lock"}, "", "", false},
-	{"rma-fence-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "fence"}, "", "", false},
-	{"rma-lock-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "lock"}, "", "", false},
+	{"rma-fence", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "fence"}, "", "", false, ""},
+	{"rma-lock", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "lock"}, "", "", false, ""},
+	{"rma-fence-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "fence"}, "", "", false, ""},
+	{"rma-lock-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "lock"}, "", "", false, ""},
 	// One guided replay (every wildcard event forced) against a native run.
-	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true},
+	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true, ""},
+	// One MPI call on one rank, clocks and buffer checker off so that the
+	// wrapper is all there is, with the argument checks on and off; 20,000
+	// calls, whose records fit in the log's first part (a longer loop also
+	// pays for the log's growth, about 100 ns per call more).
+	{"calls-send", "calls.c", "call_ns", 1, []string{"send", "20000"}, "off", "off", false, "on"},
+	{"calls-send-unchecked", "calls.c", "call_ns", 1, []string{"send", "20000"}, "off", "off", false, "off"},
+	{"calls-allreduce", "calls.c", "call_ns", 1, []string{"allreduce", "20000"}, "off", "off", false, "on"},
+	{"calls-allreduce-unchecked", "calls.c", "call_ns", 1, []string{"allreduce", "20000"}, "off", "off", false, "off"},
 	// Python (mpi4py, Debian's: Open MPI only), with every check of a C
 	// program and the Python line of each call: a NumPy ping-pong, and a
 	// NumPy halo exchange with a Jacobi step (the interpreter's own work).
-	{"py-pingpong", "pingpong.py", "latency_us", 2, []string{"20000"}, "", "", false},
-	{"py-halo-256", "halo.py", "iter_us", 2, []string{"256", "1000"}, "", "", false},
+	{"py-pingpong", "pingpong.py", "latency_us", 2, []string{"20000"}, "", "", false, ""},
+	{"py-halo-256", "halo.py", "iter_us", 2, []string{"256", "1000"}, "", "", false, ""},
 }
 
 // python is the interpreter of the Python benchmarks: Debian's, whose
@@ -144,6 +161,8 @@ func main() {
 	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
 	out := flag.String("out", "", "also append each result, with the date, machine, load and command, to this CSV `file`")
 	tables := flag.String("tables", "", "regenerate the tables of this Markdown `page` from the result files it names, and exit")
+	table := flag.String("table", "", "measure the recorded table `name` of docs/performance.md ("+strings.Join(tableNames(), ", ")+") and append its rows to its file")
+	tableOut := flag.String("table-out", "", "the table file -table appends to (default docs/bench/NAME.csv)")
 	flag.Parse()
 	if *tables != "" {
 		rewriteTables(*tables)
@@ -162,7 +181,15 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	workDir = work
 	defer os.RemoveAll(work)
+	if *table != "" {
+		if *tableOut == "" {
+			*tableOut = filepath.Join("docs", "bench", *table+".csv")
+		}
+		measureTable(*table, work, *reps, strings.Split(*mpis, ","), *tableOut)
+		return
+	}
 	if *withApps {
 		runApps(work, *reps, match)
 		return
@@ -179,15 +206,14 @@ func main() {
 		runSlack(work, *reps, strings.Split(*mpis, ","), match)
 		return
 	}
-	runOverhead(work, *reps, strings.Split(*mpis, ","), match, *out)
+	runOverhead(work, *reps, strings.Split(*mpis, ","), match, recorder(*out, *reps))
 }
 
 // runOverhead measures every benchmark natively and under mpivet under
-// each MPI and prints the medians and best values and their ratios; with
-// out, it also appends each result to that CSV file.
-func runOverhead(work string, reps int, mpis []string, match *regexp.Regexp, out string) {
+// each MPI and prints the medians and best values and their ratios, and
+// gives each result to rec.
+func runOverhead(work string, reps int, mpis []string, match *regexp.Regexp, rec func(result)) {
 	src := sourceDir()
-	rec := recorder(out, reps)
 	fmt.Printf("%-8s %-14s %-10s %10s %10s %8s %10s %10s %8s\n", "MPI", "benchmark", "metric",
 		"native", "mpivet", "ratio", "native", "mpivet", "ratio")
 	fmt.Printf("%-34s %30s %30s\n", "", "--------- median ---------", "---------- best ----------")
@@ -319,6 +345,9 @@ func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session,
 	opts := driver.Defaults()
 	opts.Program, opts.Args, opts.NP, opts.Buffers, opts.Clocks = bin, b.args, b.np, bufs, b.clocks
 	opts.Arguments = arguments
+	if b.arguments != "" {
+		opts.Arguments = b.arguments
+	}
 	if b.clocks == "deterministic" { // --deterministic, seed 0 (Validate turns the clocks off)
 		opts.Clocks, opts.Deterministic = "lamport", true
 	}
@@ -351,7 +380,13 @@ func sourceDir() string {
 	return ""
 }
 
+// workDir is the benchmark's scratch directory, which fail removes.
+var workDir string
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
+	if workDir != "" {
+		os.RemoveAll(workDir)
+	}
 	os.Exit(2)
 }

@@ -152,14 +152,7 @@ func recorder(out string, reps int) func(result) {
 		return func(result) {}
 	}
 	start, mach := load1(), machine()
-	args := []string{"go", "run", "./bench"}
-	for _, a := range os.Args[1:] {
-		if regexp.MustCompile(`[^A-Za-z0-9_./=:,-]`).MatchString(a) {
-			a = "'" + a + "'"
-		}
-		args = append(args, a)
-	}
-	cmd := strings.Join(args, " ")
+	cmd := commandLine()
 	return func(r result) {
 		r.Date, r.Machine, r.Command, r.Reps = today(), mach, cmd, reps
 		r.LoadStart, r.LoadEnd = start, load1()
@@ -167,6 +160,18 @@ func recorder(out string, reps int) func(result) {
 			fail(err)
 		}
 	}
+}
+
+// commandLine is the command that runs this benchmark, as a shell line.
+func commandLine() string {
+	args := []string{"go", "run", "./bench"}
+	for _, a := range os.Args[1:] {
+		if regexp.MustCompile(`[^A-Za-z0-9_./=:,-]`).MatchString(a) {
+			a = "'" + a + "'"
+		}
+		args = append(args, a)
+	}
+	return strings.Join(args, " ")
 }
 
 func today() string { return time.Now().UTC().Format("2006-01-02") }
@@ -177,8 +182,9 @@ func today() string { return time.Now().UTC().Format("2006-01-02") }
 //	...
 //	<!-- end generated -->
 //
-// (kind results: a file -out wrote; scaling: a file -scale wrote).
-var generated = regexp.MustCompile(`(?s)(<!-- generated: (results|scaling) (\S+) -->\n)(.*?)(<!-- end generated -->)`)
+// (kind results: a file -out wrote; scaling: a file -scale wrote; table: a
+// table file, tables.go).
+var generated = regexp.MustCompile(`(?s)(<!-- generated: (results|scaling|table) (\S+) -->\n)(.*?)(<!-- end generated -->)`)
 
 // regenerate returns the page with every generated table made again from
 // its file, which is relative to root.
@@ -201,6 +207,14 @@ func tableOf(w io.Writer, kind, path string) error {
 		return err
 	}
 	defer f.Close()
+	if kind == "table" {
+		t, err := readTable(f)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		printTable(w, t)
+		return nil
+	}
 	if kind == "scaling" {
 		rows, err := readScaleCSV(f)
 		if err != nil {

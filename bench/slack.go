@@ -28,8 +28,10 @@ var slackBenches = []slackBench{
 }
 
 // runSlack measures the slackBenches under each MPI: median wall time of
-// the whole mpivet run, interleavings run, and the ratio of the medians.
-func runSlack(work string, reps int, mpis []string, match *regexp.Regexp) {
+// the whole mpivet run, interleavings run, and the ratio of the medians,
+// which it prints and returns as the rows of the table "slack".
+func runSlack(work string, reps int, mpis []string, match *regexp.Regexp) [][]string {
+	var rows [][]string
 	mpivet := filepath.Join(work, "mpivet")
 	if out, err := exec.Command("go", "build", "-o", mpivet, "mpivet/cmd/mpivet").CombinedOutput(); err != nil {
 		fail(fmt.Errorf("building mpivet: %v\n%s", err, out))
@@ -68,16 +70,16 @@ func runSlack(work string, reps int, mpis []string, match *regexp.Regexp) {
 					os.RemoveAll(dir)
 				}
 			}
-			base := 0.0
+			meds := map[string]float64{}
 			for _, v := range []string{"off", "minimal"} {
 				ws := walls[v]
 				sort.Float64s(ws)
-				med := median(ws)
-				if v == "off" {
-					base = med
-				}
-				fmt.Printf("%-8s %-14s %-8s %10.2f %14d %7.3fx\n", m, b.name, v, med, ils[v], med/base)
+				meds[v] = median(ws)
+				fmt.Printf("%-8s %-14s %-8s %10.2f %14d %7.3fx\n", m, b.name, v, meds[v], ils[v], meds[v]/meds["off"])
 			}
+			rows = append(rows, []string{b.name, mpiName(m), fmt.Sprintf("%d / %d", ils["off"], ils["minimal"]),
+				fmt.Sprintf("%.2f s", meds["off"]), fmt.Sprintf("%.2f s", meds["minimal"]), fmt.Sprintf("%.2f×", meds["minimal"]/meds["off"])})
 		}
 	}
+	return rows
 }

@@ -5,6 +5,18 @@
 // Waitany, Testany, Waitsome or Testsome could have returned, and runs the
 // program again with decisions that force them, depth first, until every
 // outcome is covered or a bound is reached.
+//
+// The files: matches.go finds each event's alternatives (Points, Alt) from
+// one run's records; orders.go the completion orders that need no replay;
+// explore.go the decisions a replay forces (Decision, Complete, the
+// decision files) and the search's state (Branch, Interleaving); search.go
+// the order of the search (levels, latest event first) and repeat.go why no
+// replay repeats another; parallel.go runs replays of the frontier ahead of
+// their turn (--jobs) while the search stays sequential; slack.go the
+// buffering-aware part (sends a match needs buffered); timing.go replays
+// that keep diverging; sites.go what the exploration did at each
+// nondeterministic call site (SiteStats). docs/design/exploration.md is the
+// design.
 package explore
 
 import (

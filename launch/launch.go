@@ -5,6 +5,14 @@
 // layer.conf), stops it at its time limit or when it stalls for good, makes
 // sure no process of the run survives, and reads the records. What to run
 // and how often is package driver's.
+//
+// The files: launch.go prepares a Session (the MPI, the layer, the
+// launcher's command and environment) and runs it (Result); stall.go
+// decides when a run that stopped making progress can never resume;
+// startup.go the start-up settings of mpivet's own runs that skip work the
+// MPI repeats identically in every replay; scratch.go gives each run of
+// Open MPI a directory of its own for that MPI's job files, removed
+// whichever way the run ended.
 package launch
 
 import (

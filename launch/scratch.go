@@ -17,9 +17,9 @@ import (
 // and the segments of its shared-memory transports (/dev/shm/vader_segment.*,
 // and the osc components' for windows). It removes them only when the job
 // ends normally. mpivet ends a deadlocked replay with SIGKILL, so an
-// exploration of a program that can deadlock left a session directory and
-// a segment per rank for each such replay: a day of test runs left 7.5 GB in
-// /tmp and 290 MB of memory in /dev/shm. Each run of Open MPI therefore gets
+// exploration of a program that can deadlock would leave a session
+// directory and a segment per rank for each such replay (a day of test
+// runs: 7.5 GB in /tmp and 290 MB of memory in /dev/shm). Each run of Open MPI therefore gets
 // a directory of its own for all of them, removed when the run has ended,
 // whichever way it ended (a second Ctrl-C included, see KillAll).
 

@@ -3,10 +3,17 @@
 // finding's ranks, Findings keeps one finding per fingerprint across
 // interleavings), the verdict and exit status (New, ExitCode), and the
 // printers, one per format behind the Printer interface: Text (the
-// terminal), JSON (what tools and tests read) and DOT (the graphs that go
-// with findings, written as files: a deadlock's wait-for graph). Each
-// printer has golden tests (testdata/*.golden; go test -update rewrites
-// them).
+// terminal), JSON (what tools and tests read), HTML (one page with the
+// graphs and each finding's trail), SARIF (code-scanning tools) and DOT
+// (the graphs that go with findings, written as files: a deadlock's
+// wait-for graph). Each printer has golden tests (testdata/*.golden; go
+// test -update rewrites them).
+//
+// The files: report.go the Report, its coverage and bounds; merge.go
+// fingerprints and merging; suppress.go suppression files; trail.go and
+// spacetime.go a finding's trail (package spacetime builds it) and its
+// space-time diagram; text.go, json.go, html.go, sarif.go and dot.go the
+// printers.
 package report
 
 import (

@@ -2,9 +2,18 @@
 // (format: layer/src/record/record.h) and the exit records of the rank supervisor, and
 // turns them into the calls and process facts the checks consume.
 //
-// A log may be read while its rank is still running (for timeouts, and later
-// for deadlock detection) or after the rank was killed: a record is visible
+// A log may be read while its rank is still running (for timeouts and for
+// deadlock detection) or after the rank was killed: a record is visible
 // only once its header is stored, so the log always ends at a whole record.
+//
+// The files: trace.go the calls as the checks see them (Call, its
+// communicator, file and collective data); decode.go and meta.go decode a
+// rank's log (ReadLog, Decode), cursor.go reads it in order through a
+// bounded buffer; run.go reads every rank of a run (Run, ReadRun,
+// ReadRunUntil); exit.go the supervisor's exit records; state.go the ranks'
+// live state pages and progress; sched.go what the operating system says
+// of a live rank (stopped, running); stop.go stops an analysis at an
+// interrupt or its time limit (ErrStopped).
 package trace
 
 import (

@@ -11,6 +11,13 @@
 // Exit status: 0 no error found, 1 errors found, 2 mpivet could not do its
 // job, 3 no error found but the verification stopped early (interrupted,
 // --budget, --max-interleavings), 130 quit at once on a second interrupt.
+//
+// The files: main.go the subcommands (run, replay, checks, explain) and
+// their flags; dump.go mpivet dump, the records of a run directory as
+// text; outputs.go the report files asked for (--json, --html, --sarif, a
+// witness with --export); progress.go the progress line; signals.go
+// interrupts (the first stops the run and reports, a second quits);
+// profile.go mpivet's own CPU and heap profiles, for its maintainers.
 package main
 
 import (
