@@ -143,13 +143,13 @@ static struct {
 #define SKIP 64
 static unsigned skip;
 static uint64_t period_cpu = WATCH_PERIOD_NS; /* the CPU time the budget is a fifth of */
-static uint64_t period_cpu0;
+static uint64_t cpu0, wall0;                   /* CPU and wall-clock times when period_cpu was measured */
 
 /* next_period starts the period the wall clock is in, if it is a new one:
- * its budget is a fifth of the CPU time the rank used in the one before
- * (at most the period's length), so that on a loaded host, where the rank
- * runs a fraction of the time, the checker's share of its time stays a
- * fifth. */
+ * its budget is a fifth of the CPU time the rank would use in a period at
+ * the rate it used CPU time since the last measure (at most the period's
+ * length), so that on a loaded host, where the rank runs a fraction of the
+ * time, the checker's share of its time stays a fifth. */
 static void next_period(uint64_t now)
 {
 	struct timespec ts;
@@ -157,12 +157,14 @@ static void next_period(uint64_t now)
 	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, p = ns / WATCH_PERIOD_NS;
 	if (p != period) {
 		uint64_t cpu = bc_cpu_ns();
-		if (period != 0) {
-			/* the CPU time per period's length, over the periods since */
-			uint64_t used = (cpu - period_cpu0) / (p - period);
-			period_cpu = used < WATCH_PERIOD_NS ? used : WATCH_PERIOD_NS;
+		if (wall0 && ns > wall0 + WATCH_PERIOD_NS / 10) { /* a measure over 10 ms at least */
+			double rate = (double)(cpu - cpu0) / (double)(ns - wall0);
+			period_cpu = (uint64_t)((rate < 1 ? rate : 1) * WATCH_PERIOD_NS);
+			cpu0 = cpu, wall0 = ns;
+		} else if (!wall0) {
+			cpu0 = cpu, wall0 = ns;
 		}
-		period = p, period_cpu0 = cpu;
+		period = p;
 		period_spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
 	}
 	period_end = now + (uint64_t)((double)((p + 1) * WATCH_PERIOD_NS - ns) * tsc_per_ns);
