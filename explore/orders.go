@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"strings"
 
 	"mpivet/trace"
 )
@@ -36,12 +37,15 @@ import (
 //
 // The context of an event is its rank, its call site, the length of its
 // request array, and the last contextCalls calls its rank made before it
-// (compared as above): where the rank is in its pattern of communication.
+// (compared as above, but with their tags taken relative to the first tag
+// among them): where the rank is in its pattern of communication.
 // The iterations of a regular exchange share one context (the calls that
 // posted the requests, and those of the iteration before), whatever the
-// Waitsome call of the iteration; the first iterations, and any that post
-// other requests or talk to other ranks, have contexts of their own, each
-// tested with a replay of its own. The window after the event is not part
+// Waitsome call of the iteration, also where the tags number the
+// iterations or steps (tag = it: the same pattern, shifted); the first
+// iterations, and any that post other requests, talk to other ranks or
+// use tags in another pattern, have contexts of their own, each tested
+// with a replay of its own. The window after the event is not part
 // of the context: the last iterations of a loop, whose windows reach the
 // calls after the loop, are judged with the others.
 //
@@ -112,7 +116,7 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 		n     int
 	}
 	var opens []open
-	var last [contextCalls]uint64 // the hashes of the last calls, a ring
+	var last [contextCalls]pastCall // the last calls, a ring
 	seen := 0
 	for c := range p.Calls() {
 		if w, ok := at[c.Offset]; ok {
@@ -123,7 +127,7 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 				opens = opens[:0]
 			}
 			if want[w.Event] {
-				out[w.Event] = [2]uint64{ringSum(last[:], seen), 0}
+				out[w.Event] = [2]uint64{contextSum(last[:], seen), 0}
 				opens = append(opens, open{event: w.Event, h: newCallHash()})
 			}
 			continue
@@ -131,9 +135,7 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 		if !comparable(c) {
 			continue
 		}
-		one := newCallHash()
-		one.add(c)
-		last[seen%contextCalls] = one.sum()
+		last[seen%contextCalls] = pastCallOf(c)
 		seen++
 		kept := opens[:0]
 		for _, o := range opens {
@@ -152,14 +154,52 @@ func windows(p *trace.Process, want map[uint64]bool) map[uint64][2]uint64 {
 	return out
 }
 
-// ringSum hashes the last min(seen, len(ring)) hashes of ring, oldest
-// first.
-func ringSum(ring []uint64, seen int) uint64 {
+// pastCall is a call of a context: its hash without its tags, and its
+// tags.
+type pastCall struct {
+	h    uint64
+	tags [len(tagFields)]int64
+	has  [len(tagFields)]bool
+}
+
+func pastCallOf(c *trace.Call) pastCall {
+	one := newCallHash()
+	one.addBut(c, true)
+	p := pastCall{h: one.sum()}
+	for i, f := range tagFields {
+		if c.HasField(f) {
+			p.tags[i], p.has[i] = c.Int(f), true
+		}
+	}
+	return p
+}
+
+// contextSum hashes the last min(seen, len(ring)) calls of ring, oldest
+// first, their tags relative to the first tag among them (MPI_ANY_TAG and
+// other negative values as they are).
+func contextSum(ring []pastCall, seen int) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
+	base, based := int64(0), false
 	for i := max(0, seen-len(ring)); i < seen; i++ {
-		binary.LittleEndian.PutUint64(b[:], ring[i%len(ring)])
+		c := &ring[i%len(ring)]
+		binary.LittleEndian.PutUint64(b[:], c.h)
 		h.Write(b[:])
+		for k, t := range c.tags {
+			if !c.has[k] {
+				continue
+			}
+			if t >= 0 && !based {
+				base, based = t, true
+			}
+			if t >= 0 {
+				t -= base
+			} else {
+				t = -1<<40 + t // apart from every relative tag
+			}
+			binary.LittleEndian.PutUint64(b[:], uint64(t))
+			h.Write(b[:])
+		}
 	}
 	return h.Sum64()
 }
@@ -191,14 +231,23 @@ type callHash struct {
 
 func newCallHash() *callHash { return &callHash{fnv.New64a()} }
 
-var talkFields = []string{"dest", "source", "tag", "sendtag", "recvtag", "count", "sendcount", "recvcount", "root"}
+var (
+	talkFields = []string{"dest", "source", "tag", "sendtag", "recvtag", "count", "sendcount", "recvcount", "root"}
+	tagFields  = [...]string{"tag", "sendtag", "recvtag"}
+)
 
-func (h *callHash) add(c *trace.Call) {
+func (h *callHash) add(c *trace.Call) { h.addBut(c, false) }
+
+// addBut adds c, without its tags if noTags.
+func (h *callHash) addBut(c *trace.Call, noTags bool) {
 	var b [8]byte
 	h.h.Write([]byte(c.Def.Name))
 	binary.LittleEndian.PutUint64(b[:], c.PC&0xfff)
 	h.h.Write(b[:])
 	for _, f := range talkFields {
+		if noTags && strings.HasSuffix(f, "tag") {
+			continue
+		}
 		if c.HasField(f) {
 			binary.LittleEndian.PutUint64(b[:], c.Word(f))
 			h.h.Write(b[:])

@@ -136,7 +136,7 @@ void *bc_xrealloc(void *q, size_t n);
  * did: mprotect calls by reason and faults by outcome (what its cost is made
  * of; see bench/). Counting costs nothing measurable. */
 enum { S_ENTRY, S_ALL, S_LEAVE, S_START, S_DEMOTE, S_MPI, S_OPEN, S_STEP, S_UNSTEP, NPROT,
-       F_MPI = NPROT, F_HIT, F_LOOP, F_DEMOTED, F_OPENED, F_STEPPED, F_STALE, C_LAZY, C_EAGER, NSTATS };
+       F_MPI = NPROT, F_HIT, F_LOOP, F_DEMOTED, F_OPENED, F_STEPPED, F_STALE, C_LAZY, C_EAGER, X_UNCH, X_LAYER, X_STACK, NSTATS };
 extern uint64_t stats[NSTATS];
 
 /* The checker's cost (see watching): the time spent in its hooks and fault
@@ -196,7 +196,8 @@ void bc_calibrate(void);
 /* The stepping allowance (cost.c): the time spent stepping the program's
  * own accesses, since t_start; what a stepped fault costs outside the two
  * handlers (signal_ns); where and whether the step in flight counts. */
-extern uint64_t stepped_ns, t_start, signal_ns;
+extern uint64_t stepped_ns, t_start, cpu_start, signal_ns;
+uint64_t bc_cpu_ns(void);
 extern TLS uint64_t step_t0;
 extern TLS int step_charged;
 int bc_may_step(void);

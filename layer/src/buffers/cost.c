@@ -20,7 +20,7 @@ static const char *const stat_names[NSTATS] = {
 	"mprotect:entry", "mprotect:all", "mprotect:leave", "mprotect:start", "mprotect:demote",
 	"mprotect:mpi-fault", "mprotect:window", "mprotect:step", "mprotect:unstep",
 	"fault:mpi", "fault:hit", "fault:loop", "fault:demoted", "fault:window", "fault:stepped", "fault:stale",
-	"calls:lazy", "calls:eager",
+	"calls:lazy", "calls:eager", "x:uncharged", "x:mpicode", "x:guard",
 };
 uint64_t stats[NSTATS];
 
@@ -74,7 +74,7 @@ void bc_print_stats(void)
 #define GRACE_NS 50e6
 #define RATE 0.03
 int mpivet_bc_precise;
-uint64_t stepped_ns, t_start;
+uint64_t stepped_ns, t_start, cpu_start;
 uint64_t signal_ns = 5000;
 TLS uint64_t step_t0;
 TLS int step_charged;
@@ -86,12 +86,23 @@ uint64_t bc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* bc_cpu_ns is the CPU time the rank's threads have used: the measure of
+ * "the run" in the allowance and the budget. Wall-clock time is not: on a
+ * loaded host (more ranks than cores, other jobs) a rank runs a fraction of
+ * each second, and a fifth of the wall clock could be all of its CPU time. */
+uint64_t bc_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* bc_may_step reports whether one more fault may be single-stepped. */
 int bc_may_step(void)
 {
 	if (mpivet_bc_precise)
 		return 1;
-	return (double)stepped_ns < GRACE_NS + RATE * (double)(bc_now_ns() - t_start);
+	return (double)stepped_ns < GRACE_NS + RATE * (double)(bc_cpu_ns() - cpu_start);
 }
 
 /* ---- The budget: which operations are watched ---- */
@@ -131,6 +142,33 @@ static struct {
  * slows down least: microseconds apart). */
 #define SKIP 64
 static unsigned skip;
+static uint64_t period_cpu = WATCH_PERIOD_NS; /* the CPU time the budget is a fifth of */
+static uint64_t cpu0, wall0;                   /* CPU and wall-clock times when period_cpu was measured */
+
+/* next_period starts the period the wall clock is in, if it is a new one:
+ * its budget is a fifth of the CPU time the rank would use in a period at
+ * the rate it used CPU time since the last measure (at most the period's
+ * length), so that on a loaded host, where the rank runs a fraction of the
+ * time, the checker's share of its time stays a fifth. */
+static void next_period(uint64_t now)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, p = ns / WATCH_PERIOD_NS;
+	if (p != period) {
+		uint64_t cpu = bc_cpu_ns();
+		if (wall0 && ns > wall0 + WATCH_PERIOD_NS / 10) { /* a measure over 10 ms at least */
+			double rate = (double)(cpu - cpu0) / (double)(ns - wall0);
+			period_cpu = (uint64_t)((rate < 1 ? rate : 1) * WATCH_PERIOD_NS);
+			cpu0 = cpu, wall0 = ns;
+		} else if (!wall0) {
+			cpu0 = cpu, wall0 = ns;
+		}
+		period = p;
+		period_spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
+	}
+	period_end = now + (uint64_t)((double)((p + 1) * WATCH_PERIOD_NS - ns) * tsc_per_ns);
+}
 
 static int watching(void)
 {
@@ -141,15 +179,9 @@ static int watching(void)
 		return 0;
 	}
 	uint64_t now = tsc();
-	if (now >= period_end || tsc_per_ns == 0) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, p = ns / WATCH_PERIOD_NS;
-		if (p != period)
-			period = p, period_spent = __atomic_load_n(&spent_ns, __ATOMIC_RELAXED);
-		period_end = now + (uint64_t)((double)((p + 1) * WATCH_PERIOD_NS - ns) * tsc_per_ns);
-	}
-	if ((double)(__atomic_load_n(&spent_ns, __ATOMIC_RELAXED) - period_spent) < WATCH_RATE * WATCH_PERIOD_NS)
+	if (now >= period_end || tsc_per_ns == 0)
+		next_period(now);
+	if ((double)(__atomic_load_n(&spent_ns, __ATOMIC_RELAXED) - period_spent) < WATCH_RATE * (double)period_cpu)
 		return 1;
 	skip = SKIP - 1;
 	return 0;

@@ -25,6 +25,7 @@ static TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, if known */
 static TLS uintptr_t step_pages[8];
 static TLS int nstep;
 static TLS uintptr_t stale; /* a fault on a page no longer protected, retried once */
+static TLS uint64_t step_gap_t0; /* when the handler of the last stepped fault returned */
 
 /* access checks an access by the program to address a; 1 if it is to the
  * bytes of a pending buffer that the access type concerns. */
@@ -134,6 +135,7 @@ static int fault(void *sip, void *ucp)
 	}
 	bc_prot(page, pagesz, RW, S_STEP);
 	stats[F_STEPPED]++;
+	if (!program) { stats[X_UNCH]++; if (bc_in_mpi_code(pc)) stats[X_LAYER]++; if (mpivet_guard) stats[X_STACK]++; }
 	if (nstep == 0)
 		step_t0 = t0, step_charged = program;
 	if (nstep < 8)
@@ -141,6 +143,7 @@ static int fault(void *sip, void *ucp)
 	uc->uc_mcontext.gregs[REG_EFL] |= 0x100; /* trap after this one instruction */
 	if (locked)
 		unlock();
+	step_gap_t0 = tsc();
 	return 1;
 #else
 	(void)sip, (void)ucp;
@@ -169,7 +172,8 @@ static int trap(void *ucp)
 	if (step_charged)
 		stepped_ns += since(step_t0) + signal_ns;
 	add_spent(signal_ns / 2);
-	spend(t0);
+	spend(step_gap_t0 && step_gap_t0 < t0 ? step_gap_t0 : t0);
+	step_gap_t0 = 0;
 	uc->uc_mcontext.gregs[REG_EFL] &= ~0x100;
 	if (locked)
 		unlock();

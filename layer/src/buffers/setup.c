@@ -211,7 +211,7 @@ static void bc_init(void)
 	if (!once) {
 		once = 1;
 		pagesz = (uintptr_t)sysconf(_SC_PAGESIZE);
-		t_start = bc_now_ns();
+		t_start = bc_now_ns(), cpu_start = bc_cpu_ns();
 		void *f[2];
 		backtrace(f, 2); /* loads the unwinder now, not in a signal handler */
 		bc_thread();
