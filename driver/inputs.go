@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"mpivet/rundir"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,12 +44,19 @@ func (o *Options) checkInputs() error {
 // removeUnrun removes the run directory dir that Verify created when
 // the verification failed before it launched anything (the program is not
 // an MPI program, no MPI, the layer would not build): it holds only the
-// command record then, and would be left behind empty of records. A
+// command record and the run's lock then, and would be left behind empty
+// of records. A
 // directory with more (a launcher's output, records) is kept: it says
 // what went wrong.
 func removeUnrun(dir string) {
 	ents, err := os.ReadDir(dir)
-	if err == nil && len(ents) == 1 && ents[0].Name() == commandFile {
-		os.RemoveAll(dir)
+	if err != nil {
+		return
 	}
+	for _, e := range ents {
+		if e.Name() != commandFile && e.Name() != rundir.LockFile {
+			return
+		}
+	}
+	os.RemoveAll(dir)
 }

@@ -141,7 +141,6 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		rep.Seconds = time.Since(start).Seconds()
 		return rep, nil
 	}
-	stats := explore.Stats{Interleavings: 1, Complete: true}
 	stopped := first.Stopped
 	if n := watchNote(first.Run); n != "" {
 		x.notes = append(x.notes, n)
@@ -164,23 +163,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 		}
 	}
 	x.firstUnit = nil // the exploration keeps no whole run
-	switch {
-	case stopped != "":
-	case o.Deterministic:
-		x.notes = append(x.notes, determinismNote(first.Run, o.Seed))
-	case off != "":
-		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(x.sess, off))
-	case x.found(1, "rank-killed"):
-		// a rank killed from outside (the OOM killer): the first run did
-		// not go to its end, and its replays would meet the same end;
-		// killedCut says so
-	case replay == nil && !first.Infeasible:
-		stats = x.explore(first)
-		first = nil
-		stopped = stats.Stopped
-		if stopped == "" && stats.Diverged > 0 {
-			stopped = fmt.Sprintf("%d %s diverged (see the note)", stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"))
-		}
+	stats := explore.Stats{Interleavings: 1, Complete: true}
+	if stopped == "" {
+		stats, stopped = x.exploreFrom(first, replay != nil, off)
 	}
 	// The zero-buffering run, unless a deadlock is known already, or the
 	// first run did not end by itself (a second would not either).
@@ -194,6 +179,31 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	rep := x.report(stats, x.withCut(stopped), buffering)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// exploreFrom explores the interleavings other than the first run's,
+// unless the run is a replay, the clocks were off (off says why), the
+// mode is deterministic or a rank was killed; what it covered and why it
+// stopped, if it did.
+func (x *exploration) exploreFrom(first *explore.Interleaving, replay bool, off string) (explore.Stats, string) {
+	stats, stopped := explore.Stats{Interleavings: 1, Complete: true}, ""
+	switch {
+	case x.o.Deterministic:
+		x.notes = append(x.notes, determinismNote(first.Run, x.o.Seed))
+	case off != "":
+		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(x.sess, off))
+	case x.found(1, "rank-killed"):
+		// a rank killed from outside (the OOM killer): the first run did
+		// not go to its end, and its replays would meet the same end;
+		// killedCut says so
+	case !replay && !first.Infeasible:
+		stats = x.explore(first)
+		stopped = stats.Stopped
+		if stopped == "" && stats.Diverged > 0 {
+			stopped = fmt.Sprintf("%d %s diverged (see the note)", stats.Diverged, check.Plural(stats.Diverged, "replay", "replays"))
+		}
+	}
+	return stats, stopped
 }
 
 // newExploration prepares the launches of a verification (its first run
