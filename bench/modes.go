@@ -131,7 +131,7 @@ func runParallel8(reps int) [][]string {
 		line := []string{label}
 		for _, j := range jobs {
 			v := medianOf(pick(rs, j, ""), f)
-			line = append(line, fmt.Sprintf("%.2f s%s", v, extra(j, v)))
+			line = append(line, fmt.Sprintf("%.1f s%s", v, extra(j, v)))
 		}
 		return line
 	}
