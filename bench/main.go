@@ -12,6 +12,7 @@
 //	go run ./bench -run '^halo' -reps 5 -out docs/bench/overhead.csv   # append the results to a CSV file
 //	go run ./bench -tables docs/performance.md  # regenerate the page's tables from the files it names
 //	go run ./bench -table polls -reps 5   # measure one recorded table, add its rows to docs/bench/polls.csv
+//	go run ./bench -table wait-mpich -max-interleavings 2 -table-out /tmp/t.csv   # a quick check of a mode
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -24,7 +25,9 @@
 // scale.go and scaleplot.go the scaling series and its plots; results.go
 // the result files (-out) and the generated blocks of docs/performance.md
 // (-tables); tables.go the table files of its recorded measurements and
-// what measures each (-table); programs/ the benchmark programs.
+// what measures each (-table); modes.go and replays.go the tables measured
+// by explorations (scripts/bench-parallel) and by --wait spin against
+// sleep; programs/ the benchmark programs.
 package main
 
 import (

@@ -136,7 +136,7 @@ type tableSpec struct {
 	columns []string
 	rows    []rowSpec
 	run     func(work string, reps int, mpis []string) [][]string
-	note    string // what the rows' note says (default: the alternated runs)
+	note    string // what the rows' note says (default: the alternated runs); %d: the -reps
 }
 
 func c(mpi, show string, benches ...string) cellSpec { return cellSpec{mpi, show, benches} }
@@ -205,7 +205,7 @@ var tableSpecs = map[string]tableSpec{
 		note: "Open MPI, default `--wait`, scripts/bench-parallel, medians of %d round(s); speed-up against `--jobs 1`"},
 	"timeline": {columns: []string{"phase of one replay", "`MPIVET_STARTUP=plain`", "default"},
 		run:  func(_ string, reps int, _ []string) [][]string { return runTimeline(reps) },
-		note: "`--jobs 1`, Open MPI, master/worker, 4 ranks, 6 tasks, scripts/bench-parallel with MPIVET_STARTUP=plain then without (one round each, -reps %d unused), scripts/replay-timeline; medians per interleaving"},
+		note: "`--jobs 1`, Open MPI, master/worker, 4 ranks, 6 tasks, scripts/bench-parallel with MPIVET_STARTUP=plain then without (one round each), scripts/replay-timeline; medians per interleaving"},
 	"wait-openmpi": {columns: []string{"Open MPI, master/worker 8 ranks, 8 tasks, 40 interleavings", "spin wall", "spin CPU (user + sys)", "sleep wall", "sleep CPU"},
 		run:  func(_ string, reps int, _ []string) [][]string { return runWaitOpenMPI(reps) },
 		note: "scripts/bench-parallel, %d round(s), one value per round in each cell; spin and sleep alternated"},
@@ -362,8 +362,10 @@ func measureTable(name, work string, reps int, mpis []string, out string) {
 	}
 	rows := make([]tableRow, len(cells))
 	note := fmt.Sprintf("%d alternated runs of each variant", reps)
-	if spec.note != "" {
+	if strings.Contains(spec.note, "%d") {
 		note = fmt.Sprintf(spec.note, reps)
+	} else if spec.note != "" {
+		note = spec.note
 	}
 	if capInterleavings > 0 {
 		note += fmt.Sprintf("; explorations capped at %d interleavings", capInterleavings)
