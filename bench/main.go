@@ -12,6 +12,7 @@
 //	go run ./bench -run '^halo' -reps 5 -out docs/bench/overhead.csv   # append the results to a CSV file
 //	go run ./bench -tables docs/performance.md  # regenerate the page's tables from the files it names
 //	go run ./bench -table polls -reps 5   # measure one recorded table, add its rows to docs/bench/polls.csv
+//	go run ./bench -table wait-mpich -max-interleavings 2 -table-out /tmp/t.csv   # a quick check of a mode
 //
 // The programs (bench/programs) time themselves with MPI_Wtime and print
 // "RESULT name=value"; launching and recording costs outside the timed region
@@ -24,7 +25,9 @@
 // scale.go and scaleplot.go the scaling series and its plots; results.go
 // the result files (-out) and the generated blocks of docs/performance.md
 // (-tables); tables.go the table files of its recorded measurements and
-// what measures each (-table); programs/ the benchmark programs.
+// what measures each (-table); modes.go and replays.go the tables measured
+// by explorations (scripts/bench-parallel) and by --wait spin against
+// sleep; programs/ the benchmark programs.
 package main
 
 import (
@@ -116,6 +119,8 @@ var benchmarks = []benchmark{
 	{"rma-lock", "rma_stencil.c", "iter_us", 2, []string{"256", "2000", "lock"}, "", "", false, ""},
 	{"rma-fence-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "fence"}, "", "", false, ""},
 	{"rma-lock-16", "rma_stencil.c", "iter_us", 2, []string{"16", "20000", "lock"}, "", "", false, ""},
+	{"rma-cpu-fence", "rma_stencil.c", "cpu_iter_us", 1, []string{"256", "2000", "fence"}, "", "", false, ""},
+	{"rma-cpu-lock", "rma_stencil.c", "cpu_iter_us", 1, []string{"256", "2000", "lock"}, "", "", false, ""},
 	// One guided replay (every wildcard event forced) against a native run.
 	{"replay-master-worker", "../../testdata/programs/wildcard_master_worker.c", "wall_ms", 3, []string{"40"}, "lamport", "", true, ""},
 	// One MPI call on one rank, clocks and buffer checker off so that the
@@ -162,6 +167,7 @@ func main() {
 	out := flag.String("out", "", "also append each result, with the date, machine, load and command, to this CSV `file`")
 	tables := flag.String("tables", "", "regenerate the tables of this Markdown `page` from the result files it names, and exit")
 	table := flag.String("table", "", "measure the recorded table `name` of docs/performance.md ("+strings.Join(tableNames(), ", ")+") and append its rows to its file")
+	flag.IntVar(&capInterleavings, "max-interleavings", 0, "cap the explorations of -table parallel-8, timeline, wait-openmpi and wait-mpich (a quick check of the mode)")
 	tableOut := flag.String("table-out", "", "the table file -table appends to (default docs/bench/NAME.csv)")
 	flag.Parse()
 	if *tables != "" {
@@ -330,6 +336,12 @@ func measure(b benchmark, bin, work string, reps int, launcher string) ([]float6
 // once under mpivet in a directory, with the ranks' settings mpivet run
 // would give them (driver.WriteLayerConf) and the files given.
 func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session, func(string, driver.RunFiles) (*launch.Result, error), error) {
+	return prepareWith(b, bin, launcher, out, nil)
+}
+
+// prepareWith is prepare with set, if not nil, changing mpivet's options
+// (e.g. --wait) after the benchmark's own.
+func prepareWith(b benchmark, bin, launcher string, out io.Writer, set func(*driver.Options)) (*launch.Session, func(string, driver.RunFiles) (*launch.Result, error), error) {
 	bufs := buffers
 	if b.buffers != "" {
 		bufs = b.buffers
@@ -350,6 +362,9 @@ func prepare(b benchmark, bin, launcher string, out io.Writer) (*launch.Session,
 	}
 	if b.clocks == "deterministic" { // --deterministic, seed 0 (Validate turns the clocks off)
 		opts.Clocks, opts.Deterministic = "lamport", true
+	}
+	if set != nil {
+		set(&opts)
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err

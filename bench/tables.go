@@ -136,6 +136,7 @@ type tableSpec struct {
 	columns []string
 	rows    []rowSpec
 	run     func(work string, reps int, mpis []string) [][]string
+	note    string // what the rows' note says (default: the alternated runs); %d: the -reps
 }
 
 func c(mpi, show string, benches ...string) cellSpec { return cellSpec{mpi, show, benches} }
@@ -193,6 +194,27 @@ var tableSpecs = map[string]tableSpec{
 	}},
 	"parallel": {columns: []string{"run (Open MPI, 4 ranks, 6 tasks, 162 interleavings)", "wall", "per interleaving", "native run beside it"},
 		run: func(_ string, reps int, _ []string) [][]string { return runParallel(reps) }},
+	"rma-cpu": {columns: []string{"RMA stencil, CPU time per iteration, 1 rank", "native", "mpivet"}, rows: []rowSpec{
+		{"MPICH 4.0, fence", []cellSpec{c("mpich", "native", "rma-cpu-fence"), c("mpich", "mpivet+ratio", "rma-cpu-fence")}},
+		{"MPICH 4.0, lock_all + flush + barrier", []cellSpec{c("mpich", "native", "rma-cpu-lock"), c("mpich", "mpivet+ratio", "rma-cpu-lock")}},
+		{"Open MPI 4.1.4, fence", []cellSpec{c("openmpi", "native", "rma-cpu-fence"), c("openmpi", "mpivet+ratio", "rma-cpu-fence")}},
+		{"Open MPI 4.1.4, lock_all + flush + barrier", []cellSpec{c("openmpi", "native", "rma-cpu-lock"), c("openmpi", "mpivet+ratio", "rma-cpu-lock")}},
+	}, note: "`bench/programs/rma_stencil.c 256 2000 fence` (and `lock`), its one rank putting to itself, timing its loop's CPU (CLOCK_PROCESS_CPUTIME_ID); %d alternated runs of native and mpivet, median"},
+	"parallel-8": {columns: []string{"master/worker, 8 ranks", "`--jobs 1`", "`--jobs 2`", "`--jobs 4`"},
+		run:  func(_ string, reps int, _ []string) [][]string { return runParallel8(reps) },
+		note: "Open MPI, default `--wait`, scripts/bench-parallel, medians of %d round(s); speed-up against `--jobs 1`"},
+	"timeline": {columns: []string{"phase of one replay", "`MPIVET_STARTUP=plain`", "default"},
+		run:  func(_ string, reps int, _ []string) [][]string { return runTimeline(reps) },
+		note: "`--jobs 1`, Open MPI, master/worker, 4 ranks, 6 tasks, scripts/bench-parallel with MPIVET_STARTUP=plain then without (one round each), scripts/replay-timeline; medians per interleaving"},
+	"wait-openmpi": {columns: []string{"Open MPI, master/worker 8 ranks, 8 tasks, 40 interleavings", "spin wall", "spin CPU (user + sys)", "sleep wall", "sleep CPU"},
+		run:  func(_ string, reps int, _ []string) [][]string { return runWaitOpenMPI(reps) },
+		note: "scripts/bench-parallel, %d round(s), one value per round in each cell; spin and sleep alternated"},
+	"wait-mpich": {columns: []string{"MPICH, master/worker", "spin wall", "spin CPU", "sleep wall", "sleep CPU"},
+		run:  func(_ string, reps int, _ []string) [][]string { return runWaitMPICH(reps) },
+		note: "scripts/bench-parallel, %d round(s), one value per round in each cell; spin and sleep alternated"},
+	"wait-halo": {columns: []string{"halo, 4 ranks", "spin: time per iteration", "spin: CPU of the run", "sleep: time per iteration", "sleep: CPU"},
+		run:  func(work string, reps int, mpis []string) [][]string { return runWaitHalo(work, reps, mpis) },
+		note: "`bench/programs/halo.c 256 500` under `mpivet run -n 4 --wait spin` and `sleep`, 4 ranks on the 2 cores, %d alternated round(s), one value per round in each cell"},
 	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
 		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
 		return runApps(work, reps, regexp.MustCompile(""))
@@ -269,6 +291,8 @@ func (s tableSpec) cells(results []result) [][]string {
 			switch {
 			case len(vals) < len(cell.benches):
 				line = append(line, "")
+			case cell.show == "mpivet+ratio": // the unit is inside
+				line = append(line, strings.Join(vals, " / "))
 			case strings.HasPrefix(cell.show, "native") || strings.HasPrefix(cell.show, "mpivet"):
 				line = append(line, strings.Join(vals, " / ")+unit)
 			default:
@@ -289,7 +313,7 @@ func value(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-var units = map[string]string{"latency_us": " µs", "iter_us": " µs", "poll_ns": " ns", "call_ns": " ns", "wall_ms": " ms", "run_ms": " ms"}
+var units = map[string]string{"latency_us": " µs", "iter_us": " µs", "poll_ns": " ns", "call_ns": " ns", "wall_ms": " ms", "run_ms": " ms", "cpu_iter_us": " µs"}
 
 // showResult formats what a cell shows of a result (values without their
 // unit, which cells adds).
@@ -305,6 +329,8 @@ func showResult(r result, show string) string {
 		return value(r.NativeMedian)
 	case "mpivet":
 		return value(r.MpivetMedian)
+	case "mpivet+ratio":
+		return fmt.Sprintf("%s%s (%.2f×)", value(r.MpivetMedian), units[r.Metric], r.MpivetMedian/r.NativeMedian)
 	case "mpivet-best":
 		return fmt.Sprintf("%.0f", r.MpivetBest)
 	}
@@ -335,13 +361,21 @@ func measureTable(name, work string, reps int, mpis []string, out string) {
 		fail(fmt.Errorf("-table %s: nothing measured", name))
 	}
 	rows := make([]tableRow, len(cells))
+	note := fmt.Sprintf("%d alternated runs of each variant", reps)
+	if strings.Contains(spec.note, "%d") {
+		note = fmt.Sprintf(spec.note, reps)
+	} else if spec.note != "" {
+		note = spec.note
+	}
+	if capInterleavings > 0 {
+		note += fmt.Sprintf("; explorations capped at %d interleavings", capInterleavings)
+	}
 	load := fmt.Sprintf("%.0f at the start, %.0f at the end", start, load1())
 	for i, cs := range cells {
 		for len(cs) < len(spec.columns) { // a row with fewer cells than columns
 			cs = append(cs, "")
 		}
-		rows[i] = tableRow{Date: today(), Machine: mach, Load: load, Command: commandLine(),
-			Note: fmt.Sprintf("%d alternated runs of each variant", reps), Cells: cs}
+		rows[i] = tableRow{Date: today(), Machine: mach, Load: load, Command: commandLine(), Note: note, Cells: cs}
 	}
 	if err := appendTable(out, spec.columns, rows); err != nil {
 		fail(err)

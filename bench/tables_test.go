@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,17 +104,23 @@ func TestRecordedTablesGenerated(t *testing.T) {
 	if m := regexp.MustCompile(`(?m)^\|.*$`).FindString(outside); m != "" {
 		t.Errorf("a table in Recorded measurements is not generated from a file: %s", m)
 	}
-	named := map[string]bool{}
+	named := map[string]string{} // file -> kind (table, results, scaling)
 	for _, m := range generated.FindAllStringSubmatch(string(page), -1) {
-		named[m[3]] = true
+		named[m[3]] = m[2]
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "bench", "*.csv"))
 	if len(files) == 0 {
 		t.Fatal("no docs/bench/*.csv")
 	}
 	for _, f := range files {
-		if rel := "docs/bench/" + filepath.Base(f); !named[rel] {
+		if rel := "docs/bench/" + filepath.Base(f); named[rel] == "" {
 			t.Errorf("%s is on no table of docs/performance.md", rel)
+		}
+	}
+	for rel, kind := range named {
+		name := strings.TrimSuffix(strings.TrimPrefix(rel, "docs/bench/"), ".csv")
+		if _, ok := tableSpecs[name]; kind == "table" && !ok {
+			t.Errorf("table %s of docs/performance.md has no bench mode (-table %s)", rel, name)
 		}
 	}
 	for name, spec := range tableSpecs {
@@ -154,4 +161,66 @@ func TestValue(t *testing.T) {
 			t.Errorf("value(%v) = %s, want %s", v, got, want)
 		}
 	}
+}
+
+// Every measured table either names the benchmarks of its rows, with no
+// more cells than columns, or measures its rows itself.
+func TestEveryTableMeasures(t *testing.T) {
+	for name, spec := range tableSpecs {
+		if spec.run == nil && len(spec.rows) == 0 {
+			t.Errorf("table %s: no rows and no measurement", name)
+		}
+		for _, r := range spec.rows {
+			if len(r.cells)+1 > len(spec.columns) {
+				t.Errorf("table %s, row %q: %d cells for %d columns", name, r.label, len(r.cells)+1, len(spec.columns))
+			}
+		}
+	}
+}
+
+// The exploration tables read scripts/bench-parallel's lines: spin against
+// sleep per --jobs, one value per round, and the medians of
+// scripts/replay-timeline's phases, wall and CPU apart.
+func TestExplorationRows(t *testing.T) {
+	out := `round 1: native 0.50 s; mpivet --jobs 1 --wait spin: 41.3 s wall, CPU 6.2 user + 8.9 sys, 40 interleavings (incomplete), 1.033 s wall and 0.378 s CPU each; load 36
+round 1: native 0.48 s; mpivet --jobs 1 --wait sleep: 32.8 s wall, CPU 5.9 user + 8.2 sys, 40 interleavings (incomplete), 0.820 s wall and 0.353 s CPU each; load 40
+round 2: native 0.45 s; mpivet --jobs 1 --wait spin: 21.3 s wall, CPU 5.5 user + 8.0 sys, 40 interleavings (incomplete), 0.533 s wall and 0.338 s CPU each; load 30
+round 2: native 0.47 s; mpivet --jobs 1 --wait sleep: 16.4 s wall, CPU 5.1 user + 7.6 sys, 40 interleavings (incomplete), 0.410 s wall and 0.318 s CPU each; load 31
+where one interleaving's time goes (--jobs 1, round 1):
+  phase                                                   median       sum
+  MPI_Init (last start-up done -> last returned)         140.9ms     4.44s
+  CPU time of the ranks (added up over them), median per interleaving:
+    MPI_Init                                              66.7ms     2.02s
+  one interleaving, launch -> checked                    443.5ms    14.48s
+`
+	rs := parseRounds(out)
+	if len(rs) != 4 || rs[3].wait != "sleep" || rs[3].interleavings != 40 || rs[2].user != 5.5 {
+		t.Fatalf("parsed %+v", rs)
+	}
+	sum := func(r round) string { return fmt.Sprintf("%.1f", r.user+r.sys) }
+	rows := waitRows(rs, func(j string) string { return "`--jobs " + j + "`" }, sum, "1", "2")
+	if got := strings.Join(rows[0], " | "); got != "`--jobs 1` | 41.3, 21.3 s | 15.1, 13.5 s | 32.8, 16.4 s | 14.1, 12.7 s" {
+		t.Errorf("--jobs 1 row: %s", got)
+	}
+	if got := strings.Join(rows[1], " | "); got != "`--jobs 2` |  |  |  | " {
+		t.Errorf("a --jobs not measured: %s", got)
+	}
+	wall, cpu := timelineMedians(out)
+	if wall["MPI_Init"] != "" || wall["MPI_Init (last start-up done -> last returned)"] != "140.9 ms" ||
+		cpu["MPI_Init"] != "66.7 ms" || wall["one interleaving, launch -> checked"] != "443.5 ms" {
+		t.Errorf("timeline: wall %v, cpu %v", wall, cpu)
+	}
+	for _, p := range timelinePhases {
+		if !strings.Contains(mustRead(t, "../scripts/replay-timeline"), p[1]) {
+			t.Errorf("scripts/replay-timeline prints no %q", p[1])
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
