@@ -123,7 +123,7 @@ func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore
 	// A rank whose records reached --max-records went on unrecorded: what
 	// it recorded is checked, how the run ended is not (as after an
 	// interrupt), and the verdict is incomplete.
-	cut := truncated(res.Run, n, x.o.MaxRecords)
+	cut := truncated(res.Run, n, x.o.MaxRecords, res.Interrupted)
 	if cut != "" && x.cut == "" {
 		x.cut = cut
 	}
