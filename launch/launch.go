@@ -554,10 +554,12 @@ func waitForExits(dir string, max time.Duration) {
 	}
 }
 
-// trimLogs cuts the sparse log files down to their records.
+// trimLogs cuts the sparse log files down to their records. A log whose
+// reading was cut (Process.Cut) is kept whole: its records go on past
+// where the reading stopped, and cutting a GiB off a file takes seconds.
 func trimLogs(run *trace.Run) {
 	for _, p := range run.Procs {
-		if p.End > 0 && strings.HasSuffix(p.File, ".log") {
+		if p.End > 0 && !p.Cut && strings.HasSuffix(p.File, ".log") {
 			os.Truncate(p.File, p.End)
 		}
 	}
