@@ -544,10 +544,14 @@ func (u *Unit) run(c *Check) *action {
 // findings of the checks that ended before, with trace.ErrStopped.
 func (u *Unit) Findings(checks []*Check) ([]Finding, error) {
 	var all []Finding
-	for _, c := range checks {
+	for i, c := range checks {
 		a := u.run(c)
 		if errors.Is(a.err, trace.ErrStopped) {
-			return all, a.err
+			s := &Stopped{}
+			for _, r := range checks[i:] {
+				s.NotRun = append(s.NotRun, r.Name)
+			}
+			return all, s
 		}
 		if a.err != nil {
 			return nil, a.err
@@ -556,6 +560,17 @@ func (u *Unit) Findings(checks []*Check) ([]Finding, error) {
 	}
 	return all, nil
 }
+
+// Stopped is Findings' error when the bound on the analysis stopped it
+// (it wraps trace.ErrStopped): NotRun are the checks that did not end,
+// the one stopped first.
+type Stopped struct{ NotRun []string }
+
+func (s *Stopped) Error() string {
+	return "the analysis was stopped; checks not run: " + strings.Join(s.NotRun, ", ")
+}
+
+func (s *Stopped) Unwrap() error { return trace.ErrStopped }
 
 // runCheck runs c, a stopped reader of the records its error.
 func runCheck(c *Check, p *Pass) (res any, err error) {

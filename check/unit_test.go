@@ -116,3 +116,28 @@ func TestStoppedAnalysisKeepsEarlierFindings(t *testing.T) {
 	run.StopWhen(nil)
 	run.CheckStop() // no longer stopped: no panic
 }
+
+// A check stopped by the bound on the analysis (trace.ErrStopped) ends
+// Findings with the findings of the checks before it and a check.Stopped
+// naming it and the checks after it, which did not run.
+func TestFindingsStoppedNamesChecksNotRun(t *testing.T) {
+	ran := 0
+	mk := func(name string, stop bool) *check.Check {
+		return &check.Check{Name: name, Doc: name, Run: func(p *check.Pass) (any, error) {
+			ran++
+			if stop {
+				return nil, trace.ErrStopped
+			}
+			p.Report(check.Finding{Kind: name, Severity: check.Warning, Message: name})
+			return nil, nil
+		}}
+	}
+	fs, err := check.NewUnit(&check.Input{}).Findings([]*check.Check{mk("a", false), mk("b", true), mk("c", false)})
+	var s *check.Stopped
+	if !errors.Is(err, trace.ErrStopped) || !errors.As(err, &s) || strings.Join(s.NotRun, ",") != "b,c" {
+		t.Fatalf("error %v, want a check.Stopped naming b and c", err)
+	}
+	if len(fs) != 1 || fs[0].Kind != "a" || ran != 2 {
+		t.Errorf("findings %v after %d checks ran, want a's only after 2", fs, ran)
+	}
+}

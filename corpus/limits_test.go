@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,8 +123,11 @@ func TestOneSidedLimits(t *testing.T) {
 
 // Interrupted while a program runs that would run for ten minutes, mpivet
 // stops the ranks, analyses what they recorded within its bound and
-// reports, incomplete (exit 3). The test's own deadline is 30 s; the time
-// from the interrupt to the exit is logged.
+// reports, incomplete (exit 3). Its ranks record far faster than their
+// records can be read: the reading after the interrupt is bounded
+// (launch's readBound), and the report says the records were read in part
+// and how many calls of each rank it covered. The test's own deadline is
+// 30 s; the time from the interrupt to the exit is logged.
 func TestInterruptBounded(t *testing.T) {
 	underEachMPISource(t, "../bench/programs/rma_ops.c", func(t *testing.T, bin, dir string) {
 		cmd := exec.Command(mpivetBin, "run", "-n", "2", "--no-color", "--timeout", "20m", "--dir", dir, bin, "100000000", "lock")
@@ -148,6 +152,9 @@ func TestInterruptBounded(t *testing.T) {
 		t.Logf("SIGINT to exit: %v", time.Since(sent).Round(10*time.Millisecond))
 		if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(out.String(), "interrupted (SIGINT)") {
 			t.Errorf("exit %d, want 3 and the interrupt named:\n%s\n%s", code, out.String(), errs.String())
+		}
+		if !regexp.MustCompile(`records of ranks 0, 1 in interleaving 1 were read in part after the interrupt \(their first [1-9]\d*, [1-9]\d* MPI calls`).MatchString(out.String()) {
+			t.Errorf("the report does not say what of the records it covered:\n%s", out.String())
 		}
 		abs, _ := filepath.Abs(dir)
 		if pids := processesOf(abs); len(pids) > 0 {

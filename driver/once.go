@@ -123,7 +123,7 @@ func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore
 	// A rank whose records reached --max-records went on unrecorded: what
 	// it recorded is checked, how the run ended is not (as after an
 	// interrupt), and the verdict is incomplete.
-	cut := truncated(res.Run, n, x.o.MaxRecords)
+	cut := truncated(res.Run, n, x.o.MaxRecords, res.Interrupted)
 	if cut != "" && x.cut == "" {
 		x.cut = cut
 	}
@@ -219,9 +219,20 @@ func (x *exploration) check(n int, d string, u *check.Unit, res *launch.Result, 
 	}
 	x.fresh[n] = fresh
 	if cut {
+		x.notRun(n, err)
 		x.checksStopped(n, il)
 	}
 	return nil
+}
+
+// notRun notes which checks of interleaving n the bound on its analysis
+// (bounded.go) stopped before they ended: err is Findings' error.
+func (x *exploration) notRun(n int, err error) {
+	var s *check.Stopped
+	if errors.As(err, &s) && len(s.NotRun) > 0 {
+		x.notes = append(x.notes, fmt.Sprintf("the analysis of interleaving %d was stopped at its bound before %d of its %d checks ended, "+
+			"so what they look for was not checked: %s", n, len(s.NotRun), len(all.Checks), strings.Join(s.NotRun, ", ")))
+	}
 }
 
 // killedCut makes the verification incomplete when a rank of interleaving

@@ -44,26 +44,45 @@ func ParseSize(s string) (uint64, error) {
 }
 
 // truncated says which ranks of run r reached the bound on their records
-// (their logs end with the overflow mark), and what of the run is
-// therefore not checked; "" if none did.
-func truncated(r *trace.Run, n int, bound string) string {
+// (their logs end with the overflow mark), or were read only in part
+// because the run was stopped (Process.Cut: reading the records of a run
+// mpivet stops is bounded in time), and what of the run is therefore not
+// checked; "" if none.
+func truncated(r *trace.Run, n int, bound string, interrupted bool) string {
 	if r == nil {
 		return ""
 	}
-	var ranks []string
+	var over, cut, calls []string
 	for _, p := range r.Procs {
-		if p.Overflow {
-			ranks = append(ranks, strconv.Itoa(p.Rank))
+		switch {
+		case p.Cut:
+			cut = append(cut, strconv.Itoa(p.Rank))
+			calls = append(calls, strconv.Itoa(p.NumCalls))
+		case p.Overflow:
+			over = append(over, strconv.Itoa(p.Rank))
 		}
 	}
-	if len(ranks) == 0 {
+	unchecked := "so they were not checked, nor was how the run ended (deadlocks, leaks, messages never received, requests and epochs left open)"
+	if len(cut) > 0 {
+		when := "the run reached its time limit"
+		if interrupted {
+			when = "the interrupt"
+		}
+		return fmt.Sprintf("the records of %s in interleaving %d were read in part after %s (their first %s MPI calls: "+
+			"reading the records of a run mpivet stops is bounded in time): the calls recorded after those were not read, %s",
+			ranks(cut), n, when, strings.Join(calls, ", "), unchecked)
+	}
+	if len(over) == 0 {
 		return ""
 	}
-	what := "rank " + ranks[0]
-	if len(ranks) > 1 {
-		what = "ranks " + strings.Join(ranks, ", ")
+	return fmt.Sprintf("the records of %s reached --max-records=%s in interleaving %d: their MPI calls after that were not recorded, %s",
+		ranks(over), bound, n, unchecked)
+}
+
+// ranks is "rank 3" or "ranks 0, 1".
+func ranks(rs []string) string {
+	if len(rs) == 1 {
+		return "rank " + rs[0]
 	}
-	return fmt.Sprintf("the records of %s reached --max-records=%s in interleaving %d: their MPI calls after that were not recorded, "+
-		"so they were not checked, nor was how the run ended (deadlocks, leaks, messages never received, requests and epochs left open)",
-		what, bound, n)
+	return "ranks " + strings.Join(rs, ", ")
 }

@@ -379,17 +379,25 @@ func end(pid int, dir string, res *Result, watch *stallWatch, done <-chan error,
 			watch.mark(run)
 			res.Run = run
 		}
+		if res.Interrupted {
+			// A user waits for the report: the whole run ends at once,
+			// without the launcher's own teardown (stop's grace period).
+			syscall.Kill(-pid, syscall.SIGKILL)
+			killStrays(dir)
+			return kill(pid, done)
+		}
 		waitErr = stop(pid, done)
 	}
 	return waitErr
 }
 
 // readBound is how long reading the records of a run that was interrupted
-// (a user waits for the report: 1 s) or reached its time limit (5 s) may
-// take; what is past it is read as if the log had reached its size bound.
+// (a user waits for the report: half a second, counted from the moment
+// the interrupt reached mpivet) or reached its time limit (5 s) may take;
+// what is past it is not read (Process.Cut).
 func readBound(interrupted bool) time.Duration {
 	if interrupted {
-		return time.Second
+		return 500 * time.Millisecond
 	}
 	return 5 * time.Second
 }
@@ -546,10 +554,12 @@ func waitForExits(dir string, max time.Duration) {
 	}
 }
 
-// trimLogs cuts the sparse log files down to their records.
+// trimLogs cuts the sparse log files down to their records. A log whose
+// reading was cut (Process.Cut) is kept whole: its records go on past
+// where the reading stopped, and cutting a GiB off a file takes seconds.
 func trimLogs(run *trace.Run) {
 	for _, p := range run.Procs {
-		if p.End > 0 && strings.HasSuffix(p.File, ".log") {
+		if p.End > 0 && !p.Cut && strings.HasSuffix(p.File, ".log") {
 			os.Truncate(p.File, p.End)
 		}
 	}
