@@ -28791,6 +28791,73 @@ void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_cou
 	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 }
 
+typedef void (*mpivet_ft_MPI_Type_get_contents)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_get_contents(mpivet_ft_MPI_Type_get_contents real_, int f08_, uint64_t pc_, void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int max_integers = *(MPI_Fint *)f_max_integers;
+	int max_addresses = *(MPI_Fint *)f_max_addresses;
+	int max_datatypes = *(MPI_Fint *)f_max_datatypes;
+	void *array_of_integers = f_array_of_integers;
+	void *array_of_addresses = f_array_of_addresses;
+	MPI_Datatype nh_[16], *array_of_datatypes = mpivet_f_alloc(max_datatypes, sizeof(MPI_Datatype), nh_, 16);
+	if (f_array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			((MPI_Fint *)f_array_of_datatypes)[i_] = MPI_Type_c2f(MPI_DATATYPE_NULL);
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents(pc_, MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(f_array_of_datatypes), (int64_t)sizeof(MPI_Fint));
+	void *k_[] = {(void *)&datatype, (void *)&max_integers, (void *)&max_addresses, (void *)&max_datatypes, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS && f_array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_Type_f2c(((MPI_Fint *)f_array_of_datatypes)[i_]);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents, rc_, pc_);
+	mpivet_out_MPI_Type_get_contents(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
+	if (array_of_datatypes != nh_)
+		free(array_of_datatypes);
+	mpivet_guard--;
+}
+
+void mpi_type_get_contents_(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_get_contents real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_get_contents)mpivet_next("mpi_type_get_contents_");
+	if (!mpivet_should_record()) {
+		real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_get_contents(real_, 0, MPIVET_PC(), f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+}
+void mpi_type_get_contents__(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+void mpi_type_get_contents(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+void MPI_TYPE_GET_CONTENTS(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+
+void mpi_type_get_contents_f08_(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_get_contents real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_get_contents)mpivet_next("mpi_type_get_contents_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_get_contents(real_, 1, MPIVET_PC(), f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+}
+
 typedef void (*mpivet_ft_MPI_Comm_get_info)(void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Comm_get_info(mpivet_ft_MPI_Comm_get_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info_used, MPI_Fint *ierr)
