@@ -313,6 +313,12 @@ func (f *fortranGen) views() {
 			w("\tMPI_Request rs_[16], *%s = mpivet_f_alloc(n_, sizeof(MPI_Request), rs_, 16);\n", n)
 			w("\tfor (int i_ = 0; i_ < n_; i_++)\n\t\t%s[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", n, n)
 			f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != rs_)\n\t\tfree(%s);\n", n, n))
+		case api.News:
+			// The C handles the binding returned, converted after it; the
+			// elements it does not fill stay null, as in the C wrapper.
+			w("\t%s nh_[16], *%s = mpivet_f_alloc(%s, sizeof(%s), nh_, 16);\n", p.Base, n, p.Len, p.Base)
+			w("\tif (f_%s)\n\t\tfor (int i_ = 0; i_ < %s; i_++)\n\t\t\t((MPI_Fint *)f_%s)[i_] = %s(%s);\n", n, p.Len, n, c2f[p.Handle], nullHandle[p.Handle])
+			f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != nh_)\n\t\tfree(%s);\n", n, n))
 		case api.Out:
 			w("\tint c_%s = 0, *%s = &c_%s;\n", n, n, n)
 		case api.Index:
@@ -455,6 +461,8 @@ func (f *fortranGen) results() {
 			w("\tc_%s = %s(%s);\n", n, f2c[p.Handle], fint(p))
 		case api.Reqs:
 			w("\tfor (int i_ = 0; i_ < n_; i_++)\n\t\t%s[i_] = MPI_Request_f2c(((MPI_Fint *)f_%s)[i_]);\n", n, n)
+		case api.News:
+			w("\tif (rc_ == MPI_SUCCESS && f_%s)\n\t\tfor (int i_ = 0; i_ < %s; i_++)\n\t\t\t%s[i_] = %s(((MPI_Fint *)f_%s)[i_]);\n", n, p.Len, n, f2c[p.Handle], n)
 		case api.Out:
 			w("\tc_%s = %s;\n", n, fint(p))
 		case api.Index:

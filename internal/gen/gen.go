@@ -42,7 +42,7 @@ func Generate(a *api.API) map[string][]byte {
 	w("%s", fortranPrelude)
 	for _, c := range a.Calls {
 		if !c.Has("nofortran") {
-			genFortran(w, c)
+			mpi4(w, c, genFortran)
 		}
 	}
 	w("#endif /* MPIVET_NO_FORTRAN */\n")

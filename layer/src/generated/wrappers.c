@@ -28791,6 +28791,73 @@ void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_cou
 	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 }
 
+typedef void (*mpivet_ft_MPI_Type_get_contents)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Type_get_contents(mpivet_ft_MPI_Type_get_contents real_, int f08_, uint64_t pc_, void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int max_integers = *(MPI_Fint *)f_max_integers;
+	int max_addresses = *(MPI_Fint *)f_max_addresses;
+	int max_datatypes = *(MPI_Fint *)f_max_datatypes;
+	void *array_of_integers = f_array_of_integers;
+	void *array_of_addresses = f_array_of_addresses;
+	MPI_Datatype nh_[16], *array_of_datatypes = mpivet_f_alloc(max_datatypes, sizeof(MPI_Datatype), nh_, 16);
+	if (f_array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			((MPI_Fint *)f_array_of_datatypes)[i_] = MPI_Type_c2f(MPI_DATATYPE_NULL);
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents(pc_, MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(f_array_of_datatypes), (int64_t)sizeof(MPI_Fint));
+	void *k_[] = {(void *)&datatype, (void *)&max_integers, (void *)&max_addresses, (void *)&max_datatypes, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS && f_array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_Type_f2c(((MPI_Fint *)f_array_of_datatypes)[i_]);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents, rc_, pc_);
+	mpivet_out_MPI_Type_get_contents(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
+	if (array_of_datatypes != nh_)
+		free(array_of_datatypes);
+	mpivet_guard--;
+}
+
+void mpi_type_get_contents_(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_get_contents real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_get_contents)mpivet_next("mpi_type_get_contents_");
+	if (!mpivet_should_record()) {
+		real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_get_contents(real_, 0, MPIVET_PC(), f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+}
+void mpi_type_get_contents__(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+void mpi_type_get_contents(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+void MPI_TYPE_GET_CONTENTS(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr) __attribute__((alias("mpi_type_get_contents_")));
+
+void mpi_type_get_contents_f08_(void *f_datatype, void *f_max_integers, void *f_max_addresses, void *f_max_datatypes, void *f_array_of_integers, void *f_array_of_addresses, void *f_array_of_datatypes, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_get_contents real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_get_contents)mpivet_next("mpi_type_get_contents_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_get_contents(real_, 1, MPIVET_PC(), f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierr);
+}
+
 typedef void (*mpivet_ft_MPI_Comm_get_info)(void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Comm_get_info(mpivet_ft_MPI_Comm_get_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info_used, MPI_Fint *ierr)
@@ -31840,6 +31907,1724 @@ void MPIVET_F08_BUF(mpi_file_write_ordered_end)(void *f_fh, void *f_buf, void *f
 	}
 	mpivet_f_MPI_File_write_ordered_end(real_, 1, MPIVET_PC(), f_fh, f_buf, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Barrier_init)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Barrier_init(mpivet_ft_MPI_Barrier_init real_, int f08_, uint64_t pc_, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Barrier_init(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Barrier_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Barrier_init, e_, k_);
+	}
+	real_(f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Barrier_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Barrier_init, rc_, pc_);
+	mpivet_out_MPI_Barrier_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_barrier_init_(void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Barrier_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Barrier_init)mpivet_next("mpi_barrier_init_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Barrier_init(real_, 0, MPIVET_PC(), f_comm, f_info, f_request, ierr);
+}
+void mpi_barrier_init__(void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_barrier_init_")));
+void mpi_barrier_init(void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_barrier_init_")));
+void MPI_BARRIER_INIT(void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_barrier_init_")));
+
+void mpi_barrier_init_f08_(void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Barrier_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Barrier_init)mpivet_next("mpi_barrier_init_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Barrier_init(real_, 1, MPIVET_PC(), f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Bcast_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Bcast_init(mpivet_ft_MPI_Bcast_init real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Bcast_init(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	}
+	real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, pc_);
+	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_bcast_init_(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bcast_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bcast_init)mpivet_next("mpi_bcast_init_");
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bcast_init(real_, 0, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_bcast_init__(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_init_")));
+void mpi_bcast_init(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_init_")));
+void MPI_BCAST_INIT(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_init_")));
+
+void MPIVET_F08_BUF(mpi_bcast_init)(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bcast_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bcast_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_bcast_init));
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bcast_init(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Gather_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Gather_init(mpivet_ft_MPI_Gather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Gather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, pc_);
+	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_gather_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gather_init)mpivet_next("mpi_gather_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gather_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_gather_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gather_init_")));
+void mpi_gather_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gather_init_")));
+void MPI_GATHER_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gather_init_")));
+
+void MPIVET_F08_BUF(mpi_gather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_gather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Gatherv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Gatherv_init(mpivet_ft_MPI_Gatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Gatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, pc_);
+	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_gatherv_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gatherv_init)mpivet_next("mpi_gatherv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gatherv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_gatherv_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gatherv_init_")));
+void mpi_gatherv_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gatherv_init_")));
+void MPI_GATHERV_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_gatherv_init_")));
+
+void MPIVET_F08_BUF(mpi_gatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gatherv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_gatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gatherv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Scatter_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scatter_init(mpivet_ft_MPI_Scatter_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Scatter_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, pc_);
+	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_scatter_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatter_init)mpivet_next("mpi_scatter_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatter_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_scatter_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatter_init_")));
+void mpi_scatter_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatter_init_")));
+void MPI_SCATTER_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatter_init_")));
+
+void MPIVET_F08_BUF(mpi_scatter_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatter_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_scatter_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatter_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Scatterv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scatterv_init(mpivet_ft_MPI_Scatterv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Scatterv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, pc_);
+	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_scatterv_init_(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatterv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatterv_init)mpivet_next("mpi_scatterv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatterv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_scatterv_init__(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatterv_init_")));
+void mpi_scatterv_init(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatterv_init_")));
+void MPI_SCATTERV_INIT(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scatterv_init_")));
+
+void MPIVET_F08_BUF(mpi_scatterv_init)(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatterv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatterv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_scatterv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatterv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Allgather_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allgather_init(mpivet_ft_MPI_Allgather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Allgather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, pc_);
+	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_allgather_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgather_init)mpivet_next("mpi_allgather_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgather_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_allgather_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgather_init_")));
+void mpi_allgather_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgather_init_")));
+void MPI_ALLGATHER_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgather_init_")));
+
+void MPIVET_F08_BUF(mpi_allgather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_allgather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Allgatherv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allgatherv_init(mpivet_ft_MPI_Allgatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Allgatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, pc_);
+	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_allgatherv_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgatherv_init)mpivet_next("mpi_allgatherv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgatherv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_allgatherv_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgatherv_init_")));
+void mpi_allgatherv_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgatherv_init_")));
+void MPI_ALLGATHERV_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allgatherv_init_")));
+
+void MPIVET_F08_BUF(mpi_allgatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgatherv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_allgatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgatherv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Alltoall_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoall_init(mpivet_ft_MPI_Alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Alltoall_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, pc_);
+	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_alltoall_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoall_init)mpivet_next("mpi_alltoall_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoall_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_alltoall_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_init_")));
+void mpi_alltoall_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_init_")));
+void MPI_ALLTOALL_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_init_")));
+
+void MPIVET_F08_BUF(mpi_alltoall_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoall_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_alltoall_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoall_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Alltoallv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoallv_init(mpivet_ft_MPI_Alltoallv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Alltoallv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, pc_);
+	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_alltoallv_init_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallv_init)mpivet_next("mpi_alltoallv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_alltoallv_init__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_init_")));
+void mpi_alltoallv_init(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_init_")));
+void MPI_ALLTOALLV_INIT(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_init_")));
+
+void MPIVET_F08_BUF(mpi_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_alltoallv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Alltoallw_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Alltoallw_init(mpivet_ft_MPI_Alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, pc_);
+	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_alltoallw_init_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallw_init)mpivet_next("mpi_alltoallw_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallw_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+void mpi_alltoallw_init__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallw_init_")));
+void mpi_alltoallw_init(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallw_init_")));
+void MPI_ALLTOALLW_INIT(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_alltoallw_init_")));
+
+void MPIVET_F08_BUF(mpi_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallw_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_alltoallw_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallw_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Reduce_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce_init(mpivet_ft_MPI_Reduce_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Reduce_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_reduce_init_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_init)mpivet_next("mpi_reduce_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+}
+void mpi_reduce_init__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_init_")));
+void mpi_reduce_init(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_init_")));
+void MPI_REDUCE_INIT(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_init_")));
+
+void MPIVET_F08_BUF(mpi_reduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Allreduce_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Allreduce_init(mpivet_ft_MPI_Allreduce_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Allreduce_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, pc_);
+	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_allreduce_init_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allreduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allreduce_init)mpivet_next("mpi_allreduce_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allreduce_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+void mpi_allreduce_init__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allreduce_init_")));
+void mpi_allreduce_init(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allreduce_init_")));
+void MPI_ALLREDUCE_INIT(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_allreduce_init_")));
+
+void MPIVET_F08_BUF(mpi_allreduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allreduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allreduce_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_allreduce_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allreduce_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Reduce_scatter_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce_scatter_init(mpivet_ft_MPI_Reduce_scatter_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_reduce_scatter_init_(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_init)mpivet_next("mpi_reduce_scatter_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+void mpi_reduce_scatter_init__(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_init_")));
+void mpi_reduce_scatter_init(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_init_")));
+void MPI_REDUCE_SCATTER_INIT(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_init_")));
+
+void MPIVET_F08_BUF(mpi_reduce_scatter_init)(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_scatter_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Reduce_scatter_block_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Reduce_scatter_block_init(mpivet_ft_MPI_Reduce_scatter_block_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_reduce_scatter_block_init_(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_block_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_block_init)mpivet_next("mpi_reduce_scatter_block_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_block_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+void mpi_reduce_scatter_block_init__(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_block_init_")));
+void mpi_reduce_scatter_block_init(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_block_init_")));
+void MPI_REDUCE_SCATTER_BLOCK_INIT(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_reduce_scatter_block_init_")));
+
+void MPIVET_F08_BUF(mpi_reduce_scatter_block_init)(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_block_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_block_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_scatter_block_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_block_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Scan_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Scan_init(mpivet_ft_MPI_Scan_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Scan_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, pc_);
+	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_scan_init_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scan_init)mpivet_next("mpi_scan_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scan_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+void mpi_scan_init__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scan_init_")));
+void mpi_scan_init(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scan_init_")));
+void MPI_SCAN_INIT(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_scan_init_")));
+
+void MPIVET_F08_BUF(mpi_scan_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scan_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_scan_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scan_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Exscan_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Exscan_init(mpivet_ft_MPI_Exscan_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Exscan_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, pc_);
+	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_exscan_init_(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Exscan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Exscan_init)mpivet_next("mpi_exscan_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Exscan_init(real_, 0, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+void mpi_exscan_init__(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_exscan_init_")));
+void mpi_exscan_init(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_exscan_init_")));
+void MPI_EXSCAN_INIT(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_exscan_init_")));
+
+void MPIVET_F08_BUF(mpi_exscan_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Exscan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Exscan_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_exscan_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Exscan_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Neighbor_allgather_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_allgather_init(mpivet_ft_MPI_Neighbor_allgather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_neighbor_allgather_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgather_init)mpivet_next("mpi_neighbor_allgather_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgather_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_neighbor_allgather_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgather_init_")));
+void mpi_neighbor_allgather_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgather_init_")));
+void MPI_NEIGHBOR_ALLGATHER_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgather_init_")));
+
+void MPIVET_F08_BUF(mpi_neighbor_allgather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_allgather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Neighbor_allgatherv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_allgatherv_init(mpivet_ft_MPI_Neighbor_allgatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_neighbor_allgatherv_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgatherv_init)mpivet_next("mpi_neighbor_allgatherv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgatherv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_neighbor_allgatherv_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgatherv_init_")));
+void mpi_neighbor_allgatherv_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgatherv_init_")));
+void MPI_NEIGHBOR_ALLGATHERV_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_allgatherv_init_")));
+
+void MPIVET_F08_BUF(mpi_neighbor_allgatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgatherv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_allgatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgatherv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Neighbor_alltoall_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoall_init(mpivet_ft_MPI_Neighbor_alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_neighbor_alltoall_init_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoall_init)mpivet_next("mpi_neighbor_alltoall_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoall_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_neighbor_alltoall_init__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoall_init_")));
+void mpi_neighbor_alltoall_init(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoall_init_")));
+void MPI_NEIGHBOR_ALLTOALL_INIT(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoall_init_")));
+
+void MPIVET_F08_BUF(mpi_neighbor_alltoall_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoall_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_alltoall_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoall_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Neighbor_alltoallv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoallv_init(mpivet_ft_MPI_Neighbor_alltoallv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_neighbor_alltoallv_init_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallv_init)mpivet_next("mpi_neighbor_alltoallv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallv_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+void mpi_neighbor_alltoallv_init__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallv_init_")));
+void mpi_neighbor_alltoallv_init(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallv_init_")));
+void MPI_NEIGHBOR_ALLTOALLV_INIT(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallv_init_")));
+
+void MPIVET_F08_BUF(mpi_neighbor_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_alltoallv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallv_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Neighbor_alltoallw_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Neighbor_alltoallw_init(mpivet_ft_MPI_Neighbor_alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_neighbor_alltoallw_init_(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallw_init)mpivet_next("mpi_neighbor_alltoallw_init_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallw_init(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+void mpi_neighbor_alltoallw_init__(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallw_init_")));
+void mpi_neighbor_alltoallw_init(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallw_init_")));
+void MPI_NEIGHBOR_ALLTOALLW_INIT(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_neighbor_alltoallw_init_")));
+
+void MPIVET_F08_BUF(mpi_neighbor_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallw_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_alltoallw_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallw_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Isendrecv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Isendrecv(mpivet_ft_MPI_Isendrecv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	int sendcount = *(MPI_Fint *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	int recvcount = *(MPI_Fint *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, pc_);
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_isendrecv_(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv)mpivet_next("mpi_isendrecv_");
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv(real_, 0, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+void mpi_isendrecv__(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_")));
+void mpi_isendrecv(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_")));
+void MPI_ISENDRECV(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_")));
+
+void MPIVET_F08_BUF(mpi_isendrecv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_isendrecv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Isendrecv_replace)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Isendrecv_replace(mpivet_ft_MPI_Isendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int count = *(MPI_Fint *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, pc_);
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_isendrecv_replace_(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv_replace real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv_replace)mpivet_next("mpi_isendrecv_replace_");
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv_replace(real_, 0, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+void mpi_isendrecv_replace__(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_replace_")));
+void mpi_isendrecv_replace(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_replace_")));
+void MPI_ISENDRECV_REPLACE(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_isendrecv_replace_")));
+
+void MPIVET_F08_BUF(mpi_isendrecv_replace)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv_replace real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv_replace)mpivet_next(MPIVET_F08_BUFNAME(mpi_isendrecv_replace));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv_replace(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_get_view)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
 
