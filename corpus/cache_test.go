@@ -133,7 +133,7 @@ func buildID(t *testing.T, key string) string {
 func TestLayerCacheDamagedRebuiltOnce(t *testing.T) {
 	// The build is a minute of one core's time: in parallel with the
 	// corpus, whose programs mostly wait.
-	t.Parallel()
+	parallel(t)
 	m := available(t)[0]
 	dir := t.TempDir()
 	bin, seed := cacheSeed(t, m, dir)
@@ -221,6 +221,7 @@ func plant(t *testing.T, seed, cache, marker string, uid int) {
 // used (the control case), so the plant is one the old cache would have
 // loaded.
 func TestLayerCachePlanted(t *testing.T) {
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to plant files of another user and to run as nobody")
 	}

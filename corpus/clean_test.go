@@ -12,6 +12,7 @@ import (
 // .mod beside the binary, in a temporary directory, not in the working
 // directory (corpus/halo.mod was committed by accident once).
 func TestCompileLeavesSourceTreeClean(t *testing.T) {
+	parallel(t)
 	list := func() []string {
 		var names []string
 		for _, d := range []string{".", filepath.Join("..", "testdata", "programs")} {

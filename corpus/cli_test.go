@@ -27,6 +27,7 @@ func mpivet(t *testing.T, args ...string) (string, int) {
 
 // Bad input gets a clear message and exit status 2, never a panic.
 func TestBadInput(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\necho hi\n"), 0o755)
@@ -74,6 +75,7 @@ func underEachMPI(t *testing.T, program string, f func(t *testing.T, bin, dir st
 
 // A run stopped at its time limit leaves no process behind.
 func TestTimeoutLeavesNoProcess(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "spin_timeout.c", func(t *testing.T, bin, dir string) {
 		start := time.Now()
 		out, code := mpivet(t, "run", "-n", "3", "--timeout", "3s", "--dir", dir, bin)
@@ -107,6 +109,7 @@ func processesOf(dir string) []int {
 
 // --launcher replaces the MPI's own launcher; mpivet appends -n N.
 func TestLauncherOption(t *testing.T) {
+	parallel(t)
 	impls := available(t)
 	var m mpiImpl
 	for _, x := range impls {
@@ -131,6 +134,7 @@ func TestLauncherOption(t *testing.T) {
 
 // A program whose MPI library is not installed gets a message naming it.
 func TestMPINotInstalled(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "libmpich.so.99")
 	libsrc := filepath.Join(dir, "fake.c")
@@ -157,6 +161,7 @@ func TestMPINotInstalled(t *testing.T) {
 // plain progress lines. A second interrupt quits at once. Neither leaves a
 // process behind.
 func TestInterruptReports(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "wildcard_master_worker.c", func(t *testing.T, bin, dir string) {
 		for _, jobs := range []string{"1", "2"} {
 			interrupt(t, bin, dir+"-jobs"+jobs, jobs)

@@ -17,6 +17,7 @@ import (
 // The layer records the world ranks of every communicator created at run
 // time; they must be what MPI itself says.
 func TestCommunicatorMembers(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "clean_comms.c", func(t *testing.T, bin, dir string) {
 		out, code := mpivet(t, "run", "-n", "4", "--timeout", "60s", "--dir", dir, bin)
 		if code != 0 {
@@ -75,6 +76,7 @@ func TestCommunicatorMembers(t *testing.T) {
 // written back after the run stalled.
 // MPIVET_TEST_REMOTE=1 treats every rank as remote, on this one machine.
 func TestSharedDirectoryProtocol(t *testing.T) {
+	parallel(t)
 	run := func(t *testing.T, bin string, np int) (*Report, string, string) {
 		dir := t.TempDir()
 		js, rundir := filepath.Join(dir, "report.json"), filepath.Join(dir, "run")

@@ -423,15 +423,26 @@ func programs(t *testing.T) []string {
 	return out
 }
 
-// serial runs the corpus one program at a time (MPIVET_CORPUS_SERIAL=1).
-// By default as many run at once as go test's -parallel allows (the
-// cores): most of a program's time under mpivet is waiting, for the
-// launcher's start-up, for a stalled run to be judged (1 s), for replays,
-// so two at a time on two cores take much less wall time than one, and no
-// result depends on the load (no timing assertions).
+// serial runs the corpus one program, and one test, at a time
+// (MPIVET_CORPUS_SERIAL=1). By default as many run at once as go test's
+// -parallel allows (the cores), the corpus programs and every other test
+// of the package mixed: most of a program's time under mpivet is waiting,
+// for the launcher's start-up, for a stalled run to be judged (1 s), for
+// replays, so two at a time on two cores take much less wall time than
+// one, and no result depends on the load (no timing assertions). Every
+// test works in directories of its own, and looks only for processes of
+// its own run directory.
 var serial = os.Getenv("MPIVET_CORPUS_SERIAL") == "1"
 
+// parallel lets test t run beside the others, unless serial.
+func parallel(t *testing.T) {
+	if !serial {
+		t.Parallel()
+	}
+}
+
 func TestCorpus(t *testing.T) {
+	parallel(t)
 	impls := available(t)
 	bins := t.TempDir()
 	for _, src := range programs(t) {

@@ -20,6 +20,7 @@ import (
 // output changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default
 // 10, for the suite's time; 50 runs are in docs/design/deterministic.md).
 func TestDeterministicMasterWorker(t *testing.T) {
+	parallel(t)
 	runs := 10
 	if n, err := strconv.Atoi(os.Getenv("MPIVET_DETERMINISM_RUNS")); err == nil && n > 1 {
 		runs = n
@@ -71,6 +72,7 @@ func TestDeterministicMasterWorker(t *testing.T) {
 // finishes, and the report says that determinism was relaxed; --seed picks
 // another schedule, printed in the report.
 func TestDeterministicRelaxedAndSeed(t *testing.T) {
+	parallel(t)
 	m := available(t)[0]
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "wait")
@@ -112,6 +114,7 @@ func TestDeterministicRelaxedAndSeed(t *testing.T) {
 // alike in every run on both MPIs, while without the mode their output
 // changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default 5).
 func TestDeterministicRepeat(t *testing.T) {
+	parallel(t)
 	runs := 5
 	if n, err := strconv.Atoi(os.Getenv("MPIVET_DETERMINISM_RUNS")); err == nil && n > 1 {
 		runs = n

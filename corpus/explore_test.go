@@ -12,6 +12,7 @@ import (
 // the kind of seed 000, Fig. 5.3 (the corpus checks that Lamport clocks find
 // 1 interleaving); on an ordinary program both find the same ones.
 func TestVectorClocks(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "lvcp_omission.c", func(t *testing.T, bin, dir string) {
 		if strings.Contains(t.Name(), "mpich") {
 			t.Skip("5 ranks: Open MPI only (MPICH busy-polls)")
@@ -33,6 +34,7 @@ func TestVectorClocks(t *testing.T) {
 // A finding in a replayed interleaving can be reproduced alone with
 // mpivet replay, which forces every wildcard event of that interleaving.
 func TestReplay(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "fig1_1_crooked_barrier.c", func(t *testing.T, bin, dir string) {
 		out, code := mpivet(t, "run", "-n", "3", "--timeout", "60s", "--no-color", "--dir", dir, bin)
 		if code != 1 || !strings.Contains(out, "interleaving 2:") || !strings.Contains(out, "mpivet replay") {
@@ -66,6 +68,7 @@ func TestReplay(t *testing.T) {
 // repeat the first run and the exploration completes; and so they do with
 // no hook by default, mpivet restoring the files itself.
 func TestReplayDivergence(t *testing.T) {
+	parallel(t)
 	src := filepath.Join("..", "testdata", "replay", "replay_diverges.c")
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {
@@ -108,6 +111,7 @@ func TestReplayDivergence(t *testing.T) {
 // the others, which repeat the first run: no place is taken for timing
 // dependent, nothing is left out as not replayable.
 func TestOneOffDivergence(t *testing.T) {
+	parallel(t)
 	src := filepath.Join("..", "testdata", "replay", "diverge_once.c")
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {

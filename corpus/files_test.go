@@ -20,6 +20,7 @@ import (
 // must repeat the first run (none diverges), the bug of the one that has
 // one must be found, and the files must be what the first run wrote.
 func TestFilesRestored(t *testing.T) {
+	parallel(t)
 	src := filepath.Join("..", "testdata", "files", "files_outputs.c")
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ const (
 // natively, and its MPI-IO calls are in the records: the opens with the
 // file's name, the views HDF5 sets, the collective writes, the closes.
 func TestHDF5CollectiveWrite(t *testing.T) {
+	parallel(t)
 	if _, err := os.Stat(filepath.Join(hdf5Include, "hdf5.h")); err != nil {
 		t.Skip("no parallel HDF5 on Open MPI (libhdf5-openmpi-dev)")
 	}

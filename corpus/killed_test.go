@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 // and that it came from outside the program: a rank-killed warning, not a
 // program-failure, and the verification is incomplete (exit status 3).
 func TestRankKilledFromOutside(t *testing.T) {
+	parallel(t)
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {
 			dir := t.TempDir()

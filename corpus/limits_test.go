@@ -24,6 +24,7 @@ import (
 // with --buffers=off: the buffer checker costs them time, not mpivet
 // memory.
 func TestMemoryFlatInInterleavings(t *testing.T) {
+	parallel(t)
 	progs := []struct {
 		src, np string
 		args    []string
@@ -86,6 +87,7 @@ func duKiB(dir string) int64 {
 // reaches the bound stops recording, and the verdict says so (incomplete,
 // exit 3) with what was not checked.
 func TestOneSidedLimits(t *testing.T) {
+	parallel(t)
 	const (
 		timeout = 30 * time.Second
 		budget  = 45 * time.Second
@@ -129,6 +131,7 @@ func TestOneSidedLimits(t *testing.T) {
 // and how many calls of each rank it covered. The test's own deadline is
 // 30 s; the time from the interrupt to the exit is logged.
 func TestInterruptBounded(t *testing.T) {
+	parallel(t)
 	underEachMPISource(t, "../bench/programs/rma_ops.c", func(t *testing.T, bin, dir string) {
 		cmd := exec.Command(mpivetBin, "run", "-n", "2", "--no-color", "--timeout", "20m", "--dir", dir, bin, "100000000", "lock")
 		var out strings.Builder

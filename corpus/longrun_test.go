@@ -32,6 +32,7 @@ import (
 // mpivet's, the same whatever the MPI, and the suite must stay under 15
 // minutes.
 func TestAnalysisBounded(t *testing.T) {
+	parallel(t)
 	const (
 		perIter = 5        // logged calls per iteration; an Allreduce every 100 more
 		maxRSS  = 64 << 20 // bytes: mpivet's VmHWM

@@ -82,6 +82,7 @@ func browse(t *testing.T, browser, page, shot string) (dom, console string) {
 
 // The console capture sees what a page says: the test below can fail.
 func TestBrowserSeesConsoleErrors(t *testing.T) {
+	parallel(t)
 	browser := chromium(t)
 	page := filepath.Join(t.TempDir(), "bad.html")
 	os.WriteFile(page, []byte(`<html><body><p id="x">x</p><script>undefinedFunction();</script></body></html>`), 0o644)
@@ -112,6 +113,7 @@ var spacetimeLanes = regexp.MustCompile(`font-size="10.00">ranks? [0-9,&#;\s-]+<
 // two lanes (rank 0, and ranks 1-63, which made the same calls). Their
 // SARIF validates against the schema. Screenshots go to artifacts.
 func TestHTMLReportInBrowser(t *testing.T) {
+	parallel(t)
 	browser := chromium(t)
 	schema := sarifSchema(t)
 	for _, m := range available(t) {
@@ -249,6 +251,7 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 // when --suppressions names none: silencing both findings makes the run
 // clean (exit 0).
 func TestSuppressionsEndToEnd(t *testing.T) {
+	parallel(t)
 	m := preferOpenMPI(t)
 	p, err := Parse(filepath.Join("..", "testdata", "programs", "fig2_9_buffer_reuse.c"))
 	if err != nil {
@@ -289,6 +292,7 @@ func TestSuppressionsEndToEnd(t *testing.T) {
 // An interleaving exported as a witness replays from the witness alone
 // and shows its finding again; another binary is refused.
 func TestWitness(t *testing.T) {
+	parallel(t)
 	m := preferOpenMPI(t)
 	p, err := Parse(filepath.Join("..", "testdata", "programs", "waitany_order.c"))
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 // (a few tries each); failing that, the interleavings are compared as a
 // set of outcomes, with the findings and counts.
 func TestParallelSameReport(t *testing.T) {
+	parallel(t)
 	for _, prog := range []string{"wildcard_master_worker.c", "clean_completion_order.c", "waitany_order.c", "fig1_1_crooked_barrier.c"} {
 		p, err := Parse(filepath.Join("..", "testdata", "programs", prog))
 		if err != nil {

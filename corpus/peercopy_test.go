@@ -17,6 +17,7 @@ import (
 // settings of the transports (here from mpirun --mca) asks MPI_T instead,
 // since they may change it.
 func TestPeerCopyThreshold(t *testing.T) {
+	parallel(t)
 	var m mpiImpl
 	for _, x := range available(t) {
 		if x.name == "openmpi" {

@@ -28,6 +28,7 @@ const (
 // test short: the checks of each run are the default's. Skips unless PETSc
 // is installed.
 func TestPETSc(t *testing.T) {
+	parallel(t)
 	if _, err := os.Stat(filepath.Join(petscDir, "include", "petsc.h")); err != nil {
 		t.Skip("PETSc is not installed (scripts/setup apps)")
 	}

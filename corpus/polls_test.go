@@ -18,6 +18,7 @@ import (
 // counted in the state page, not logged, and the analysis reads only what
 // was logged.
 func TestPollingBounded(t *testing.T) {
+	parallel(t)
 	const (
 		rounds, per = 100, 10000
 		polls       = 2*rounds*per + 3*rounds // per rank: a Testany and an Iprobe per step, 3 more per round

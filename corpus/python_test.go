@@ -14,6 +14,7 @@ import (
 // file the first run left is not restored), and the note names both lines;
 // with --replay-hook removing the stamp file, replays repeat the first run.
 func TestPythonReplayDivergence(t *testing.T) {
+	parallel(t)
 	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
 		t.Skip("no Open MPI")
 	}

@@ -90,6 +90,7 @@ func runFull(t *testing.T, bin, run, want string) {
 // full before the run starts (mpivet's own command.json). The same
 // program with room for its records is clean.
 func TestFullDisk(t *testing.T) {
+	parallel(t)
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {
 			fs := smallFS(t)

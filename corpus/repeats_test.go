@@ -23,6 +23,7 @@ var nondeterministic = regexp.MustCompile(`(?i)ANY_SOURCE|WAITANY|TESTANY|WAITSO
 // diverged replays (the measurement in docs/design/exploration.md, "Why no replay repeats");
 // otherwise on one program whose replays buffer sends.
 func TestExplorationRepeatFree(t *testing.T) {
+	parallel(t)
 	srcs := []string{filepath.Join("..", "testdata", "programs", "slack_sendbuff_deadlock.c")}
 	if os.Getenv("MPIVET_REPEATS") == "all" {
 		srcs = nil

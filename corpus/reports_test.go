@@ -94,6 +94,7 @@ func saveReport(t *testing.T, data []byte, dirs ...string) {
 // but for the fields listed in added (new in the after reports). Without
 // the two directories it skips.
 func TestCompareReports(t *testing.T) {
+	parallel(t)
 	before, after := os.Getenv("MPIVET_REPORTS_BEFORE"), os.Getenv("MPIVET_REPORTS_AFTER")
 	if before == "" || after == "" {
 		t.Skip("MPIVET_REPORTS_BEFORE and MPIVET_REPORTS_AFTER name the directories to compare")

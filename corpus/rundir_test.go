@@ -60,6 +60,7 @@ func private(t *testing.T, dir string) {
 // writes how it ended, are replaced: what they point to is never written.
 // The run ends as without them; what it made is 0700 and 0600.
 func TestPlantedLinks(t *testing.T) {
+	parallel(t)
 	for _, m := range available(t) {
 		t.Run(m.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "plant")
@@ -94,6 +95,7 @@ func TestPlantedLinks(t *testing.T) {
 // them under its own pid and becomes the program with the layer preloaded
 // (exec keeps the pid). Under both MPIs: each has its build of the layer.
 func TestPlantedLinksLayer(t *testing.T) {
+	parallel(t)
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +135,7 @@ func TestPlantedLinksLayer(t *testing.T) {
 // A run directory someone else could write in, or that is someone else's,
 // is refused with a clear message (exit 2), before anything is written.
 func TestRunDirRefused(t *testing.T) {
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to give directories to another user and run mpivet as nobody")
 	}
@@ -245,6 +248,7 @@ func runDirRefusedNobody(t *testing.T) {
 // first's pid, and the first ends with its own verdict. A replay takes the
 // lock too; mpivet dump, a reader, needs none.
 func TestOneRunPerDir(t *testing.T) {
+	parallel(t)
 	m := available(t)[0]
 	bin := filepath.Join(t.TempDir(), "plant")
 	compile(t, m, filepath.Join("..", "testdata", "rundir", "plant.c"), bin)

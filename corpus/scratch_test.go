@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 // session directory, its shared-memory segments): they are in a directory
 // of the run's own, which mpivet removes (launch/scratch.go).
 func TestOpenMPIFilesRemoved(t *testing.T) {
+	parallel(t)
 	for _, m := range available(t) {
 		if m.name != "openmpi" {
 			continue
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 // An mpivet killed with SIGKILL leaves its run's Open MPI directory; the
 // next mpivet that runs Open MPI removes it (launch/scratch.go).
 func TestKilledMpivetLeftoversRemoved(t *testing.T) {
+	parallel(t)
 	for _, m := range available(t) {
 		if m.name != "openmpi" {
 			continue

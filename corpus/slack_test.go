@@ -16,6 +16,7 @@ import (
 // Open MPI only: the 1 MiB messages are a rendezvous in both MPIs, and the
 // corpus runs these programs under both.
 func TestSlackExhaustive(t *testing.T) {
+	parallel(t)
 	avail := available(t)
 	if avail[0].name != "openmpi" {
 		t.Skip("Open MPI not installed")

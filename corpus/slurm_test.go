@@ -21,6 +21,7 @@ import (
 // ranks take Slurm's PMIx, MPICH's PMI-2 (with another, every rank starts
 // as a rank 0 of its own).
 func TestSlurmSteps(t *testing.T) {
+	parallel(t)
 	if _, err := exec.LookPath("slurmctld"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("Slurm not installed (scripts/setup installs slurm-wlm)")

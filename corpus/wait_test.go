@@ -22,6 +22,7 @@ import (
 // exit report: not those mpivet kills in a deadlock, but their peers in
 // the other interleaving, waiting for them), those under spin never.
 func TestWaitSleepSameReport(t *testing.T) {
+	parallel(t)
 	progs := []string{"wildcard_master_worker.c", "waitany_order.c", "fig2_7_wildcard_deadlock.c", "fig8_waitall_wildcard.c",
 		"fig2_9_buffer_reuse.c", "fig1c_send_send.c"}
 	for _, prog := range progs {
@@ -100,6 +101,7 @@ func timingSum(t *testing.T, path, key string) int64 {
 // asserted (it depends on the load). The layer's own count of sleeps says
 // the mode was in effect.
 func TestWaitSleepLeavesTheCore(t *testing.T) {
+	parallel(t)
 	underEachMPI(t, "compute_while_waiting.c", func(t *testing.T, bin, dir string) {
 		for _, mode := range []string{"sleep", "spin"} {
 			d := dir + "-" + mode

@@ -10,7 +10,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#define STEPS 200
+#define STEPS 60
 
 int main(int argc, char **argv)
 {
