@@ -18,10 +18,10 @@ import (
 // wildcard receives, Iprobes and Testanys give the same outcomes, in every
 // run, while another process keeps the cores busy; without the mode its
 // output changes. MPIVET_DETERMINISM_RUNS sets the number of runs (default
-// 10, for the suite's time; 50 runs are in docs/design/deterministic.md).
+// 6, for the suite's time; 50 runs are in docs/design/deterministic.md).
 func TestDeterministicMasterWorker(t *testing.T) {
 	parallel(t)
-	runs := 10
+	runs := 6
 	if n, err := strconv.Atoi(os.Getenv("MPIVET_DETERMINISM_RUNS")); err == nil && n > 1 {
 		runs = n
 	}
