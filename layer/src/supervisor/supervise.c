@@ -344,14 +344,9 @@ static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, in
 			continue;
 		if (n <= 0)
 			break;
-		for (ssize_t o = 0; o < n;) {
-			ssize_t w = write(2, buf + o, n - o);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			o += w;
-		}
+		/* the record first: when the launcher ends the job (an abort),
+		 * it may kill this process while the pass-through waits on a
+		 * full pipe, and what the rank said last is what explains it */
 		if (efile >= 0 && kept < HEAD_BYTES) {
 			if ((err = write_all(efile, buf, (size_t)n)) != 0) {
 				close(efile);
@@ -360,6 +355,14 @@ static void pass_stderr(const char *dir, const char *host, pid_t pid, int fd, in
 			kept += n;
 		} else {
 			keep_tail(buf, n);
+		}
+		for (ssize_t o = 0; o < n;) {
+			ssize_t w = write(2, buf + o, n - o);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			o += w;
 		}
 	}
 	if (efile >= 0) {
