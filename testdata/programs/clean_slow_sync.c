@@ -1,10 +1,10 @@
 /* Slow ranks are no deadlock (3 ranks): each synchronisation below has a
- * rank computing for 2 s (a busy loop; a stall is judged after 1 s) while
+ * rank computing for 1.5 s (a busy loop; a stall is judged after 1 s) while
  * the others wait in it, with no MPI call completing meanwhile: a barrier, a fence, an exclusive lock
  * held while its holder computes (another rank waits in MPI_Win_lock), a
  * PSCW epoch whose origin computes before MPI_Win_complete (the target
  * waits in MPI_Win_wait), and a rank polling with MPI_Iprobe for a message
- * that comes after 2 s. Nothing to report; the output must be a native
+ * that comes after 1.5 s. Nothing to report; the output must be a native
  * run's.
  * mpivet: np=3 timeout=120s verdict=ok sameoutput=1
  */
@@ -31,13 +31,13 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	v = rank + 1;
 	if (rank == 2)
-		compute(2);
+		compute(1.5);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
 	MPI_Win_fence(0, win);
 	MPI_Put(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
 	if (rank == 1)
-		compute(2);
+		compute(1.5);
 	MPI_Win_fence(0, win);
 	/* rank 0 holds rank 2's lock while it computes; rank 1 waits for it */
 	if (rank == 0) {
@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		MPI_Put(&v, 1, MPI_INT, 2, 1, 1, MPI_INT, win);
 		MPI_Win_flush(2, win);
 		MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
-		compute(2);
+		compute(1.5);
 		MPI_Win_unlock(2, win);
 	} else if (rank == 1) {
 		MPI_Recv(&got, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 		} else {
 			MPI_Win_start(other, 0, win);
 			MPI_Put(&v, 1, MPI_INT, 1, 2, 1, MPI_INT, win);
-			compute(2);
+			compute(1.5);
 			MPI_Win_complete(win);
 		}
 		MPI_Group_free(&other);
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			MPI_Iprobe(0, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 		MPI_Recv(&got, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	} else if (rank == 0) {
-		compute(2);
+		compute(1.5);
 		MPI_Send(&v, 1, MPI_INT, 2, 5, MPI_COMM_WORLD);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
