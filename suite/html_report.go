@@ -57,7 +57,7 @@ func (s *Suite) PrintHTML(w io.Writer, path string) error {
 	}
 	for i := range s.Results {
 		r := &s.Results[i]
-		row := indexRow{R: r, Outcome: r.Outcome(), Command: report.Printable(r.CommandLine())}
+		row := indexRow{R: r, Outcome: r.Outcome, Command: report.Printable(r.CommandLine())}
 		switch row.Outcome {
 		case NotVerified:
 			row.Findings = r.Reason

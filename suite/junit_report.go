@@ -108,7 +108,7 @@ func (s *Suite) PrintJUnit(w io.Writer) error {
 
 func (r *Result) junitCase(class string) junitCase {
 	c := junitCase{Name: r.CommandLine(), Classname: class, Time: seconds(r.duration())}
-	switch r.Outcome() {
+	switch r.Outcome {
 	case NotVerified:
 		c.Skipped = &junitMessage{Message: "not verified: " + r.Reason}
 		return c

@@ -43,11 +43,13 @@ type Result struct {
 	Problem string         `json:"problem,omitempty"`
 	// Path is the launch's directory (Launch.Dir), in the JSON.
 	Path string `json:"dir"`
+	// Outcome is its report's verdict, NotVerified or Failed.
+	Outcome string `json:"outcome"`
 }
 
-// Outcome is the launch's outcome: its report's verdict, NotVerified or
+// outcome is the launch's outcome: its report's verdict, NotVerified or
 // Failed.
-func (r *Result) Outcome() string {
+func (r *Result) outcome() string {
 	switch {
 	case !r.Verified:
 		return NotVerified
@@ -83,6 +85,13 @@ func Results(launches []Launch) []Result {
 		out[i] = Result{Launch: l, Path: l.Dir}
 		if l.Verified {
 			out[i].Report, out[i].Problem = readReport(l)
+		}
+		out[i].Outcome = out[i].outcome()
+		if out[i].Outcome == Failed && out[i].Problem == "" {
+			out[i].Problem = l.Error
+			if l.Error == "" {
+				out[i].Problem = fmt.Sprintf("mpivet exited with status %d", l.MpivetStatus)
+			}
 		}
 	}
 	return out
@@ -127,7 +136,7 @@ type Totals struct {
 func Total(rs []Result) Totals {
 	t := Totals{Launches: len(rs), Kinds: map[string]int{}}
 	for i := range rs {
-		switch rs[i].Outcome() {
+		switch rs[i].Outcome {
 		case "ok":
 			t.OK++
 		case "error":

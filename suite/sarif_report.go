@@ -126,15 +126,15 @@ func (r *Result) sarifInvocation() map[string]any {
 		return nil
 	}
 	inv := map[string]any{
-		"executionSuccessful": r.Outcome() != Failed,
+		"executionSuccessful": r.Outcome != Failed,
 		"exitCode":            r.MpivetStatus,
 		"commandLine":         strings.Join(r.Command, " "),
-		"properties":          map[string]any{"launch": r.Index, "outcome": r.Outcome()},
+		"properties":          map[string]any{"launch": r.Index, "outcome": r.Outcome},
 	}
 	if r.WorkDir != "" {
 		inv["workingDirectory"] = map[string]any{"uri": (&url.URL{Scheme: "file", Path: r.WorkDir}).String()}
 	}
-	if r.Outcome() == Failed {
+	if r.Outcome == Failed {
 		inv["toolExecutionNotifications"] = []map[string]any{{"level": "error",
 			"message": map[string]any{"text": r.Problem}}}
 	}

@@ -38,7 +38,7 @@ func (r *Result) printText(w io.Writer) {
 	if r.Ranks > 0 {
 		fmt.Fprintf(w, " (%d %s)", r.Ranks, check.Plural(r.Ranks, "rank", "ranks"))
 	}
-	out := r.Outcome()
+	out := r.Outcome
 	switch out {
 	case NotVerified:
 		fmt.Fprintf(w, ": not verified: %s\n", report.Printable(r.Reason))
