@@ -207,9 +207,20 @@ func KindList(kinds map[string]int) string {
 // also writes each verified launch's own HTML page (report.html beside its
 // report.json) where it is missing.
 func Write(dir string, launches []Launch, out Outputs) error {
+	return New(dir, launches).Write(out)
+}
+
+// New reads the reports of the launches of the suite in dir, and counts
+// them.
+func New(dir string, launches []Launch) *Suite {
 	rs := Results(launches)
 	s := &Suite{Dir: dir, Results: rs, Totals: Total(rs)}
 	s.Verdict = s.Totals.Verdict()
+	return s
+}
+
+// Write writes the reports asked for in out (see the function Write).
+func (s *Suite) Write(out Outputs) error {
 	if out.Text != nil {
 		if err := s.PrintText(out.Text); err != nil {
 			return err
