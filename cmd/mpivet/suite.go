@@ -33,6 +33,7 @@ SUITE_DIR or write a report, 3 no error found but a verification stopped
 early.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			out.Text = cmd.OutOrStdout()
 			c, err := suiteReport(args[0], out)
 			*code = c
 			return err
@@ -45,8 +46,8 @@ early.`,
 	return cmd
 }
 
-// suiteReport writes the reports of the suite in dir and returns the exit
-// status.
+// suiteReport writes the reports of the suite in dir (the summary to
+// out.Text) and returns the exit status.
 func suiteReport(dir string, out suite.Outputs) (int, error) {
 	for _, f := range []struct{ flag, path string }{{"json", out.JSON}, {"sarif", out.SARIF}, {"html", out.HTML}, {"junit", out.JUnit}} {
 		if f.path == "" {
@@ -67,7 +68,7 @@ func suiteReport(dir string, out suite.Outputs) (int, error) {
 	if err != nil {
 		return exitFailure, fmt.Errorf("cannot read the suite's launches: %v", err)
 	}
-	out.Text, out.Rules = os.Stdout, report.RulesOf(all.Checks)
+	out.Rules = report.RulesOf(all.Checks)
 	s := suite.New(dir, launches)
 	if err := s.Write(out); err != nil {
 		return exitFailure, err
