@@ -113,8 +113,11 @@ func (r *Result) junitCase(class string) junitCase {
 		c.Skipped = &junitMessage{Message: "not verified: " + r.Reason}
 		return c
 	case Failed:
-		c.Error = &junitMessage{Message: fmt.Sprintf("mpivet could not verify the launch (exit status %d)", r.MpivetStatus),
-			Type: "mpivet-failure", Text: r.Problem + "\nlaunch: " + r.Dir}
+		msg := "mpivet could not verify the launch (exit status 2)"
+		if r.MpivetStatus != 2 {
+			msg = fmt.Sprintf("mpivet left no report (exit status %d)", r.MpivetStatus)
+		}
+		c.Error = &junitMessage{Message: msg, Type: "mpivet-failure", Text: r.Problem + "\nlaunch: " + r.Dir}
 		return c
 	}
 	var out strings.Builder

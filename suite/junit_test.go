@@ -82,8 +82,11 @@ func TestJUnit(t *testing.T) {
 			t.Errorf("%s: %+v", name, c)
 		}
 	}
-	if e := junitcheck.Kids(cases["./broken"], "error")[0]; !strings.Contains(e.Text, "mpirun: not found") || !strings.Contains(e.Attrs["message"], "exit status 2") {
+	if e := junitcheck.Kids(cases["./broken"], "error")[0]; !strings.Contains(e.Text, "mpirun: not found") || e.Attrs["message"] != "mpivet could not verify the launch (exit status 2)" {
 		t.Errorf("mpivet's failure: %v %q", e.Attrs, e.Text)
+	}
+	if e := junitcheck.Kids(cases["./killed"], "error")[0]; !strings.Contains(e.Text, "no report") || e.Attrs["message"] != "mpivet left no report (exit status 0)" {
+		t.Errorf("a launch without its report: %v %q", e.Attrs, e.Text)
 	}
 	if c := cases["./slow"]; c == nil || len(c.Kids) != 1 || !strings.Contains(junitcheck.Kids(c, "system-out")[0].Text, "incomplete: the time budget") {
 		t.Errorf("the incomplete launch: %+v", c)
