@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"mpivet/check"
 	"mpivet/report"
@@ -84,7 +86,7 @@ func launchPage(r *Result, base string) (link, problem string) {
 		return "", err.Error()
 	}
 	if _, err := os.Stat(page); err != nil {
-		if err := report.WriteHTML(page, r.Report); err != nil {
+		if err := report.WriteHTML(page, withGraphs(r.Report)); err != nil {
 			os.Remove(page)
 			return "", fmt.Sprintf("cannot write %s: %v", page, err)
 		}
@@ -94,4 +96,30 @@ func launchPage(r *Result, base string) (link, problem string) {
 		return (&url.URL{Scheme: "file", Path: page}).String(), ""
 	}
 	return (&url.URL{Path: filepath.ToSlash(rel)}).String(), ""
+}
+
+// graphLine is how a finding's message names the graph that goes with it
+// (check.Graph.Path), which the report's DOT printer left in the run
+// directory as NAME.dot (and NAME.svg).
+const graphLine = "\nwait-for graph: "
+
+// withGraphs gives the findings of a report read from JSON (which keeps no
+// graph) the graphs their messages name, read from the .dot files the run
+// left, so that the page shows them as mpivet run --html does.
+func withGraphs(r *report.Report) *report.Report {
+	c := *r
+	c.Findings = slices.Clone(r.Findings)
+	for i, f := range c.Findings {
+		_, path, ok := strings.Cut(f.Message, graphLine)
+		if !ok || f.Graph != nil {
+			continue
+		}
+		path, _, _ = strings.Cut(path, "\n")
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		dot, err := os.ReadFile(filepath.Join(filepath.Dir(path), name+".dot"))
+		if err == nil {
+			c.Findings[i].Graph = &check.Graph{Dir: filepath.Dir(path), Name: name, DOT: string(dot)}
+		}
+	}
+	return &c
 }

@@ -308,3 +308,27 @@ func TestHTMLIndex(t *testing.T) {
 		t.Errorf("the index is not self-contained")
 	}
 }
+
+// A launch's page written from its report.json has the wait-for graph its
+// deadlock's message names, from the .dot file the run left.
+func TestHTMLGraph(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	os.MkdirAll(run, 0o755)
+	os.WriteFile(filepath.Join(run, "deadlock.dot"), []byte(`digraph { r0 [label="rank 0: MPI_Recv"]; r1 [label="rank 1"]; r0 -> r1; r1 -> r0 }`), 0o644)
+	l := suite.Launch{Index: 1, Dir: filepath.Join(dir, "launches", "0001"), Program: "./ring", Ranks: 2, Verified: true, MpivetStatus: 1}
+	os.MkdirAll(l.Dir, 0o755)
+	r := report.New([]check.Finding{{Kind: "deadlock", Severity: check.Error, Ranks: []int{0, 1},
+		Message:   "ranks 0-1 wait for each other\nwait-for graph: " + filepath.Join(run, "deadlock.svg"),
+		Locations: []check.Location{{Rank: 0, File: "ring.c", Line: 9, Function: "main", Call: "MPI_Recv"}}}}, "")
+	if err := report.WriteJSON(l.Report(), r); err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.Write(dir, []suite.Launch{l}, suite.Outputs{HTML: filepath.Join(dir, "index.html")}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(l.Dir, suite.HTMLFile))
+	if err != nil || !bytes.Contains(page, []byte("rank 0: MPI_Recv</text>")) {
+		t.Errorf("the launch's page has no wait-for graph (%v)", err)
+	}
+}
