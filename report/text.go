@@ -58,24 +58,8 @@ func (r *Report) printText(w io.Writer, c palette) {
 	q := Printable
 	fmt.Fprintf(w, "\n%s== mpivet: %s, %d %s, %s ==%s\n", c.bold, q(r.Program), r.Ranks, check.Plural(r.Ranks, "rank", "ranks"), q(r.MPI), c.reset)
 	for _, f := range r.Findings {
-		col := c.yellow
-		if f.Severity == check.Error {
-			col = c.red
-		}
-		ranks := ""
-		if len(f.Ranks) > 0 {
-			ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
-		}
-		fmt.Fprintf(w, "\n%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
-		msg := strings.ReplaceAll(q(f.Message), "\n", "\n    ")
-		fmt.Fprintf(w, "  %s\n", msg)
-		for _, l := range f.Locations {
-			note := ""
-			if l.Note != "" {
-				note = c.dim + "  (" + q(l.Note) + ")" + c.reset
-			}
-			fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, q(l.String()), note)
-		}
+		fmt.Fprintln(w)
+		r.printFinding(w, f, c)
 	}
 	for _, il := range r.Explored {
 		fmt.Fprintf(w, "\n%sinterleaving %d%s:\n", c.bold, il.N, c.reset)
@@ -132,6 +116,49 @@ func (r *Report) printText(w io.Writer, c palette) {
 	fmt.Fprintf(w, "%sverdict: %s%s: %d %s, %d %s in %d %s (records: %s)\n", col, r.Verdict, c.reset,
 		errs, check.Plural(errs, "error", "errors"), warns, check.Plural(warns, "warning", "warnings"),
 		r.Interleavings, check.Plural(r.Interleavings, "interleaving", "interleavings"), q(r.RunDir))
+}
+
+// printFinding prints one finding's block: its severity, kind, ranks and
+// interleaving, its message and its locations.
+func (r *Report) printFinding(w io.Writer, f check.Finding, c palette) {
+	q := Printable
+	col := c.yellow
+	if f.Severity == check.Error {
+		col = c.red
+	}
+	ranks := ""
+	if len(f.Ranks) > 0 {
+		ranks = fmt.Sprintf(" %s %s", check.Plural(len(f.Ranks), "rank", "ranks"), check.RankList(f.Ranks))
+	}
+	fmt.Fprintf(w, "%s%s[%s]%s%s%s\n", col, f.Severity, f.Kind, c.reset, ranks, r.interleaving(f))
+	msg := strings.ReplaceAll(q(f.Message), "\n", "\n    ")
+	fmt.Fprintf(w, "  %s\n", msg)
+	for _, l := range f.Locations {
+		note := ""
+		if l.Note != "" {
+			note = c.dim + "  (" + q(l.Note) + ")" + c.reset
+		}
+		fmt.Fprintf(w, "    rank %d: %s%s\n", l.Rank, q(l.String()), note)
+	}
+}
+
+// FindingText is the text report of one finding of r, without colours:
+// its block, as the terminal shows it, and for a finding of a replayed
+// interleaving the forced matches and the command that replays it.
+func (r *Report) FindingText(f check.Finding) string {
+	var b strings.Builder
+	r.printFinding(&b, f, palette{})
+	for _, il := range r.Explored {
+		if il.N != f.Interleaving {
+			continue
+		}
+		fmt.Fprintf(&b, "interleaving %d:\n", il.N)
+		for _, s := range il.Steps {
+			fmt.Fprintf(&b, "    %s\n", Printable(s))
+		}
+		fmt.Fprintf(&b, "  replay: %s\n", Printable(il.Replay))
+	}
+	return b.String()
 }
 
 // interleaving names the interleaving a finding comes from, when there were several.

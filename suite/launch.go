@@ -53,6 +53,10 @@ type Launch struct {
 	MpivetStatus int       `json:"mpivet_status"`
 	Started      time.Time `json:"started"`
 	Ended        time.Time `json:"ended"`
+
+	// Error is mpivet's message when it could not verify the launch
+	// (status 2), for the reports.
+	Error string `json:"error,omitempty"`
 }
 
 // Report is the path of the launch's JSON report (which may not exist:

@@ -125,7 +125,7 @@ func TestDocumentedCommandLines(t *testing.T) {
 		}
 		return err
 	})
-	line := regexp.MustCompile(`(?:^|[\s$]|bin/)mpivet (run|replay|dump|checks|explain)\b([^#\n]*)`)
+	line := regexp.MustCompile(`(?:^|[\s$]|bin/)mpivet (run|replay|dump|checks|explain|suite-report)\b([^#\n]*)`)
 	flagRE := regexp.MustCompile(`(?:^|\s)--?([a-z][a-z-]*)`)
 	seen := 0
 	for _, p := range pages {

@@ -17,6 +17,7 @@
 // text; outputs.go the report files asked for (--json, --html, --sarif, a
 // witness with --export); progress.go the progress line; signals.go
 // interrupts (the first stops the run and reports, a second quits);
+// suite.go mpivet suite-report, the reports of a whole test suite;
 // profile.go mpivet's own CPU and heap profiles, for its maintainers.
 package main
 
@@ -70,7 +71,7 @@ func rootCmd(code *int) *cobra.Command {
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
 	}
-	root.AddCommand(runCmd(code), replayCmd(code), checksCmd(), explainCmd(), dumpCmd())
+	root.AddCommand(runCmd(code), replayCmd(code), checksCmd(), explainCmd(), dumpCmd(), suiteReportCmd(code))
 	return root
 }
 
