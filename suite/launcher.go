@@ -49,8 +49,8 @@ type Spec struct {
 type optKind int
 
 const (
-	optIgnored optKind = iota // no value: has no effect on a verification
-	optIgnoredValue           // one value, ignored
+	optIgnored      optKind = iota // no value: has no effect on a verification
+	optIgnoredValue                // one value, ignored
 	optNP
 	optExport  // -x VAR[=VAL]
 	optEnv     // -genv VAR VAL
@@ -70,7 +70,7 @@ var mpirunOptions = map[string]optKind{
 	"wdir": optWorkDir, "wd": optWorkDir,
 	"host": optHost, "H": optHost, "hosts": optHost, "hostfile": optHost, "machinefile": optHost, "f": optHost,
 	"default-hostfile": optHost,
-	"mca": optMCA, "gmca": optMCA,
+	"mca":              optMCA, "gmca": optMCA,
 }
 
 var srunOptions = map[string]optKind{

@@ -10,8 +10,8 @@ import (
 func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		launcher, line string
-		want       Spec
-		unsupported string // a word of the reason, when the launch cannot be run as written
+		want           Spec
+		unsupported    string // a word of the reason, when the launch cannot be run as written
 	}{
 		{"mpirun", "-n 4 ./app a b", Spec{NP: 4, Program: "./app", Args: []string{"a", "b"}}, ""},
 		{"mpirun", "-np 2 --oversubscribe --bind-to none --map-by slot:PE=1 ./app -n 3", Spec{NP: 2, Program: "./app", Args: []string{"-n", "3"}}, ""},
