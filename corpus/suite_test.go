@@ -1,0 +1,195 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mpivet/suite"
+)
+
+// rootEnv lets Open MPI's launcher run as root, as a suite run by root
+// sets it.
+var rootEnv = []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
+
+// runExec runs mpivet with args in dir, with env added, and returns its
+// standard output, standard error and exit status.
+func runExec(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(mpivetBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), rootEnv...), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// launches reads the records of a suite's launches, and checks that each
+// verified one has its JSON report, with the verdict its record says.
+func launches(t *testing.T, dir string, want int) []suite.Launch {
+	t.Helper()
+	ls, err := suite.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != want {
+		t.Fatalf("%d launches recorded, want %d: %+v", len(ls), want, ls)
+	}
+	for i, l := range ls {
+		if l.Index != i+1 || filepath.Base(l.Dir) != fmt.Sprintf("%04d", i+1) {
+			t.Errorf("launch %d: index %d in %s", i+1, l.Index, l.Dir)
+		}
+		var r Report
+		data, err := os.ReadFile(l.Report())
+		switch {
+		case !l.Verified && err == nil:
+			t.Errorf("launch %d, not verified, has a report", l.Index)
+		case l.Verified && err != nil:
+			t.Errorf("launch %d, verified, has no report: %v", l.Index, err)
+		case l.Verified:
+			if json.Unmarshal(data, &r) != nil || r.Verdict != l.Verdict {
+				t.Errorf("launch %d: record says %q, report %q", l.Index, l.Verdict, r.Verdict)
+			}
+		}
+	}
+	return ls
+}
+
+// expect checks a launch's record: verified or not (with a word of the
+// reason), its verdict and its exit status.
+func expect(t *testing.T, l suite.Launch, verified bool, verdictOrReason string, status int) {
+	t.Helper()
+	ok := l.Verified == verified && l.Status == status
+	if verified {
+		ok = ok && l.Verdict == verdictOrReason
+	} else {
+		ok = ok && strings.Contains(l.Reason, verdictOrReason)
+	}
+	if !ok {
+		t.Errorf("launch %d (%s): verified %v, verdict %q, reason %q, status %d; want verified %v, %q, status %d",
+			l.Index, strings.Join(l.Command, " "), l.Verified, l.Verdict, l.Reason, l.Status, verified, verdictOrReason, status)
+	}
+}
+
+// A shell script's launches under mpivet exec, under each MPI: each prints
+// and exits as natively, the buggy one is reported, the non-MPI and MPMD
+// ones pass through unchecked, the launcher's -x/-genv and -wdir reach the
+// program, and mpivet exec exits 1 for the error found.
+func TestExecScript(t *testing.T) {
+	parallel(t)
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			compile(t, m, filepath.Join("..", "testdata", "programs", "fig2_8_leak.c"), filepath.Join(dir, "leak"))
+			compile(t, m, filepath.Join("..", "testdata", "suite", "env_wdir.c"), filepath.Join(dir, "env_wdir"))
+			os.Mkdir(filepath.Join(dir, "work"), 0o755)
+			env := []string{"L=mpirun.openmpi", "ENVOPTS=-x SUITE_A=one -x SUITE_B=two"}
+			if m.name == "mpich" {
+				env = []string{"L=mpiexec.mpich", "ENVOPTS=-genv SUITE_A one -env SUITE_B two"}
+			}
+			script, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "suite.sh"))
+			sdir := filepath.Join(dir, "suite")
+			out, errs, code := runExec(t, dir, env, "exec", "--timeout", "60s", "--suite", sdir, "--", script)
+			for _, want := range []string{"hostname: ok", "size=2 A=one B=two dir=work", "size=2 A=- B=- dir=", "env_wdir 3: status 3"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output does not say %q", want)
+				}
+			}
+			if code != 1 || strings.Contains(out, "leak: status") || strings.Count(errs, "mpivet: launch ") != 2 ||
+				!strings.Contains(errs, "mpivet: launch 0001 (") {
+				t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+			}
+			ls := launches(t, sdir, 5)
+			expect(t, ls[0], true, "error", 0)
+			expect(t, ls[1], false, "not an MPI program", 0)
+			expect(t, ls[2], true, "ok", 0)
+			expect(t, ls[3], false, "MPMD", 0)
+			expect(t, ls[4], true, "error", 3)
+			if ls[2].WorkDir != dir || ls[2].Ranks != 2 || ls[2].Program != "../env_wdir" {
+				t.Errorf("launch 3 recorded as %+v", ls[2])
+			}
+		})
+	}
+}
+
+// mpivet exec exits with its command's status when no launch has an
+// error; once --suite-budget is spent, launches run unchecked.
+func TestExecStatusAndBudget(t *testing.T) {
+	parallel(t)
+	m := available(t)[0]
+	dir := t.TempDir()
+	compile(t, m, filepath.Join("..", "testdata", "suite", "env_wdir.c"), filepath.Join(dir, "env_wdir"))
+	launcher := map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[m.name]
+	sdir := filepath.Join(dir, "suite")
+	out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--suite-budget", "1ns", "--",
+		"sh", "-c", launcher+" -n 2 ./env_wdir; exit 5")
+	if code != 5 || !strings.Contains(out, "size=2 A=- B=-") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	expect(t, launches(t, sdir, 1)[0], false, "budget", 0)
+}
+
+// Ctrl-C stops the suite: the running launch reports what it found
+// (incomplete), a launch started after it (by a command that goes on
+// after an interrupt) runs nothing, and the summary is written.
+func TestExecInterrupt(t *testing.T) {
+	parallel(t)
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			compile(t, m, filepath.Join("..", "testdata", "programs", "spin_timeout.c"), filepath.Join(dir, "spin"))
+			launcher := map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[m.name]
+			sdir := filepath.Join(dir, "suite")
+			cmd := exec.Command(mpivetBin, "exec", "--suite", sdir, "--", "sh", "-c",
+				"trap 'echo trapped' INT; "+launcher+" -n 3 ./spin; "+launcher+" -n 3 ./spin; echo second: $?")
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), rootEnv...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Once the first launch's ranks run, interrupt.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if ps, _ := filepath.Glob(filepath.Join(sdir, "launches", "0001", "run", "p.*.state")); len(ps) == 3 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the first launch did not start:\n%s", out.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGINT)
+			done := make(chan error)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("mpivet exec did not end after the interrupt:\n%s", out.String())
+			}
+			if !strings.Contains(out.String(), "second: 130") || !strings.Contains(out.String(), "mpivet: 2 launches") {
+				t.Errorf("output:\n%s", out.String())
+			}
+			ls := launches(t, sdir, 2)
+			expect(t, ls[0], true, "incomplete", 130)
+			expect(t, ls[1], false, "interrupted", 130)
+		})
+	}
+}
