@@ -19,11 +19,15 @@ import (
 // sets it.
 var rootEnv = []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
 
-// runExec runs mpivet with args in dir, with env added, and returns its
-// standard output, standard error and exit status.
+// runExec runs mpivet (or the command args[0], when it is not a flag
+// or a subcommand of mpivet's: ctest) with args in dir, with env added,
+// and returns its standard output, standard error and exit status.
 func runExec(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(mpivetBin, args...)
+	if args[0] == "ctest" {
+		cmd = exec.Command(args[0], args[1:]...)
+	}
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), rootEnv...), env...)
 	var stdout, stderr bytes.Buffer
@@ -190,6 +194,58 @@ func TestExecInterrupt(t *testing.T) {
 			ls := launches(t, sdir, 2)
 			expect(t, ls[0], true, "incomplete", 130)
 			expect(t, ls[1], false, "interrupted", 130)
+		})
+	}
+}
+
+// A CMake project's MPI tests, run by ctest -j2 with MPIEXEC_EXECUTABLE a
+// link to mpivet named mpiexec, under each MPI: every launch has its own
+// directory (two at once), ctest passes or fails as natively, and the
+// records say what mpivet found.
+func TestCtest(t *testing.T) {
+	parallel(t)
+	if _, err := exec.LookPath("ctest"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("cmake is not installed (scripts/setup installs it)")
+		}
+		t.Skip("cmake is not installed")
+	}
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			link := filepath.Join(dir, "bin", "mpiexec")
+			os.Mkdir(filepath.Dir(link), 0o755)
+			if err := os.Symlink(mpivetBin, link); err != nil {
+				t.Fatal(err)
+			}
+			src, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "cmake"))
+			build := filepath.Join(dir, "build")
+			for _, c := range [][]string{
+				{"cmake", "-S", src, "-B", build, "-DMPI_C_COMPILER=" + m.cc, "-DMPIEXEC_EXECUTABLE=" + link},
+				{"cmake", "--build", build},
+			} {
+				if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
+				}
+			}
+			sdir := filepath.Join(dir, "suite")
+			out, errs, code := runExec(t, build, []string{suite.EnvSuite + "=" + sdir, suite.EnvUserFlags + "=--timeout 60s"}, "ctest", "-j2")
+			if code != 0 || !strings.Contains(out, "100% tests passed") {
+				t.Fatalf("ctest: exit %d\n%s\n%s", code, out, errs)
+			}
+			ls := launches(t, sdir, 4)
+			byTest := map[string]suite.Launch{}
+			for _, l := range ls {
+				name := filepath.Base(l.Program)
+				if len(l.Args) > 0 {
+					name += " " + strings.Join(l.Args, " ")
+				}
+				byTest[name] = l
+			}
+			expect(t, byTest["leak"], true, "error", 0)
+			expect(t, byTest["env_wdir"], true, "ok", 0)
+			expect(t, byTest["env_wdir 3"], true, "error", 3)
+			expect(t, byTest["hostname"], false, "not an MPI program", 0)
 		})
 	}
 }

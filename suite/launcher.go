@@ -179,3 +179,15 @@ func (s *Spec) set(k optKind, name string, vs []string) string {
 	}
 	return ""
 }
+
+// Query reports whether a launcher's arguments ask it something (--version,
+// --help, -info) rather than launch: they are all options, without a
+// value or a program.
+func Query(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}

@@ -52,3 +52,12 @@ func TestImpliedMPI(t *testing.T) {
 		}
 	}
 }
+
+func TestQuery(t *testing.T) {
+	for line, want := range map[string]bool{"--version": true, "-info": true, "--help -v": true, "": true,
+		"-n 2 ./app": false, "--tag-output -n 1 hostname": false} {
+		if got := Query(strings.Fields(line)); got != want {
+			t.Errorf("%q: %v, want %v", line, got, want)
+		}
+	}
+}
