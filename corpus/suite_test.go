@@ -249,3 +249,32 @@ func TestCtest(t *testing.T) {
 		})
 	}
 }
+
+// A pytest suite launching mpi4py scripts (Open MPI: Debian's mpi4py) under
+// mpivet exec: the tests pass as natively (the line mpivet prints for a
+// launch with errors goes to the test's captured standard error), the
+// leaked request is found (exit 1), and a Python launch that does not use mpi4py passes through.
+func TestExecPytest(t *testing.T) {
+	parallel(t)
+	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+		t.Skip("no Open MPI")
+	}
+	if exec.Command("/usr/bin/python3", "-c", "import pytest, mpi4py").Run() != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3-pytest or python3-mpi4py is not installed (scripts/setup installs them)")
+		}
+		t.Skip("no pytest or mpi4py for /usr/bin/python3")
+	}
+	dir := t.TempDir()
+	tests, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "pytest"))
+	sdir := filepath.Join(dir, "suite")
+	out, errs, code := runExec(t, dir, nil, "exec", "--timeout", "120s", "--suite", sdir, "--",
+		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests)
+	if code != 1 || !strings.Contains(out, "3 passed") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	ls := launches(t, sdir, 3)
+	expect(t, ls[0], true, "ok", 0)
+	expect(t, ls[1], true, "error", 0)
+	expect(t, ls[2], false, "does not use mpi4py", 0)
+}

@@ -124,7 +124,8 @@ func shim(launcher string, args, flags []string) int {
 		realPath = suite.RealPath(os.Getenv("PATH"), executable())
 	}
 	os.Setenv("PATH", realPath) // mpivet's own run finds the real launcher
-	if suite.Query(args) {      // mpiexec --version, --help: not a launch
+	// mpiexec --version, --help: not a launch.
+	if suite.Query(args) {
 		return passThrough(&suite.Launch{}, launcher, args, realPath, env, wd)
 	}
 	dir := suiteDir()
