@@ -131,7 +131,8 @@ func TestExecScript(t *testing.T) {
 }
 
 // mpivet exec exits with its command's status when no launch has an
-// error; once --suite-budget is spent, launches run unchecked.
+// error; once --suite-budget is spent, launches run unchecked; a suite
+// directory is not used twice.
 func TestExecStatusAndBudget(t *testing.T) {
 	parallel(t)
 	m := available(t)[0]
@@ -145,6 +146,10 @@ func TestExecStatusAndBudget(t *testing.T) {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	expect(t, launches(t, sdir, 1)[0], false, "budget", 0)
+	// A suite directory that holds launches is refused.
+	if out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--", "true"); code != 2 || !strings.Contains(errs, "earlier suite") {
+		t.Errorf("a used suite directory: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // Ctrl-C stops the suite: the running launch reports what it found

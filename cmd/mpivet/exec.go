@@ -148,8 +148,9 @@ func runSuite(args []string, dir string, budget time.Duration, flags []string) (
 	return status, nil
 }
 
-// newSuiteDir makes the suite directory: dir, or a new one under
-// ./.mpivet. It returns its absolute path.
+// newSuiteDir makes the suite directory: dir (which must not hold
+// launches already), or a new one under ./.mpivet. It returns its
+// absolute path.
 func newSuiteDir(dir string) (string, error) {
 	if dir == "" {
 		if err := os.MkdirAll(".mpivet", 0o755); err != nil {
@@ -163,6 +164,10 @@ func newSuiteDir(dir string) (string, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("--suite %s: %v", dir, err)
 	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "launches")); len(ents) > 0 {
+		return "", fmt.Errorf("--suite %s: it holds the launches of an earlier suite; give a new directory, or remove this one", dir)
+	}
+	os.Remove(filepath.Join(dir, suite.StoppedFile))
 	return filepath.Abs(dir)
 }
 
