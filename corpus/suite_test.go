@@ -131,8 +131,8 @@ func TestExecScript(t *testing.T) {
 }
 
 // mpivet exec exits with its command's status when no launch has an
-// error; once --suite-budget is spent, launches run unchecked; a suite
-// directory is not used twice.
+// error; a launch running when --suite-budget ends stops there, and once
+// it is spent, launches run unchecked; a suite directory is not used twice.
 func TestExecStatusAndBudget(t *testing.T) {
 	parallel(t)
 	m := available(t)[0]
@@ -146,6 +146,19 @@ func TestExecStatusAndBudget(t *testing.T) {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	expect(t, launches(t, sdir, 1)[0], false, "budget", 0)
+	// A launch still verifying when the suite's budget ends stops there.
+	compile(t, m, filepath.Join("..", "testdata", "programs", "spin_timeout.c"), filepath.Join(dir, "spin"))
+	sdir2 := filepath.Join(dir, "suite2")
+	start := time.Now()
+	out, errs, code = runExec(t, dir, nil, "exec", "--suite", sdir2, "--suite-budget", "4s", "--timeout", "60s", "--", launcher, "-n", "3", "./spin")
+	l := launches(t, sdir2, 1)[0]
+	var r Report
+	data, _ := os.ReadFile(l.Report())
+	json.Unmarshal(data, &r)
+	if time.Since(start) > 30*time.Second || code != 130 || !strings.Contains(r.Stopped, "suite's budget") {
+		t.Errorf("a launch at the suite's end: exit %d after %v, stopped %q\n%s%s", code, time.Since(start), r.Stopped, out, errs)
+	}
+	expect(t, l, true, "incomplete", 130)
 	// A suite directory that holds launches is refused.
 	if out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--", "true"); code != 2 || !strings.Contains(errs, "earlier suite") {
 		t.Errorf("a used suite directory: exit %d\n%s%s", code, out, errs)

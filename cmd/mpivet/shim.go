@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -186,11 +187,8 @@ func prepareLaunch(spec *suite.Spec, o *driver.Options, launcher string) (*mpi.I
 		}
 		o.Launcher = strings.Join(append(l, spec.Hosts...), " ")
 	}
-	if d := suite.Deadline(); !d.IsZero() {
-		left := time.Until(d)
-		if o.Budget == 0 && left < driver.AutoBudget(time.Hour) || o.Budget > left {
-			o.Budget = left
-		}
+	if left := time.Until(suite.Deadline()); !suite.Deadline().IsZero() && o.Budget > left {
+		o.Budget = left
 	}
 	return inst, ""
 }
@@ -217,7 +215,14 @@ func verifyLaunch(l *suite.Launch, spec *suite.Spec, o driver.Options, inst *mpi
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		o.IO.Stdin = os.Stdin
 	}
-	sig := catchInterrupts(context.Background())
+	// An automatic budget ends at the suite's end too (the report says why).
+	ctx := context.Background()
+	if d := suite.Deadline(); !d.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, d, errors.New("the suite's budget (--suite-budget) is spent"))
+		defer cancel()
+	}
+	sig := catchInterrupts(ctx)
 	rep, err := driver.Verify(sig.ctx, o)
 	sig.stop()
 	if err != nil {
