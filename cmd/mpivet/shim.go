@@ -295,8 +295,10 @@ func passThrough(l *suite.Launch, launcher string, args []string, realPath strin
 	cmd := exec.Command(real, args...)
 	cmd.Env, cmd.Dir = env, wd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// Signals go to the launcher (a terminal's reach it directly);
-	// this process waits for it, to record how it ended.
+	// This process outlives the launcher, to record how it ended. SIGINT
+	// comes to the whole process group (a terminal's, mpivet exec's): the
+	// launcher has it already; SIGTERM and SIGHUP may be this process's
+	// alone, and are passed on.
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(ch)
@@ -307,7 +309,9 @@ func passThrough(l *suite.Launch, launcher string, args []string, realPath strin
 	}
 	go func() {
 		for s := range ch {
-			cmd.Process.Signal(s)
+			if s != syscall.SIGINT {
+				cmd.Process.Signal(s)
+			}
 		}
 	}()
 	l.Status = suite.ExitStatus(cmd.Wait())
