@@ -159,6 +159,14 @@ func TestExecStatusAndBudget(t *testing.T) {
 		t.Errorf("a launch at the suite's end: exit %d after %v, stopped %q\n%s%s", code, time.Since(start), r.Stopped, out, errs)
 	}
 	expect(t, l, true, "incomplete", 130)
+	// Bad input: exit 2, a message, and no suite directory.
+	for _, args := range [][]string{{"no-such-command-here"}, {"--suite-budget", "-1s", "true"}, {"--budget", "-1s", "true"}} {
+		sdir3 := filepath.Join(dir, "suite3")
+		out, errs, code := runExec(t, dir, nil, append([]string{"exec", "--suite", sdir3}, args...)...)
+		if _, err := os.Stat(sdir3); code != 2 || !strings.Contains(errs, "mpivet: ") || err == nil {
+			t.Errorf("mpivet exec %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+	}
 	// A suite directory that holds launches is refused.
 	if out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--", "true"); code != 2 || !strings.Contains(errs, "earlier suite") {
 		t.Errorf("a used suite directory: exit %d\n%s%s", code, out, errs)

@@ -101,6 +101,11 @@ mpivet-mpiexec and so on) does the same, with the flags in $` + suite.EnvUserFla
 // runSuite is mpivet exec: it runs the command args with the shims first
 // on PATH, in the suite directory dir, and summarises the launches.
 func runSuite(args []string, dir string, budget time.Duration, flags []string) (int, error) {
+	if suite.LauncherName(args[0]) == "" { // (a launcher's name is a shim's)
+		if _, err := suite.LookPath(args[0], os.Getenv("PATH")); err != nil {
+			return exitFailure, err
+		}
+	}
 	dir, err := newSuiteDir(dir)
 	if err != nil {
 		return exitFailure, err
