@@ -43,6 +43,10 @@ mpivet could not run the suite.`,
 				*code = exitFailure
 				return fmt.Errorf("--suite-budget %v: must be at least 0 (0: no limit)", budget)
 			}
+			if o.Suppressions != "" { // the launches run in their own directories
+				abs, _ := filepath.Abs(o.Suppressions)
+				cmd.Flags().Set("suppressions", abs)
+			}
 			flags := changedFlags(cmd.Flags(), "suite", "suite-budget")
 			if _, err := parseVerifyFlags(flags); err != nil {
 				*code = exitFailure
