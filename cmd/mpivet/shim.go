@@ -143,29 +143,29 @@ func shim(launcher string, args, flags []string) int {
 	spec := suite.Parse(launcher, args)
 	l.Program, l.Args, l.Ranks = spec.Program, spec.Args, spec.NP
 	o, err := parseVerifyFlags(flags)
-	inst, reason := (*mpi.Install)(nil), spec.Unsupported
+	reason := spec.Unsupported
 	switch {
 	case err != nil:
 		reason = "mpivet's flags: " + err.Error()
 	case reason == "" && suite.Spent(time.Now()):
 		reason = "the suite's budget (--suite-budget) is spent"
 	case reason == "":
-		inst, reason = prepareLaunch(spec, &o, launcher)
+		reason = prepareLaunch(spec, &o, launcher)
 	}
 	if reason != "" {
 		l.Reason = reason
 		return passThrough(l, launcher, args, realPath, env, wd)
 	}
-	return verifyLaunch(l, spec, o, inst, launcher, args, realPath, env, wd)
+	return verifyLaunch(l, o, launcher, args, realPath, env, wd)
 }
 
 // prepareLaunch sets the launch's environment and working directory as
 // its launcher would for its program, and finds the program's MPI; it
 // returns why the launch is not verified, or "".
-func prepareLaunch(spec *suite.Spec, o *driver.Options, launcher string) (*mpi.Install, string) {
+func prepareLaunch(spec *suite.Spec, o *driver.Options, launcher string) string {
 	if spec.WorkDir != "" {
 		if err := os.Chdir(spec.WorkDir); err != nil {
-			return nil, fmt.Sprintf("working directory %s: %v", spec.WorkDir, err)
+			return fmt.Sprintf("working directory %s: %v", spec.WorkDir, err)
 		}
 	}
 	for _, kv := range spec.Env {
@@ -174,10 +174,10 @@ func prepareLaunch(spec *suite.Spec, o *driver.Options, launcher string) (*mpi.I
 	}
 	inst, reason := suite.Classify(spec.Program, spec.Args, o.MPI)
 	if inst == nil {
-		return nil, reason
+		return reason
 	}
 	if implied := suite.ImpliedMPI(launcher); implied != "" && implied != string(inst.Impl) {
-		return nil, fmt.Sprintf("%s launches %s programs, and this one uses %s", launcher, implied, inst.Impl.Pretty())
+		return fmt.Sprintf("%s launches %s programs, and this one uses %s", launcher, implied, inst.Impl.Pretty())
 	}
 	o.NP, o.Program, o.Args = spec.NP, spec.Program, spec.Args
 	if len(spec.Hosts) > 0 {
@@ -190,14 +190,13 @@ func prepareLaunch(spec *suite.Spec, o *driver.Options, launcher string) (*mpi.I
 	if left := time.Until(suite.Deadline()); !suite.Deadline().IsZero() && o.Budget > left {
 		o.Budget = left
 	}
-	return inst, ""
+	return ""
 }
 
 // verifyLaunch runs the launch under mpivet, with its report in its
 // directory; when mpivet fails before the program ran, the launch runs
 // unchecked instead.
-func verifyLaunch(l *suite.Launch, spec *suite.Spec, o driver.Options, inst *mpi.Install,
-	launcher string, args []string, realPath string, env []string, wd string) int {
+func verifyLaunch(l *suite.Launch, o driver.Options, launcher string, args []string, realPath string, env []string, wd string) int {
 	status := -1
 	notes, _ := os.Create(filepath.Join(l.Dir, "notices.txt"))
 	if notes != nil {
