@@ -294,7 +294,8 @@ func TestExecPytest(t *testing.T) {
 	dir := t.TempDir()
 	tests, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "pytest"))
 	sdir := filepath.Join(dir, "suite")
-	out, errs, code := runExec(t, dir, nil, "exec", "--timeout", "120s", "--suite", sdir, "--",
+	// (no __pycache__ nor .pytest_cache in the source tree)
+	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--",
 		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests)
 	if code != 1 || !strings.Contains(out, "3 passed") {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
