@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"mpivet/suite"
 )
 
 // Inside a Slurm allocation, replays are job steps (srun --exact, by
@@ -19,7 +21,8 @@ import (
 // findings. The test starts a Slurm cluster of three virtual nodes on this
 // machine (scripts/start-slurm) and explores through salloc. Open MPI's
 // ranks take Slurm's PMIx, MPICH's PMI-2 (with another, every rank starts
-// as a rank 0 of its own).
+// as a rank 0 of its own). A suite's srun under mpivet exec is verified
+// the same way.
 func TestSlurmSteps(t *testing.T) {
 	parallel(t)
 	if _, err := exec.LookPath("slurmctld"); err != nil {
@@ -65,6 +68,17 @@ func TestSlurmSteps(t *testing.T) {
 		}
 		if a, b := local.summary(), slurm.summary(); a != b {
 			t.Errorf("through Slurm: %s\nlocally: %s", b, a)
+		}
+		// A suite's srun inside the allocation is mpivet exec's shim: the
+		// launch is verified, its runs job steps.
+		sdir, before := dir+"-suite", steps(cluster)
+		cmd := exec.Command("salloc", append([]string{"-n", strconv.Itoa(p.NP), "--quiet", mpivetBin, "exec", "--max-interleavings", "1",
+			"--suite", sdir, "--", "srun", "-n", strconv.Itoa(p.NP), bin}, p.Args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		out, _ := cmd.CombinedOutput()
+		ls, err := suite.Load(sdir)
+		if err != nil || len(ls) != 1 || !ls[0].Verified || ls[0].Status != 0 || ls[0].Verdict == "error" || steps(cluster) == before {
+			t.Errorf("mpivet exec -- srun: launches %+v (%v), %d steps\n%s", ls, err, steps(cluster)-before, out)
 		}
 	})
 }

@@ -1,13 +1,14 @@
 package corpus
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,192 +16,325 @@ import (
 	"mpivet/suite"
 )
 
-// The reports of a suite verified from real runs: a buggy program under
-// every MPI installed (the same findings, one fingerprint each), a clean
-// program, and a launch passed through, reported together by mpivet
-// suite-report in every format.
-func TestSuiteReports(t *testing.T) {
-	parallel(t)
-	ms := available(t)
-	dir, bins := t.TempDir(), t.TempDir()
-	cwd, _ := os.Getwd()
-	type launch struct {
-		m   mpiImpl
-		src string
+// rootEnv lets Open MPI's launcher run as root, as a suite run by root
+// sets it.
+var rootEnv = []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
+
+// runExec runs mpivet (or the command args[0], when it is not a flag
+// or a subcommand of mpivet's: ctest) with args in dir, with env added,
+// and returns its standard output, standard error and exit status.
+func runExec(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(mpivetBin, args...)
+	if args[0] == "ctest" {
+		cmd = exec.Command(args[0], args[1:]...)
 	}
-	var runs []launch
-	for _, m := range ms {
-		runs = append(runs, launch{m, "fig2_8_leak.c"})
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), rootEnv...), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
-	runs = append(runs, launch{ms[len(ms)-1], "clean_type_matching.c"})
-	var launches []suite.Launch
-	for i, r := range runs {
-		bin := filepath.Join(bins, r.m.name+"-"+strings.TrimSuffix(r.src, ".c"))
-		compile(t, r.m, filepath.Join("..", "testdata", "programs", r.src), bin)
-		l := suite.Launch{Index: i + 1, Dir: filepath.Join(dir, "launches", fmt.Sprintf("%04d", i+1)),
-			Command: []string{"mpiexec", "-n", "2", bin}, WorkDir: cwd, Program: bin, Ranks: 2, Verified: true}
-		if err := os.MkdirAll(l.Dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		l.Started = time.Now()
-		out, code := mpivet(t, "run", "-n", "2", "--no-color", "--json", l.Report(), "--dir", filepath.Join(l.Dir, "run"), bin)
-		l.Ended, l.MpivetStatus = time.Now(), code
-		if want := map[bool]int{true: 0, false: 1}[strings.HasPrefix(r.src, "clean")]; code != want {
-			t.Fatalf("mpivet run %s: exit %d, want %d\n%s", bin, code, want, out)
-		}
-		launches = append(launches, l)
-	}
-	launches = append(launches, suite.Launch{Index: len(runs) + 1, Dir: filepath.Join(dir, "launches", fmt.Sprintf("%04d", len(runs)+1)),
-		Command: []string{"mpiexec", "-n", "2", "hostname"}, WorkDir: cwd, Reason: "not an MPI program"})
-	for _, l := range launches {
-		os.MkdirAll(l.Dir, 0o755)
-		if err := l.Save(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{}
-	args := []string{"suite-report"}
-	for _, f := range []string{"json", "sarif", "html", "junit"} {
-		files[f] = filepath.Join(t.TempDir(), "suite."+f)
-		args = append(args, "--"+f, files[f])
-	}
-	out, code := mpivet(t, append(args, dir)...)
-	if code != 1 {
-		t.Fatalf("mpivet suite-report: exit %d, want 1 (errors found)\n%s", code, out)
-	}
-	checkSuiteText(t, out, launches)
-	fps := checkSuiteJSON(t, files["json"], launches)
-	checkSuiteSARIF(t, files["sarif"], fps)
-	checkSuiteHTML(t, files["html"], launches)
-	checkSuiteJUnit(t, files["junit"], launches)
+	return stdout.String(), stderr.String(), code
 }
 
-func checkSuiteText(t *testing.T, out string, ls []suite.Launch) {
+// launches reads the records of a suite's launches, and checks that each
+// verified one has its JSON report, with the verdict its record says.
+func launches(t *testing.T, dir string, want int) []suite.Launch {
 	t.Helper()
-	n := len(ls)
-	for i, l := range ls[:n-1] {
-		verdict := "error: "
-		if i == n-2 {
-			verdict = "ok\n"
-		}
-		if want := fmt.Sprintf("[%d] %s (2 ranks): %s", l.Index, l.Program, verdict); !strings.Contains(out, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out)
-		}
-	}
-	for _, want := range []string{fmt.Sprintf("[%d] mpiexec -n 2 hostname: not verified: not an MPI program", n),
-		fmt.Sprintf("totals: %d launches: 1 ok, %d error, 0 incomplete, 0 mpivet failed, 1 not verified", n, n-2), "verdict: error\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out)
-		}
-	}
-}
-
-// checkSuiteJSON checks the suite's JSON: each launch with its report,
-// the buggy program's findings the same under every MPI. It returns the
-// fingerprints of the findings, with the launches that found each.
-func checkSuiteJSON(t *testing.T, path string, ls []suite.Launch) map[string][]int {
-	t.Helper()
-	data, err := os.ReadFile(path)
+	ls, err := suite.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s struct {
-		Verdict  string
-		Launches []struct {
-			Index   int
-			Outcome string
-			Report  *Report
-		}
+	if len(ls) != want {
+		t.Fatalf("%d launches recorded, want %d: %+v", len(ls), want, ls)
 	}
-	if err := json.Unmarshal(data, &s); err != nil || s.Verdict != "error" || len(s.Launches) != len(ls) {
-		t.Fatalf("the suite's JSON (%v): %s", err, data)
-	}
-	fps := map[string][]int{}
-	var first []string
-	for i, l := range s.Launches[:len(ls)-1] {
-		if l.Report == nil {
-			t.Fatalf("launch %d has no report in the JSON", l.Index)
+	for i, l := range ls {
+		if l.Index != i+1 || filepath.Base(l.Dir) != fmt.Sprintf("%04d", i+1) {
+			t.Errorf("launch %d: index %d in %s", i+1, l.Index, l.Dir)
 		}
-		var mine []string
-		for _, f := range l.Report.Findings {
-			fps[f.Fingerprint] = append(fps[f.Fingerprint], l.Index)
-			mine = append(mine, f.Fingerprint)
-		}
-		slices.Sort(mine)
-		if i == 0 {
-			first = mine
-		} else if i < len(ls)-2 && !slices.Equal(mine, first) {
-			t.Errorf("the leak's findings differ between the MPIs: %v and %v", first, mine)
-		}
-	}
-	if len(first) < 2 || s.Launches[len(ls)-2].Outcome != "ok" || s.Launches[len(ls)-1].Outcome != suite.NotVerified {
-		t.Errorf("the suite's JSON: %s", data)
-	}
-	return fps
-}
-
-// checkSuiteSARIF: one run, valid; each finding once, naming every launch
-// that found it.
-func checkSuiteSARIF(t *testing.T, path string, fps map[string][]int) {
-	t.Helper()
-	checkSARIF(t, path)
-	data, _ := os.ReadFile(path)
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				PartialFingerprints map[string]string
-				Properties          struct{ Launches []int }
+		var r Report
+		data, err := os.ReadFile(l.Report())
+		switch {
+		case !l.Verified && err == nil:
+			t.Errorf("launch %d, not verified, has a report", l.Index)
+		case l.Verified && err != nil:
+			t.Errorf("launch %d, verified, has no report: %v", l.Index, err)
+		case l.Verified:
+			if json.Unmarshal(data, &r) != nil || r.Verdict != l.Verdict {
+				t.Errorf("launch %d: record says %q, report %q", l.Index, l.Verdict, r.Verdict)
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != len(fps) {
-		t.Fatalf("the suite's SARIF log: %v, want one run of %d results: %s", err, len(fps), data)
-	}
-	for _, r := range log.Runs[0].Results {
-		fp := r.PartialFingerprints["mpivetFingerprint/v1"]
-		if !slices.Equal(r.Properties.Launches, fps[fp]) {
-			t.Errorf("the result of %s names launches %v, want %v", fp, r.Properties.Launches, fps[fp])
-		}
-	}
+	return ls
 }
 
-// checkSuiteHTML: the index links every verified launch's page, written
-// from its report.json.
-func checkSuiteHTML(t *testing.T, path string, ls []suite.Launch) {
+// expect checks a launch's record: verified or not (with a word of the
+// reason), its verdict and its exit status.
+func expect(t *testing.T, l suite.Launch, verified bool, verdictOrReason string, status int) {
 	t.Helper()
-	index, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	ok := l.Verified == verified && l.Status == status
+	if verified {
+		ok = ok && l.Verdict == verdictOrReason
+	} else {
+		ok = ok && strings.Contains(l.Reason, verdictOrReason)
 	}
-	for _, l := range ls[:len(ls)-1] {
-		page := filepath.Join(l.Dir, suite.HTMLFile)
-		rel, _ := filepath.Rel(filepath.Dir(path), page)
-		b, err := os.ReadFile(page)
-		if err != nil || !strings.Contains(string(index), `href="`+rel+`"`) || !strings.Contains(string(b), l.Program) {
-			t.Errorf("launch %d: its page (%v) is not linked from the index or not its own", l.Index, err)
-		}
+	if !ok {
+		t.Errorf("launch %d (%s): verified %v, verdict %q, reason %q, status %d; want verified %v, %q, status %d",
+			l.Index, strings.Join(l.Command, " "), l.Verified, l.Verdict, l.Reason, l.Status, verified, verdictOrReason, status)
 	}
 }
 
-// checkSuiteJUnit: a testcase per launch, a failure per error finding.
-func checkSuiteJUnit(t *testing.T, path string, ls []suite.Launch) {
+// A shell script's launches under mpivet exec, under each MPI: each prints
+// and exits as natively, the buggy one is reported, the non-MPI and MPMD
+// ones pass through unchecked, the launcher's -x/-genv and -wdir reach the
+// program, and mpivet exec exits 1 for the error found.
+func TestExecScript(t *testing.T) {
+	parallel(t)
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			compile(t, m, filepath.Join("..", "testdata", "programs", "fig2_8_leak.c"), filepath.Join(dir, "leak"))
+			compile(t, m, filepath.Join("..", "testdata", "suite", "env_wdir.c"), filepath.Join(dir, "env_wdir"))
+			os.Mkdir(filepath.Join(dir, "work"), 0o755)
+			env := []string{"L=mpirun.openmpi", "ENVOPTS=-x SUITE_A=one -x SUITE_B=two"}
+			if m.name == "mpich" {
+				env = []string{"L=mpiexec.mpich", "ENVOPTS=-genv SUITE_A one -env SUITE_B two"}
+			}
+			script, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "suite.sh"))
+			sdir := filepath.Join(dir, "suite")
+			junit := filepath.Join(dir, "suite.xml")
+			out, errs, code := runExec(t, dir, env, "exec", "--timeout", "60s", "--suite", sdir, "--junit", junit, "--", script)
+			for _, want := range []string{"hostname: ok", "size=2 A=one B=two dir=work", "size=2 A=- B=- dir=", "env_wdir 3: status 3"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output does not say %q", want)
+				}
+			}
+			if code != 1 || strings.Contains(out, "leak: status") || strings.Count(errs, "mpivet: launch ") != 2 ||
+				!strings.Contains(errs, "mpivet: launch 0001 (") {
+				t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+			}
+			checkExecJUnit(t, junit)
+			ls := launches(t, sdir, 5)
+			expect(t, ls[0], true, "error", 0)
+			expect(t, ls[1], false, "not an MPI program", 0)
+			expect(t, ls[2], true, "ok", 0)
+			expect(t, ls[3], false, "MPMD", 0)
+			expect(t, ls[4], true, "error", 3)
+			if ls[2].WorkDir != dir || ls[2].Ranks != 2 || ls[2].Program != "../env_wdir" {
+				t.Errorf("launch 3 recorded as %+v", ls[2])
+			}
+		})
+	}
+}
+
+// mpivet exec exits with its command's status when no launch has an
+// error; a launch running when --suite-budget ends stops there, and once
+// it is spent, launches run unchecked; a suite directory is not used twice.
+func TestExecStatusAndBudget(t *testing.T) {
+	parallel(t)
+	m := available(t)[0]
+	dir := t.TempDir()
+	compile(t, m, filepath.Join("..", "testdata", "suite", "env_wdir.c"), filepath.Join(dir, "env_wdir"))
+	launcher := map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[m.name]
+	sdir := filepath.Join(dir, "suite")
+	out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--suite-budget", "1ns", "--",
+		"sh", "-c", launcher+" -n 2 ./env_wdir; exit 5")
+	if code != 5 || !strings.Contains(out, "size=2 A=- B=-") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	expect(t, launches(t, sdir, 1)[0], false, "budget", 0)
+	// A launch still verifying when the suite's budget ends stops there.
+	compile(t, m, filepath.Join("..", "testdata", "programs", "spin_timeout.c"), filepath.Join(dir, "spin"))
+	sdir2 := filepath.Join(dir, "suite2")
+	start := time.Now()
+	out, errs, code = runExec(t, dir, nil, "exec", "--suite", sdir2, "--suite-budget", "4s", "--timeout", "60s", "--", launcher, "-n", "3", "./spin")
+	l := launches(t, sdir2, 1)[0]
+	var r Report
+	data, _ := os.ReadFile(l.Report())
+	json.Unmarshal(data, &r)
+	if time.Since(start) > 30*time.Second || code != 130 || !strings.Contains(r.Stopped, "suite's budget") {
+		t.Errorf("a launch at the suite's end: exit %d after %v, stopped %q\n%s%s", code, time.Since(start), r.Stopped, out, errs)
+	}
+	expect(t, l, true, "incomplete", 130)
+	// Bad input: exit 2, a message, and no suite directory.
+	for _, args := range [][]string{{"no-such-command-here"}, {"--suite-budget", "-1s", "true"}, {"--budget", "-1s", "true"}} {
+		sdir3 := filepath.Join(dir, "suite3")
+		out, errs, code := runExec(t, dir, nil, append([]string{"exec", "--suite", sdir3}, args...)...)
+		if _, err := os.Stat(sdir3); code != 2 || !strings.Contains(errs, "mpivet: ") || err == nil {
+			t.Errorf("mpivet exec %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	// A suite directory that holds launches is refused.
+	if out, errs, code := runExec(t, dir, nil, "exec", "--suite", sdir, "--", "true"); code != 2 || !strings.Contains(errs, "earlier suite") {
+		t.Errorf("a used suite directory: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// Ctrl-C stops the suite: the running launch reports what it found
+// (incomplete), a launch started after it (by a command that goes on
+// after an interrupt) runs nothing, and the summary is written.
+func TestExecInterrupt(t *testing.T) {
+	parallel(t)
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			compile(t, m, filepath.Join("..", "testdata", "programs", "spin_timeout.c"), filepath.Join(dir, "spin"))
+			launcher := map[string]string{"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}[m.name]
+			sdir := filepath.Join(dir, "suite")
+			cmd := exec.Command(mpivetBin, "exec", "--suite", sdir, "--", "sh", "-c",
+				"trap 'echo trapped' INT; "+launcher+" -n 3 ./spin; "+launcher+" -n 3 ./spin; echo second: $?")
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), rootEnv...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Once the first launch's ranks run, interrupt.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if ps, _ := filepath.Glob(filepath.Join(sdir, "launches", "0001", "run", "p.*.state")); len(ps) == 3 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the first launch did not start:\n%s", out.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGINT)
+			done := make(chan error)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("mpivet exec did not end after the interrupt:\n%s", out.String())
+			}
+			if !strings.Contains(out.String(), "second: 130") || !strings.Contains(out.String(), ", 2 launches ==") {
+				t.Errorf("output:\n%s", out.String())
+			}
+			ls := launches(t, sdir, 2)
+			expect(t, ls[0], true, "incomplete", 130)
+			expect(t, ls[1], false, "interrupted", 130)
+		})
+	}
+}
+
+// A CMake project's MPI tests, run by ctest -j2 with MPIEXEC_EXECUTABLE a
+// link to mpivet named mpiexec, under each MPI: every launch has its own
+// directory (two at once), ctest passes or fails as natively, and the
+// records say what mpivet found.
+func TestCtest(t *testing.T) {
+	parallel(t)
+	if _, err := exec.LookPath("ctest"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("cmake is not installed (scripts/setup installs it)")
+		}
+		t.Skip("cmake is not installed")
+	}
+	for _, m := range available(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			link := filepath.Join(dir, "bin", "mpiexec")
+			os.Mkdir(filepath.Dir(link), 0o755)
+			if err := os.Symlink(mpivetBin, link); err != nil {
+				t.Fatal(err)
+			}
+			src, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "cmake"))
+			build := filepath.Join(dir, "build")
+			for _, c := range [][]string{
+				{"cmake", "-S", src, "-B", build, "-DMPI_C_COMPILER=" + m.cc, "-DMPIEXEC_EXECUTABLE=" + link},
+				{"cmake", "--build", build},
+			} {
+				if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
+				}
+			}
+			sdir := filepath.Join(dir, "suite")
+			out, errs, code := runExec(t, build, []string{suite.EnvSuite + "=" + sdir, suite.EnvUserFlags + "=--timeout 60s"}, "ctest", "-j2")
+			if code != 0 || !strings.Contains(out, "100% tests passed") {
+				t.Fatalf("ctest: exit %d\n%s\n%s", code, out, errs)
+			}
+			ls := launches(t, sdir, 4)
+			byTest := map[string]suite.Launch{}
+			for _, l := range ls {
+				name := filepath.Base(l.Program)
+				if len(l.Args) > 0 {
+					name += " " + strings.Join(l.Args, " ")
+				}
+				byTest[name] = l
+			}
+			expect(t, byTest["leak"], true, "error", 0)
+			expect(t, byTest["env_wdir"], true, "ok", 0)
+			expect(t, byTest["env_wdir 3"], true, "error", 3)
+			expect(t, byTest["hostname"], false, "not an MPI program", 0)
+		})
+	}
+}
+
+// A pytest suite launching mpi4py scripts (Open MPI: Debian's mpi4py) under
+// mpivet exec: the tests pass as natively (the line mpivet prints for a
+// launch with errors goes to the test's captured standard error), the
+// leaked request is found (exit 1), and a Python launch that does not use mpi4py passes through.
+func TestExecPytest(t *testing.T) {
+	parallel(t)
+	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+		t.Skip("no Open MPI")
+	}
+	if exec.Command("/usr/bin/python3", "-c", "import pytest, mpi4py").Run() != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3-pytest or python3-mpi4py is not installed (scripts/setup installs them)")
+		}
+		t.Skip("no pytest or mpi4py for /usr/bin/python3")
+	}
+	dir := t.TempDir()
+	tests, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "pytest"))
+	sdir := filepath.Join(dir, "suite")
+	// (no __pycache__ nor .pytest_cache in the source tree)
+	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--",
+		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests)
+	if code != 1 || !strings.Contains(out, "3 passed") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	ls := launches(t, sdir, 3)
+	expect(t, ls[0], true, "ok", 0)
+	expect(t, ls[1], true, "error", 0)
+	expect(t, ls[2], false, "does not use mpi4py", 0)
+}
+
+// checkExecJUnit checks the suite's JUnit report that mpivet exec wrote:
+// valid, a testcase per launch (5), failures for the two buggy launches,
+// the two launches not verified skipped.
+func checkExecJUnit(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("mpivet exec --junit: %v", err)
 	}
-	ts, cases, err := junitcheck.OneSuite(data)
+	root, cases, err := junitcheck.OneSuite(data)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
+		t.Fatalf("mpivet exec --junit: %v\n%s", err, data)
 	}
-	n := len(ls)
-	if ts.Attrs["tests"] != strconv.Itoa(n) || ts.Attrs["failures"] != strconv.Itoa(n-2) || ts.Attrs["skipped"] != "1" || ts.Attrs["errors"] != "0" {
-		t.Errorf("the testsuite: %v", ts.Attrs)
+	if probs := junitcheck.Check(root); len(probs) > 0 {
+		t.Errorf("mpivet exec --junit: not valid JUnit: %v", probs)
 	}
-	for _, l := range ls[:n-2] {
-		c := cases[l.Program]
-		if c == nil || len(junitcheck.Kids(c, "failure")) < 2 || c.Attrs["classname"] != "corpus" {
-			t.Errorf("launch %d's testcase: %+v\n%s", l.Index, c, data)
+	failed, skipped := 0, 0
+	for _, c := range cases {
+		if len(junitcheck.Kids(c, "failure")) > 0 {
+			failed++
 		}
+		if len(junitcheck.Kids(c, "skipped")) > 0 {
+			skipped++
+		}
+	}
+	if len(cases) != 5 || failed != 2 || skipped != 2 {
+		t.Errorf("mpivet exec --junit: %d testcases, %d failed, %d skipped; want 5, 2, 2:\n%s", len(cases), failed, skipped, data)
 	}
 }

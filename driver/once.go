@@ -69,6 +69,9 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 // (parallel.go) does on its own once numbered.
 func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (il *explore.Interleaving, err error) {
 	defer func() { writeTiming(n, res, time.Now()) }()
+	if n == 1 && x.o.Status != nil {
+		x.o.Status(NativeStatus(res))
+	}
 	if res.Run == nil {
 		return x.analyse(n, d, ds, b, res, timeout)
 	}

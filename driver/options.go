@@ -75,6 +75,10 @@ type IO struct {
 	// printers that show them; building one reads the interleaving's
 	// records again, so it is done only when asked for.
 	Trails bool
+	// Status, if set, is told the exit status the first run gave, as the
+	// program would have given it run natively (NativeStatus): for a
+	// launcher that stands in for mpirun.
+	Status func(int)
 }
 
 // Progress is told how an exploration goes, and when it is over.

@@ -125,7 +125,7 @@ func TestDocumentedCommandLines(t *testing.T) {
 		}
 		return err
 	})
-	line := regexp.MustCompile(`(?:^|[\s$]|bin/)mpivet (run|replay|dump|checks|explain|suite-report)\b([^#\n]*)`)
+	line := regexp.MustCompile(`(?:^|[\s$]|bin/)mpivet (run|replay|dump|checks|explain|exec|mpiexec|suite-report)\b([^#\n]*)`)
 	flagRE := regexp.MustCompile(`(?:^|\s)--?([a-z][a-z-]*)`)
 	seen := 0
 	for _, p := range pages {
@@ -140,6 +140,9 @@ func TestDocumentedCommandLines(t *testing.T) {
 			}
 			args := regexp.MustCompile(`'[^']*'|"[^"]*"`).ReplaceAllString(m[2], "") // quoted values
 			if i := strings.Index(args, "./"); i >= 0 {                              // flags after the program are the program's
+				args = args[:i]
+			}
+			if i := strings.Index(args, " --"); i >= 0 && strings.HasPrefix(args[i+3:]+" ", " ") { // after --: the command's, the launcher's
 				args = args[:i]
 			}
 			for _, f := range flagRE.FindAllStringSubmatch(args, -1) {

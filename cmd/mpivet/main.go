@@ -13,7 +13,8 @@
 // --budget, --max-interleavings), 130 quit at once on a second interrupt.
 //
 // The files: main.go the subcommands (run, replay, checks, explain) and
-// their flags; dump.go mpivet dump, the records of a run directory as
+// their flags; exec.go mpivet exec and mpivet mpiexec, a test suite's
+// launches verified; shim.go one launch made through a launcher's shim; dump.go mpivet dump, the records of a run directory as
 // text; outputs.go the report files asked for (--json, --html, --sarif, a
 // witness with --export); progress.go the progress line; signals.go
 // interrupts (the first stops the run and reports, a second quits);
@@ -35,6 +36,7 @@ import (
 	"mpivet/checks/all"
 	"mpivet/driver"
 	"mpivet/report"
+	"mpivet/suite"
 )
 
 // Exit statuses.
@@ -45,6 +47,11 @@ const (
 )
 
 func main() {
+	// A link named after an MPI launcher (the shims of mpivet exec, or a
+	// link named mpiexec) is that launcher, verifying its launch.
+	if l := suite.LauncherName(os.Args[0]); l != "" {
+		os.Exit(shim(l, os.Args[1:], shimFlags()))
+	}
 	code := exitOK
 	profiled := profile()
 	err := rootCmd(&code).Execute()
@@ -71,7 +78,7 @@ func rootCmd(code *int) *cobra.Command {
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
 	}
-	root.AddCommand(runCmd(code), replayCmd(code), checksCmd(), explainCmd(), dumpCmd(), suiteReportCmd(code))
+	root.AddCommand(runCmd(code), replayCmd(code), execCmd(code), mpiexecCmd(code), checksCmd(), explainCmd(), dumpCmd(), suiteReportCmd(code))
 	return root
 }
 

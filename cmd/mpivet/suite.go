@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"mpivet/checks/all"
 	"mpivet/report"
@@ -39,23 +40,37 @@ early.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&out.JSON, "json", "", "also write the suite's launches and their reports as JSON to `FILE`")
-	cmd.Flags().StringVar(&out.SARIF, "sarif", "", "also write one SARIF 2.1.0 log of all the launches' findings to `FILE`")
-	cmd.Flags().StringVar(&out.HTML, "html", "", "also write an HTML index of the launches, linking their HTML reports, to `FILE`")
-	cmd.Flags().StringVar(&out.JUnit, "junit", "", "also write the suite as JUnit XML (a testcase per launch) to `FILE`")
+	suiteOutputFlags(cmd.Flags(), &out)
 	return cmd
 }
 
-// suiteReport writes the reports of the suite in dir (the summary to
-// out.Text) and returns the exit status.
-func suiteReport(dir string, out suite.Outputs) (int, error) {
+// suiteOutputFlags defines the flags of the suite's reports.
+func suiteOutputFlags(fs *pflag.FlagSet, out *suite.Outputs) {
+	fs.StringVar(&out.JSON, "json", "", "also write the suite's launches and their reports as JSON to `FILE`")
+	fs.StringVar(&out.SARIF, "sarif", "", "also write one SARIF 2.1.0 log of all the launches' findings to `FILE`")
+	fs.StringVar(&out.HTML, "html", "", "also write an HTML index of the launches, linking their HTML reports, to `FILE`")
+	fs.StringVar(&out.JUnit, "junit", "", "also write the suite as JUnit XML (a testcase per launch) to `FILE`")
+}
+
+// suiteOutputsWritable checks that the suite's reports can be written
+// where out says.
+func suiteOutputsWritable(out suite.Outputs) error {
 	for _, f := range []struct{ flag, path string }{{"json", out.JSON}, {"sarif", out.SARIF}, {"html", out.HTML}, {"junit", out.JUnit}} {
 		if f.path == "" {
 			continue
 		}
 		if err := writable(f.path); err != nil {
-			return exitFailure, fmt.Errorf("--%s %s: %v", f.flag, f.path, err)
+			return fmt.Errorf("--%s %s: %v", f.flag, f.path, err)
 		}
+	}
+	return nil
+}
+
+// suiteReport writes the reports of the suite in dir (the summary to
+// out.Text) and returns the exit status.
+func suiteReport(dir string, out suite.Outputs) (int, error) {
+	if err := suiteOutputsWritable(out); err != nil {
+		return exitFailure, err
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
