@@ -237,6 +237,13 @@ func TestExportedFunctionsCovered(t *testing.T) {
 		if k := u.fortran[l]; k != "" && wrappedF[l] {
 			t.Errorf("%s is wrapped in Fortran too and listed under fortran: (%s)", c.Name, k)
 		}
+		for _, f := range c.FortranNames { // other names of its Fortran bindings
+			n := strings.ToLower(f)
+			wrappedF[n] = true
+			if k := u.why(n, true); k != "" {
+				t.Errorf("%s is described in mpi.api (fortran-name) and listed in unwrapped.api (%s): remove it from the list", f, k)
+			}
+		}
 		if n := strings.ToLower(c.LargeName()); n != "" { // its large-count twin, C only
 			wrapped[n] = true
 			if k := u.why(n, false); k != "" {

@@ -531,11 +531,16 @@ func (f *fortranGen) entries() {
 		}
 		w("\tmpivet_f_%s(%s);\n}\n", c.Name, strings.Join(append([]string{"real_", fmt.Sprint(f), "MPIVET_PC()"}, args...), ", "))
 	}
-	entry(lower+"_", fmt.Sprintf("%q", lower+"_"), false)
-	for _, alias := range []string{lower + "__", lower, strings.ToUpper(c.Name)} {
-		w("void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, strings.Join(formals, ", "), lower)
+	// The F77 symbols of the call and of its other Fortran names, each
+	// calling the MPI's binding of the same name.
+	for _, name := range append([]string{c.Name}, c.FortranNames...) {
+		l := strings.ToLower(name)
+		entry(l+"_", fmt.Sprintf("%q", l+"_"), false)
+		for _, alias := range []string{l + "__", l, strings.ToUpper(name)} {
+			w("void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, strings.Join(formals, ", "), l)
+		}
+		w("\n")
 	}
-	w("\n")
 	if hasBuf {
 		entry("MPIVET_F08_BUF("+lower+")", f08Name(lower, true), true)
 	} else {

@@ -27261,6 +27261,21 @@ void mpi_win_allocate__(void *f_size, void *f_disp_unit, void *f_info, void *f_c
 void mpi_win_allocate(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
 void MPI_WIN_ALLOCATE(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
 
+void mpi_win_allocate_cptr_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_cptr_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate_cptr__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+void mpi_win_allocate_cptr(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+void MPI_WIN_ALLOCATE_CPTR(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+
 void mpi_win_allocate_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
 {
 	static mpivet_ft_MPI_Win_allocate real_;
@@ -27315,6 +27330,21 @@ void mpi_win_allocate_shared_(void *f_size, void *f_disp_unit, void *f_info, voi
 void mpi_win_allocate_shared__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
 void mpi_win_allocate_shared(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
 void MPI_WIN_ALLOCATE_SHARED(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
+
+void mpi_win_allocate_shared_cptr_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_cptr_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_shared(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate_shared_cptr__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
+void mpi_win_allocate_shared_cptr(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
+void MPI_WIN_ALLOCATE_SHARED_CPTR(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
 
 void mpi_win_allocate_shared_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
 {
