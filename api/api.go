@@ -117,6 +117,12 @@ type Call struct {
 	// (NAME_c) declares wider ("large" lines of mpi.api): the twin has the
 	// same call ID, records and checks as the call itself.
 	Large []LargeParam
+	// FortranNames are other names of the call's mpif.h and `use mpi`
+	// bindings ("fortran-name" lines of mpi.api): procedures with the
+	// call's Fortran arguments, one of them declared otherwise
+	// (MPI_Win_allocate_cptr: baseptr a TYPE(C_PTR), an address-sized word
+	// passed by reference as the INTEGER(KIND=MPI_ADDRESS_KIND) is).
+	FortranNames []string
 }
 
 // LargeParam is a parameter of a call that its large-count twin declares
@@ -247,6 +253,12 @@ func Parse(text string) (*API, error) {
 			a.Consts = append(a.Consts, strings.Fields(line)[1:]...)
 			continue
 		}
+		if strings.HasPrefix(line, "fortran-name ") {
+			if err := a.parseFortranName(strings.Fields(line)[1:]); err != nil {
+				return nil, fmt.Errorf("mpi.api:%d: %v", n+1, err)
+			}
+			continue
+		}
 		if strings.HasPrefix(line, "large ") {
 			if err := a.parseLarge(strings.Fields(line)[1:]); err != nil {
 				return nil, fmt.Errorf("mpi.api:%d: %v", n+1, err)
@@ -292,6 +304,26 @@ func (a *API) parseLarge(fs []string) error {
 			return fmt.Errorf("large: %s: %q is not a scalar parameter", c.Name, name)
 		}
 		c.Large = append(c.Large, LargeParam{Name: name, Type: typ})
+	}
+	return nil
+}
+
+// parseFortranName parses the fields of a "fortran-name" line: a
+// described call, then the other names of its mpif.h and `use mpi`
+// bindings.
+func (a *API) parseFortranName(fs []string) error {
+	if len(fs) < 2 {
+		return fmt.Errorf("expected: fortran-name MPI_Name MPI_Other ...")
+	}
+	c := a.ByName[fs[0]]
+	if c == nil || c.Has("nofortran") {
+		return fmt.Errorf("fortran-name: %s is not described above with Fortran bindings", fs[0])
+	}
+	for _, name := range fs[1:] {
+		if !strings.HasPrefix(name, "MPI_") || a.ByName[name] != nil {
+			return fmt.Errorf("fortran-name: %q is not another MPI name", name)
+		}
+		c.FortranNames = append(c.FortranNames, name)
 	}
 	return nil
 }

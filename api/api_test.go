@@ -107,3 +107,24 @@ func TestLargeTwins(t *testing.T) {
 		}
 	}
 }
+
+// TestFortranNames: a "fortran-name" line gives a described call with
+// Fortran bindings other names; a described name, an unknown call or a
+// call without Fortran bindings is an error.
+func TestFortranNames(t *testing.T) {
+	const calls = "MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win:new)  rma blocking\n" +
+		"MPI_Z(MPI_Comm comm)  nofortran\n"
+	a, err := Parse(calls + "fortran-name MPI_Win_allocate MPI_Win_allocate_cptr\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.ByName["MPI_Win_allocate"].FortranNames; len(got) != 1 || got[0] != "MPI_Win_allocate_cptr" {
+		t.Errorf("FortranNames %q", got)
+	}
+	for _, bad := range []string{"fortran-name MPI_Win_allocate\n", "fortran-name MPI_Nosuch MPI_X\n", "fortran-name MPI_Z MPI_Z_cptr\n",
+		"fortran-name MPI_Win_allocate MPI_Z\n", "fortran-name MPI_Win_allocate win_cptr\n"} {
+		if _, err := Parse(calls + bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

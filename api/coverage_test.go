@@ -237,8 +237,19 @@ func TestExportedFunctionsCovered(t *testing.T) {
 		if k := u.fortran[l]; k != "" && wrappedF[l] {
 			t.Errorf("%s is wrapped in Fortran too and listed under fortran: (%s)", c.Name, k)
 		}
-		if n := strings.ToLower(c.LargeName()); n != "" { // its large-count twin, C only
+		for _, f := range c.FortranNames { // other names of its Fortran bindings
+			n := strings.ToLower(f)
+			wrappedF[n] = true
+			if k := u.why(n, true); k != "" {
+				t.Errorf("%s is described in mpi.api (fortran-name) and listed in unwrapped.api (%s): remove it from the list", f, k)
+			}
+		}
+		if n := strings.ToLower(c.LargeName()); n != "" { // its large-count twin: C, and mpi_f08 (*_large_)
 			wrapped[n] = true
+			wrappedF[n] = wrappedF[l]
+			if k := u.fortran[n]; k != "" && wrappedF[n] {
+				t.Errorf("%s is wrapped in Fortran too and listed under fortran: (%s)", c.LargeName(), k)
+			}
 			if k := u.why(n, false); k != "" {
 				t.Errorf("%s is described in mpi.api (large) and listed in unwrapped.api (%s): remove it from the list", c.LargeName(), k)
 			}

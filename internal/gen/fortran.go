@@ -43,10 +43,14 @@ static void *mpivet_next(const char *sym)
 #define MPIVET_F08_BUF(name) name##_f08ts_
 #define MPIVET_F08_BUFNAME(name) #name "_f08ts_"
 #define MPIVET_F08_PTR(p) MPIVET_CFI_ADDR(p)
+#define MPIVET_F08_LARGE(name) name##_f08ts_large_
+#define MPIVET_F08_LARGENAME(name) #name "_f08ts_large_"
 #else
 #define MPIVET_F08_BUF(name) name##_f08_
 #define MPIVET_F08_BUFNAME(name) #name "_f08_"
 #define MPIVET_F08_PTR(p) (p)
+#define MPIVET_F08_LARGE(name) name##_f08_large_
+#define MPIVET_F08_LARGENAME(name) #name "_f08_large_"
 #endif
 
 /* A Fortran status is MPI_STATUS_SIZE integers; type(MPI_Status) of mpi_f08
@@ -181,14 +185,22 @@ func rewritable(p api.Param) bool {
 // genFortran writes the body shared by the F77 and f08 symbols of c, the F77
 // wrapper (four spellings) and the f08 wrapper.
 func genFortran(w writer, c *api.Call) {
-	f := newFortranGen(w, c)
+	newFortranGen(w, c, false).gen()
+}
+
+// gen writes the body and the entries.
+func (f *fortranGen) gen() {
+	w, c := f.w, f.c
 	f.header()
 	f.views()
+	if f.large {
+		w("%s", largeViews(c))
+	}
 	f.recordIn()
 	if f.hooked {
 		f.pre()
 	} else if argsChecked(c) {
-		w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
+		f.hookViews()
 		argsPre(w, c)
 	}
 	f.call()
@@ -201,6 +213,8 @@ func genFortran(w writer, c *api.Call) {
 type fortranGen struct {
 	w                             writer
 	c                             *api.Call
+	large                         bool        // the wrappers of c's large-count twin (large.go)
+	body                          string      // the name of the body: mpivet_f_NAME
 	lower                         string      // the call's name in lower case
 	ps                            []api.Param // its Fortran parameters
 	hasIerr, hasBuf, hooked       bool
@@ -212,9 +226,10 @@ type fortranGen struct {
 // fint is the Fortran integer of parameter p, in C.
 func fint(p api.Param) string { return "*(MPI_Fint *)f_" + p.Name }
 
-// newFortranGen finds what the wrappers of c are made of, and writes the
-// type of the MPI's binding.
-func newFortranGen(w writer, c *api.Call) *fortranGen {
+// newFortranGen finds what the wrappers of c (of its large-count twin if
+// large) are made of, and writes the type of the MPI's binding (the
+// twin's is the call's: every argument is an address).
+func newFortranGen(w writer, c *api.Call, large bool) *fortranGen {
 	lower := strings.ToLower(c.Name)
 	ps := fortranParams(c)
 	hasIerr := !c.Has("pcontrol") // MPI_PCONTROL(LEVEL) has no IERROR
@@ -239,7 +254,12 @@ func newFortranGen(w writer, c *api.Call) *fortranGen {
 	if len(types) == 0 {
 		types = append(types, "void")
 	}
-	w("typedef void (*mpivet_ft_%s)(%s);\n\n", c.Name, strings.Join(types, ", "))
+	body := "mpivet_f_" + c.Name
+	if large {
+		body = "mpivet_f_" + c.LargeName()
+	} else {
+		w("typedef void (*mpivet_ft_%s)(%s);\n\n", c.Name, strings.Join(types, ", "))
+	}
 	hooked := fortranHooked(c)
 	var reqs, indices, statuses, flag *api.Param
 	for i, p := range c.Params {
@@ -263,7 +283,7 @@ func newFortranGen(w writer, c *api.Call) *fortranGen {
 			callArgs[i] = "a_" + p.Name
 		}
 	}
-	return &fortranGen{w: w, c: c, lower: lower, ps: ps, hasIerr: hasIerr, hasBuf: hasBuf, hooked: hooked,
+	return &fortranGen{w: w, c: c, large: large, body: body, lower: lower, ps: ps, hasIerr: hasIerr, hasBuf: hasBuf, hooked: hooked,
 		formals: formals, args: args, callArgs: callArgs, reqs: reqs, indices: indices, statuses: statuses, flag: flag}
 }
 
@@ -271,7 +291,7 @@ func newFortranGen(w writer, c *api.Call) *fortranGen {
 func (f *fortranGen) header() {
 	w, c, formals, reqs := f.w, f.c, f.formals, f.reqs
 	bodyFormals := append([]string{"mpivet_ft_" + c.Name + " real_", "int f08_", "uint64_t pc_"}, formals...)
-	w("static void mpivet_f_%s(%s)\n{\n", c.Name, strings.Join(bodyFormals, ", "))
+	w("static void %s(%s)\n{\n", f.body, strings.Join(bodyFormals, ", "))
 	w("\tmpivet_guard++;\n")
 	if !c.Has("init") {
 		w("\tif (!mpivet_inited)\n\t\tmpivet_lazy_init();\n")
@@ -294,6 +314,8 @@ func (f *fortranGen) views() {
 			switch {
 			case p.Ptrs == 0 && !p.Array && p.Handle != "":
 				w("\t%s %s = %s(%s);\n", p.Base, n, f2c[p.Handle], fint(p))
+			case f.large && c.LargeType(p) != "": // INTEGER(KIND=MPI_COUNT_KIND) ...
+				w("\t%s %s = *(%s *)f_%s;\n", c.LargeType(p), n, c.LargeType(p), n)
 			case p.Ptrs == 0 && !p.Array && (p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
 				w("\t%s %s = *(%s *)f_%s;\n", p.Base, n, p.Base, n)
 			case p.Ptrs == 0 && !p.Array:
@@ -345,6 +367,22 @@ func (f *fortranGen) views() {
 	}
 }
 
+// hookViews declares k_, the addresses through which the hooks see the
+// parameters (a twin's wide ones through their views).
+func (f *fortranGen) hookViews() {
+	k := fmt.Sprintf("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(f.c), ", "))
+	f.w("%s", f.viewed(k, `\(void \*\)&`))
+}
+
+// viewed is s with a twin's wide parameters named after before replaced
+// by their views; s itself for the call.
+func (f *fortranGen) viewed(s, before string) string {
+	if !f.large {
+		return s
+	}
+	return viewed(f.c, s, before)
+}
+
 // recordIn writes the entry record.
 func (f *fortranGen) recordIn() {
 	w, c := f.w, f.c
@@ -377,7 +415,7 @@ func (f *fortranGen) pre() {
 			w("\tMPI_Fint w_%s;\n\tvoid *a_%s = f_%s;\n", p.Name, p.Name, p.Name)
 		}
 	}
-	w("\tvoid *k_[] = {%s};\n", strings.Join(hookViews(c), ", "))
+	f.hookViews()
 	argsPre(w, c)
 	w("\tif (__builtin_expect(%s, 0)) {\n\t\tif (__builtin_expect(mpivet_dt_on, 0))\n\t\t\tmpivet_dt_pre(MPIVET_ID_%s, e_, k_);\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", hookOn(c, "mpivet_ck_on"), c.Name, c.Name)
 	for _, p := range ps {
@@ -390,21 +428,38 @@ func (f *fortranGen) pre() {
 }
 
 // call calls the MPI's binding (its synchronous send's under zero
-// buffering).
+// buffering). A twin, while its wide arguments fit (fits_), calls what the
+// call's wrapper calls, on Fortran views of them, as its C wrapper does (an
+// MPI may not describe a datatype made by a large-count constructor to the
+// layer's int queries); otherwise the MPI's large-count binding.
 func (f *fortranGen) call() {
-	w, c, hasBuf, hasIerr, callArgs := f.w, f.c, f.hasBuf, f.hasIerr, f.callArgs
+	w, c, hasIerr := f.w, f.c, f.hasIerr
 	beforeCall(w, c)
+	real, callArgs := "real_", f.callArgs
+	if f.large {
+		w("\tstatic mpivet_ft_%s int_;\n\tif (fits_ && !int_)\n\t\tint_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, f08Name(f.lower, f.hasBuf))
+		w("\tif (!fits_)\n\t\treal_(%s);\n\telse {\n", strings.Join(callArgs, ", "))
+		real, callArgs = "int_", append([]string(nil), callArgs...)
+		for i, p := range f.ps {
+			if c.LargeType(p) != "" {
+				callArgs[i] = "&" + p.Name + "_v_"
+			}
+		}
+	}
 	if slackSend(c) {
 		// A send mpivet buffers (slack/) goes through its C views.
 		w("\tif (mpivet_slack_on && mpivet_slack_next(dest)) {\n")
+		req := "NULL"
 		if c.Has("nonblocking") {
-			w("\t\tint r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, request);\n")
+			req = "request"
+		}
+		w("%s", f.viewed(fmt.Sprintf("\t\tint r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, %s);\n", req), `\b`))
+		if c.Has("nonblocking") {
 			w("\t\tif (r_ == MPI_SUCCESS)\n\t\t\t*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);\n")
-		} else {
-			w("\t\tint r_ = mpivet_slack_send(buf, count, datatype, dest, tag, comm, NULL);\n")
 		}
 		w("\t\tif (ierr)\n\t\t\t*ierr = r_;\n\t} else {\n")
 	}
+	args := strings.Join(callArgs, ", ")
 	if layerSync(c) {
 		// Under zero buffering, the layer's own call on the C views; the
 		// status goes back to the Fortran one, which is read below.
@@ -416,19 +471,23 @@ func (f *fortranGen) call() {
 				cargs = append(cargs, p.Name)
 			}
 		}
-		w("\tif (mpivet_zero_buffering) {\n\t\tint r_ = %s(%s);\n", c.Sync, strings.Join(cargs, ", "))
+		w("\tif (mpivet_zero_buffering) {\n\t\tint r_ = %s(%s);\n", c.Sync, f.viewed(strings.Join(cargs, ", "), `\b`))
 		w("\t\tPMPI_Status_c2f(sp_, a_status);\n\t\tif (ierr)\n\t\t\t*ierr = r_;\n")
-		w("\t} else\n\t\treal_(%s);\n", strings.Join(callArgs, ", "))
+		w("\t} else\n\t\t%s(%s);\n", real, args)
 	} else if c.Sync != "" {
 		// Under zero buffering, the MPI's binding of the synchronous send.
+		sync := strings.ToLower(c.Sync)
 		w("\tstatic mpivet_ft_%s sync_[2];\n", c.Name)
 		w("\tif (mpivet_zero_buffering && !sync_[f08_])\n\t\tsync_[f08_] = (mpivet_ft_%s)mpivet_next(f08_ ? %s : %q);\n", c.Name,
-			f08Name(strings.ToLower(c.Sync), hasBuf), strings.ToLower(c.Sync)+"_")
-		w("\t(mpivet_zero_buffering ? sync_[f08_] : real_)(%s);\n", strings.Join(callArgs, ", "))
+			f08Name(sync, f.hasBuf), sync+"_")
+		w("\t(mpivet_zero_buffering ? sync_[f08_] : %s)(%s);\n", real, args)
 	} else {
-		w("\treal_(%s);\n", strings.Join(callArgs, ", "))
+		w("\t%s(%s);\n", real, args)
 	}
 	if slackSend(c) {
+		w("\t}\n")
+	}
+	if f.large {
 		w("\t}\n")
 	}
 	if c.Has("init") {
@@ -439,6 +498,19 @@ func (f *fortranGen) call() {
 	} else {
 		w("\tint rc_ = 0;\n")
 	}
+}
+
+// f08Sym is the C expression naming the mpi_f08 symbol of a call (lower
+// case name) with the parameters of this one: of its large-count binding
+// for a twin.
+func (f *fortranGen) f08Sym(lower string) string {
+	switch {
+	case !f.large:
+		return f08Name(lower, f.hasBuf)
+	case f.hasBuf:
+		return "MPIVET_F08_LARGENAME(" + lower + ")"
+	}
+	return fmt.Sprintf("%q", lower+"_f08_large_")
 }
 
 // results converts what the call gave to C. Indexes first, while the
@@ -503,7 +575,7 @@ func (f *fortranGen) post() {
 		}
 	}
 	for _, h := range rmaHook(c, false) {
-		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", h)
+		w("\tif (rc_ == MPI_SUCCESS)\n\t\t%s;\n", f.viewed(h, `\b`))
 	}
 	w("\tif (__builtin_expect(rc_ != MPI_SUCCESS, 0))\n\t\tmpivet_error(MPIVET_ID_%s, rc_, pc_);\n", c.Name)
 	fileHooks(w, filePost(c, true))
@@ -520,26 +592,40 @@ func (f *fortranGen) post() {
 // entries writes the F77 wrapper (four spellings) and the f08 wrapper,
 // which call the body.
 func (f *fortranGen) entries() {
-	w, c, lower, formals, args, hasBuf := f.w, f.c, f.lower, f.formals, f.args, f.hasBuf
+	w, c, lower, formals, args := f.w, f.c, f.lower, f.formals, f.args
 	entry := func(name, sym string, f08 bool) {
 		w("void %s(%s)\n{\n", name, strings.Join(formals, ", "))
 		w("\tstatic mpivet_ft_%s real_;\n\tif (!real_)\n\t\treal_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, sym)
 		w("\tif (!mpivet_should_record()) {\n\t\treal_(%s);\n\t\treturn;\n\t}\n", strings.Join(args, ", "))
-		f := 0
+		binding := 0
 		if f08 {
-			f = 1
+			binding = 1
 		}
-		w("\tmpivet_f_%s(%s);\n}\n", c.Name, strings.Join(append([]string{"real_", fmt.Sprint(f), "MPIVET_PC()"}, args...), ", "))
+		w("\t%s(%s);\n}\n", f.body, strings.Join(append([]string{"real_", fmt.Sprint(binding), "MPIVET_PC()"}, args...), ", "))
 	}
-	entry(lower+"_", fmt.Sprintf("%q", lower+"_"), false)
-	for _, alias := range []string{lower + "__", lower, strings.ToUpper(c.Name)} {
-		w("void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, strings.Join(formals, ", "), lower)
+	// The F77 symbols of the call and of its other Fortran names, each
+	// calling the MPI's binding of the same name; a twin has only f08 ones.
+	var f77 []string
+	if !f.large {
+		f77 = append([]string{c.Name}, c.FortranNames...)
 	}
-	w("\n")
-	if hasBuf {
-		entry("MPIVET_F08_BUF("+lower+")", f08Name(lower, true), true)
-	} else {
-		entry(lower+"_f08_", f08Name(lower, false), true)
+	for _, name := range f77 {
+		l := strings.ToLower(name)
+		entry(l+"_", fmt.Sprintf("%q", l+"_"), false)
+		for _, alias := range []string{l + "__", l, strings.ToUpper(name)} {
+			w("void %s(%s) __attribute__((alias(\"%s_\")));\n", alias, strings.Join(formals, ", "), l)
+		}
+		w("\n")
+	}
+	switch {
+	case f.large && f.hasBuf:
+		entry("MPIVET_F08_LARGE("+lower+")", f.f08Sym(lower), true)
+	case f.large:
+		entry(lower+"_f08_large_", f.f08Sym(lower), true)
+	case f.hasBuf:
+		entry("MPIVET_F08_BUF("+lower+")", f.f08Sym(lower), true)
+	default:
+		entry(lower+"_f08_", f.f08Sym(lower), true)
 	}
 	w("\n")
 }

@@ -43,6 +43,7 @@ func Generate(a *api.API) map[string][]byte {
 	for _, c := range a.Calls {
 		if !c.Has("nofortran") {
 			mpi4(w, c, genFortran)
+			mpi4(w, c, genFortranLarge)
 		}
 	}
 	w("#endif /* MPIVET_NO_FORTRAN */\n")

@@ -124,3 +124,62 @@ func TestLargeTwins(t *testing.T) {
 		t.Errorf("%d large-count twins: mpi.api's large lines are not read", n)
 	}
 }
+
+// TestFortranLargeTwins: the mpi_f08 wrapper of a large-count twin reads
+// its wide arguments as such, records them as they are, shows the hooks
+// views in the call's types, gives the call's own binding Fortran views of
+// them while they fit and the MPI's large-count binding otherwise, and has
+// no F77 symbols (mpif.h and `use mpi` have no large-count bindings).
+func TestFortranLargeTwins(t *testing.T) {
+	src := string(Generate(api.MPI)["layer/src/generated/wrappers.c"])
+	for _, c := range api.MPI.Calls {
+		name := c.LargeName()
+		if name == "" || c.Has("nofortran") {
+			continue
+		}
+		i := strings.Index(src, "\nstatic void mpivet_f_"+name+"(")
+		if i < 0 {
+			t.Errorf("no Fortran wrapper of %s", name)
+			continue
+		}
+		body := src[i : i+strings.Index(src[i:], "\n#endif\n")]
+		lower := strings.ToLower(c.Name)
+		if !strings.Contains(body, "\nvoid MPIVET_F08_LARGE("+lower+")(") && !strings.Contains(body, "\nvoid "+lower+"_f08_large_(") {
+			t.Errorf("%s: no mpi_f08 large-count entry", name)
+		}
+		if strings.Contains(body, "\nvoid "+lower+"_(") || !strings.Contains(body, "if (!fits_)\n\t\treal_(") {
+			t.Errorf("%s: an F77 entry, or no call of the MPI's large-count binding", name)
+		}
+		for _, l := range c.Large {
+			for _, want := range []string{l.Type + " " + l.Name + " = *(" + l.Type + " *)f_" + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "&" + l.Name + "_v_"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s: no %q", name, want)
+				}
+			}
+			if strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}") {
+				t.Errorf("%s: the hooks see the wide %s", name, l.Name)
+			}
+		}
+	}
+}
+
+// TestFortranNames: the other names of a call's Fortran bindings have F77
+// symbols of their own, calling the MPI's binding of that name.
+func TestFortranNames(t *testing.T) {
+	src := string(Generate(api.MPI)["layer/src/generated/wrappers.c"])
+	n := 0
+	for _, c := range api.MPI.Calls {
+		for _, f := range c.FortranNames {
+			n++
+			l := strings.ToLower(f)
+			for _, want := range []string{"\nvoid " + l + "_(", "mpivet_next(\"" + l + "_\")", "\nvoid " + strings.ToUpper(f) + "("} {
+				if !strings.Contains(src, want) {
+					t.Errorf("%s: no %q", f, want)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no fortran-name line read")
+	}
+}

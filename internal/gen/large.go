@@ -60,6 +60,20 @@ func genLarge(w writer, c *api.Call) {
 	w("#if MPI_VERSION >= 4\n%s#endif\n\n", strings.TrimSuffix(strings.Join(lines, ""), "\n"))
 }
 
+// genFortranLarge writes the mpi_f08 wrapper of c's large-count twin, if c
+// has one (mpi_send_f08ts_large_, mpi_type_vector_f08_large_ ...: `use
+// mpi_f08` calls it for INTEGER(KIND=MPI_COUNT_KIND) counts; mpif.h and
+// `use mpi` have no large-count bindings). It is the call's Fortran wrapper
+// with the twin's wide views and fits_, as the C twin's (fortran.go).
+func genFortranLarge(w writer, c *api.Call) {
+	if c.LargeName() == "" {
+		return
+	}
+	w("#if MPI_VERSION >= 4\n")
+	newFortranGen(w, c, true).gen()
+	w("#endif\n\n")
+}
+
 // largeParams is the twin's C parameter list.
 func largeParams(c *api.Call) string {
 	var ps []string

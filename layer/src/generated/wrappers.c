@@ -18490,10 +18490,14 @@ static void *mpivet_next(const char *sym)
 #define MPIVET_F08_BUF(name) name##_f08ts_
 #define MPIVET_F08_BUFNAME(name) #name "_f08ts_"
 #define MPIVET_F08_PTR(p) MPIVET_CFI_ADDR(p)
+#define MPIVET_F08_LARGE(name) name##_f08ts_large_
+#define MPIVET_F08_LARGENAME(name) #name "_f08ts_large_"
 #else
 #define MPIVET_F08_BUF(name) name##_f08_
 #define MPIVET_F08_BUFNAME(name) #name "_f08_"
 #define MPIVET_F08_PTR(p) (p)
+#define MPIVET_F08_LARGE(name) name##_f08_large_
+#define MPIVET_F08_LARGENAME(name) #name "_f08_large_"
 #endif
 
 /* A Fortran status is MPI_STATUS_SIZE integers; type(MPI_Status) of mpi_f08
@@ -18908,6 +18912,73 @@ void MPIVET_F08_BUF(mpi_send)(void *f_buf, void *f_count, void *f_datatype, void
 	mpivet_f_MPI_Send(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Send_c(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Send(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Send, e_, k_);
+	}
+	static mpivet_ft_MPI_Send int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Send)mpivet_next(MPIVET_F08_BUFNAME(mpi_send));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	else {
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count_v_, datatype, dest, tag, comm, NULL);
+		if (ierr)
+			*ierr = r_;
+	} else {
+	static mpivet_ft_MPI_Send sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Send)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend) : "mpi_ssend_");
+	(mpivet_zero_buffering ? sync_[f08_] : int_)(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send, rc_, pc_);
+	mpivet_out_MPI_Send(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_send)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Send real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Send)mpivet_next(MPIVET_F08_LARGENAME(mpi_send));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Send_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Bsend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
@@ -18970,6 +19041,64 @@ void MPIVET_F08_BUF(mpi_bsend)(void *f_buf, void *f_count, void *f_datatype, voi
 	}
 	mpivet_f_MPI_Bsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Bsend_c(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Bsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend, e_, k_);
+	}
+	static mpivet_ft_MPI_Bsend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Bsend)mpivet_next(MPIVET_F08_BUFNAME(mpi_bsend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend, rc_, pc_);
+	mpivet_out_MPI_Bsend(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_bsend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bsend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bsend)mpivet_next(MPIVET_F08_LARGENAME(mpi_bsend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bsend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ssend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19034,6 +19163,64 @@ void MPIVET_F08_BUF(mpi_ssend)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_f_MPI_Ssend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ssend_c(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Ssend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend, e_, k_);
+	}
+	static mpivet_ft_MPI_Ssend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ssend)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend, rc_, pc_);
+	mpivet_out_MPI_Ssend(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ssend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ssend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ssend)mpivet_next(MPIVET_F08_LARGENAME(mpi_ssend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ssend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Rsend)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
@@ -19096,6 +19283,64 @@ void MPIVET_F08_BUF(mpi_rsend)(void *f_buf, void *f_count, void *f_datatype, voi
 	}
 	mpivet_f_MPI_Rsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Rsend_c(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Rsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend, e_, k_);
+	}
+	static mpivet_ft_MPI_Rsend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Rsend)mpivet_next(MPIVET_F08_BUFNAME(mpi_rsend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend, rc_, pc_);
+	mpivet_out_MPI_Rsend(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_rsend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rsend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rsend)mpivet_next(MPIVET_F08_LARGENAME(mpi_rsend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rsend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Recv)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19167,6 +19412,72 @@ void MPIVET_F08_BUF(mpi_recv)(void *f_buf, void *f_count, void *f_datatype, void
 	}
 	mpivet_f_MPI_Recv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Recv_c(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Recv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Recv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Recv)mpivet_next(MPIVET_F08_BUFNAME(mpi_recv));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, a_status, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, a_source, f_tag, f_comm, a_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv, rc_, pc_);
+	mpivet_out_MPI_Recv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_recv)(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Recv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Recv)mpivet_next(MPIVET_F08_LARGENAME(mpi_recv));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_Recv_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Sendrecv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19250,6 +19561,84 @@ void MPIVET_F08_BUF(mpi_sendrecv)(void *f_sendbuf, void *f_sendcount, void *f_se
 	mpivet_f_MPI_Sendrecv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Sendrecv_c(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Sendrecv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Sendrecv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Sendrecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_sendrecv));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
+	else {
+	if (mpivet_zero_buffering) {
+		int r_ = mpivet_zero_sendrecv(sendbuf, sendcount_v_, sendtype, dest, sendtag, recvbuf, recvcount_v_, recvtype, source, recvtag, comm, sp_);
+		PMPI_Status_c2f(sp_, a_status);
+		if (ierr)
+			*ierr = r_;
+	} else
+		int_(f_sendbuf, &sendcount_v_, f_sendtype, f_dest, f_sendtag, f_recvbuf, &recvcount_v_, f_recvtype, a_source, f_recvtag, f_comm, a_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv, rc_, pc_);
+	mpivet_out_MPI_Sendrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_sendrecv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Sendrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Sendrecv)mpivet_next(MPIVET_F08_LARGENAME(mpi_sendrecv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_Sendrecv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Sendrecv_replace)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
@@ -19329,6 +19718,80 @@ void MPIVET_F08_BUF(mpi_sendrecv_replace)(void *f_buf, void *f_count, void *f_da
 	mpivet_f_MPI_Sendrecv_replace(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Sendrecv_replace_c(mpivet_ft_MPI_Sendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Sendrecv_replace(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Sendrecv_replace int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Sendrecv_replace)mpivet_next(MPIVET_F08_BUFNAME(mpi_sendrecv_replace));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
+	else {
+	if (mpivet_zero_buffering) {
+		int r_ = mpivet_zero_sendrecv_replace(buf, count_v_, datatype, dest, sendtag, source, recvtag, comm, sp_);
+		PMPI_Status_c2f(sp_, a_status);
+		if (ierr)
+			*ierr = r_;
+	} else
+		int_(f_buf, &count_v_, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, a_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Sendrecv_replace, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Sendrecv_replace, rc_, pc_);
+	mpivet_out_MPI_Sendrecv_replace(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_sendrecv_replace)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Sendrecv_replace real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Sendrecv_replace)mpivet_next(MPIVET_F08_LARGENAME(mpi_sendrecv_replace));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_Sendrecv_replace_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Isend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19406,6 +19869,78 @@ void MPIVET_F08_BUF(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_f_MPI_Isend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Isend_c(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Isend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Isend, e_, k_);
+	}
+	static mpivet_ft_MPI_Isend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Isend)mpivet_next(MPIVET_F08_BUFNAME(mpi_isend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	if (mpivet_slack_on && mpivet_slack_next(dest)) {
+		int r_ = mpivet_slack_send(buf, count_v_, datatype, dest, tag, comm, request);
+		if (r_ == MPI_SUCCESS)
+			*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+		if (ierr)
+			*ierr = r_;
+	} else {
+	static mpivet_ft_MPI_Isend sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Isend)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_issend) : "mpi_issend_");
+	(mpivet_zero_buffering ? sync_[f08_] : int_)(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isend, rc_, pc_);
+	mpivet_out_MPI_Isend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_isend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isend)mpivet_next(MPIVET_F08_LARGENAME(mpi_isend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Ibsend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19471,6 +20006,67 @@ void MPIVET_F08_BUF(mpi_ibsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	}
 	mpivet_f_MPI_Ibsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ibsend_c(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Ibsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
+	}
+	static mpivet_ft_MPI_Ibsend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ibsend)mpivet_next(MPIVET_F08_BUFNAME(mpi_ibsend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibsend, rc_, pc_);
+	mpivet_out_MPI_Ibsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ibsend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ibsend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ibsend)mpivet_next(MPIVET_F08_LARGENAME(mpi_ibsend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ibsend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Issend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19538,6 +20134,67 @@ void MPIVET_F08_BUF(mpi_issend)(void *f_buf, void *f_count, void *f_datatype, vo
 	mpivet_f_MPI_Issend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Issend_c(mpivet_ft_MPI_Issend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Issend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Issend, e_, k_);
+	}
+	static mpivet_ft_MPI_Issend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Issend)mpivet_next(MPIVET_F08_BUFNAME(mpi_issend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Issend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Issend, rc_, pc_);
+	mpivet_out_MPI_Issend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_issend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Issend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Issend)mpivet_next(MPIVET_F08_LARGENAME(mpi_issend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Issend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Irsend)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19603,6 +20260,67 @@ void MPIVET_F08_BUF(mpi_irsend)(void *f_buf, void *f_count, void *f_datatype, vo
 	}
 	mpivet_f_MPI_Irsend(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Irsend_c(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Irsend(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Irsend, e_, k_);
+	}
+	static mpivet_ft_MPI_Irsend int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Irsend)mpivet_next(MPIVET_F08_BUFNAME(mpi_irsend));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irsend, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irsend, rc_, pc_);
+	mpivet_out_MPI_Irsend(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_irsend)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Irsend real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Irsend)mpivet_next(MPIVET_F08_LARGENAME(mpi_irsend));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Irsend_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Irecv)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19674,6 +20392,71 @@ void MPIVET_F08_BUF(mpi_irecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_f_MPI_Irecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Irecv_c(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Irecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Irecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Irecv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Irecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_irecv));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Irecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Irecv, rc_, pc_);
+	mpivet_out_MPI_Irecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_irecv)(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Irecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Irecv)mpivet_next(MPIVET_F08_LARGENAME(mpi_irecv));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Irecv_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Send_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19743,6 +20526,70 @@ void MPIVET_F08_BUF(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype,
 	mpivet_f_MPI_Send_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Send_init_c(mpivet_ft_MPI_Send_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Send_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Send_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Send_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Send_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_send_init));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	static mpivet_ft_MPI_Send_init sync_[2];
+	if (mpivet_zero_buffering && !sync_[f08_])
+		sync_[f08_] = (mpivet_ft_MPI_Send_init)mpivet_next(f08_ ? MPIVET_F08_BUFNAME(mpi_ssend_init) : "mpi_ssend_init_");
+	(mpivet_zero_buffering ? sync_[f08_] : int_)(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Send_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Send_init, rc_, pc_);
+	mpivet_out_MPI_Send_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_send_init)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Send_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Send_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_send_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Send_init_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Bsend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19808,6 +20655,67 @@ void MPIVET_F08_BUF(mpi_bsend_init)(void *f_buf, void *f_count, void *f_datatype
 	}
 	mpivet_f_MPI_Bsend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Bsend_init_c(mpivet_ft_MPI_Bsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Bsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Bsend_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Bsend_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_bsend_init));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bsend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bsend_init, rc_, pc_);
+	mpivet_out_MPI_Bsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_bsend_init)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bsend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bsend_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_bsend_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bsend_init_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ssend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -19875,6 +20783,67 @@ void MPIVET_F08_BUF(mpi_ssend_init)(void *f_buf, void *f_count, void *f_datatype
 	mpivet_f_MPI_Ssend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ssend_init_c(mpivet_ft_MPI_Ssend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Ssend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Ssend_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ssend_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_ssend_init));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ssend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ssend_init, rc_, pc_);
+	mpivet_out_MPI_Ssend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ssend_init)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ssend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ssend_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_ssend_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ssend_init_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Rsend_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -19940,6 +20909,67 @@ void MPIVET_F08_BUF(mpi_rsend_init)(void *f_buf, void *f_count, void *f_datatype
 	}
 	mpivet_f_MPI_Rsend_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Rsend_init_c(mpivet_ft_MPI_Rsend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Rsend_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Rsend_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Rsend_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_rsend_init));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Rsend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rsend_init, rc_, pc_);
+	mpivet_out_MPI_Rsend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_rsend_init)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rsend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rsend_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_rsend_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rsend_init_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Recv_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -20010,6 +21040,71 @@ void MPIVET_F08_BUF(mpi_recv_init)(void *f_buf, void *f_count, void *f_datatype,
 	}
 	mpivet_f_MPI_Recv_init(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Recv_init_c(mpivet_ft_MPI_Recv_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Recv_init(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Recv_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Recv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_recv_init));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, a_source, f_tag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Recv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Recv_init, rc_, pc_);
+	mpivet_out_MPI_Recv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_recv_init)(void *f_buf, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Recv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Recv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_recv_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Recv_init_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Probe)(void *, void *, void *, void *, MPI_Fint *);
 
@@ -20358,6 +21453,66 @@ void MPIVET_F08_BUF(mpi_mrecv)(void *f_buf, void *f_count, void *f_datatype, voi
 	mpivet_f_MPI_Mrecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Mrecv_c(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Message c_message = MPI_Message_f2c(*(MPI_Fint *)f_message), *message = &c_message;
+	MPI_Status st_, *sp_ = &st_;
+	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
+	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Mrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC);
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&sp_};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
+	}
+	static mpivet_ft_MPI_Mrecv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Mrecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_mrecv));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_message, a_status, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_message, a_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	PMPI_Status_f2c(a_status, &st_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Mrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Mrecv, rc_, pc_);
+	mpivet_out_MPI_Mrecv(e_, rc_, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_mrecv)(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Mrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Mrecv)mpivet_next(MPIVET_F08_LARGENAME(mpi_mrecv));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_Mrecv_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Imrecv)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr)
@@ -20421,6 +21576,65 @@ void MPIVET_F08_BUF(mpi_imrecv)(void *f_buf, void *f_count, void *f_datatype, vo
 	}
 	mpivet_f_MPI_Imrecv(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Imrecv_c(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Message c_message = MPI_Message_f2c(*(MPI_Fint *)f_message), *message = &c_message;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Imrecv(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_message), message ? MPIVET_H(*message) : MPIVET_NOREC, MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
+	}
+	static mpivet_ft_MPI_Imrecv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Imrecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_imrecv));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_message, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Imrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Imrecv, rc_, pc_);
+	mpivet_out_MPI_Imrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_imrecv)(void *f_buf, void *f_count, void *f_datatype, void *f_message, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Imrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Imrecv)mpivet_next(MPIVET_F08_LARGENAME(mpi_imrecv));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Imrecv_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_message, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Wait)(void *, void *, MPI_Fint *);
 
@@ -21501,6 +22715,58 @@ void MPIVET_F08_BUF(mpi_buffer_attach)(void *f_buffer, void *f_size, MPI_Fint *i
 	mpivet_f_MPI_Buffer_attach(real_, 1, MPIVET_PC(), f_buffer, f_size, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Buffer_attach_c(mpivet_ft_MPI_Buffer_attach real_, int f08_, uint64_t pc_, void *f_buffer, void *f_size, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	MPI_Count size = *(MPI_Count *)f_size;
+	int size_v_ = mpivet_count_int(size);
+	int fits_ = (MPI_Count)size_v_ == (MPI_Count)size;
+	uint64_t e_ = mpivet_in_MPI_Buffer_attach(pc_, MPIVET_A(buffer), MPIVET_I(size));
+	void *k_[] = {(void *)&buffer, (void *)&size_v_};
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_attach, e_, k_);
+	}
+	static mpivet_ft_MPI_Buffer_attach int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Buffer_attach)mpivet_next(MPIVET_F08_BUFNAME(mpi_buffer_attach));
+	if (!fits_)
+		real_(f_buffer, f_size, ierr);
+	else {
+	int_(f_buffer, &size_v_, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Buffer_attach, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_attach, rc_, pc_);
+	mpivet_out_MPI_Buffer_attach(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_buffer_attach)(void *f_buffer, void *f_size, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Buffer_attach real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Buffer_attach)mpivet_next(MPIVET_F08_LARGENAME(mpi_buffer_attach));
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_size, ierr);
+		return;
+	}
+	mpivet_f_MPI_Buffer_attach_c(real_, 1, MPIVET_PC(), f_buffer, f_size, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Buffer_detach)(void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f08_, uint64_t pc_, void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
@@ -21681,6 +22947,65 @@ void MPIVET_F08_BUF(mpi_bcast)(void *f_buffer, void *f_count, void *f_datatype, 
 	mpivet_f_MPI_Bcast(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Bcast_c(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Bcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Bcast int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Bcast)mpivet_next(MPIVET_F08_BUFNAME(mpi_bcast));
+	if (!fits_)
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+	else {
+	int_(f_buffer, &count_v_, f_datatype, f_root, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bcast, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast, rc_, pc_);
+	mpivet_out_MPI_Bcast(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_bcast)(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bcast real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bcast)mpivet_next(MPIVET_F08_LARGENAME(mpi_bcast));
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bcast_c(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Gather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
@@ -21747,6 +23072,69 @@ void MPIVET_F08_BUF(mpi_gather)(void *f_sendbuf, void *f_sendcount, void *f_send
 	}
 	mpivet_f_MPI_Gather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Gather_c(mpivet_ft_MPI_Gather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Gather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Gather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Gather)mpivet_next(MPIVET_F08_BUFNAME(mpi_gather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather, rc_, pc_);
+	mpivet_out_MPI_Gather(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_gather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gather)mpivet_next(MPIVET_F08_LARGENAME(mpi_gather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Gatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -21883,6 +23271,69 @@ void MPIVET_F08_BUF(mpi_scatter)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	mpivet_f_MPI_Scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scatter_c(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Scatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Scatter int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Scatter)mpivet_next(MPIVET_F08_BUFNAME(mpi_scatter));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter, rc_, pc_);
+	mpivet_out_MPI_Scatter(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scatter)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatter real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatter)mpivet_next(MPIVET_F08_LARGENAME(mpi_scatter));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatter_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Scatterv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
@@ -22017,6 +23468,68 @@ void MPIVET_F08_BUF(mpi_allgather)(void *f_sendbuf, void *f_sendcount, void *f_s
 	mpivet_f_MPI_Allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allgather_c(mpivet_ft_MPI_Allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Allgather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Allgather)mpivet_next(MPIVET_F08_BUFNAME(mpi_allgather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather, rc_, pc_);
+	mpivet_out_MPI_Allgather(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allgather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgather)mpivet_next(MPIVET_F08_LARGENAME(mpi_allgather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
@@ -22149,6 +23662,68 @@ void MPIVET_F08_BUF(mpi_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_se
 	}
 	mpivet_f_MPI_Alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoall_c(mpivet_ft_MPI_Alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Alltoall int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Alltoall)mpivet_next(MPIVET_F08_BUFNAME(mpi_alltoall));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall, rc_, pc_);
+	mpivet_out_MPI_Alltoall(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoall real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoall)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoall));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoall_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -22352,6 +23927,67 @@ void MPIVET_F08_BUF(mpi_reduce)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 	mpivet_f_MPI_Reduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_c(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Reduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Reduce int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Reduce)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_root, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce, rc_, pc_);
+	mpivet_out_MPI_Reduce(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Allreduce)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
@@ -22416,6 +24052,66 @@ void MPIVET_F08_BUF(mpi_allreduce)(void *f_sendbuf, void *f_recvbuf, void *f_cou
 	}
 	mpivet_f_MPI_Allreduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allreduce_c(mpivet_ft_MPI_Allreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Allreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Allreduce int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Allreduce)mpivet_next(MPIVET_F08_BUFNAME(mpi_allreduce));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allreduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce, rc_, pc_);
+	mpivet_out_MPI_Allreduce(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allreduce)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allreduce real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allreduce)mpivet_next(MPIVET_F08_LARGENAME(mpi_allreduce));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allreduce_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Reduce_scatter)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -22547,6 +24243,66 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_block)(void *f_sendbuf, void *f_recvbuf, 
 	mpivet_f_MPI_Reduce_scatter_block(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_scatter_block_c(mpivet_ft_MPI_Reduce_scatter_block real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Reduce_scatter_block int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Reduce_scatter_block)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_scatter_block));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &recvcount_v_, f_datatype, f_op, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_block(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce_scatter_block)(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_block real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_block)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce_scatter_block));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_block_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Scan)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
@@ -22611,6 +24367,66 @@ void MPIVET_F08_BUF(mpi_scan)(void *f_sendbuf, void *f_recvbuf, void *f_count, v
 	}
 	mpivet_f_MPI_Scan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scan_c(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Scan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Scan int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Scan)mpivet_next(MPIVET_F08_BUFNAME(mpi_scan));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan, rc_, pc_);
+	mpivet_out_MPI_Scan(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scan)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scan real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scan)mpivet_next(MPIVET_F08_LARGENAME(mpi_scan));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scan_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Exscan)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -22677,6 +24493,66 @@ void MPIVET_F08_BUF(mpi_exscan)(void *f_sendbuf, void *f_recvbuf, void *f_count,
 	mpivet_f_MPI_Exscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Exscan_c(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Exscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Exscan int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Exscan)mpivet_next(MPIVET_F08_BUFNAME(mpi_exscan));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Exscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan, rc_, pc_);
+	mpivet_out_MPI_Exscan(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_exscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Exscan real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Exscan)mpivet_next(MPIVET_F08_LARGENAME(mpi_exscan));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Exscan_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Neighbor_allgather)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
@@ -22742,6 +24618,68 @@ void MPIVET_F08_BUF(mpi_neighbor_allgather)(void *f_sendbuf, void *f_sendcount, 
 	}
 	mpivet_f_MPI_Neighbor_allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_allgather_c(mpivet_ft_MPI_Neighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Neighbor_allgather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Neighbor_allgather)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_allgather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgather(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_allgather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgather)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_allgather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Neighbor_allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -22875,6 +24813,68 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoall)(void *f_sendbuf, void *f_sendcount, v
 	}
 	mpivet_f_MPI_Neighbor_alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoall_c(mpivet_ft_MPI_Neighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	static mpivet_ft_MPI_Neighbor_alltoall int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Neighbor_alltoall)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_alltoall));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoall(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoall real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoall)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoall));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoall_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Neighbor_alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -23138,6 +25138,66 @@ void MPIVET_F08_BUF(mpi_ibcast)(void *f_buffer, void *f_count, void *f_datatype,
 	mpivet_f_MPI_Ibcast(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ibcast_c(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Ibcast(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
+	}
+	static mpivet_ft_MPI_Ibcast int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ibcast)mpivet_next(MPIVET_F08_BUFNAME(mpi_ibcast));
+	if (!fits_)
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+	else {
+	int_(f_buffer, &count_v_, f_datatype, f_root, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ibcast, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ibcast, rc_, pc_);
+	mpivet_out_MPI_Ibcast(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ibcast)(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ibcast real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ibcast)mpivet_next(MPIVET_F08_LARGENAME(mpi_ibcast));
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ibcast_c(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Igather)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -23205,6 +25265,70 @@ void MPIVET_F08_BUF(mpi_igather)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	}
 	mpivet_f_MPI_Igather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Igather_c(mpivet_ft_MPI_Igather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Igather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Igather, e_, k_);
+	}
+	static mpivet_ft_MPI_Igather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Igather)mpivet_next(MPIVET_F08_BUFNAME(mpi_igather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igather, rc_, pc_);
+	mpivet_out_MPI_Igather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_igather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Igather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Igather)mpivet_next(MPIVET_F08_LARGENAME(mpi_igather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Igather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Igatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -23343,6 +25467,70 @@ void MPIVET_F08_BUF(mpi_iscatter)(void *f_sendbuf, void *f_sendcount, void *f_se
 	mpivet_f_MPI_Iscatter(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iscatter_c(mpivet_ft_MPI_Iscatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Iscatter(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
+	}
+	static mpivet_ft_MPI_Iscatter int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Iscatter)mpivet_next(MPIVET_F08_BUFNAME(mpi_iscatter));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatter, rc_, pc_);
+	mpivet_out_MPI_Iscatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iscatter)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iscatter real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iscatter)mpivet_next(MPIVET_F08_LARGENAME(mpi_iscatter));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iscatter_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iscatterv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -23479,6 +25667,69 @@ void MPIVET_F08_BUF(mpi_iallgather)(void *f_sendbuf, void *f_sendcount, void *f_
 	mpivet_f_MPI_Iallgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iallgather_c(mpivet_ft_MPI_Iallgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Iallgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
+	}
+	static mpivet_ft_MPI_Iallgather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Iallgather)mpivet_next(MPIVET_F08_BUFNAME(mpi_iallgather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgather, rc_, pc_);
+	mpivet_out_MPI_Iallgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iallgather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iallgather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iallgather)mpivet_next(MPIVET_F08_LARGENAME(mpi_iallgather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iallgather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iallgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -23613,6 +25864,69 @@ void MPIVET_F08_BUF(mpi_ialltoall)(void *f_sendbuf, void *f_sendcount, void *f_s
 	}
 	mpivet_f_MPI_Ialltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ialltoall_c(mpivet_ft_MPI_Ialltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Ialltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
+	}
+	static mpivet_ft_MPI_Ialltoall int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ialltoall)mpivet_next(MPIVET_F08_BUFNAME(mpi_ialltoall));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoall, rc_, pc_);
+	mpivet_out_MPI_Ialltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ialltoall)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ialltoall real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ialltoall)mpivet_next(MPIVET_F08_LARGENAME(mpi_ialltoall));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ialltoall_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ialltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -23819,6 +26133,68 @@ void MPIVET_F08_BUF(mpi_ireduce)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	mpivet_f_MPI_Ireduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ireduce_c(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Ireduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
+	}
+	static mpivet_ft_MPI_Ireduce int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ireduce)mpivet_next(MPIVET_F08_BUFNAME(mpi_ireduce));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce, rc_, pc_);
+	mpivet_out_MPI_Ireduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ireduce)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ireduce real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ireduce)mpivet_next(MPIVET_F08_LARGENAME(mpi_ireduce));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ireduce_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iallreduce)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -23884,6 +26260,67 @@ void MPIVET_F08_BUF(mpi_iallreduce)(void *f_sendbuf, void *f_recvbuf, void *f_co
 	}
 	mpivet_f_MPI_Iallreduce(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iallreduce_c(mpivet_ft_MPI_Iallreduce real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Iallreduce(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
+	}
+	static mpivet_ft_MPI_Iallreduce int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Iallreduce)mpivet_next(MPIVET_F08_BUFNAME(mpi_iallreduce));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallreduce, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallreduce, rc_, pc_);
+	mpivet_out_MPI_Iallreduce(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iallreduce)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iallreduce real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iallreduce)mpivet_next(MPIVET_F08_LARGENAME(mpi_iallreduce));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iallreduce_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ireduce_scatter)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -24017,6 +26454,67 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter_block)(void *f_sendbuf, void *f_recvbuf,
 	mpivet_f_MPI_Ireduce_scatter_block(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ireduce_scatter_block_c(mpivet_ft_MPI_Ireduce_scatter_block real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter_block(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
+	}
+	static mpivet_ft_MPI_Ireduce_scatter_block int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ireduce_scatter_block)mpivet_next(MPIVET_F08_BUFNAME(mpi_ireduce_scatter_block));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &recvcount_v_, f_datatype, f_op, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter_block, rc_, pc_);
+	mpivet_out_MPI_Ireduce_scatter_block(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ireduce_scatter_block)(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ireduce_scatter_block real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ireduce_scatter_block)mpivet_next(MPIVET_F08_LARGENAME(mpi_ireduce_scatter_block));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ireduce_scatter_block_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iscan)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -24082,6 +26580,67 @@ void MPIVET_F08_BUF(mpi_iscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, 
 	}
 	mpivet_f_MPI_Iscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iscan_c(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Iscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscan, e_, k_);
+	}
+	static mpivet_ft_MPI_Iscan int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Iscan)mpivet_next(MPIVET_F08_BUFNAME(mpi_iscan));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscan, rc_, pc_);
+	mpivet_out_MPI_Iscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iscan real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iscan)mpivet_next(MPIVET_F08_LARGENAME(mpi_iscan));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iscan_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Iexscan)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -24149,6 +26708,67 @@ void MPIVET_F08_BUF(mpi_iexscan)(void *f_sendbuf, void *f_recvbuf, void *f_count
 	mpivet_f_MPI_Iexscan(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iexscan_c(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Iexscan(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
+	}
+	static mpivet_ft_MPI_Iexscan int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Iexscan)mpivet_next(MPIVET_F08_BUFNAME(mpi_iexscan));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iexscan, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iexscan, rc_, pc_);
+	mpivet_out_MPI_Iexscan(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iexscan)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iexscan real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iexscan)mpivet_next(MPIVET_F08_LARGENAME(mpi_iexscan));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iexscan_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Ineighbor_allgather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -24215,6 +26835,69 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgather)(void *f_sendbuf, void *f_sendcount,
 	}
 	mpivet_f_MPI_Ineighbor_allgather(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ineighbor_allgather_c(mpivet_ft_MPI_Ineighbor_allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgather(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
+	}
+	static mpivet_ft_MPI_Ineighbor_allgather int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ineighbor_allgather)mpivet_next(MPIVET_F08_BUFNAME(mpi_ineighbor_allgather));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgather, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_allgather(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ineighbor_allgather)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ineighbor_allgather real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ineighbor_allgather)mpivet_next(MPIVET_F08_LARGENAME(mpi_ineighbor_allgather));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ineighbor_allgather_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ineighbor_allgatherv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -24350,6 +27033,69 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoall)(void *f_sendbuf, void *f_sendcount, 
 	}
 	mpivet_f_MPI_Ineighbor_alltoall(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ineighbor_alltoall_c(mpivet_ft_MPI_Ineighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoall(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
+	}
+	static mpivet_ft_MPI_Ineighbor_alltoall int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Ineighbor_alltoall)mpivet_next(MPIVET_F08_BUFNAME(mpi_ineighbor_alltoall));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoall, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoall(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ineighbor_alltoall)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ineighbor_alltoall real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ineighbor_alltoall)mpivet_next(MPIVET_F08_LARGENAME(mpi_ineighbor_alltoall));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ineighbor_alltoall_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoallv)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -26096,6 +28842,55 @@ void mpi_type_contiguous_f08_(void *f_count, void *f_oldtype, void *f_newtype, M
 	mpivet_f_MPI_Type_contiguous(real_, 1, MPIVET_PC(), f_count, f_oldtype, f_newtype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_contiguous_c(mpivet_ft_MPI_Type_contiguous real_, int f08_, uint64_t pc_, void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Type_contiguous(pc_, MPIVET_I(count), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_contiguous, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_contiguous int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_contiguous)mpivet_next("mpi_type_contiguous_f08_");
+	if (!fits_)
+		real_(f_count, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_contiguous, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_contiguous, rc_, pc_);
+	mpivet_out_MPI_Type_contiguous(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_type_contiguous_f08_large_(void *f_count, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_contiguous real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_contiguous)mpivet_next("mpi_type_contiguous_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_contiguous_c(real_, 1, MPIVET_PC(), f_count, f_oldtype, f_newtype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Type_vector)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Type_vector(mpivet_ft_MPI_Type_vector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
@@ -26152,6 +28947,59 @@ void mpi_type_vector_f08_(void *f_count, void *f_blocklength, void *f_stride, vo
 	mpivet_f_MPI_Type_vector(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_vector_c(mpivet_ft_MPI_Type_vector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Count blocklength = *(MPI_Count *)f_blocklength;
+	MPI_Count stride = *(MPI_Count *)f_stride;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int stride_v_ = mpivet_count_int(stride);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength && (MPI_Count)stride_v_ == (MPI_Count)stride;
+	uint64_t e_ = mpivet_in_MPI_Type_vector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&stride_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_vector, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_vector int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_vector)mpivet_next("mpi_type_vector_f08_");
+	if (!fits_)
+		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, &blocklength_v_, &stride_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_vector, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_vector, rc_, pc_);
+	mpivet_out_MPI_Type_vector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_type_vector_f08_large_(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_vector real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_vector)mpivet_next("mpi_type_vector_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_vector_c(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Type_create_hvector)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Type_create_hvector(mpivet_ft_MPI_Type_create_hvector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
@@ -26207,6 +29055,59 @@ void mpi_type_create_hvector_f08_(void *f_count, void *f_blocklength, void *f_st
 	}
 	mpivet_f_MPI_Type_create_hvector(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_hvector_c(mpivet_ft_MPI_Type_create_hvector real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Count blocklength = *(MPI_Count *)f_blocklength;
+	MPI_Count stride = *(MPI_Count *)f_stride;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	MPI_Aint stride_v_ = (MPI_Aint)stride;
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength && (MPI_Count)stride_v_ == (MPI_Count)stride;
+	uint64_t e_ = mpivet_in_MPI_Type_create_hvector(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_I(stride), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&stride_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hvector, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_hvector int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_hvector)mpivet_next("mpi_type_create_hvector_f08_");
+	if (!fits_)
+		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, &blocklength_v_, &stride_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hvector, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hvector, rc_, pc_);
+	mpivet_out_MPI_Type_create_hvector(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_type_create_hvector_f08_large_(void *f_count, void *f_blocklength, void *f_stride, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_hvector real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_hvector)mpivet_next("mpi_type_create_hvector_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_hvector_c(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_indexed)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -26661,6 +29562,57 @@ void mpi_type_create_resized_f08_(void *f_oldtype, void *f_lb, void *f_extent, v
 	}
 	mpivet_f_MPI_Type_create_resized(real_, 1, MPIVET_PC(), f_oldtype, f_lb, f_extent, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_resized_c(mpivet_ft_MPI_Type_create_resized real_, int f08_, uint64_t pc_, void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Count lb = *(MPI_Count *)f_lb;
+	MPI_Count extent = *(MPI_Count *)f_extent;
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	MPI_Aint lb_v_ = (MPI_Aint)lb;
+	MPI_Aint extent_v_ = (MPI_Aint)extent;
+	int fits_ = (MPI_Count)lb_v_ == (MPI_Count)lb && (MPI_Count)extent_v_ == (MPI_Count)extent;
+	uint64_t e_ = mpivet_in_MPI_Type_create_resized(pc_, MPIVET_H(oldtype), MPIVET_I(lb), MPIVET_I(extent), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&oldtype, (void *)&lb_v_, (void *)&extent_v_, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_resized, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_resized int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_resized)mpivet_next("mpi_type_create_resized_f08_");
+	if (!fits_)
+		real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
+	else {
+	int_(f_oldtype, &lb_v_, &extent_v_, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_resized, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_resized, rc_, pc_);
+	mpivet_out_MPI_Type_create_resized(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_type_create_resized_f08_large_(void *f_oldtype, void *f_lb, void *f_extent, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_resized real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_resized)mpivet_next("mpi_type_create_resized_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_oldtype, f_lb, f_extent, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_resized_c(real_, 1, MPIVET_PC(), f_oldtype, f_lb, f_extent, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_dup)(void *, void *, MPI_Fint *);
 
@@ -27218,6 +30170,56 @@ void MPIVET_F08_BUF(mpi_win_create)(void *f_base, void *f_size, void *f_disp_uni
 	mpivet_f_MPI_Win_create(real_, 1, MPIVET_PC(), f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Win_create_c(mpivet_ft_MPI_Win_create real_, int f08_, uint64_t pc_, void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *base = f08_ ? MPIVET_F08_PTR(f_base) : f_base;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	MPI_Aint disp_unit = *(MPI_Aint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	int disp_unit_v_ = mpivet_count_int(disp_unit);
+	int fits_ = (MPI_Count)disp_unit_v_ == (MPI_Count)disp_unit;
+	uint64_t e_ = mpivet_in_MPI_Win_create(pc_, MPIVET_A(base), MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(f_win));
+	void *k_[] = {(void *)&base, (void *)&size, (void *)&disp_unit_v_, (void *)&info, (void *)&comm, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_create, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Win_create int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Win_create)mpivet_next(MPIVET_F08_BUFNAME(mpi_win_create));
+	if (!fits_)
+		real_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+	else {
+	int_(f_base, f_size, &disp_unit_v_, f_info, f_comm, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_create, rc_, pc_);
+	mpivet_out_MPI_Win_create(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_win_create)(void *f_base, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_create real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_create)mpivet_next(MPIVET_F08_LARGENAME(mpi_win_create));
+	if (!mpivet_should_record()) {
+		real_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_create_c(real_, 1, MPIVET_PC(), f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Win_allocate)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Win_allocate(mpivet_ft_MPI_Win_allocate real_, int f08_, uint64_t pc_, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
@@ -27261,6 +30263,21 @@ void mpi_win_allocate__(void *f_size, void *f_disp_unit, void *f_info, void *f_c
 void mpi_win_allocate(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
 void MPI_WIN_ALLOCATE(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_")));
 
+void mpi_win_allocate_cptr_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_cptr_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate_cptr__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+void mpi_win_allocate_cptr(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+void MPI_WIN_ALLOCATE_CPTR(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_cptr_")));
+
 void mpi_win_allocate_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
 {
 	static mpivet_ft_MPI_Win_allocate real_;
@@ -27272,6 +30289,56 @@ void mpi_win_allocate_f08_(void *f_size, void *f_disp_unit, void *f_info, void *
 	}
 	mpivet_f_MPI_Win_allocate(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Win_allocate_c(mpivet_ft_MPI_Win_allocate real_, int f08_, uint64_t pc_, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	MPI_Aint disp_unit = *(MPI_Aint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	void *baseptr = f_baseptr;
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	int disp_unit_v_ = mpivet_count_int(disp_unit);
+	int fits_ = (MPI_Count)disp_unit_v_ == (MPI_Count)disp_unit;
+	uint64_t e_ = mpivet_in_MPI_Win_allocate(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit_v_, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Win_allocate int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_f08_");
+	if (!fits_)
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	else {
+	int_(f_size, &disp_unit_v_, f_info, f_comm, f_baseptr, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate, rc_, pc_);
+	mpivet_out_MPI_Win_allocate(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_allocate_f08_large_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate)mpivet_next("mpi_win_allocate_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_c(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Win_allocate_shared)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -27316,6 +30383,21 @@ void mpi_win_allocate_shared__(void *f_size, void *f_disp_unit, void *f_info, vo
 void mpi_win_allocate_shared(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
 void MPI_WIN_ALLOCATE_SHARED(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_")));
 
+void mpi_win_allocate_shared_cptr_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_cptr_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_shared(real_, 0, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+void mpi_win_allocate_shared_cptr__(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
+void mpi_win_allocate_shared_cptr(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
+void MPI_WIN_ALLOCATE_SHARED_CPTR(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr) __attribute__((alias("mpi_win_allocate_shared_cptr_")));
+
 void mpi_win_allocate_shared_f08_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
 {
 	static mpivet_ft_MPI_Win_allocate_shared real_;
@@ -27327,6 +30409,56 @@ void mpi_win_allocate_shared_f08_(void *f_size, void *f_disp_unit, void *f_info,
 	}
 	mpivet_f_MPI_Win_allocate_shared(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Win_allocate_shared_c(mpivet_ft_MPI_Win_allocate_shared real_, int f08_, uint64_t pc_, void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Aint size = *(MPI_Aint *)f_size;
+	MPI_Aint disp_unit = *(MPI_Aint *)f_disp_unit;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	void *baseptr = f_baseptr;
+	MPI_Win c_win = MPI_WIN_NULL, *win = &c_win;
+	int disp_unit_v_ = mpivet_count_int(disp_unit);
+	int fits_ = (MPI_Count)disp_unit_v_ == (MPI_Count)disp_unit;
+	uint64_t e_ = mpivet_in_MPI_Win_allocate_shared(pc_, MPIVET_I(size), MPIVET_I(disp_unit), MPIVET_H(info), MPIVET_H(comm), MPIVET_A(baseptr), MPIVET_A(f_win));
+	void *k_[] = {(void *)&size, (void *)&disp_unit_v_, (void *)&info, (void *)&comm, (void *)&baseptr, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_allocate_shared, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Win_allocate_shared int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_f08_");
+	if (!fits_)
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	else {
+	int_(f_size, &disp_unit_v_, f_info, f_comm, f_baseptr, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Win_allocate_shared, rc_, pc_);
+	mpivet_out_MPI_Win_allocate_shared(e_, rc_, (rc_ == MPI_SUCCESS && win) ? MPIVET_H(*win) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_win_allocate_shared_f08_large_(void *f_size, void *f_disp_unit, void *f_info, void *f_comm, void *f_baseptr, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Win_allocate_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Win_allocate_shared)mpivet_next("mpi_win_allocate_shared_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Win_allocate_shared_c(real_, 1, MPIVET_PC(), f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Win_create_dynamic)(void *, void *, void *, MPI_Fint *);
 
@@ -28283,6 +31415,58 @@ void MPIVET_F08_BUF(mpi_put)(void *f_origin_addr, void *f_origin_count, void *f_
 	mpivet_f_MPI_Put(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Put_c(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	static mpivet_ft_MPI_Put int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_BUFNAME(mpi_put));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Put, rc_, pc_);
+	mpivet_out_MPI_Put(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_put)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Put real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_LARGENAME(mpi_put));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Put_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Get)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Get(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
@@ -28336,6 +31520,56 @@ void MPIVET_F08_BUF(mpi_get)(void *f_origin_addr, void *f_origin_count, void *f_
 	}
 	mpivet_f_MPI_Get(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Get_c(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	static mpivet_ft_MPI_Get int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_BUFNAME(mpi_get));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get, rc_, pc_);
+	mpivet_out_MPI_Get(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_get)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_LARGENAME(mpi_get));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28391,6 +31625,57 @@ void MPIVET_F08_BUF(mpi_accumulate)(void *f_origin_addr, void *f_origin_count, v
 	}
 	mpivet_f_MPI_Accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Accumulate_c(mpivet_ft_MPI_Accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	static mpivet_ft_MPI_Accumulate int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_accumulate));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_op, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Accumulate, rc_, pc_);
+	mpivet_out_MPI_Accumulate(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_LARGENAME(mpi_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Accumulate_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Get_accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28449,6 +31734,61 @@ void MPIVET_F08_BUF(mpi_get_accumulate)(void *f_origin_addr, void *f_origin_coun
 	}
 	mpivet_f_MPI_Get_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Get_accumulate_c(mpivet_ft_MPI_Get_accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	MPI_Count result_count = *(MPI_Count *)f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*(MPI_Fint *)f_result_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int result_count_v_ = mpivet_count_int(result_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	static mpivet_ft_MPI_Get_accumulate int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_get_accumulate));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_result_addr, &result_count_v_, f_result_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_op, f_win, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Get_accumulate, rc_, pc_);
+	mpivet_out_MPI_Get_accumulate(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_get_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Get_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_LARGENAME(mpi_get_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+		return;
+	}
+	mpivet_f_MPI_Get_accumulate_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Fetch_and_op)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28615,6 +31955,61 @@ void MPIVET_F08_BUF(mpi_rput)(void *f_origin_addr, void *f_origin_count, void *f
 	mpivet_f_MPI_Rput(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Rput_c(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	static mpivet_ft_MPI_Rput int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_BUFNAME(mpi_rput));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_win, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_put(e_, origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rput, rc_, pc_);
+	mpivet_out_MPI_Rput(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_rput)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rput real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_LARGENAME(mpi_rput));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rput_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Rget)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Rget(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
@@ -28671,6 +32066,59 @@ void MPIVET_F08_BUF(mpi_rget)(void *f_origin_addr, void *f_origin_count, void *f
 	}
 	mpivet_f_MPI_Rget(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Rget_c(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	static mpivet_ft_MPI_Rget int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_win, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget, rc_, pc_);
+	mpivet_out_MPI_Rget(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_rget)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_LARGENAME(mpi_rget));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Raccumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28729,6 +32177,60 @@ void MPIVET_F08_BUF(mpi_raccumulate)(void *f_origin_addr, void *f_origin_count, 
 	}
 	mpivet_f_MPI_Raccumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Raccumulate_c(mpivet_ft_MPI_Raccumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	static mpivet_ft_MPI_Raccumulate int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_raccumulate));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_op, f_win, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Raccumulate, rc_, pc_);
+	mpivet_out_MPI_Raccumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_raccumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Raccumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_LARGENAME(mpi_raccumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Raccumulate_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Rget_accumulate)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28790,6 +32292,64 @@ void MPIVET_F08_BUF(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_cou
 	}
 	mpivet_f_MPI_Rget_accumulate(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Rget_accumulate_c(mpivet_ft_MPI_Rget_accumulate real_, int f08_, uint64_t pc_, void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *origin_addr = f08_ ? MPIVET_F08_PTR(f_origin_addr) : f_origin_addr;
+	MPI_Count origin_count = *(MPI_Count *)f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*(MPI_Fint *)f_origin_datatype);
+	void *result_addr = f08_ ? MPIVET_F08_PTR(f_result_addr) : f_result_addr;
+	MPI_Count result_count = *(MPI_Count *)f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*(MPI_Fint *)f_result_datatype);
+	int target_rank = *(MPI_Fint *)f_target_rank;
+	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
+	MPI_Count target_count = *(MPI_Count *)f_target_count;
+	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int origin_count_v_ = mpivet_count_int(origin_count);
+	int result_count_v_ = mpivet_count_int(result_count);
+	int target_count_v_ = mpivet_count_int(target_count);
+	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
+	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	static mpivet_ft_MPI_Rget_accumulate int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget_accumulate));
+	if (!fits_)
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	else {
+	int_(f_origin_addr, &origin_count_v_, f_origin_datatype, f_result_addr, &result_count_v_, f_result_datatype, f_target_rank, f_target_disp, &target_count_v_, f_target_datatype, f_op, f_win, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Rget_accumulate, rc_, pc_);
+	mpivet_out_MPI_Rget_accumulate(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_rget_accumulate)(void *f_origin_addr, void *f_origin_count, void *f_origin_datatype, void *f_result_addr, void *f_result_count, void *f_result_datatype, void *f_target_rank, void *f_target_disp, void *f_target_count, void *f_target_datatype, void *f_op, void *f_win, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Rget_accumulate real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_LARGENAME(mpi_rget_accumulate));
+	if (!mpivet_should_record()) {
+		real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Rget_accumulate_c(real_, 1, MPIVET_PC(), f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_get_contents)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -31974,6 +35534,9 @@ void mpi_barrier_init_f08_(void *f_comm, void *f_info, void *f_request, MPI_Fint
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Bcast_init)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Bcast_init(mpivet_ft_MPI_Bcast_init real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32040,6 +35603,9 @@ void MPIVET_F08_BUF(mpi_bcast_init)(void *f_buffer, void *f_count, void *f_datat
 	mpivet_f_MPI_Bcast_init(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32112,6 +35678,9 @@ void MPIVET_F08_BUF(mpi_gather_init)(void *f_sendbuf, void *f_sendcount, void *f
 	mpivet_f_MPI_Gather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32188,6 +35757,9 @@ void MPIVET_F08_BUF(mpi_gatherv_init)(void *f_sendbuf, void *f_sendcount, void *
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Scatter_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Scatter_init(mpivet_ft_MPI_Scatter_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32257,6 +35829,9 @@ void MPIVET_F08_BUF(mpi_scatter_init)(void *f_sendbuf, void *f_sendcount, void *
 	mpivet_f_MPI_Scatter_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32333,6 +35908,9 @@ void MPIVET_F08_BUF(mpi_scatterv_init)(void *f_sendbuf, void *f_sendcounts, void
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Allgather_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Allgather_init(mpivet_ft_MPI_Allgather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32401,6 +35979,9 @@ void MPIVET_F08_BUF(mpi_allgather_init)(void *f_sendbuf, void *f_sendcount, void
 	mpivet_f_MPI_Allgather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32476,6 +36057,9 @@ void MPIVET_F08_BUF(mpi_allgatherv_init)(void *f_sendbuf, void *f_sendcount, voi
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Alltoall_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Alltoall_init(mpivet_ft_MPI_Alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32544,6 +36128,9 @@ void MPIVET_F08_BUF(mpi_alltoall_init)(void *f_sendbuf, void *f_sendcount, void 
 	mpivet_f_MPI_Alltoall_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32620,6 +36207,9 @@ void MPIVET_F08_BUF(mpi_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, voi
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Alltoallw_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Alltoallw_init(mpivet_ft_MPI_Alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32690,6 +36280,9 @@ void MPIVET_F08_BUF(mpi_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, voi
 	mpivet_f_MPI_Alltoallw_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32764,6 +36357,9 @@ void MPIVET_F08_BUF(mpi_reduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_c
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Allreduce_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Allreduce_init(mpivet_ft_MPI_Allreduce_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32831,6 +36427,9 @@ void MPIVET_F08_BUF(mpi_allreduce_init)(void *f_sendbuf, void *f_recvbuf, void *
 	mpivet_f_MPI_Allreduce_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -32904,6 +36503,9 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_init)(void *f_sendbuf, void *f_recvbuf, v
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Reduce_scatter_block_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Reduce_scatter_block_init(mpivet_ft_MPI_Reduce_scatter_block_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -32971,6 +36573,9 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_block_init)(void *f_sendbuf, void *f_recv
 	mpivet_f_MPI_Reduce_scatter_block_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -33044,6 +36649,9 @@ void MPIVET_F08_BUF(mpi_scan_init)(void *f_sendbuf, void *f_recvbuf, void *f_cou
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Exscan_init)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Exscan_init(mpivet_ft_MPI_Exscan_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -33111,6 +36719,9 @@ void MPIVET_F08_BUF(mpi_exscan_init)(void *f_sendbuf, void *f_recvbuf, void *f_c
 	mpivet_f_MPI_Exscan_init(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -33182,6 +36793,9 @@ void MPIVET_F08_BUF(mpi_neighbor_allgather_init)(void *f_sendbuf, void *f_sendco
 	mpivet_f_MPI_Neighbor_allgather_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -33257,6 +36871,9 @@ void MPIVET_F08_BUF(mpi_neighbor_allgatherv_init)(void *f_sendbuf, void *f_sendc
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Neighbor_alltoall_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Neighbor_alltoall_init(mpivet_ft_MPI_Neighbor_alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -33325,6 +36942,9 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoall_init)(void *f_sendbuf, void *f_sendcou
 	mpivet_f_MPI_Neighbor_alltoall_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -33401,6 +37021,9 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallv_init)(void *f_sendbuf, void *f_sendco
 #endif
 
 #if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Neighbor_alltoallw_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Neighbor_alltoallw_init(mpivet_ft_MPI_Neighbor_alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
@@ -33471,6 +37094,9 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallw_init)(void *f_sendbuf, void *f_sendco
 	mpivet_f_MPI_Neighbor_alltoallw_init(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
 }
 
+#endif
+
+#if MPI_VERSION >= 4
 #endif
 
 #if MPI_VERSION >= 4
@@ -33552,6 +37178,80 @@ void MPIVET_F08_BUF(mpi_isendrecv)(void *f_sendbuf, void *f_sendcount, void *f_s
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Isendrecv_c(mpivet_ft_MPI_Isendrecv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Isendrecv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Isendrecv int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Isendrecv)mpivet_next(MPIVET_F08_BUFNAME(mpi_isendrecv));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, a_source, f_recvtag, f_comm, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_dest, f_sendtag, f_recvbuf, &recvcount_v_, f_recvtype, a_source, f_recvtag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isendrecv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv, rc_, pc_);
+	mpivet_out_MPI_Isendrecv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_isendrecv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_dest, void *f_sendtag, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv)mpivet_next(MPIVET_F08_LARGENAME(mpi_isendrecv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+
+#endif
+
+#endif
+
+#if MPI_VERSION >= 4
 typedef void (*mpivet_ft_MPI_Isendrecv_replace)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Isendrecv_replace(mpivet_ft_MPI_Isendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -33623,6 +37323,76 @@ void MPIVET_F08_BUF(mpi_isendrecv_replace)(void *f_buf, void *f_count, void *f_d
 	}
 	mpivet_f_MPI_Isendrecv_replace(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
 }
+
+#endif
+
+#if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Isendrecv_replace_c(mpivet_ft_MPI_Isendrecv_replace real_, int f08_, uint64_t pc_, void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int sendtag = *(MPI_Fint *)f_sendtag;
+	int source = *(MPI_Fint *)f_source;
+	int recvtag = *(MPI_Fint *)f_recvtag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Isendrecv_replace(pc_, MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(sendtag), MPIVET_I(source), MPIVET_I(recvtag), MPIVET_H(comm), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	static mpivet_ft_MPI_Isendrecv_replace int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Isendrecv_replace)mpivet_next(MPIVET_F08_BUFNAME(mpi_isendrecv_replace));
+	if (!fits_)
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, f_request, ierr);
+	else {
+	int_(f_buf, &count_v_, f_datatype, f_dest, f_sendtag, a_source, f_recvtag, f_comm, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Isendrecv_replace, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Isendrecv_replace, rc_, pc_);
+	mpivet_out_MPI_Isendrecv_replace(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_isendrecv_replace)(void *f_buf, void *f_count, void *f_datatype, void *f_dest, void *f_sendtag, void *f_source, void *f_recvtag, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Isendrecv_replace real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Isendrecv_replace)mpivet_next(MPIVET_F08_LARGENAME(mpi_isendrecv_replace));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Isendrecv_replace_c(real_, 1, MPIVET_PC(), f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierr);
+}
+
+#endif
 
 #endif
 
