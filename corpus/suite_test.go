@@ -119,7 +119,7 @@ func TestExecScript(t *testing.T) {
 				!strings.Contains(errs, "mpivet: launch 0001 (") {
 				t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 			}
-			checkExecJUnit(t, junit)
+			checkExecJUnit(t, junit, 5, 2, 2)
 			ls := launches(t, sdir, 5)
 			expect(t, ls[0], true, "error", 0)
 			expect(t, ls[1], false, "not an MPI program", 0)
@@ -275,6 +275,12 @@ func TestCtest(t *testing.T) {
 			expect(t, byTest["env_wdir"], true, "ok", 0)
 			expect(t, byTest["env_wdir 3"], true, "error", 3)
 			expect(t, byTest["hostname"], false, "not an MPI program", 0)
+			// the suite's reports, after ctest
+			junit := filepath.Join(dir, "suite.xml")
+			if out, _, code := runExec(t, dir, nil, "suite-report", "--junit", junit, sdir); code != 1 {
+				t.Errorf("mpivet suite-report: exit %d, want 1 (errors found)\n%s", code, out)
+			}
+			checkExecJUnit(t, junit, 4, 2, 1)
 		})
 	}
 }
@@ -298,7 +304,8 @@ func TestExecPytest(t *testing.T) {
 	tests, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "pytest"))
 	sdir := filepath.Join(dir, "suite")
 	// (no __pycache__ nor .pytest_cache in the source tree)
-	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--",
+	junit := filepath.Join(dir, "suite.xml")
+	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--junit", junit, "--",
 		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests)
 	if code != 1 || !strings.Contains(out, "3 passed") {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
@@ -307,12 +314,12 @@ func TestExecPytest(t *testing.T) {
 	expect(t, ls[0], true, "ok", 0)
 	expect(t, ls[1], true, "error", 0)
 	expect(t, ls[2], false, "does not use mpi4py", 0)
+	checkExecJUnit(t, junit, 3, 1, 1)
 }
 
-// checkExecJUnit checks the suite's JUnit report that mpivet exec wrote:
-// valid, a testcase per launch (5), failures for the two buggy launches,
-// the two launches not verified skipped.
-func checkExecJUnit(t *testing.T, path string) {
+// checkExecJUnit checks a suite's JUnit report: valid, with n testcases
+// (one per launch), failed of them with failures and skipped skipped.
+func checkExecJUnit(t *testing.T, path string, n, wantFailed, wantSkipped int) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -334,7 +341,7 @@ func checkExecJUnit(t *testing.T, path string) {
 			skipped++
 		}
 	}
-	if len(cases) != 5 || failed != 2 || skipped != 2 {
-		t.Errorf("mpivet exec --junit: %d testcases, %d failed, %d skipped; want 5, 2, 2:\n%s", len(cases), failed, skipped, data)
+	if len(cases) != n || failed != wantFailed || skipped != wantSkipped {
+		t.Errorf("JUnit report: %d testcases, %d failed, %d skipped; want %d, %d, %d:\n%s", len(cases), failed, skipped, n, wantFailed, wantSkipped, data)
 	}
 }
