@@ -51,18 +51,19 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 			p.ThreadStop = int(w[0])
 		}
 	},
-	api.MetaWatch:      (*Process).metaWatch,
-	api.MetaClocks:     (*Process).metaClocks,
-	api.MetaWildcard:   (*Process).metaWildcard,
-	api.MetaMatched:    (*Process).metaMatched,
-	api.MetaChoice:     (*Process).metaChoice,
-	api.MetaArrival:    (*Process).metaArrival,
-	api.MetaTypes:      (*Process).metaTypes,
-	api.MetaUnreceived: (*Process).metaUnreceived,
-	api.MetaLate:       (*Process).metaLate,
-	api.MetaError:      (*Process).metaError,
-	api.MetaArgument:   (*Process).metaArgument,
-	api.MetaRMA:        (*Process).metaRMA,
+	api.MetaWatch:       (*Process).metaWatch,
+	api.MetaClocks:      (*Process).metaClocks,
+	api.MetaWildcard:    (*Process).metaWildcard,
+	api.MetaMatched:     (*Process).metaMatched,
+	api.MetaChoice:      (*Process).metaChoice,
+	api.MetaArrival:     (*Process).metaArrival,
+	api.MetaTypes:       (*Process).metaTypes,
+	api.MetaUnreceived:  (*Process).metaUnreceived,
+	api.MetaLate:        (*Process).metaLate,
+	api.MetaError:       (*Process).metaError,
+	api.MetaArgument:    (*Process).metaArgument,
+	api.MetaRMA:         (*Process).metaRMA,
+	api.MetaThreadLevel: (*Process).metaThreadLevel,
 	api.MetaFileError: func(p *Process, w []uint64) {
 		if n := len(p.Errors); n > 0 {
 			p.Errors[n-1].OnFile, p.Errors[n-1].File = true, metaString(w)
@@ -229,6 +230,19 @@ func (p *Process) metaArgument(w []uint64) {
 		return
 	}
 	p.Arguments = append(p.Arguments, a)
+}
+
+func (p *Process) metaThreadLevel(w []uint64) {
+	n := uint64(len(api.MPI.Calls))
+	if len(w) < 9 || w[1] >= n {
+		return
+	}
+	t := ThreadLevel{What: int(w[0]), Call: api.MPI.Calls[w[1]], PC: w[2], Tid: int(w[3]), Initial: w[4] == 1,
+		OMP: int(int64(w[5])), Inside: int(w[8])}
+	if w[6] < n {
+		t.Other, t.OtherPC = api.MPI.Calls[w[6]], w[7]
+	}
+	p.ThreadLevels = append(p.ThreadLevels, t)
 }
 
 func (p *Process) metaRMA(w []uint64) {

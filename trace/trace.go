@@ -295,6 +295,20 @@ type Argument struct {
 	PC         uint64 // the call site
 }
 
+// ThreadLevel is a call that broke the promise of the thread level the
+// program got (api.MetaThreadLevel; layer/src/record/levels.c).
+type ThreadLevel struct {
+	What    int // api.ThreadLevel*
+	Call    *api.Call
+	PC      uint64 // its call site
+	Tid     int    // the kernel's id of the thread that made it
+	Initial bool   // the process's initial thread
+	OMP     int    // its OpenMP thread number, or -1 (not in a parallel region)
+	Other   *api.Call
+	OtherPC uint64 // the call another thread was inside (nil: none found)
+	Inside  int    // threads inside MPI when it entered
+}
+
 // BufferAccess is an access the program made to the buffer of a pending
 // nonblocking operation, or an operation started on a buffer that overlaps
 // a pending one's (Kind api.AccessOverlap).
@@ -467,15 +481,17 @@ type Process struct {
 	ConstVal map[string]uint64
 	Maps     []Mapping
 	// NumCalls is how many calls the rank logged (Calls reads them).
-	NumCalls    int
-	Signal      *Signal
-	Caught      *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
-	Errors      []Error    // errors MPI calls returned to the program, or raised to the fatal handler
-	Arguments   []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
-	Buffers     []BufferAccess
-	Watch       *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
-	Clocks      *Clocks
-	Determinism *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
+	NumCalls  int
+	Signal    *Signal
+	Caught    *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
+	Errors    []Error    // errors MPI calls returned to the program, or raised to the fatal handler
+	Arguments []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
+	// ThreadLevels: calls that broke the thread level's promise.
+	ThreadLevels []ThreadLevel
+	Buffers      []BufferAccess
+	Watch        *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
+	Clocks       *Clocks
+	Determinism  *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
 	// Deciding: a thread is inside a call that waits for a deterministic
 	// decision (api.StatusDeciding); it is not blocked.
 	Deciding   bool

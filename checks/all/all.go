@@ -17,6 +17,7 @@ import (
 	"mpivet/checks/lifecycle"
 	"mpivet/checks/mpierror"
 	"mpivet/checks/rma"
+	"mpivet/checks/threadlevel"
 	"mpivet/checks/timeout"
 	"mpivet/checks/typematch"
 	"mpivet/checks/unreceived"
@@ -36,4 +37,5 @@ var Checks = []*check.Check{
 	mpierror.Check,
 	typematch.Check,
 	unreceived.Check,
+	threadlevel.Check,
 }

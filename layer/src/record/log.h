@@ -94,6 +94,23 @@ int mpivet_raw_sigaction(int sig, const struct sigaction *act, struct sigaction 
 int mpivet_raw_sigmask(int how, const sigset_t *set, sigset_t *old);
 int mpivet_owned_signal(int sig);
 
+/* Thread levels kept (levels.c): every wrapper counts the threads inside
+ * MPI (mpivet_tl_inside; a thread's nested calls, made by MPI's callbacks,
+ * once) and compares what it sees with the rule the level the program got
+ * sets (mpivet_tl_rule, MPIVET_TL_* bits: 0 under MPI_THREAD_MULTIPLE
+ * outside MPI_Init_thread and MPI_Finalize). A thread that breaks the rule
+ * takes the slow path, mpivet_tl_broken, which logs MPIVET_META_THREAD_LEVEL. */
+#define MPIVET_TL_ONE 1  /* one thread inside MPI at a time (SINGLE, FUNNELED, SERIALIZED) */
+#define MPIVET_TL_MAIN 2 /* the main thread only (SINGLE, FUNNELED) */
+#define MPIVET_TL_INIT 4 /* MPI_Init or MPI_Init_thread in progress */
+#define MPIVET_TL_FINI 8 /* MPI_Finalize in progress, or returned */
+extern int mpivet_tl_rule, mpivet_tl_inside;
+extern __thread int mpivet_tl_depth __attribute__((tls_model("initial-exec")));
+extern __thread int mpivet_tl_main __attribute__((tls_model("initial-exec"))); /* the thread that initialised MPI */
+void mpivet_tl_starting(unsigned call);
+void mpivet_tl_initialized(int provided);
+void mpivet_tl_broken(unsigned call, int inside);
+
 /* The call site (return address) of the call this thread is in, set by
  * every wrapper on entry. */
 extern __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
