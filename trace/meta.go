@@ -117,8 +117,12 @@ func (p *Process) metaSignal(w []uint64) {
 
 func (p *Process) metaBuffer(w []uint64) {
 	if len(w) >= 8 && w[3] < uint64(len(api.MPI.Calls)) && w[7] <= uint64(len(w)-8) {
-		p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
-			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		a := BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
+			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)}
+		if t := w[8+w[7]:]; len(t) >= 3 { // the thread (older layers wrote none)
+			a.Thread = thread(t)
+		}
+		p.Buffers = append(p.Buffers, a)
 	}
 }
 
@@ -237,8 +241,7 @@ func (p *Process) metaThreadLevel(w []uint64) {
 	if len(w) < 9 || w[1] >= n {
 		return
 	}
-	t := ThreadLevel{What: int(w[0]), Call: api.MPI.Calls[w[1]], PC: w[2], Tid: int(w[3]), Initial: w[4] == 1,
-		OMP: int(int64(w[5])), Inside: int(w[8])}
+	t := ThreadLevel{What: int(w[0]), Call: api.MPI.Calls[w[1]], PC: w[2], Thread: thread(w[3:6]), Inside: int(w[8])}
 	if w[6] < n {
 		t.Other, t.OtherPC = api.MPI.Calls[w[6]], w[7]
 	}

@@ -63,7 +63,7 @@ func run(pass *check.Pass) (any, error) {
 			}
 			seen[k] = true
 			l := pass.AtSite(p, t.Call.Name, t.PC)
-			l.Note = "called by " + Thread(t)
+			l.Note = "called by " + t.Thread.String()
 			locs := []check.Location{l}
 			if t.Other != nil {
 				o := pass.AtSite(p, t.Other.Name, t.OtherPC)
@@ -92,18 +92,6 @@ func Required(p *trace.Process) (int, string) {
 		}
 	}
 	return -1, ""
-}
-
-// Thread describes the thread that made call t.
-func Thread(t trace.ThreadLevel) string {
-	switch {
-	case t.OMP > 0:
-		return fmt.Sprintf("OpenMP thread %d (thread id %d)", t.OMP, t.Tid)
-	case t.Initial:
-		return fmt.Sprintf("the main thread (thread id %d)", t.Tid)
-	default:
-		return fmt.Sprintf("thread id %d, not the process's initial thread", t.Tid)
-	}
 }
 
 func message(t trace.ThreadLevel, asked int, how string, got int) string {

@@ -89,10 +89,20 @@ static void other_call(uint64_t *w)
 	}
 }
 
+/* mpivet_thread_words writes who the calling thread is, as records name
+ * it: its kernel id, 1 if it is the process's initial thread, its OpenMP
+ * thread number in a parallel region or -1. Safe in a signal handler (the
+ * OpenMP runtime's functions read its thread-local data). */
+void mpivet_thread_words(uint64_t *w)
+{
+	pid_t tid = gettid();
+	w[0] = (uint64_t)tid;
+	w[1] = getpid() == tid;
+	w[2] = (uint64_t)(int64_t)(omp_thread_num && omp_in_parallel && omp_in_parallel() ? omp_thread_num() : -1);
+}
+
 /* mpivet_tl_broken logs a call that breaks the thread level's promise:
- * what it broke, the call, its site, the thread (its kernel id, whether it
- * is the process's initial thread, its OpenMP thread number in a parallel
- * region or -1), the
+ * what it broke, the call, its site, the thread (mpivet_thread_words), the
  * other thread's call and site (MPIVET_NOREC: none found), and how many
  * threads were inside MPI before it. */
 void mpivet_tl_broken(unsigned call, int inside)
@@ -109,9 +119,7 @@ void mpivet_tl_broken(unsigned call, int inside)
 	w[0] = (uint64_t)what;
 	w[1] = call;
 	w[2] = mpivet_call_pc;
-	w[3] = (uint64_t)gettid();
-	w[4] = getpid() == gettid();
-	w[5] = (uint64_t)(int64_t)(omp_thread_num && omp_in_parallel && omp_in_parallel() ? omp_thread_num() : -1);
+	mpivet_thread_words(&w[3]);
 	other_call(&w[6]);
 	w[8] = (uint64_t)inside;
 	mpivet_meta(MPIVET_META_THREAD_LEVEL, w, 9);

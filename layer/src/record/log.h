@@ -15,11 +15,17 @@
 
 #define MPIVET_NOREC UINT64_MAX
 
+/* The number of the calling thread among those that called MPI, in the
+ * order they first did (0: the first; at most 255), set with its slot of the
+ * state page (log.c). Every record's header carries it in its top byte, so
+ * that the records of several threads read as one sequence per thread. */
+extern __thread unsigned mpivet_thread_no __attribute__((tls_model("initial-exec")));
+
 /* mpivet_header is the header of a record of nwords payload words
- * (record.h says the format). */
+ * (record.h says the format), written by the calling thread. */
 static inline uint64_t mpivet_header(uint64_t nwords, unsigned call, unsigned kind)
 {
-	return (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
+	return (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48) | ((uint64_t)mpivet_thread_no << 56);
 }
 
 /* Re-entry guard: non-zero while this thread is inside a wrapper, so MPI calls
@@ -110,6 +116,7 @@ extern __thread int mpivet_tl_main __attribute__((tls_model("initial-exec"))); /
 void mpivet_tl_starting(unsigned call);
 void mpivet_tl_initialized(int provided);
 void mpivet_tl_broken(unsigned call, int inside);
+void mpivet_thread_words(uint64_t *w); /* 3 words: who the calling thread is (levels.c) */
 
 /* The call site (return address) of the call this thread is in, set by
  * every wrapper on entry. */

@@ -10,7 +10,7 @@
  *
  *   file   = "MPIVET01" record*            (8-byte magic, then records)
  *   record = header:u64 word:u64*          (little endian, 8-byte aligned)
- *   header = size:u32 | call:u16 << 32 | kind:u8 << 48
+ *   header = size:u32 | call:u16 << 32 | kind:u8 << 48 | thread:u8 << 56
  *
  * size is the whole record in bytes. The header is stored last, with release
  * semantics, so a reader (even one reading while the rank runs, or after the
@@ -249,6 +249,8 @@ static inline void mpivet_tl_enter(unsigned call)
 {
 	if (mpivet_tl_depth++)
 		return; /* a call made by a callback the MPI runs inside a call */
+	if (__builtin_expect(!mpivet_slot, 0))
+		mpivet_new_slot(); /* the thread's number, before its first record */
 	if (call == MPIVET_ID_MPI_Init || call == MPIVET_ID_MPI_Init_thread)
 		mpivet_tl_starting(call);
 	else if (call == MPIVET_ID_MPI_Finalize)
