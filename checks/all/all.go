@@ -18,6 +18,7 @@ import (
 	"mpivet/checks/mpierror"
 	"mpivet/checks/rma"
 	"mpivet/checks/threadlevel"
+	"mpivet/checks/threadsharing"
 	"mpivet/checks/timeout"
 	"mpivet/checks/typematch"
 	"mpivet/checks/unreceived"
@@ -38,4 +39,5 @@ var Checks = []*check.Check{
 	typematch.Check,
 	unreceived.Check,
 	threadlevel.Check,
+	threadsharing.Check,
 }
