@@ -37,6 +37,11 @@ var Check = &check.Check{
 	Run:      run,
 }
 
+// keepMade bounds the makings of a handle kept: a call in progress while
+// its handle was made anew more often than that is not compared (no
+// finding rather than a false one).
+const keepMade = 8
+
 // multiple is MPI_THREAD_MULTIPLE's value in Open MPI and MPICH alike.
 const multiple = 3
 
@@ -56,12 +61,16 @@ type scan struct {
 	inside []*trace.Call         // logged calls in progress at the current entry record
 	probes map[uint8]*trace.Call // per thread, its last probe not yet followed by its receive
 	seen   map[[3]uint64]bool    // findings made: one per pair of sites and rule
-	null   uint64                // MPI_REQUEST_NULL
-	any    [2]int64              // MPI_ANY_SOURCE, MPI_ANY_TAG
+	// made: per request handle, the log offsets at which calls returned it
+	// new (an MPI reuses the handles of freed requests), the last keepMade
+	made map[uint64][]uint64
+	null uint64   // MPI_REQUEST_NULL
+	any  [2]int64 // MPI_ANY_SOURCE, MPI_ANY_TAG
 }
 
 func newScan(pass *check.Pass, p *trace.Process) *scan {
-	s := &scan{pass: pass, p: p, probes: map[uint8]*trace.Call{}, seen: map[[3]uint64]bool{}, any: [2]int64{-1, -1}}
+	s := &scan{pass: pass, p: p, probes: map[uint8]*trace.Call{}, seen: map[[3]uint64]bool{}, made: map[uint64][]uint64{},
+		any: [2]int64{-1, -1}}
 	s.null, _ = p.Const("MPI_REQUEST_NULL")
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok {
 		s.any[0] = int64(v)
@@ -87,6 +96,14 @@ func (s *scan) run() {
 			}
 		}
 		s.probe(c)
+		if !completes(c) && !c.Def.Has("start") && c.HasField("request") && c.Returned {
+			h := c.Word("request")
+			m := append(s.made[h], c.ExitAt)
+			if len(m) > keepMade {
+				m = append(m[:0], m[len(m)-keepMade:]...)
+			}
+			s.made[h] = m
+		}
 		if !c.Brief && (!c.Returned || c.ExitAt > c.Offset) {
 			s.inside = append(s.inside, c.Keep())
 		}
@@ -113,16 +130,31 @@ func (s *scan) overlap(o, c *trace.Call) {
 
 func completes(c *trace.Call) bool { return c.Def.Has("completion") }
 
-// share reports whether calls a and b name a request in common (not null).
+// share reports whether calls a and b name a request in common (not null):
+// the same handle, made by the same call (the last that returned it before
+// each of them was entered: a handle freed in one call may be made anew
+// for another thread before that call returns).
 func (s *scan) share(a, b *trace.Call) bool {
 	for _, x := range s.requests(a) {
 		for _, y := range s.requests(b) {
-			if x == y && x != s.null {
+			if x == y && x != s.null && s.madeBefore(x, a.Offset) == s.madeBefore(y, b.Offset) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// madeBefore is the offset of the last exit record before off of a call
+// that made request handle h (0: none seen).
+func (s *scan) madeBefore(h, off uint64) uint64 {
+	var last uint64
+	for _, at := range s.made[h] {
+		if at < off && at > last {
+			last = at
+		}
+	}
+	return last
 }
 
 func (s *scan) requests(c *trace.Call) []uint64 {

@@ -53,6 +53,7 @@ func done(l *tracetest.Log, th uint8, off uint64) {
 
 func TestRequestWaitedByTwoThreads(t *testing.T) {
 	l := multiple()
+	l.Call("MPI_Irecv", 5, nil, map[string]any{"request": uint64(0x77)})
 	a := wait(l, 1, 10, 0x77)
 	b := wait(l, 2, 20, 0x77)
 	done(l, 1, a)
@@ -131,6 +132,24 @@ func TestProbeRecvSplit(t *testing.T) {
 func TestOnlyUnderMultiple(t *testing.T) {
 	l := tracetest.New(0, 2)
 	a := wait(l, 1, 10, 0x77)
+	b := wait(l, 2, 20, 0x77)
+	done(l, 1, a)
+	done(l, 2, b)
+	if fs := findings(t, l); len(fs) != 0 {
+		t.Fatalf("findings: %+v", fs)
+	}
+}
+
+// A request handle freed when one thread's wait completes it, and made anew
+// for another thread's receive before the first wait's exit record: two
+// requests, no finding.
+func TestHandleReused(t *testing.T) {
+	l := multiple()
+	l.Thread = 1
+	l.Call("MPI_Irecv", 5, nil, map[string]any{"request": uint64(0x77)})
+	a := wait(l, 1, 10, 0x77)
+	l.Thread = 2
+	l.Call("MPI_Irecv", 15, nil, map[string]any{"request": uint64(0x77)})
 	b := wait(l, 2, 20, 0x77)
 	done(l, 1, a)
 	done(l, 2, b)
