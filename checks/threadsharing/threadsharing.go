@@ -63,13 +63,13 @@ type scan struct {
 	seen   map[[3]uint64]bool    // findings made: one per pair of sites and rule
 	// made: per request handle, the log offsets at which calls returned it
 	// new (an MPI reuses the handles of freed requests), the last keepMade
-	made map[uint64][]uint64
+	made map[uint64][]making
 	null uint64   // MPI_REQUEST_NULL
 	any  [2]int64 // MPI_ANY_SOURCE, MPI_ANY_TAG
 }
 
 func newScan(pass *check.Pass, p *trace.Process) *scan {
-	s := &scan{pass: pass, p: p, probes: map[uint8]*trace.Call{}, seen: map[[3]uint64]bool{}, made: map[uint64][]uint64{},
+	s := &scan{pass: pass, p: p, probes: map[uint8]*trace.Call{}, seen: map[[3]uint64]bool{}, made: map[uint64][]making{},
 		any: [2]int64{-1, -1}}
 	s.null, _ = p.Const("MPI_REQUEST_NULL")
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok {
@@ -98,7 +98,7 @@ func (s *scan) run() {
 		s.probe(c)
 		if !completes(c) && !c.Def.Has("start") && c.HasField("request") && c.Returned {
 			h := c.Word("request")
-			m := append(s.made[h], c.ExitAt)
+			m := append(s.made[h], making{c.ExitAt, c.Thread})
 			if len(m) > keepMade {
 				m = append(m[:0], m[len(m)-keepMade:]...)
 			}
@@ -130,14 +130,24 @@ func (s *scan) overlap(o, c *trace.Call) {
 
 func completes(c *trace.Call) bool { return c.Def.Has("completion") }
 
+// making is a call that returned a request handle new: where its exit
+// record is, and its thread.
+type making struct {
+	at     uint64
+	thread uint8
+}
+
 // share reports whether calls a and b name a request in common (not null):
-// the same handle, made by the same call (the last that returned it before
-// each of them was entered: a handle freed in one call may be made anew
-// for another thread before that call returns).
+// the same handle, made by the same call. An MPI reuses the handles of
+// freed requests (one freed in a call may be made anew for another thread
+// before that call returns), and Open MPI returns one static handle for
+// every send that completed at once: a call's request is the last made by
+// its own thread before it was entered, or by any thread if its own made
+// none.
 func (s *scan) share(a, b *trace.Call) bool {
 	for _, x := range s.requests(a) {
 		for _, y := range s.requests(b) {
-			if x == y && x != s.null && s.madeBefore(x, a.Offset) == s.madeBefore(y, b.Offset) {
+			if x == y && x != s.null && s.madeBefore(x, a) == s.madeBefore(y, b) {
 				return true
 			}
 		}
@@ -145,16 +155,22 @@ func (s *scan) share(a, b *trace.Call) bool {
 	return false
 }
 
-// madeBefore is the offset of the last exit record before off of a call
-// that made request handle h (0: none seen).
-func (s *scan) madeBefore(h, off uint64) uint64 {
-	var last uint64
-	for _, at := range s.made[h] {
-		if at < off && at > last {
-			last = at
+// madeBefore is the offset of the exit record of the call that made
+// request handle h for call c (0: none seen).
+func (s *scan) madeBefore(h uint64, c *trace.Call) uint64 {
+	var own, any uint64
+	for _, m := range s.made[h] {
+		if m.at < c.Offset && m.at > any {
+			any = m.at
+		}
+		if m.at < c.Offset && m.at > own && m.thread == c.Thread {
+			own = m.at
 		}
 	}
-	return last
+	if own != 0 {
+		return own
+	}
+	return any
 }
 
 func (s *scan) requests(c *trace.Call) []uint64 {

@@ -157,3 +157,20 @@ func TestHandleReused(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 }
+
+// Each thread's send completes at once and gets the same static handle
+// (Open MPI): each thread waits for its own, no finding.
+func TestStaticHandle(t *testing.T) {
+	l := multiple()
+	for th := uint8(1); th <= 2; th++ {
+		l.Thread = th
+		l.Call("MPI_Isend", 5, nil, map[string]any{"request": uint64(0xcc0)})
+	}
+	a := wait(l, 1, 10, 0xcc0)
+	b := wait(l, 2, 20, 0xcc0)
+	done(l, 1, a)
+	done(l, 2, b)
+	if fs := findings(t, l); len(fs) != 0 {
+		t.Fatalf("findings: %+v", fs)
+	}
+}
