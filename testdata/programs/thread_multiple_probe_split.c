@@ -43,8 +43,11 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		pthread_barrier_destroy(&both);
 	} else {
-		for (int i = 0; i < 2; i++)
-			MPI_Send(&i, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+		int v[2] = {0, 1};
+		MPI_Request r[2];
+		for (int i = 0; i < 2; i++) /* both sent at once: the probes need not wait */
+			MPI_Isend(&v[i], 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r[i]);
+		MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
 	}
 	MPI_Finalize();
 	return 0;
