@@ -22,6 +22,7 @@
 int mpivet_tl_rule, mpivet_tl_inside;
 __thread int mpivet_tl_depth __attribute__((tls_model("initial-exec")));
 __thread int mpivet_tl_main __attribute__((tls_model("initial-exec")));
+__thread int mpivet_tl_counted __attribute__((tls_model("initial-exec")));
 
 #define MAX_REPORTS 32 /* per rank: a loop that breaks the promise logs it this many times */
 static int reports;

@@ -113,6 +113,7 @@ int mpivet_owned_signal(int sig);
 extern int mpivet_tl_rule, mpivet_tl_inside;
 extern __thread int mpivet_tl_depth __attribute__((tls_model("initial-exec")));
 extern __thread int mpivet_tl_main __attribute__((tls_model("initial-exec"))); /* the thread that initialised MPI */
+extern __thread int mpivet_tl_counted __attribute__((tls_model("initial-exec"))); /* its call is counted inside */
 void mpivet_tl_starting(unsigned call);
 void mpivet_tl_initialized(int provided);
 void mpivet_tl_broken(unsigned call, int inside);

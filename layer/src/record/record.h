@@ -243,7 +243,9 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
 
 /* mpivet_tl_enter counts the thread inside MPI, on entry to the call
  * (before anything is recorded), and checks the thread level the program
- * got (log.h, levels.c): a thread-local increment, an atomic one, a load,
+ * got (log.h, levels.c). The main thread under MPI_THREAD_SINGLE or
+ * FUNNELED, what most programs run, is not counted: any other thread's
+ * call breaks the rule by itself. Others: an atomic increment, a load,
  * compares. call is a constant: the tests of it vanish. */
 static inline void mpivet_tl_enter(unsigned call)
 {
@@ -255,6 +257,11 @@ static inline void mpivet_tl_enter(unsigned call)
 		mpivet_tl_starting(call);
 	else if (call == MPIVET_ID_MPI_Finalize)
 		__atomic_or_fetch(&mpivet_tl_rule, MPIVET_TL_FINI, __ATOMIC_SEQ_CST);
+	if (mpivet_tl_main && (__atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED) & MPIVET_TL_MAIN)) {
+		mpivet_tl_counted = 0;
+		return;
+	}
+	mpivet_tl_counted = 1;
 	int n = __atomic_fetch_add(&mpivet_tl_inside, 1, __ATOMIC_SEQ_CST);
 	int r = __atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED);
 	if (__builtin_expect(r != 0, 0) &&
@@ -265,7 +272,7 @@ static inline void mpivet_tl_enter(unsigned call)
 /* mpivet_tl_leave counts the thread out of MPI, when the call returns. */
 static inline void mpivet_tl_leave(void)
 {
-	if (--mpivet_tl_depth == 0)
+	if (--mpivet_tl_depth == 0 && mpivet_tl_counted)
 		__atomic_fetch_sub(&mpivet_tl_inside, 1, __ATOMIC_SEQ_CST);
 }
 
