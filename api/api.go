@@ -531,10 +531,19 @@ const (
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
 	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
 	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
+	MetaThreadLevel = 49 // a call that breaks the thread level's promise (layer/src/record/levels.c): what (ThreadLevel*), call id, call site, thread id, 1 if the initial thread, OpenMP thread number or -1, the other thread's call id and site (^0: none found), threads inside MPI before it
 	MetaFile        = 60 // an MPI_File_open (layer/src/mpiio), before the call: its entry record offset, amode, then the file name (string)
 	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+)
+
+// What a MetaThreadLevel record says the call broke.
+const (
+	ThreadLevelNotMain  = 1 // under MPI_THREAD_SINGLE or FUNNELED, a thread other than the main one called MPI
+	ThreadLevelTwo      = 2 // under MPI_THREAD_SERIALIZED, two threads were inside MPI at once
+	ThreadLevelInit     = 3 // a thread called MPI while another initialised it
+	ThreadLevelFinalize = 4 // a thread called MPI while another finalised it
 )
 
 // Thread flags of a MetaSignal record (its first word's high half): which

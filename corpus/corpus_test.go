@@ -38,6 +38,8 @@
 // by default none may: every forced decision is checked against the
 // buffering its replay was given, seed 001's minimal slack).
 //
+// A C or C++ program that includes <omp.h> is compiled with -fopenmp.
+//
 // Without an MPI the tests skip, except under CI=true, where they fail.
 package corpus
 
@@ -241,6 +243,8 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 	args := []string{"-g", "-O0", "-pthread", "-o", out, src}
 	if cc == m.fc {
 		args = append(args, "-J", filepath.Dir(out))
+	} else if b, err := os.ReadFile(src); err == nil && bytes.Contains(b, []byte("#include <omp.h>")) {
+		args = append(args, "-fopenmp") // an OpenMP program
 	}
 	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)

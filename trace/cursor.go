@@ -19,6 +19,7 @@ type cursor struct {
 	at       uint64 // log offset of buf[0]
 	off, end uint64 // next record; end of what may be read
 	err      error
+	thread   uint8 // the thread number in the last record's header
 	// sum: the CRC32C of the records read so far is kept in crc (the
 	// first reading), summed up to offset summed.
 	sum    bool
@@ -92,6 +93,7 @@ func (c *cursor) next(words *[]uint64) (off uint64, kind, id int, ok bool) {
 	*words = w
 	off = c.off
 	c.off += size
+	c.thread = uint8(h >> 56)
 	return off, int(h >> 48 & 0xff), int(h >> 32 & 0xffff), true
 }
 

@@ -158,13 +158,13 @@ func (d *decoder) run(c *cursor) (uint64, error) {
 			if id >= len(api.MPI.Calls) {
 				return c.off, fmt.Errorf("record at %d: unknown call %d (layer and mpivet differ in version?)", off, id)
 			}
-			d.entry(api.MPI.Calls[id], off)
+			d.entry(api.MPI.Calls[id], off, c.thread)
 		case api.KindBrief:
 			if id < len(api.MPI.Calls) && len(d.words) >= 1 {
-				d.brief(api.MPI.Calls[id], off)
+				d.brief(api.MPI.Calls[id], off, c.thread)
 			}
 		case api.KindExit:
-			d.exit()
+			d.exit(off)
 		case api.KindMeta:
 			d.meta(id)
 		}
@@ -226,7 +226,7 @@ func (d *decoder) skip(off uint64) bool {
 }
 
 // entry decodes the entry record of a call of kind def at off.
-func (d *decoder) entry(def *api.Call, off uint64) {
+func (d *decoder) entry(def *api.Call, off uint64, thread uint8) {
 	if d.poll != nil && def.Poll() {
 		d.poll.Offset = off
 	}
@@ -239,7 +239,7 @@ func (d *decoder) entry(def *api.Call, off uint64) {
 		return
 	}
 	d.mark(off)
-	c := &Call{Def: def, Seq: d.seq, Offset: off}
+	c := &Call{Def: def, Seq: d.seq, Offset: off, Thread: thread}
 	d.seq++
 	if len(d.words) > 0 {
 		c.PC = d.words[0]
@@ -285,7 +285,7 @@ func (d *decoder) isPinned(c *Call) bool {
 // (api.Call.Brief): the call site and who matches whom; its other fields
 // are unknown. It counts as returned: the rank's last call is the state
 // page's (Current), which says whether it did.
-func (d *decoder) brief(def *api.Call, off uint64) {
+func (d *decoder) brief(def *api.Call, off uint64, thread uint8) {
 	d.poll = nil
 	if d.skip(off) {
 		return
@@ -296,7 +296,7 @@ func (d *decoder) brief(def *api.Call, off uint64) {
 	}
 	w := d.words
 	d.mark(off)
-	c := &Call{Def: def, Seq: d.seq, Offset: off, PC: w[0], Returned: true, Brief: true,
+	c := &Call{Def: def, Seq: d.seq, Offset: off, PC: w[0], Returned: true, Brief: true, Thread: thread,
 		in: d.arrays.fields(def.In, nil), out: unknownOut(def)}
 	d.seq++
 	k, bf := 1, def.BriefIn()
@@ -311,13 +311,13 @@ func (d *decoder) brief(def *api.Call, off uint64) {
 
 // exit decodes an exit record: the entry record's offset, the return
 // code, the outputs.
-func (d *decoder) exit() {
+func (d *decoder) exit(off uint64) {
 	w := d.words
 	if len(w) < 2 {
 		return
 	}
 	if c := d.find(w[0]); c != nil && !c.Returned && !d.isPinned(c) {
-		c.Returned, c.RC = true, int32(w[1])
+		c.Returned, c.RC, c.ExitAt = true, int32(w[1]), off
 		c.out = d.arrays.fields(c.Def.Out, w[2:])
 	}
 }

@@ -51,18 +51,19 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 			p.ThreadStop = int(w[0])
 		}
 	},
-	api.MetaWatch:      (*Process).metaWatch,
-	api.MetaClocks:     (*Process).metaClocks,
-	api.MetaWildcard:   (*Process).metaWildcard,
-	api.MetaMatched:    (*Process).metaMatched,
-	api.MetaChoice:     (*Process).metaChoice,
-	api.MetaArrival:    (*Process).metaArrival,
-	api.MetaTypes:      (*Process).metaTypes,
-	api.MetaUnreceived: (*Process).metaUnreceived,
-	api.MetaLate:       (*Process).metaLate,
-	api.MetaError:      (*Process).metaError,
-	api.MetaArgument:   (*Process).metaArgument,
-	api.MetaRMA:        (*Process).metaRMA,
+	api.MetaWatch:       (*Process).metaWatch,
+	api.MetaClocks:      (*Process).metaClocks,
+	api.MetaWildcard:    (*Process).metaWildcard,
+	api.MetaMatched:     (*Process).metaMatched,
+	api.MetaChoice:      (*Process).metaChoice,
+	api.MetaArrival:     (*Process).metaArrival,
+	api.MetaTypes:       (*Process).metaTypes,
+	api.MetaUnreceived:  (*Process).metaUnreceived,
+	api.MetaLate:        (*Process).metaLate,
+	api.MetaError:       (*Process).metaError,
+	api.MetaArgument:    (*Process).metaArgument,
+	api.MetaRMA:         (*Process).metaRMA,
+	api.MetaThreadLevel: (*Process).metaThreadLevel,
 	api.MetaFileError: func(p *Process, w []uint64) {
 		if n := len(p.Errors); n > 0 {
 			p.Errors[n-1].OnFile, p.Errors[n-1].File = true, metaString(w)
@@ -116,8 +117,12 @@ func (p *Process) metaSignal(w []uint64) {
 
 func (p *Process) metaBuffer(w []uint64) {
 	if len(w) >= 8 && w[3] < uint64(len(api.MPI.Calls)) && w[7] <= uint64(len(w)-8) {
-		p.Buffers = append(p.Buffers, BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
-			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)})
+		a := BufferAccess{Kind: int(w[0]), Addr: w[1], Op: w[2], Call: api.MPI.Calls[w[3]],
+			Request: w[4], Other: w[5], Init: w[6], PCs: append([]uint64(nil), w[8:8+w[7]]...)}
+		if t := w[8+w[7]:]; len(t) >= 3 { // the thread (older layers wrote none)
+			a.Thread = thread(t)
+		}
+		p.Buffers = append(p.Buffers, a)
 	}
 }
 
@@ -229,6 +234,18 @@ func (p *Process) metaArgument(w []uint64) {
 		return
 	}
 	p.Arguments = append(p.Arguments, a)
+}
+
+func (p *Process) metaThreadLevel(w []uint64) {
+	n := uint64(len(api.MPI.Calls))
+	if len(w) < 9 || w[1] >= n {
+		return
+	}
+	t := ThreadLevel{What: int(w[0]), Call: api.MPI.Calls[w[1]], PC: w[2], Thread: thread(w[3:6]), Inside: int(w[8])}
+	if w[6] < n {
+		t.Other, t.OtherPC = api.MPI.Calls[w[6]], w[7]
+	}
+	p.ThreadLevels = append(p.ThreadLevels, t)
 }
 
 func (p *Process) metaRMA(w []uint64) {

@@ -17,6 +17,7 @@
 package trace
 
 import (
+	"fmt"
 	"sync"
 
 	"mpivet/api"
@@ -40,7 +41,14 @@ type Call struct {
 	in     []uint64 // Def.In's fields (fieldValues)
 	out    []uint64 // Def.Out's fields, once returned
 	Seq    int      // position among this rank's logged calls (-1: known from the state page only)
-	RC     int32    // what the call returned
+	// ExitAt: the offset of its exit record in the log (0: none read);
+	// with Offset, the stretch of the log during which the call was in
+	// progress (records are in the order their threads reserved them).
+	ExitAt uint64
+	RC     int32 // what the call returned
+	// Thread: the number of the rank's thread that made the call, among
+	// those that called MPI in the order they first did (0: the first).
+	Thread uint8
 	// Returned: the exit record was read (or the state page says so).
 	Returned bool
 	// Brief: known from a brief record (api.Call.Brief), which keeps only
@@ -295,6 +303,43 @@ type Argument struct {
 	PC         uint64 // the call site
 }
 
+// Thread is the thread of a rank that made a call or an access, as the
+// layer names it (mpivet_thread_words in layer/src/record/levels.c).
+type Thread struct {
+	Tid     int  // the kernel's thread id (0: not recorded)
+	Initial bool // the process's initial thread
+	OMP     int  // its OpenMP thread number in a parallel region, or -1
+}
+
+// thread decodes the three words of a Thread.
+func thread(w []uint64) Thread {
+	return Thread{Tid: int(w[0]), Initial: w[1] == 1, OMP: int(int64(w[2]))}
+}
+
+// String names the thread for a report.
+func (t Thread) String() string {
+	switch {
+	case t.OMP > 0:
+		return fmt.Sprintf("OpenMP thread %d (thread id %d)", t.OMP, t.Tid)
+	case t.Initial:
+		return fmt.Sprintf("the main thread (thread id %d)", t.Tid)
+	default:
+		return fmt.Sprintf("thread id %d, not the process's initial thread", t.Tid)
+	}
+}
+
+// ThreadLevel is a call that broke the promise of the thread level the
+// program got (api.MetaThreadLevel; layer/src/record/levels.c).
+type ThreadLevel struct {
+	What    int // api.ThreadLevel*
+	Call    *api.Call
+	PC      uint64 // its call site
+	Thread  Thread // the thread that made it
+	Other   *api.Call
+	OtherPC uint64 // the call another thread was inside (nil: none found)
+	Inside  int    // threads inside MPI when it entered
+}
+
 // BufferAccess is an access the program made to the buffer of a pending
 // nonblocking operation, or an operation started on a buffer that overlaps
 // a pending one's (Kind api.AccessOverlap).
@@ -307,6 +352,7 @@ type BufferAccess struct {
 	Other   uint64   // overlap: log offset of the other operation's start
 	Init    uint64   // persistent operation: log offset of its init call (^0 otherwise)
 	PCs     []uint64 // the faulting instruction, then the return addresses of its callers
+	Thread  Thread   // the thread that made the access (Tid 0: not recorded, an overlap)
 }
 
 // Clocks says how the rank tracked causality (the clock protocol).
@@ -467,15 +513,17 @@ type Process struct {
 	ConstVal map[string]uint64
 	Maps     []Mapping
 	// NumCalls is how many calls the rank logged (Calls reads them).
-	NumCalls    int
-	Signal      *Signal
-	Caught      *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
-	Errors      []Error    // errors MPI calls returned to the program, or raised to the fatal handler
-	Arguments   []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
-	Buffers     []BufferAccess
-	Watch       *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
-	Clocks      *Clocks
-	Determinism *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
+	NumCalls  int
+	Signal    *Signal
+	Caught    *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
+	Errors    []Error    // errors MPI calls returned to the program, or raised to the fatal handler
+	Arguments []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
+	// ThreadLevels: calls that broke the thread level's promise.
+	ThreadLevels []ThreadLevel
+	Buffers      []BufferAccess
+	Watch        *Watch // how many operations the buffer checker watched (nil: none started, or no MPI_Finalize)
+	Clocks       *Clocks
+	Determinism  *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
 	// Deciding: a thread is inside a call that waits for a deterministic
 	// decision (api.StatusDeciding); it is not blocked.
 	Deciding   bool

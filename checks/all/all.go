@@ -17,6 +17,8 @@ import (
 	"mpivet/checks/lifecycle"
 	"mpivet/checks/mpierror"
 	"mpivet/checks/rma"
+	"mpivet/checks/threadlevel"
+	"mpivet/checks/threadsharing"
 	"mpivet/checks/timeout"
 	"mpivet/checks/typematch"
 	"mpivet/checks/unreceived"
@@ -36,4 +38,6 @@ var Checks = []*check.Check{
 	mpierror.Check,
 	typematch.Check,
 	unreceived.Check,
+	threadlevel.Check,
+	threadsharing.Check,
 }

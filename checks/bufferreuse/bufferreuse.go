@@ -116,6 +116,9 @@ func reportAccess(pass *check.Pass, p *trace.Process, st *objects.State, a trace
 	} else {
 		access := pass.AtAccess(p, a.PCs)
 		access.Note = fmt.Sprintf("%s the pending %s", w.verb, buffer)
+		if a.Thread.Tid != 0 && !a.Thread.Initial { // any thread of the rank faults (mprotect is process-wide)
+			access.Note += ", in " + a.Thread.String()
+		}
 		locs = append(locs, access)
 	}
 	started := pass.At(p, start)

@@ -164,6 +164,7 @@ func genRecordIn(w writer, c *api.Call) {
 		lazy = 1
 	}
 	w("\tmpivet_bc_enter_call(pc_, %d);\n", lazy)
+	w("\tmpivet_tl_enter(MPIVET_ID_%s);\n", c.Name)
 	clamp(c.In)
 	if bufferHooked(c) {
 		w("\tif (__builtin_expect(mpivet_bc_on, 0)) {\n\t\tconst uint64_t a_[] = {%s};\n\t\tmpivet_bc_in(MPIVET_ID_%s, a_, sizeof a_ / sizeof *a_);\n\t}\n",
@@ -221,6 +222,7 @@ func genRecordOut(w writer, c *api.Call) {
 			strings.Join(hookWords("0", c.Out), ", "), c.Name)
 	}
 	w("\tmpivet_bc_leave_call();\n")
+	w("\tmpivet_tl_leave();\n")
 	if c.Poll() {
 		// A poll that did nothing is counted, not logged.
 		w("\tif (rc_ == MPI_SUCCESS && (%s)) {\n\t\tmpivet_state_polled();\n\t\treturn;\n\t}\n", pollIdle(c))

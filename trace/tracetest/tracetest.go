@@ -13,6 +13,9 @@ import (
 // Log builds one rank's log.
 type Log struct {
 	buf []byte
+	// Thread is the number of the thread that writes the records appended
+	// from now on (the top byte of their headers).
+	Thread uint8
 }
 
 // Consts are predefined handle values used by tests (Open MPI-like).
@@ -47,7 +50,7 @@ func New(rank, size int) *Log {
 
 func (l *Log) record(kind, id int, words []uint64) uint64 {
 	off := uint64(len(l.buf))
-	h := uint64(8+8*len(words)) | uint64(id)<<32 | uint64(kind)<<48
+	h := uint64(8+8*len(words)) | uint64(id)<<32 | uint64(kind)<<48 | uint64(l.Thread)<<56
 	l.buf = binary.LittleEndian.AppendUint64(l.buf, h)
 	for _, w := range words {
 		l.buf = binary.LittleEndian.AppendUint64(l.buf, w)
@@ -98,6 +101,15 @@ func (l *Log) Call(name string, pc uint64, in, out map[string]any) uint64 {
 		l.record(api.KindExit, c.ID, append([]uint64{off, uint64(rc)}, encode(c.Out, out)...))
 	}
 	return off
+}
+
+// Exit appends the exit record of the call whose entry record is at off,
+// written by Call with a nil out: a call that returns once other threads'
+// records follow its entry.
+func (l *Log) Exit(name string, off uint64, out map[string]any) {
+	c := api.MPI.ByName[name]
+	rc, _ := out["rc"].(int)
+	l.record(api.KindExit, c.ID, append([]uint64{off, uint64(rc)}, encode(c.Out, out)...))
 }
 
 // CollCall is Call for a collective, with the record of the type

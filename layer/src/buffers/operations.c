@@ -24,12 +24,13 @@
 
 /* bc_record writes a buffer record: the access kind, the address, the
  * operation (log offset of its start, call, request), the other operation
- * of an overlap, and the access's call stack. */
+ * of an overlap, the access's call stack, and the thread that made it
+ * (mpivet_thread_words: any thread of the rank may fault). */
 void bc_record(int kind, uintptr_t addr, const struct region *r, uint64_t other, const uint64_t *pcs, int npcs)
 {
 	if (!mpivet_on)
 		return;
-	uint64_t off, words = 8 + npcs;
+	uint64_t off, words = 8 + npcs + 3;
 	uint64_t *w = mpivet_begin(words, &off);
 	if (!w)
 		return;
@@ -43,6 +44,7 @@ void bc_record(int kind, uintptr_t addr, const struct region *r, uint64_t other,
 	w[7] = npcs;
 	for (int i = 0; i < npcs; i++)
 		w[8 + i] = pcs[i];
+	mpivet_thread_words(&w[8 + npcs]);
 	mpivet_commit(off, words, MPIVET_META_BUFFER, MPIVET_KIND_META);
 }
 

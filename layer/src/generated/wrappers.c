@@ -42,6 +42,7 @@ static inline int mpivet_count_int(MPI_Count c)
 static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Init);
 	uint64_t off_, n_ = 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -56,6 +57,7 @@ static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
 static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -70,6 +72,7 @@ static void mpivet_out_MPI_Init(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Init_thread);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -85,6 +88,7 @@ static uint64_t mpivet_in_MPI_Init_thread(uint64_t pc_, int64_t required)
 static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -100,6 +104,7 @@ static void mpivet_out_MPI_Init_thread(uint64_t e_, int rc_, int64_t provided)
 static uint64_t mpivet_in_MPI_Finalize(uint64_t pc_)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Finalize);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_};
 		mpivet_bc_in(MPIVET_ID_MPI_Finalize, a_, sizeof a_ / sizeof *a_);
@@ -122,6 +127,7 @@ static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Finalize, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -136,6 +142,7 @@ static void mpivet_out_MPI_Finalize(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Abort(uint64_t pc_, uint64_t comm, int64_t errorcode)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Abort);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)errorcode};
 		mpivet_bc_in(MPIVET_ID_MPI_Abort, a_, sizeof a_ / sizeof *a_);
@@ -160,6 +167,7 @@ static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Abort, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -174,6 +182,7 @@ static void mpivet_out_MPI_Abort(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Pcontrol);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -189,6 +198,7 @@ static uint64_t mpivet_in_MPI_Pcontrol(uint64_t pc_, int64_t level)
 static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -203,6 +213,7 @@ static void mpivet_out_MPI_Pcontrol(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Send);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -233,6 +244,7 @@ static uint64_t mpivet_in_MPI_Send(uint64_t pc_, uint64_t buf, int64_t count, ui
 static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -240,6 +252,7 @@ static void mpivet_out_MPI_Send(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Bsend);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -270,6 +283,7 @@ static uint64_t mpivet_in_MPI_Bsend(uint64_t pc_, uint64_t buf, int64_t count, u
 static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -277,6 +291,7 @@ static void mpivet_out_MPI_Bsend(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ssend);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -307,6 +322,7 @@ static uint64_t mpivet_in_MPI_Ssend(uint64_t pc_, uint64_t buf, int64_t count, u
 static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -314,6 +330,7 @@ static void mpivet_out_MPI_Ssend(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Rsend);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -344,6 +361,7 @@ static uint64_t mpivet_in_MPI_Rsend(uint64_t pc_, uint64_t buf, int64_t count, u
 static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -351,6 +369,7 @@ static void mpivet_out_MPI_Rsend(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Recv);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -381,6 +400,7 @@ static uint64_t mpivet_in_MPI_Recv(uint64_t pc_, uint64_t buf, int64_t count, ui
 static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -390,6 +410,7 @@ static void mpivet_out_MPI_Recv(uint64_t e_, int rc_, int64_t src_status, int64_
 static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Sendrecv);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -427,6 +448,7 @@ static uint64_t mpivet_in_MPI_Sendrecv(uint64_t pc_, uint64_t sendbuf, int64_t s
 static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -436,6 +458,7 @@ static void mpivet_out_MPI_Sendrecv(uint64_t e_, int rc_, int64_t src_status, in
 static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Sendrecv_replace);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -470,6 +493,7 @@ static uint64_t mpivet_in_MPI_Sendrecv_replace(uint64_t pc_, uint64_t buf, int64
 static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -479,6 +503,7 @@ static void mpivet_out_MPI_Sendrecv_replace(uint64_t e_, int rc_, int64_t src_st
 static uint64_t mpivet_in_MPI_Isend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Isend);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Isend, a_, sizeof a_ / sizeof *a_);
@@ -508,6 +533,7 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Isend, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -523,6 +549,7 @@ static void mpivet_out_MPI_Isend(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ibsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ibsend);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibsend, a_, sizeof a_ / sizeof *a_);
@@ -552,6 +579,7 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ibsend, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -567,6 +595,7 @@ static void mpivet_out_MPI_Ibsend(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Issend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Issend);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Issend, a_, sizeof a_ / sizeof *a_);
@@ -596,6 +625,7 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Issend, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -611,6 +641,7 @@ static void mpivet_out_MPI_Issend(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Irsend(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Irsend);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Irsend, a_, sizeof a_ / sizeof *a_);
@@ -640,6 +671,7 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Irsend, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -655,6 +687,7 @@ static void mpivet_out_MPI_Irsend(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Irecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Irecv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Irecv, a_, sizeof a_ / sizeof *a_);
@@ -684,6 +717,7 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Irecv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -699,6 +733,7 @@ static void mpivet_out_MPI_Irecv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Send_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Send_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Send_init, a_, sizeof a_ / sizeof *a_);
@@ -728,6 +763,7 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Send_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -743,6 +779,7 @@ static void mpivet_out_MPI_Send_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Bsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Bsend_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Bsend_init, a_, sizeof a_ / sizeof *a_);
@@ -772,6 +809,7 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Bsend_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -787,6 +825,7 @@ static void mpivet_out_MPI_Bsend_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ssend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ssend_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ssend_init, a_, sizeof a_ / sizeof *a_);
@@ -816,6 +855,7 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ssend_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -831,6 +871,7 @@ static void mpivet_out_MPI_Ssend_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Rsend_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Rsend_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Rsend_init, a_, sizeof a_ / sizeof *a_);
@@ -860,6 +901,7 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Rsend_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -875,6 +917,7 @@ static void mpivet_out_MPI_Rsend_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Recv_init(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Recv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Recv_init, a_, sizeof a_ / sizeof *a_);
@@ -904,6 +947,7 @@ static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Recv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -919,6 +963,7 @@ static void mpivet_out_MPI_Recv_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Probe);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -946,6 +991,7 @@ static uint64_t mpivet_in_MPI_Probe(uint64_t pc_, int64_t source, int64_t tag, u
 static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)src_status;
 	(void)tag_status;
 	(void)e_;
@@ -955,6 +1001,7 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iprobe);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -972,6 +1019,7 @@ static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, 
 static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
 		return;
@@ -986,6 +1034,7 @@ static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t sr
 static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Mprobe);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1004,6 +1053,7 @@ static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, 
 static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1021,6 +1071,7 @@ static void mpivet_out_MPI_Mprobe(uint64_t e_, int rc_, uint64_t message, int64_
 static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Improbe);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_poll_begin(n_);
 	if (w_) {
@@ -1038,6 +1089,7 @@ static uint64_t mpivet_in_MPI_Improbe(uint64_t pc_, int64_t source, int64_t tag,
 static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t message, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
 		return;
@@ -1061,6 +1113,7 @@ static void mpivet_out_MPI_Improbe(uint64_t e_, int rc_, int64_t flag, uint64_t 
 static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Mrecv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1080,6 +1133,7 @@ static uint64_t mpivet_in_MPI_Mrecv(uint64_t pc_, uint64_t buf, int64_t count, u
 static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64_t tag_status)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1096,6 +1150,7 @@ static void mpivet_out_MPI_Mrecv(uint64_t e_, int rc_, int64_t src_status, int64
 static uint64_t mpivet_in_MPI_Imrecv(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, uint64_t message_at, uint64_t message, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Imrecv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)message_at, (uint64_t)message, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Imrecv, a_, sizeof a_ / sizeof *a_);
@@ -1124,6 +1179,7 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Imrecv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1139,6 +1195,7 @@ static void mpivet_out_MPI_Imrecv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Wait(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Wait);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Wait, a_, sizeof a_ / sizeof *a_);
@@ -1163,6 +1220,7 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 		mpivet_bc_out(MPIVET_ID_MPI_Wait, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1180,6 +1238,7 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Test);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Test, a_, sizeof a_ / sizeof *a_);
@@ -1203,6 +1262,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[3] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
 		return;
@@ -1226,6 +1286,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Waitany);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1258,6 +1319,7 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Waitany, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1278,6 +1340,7 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Testany);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1309,6 +1372,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Testany, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (index == MPI_UNDEFINED || flag == 0)) {
 		mpivet_state_polled();
 		return;
@@ -1335,6 +1399,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Waitall);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1367,6 +1432,7 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Waitall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1384,6 +1450,7 @@ static void mpivet_out_MPI_Waitall(uint64_t e_, int rc_, int64_t n_array_of_requ
 static uint64_t mpivet_in_MPI_Testall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Testall);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1415,6 +1482,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_bc_out(MPIVET_ID_MPI_Testall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || mpivet_poll_nulls(5))) {
 		mpivet_state_polled();
 		return;
@@ -1438,6 +1506,7 @@ static void mpivet_out_MPI_Testall(uint64_t e_, int rc_, int64_t n_array_of_requ
 static uint64_t mpivet_in_MPI_Waitsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Waitsome);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1472,6 +1541,7 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 		mpivet_bc_out(MPIVET_ID_MPI_Waitsome, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + n_array_of_indices;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1493,6 +1563,7 @@ static void mpivet_out_MPI_Waitsome(uint64_t e_, int rc_, int64_t n_array_of_req
 static uint64_t mpivet_in_MPI_Testsome(uint64_t pc_, int64_t incount, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Testsome);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1526,6 +1597,7 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 		mpivet_bc_out(MPIVET_ID_MPI_Testsome, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (outcount == 0 || outcount == MPI_UNDEFINED)) {
 		mpivet_state_polled();
 		return;
@@ -1552,6 +1624,7 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Request_get_status);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_get_status, a_, sizeof a_ / sizeof *a_);
@@ -1574,6 +1647,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[2] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
 		return;
@@ -1596,6 +1670,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Request_free);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_free, a_, sizeof a_ / sizeof *a_);
@@ -1620,6 +1695,7 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Request_free, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1634,6 +1710,7 @@ static void mpivet_out_MPI_Request_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Cancel(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Cancel);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Cancel, a_, sizeof a_ / sizeof *a_);
@@ -1658,6 +1735,7 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 		mpivet_bc_out(MPIVET_ID_MPI_Cancel, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1673,6 +1751,7 @@ static void mpivet_out_MPI_Cancel(uint64_t e_, int rc_, uint64_t request_out)
 static uint64_t mpivet_in_MPI_Start(uint64_t pc_, uint64_t request_at, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Start);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Start, a_, sizeof a_ / sizeof *a_);
@@ -1697,6 +1776,7 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 		mpivet_bc_out(MPIVET_ID_MPI_Start, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1712,6 +1792,7 @@ static void mpivet_out_MPI_Start(uint64_t e_, int rc_, uint64_t request_out)
 static uint64_t mpivet_in_MPI_Startall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Startall);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
 	if (__builtin_expect(mpivet_bc_on, 0)) {
@@ -1744,6 +1825,7 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 		mpivet_bc_out(MPIVET_ID_MPI_Startall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1761,6 +1843,7 @@ static void mpivet_out_MPI_Startall(uint64_t e_, int rc_, int64_t n_array_of_req
 static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64_t size)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Buffer_attach);
 	uint64_t n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1777,6 +1860,7 @@ static uint64_t mpivet_in_MPI_Buffer_attach(uint64_t pc_, uint64_t buffer, int64
 static void mpivet_out_MPI_Buffer_attach(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -1784,6 +1868,7 @@ static void mpivet_out_MPI_Buffer_attach(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Buffer_detach);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1806,6 +1891,7 @@ static uint64_t mpivet_in_MPI_Buffer_detach(uint64_t pc_, uint64_t buffer_addr)
 static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)size;
 	(void)e_;
 	mpivet_state_returned(rc_);
@@ -1814,6 +1900,7 @@ static void mpivet_out_MPI_Buffer_detach(uint64_t e_, int rc_, int64_t size)
 static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Barrier);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1829,6 +1916,7 @@ static uint64_t mpivet_in_MPI_Barrier(uint64_t pc_, uint64_t comm)
 static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1843,6 +1931,7 @@ static void mpivet_out_MPI_Barrier(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Bcast);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1862,6 +1951,7 @@ static uint64_t mpivet_in_MPI_Bcast(uint64_t pc_, uint64_t buffer, int64_t count
 static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1876,6 +1966,7 @@ static void mpivet_out_MPI_Bcast(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Gather);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1898,6 +1989,7 @@ static uint64_t mpivet_in_MPI_Gather(uint64_t pc_, uint64_t sendbuf, int64_t sen
 static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1912,6 +2004,7 @@ static void mpivet_out_MPI_Gather(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Gatherv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1935,6 +2028,7 @@ static uint64_t mpivet_in_MPI_Gatherv(uint64_t pc_, uint64_t sendbuf, int64_t se
 static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1949,6 +2043,7 @@ static void mpivet_out_MPI_Gatherv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scatter);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1971,6 +2066,7 @@ static uint64_t mpivet_in_MPI_Scatter(uint64_t pc_, uint64_t sendbuf, int64_t se
 static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -1985,6 +2081,7 @@ static void mpivet_out_MPI_Scatter(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scatterv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2008,6 +2105,7 @@ static uint64_t mpivet_in_MPI_Scatterv(uint64_t pc_, uint64_t sendbuf, uint64_t 
 static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2022,6 +2120,7 @@ static void mpivet_out_MPI_Scatterv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allgather);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2043,6 +2142,7 @@ static uint64_t mpivet_in_MPI_Allgather(uint64_t pc_, uint64_t sendbuf, int64_t 
 static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2057,6 +2157,7 @@ static void mpivet_out_MPI_Allgather(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allgatherv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2079,6 +2180,7 @@ static uint64_t mpivet_in_MPI_Allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t
 static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2093,6 +2195,7 @@ static void mpivet_out_MPI_Allgatherv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoall);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2114,6 +2217,7 @@ static uint64_t mpivet_in_MPI_Alltoall(uint64_t pc_, uint64_t sendbuf, int64_t s
 static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2128,6 +2232,7 @@ static void mpivet_out_MPI_Alltoall(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoallv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2151,6 +2256,7 @@ static uint64_t mpivet_in_MPI_Alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t
 static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2165,6 +2271,7 @@ static void mpivet_out_MPI_Alltoallv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoallw);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2188,6 +2295,7 @@ static uint64_t mpivet_in_MPI_Alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t
 static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2202,6 +2310,7 @@ static void mpivet_out_MPI_Alltoallw(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2223,6 +2332,7 @@ static uint64_t mpivet_in_MPI_Reduce(uint64_t pc_, uint64_t sendbuf, uint64_t re
 static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2237,6 +2347,7 @@ static void mpivet_out_MPI_Reduce(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allreduce);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2257,6 +2368,7 @@ static uint64_t mpivet_in_MPI_Allreduce(uint64_t pc_, uint64_t sendbuf, uint64_t
 static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2271,6 +2383,7 @@ static void mpivet_out_MPI_Allreduce(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce_scatter);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2291,6 +2404,7 @@ static uint64_t mpivet_in_MPI_Reduce_scatter(uint64_t pc_, uint64_t sendbuf, uin
 static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2305,6 +2419,7 @@ static void mpivet_out_MPI_Reduce_scatter(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce_scatter_block);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2325,6 +2440,7 @@ static uint64_t mpivet_in_MPI_Reduce_scatter_block(uint64_t pc_, uint64_t sendbu
 static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2339,6 +2455,7 @@ static void mpivet_out_MPI_Reduce_scatter_block(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scan);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2359,6 +2476,7 @@ static uint64_t mpivet_in_MPI_Scan(uint64_t pc_, uint64_t sendbuf, uint64_t recv
 static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2373,6 +2491,7 @@ static void mpivet_out_MPI_Scan(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Exscan);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2393,6 +2512,7 @@ static uint64_t mpivet_in_MPI_Exscan(uint64_t pc_, uint64_t sendbuf, uint64_t re
 static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2407,6 +2527,7 @@ static void mpivet_out_MPI_Exscan(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_allgather);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2428,6 +2549,7 @@ static uint64_t mpivet_in_MPI_Neighbor_allgather(uint64_t pc_, uint64_t sendbuf,
 static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2442,6 +2564,7 @@ static void mpivet_out_MPI_Neighbor_allgather(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_allgatherv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2464,6 +2587,7 @@ static uint64_t mpivet_in_MPI_Neighbor_allgatherv(uint64_t pc_, uint64_t sendbuf
 static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2478,6 +2602,7 @@ static void mpivet_out_MPI_Neighbor_allgatherv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoall);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2499,6 +2624,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoall(uint64_t pc_, uint64_t sendbuf, 
 static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2513,6 +2639,7 @@ static void mpivet_out_MPI_Neighbor_alltoall(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoallv);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2536,6 +2663,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallv(uint64_t pc_, uint64_t sendbuf,
 static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2550,6 +2678,7 @@ static void mpivet_out_MPI_Neighbor_alltoallv(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoallw);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2573,6 +2702,7 @@ static uint64_t mpivet_in_MPI_Neighbor_alltoallw(uint64_t pc_, uint64_t sendbuf,
 static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2587,6 +2717,7 @@ static void mpivet_out_MPI_Neighbor_alltoallw(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Ibarrier(uint64_t pc_, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ibarrier);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibarrier, a_, sizeof a_ / sizeof *a_);
@@ -2611,6 +2742,7 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ibarrier, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2626,6 +2758,7 @@ static void mpivet_out_MPI_Ibarrier(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ibcast(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ibcast);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buffer, (uint64_t)count, (uint64_t)datatype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ibcast, a_, sizeof a_ / sizeof *a_);
@@ -2654,6 +2787,7 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ibcast, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2669,6 +2803,7 @@ static void mpivet_out_MPI_Ibcast(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Igather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Igather);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Igather, a_, sizeof a_ / sizeof *a_);
@@ -2700,6 +2835,7 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Igather, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2715,6 +2851,7 @@ static void mpivet_out_MPI_Igather(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Igatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Igatherv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Igatherv, a_, sizeof a_ / sizeof *a_);
@@ -2747,6 +2884,7 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Igatherv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2762,6 +2900,7 @@ static void mpivet_out_MPI_Igatherv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iscatter(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iscatter);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscatter, a_, sizeof a_ / sizeof *a_);
@@ -2793,6 +2932,7 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iscatter, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2808,6 +2948,7 @@ static void mpivet_out_MPI_Iscatter(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iscatterv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iscatterv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)displs, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscatterv, a_, sizeof a_ / sizeof *a_);
@@ -2840,6 +2981,7 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iscatterv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2855,6 +2997,7 @@ static void mpivet_out_MPI_Iscatterv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iallgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iallgather);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallgather, a_, sizeof a_ / sizeof *a_);
@@ -2885,6 +3028,7 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iallgather, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2900,6 +3044,7 @@ static void mpivet_out_MPI_Iallgather(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iallgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iallgatherv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallgatherv, a_, sizeof a_ / sizeof *a_);
@@ -2931,6 +3076,7 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iallgatherv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2946,6 +3092,7 @@ static void mpivet_out_MPI_Iallgatherv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ialltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ialltoall);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoall, a_, sizeof a_ / sizeof *a_);
@@ -2976,6 +3123,7 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ialltoall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -2991,6 +3139,7 @@ static void mpivet_out_MPI_Ialltoall(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ialltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ialltoallv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallv, a_, sizeof a_ / sizeof *a_);
@@ -3023,6 +3172,7 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ialltoallv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3038,6 +3188,7 @@ static void mpivet_out_MPI_Ialltoallv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ialltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ialltoallw);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ialltoallw, a_, sizeof a_ / sizeof *a_);
@@ -3070,6 +3221,7 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ialltoallw, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3085,6 +3237,7 @@ static void mpivet_out_MPI_Ialltoallw(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ireduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ireduce);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)root, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce, a_, sizeof a_ / sizeof *a_);
@@ -3115,6 +3268,7 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Ireduce, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3130,6 +3284,7 @@ static void mpivet_out_MPI_Ireduce(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iallreduce(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iallreduce);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iallreduce, a_, sizeof a_ / sizeof *a_);
@@ -3159,6 +3314,7 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iallreduce, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3174,6 +3330,7 @@ static void mpivet_out_MPI_Iallreduce(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ireduce_scatter(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ireduce_scatter);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter, a_, sizeof a_ / sizeof *a_);
@@ -3203,6 +3360,7 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 		mpivet_bc_out(MPIVET_ID_MPI_Ireduce_scatter, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3218,6 +3376,7 @@ static void mpivet_out_MPI_Ireduce_scatter(uint64_t e_, int rc_, uint64_t reques
 static uint64_t mpivet_in_MPI_Ireduce_scatter_block(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ireduce_scatter_block);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ireduce_scatter_block, a_, sizeof a_ / sizeof *a_);
@@ -3247,6 +3406,7 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 		mpivet_bc_out(MPIVET_ID_MPI_Ireduce_scatter_block, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3262,6 +3422,7 @@ static void mpivet_out_MPI_Ireduce_scatter_block(uint64_t e_, int rc_, uint64_t 
 static uint64_t mpivet_in_MPI_Iscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iscan);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iscan, a_, sizeof a_ / sizeof *a_);
@@ -3291,6 +3452,7 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iscan, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3306,6 +3468,7 @@ static void mpivet_out_MPI_Iscan(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Iexscan(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Iexscan);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Iexscan, a_, sizeof a_ / sizeof *a_);
@@ -3335,6 +3498,7 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Iexscan, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3350,6 +3514,7 @@ static void mpivet_out_MPI_Iexscan(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Ineighbor_allgather(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ineighbor_allgather);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgather, a_, sizeof a_ / sizeof *a_);
@@ -3380,6 +3545,7 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_allgather, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3395,6 +3561,7 @@ static void mpivet_out_MPI_Ineighbor_allgather(uint64_t e_, int rc_, uint64_t re
 static uint64_t mpivet_in_MPI_Ineighbor_allgatherv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ineighbor_allgatherv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_allgatherv, a_, sizeof a_ / sizeof *a_);
@@ -3426,6 +3593,7 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3441,6 +3609,7 @@ static void mpivet_out_MPI_Ineighbor_allgatherv(uint64_t e_, int rc_, uint64_t r
 static uint64_t mpivet_in_MPI_Ineighbor_alltoall(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ineighbor_alltoall);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoall, a_, sizeof a_ / sizeof *a_);
@@ -3471,6 +3640,7 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoall, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3486,6 +3656,7 @@ static void mpivet_out_MPI_Ineighbor_alltoall(uint64_t e_, int rc_, uint64_t req
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallv(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ineighbor_alltoallv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallv, a_, sizeof a_ / sizeof *a_);
@@ -3518,6 +3689,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3533,6 +3705,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallv(uint64_t e_, int rc_, uint64_t re
 static uint64_t mpivet_in_MPI_Ineighbor_alltoallw(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Ineighbor_alltoallw);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Ineighbor_alltoallw, a_, sizeof a_ / sizeof *a_);
@@ -3565,6 +3738,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 		mpivet_bc_out(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3580,6 +3754,7 @@ static void mpivet_out_MPI_Ineighbor_alltoallw(uint64_t e_, int rc_, uint64_t re
 static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_dup);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3596,6 +3771,7 @@ static uint64_t mpivet_in_MPI_Comm_dup(uint64_t pc_, uint64_t comm, uint64_t new
 static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3611,6 +3787,7 @@ static void mpivet_out_MPI_Comm_dup(uint64_t e_, int rc_, uint64_t newcomm)
 static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_dup_with_info);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3628,6 +3805,7 @@ static uint64_t mpivet_in_MPI_Comm_dup_with_info(uint64_t pc_, uint64_t comm, ui
 static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3643,6 +3821,7 @@ static void mpivet_out_MPI_Comm_dup_with_info(uint64_t e_, int rc_, uint64_t new
 static uint64_t mpivet_in_MPI_Comm_idup(uint64_t pc_, uint64_t comm, uint64_t newcomm_at, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_idup);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)newcomm_at, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Comm_idup, a_, sizeof a_ / sizeof *a_);
@@ -3668,6 +3847,7 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 		mpivet_bc_out(MPIVET_ID_MPI_Comm_idup, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3684,6 +3864,7 @@ static void mpivet_out_MPI_Comm_idup(uint64_t e_, int rc_, uint64_t newcomm, uin
 static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t group, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3701,6 +3882,7 @@ static uint64_t mpivet_in_MPI_Comm_create(uint64_t pc_, uint64_t comm, uint64_t 
 static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3716,6 +3898,7 @@ static void mpivet_out_MPI_Comm_create(uint64_t e_, int rc_, uint64_t newcomm)
 static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uint64_t group, int64_t tag, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_create_group);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3734,6 +3917,7 @@ static uint64_t mpivet_in_MPI_Comm_create_group(uint64_t pc_, uint64_t comm, uin
 static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3749,6 +3933,7 @@ static void mpivet_out_MPI_Comm_create_group(uint64_t e_, int rc_, uint64_t newc
 static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t color, int64_t key, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_split);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3767,6 +3952,7 @@ static uint64_t mpivet_in_MPI_Comm_split(uint64_t pc_, uint64_t comm, int64_t co
 static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3782,6 +3968,7 @@ static void mpivet_out_MPI_Comm_split(uint64_t e_, int rc_, uint64_t newcomm)
 static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64_t split_type, int64_t key, uint64_t info, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_split_type);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3801,6 +3988,7 @@ static uint64_t mpivet_in_MPI_Comm_split_type(uint64_t pc_, uint64_t comm, int64
 static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3816,6 +4004,7 @@ static void mpivet_out_MPI_Comm_split_type(uint64_t e_, int rc_, uint64_t newcom
 static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm, int64_t local_leader, uint64_t peer_comm, int64_t remote_leader, int64_t tag, uint64_t newintercomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Intercomm_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3836,6 +4025,7 @@ static uint64_t mpivet_in_MPI_Intercomm_create(uint64_t pc_, uint64_t local_comm
 static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newintercomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3851,6 +4041,7 @@ static void mpivet_out_MPI_Intercomm_create(uint64_t e_, int rc_, uint64_t newin
 static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, int64_t high, uint64_t newintracomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Intercomm_merge);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3868,6 +4059,7 @@ static uint64_t mpivet_in_MPI_Intercomm_merge(uint64_t pc_, uint64_t intercomm, 
 static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newintracomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3883,6 +4075,7 @@ static void mpivet_out_MPI_Intercomm_merge(uint64_t e_, int rc_, uint64_t newint
 static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64_t ndims, uint64_t dims, uint64_t periods, int64_t reorder, uint64_t comm_cart_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Cart_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3903,6 +4096,7 @@ static uint64_t mpivet_in_MPI_Cart_create(uint64_t pc_, uint64_t comm_old, int64
 static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3918,6 +4112,7 @@ static void mpivet_out_MPI_Cart_create(uint64_t e_, int rc_, uint64_t comm_cart)
 static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t remain_dims, uint64_t newcomm_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Cart_sub);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3935,6 +4130,7 @@ static uint64_t mpivet_in_MPI_Cart_sub(uint64_t pc_, uint64_t comm, uint64_t rem
 static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3950,6 +4146,7 @@ static void mpivet_out_MPI_Cart_sub(uint64_t e_, int rc_, uint64_t newcomm)
 static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int64_t nnodes, uint64_t index, uint64_t edges, int64_t reorder, uint64_t comm_graph_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Graph_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3970,6 +4167,7 @@ static uint64_t mpivet_in_MPI_Graph_create(uint64_t pc_, uint64_t comm_old, int6
 static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_graph)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -3985,6 +4183,7 @@ static void mpivet_out_MPI_Graph_create(uint64_t e_, int rc_, uint64_t comm_grap
 static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old, int64_t n, uint64_t sources, uint64_t degrees, uint64_t destinations, uint64_t weights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Dist_graph_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4008,6 +4207,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create(uint64_t pc_, uint64_t comm_old,
 static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm_dist_graph)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4023,6 +4223,7 @@ static void mpivet_out_MPI_Dist_graph_create(uint64_t e_, int rc_, uint64_t comm
 static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t comm_old, int64_t indegree, uint64_t sources, uint64_t sourceweights, int64_t outdegree, uint64_t destinations, uint64_t destweights, uint64_t info, int64_t reorder, uint64_t comm_dist_graph_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Dist_graph_create_adjacent);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4047,6 +4248,7 @@ static uint64_t mpivet_in_MPI_Dist_graph_create_adjacent(uint64_t pc_, uint64_t 
 static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint64_t comm_dist_graph)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4062,6 +4264,7 @@ static void mpivet_out_MPI_Dist_graph_create_adjacent(uint64_t e_, int rc_, uint
 static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_free);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4078,6 +4281,7 @@ static uint64_t mpivet_in_MPI_Comm_free(uint64_t pc_, uint64_t comm_at, uint64_t
 static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4092,6 +4296,7 @@ static void mpivet_out_MPI_Comm_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, uint64_t comm)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_disconnect);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4108,6 +4313,7 @@ static uint64_t mpivet_in_MPI_Comm_disconnect(uint64_t pc_, uint64_t comm_at, ui
 static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4122,6 +4328,7 @@ static void mpivet_out_MPI_Comm_disconnect(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_group);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4138,6 +4345,7 @@ static uint64_t mpivet_in_MPI_Comm_group(uint64_t pc_, uint64_t comm, uint64_t g
 static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4153,6 +4361,7 @@ static void mpivet_out_MPI_Comm_group(uint64_t e_, int rc_, uint64_t group)
 static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uint64_t group_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_remote_group);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4169,6 +4378,7 @@ static uint64_t mpivet_in_MPI_Comm_remote_group(uint64_t pc_, uint64_t comm, uin
 static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t group)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4184,6 +4394,7 @@ static void mpivet_out_MPI_Comm_remote_group(uint64_t e_, int rc_, uint64_t grou
 static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_incl);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4202,6 +4413,7 @@ static uint64_t mpivet_in_MPI_Group_incl(uint64_t pc_, uint64_t group, int64_t n
 static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4217,6 +4429,7 @@ static void mpivet_out_MPI_Group_incl(uint64_t e_, int rc_, uint64_t newgroup)
 static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranks, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_excl);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4235,6 +4448,7 @@ static uint64_t mpivet_in_MPI_Group_excl(uint64_t pc_, uint64_t group, int64_t n
 static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4250,6 +4464,7 @@ static void mpivet_out_MPI_Group_excl(uint64_t e_, int rc_, uint64_t newgroup)
 static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_range_incl);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4268,6 +4483,7 @@ static uint64_t mpivet_in_MPI_Group_range_incl(uint64_t pc_, uint64_t group, int
 static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4283,6 +4499,7 @@ static void mpivet_out_MPI_Group_range_incl(uint64_t e_, int rc_, uint64_t newgr
 static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int64_t n, uint64_t ranges, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_range_excl);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4301,6 +4518,7 @@ static uint64_t mpivet_in_MPI_Group_range_excl(uint64_t pc_, uint64_t group, int
 static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4316,6 +4534,7 @@ static void mpivet_out_MPI_Group_range_excl(uint64_t e_, int rc_, uint64_t newgr
 static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_union);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4333,6 +4552,7 @@ static uint64_t mpivet_in_MPI_Group_union(uint64_t pc_, uint64_t group1, uint64_
 static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4348,6 +4568,7 @@ static void mpivet_out_MPI_Group_union(uint64_t e_, int rc_, uint64_t newgroup)
 static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_intersection);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4365,6 +4586,7 @@ static uint64_t mpivet_in_MPI_Group_intersection(uint64_t pc_, uint64_t group1, 
 static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4380,6 +4602,7 @@ static void mpivet_out_MPI_Group_intersection(uint64_t e_, int rc_, uint64_t new
 static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, uint64_t group2, uint64_t newgroup_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_difference);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4397,6 +4620,7 @@ static uint64_t mpivet_in_MPI_Group_difference(uint64_t pc_, uint64_t group1, ui
 static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgroup)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4412,6 +4636,7 @@ static void mpivet_out_MPI_Group_difference(uint64_t e_, int rc_, uint64_t newgr
 static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64_t group)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_free);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4428,6 +4653,7 @@ static uint64_t mpivet_in_MPI_Group_free(uint64_t pc_, uint64_t group_at, uint64
 static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4442,6 +4668,7 @@ static void mpivet_out_MPI_Group_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_contiguous);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4459,6 +4686,7 @@ static uint64_t mpivet_in_MPI_Type_contiguous(uint64_t pc_, int64_t count, uint6
 static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4474,6 +4702,7 @@ static void mpivet_out_MPI_Type_contiguous(uint64_t e_, int rc_, uint64_t newtyp
 static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_vector);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4493,6 +4722,7 @@ static uint64_t mpivet_in_MPI_Type_vector(uint64_t pc_, int64_t count, int64_t b
 static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4508,6 +4738,7 @@ static void mpivet_out_MPI_Type_vector(uint64_t e_, int rc_, uint64_t newtype)
 static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, int64_t blocklength, int64_t stride, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_hvector);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4527,6 +4758,7 @@ static uint64_t mpivet_in_MPI_Type_create_hvector(uint64_t pc_, int64_t count, i
 static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4542,6 +4774,7 @@ static void mpivet_out_MPI_Type_create_hvector(uint64_t e_, int rc_, uint64_t ne
 static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_indexed);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4561,6 +4794,7 @@ static uint64_t mpivet_in_MPI_Type_indexed(uint64_t pc_, int64_t count, uint64_t
 static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4576,6 +4810,7 @@ static void mpivet_out_MPI_Type_indexed(uint64_t e_, int rc_, uint64_t newtype)
 static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_hindexed);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4595,6 +4830,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed(uint64_t pc_, int64_t count, 
 static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4610,6 +4846,7 @@ static void mpivet_out_MPI_Type_create_hindexed(uint64_t e_, int rc_, uint64_t n
 static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_indexed_block);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4629,6 +4866,7 @@ static uint64_t mpivet_in_MPI_Type_create_indexed_block(uint64_t pc_, int64_t co
 static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4644,6 +4882,7 @@ static void mpivet_out_MPI_Type_create_indexed_block(uint64_t e_, int rc_, uint6
 static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t count, int64_t blocklength, uint64_t array_of_displacements, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_hindexed_block);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4663,6 +4902,7 @@ static uint64_t mpivet_in_MPI_Type_create_hindexed_block(uint64_t pc_, int64_t c
 static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4678,6 +4918,7 @@ static void mpivet_out_MPI_Type_create_hindexed_block(uint64_t e_, int rc_, uint
 static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, uint64_t array_of_blocklengths, uint64_t array_of_displacements, uint64_t array_of_types, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_struct);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4697,6 +4938,7 @@ static uint64_t mpivet_in_MPI_Type_create_struct(uint64_t pc_, int64_t count, ui
 static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4712,6 +4954,7 @@ static void mpivet_out_MPI_Type_create_struct(uint64_t e_, int rc_, uint64_t new
 static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, uint64_t array_of_sizes, uint64_t array_of_subsizes, uint64_t array_of_starts, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_subarray);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4733,6 +4976,7 @@ static uint64_t mpivet_in_MPI_Type_create_subarray(uint64_t pc_, int64_t ndims, 
 static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4748,6 +4992,7 @@ static void mpivet_out_MPI_Type_create_subarray(uint64_t e_, int rc_, uint64_t n
 static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int64_t rank, int64_t ndims, uint64_t array_of_gsizes, uint64_t array_of_distribs, uint64_t array_of_dargs, uint64_t array_of_psizes, int64_t order, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_darray);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4772,6 +5017,7 @@ static uint64_t mpivet_in_MPI_Type_create_darray(uint64_t pc_, int64_t size, int
 static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4787,6 +5033,7 @@ static void mpivet_out_MPI_Type_create_darray(uint64_t e_, int rc_, uint64_t new
 static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype, int64_t lb, int64_t extent, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_create_resized);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4805,6 +5052,7 @@ static uint64_t mpivet_in_MPI_Type_create_resized(uint64_t pc_, uint64_t oldtype
 static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4820,6 +5068,7 @@ static void mpivet_out_MPI_Type_create_resized(uint64_t e_, int rc_, uint64_t ne
 static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t newtype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_dup);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4836,6 +5085,7 @@ static uint64_t mpivet_in_MPI_Type_dup(uint64_t pc_, uint64_t oldtype, uint64_t 
 static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4851,6 +5101,7 @@ static void mpivet_out_MPI_Type_dup(uint64_t e_, int rc_, uint64_t newtype)
 static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_commit);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4867,6 +5118,7 @@ static uint64_t mpivet_in_MPI_Type_commit(uint64_t pc_, uint64_t datatype_at, ui
 static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_out)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4882,6 +5134,7 @@ static void mpivet_out_MPI_Type_commit(uint64_t e_, int rc_, uint64_t datatype_o
 static uint64_t mpivet_in_MPI_Type_free(uint64_t pc_, uint64_t datatype_at, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_free);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)datatype_at, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_Type_free, a_, sizeof a_ / sizeof *a_);
@@ -4906,6 +5159,7 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Type_free, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4920,6 +5174,7 @@ static void mpivet_out_MPI_Type_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t commute, uint64_t op_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Op_create);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4937,6 +5192,7 @@ static uint64_t mpivet_in_MPI_Op_create(uint64_t pc_, uint64_t user_fn, int64_t 
 static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4952,6 +5208,7 @@ static void mpivet_out_MPI_Op_create(uint64_t e_, int rc_, uint64_t op)
 static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Op_free);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4968,6 +5225,7 @@ static uint64_t mpivet_in_MPI_Op_free(uint64_t pc_, uint64_t op_at, uint64_t op)
 static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4982,6 +5240,7 @@ static void mpivet_out_MPI_Op_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Info_create);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -4997,6 +5256,7 @@ static uint64_t mpivet_in_MPI_Info_create(uint64_t pc_, uint64_t info_at)
 static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5012,6 +5272,7 @@ static void mpivet_out_MPI_Info_create(uint64_t e_, int rc_, uint64_t info)
 static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t newinfo_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Info_dup);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5028,6 +5289,7 @@ static uint64_t mpivet_in_MPI_Info_dup(uint64_t pc_, uint64_t info, uint64_t new
 static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5043,6 +5305,7 @@ static void mpivet_out_MPI_Info_dup(uint64_t e_, int rc_, uint64_t newinfo)
 static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t info)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Info_free);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5059,6 +5322,7 @@ static uint64_t mpivet_in_MPI_Info_free(uint64_t pc_, uint64_t info_at, uint64_t
 static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5073,6 +5337,7 @@ static void mpivet_out_MPI_Info_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm_errhandler_fn, uint64_t errhandler_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_create_errhandler);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5089,6 +5354,7 @@ static uint64_t mpivet_in_MPI_Comm_create_errhandler(uint64_t pc_, uint64_t comm
 static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5104,6 +5370,7 @@ static void mpivet_out_MPI_Comm_create_errhandler(uint64_t e_, int rc_, uint64_t
 static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_at, uint64_t errhandler)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Errhandler_free);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5120,6 +5387,7 @@ static uint64_t mpivet_in_MPI_Errhandler_free(uint64_t pc_, uint64_t errhandler_
 static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5134,6 +5402,7 @@ static void mpivet_out_MPI_Errhandler_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_create(uint64_t pc_, uint64_t base, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_create);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)base, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_create, a_, sizeof a_ / sizeof *a_);
@@ -5162,6 +5431,7 @@ static void mpivet_out_MPI_Win_create(uint64_t e_, int rc_, uint64_t win)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_create, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5177,6 +5447,7 @@ static void mpivet_out_MPI_Win_create(uint64_t e_, int rc_, uint64_t win)
 static uint64_t mpivet_in_MPI_Win_allocate(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_allocate);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate, a_, sizeof a_ / sizeof *a_);
@@ -5205,6 +5476,7 @@ static void mpivet_out_MPI_Win_allocate(uint64_t e_, int rc_, uint64_t win)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5220,6 +5492,7 @@ static void mpivet_out_MPI_Win_allocate(uint64_t e_, int rc_, uint64_t win)
 static uint64_t mpivet_in_MPI_Win_allocate_shared(uint64_t pc_, int64_t size, int64_t disp_unit, uint64_t info, uint64_t comm, uint64_t baseptr, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_allocate_shared);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)size, (uint64_t)disp_unit, (uint64_t)info, (uint64_t)comm, (uint64_t)baseptr, (uint64_t)win_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_allocate_shared, a_, sizeof a_ / sizeof *a_);
@@ -5248,6 +5521,7 @@ static void mpivet_out_MPI_Win_allocate_shared(uint64_t e_, int rc_, uint64_t wi
 		mpivet_bc_out(MPIVET_ID_MPI_Win_allocate_shared, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5263,6 +5537,7 @@ static void mpivet_out_MPI_Win_allocate_shared(uint64_t e_, int rc_, uint64_t wi
 static uint64_t mpivet_in_MPI_Win_create_dynamic(uint64_t pc_, uint64_t info, uint64_t comm, uint64_t win_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_create_dynamic);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)info, (uint64_t)comm, (uint64_t)win_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_create_dynamic, a_, sizeof a_ / sizeof *a_);
@@ -5288,6 +5563,7 @@ static void mpivet_out_MPI_Win_create_dynamic(uint64_t e_, int rc_, uint64_t win
 		mpivet_bc_out(MPIVET_ID_MPI_Win_create_dynamic, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5303,6 +5579,7 @@ static void mpivet_out_MPI_Win_create_dynamic(uint64_t e_, int rc_, uint64_t win
 static uint64_t mpivet_in_MPI_Win_attach(uint64_t pc_, uint64_t win, uint64_t base, int64_t size)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_attach);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base, (uint64_t)size};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_attach, a_, sizeof a_ / sizeof *a_);
@@ -5328,6 +5605,7 @@ static void mpivet_out_MPI_Win_attach(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_attach, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5342,6 +5620,7 @@ static void mpivet_out_MPI_Win_attach(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_detach(uint64_t pc_, uint64_t win, uint64_t base)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_detach);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win, (uint64_t)base};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_detach, a_, sizeof a_ / sizeof *a_);
@@ -5366,6 +5645,7 @@ static void mpivet_out_MPI_Win_detach(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_detach, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5380,6 +5660,7 @@ static void mpivet_out_MPI_Win_detach(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_free(uint64_t pc_, uint64_t win_at, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_free);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win_at, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_free, a_, sizeof a_ / sizeof *a_);
@@ -5404,6 +5685,7 @@ static void mpivet_out_MPI_Win_free(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_free, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5418,6 +5700,7 @@ static void mpivet_out_MPI_Win_free(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_fence(uint64_t pc_, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_fence);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_fence, a_, sizeof a_ / sizeof *a_);
@@ -5442,6 +5725,7 @@ static void mpivet_out_MPI_Win_fence(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_fence, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5456,6 +5740,7 @@ static void mpivet_out_MPI_Win_fence(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_lock(uint64_t pc_, int64_t lock_type, int64_t rank, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_lock);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)lock_type, (uint64_t)rank, (uint64_t)assertion, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_lock, a_, sizeof a_ / sizeof *a_);
@@ -5482,6 +5767,7 @@ static void mpivet_out_MPI_Win_lock(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_lock, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5496,6 +5782,7 @@ static void mpivet_out_MPI_Win_lock(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_unlock(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_unlock);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock, a_, sizeof a_ / sizeof *a_);
@@ -5520,6 +5807,7 @@ static void mpivet_out_MPI_Win_unlock(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5534,6 +5822,7 @@ static void mpivet_out_MPI_Win_unlock(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_lock_all(uint64_t pc_, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_lock_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)assertion, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_lock_all, a_, sizeof a_ / sizeof *a_);
@@ -5558,6 +5847,7 @@ static void mpivet_out_MPI_Win_lock_all(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_lock_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5572,6 +5862,7 @@ static void mpivet_out_MPI_Win_lock_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_unlock_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_unlock_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_unlock_all, a_, sizeof a_ / sizeof *a_);
@@ -5595,6 +5886,7 @@ static void mpivet_out_MPI_Win_unlock_all(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_unlock_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5609,6 +5901,7 @@ static void mpivet_out_MPI_Win_unlock_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_post(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_post);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_post, a_, sizeof a_ / sizeof *a_);
@@ -5634,6 +5927,7 @@ static void mpivet_out_MPI_Win_post(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_post, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5648,6 +5942,7 @@ static void mpivet_out_MPI_Win_post(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_start(uint64_t pc_, uint64_t group, int64_t assertion, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_start);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)group, (uint64_t)assertion, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_start, a_, sizeof a_ / sizeof *a_);
@@ -5673,6 +5968,7 @@ static void mpivet_out_MPI_Win_start(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_start, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5687,6 +5983,7 @@ static void mpivet_out_MPI_Win_start(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_complete(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_complete);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_complete, a_, sizeof a_ / sizeof *a_);
@@ -5710,6 +6007,7 @@ static void mpivet_out_MPI_Win_complete(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_complete, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5724,6 +6022,7 @@ static void mpivet_out_MPI_Win_complete(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_wait(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_wait);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_wait, a_, sizeof a_ / sizeof *a_);
@@ -5747,6 +6046,7 @@ static void mpivet_out_MPI_Win_wait(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_wait, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5761,6 +6061,7 @@ static void mpivet_out_MPI_Win_wait(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_test(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_test);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_test, a_, sizeof a_ / sizeof *a_);
@@ -5783,6 +6084,7 @@ static void mpivet_out_MPI_Win_test(uint64_t e_, int rc_, int64_t flag)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_test, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
 		return;
@@ -5803,6 +6105,7 @@ static void mpivet_out_MPI_Win_test(uint64_t e_, int rc_, int64_t flag)
 static uint64_t mpivet_in_MPI_Win_flush(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_flush);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_flush, a_, sizeof a_ / sizeof *a_);
@@ -5827,6 +6130,7 @@ static void mpivet_out_MPI_Win_flush(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_flush, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5841,6 +6145,7 @@ static void mpivet_out_MPI_Win_flush(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_flush_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_all, a_, sizeof a_ / sizeof *a_);
@@ -5864,6 +6169,7 @@ static void mpivet_out_MPI_Win_flush_all(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5878,6 +6184,7 @@ static void mpivet_out_MPI_Win_flush_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_local(uint64_t pc_, int64_t rank, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_flush_local);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)rank, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local, a_, sizeof a_ / sizeof *a_);
@@ -5902,6 +6209,7 @@ static void mpivet_out_MPI_Win_flush_local(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5916,6 +6224,7 @@ static void mpivet_out_MPI_Win_flush_local(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_flush_local_all(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_flush_local_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_flush_local_all, a_, sizeof a_ / sizeof *a_);
@@ -5939,6 +6248,7 @@ static void mpivet_out_MPI_Win_flush_local_all(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_flush_local_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5953,6 +6263,7 @@ static void mpivet_out_MPI_Win_flush_local_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Win_sync(uint64_t pc_, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_sync);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Win_sync, a_, sizeof a_ / sizeof *a_);
@@ -5976,6 +6287,7 @@ static void mpivet_out_MPI_Win_sync(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Win_sync, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -5990,6 +6302,7 @@ static void mpivet_out_MPI_Win_sync(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Put(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Put);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Put, a_, sizeof a_ / sizeof *a_);
@@ -6020,6 +6333,7 @@ static void mpivet_out_MPI_Put(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Put, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6034,6 +6348,7 @@ static void mpivet_out_MPI_Put(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Get(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Get);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Get, a_, sizeof a_ / sizeof *a_);
@@ -6064,6 +6379,7 @@ static void mpivet_out_MPI_Get(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Get, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6078,6 +6394,7 @@ static void mpivet_out_MPI_Get(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Accumulate);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Accumulate, a_, sizeof a_ / sizeof *a_);
@@ -6109,6 +6426,7 @@ static void mpivet_out_MPI_Accumulate(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Accumulate, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6123,6 +6441,7 @@ static void mpivet_out_MPI_Accumulate(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Get_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Get_accumulate);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Get_accumulate, a_, sizeof a_ / sizeof *a_);
@@ -6157,6 +6476,7 @@ static void mpivet_out_MPI_Get_accumulate(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Get_accumulate, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6171,6 +6491,7 @@ static void mpivet_out_MPI_Get_accumulate(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Fetch_and_op(uint64_t pc_, uint64_t origin_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t op, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Fetch_and_op);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)op, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Fetch_and_op, a_, sizeof a_ / sizeof *a_);
@@ -6200,6 +6521,7 @@ static void mpivet_out_MPI_Fetch_and_op(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Fetch_and_op, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6214,6 +6536,7 @@ static void mpivet_out_MPI_Fetch_and_op(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Compare_and_swap(uint64_t pc_, uint64_t origin_addr, uint64_t compare_addr, uint64_t result_addr, uint64_t datatype, int64_t target_rank, int64_t target_disp, uint64_t win)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Compare_and_swap);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)compare_addr, (uint64_t)result_addr, (uint64_t)datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)win};
 		mpivet_bc_in(MPIVET_ID_MPI_Compare_and_swap, a_, sizeof a_ / sizeof *a_);
@@ -6243,6 +6566,7 @@ static void mpivet_out_MPI_Compare_and_swap(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_Compare_and_swap, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6257,6 +6581,7 @@ static void mpivet_out_MPI_Compare_and_swap(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Rput(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Rput);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Rput, a_, sizeof a_ / sizeof *a_);
@@ -6288,6 +6613,7 @@ static void mpivet_out_MPI_Rput(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Rput, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6303,6 +6629,7 @@ static void mpivet_out_MPI_Rput(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Rget(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Rget);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)win, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Rget, a_, sizeof a_ / sizeof *a_);
@@ -6334,6 +6661,7 @@ static void mpivet_out_MPI_Rget(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Rget, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6349,6 +6677,7 @@ static void mpivet_out_MPI_Rget(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Raccumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Raccumulate);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Raccumulate, a_, sizeof a_ / sizeof *a_);
@@ -6381,6 +6710,7 @@ static void mpivet_out_MPI_Raccumulate(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Raccumulate, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6396,6 +6726,7 @@ static void mpivet_out_MPI_Raccumulate(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Rget_accumulate(uint64_t pc_, uint64_t origin_addr, int64_t origin_count, uint64_t origin_datatype, uint64_t result_addr, int64_t result_count, uint64_t result_datatype, int64_t target_rank, int64_t target_disp, int64_t target_count, uint64_t target_datatype, uint64_t op, uint64_t win, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Rget_accumulate);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)origin_addr, (uint64_t)origin_count, (uint64_t)origin_datatype, (uint64_t)result_addr, (uint64_t)result_count, (uint64_t)result_datatype, (uint64_t)target_rank, (uint64_t)target_disp, (uint64_t)target_count, (uint64_t)target_datatype, (uint64_t)op, (uint64_t)win, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Rget_accumulate, a_, sizeof a_ / sizeof *a_);
@@ -6431,6 +6762,7 @@ static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t reques
 		mpivet_bc_out(MPIVET_ID_MPI_Rget_accumulate, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6446,6 +6778,7 @@ static void mpivet_out_MPI_Rget_accumulate(uint64_t e_, int rc_, uint64_t reques
 static uint64_t mpivet_in_MPI_Type_get_contents(uint64_t pc_, uint64_t datatype, int64_t max_integers, int64_t max_addresses, int64_t max_datatypes, uint64_t array_of_integers, uint64_t array_of_addresses, uint64_t array_of_datatypes_at, int64_t array_of_datatypes_stride)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_get_contents);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6468,6 +6801,7 @@ static uint64_t mpivet_in_MPI_Type_get_contents(uint64_t pc_, uint64_t datatype,
 static void mpivet_out_MPI_Type_get_contents(uint64_t e_, int rc_, int64_t n_array_of_datatypes, const MPI_Datatype *array_of_datatypes)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	if (n_array_of_datatypes < 0 || !array_of_datatypes)
 		n_array_of_datatypes = 0;
 	uint64_t off_, n_ = 2 + 1 + n_array_of_datatypes;
@@ -6487,6 +6821,7 @@ static void mpivet_out_MPI_Type_get_contents(uint64_t e_, int rc_, int64_t n_arr
 static uint64_t mpivet_in_MPI_Comm_get_info(uint64_t pc_, uint64_t comm, uint64_t info_used_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_get_info);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6503,6 +6838,7 @@ static uint64_t mpivet_in_MPI_Comm_get_info(uint64_t pc_, uint64_t comm, uint64_
 static void mpivet_out_MPI_Comm_get_info(uint64_t e_, int rc_, uint64_t info_used)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6518,6 +6854,7 @@ static void mpivet_out_MPI_Comm_get_info(uint64_t e_, int rc_, uint64_t info_use
 static uint64_t mpivet_in_MPI_Win_get_info(uint64_t pc_, uint64_t win, uint64_t info_used_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_get_info);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6534,6 +6871,7 @@ static uint64_t mpivet_in_MPI_Win_get_info(uint64_t pc_, uint64_t win, uint64_t 
 static void mpivet_out_MPI_Win_get_info(uint64_t e_, int rc_, uint64_t info_used)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6549,6 +6887,7 @@ static void mpivet_out_MPI_Win_get_info(uint64_t e_, int rc_, uint64_t info_used
 static uint64_t mpivet_in_MPI_Win_get_group(uint64_t pc_, uint64_t win, uint64_t group_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_get_group);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6565,6 +6904,7 @@ static uint64_t mpivet_in_MPI_Win_get_group(uint64_t pc_, uint64_t win, uint64_t
 static void mpivet_out_MPI_Win_get_group(uint64_t e_, int rc_, uint64_t group)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6580,6 +6920,7 @@ static void mpivet_out_MPI_Win_get_group(uint64_t e_, int rc_, uint64_t group)
 static uint64_t mpivet_in_MPI_Win_create_errhandler(uint64_t pc_, uint64_t win_errhandler_fn, uint64_t errhandler_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Win_create_errhandler);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6596,6 +6937,7 @@ static uint64_t mpivet_in_MPI_Win_create_errhandler(uint64_t pc_, uint64_t win_e
 static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6611,6 +6953,7 @@ static void mpivet_out_MPI_Win_create_errhandler(uint64_t e_, int rc_, uint64_t 
 static uint64_t mpivet_in_MPI_File_open(uint64_t pc_, uint64_t comm, int64_t amode, uint64_t info, uint64_t fh_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_open);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6629,6 +6972,7 @@ static uint64_t mpivet_in_MPI_File_open(uint64_t pc_, uint64_t comm, int64_t amo
 static void mpivet_out_MPI_File_open(uint64_t e_, int rc_, uint64_t fh)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6644,6 +6988,7 @@ static void mpivet_out_MPI_File_open(uint64_t e_, int rc_, uint64_t fh)
 static uint64_t mpivet_in_MPI_File_close(uint64_t pc_, uint64_t fh_at, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_close);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh_at, (uint64_t)fh};
 		mpivet_bc_in(MPIVET_ID_MPI_File_close, a_, sizeof a_ / sizeof *a_);
@@ -6668,6 +7013,7 @@ static void mpivet_out_MPI_File_close(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_close, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6682,6 +7028,7 @@ static void mpivet_out_MPI_File_close(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_delete(uint64_t pc_, uint64_t info)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_delete);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -6697,6 +7044,7 @@ static uint64_t mpivet_in_MPI_File_delete(uint64_t pc_, uint64_t info)
 static void mpivet_out_MPI_File_delete(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -6704,6 +7052,7 @@ static void mpivet_out_MPI_File_delete(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_set_size(uint64_t pc_, uint64_t fh, int64_t size)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_set_size);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6720,6 +7069,7 @@ static uint64_t mpivet_in_MPI_File_set_size(uint64_t pc_, uint64_t fh, int64_t s
 static void mpivet_out_MPI_File_set_size(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6734,6 +7084,7 @@ static void mpivet_out_MPI_File_set_size(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_preallocate(uint64_t pc_, uint64_t fh, int64_t size)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_preallocate);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6750,6 +7101,7 @@ static uint64_t mpivet_in_MPI_File_preallocate(uint64_t pc_, uint64_t fh, int64_
 static void mpivet_out_MPI_File_preallocate(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6764,6 +7116,7 @@ static void mpivet_out_MPI_File_preallocate(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_size(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_size);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -6779,6 +7132,7 @@ static uint64_t mpivet_in_MPI_File_get_size(uint64_t pc_, uint64_t fh)
 static void mpivet_out_MPI_File_get_size(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -6786,6 +7140,7 @@ static void mpivet_out_MPI_File_get_size(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_group(uint64_t pc_, uint64_t fh, uint64_t group_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_group);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6802,6 +7157,7 @@ static uint64_t mpivet_in_MPI_File_get_group(uint64_t pc_, uint64_t fh, uint64_t
 static void mpivet_out_MPI_File_get_group(uint64_t e_, int rc_, uint64_t group)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6817,6 +7173,7 @@ static void mpivet_out_MPI_File_get_group(uint64_t e_, int rc_, uint64_t group)
 static uint64_t mpivet_in_MPI_File_get_amode(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_amode);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -6832,6 +7189,7 @@ static uint64_t mpivet_in_MPI_File_get_amode(uint64_t pc_, uint64_t fh)
 static void mpivet_out_MPI_File_get_amode(uint64_t e_, int rc_, int64_t amode)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)amode;
 	(void)e_;
 	mpivet_state_returned(rc_);
@@ -6840,6 +7198,7 @@ static void mpivet_out_MPI_File_get_amode(uint64_t e_, int rc_, int64_t amode)
 static uint64_t mpivet_in_MPI_File_set_info(uint64_t pc_, uint64_t fh, uint64_t info)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_set_info);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6856,6 +7215,7 @@ static uint64_t mpivet_in_MPI_File_set_info(uint64_t pc_, uint64_t fh, uint64_t 
 static void mpivet_out_MPI_File_set_info(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6870,6 +7230,7 @@ static void mpivet_out_MPI_File_set_info(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_info(uint64_t pc_, uint64_t fh, uint64_t info_used_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_info);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6886,6 +7247,7 @@ static uint64_t mpivet_in_MPI_File_get_info(uint64_t pc_, uint64_t fh, uint64_t 
 static void mpivet_out_MPI_File_get_info(uint64_t e_, int rc_, uint64_t info_used)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6901,6 +7263,7 @@ static void mpivet_out_MPI_File_get_info(uint64_t e_, int rc_, uint64_t info_use
 static uint64_t mpivet_in_MPI_File_set_view(uint64_t pc_, uint64_t fh, int64_t disp, uint64_t etype, uint64_t filetype, uint64_t info)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_set_view);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6920,6 +7283,7 @@ static uint64_t mpivet_in_MPI_File_set_view(uint64_t pc_, uint64_t fh, int64_t d
 static void mpivet_out_MPI_File_set_view(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6934,6 +7298,7 @@ static void mpivet_out_MPI_File_set_view(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_set_atomicity(uint64_t pc_, uint64_t fh, int64_t flag)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_set_atomicity);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6950,6 +7315,7 @@ static uint64_t mpivet_in_MPI_File_set_atomicity(uint64_t pc_, uint64_t fh, int6
 static void mpivet_out_MPI_File_set_atomicity(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -6964,6 +7330,7 @@ static void mpivet_out_MPI_File_set_atomicity(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_atomicity(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_atomicity);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -6979,6 +7346,7 @@ static uint64_t mpivet_in_MPI_File_get_atomicity(uint64_t pc_, uint64_t fh)
 static void mpivet_out_MPI_File_get_atomicity(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -6986,6 +7354,7 @@ static void mpivet_out_MPI_File_get_atomicity(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_sync(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_sync);
 	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7001,6 +7370,7 @@ static uint64_t mpivet_in_MPI_File_sync(uint64_t pc_, uint64_t fh)
 static void mpivet_out_MPI_File_sync(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7015,6 +7385,7 @@ static void mpivet_out_MPI_File_sync(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_seek(uint64_t pc_, uint64_t fh, int64_t offset, int64_t whence)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_seek);
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7032,6 +7403,7 @@ static uint64_t mpivet_in_MPI_File_seek(uint64_t pc_, uint64_t fh, int64_t offse
 static void mpivet_out_MPI_File_seek(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7039,6 +7411,7 @@ static void mpivet_out_MPI_File_seek(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_seek_shared(uint64_t pc_, uint64_t fh, int64_t offset, int64_t whence)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_seek_shared);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7056,6 +7429,7 @@ static uint64_t mpivet_in_MPI_File_seek_shared(uint64_t pc_, uint64_t fh, int64_
 static void mpivet_out_MPI_File_seek_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7070,6 +7444,7 @@ static void mpivet_out_MPI_File_seek_shared(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_position(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_position);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7085,6 +7460,7 @@ static uint64_t mpivet_in_MPI_File_get_position(uint64_t pc_, uint64_t fh)
 static void mpivet_out_MPI_File_get_position(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7092,6 +7468,7 @@ static void mpivet_out_MPI_File_get_position(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_position_shared(uint64_t pc_, uint64_t fh)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_position_shared);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7107,6 +7484,7 @@ static uint64_t mpivet_in_MPI_File_get_position_shared(uint64_t pc_, uint64_t fh
 static void mpivet_out_MPI_File_get_position_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7114,6 +7492,7 @@ static void mpivet_out_MPI_File_get_position_shared(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_get_byte_offset(uint64_t pc_, uint64_t fh, int64_t offset)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_byte_offset);
 	uint64_t n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7130,6 +7509,7 @@ static uint64_t mpivet_in_MPI_File_get_byte_offset(uint64_t pc_, uint64_t fh, in
 static void mpivet_out_MPI_File_get_byte_offset(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7137,6 +7517,7 @@ static void mpivet_out_MPI_File_get_byte_offset(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_at);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7156,6 +7537,7 @@ static uint64_t mpivet_in_MPI_File_read_at(uint64_t pc_, uint64_t fh, int64_t of
 static void mpivet_out_MPI_File_read_at(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7163,6 +7545,7 @@ static void mpivet_out_MPI_File_read_at(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_at);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7182,6 +7565,7 @@ static uint64_t mpivet_in_MPI_File_write_at(uint64_t pc_, uint64_t fh, int64_t o
 static void mpivet_out_MPI_File_write_at(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7189,6 +7573,7 @@ static void mpivet_out_MPI_File_write_at(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_at_all);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7208,6 +7593,7 @@ static uint64_t mpivet_in_MPI_File_read_at_all(uint64_t pc_, uint64_t fh, int64_
 static void mpivet_out_MPI_File_read_at_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7222,6 +7608,7 @@ static void mpivet_out_MPI_File_read_at_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_at_all);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7241,6 +7628,7 @@ static uint64_t mpivet_in_MPI_File_write_at_all(uint64_t pc_, uint64_t fh, int64
 static void mpivet_out_MPI_File_write_at_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7255,6 +7643,7 @@ static void mpivet_out_MPI_File_write_at_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_iread_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iread_at);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iread_at, a_, sizeof a_ / sizeof *a_);
@@ -7283,6 +7672,7 @@ static void mpivet_out_MPI_File_iread_at(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_File_iread_at, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7298,6 +7688,7 @@ static void mpivet_out_MPI_File_iread_at(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_File_iwrite_at(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iwrite_at);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_at, a_, sizeof a_ / sizeof *a_);
@@ -7326,6 +7717,7 @@ static void mpivet_out_MPI_File_iwrite_at(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_at, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7341,6 +7733,7 @@ static void mpivet_out_MPI_File_iwrite_at(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_File_iread_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iread_at_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iread_at_all, a_, sizeof a_ / sizeof *a_);
@@ -7369,6 +7762,7 @@ static void mpivet_out_MPI_File_iread_at_all(uint64_t e_, int rc_, uint64_t requ
 		mpivet_bc_out(MPIVET_ID_MPI_File_iread_at_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7384,6 +7778,7 @@ static void mpivet_out_MPI_File_iread_at_all(uint64_t e_, int rc_, uint64_t requ
 static uint64_t mpivet_in_MPI_File_iwrite_at_all(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iwrite_at_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_at_all, a_, sizeof a_ / sizeof *a_);
@@ -7412,6 +7807,7 @@ static void mpivet_out_MPI_File_iwrite_at_all(uint64_t e_, int rc_, uint64_t req
 		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_at_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7427,6 +7823,7 @@ static void mpivet_out_MPI_File_iwrite_at_all(uint64_t e_, int rc_, uint64_t req
 static uint64_t mpivet_in_MPI_File_read(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7445,6 +7842,7 @@ static uint64_t mpivet_in_MPI_File_read(uint64_t pc_, uint64_t fh, uint64_t buf,
 static void mpivet_out_MPI_File_read(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7452,6 +7850,7 @@ static void mpivet_out_MPI_File_read(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7470,6 +7869,7 @@ static uint64_t mpivet_in_MPI_File_write(uint64_t pc_, uint64_t fh, uint64_t buf
 static void mpivet_out_MPI_File_write(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7477,6 +7877,7 @@ static void mpivet_out_MPI_File_write(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_all);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7495,6 +7896,7 @@ static uint64_t mpivet_in_MPI_File_read_all(uint64_t pc_, uint64_t fh, uint64_t 
 static void mpivet_out_MPI_File_read_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7509,6 +7911,7 @@ static void mpivet_out_MPI_File_read_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_all);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7527,6 +7930,7 @@ static uint64_t mpivet_in_MPI_File_write_all(uint64_t pc_, uint64_t fh, uint64_t
 static void mpivet_out_MPI_File_write_all(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7541,6 +7945,7 @@ static void mpivet_out_MPI_File_write_all(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_iread(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iread);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iread, a_, sizeof a_ / sizeof *a_);
@@ -7568,6 +7973,7 @@ static void mpivet_out_MPI_File_iread(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_File_iread, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7583,6 +7989,7 @@ static void mpivet_out_MPI_File_iread(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_File_iwrite(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iwrite);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite, a_, sizeof a_ / sizeof *a_);
@@ -7610,6 +8017,7 @@ static void mpivet_out_MPI_File_iwrite(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7625,6 +8033,7 @@ static void mpivet_out_MPI_File_iwrite(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_File_iread_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iread_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iread_all, a_, sizeof a_ / sizeof *a_);
@@ -7652,6 +8061,7 @@ static void mpivet_out_MPI_File_iread_all(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_File_iread_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7667,6 +8077,7 @@ static void mpivet_out_MPI_File_iread_all(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_File_iwrite_all(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iwrite_all);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_all, a_, sizeof a_ / sizeof *a_);
@@ -7694,6 +8105,7 @@ static void mpivet_out_MPI_File_iwrite_all(uint64_t e_, int rc_, uint64_t reques
 		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_all, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7709,6 +8121,7 @@ static void mpivet_out_MPI_File_iwrite_all(uint64_t e_, int rc_, uint64_t reques
 static uint64_t mpivet_in_MPI_File_read_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_shared);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7727,6 +8140,7 @@ static uint64_t mpivet_in_MPI_File_read_shared(uint64_t pc_, uint64_t fh, uint64
 static void mpivet_out_MPI_File_read_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7734,6 +8148,7 @@ static void mpivet_out_MPI_File_read_shared(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_shared);
 	uint64_t n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -7752,6 +8167,7 @@ static uint64_t mpivet_in_MPI_File_write_shared(uint64_t pc_, uint64_t fh, uint6
 static void mpivet_out_MPI_File_write_shared(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }
@@ -7759,6 +8175,7 @@ static void mpivet_out_MPI_File_write_shared(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_iread_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iread_shared);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iread_shared, a_, sizeof a_ / sizeof *a_);
@@ -7786,6 +8203,7 @@ static void mpivet_out_MPI_File_iread_shared(uint64_t e_, int rc_, uint64_t requ
 		mpivet_bc_out(MPIVET_ID_MPI_File_iread_shared, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7801,6 +8219,7 @@ static void mpivet_out_MPI_File_iread_shared(uint64_t e_, int rc_, uint64_t requ
 static uint64_t mpivet_in_MPI_File_iwrite_shared(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_iwrite_shared);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_File_iwrite_shared, a_, sizeof a_ / sizeof *a_);
@@ -7828,6 +8247,7 @@ static void mpivet_out_MPI_File_iwrite_shared(uint64_t e_, int rc_, uint64_t req
 		mpivet_bc_out(MPIVET_ID_MPI_File_iwrite_shared, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7843,6 +8263,7 @@ static void mpivet_out_MPI_File_iwrite_shared(uint64_t e_, int rc_, uint64_t req
 static uint64_t mpivet_in_MPI_File_read_ordered(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_ordered);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7861,6 +8282,7 @@ static uint64_t mpivet_in_MPI_File_read_ordered(uint64_t pc_, uint64_t fh, uint6
 static void mpivet_out_MPI_File_read_ordered(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7875,6 +8297,7 @@ static void mpivet_out_MPI_File_read_ordered(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_ordered(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_ordered);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7893,6 +8316,7 @@ static uint64_t mpivet_in_MPI_File_write_ordered(uint64_t pc_, uint64_t fh, uint
 static void mpivet_out_MPI_File_write_ordered(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7907,6 +8331,7 @@ static void mpivet_out_MPI_File_write_ordered(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_at_all_begin(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_at_all_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_at_all_begin, a_, sizeof a_ / sizeof *a_);
@@ -7934,6 +8359,7 @@ static void mpivet_out_MPI_File_read_at_all_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_at_all_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7948,6 +8374,7 @@ static void mpivet_out_MPI_File_read_at_all_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_at_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_at_all_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_at_all_end, a_, sizeof a_ / sizeof *a_);
@@ -7972,6 +8399,7 @@ static void mpivet_out_MPI_File_read_at_all_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_at_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -7986,6 +8414,7 @@ static void mpivet_out_MPI_File_read_at_all_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_at_all_begin(uint64_t pc_, uint64_t fh, int64_t offset, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_at_all_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)offset, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_at_all_begin, a_, sizeof a_ / sizeof *a_);
@@ -8013,6 +8442,7 @@ static void mpivet_out_MPI_File_write_at_all_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_at_all_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8027,6 +8457,7 @@ static void mpivet_out_MPI_File_write_at_all_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_at_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_at_all_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_at_all_end, a_, sizeof a_ / sizeof *a_);
@@ -8051,6 +8482,7 @@ static void mpivet_out_MPI_File_write_at_all_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_at_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8065,6 +8497,7 @@ static void mpivet_out_MPI_File_write_at_all_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_all_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_all_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_all_begin, a_, sizeof a_ / sizeof *a_);
@@ -8091,6 +8524,7 @@ static void mpivet_out_MPI_File_read_all_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_all_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8105,6 +8539,7 @@ static void mpivet_out_MPI_File_read_all_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_all_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_all_end, a_, sizeof a_ / sizeof *a_);
@@ -8129,6 +8564,7 @@ static void mpivet_out_MPI_File_read_all_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8143,6 +8579,7 @@ static void mpivet_out_MPI_File_read_all_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_all_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_all_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_all_begin, a_, sizeof a_ / sizeof *a_);
@@ -8169,6 +8606,7 @@ static void mpivet_out_MPI_File_write_all_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_all_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8183,6 +8621,7 @@ static void mpivet_out_MPI_File_write_all_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_all_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_all_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_all_end, a_, sizeof a_ / sizeof *a_);
@@ -8207,6 +8646,7 @@ static void mpivet_out_MPI_File_write_all_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_all_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8221,6 +8661,7 @@ static void mpivet_out_MPI_File_write_all_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_ordered_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_ordered_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_ordered_begin, a_, sizeof a_ / sizeof *a_);
@@ -8247,6 +8688,7 @@ static void mpivet_out_MPI_File_read_ordered_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_ordered_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8261,6 +8703,7 @@ static void mpivet_out_MPI_File_read_ordered_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_read_ordered_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_read_ordered_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_read_ordered_end, a_, sizeof a_ / sizeof *a_);
@@ -8285,6 +8728,7 @@ static void mpivet_out_MPI_File_read_ordered_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_read_ordered_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8299,6 +8743,7 @@ static void mpivet_out_MPI_File_read_ordered_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_ordered_begin(uint64_t pc_, uint64_t fh, uint64_t buf, int64_t count, uint64_t datatype)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_ordered_begin);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_ordered_begin, a_, sizeof a_ / sizeof *a_);
@@ -8325,6 +8770,7 @@ static void mpivet_out_MPI_File_write_ordered_begin(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_ordered_begin, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8339,6 +8785,7 @@ static void mpivet_out_MPI_File_write_ordered_begin(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_File_write_ordered_end(uint64_t pc_, uint64_t fh, uint64_t buf)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_write_ordered_end);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)fh, (uint64_t)buf};
 		mpivet_bc_in(MPIVET_ID_MPI_File_write_ordered_end, a_, sizeof a_ / sizeof *a_);
@@ -8363,6 +8810,7 @@ static void mpivet_out_MPI_File_write_ordered_end(uint64_t e_, int rc_)
 		mpivet_bc_out(MPIVET_ID_MPI_File_write_ordered_end, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8378,6 +8826,7 @@ static void mpivet_out_MPI_File_write_ordered_end(uint64_t e_, int rc_)
 static uint64_t mpivet_in_MPI_Barrier_init(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Barrier_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Barrier_init, a_, sizeof a_ / sizeof *a_);
@@ -8403,6 +8852,7 @@ static void mpivet_out_MPI_Barrier_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Barrier_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8421,6 +8871,7 @@ static void mpivet_out_MPI_Barrier_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Bcast_init(uint64_t pc_, uint64_t buffer, int64_t count, uint64_t datatype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Bcast_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buffer, (uint64_t)count, (uint64_t)datatype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Bcast_init, a_, sizeof a_ / sizeof *a_);
@@ -8450,6 +8901,7 @@ static void mpivet_out_MPI_Bcast_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Bcast_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8468,6 +8920,7 @@ static void mpivet_out_MPI_Bcast_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Gather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Gather_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Gather_init, a_, sizeof a_ / sizeof *a_);
@@ -8500,6 +8953,7 @@ static void mpivet_out_MPI_Gather_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Gather_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8518,6 +8972,7 @@ static void mpivet_out_MPI_Gather_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Gatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Gatherv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Gatherv_init, a_, sizeof a_ / sizeof *a_);
@@ -8551,6 +9006,7 @@ static void mpivet_out_MPI_Gatherv_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Gatherv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8569,6 +9025,7 @@ static void mpivet_out_MPI_Gatherv_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Scatter_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scatter_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Scatter_init, a_, sizeof a_ / sizeof *a_);
@@ -8601,6 +9058,7 @@ static void mpivet_out_MPI_Scatter_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Scatter_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8619,6 +9077,7 @@ static void mpivet_out_MPI_Scatter_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Scatterv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t displs, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scatterv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)displs, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Scatterv_init, a_, sizeof a_ / sizeof *a_);
@@ -8652,6 +9111,7 @@ static void mpivet_out_MPI_Scatterv_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Scatterv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8670,6 +9130,7 @@ static void mpivet_out_MPI_Scatterv_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Allgather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allgather_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Allgather_init, a_, sizeof a_ / sizeof *a_);
@@ -8701,6 +9162,7 @@ static void mpivet_out_MPI_Allgather_init(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_Allgather_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8719,6 +9181,7 @@ static void mpivet_out_MPI_Allgather_init(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_Allgatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allgatherv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Allgatherv_init, a_, sizeof a_ / sizeof *a_);
@@ -8751,6 +9214,7 @@ static void mpivet_out_MPI_Allgatherv_init(uint64_t e_, int rc_, uint64_t reques
 		mpivet_bc_out(MPIVET_ID_MPI_Allgatherv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8769,6 +9233,7 @@ static void mpivet_out_MPI_Allgatherv_init(uint64_t e_, int rc_, uint64_t reques
 static uint64_t mpivet_in_MPI_Alltoall_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoall_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Alltoall_init, a_, sizeof a_ / sizeof *a_);
@@ -8800,6 +9265,7 @@ static void mpivet_out_MPI_Alltoall_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Alltoall_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8818,6 +9284,7 @@ static void mpivet_out_MPI_Alltoall_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Alltoallv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoallv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Alltoallv_init, a_, sizeof a_ / sizeof *a_);
@@ -8851,6 +9318,7 @@ static void mpivet_out_MPI_Alltoallv_init(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_Alltoallv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8869,6 +9337,7 @@ static void mpivet_out_MPI_Alltoallv_init(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_Alltoallw_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Alltoallw_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Alltoallw_init, a_, sizeof a_ / sizeof *a_);
@@ -8902,6 +9371,7 @@ static void mpivet_out_MPI_Alltoallw_init(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_Alltoallw_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8920,6 +9390,7 @@ static void mpivet_out_MPI_Alltoallw_init(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_Reduce_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, int64_t root, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)root, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Reduce_init, a_, sizeof a_ / sizeof *a_);
@@ -8951,6 +9422,7 @@ static void mpivet_out_MPI_Reduce_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Reduce_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -8969,6 +9441,7 @@ static void mpivet_out_MPI_Reduce_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Allreduce_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Allreduce_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Allreduce_init, a_, sizeof a_ / sizeof *a_);
@@ -8999,6 +9472,7 @@ static void mpivet_out_MPI_Allreduce_init(uint64_t e_, int rc_, uint64_t request
 		mpivet_bc_out(MPIVET_ID_MPI_Allreduce_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9017,6 +9491,7 @@ static void mpivet_out_MPI_Allreduce_init(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_Reduce_scatter_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, uint64_t recvcounts, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce_scatter_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Reduce_scatter_init, a_, sizeof a_ / sizeof *a_);
@@ -9047,6 +9522,7 @@ static void mpivet_out_MPI_Reduce_scatter_init(uint64_t e_, int rc_, uint64_t re
 		mpivet_bc_out(MPIVET_ID_MPI_Reduce_scatter_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9065,6 +9541,7 @@ static void mpivet_out_MPI_Reduce_scatter_init(uint64_t e_, int rc_, uint64_t re
 static uint64_t mpivet_in_MPI_Reduce_scatter_block_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t recvcount, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Reduce_scatter_block_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Reduce_scatter_block_init, a_, sizeof a_ / sizeof *a_);
@@ -9095,6 +9572,7 @@ static void mpivet_out_MPI_Reduce_scatter_block_init(uint64_t e_, int rc_, uint6
 		mpivet_bc_out(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9113,6 +9591,7 @@ static void mpivet_out_MPI_Reduce_scatter_block_init(uint64_t e_, int rc_, uint6
 static uint64_t mpivet_in_MPI_Scan_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Scan_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Scan_init, a_, sizeof a_ / sizeof *a_);
@@ -9143,6 +9622,7 @@ static void mpivet_out_MPI_Scan_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Scan_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9161,6 +9641,7 @@ static void mpivet_out_MPI_Scan_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Exscan_init(uint64_t pc_, uint64_t sendbuf, uint64_t recvbuf, int64_t count, uint64_t datatype, uint64_t op, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Exscan_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)recvbuf, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Exscan_init, a_, sizeof a_ / sizeof *a_);
@@ -9191,6 +9672,7 @@ static void mpivet_out_MPI_Exscan_init(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Exscan_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9209,6 +9691,7 @@ static void mpivet_out_MPI_Exscan_init(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Neighbor_allgather_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_allgather_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_allgather_init, a_, sizeof a_ / sizeof *a_);
@@ -9240,6 +9723,7 @@ static void mpivet_out_MPI_Neighbor_allgather_init(uint64_t e_, int rc_, uint64_
 		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_allgather_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9258,6 +9742,7 @@ static void mpivet_out_MPI_Neighbor_allgather_init(uint64_t e_, int rc_, uint64_
 static uint64_t mpivet_in_MPI_Neighbor_allgatherv_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t displs, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_allgatherv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)displs, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_allgatherv_init, a_, sizeof a_ / sizeof *a_);
@@ -9290,6 +9775,7 @@ static void mpivet_out_MPI_Neighbor_allgatherv_init(uint64_t e_, int rc_, uint64
 		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9308,6 +9794,7 @@ static void mpivet_out_MPI_Neighbor_allgatherv_init(uint64_t e_, int rc_, uint64
 static uint64_t mpivet_in_MPI_Neighbor_alltoall_init(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoall_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoall_init, a_, sizeof a_ / sizeof *a_);
@@ -9339,6 +9826,7 @@ static void mpivet_out_MPI_Neighbor_alltoall_init(uint64_t e_, int rc_, uint64_t
 		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9357,6 +9845,7 @@ static void mpivet_out_MPI_Neighbor_alltoall_init(uint64_t e_, int rc_, uint64_t
 static uint64_t mpivet_in_MPI_Neighbor_alltoallv_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtype, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtype, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoallv_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtype, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtype, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoallv_init, a_, sizeof a_ / sizeof *a_);
@@ -9390,6 +9879,7 @@ static void mpivet_out_MPI_Neighbor_alltoallv_init(uint64_t e_, int rc_, uint64_
 		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9408,6 +9898,7 @@ static void mpivet_out_MPI_Neighbor_alltoallv_init(uint64_t e_, int rc_, uint64_
 static uint64_t mpivet_in_MPI_Neighbor_alltoallw_init(uint64_t pc_, uint64_t sendbuf, uint64_t sendcounts, uint64_t sdispls, uint64_t sendtypes, uint64_t recvbuf, uint64_t recvcounts, uint64_t rdispls, uint64_t recvtypes, uint64_t comm, uint64_t info, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Neighbor_alltoallw_init);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcounts, (uint64_t)sdispls, (uint64_t)sendtypes, (uint64_t)recvbuf, (uint64_t)recvcounts, (uint64_t)rdispls, (uint64_t)recvtypes, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Neighbor_alltoallw_init, a_, sizeof a_ / sizeof *a_);
@@ -9441,6 +9932,7 @@ static void mpivet_out_MPI_Neighbor_alltoallw_init(uint64_t e_, int rc_, uint64_
 		mpivet_bc_out(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9459,6 +9951,7 @@ static void mpivet_out_MPI_Neighbor_alltoallw_init(uint64_t e_, int rc_, uint64_
 static uint64_t mpivet_in_MPI_Isendrecv(uint64_t pc_, uint64_t sendbuf, int64_t sendcount, uint64_t sendtype, int64_t dest, int64_t sendtag, uint64_t recvbuf, int64_t recvcount, uint64_t recvtype, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Isendrecv);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)sendbuf, (uint64_t)sendcount, (uint64_t)sendtype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)recvbuf, (uint64_t)recvcount, (uint64_t)recvtype, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv, a_, sizeof a_ / sizeof *a_);
@@ -9493,6 +9986,7 @@ static void mpivet_out_MPI_Isendrecv(uint64_t e_, int rc_, uint64_t request)
 		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9511,6 +10005,7 @@ static void mpivet_out_MPI_Isendrecv(uint64_t e_, int rc_, uint64_t request)
 static uint64_t mpivet_in_MPI_Isendrecv_replace(uint64_t pc_, uint64_t buf, int64_t count, uint64_t datatype, int64_t dest, int64_t sendtag, int64_t source, int64_t recvtag, uint64_t comm, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Isendrecv_replace);
 	if (__builtin_expect(mpivet_bc_on, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)sendtag, (uint64_t)source, (uint64_t)recvtag, (uint64_t)comm, (uint64_t)request_at};
 		mpivet_bc_in(MPIVET_ID_MPI_Isendrecv_replace, a_, sizeof a_ / sizeof *a_);
@@ -9542,6 +10037,7 @@ static void mpivet_out_MPI_Isendrecv_replace(uint64_t e_, int rc_, uint64_t requ
 		mpivet_bc_out(MPIVET_ID_MPI_Isendrecv_replace, e_, rc_, o_);
 	}
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9559,6 +10055,7 @@ static void mpivet_out_MPI_Isendrecv_replace(uint64_t e_, int rc_, uint64_t requ
 static uint64_t mpivet_in_MPI_File_get_view(uint64_t pc_, uint64_t fh, uint64_t etype_at, uint64_t filetype_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_get_view);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9576,6 +10073,7 @@ static uint64_t mpivet_in_MPI_File_get_view(uint64_t pc_, uint64_t fh, uint64_t 
 static void mpivet_out_MPI_File_get_view(uint64_t e_, int rc_, uint64_t etype, uint64_t filetype)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9592,6 +10090,7 @@ static void mpivet_out_MPI_File_get_view(uint64_t e_, int rc_, uint64_t etype, u
 static uint64_t mpivet_in_MPI_File_create_errhandler(uint64_t pc_, uint64_t file_errhandler_fn, uint64_t errhandler_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_File_create_errhandler);
 	uint64_t off_, n_ = 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9608,6 +10107,7 @@ static uint64_t mpivet_in_MPI_File_create_errhandler(uint64_t pc_, uint64_t file
 static void mpivet_out_MPI_File_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9623,6 +10123,7 @@ static void mpivet_out_MPI_File_create_errhandler(uint64_t e_, int rc_, uint64_t
 static uint64_t mpivet_in_MPI_Grequest_start(uint64_t pc_, uint64_t query_fn, uint64_t free_fn, uint64_t cancel_fn, uint64_t extra_state, uint64_t request_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Grequest_start);
 	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9642,6 +10143,7 @@ static uint64_t mpivet_in_MPI_Grequest_start(uint64_t pc_, uint64_t query_fn, ui
 static void mpivet_out_MPI_Grequest_start(uint64_t e_, int rc_, uint64_t request)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	uint64_t off_, n_ = 2 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
@@ -9657,6 +10159,7 @@ static void mpivet_out_MPI_Grequest_start(uint64_t e_, int rc_, uint64_t request
 static uint64_t mpivet_in_MPI_Grequest_complete(uint64_t pc_, uint64_t request)
 {
 	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Grequest_complete);
 	uint64_t n_ = 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -9672,6 +10175,7 @@ static uint64_t mpivet_in_MPI_Grequest_complete(uint64_t pc_, uint64_t request)
 static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
 {
 	mpivet_bc_leave_call();
+	mpivet_tl_leave();
 	(void)e_;
 	mpivet_state_returned(rc_);
 }

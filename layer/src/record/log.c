@@ -23,6 +23,7 @@ uint64_t mpivet_pos, mpivet_cap, mpivet_ready;
 uint64_t *mpivet_state;
 __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
 __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
+__thread unsigned mpivet_thread_no __attribute__((tls_model("initial-exec")));
 void (*mpivet_commit_hook)(unsigned call, uint64_t off);
 uint64_t (*mpivet_site_hook)(uint64_t pc);
 uint64_t (*mpivet_fault_site_hook)(void);
@@ -103,6 +104,7 @@ uint64_t *mpivet_new_slot(void)
 		meta1(MPIVET_META_THREADS, (uint64_t)i);
 		_exit(MPIVET_EXIT_THREADS);
 	}
+	mpivet_thread_no = i < 255 ? (unsigned)i : 255;
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
 	if (i > 0) /* a new thread calling MPI */

@@ -15,11 +15,17 @@
 
 #define MPIVET_NOREC UINT64_MAX
 
+/* The number of the calling thread among those that called MPI, in the
+ * order they first did (0: the first; at most 255), set with its slot of the
+ * state page (log.c). Every record's header carries it in its top byte, so
+ * that the records of several threads read as one sequence per thread. */
+extern __thread unsigned mpivet_thread_no __attribute__((tls_model("initial-exec")));
+
 /* mpivet_header is the header of a record of nwords payload words
- * (record.h says the format). */
+ * (record.h says the format), written by the calling thread. */
 static inline uint64_t mpivet_header(uint64_t nwords, unsigned call, unsigned kind)
 {
-	return (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48);
+	return (8 + nwords * 8) | ((uint64_t)call << 32) | ((uint64_t)kind << 48) | ((uint64_t)mpivet_thread_no << 56);
 }
 
 /* Re-entry guard: non-zero while this thread is inside a wrapper, so MPI calls
@@ -93,6 +99,25 @@ void mpivet_register(const struct mpivet_service *s);
 int mpivet_raw_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 int mpivet_raw_sigmask(int how, const sigset_t *set, sigset_t *old);
 int mpivet_owned_signal(int sig);
+
+/* Thread levels kept (levels.c): every wrapper counts the threads inside
+ * MPI (mpivet_tl_inside; a thread's nested calls, made by MPI's callbacks,
+ * once) and compares what it sees with the rule the level the program got
+ * sets (mpivet_tl_rule, MPIVET_TL_* bits: 0 under MPI_THREAD_MULTIPLE
+ * outside MPI_Init_thread and MPI_Finalize). A thread that breaks the rule
+ * takes the slow path, mpivet_tl_broken, which logs MPIVET_META_THREAD_LEVEL. */
+#define MPIVET_TL_ONE 1  /* one thread inside MPI at a time (SINGLE, FUNNELED, SERIALIZED) */
+#define MPIVET_TL_MAIN 2 /* the main thread only (SINGLE, FUNNELED) */
+#define MPIVET_TL_INIT 4 /* MPI_Init or MPI_Init_thread in progress */
+#define MPIVET_TL_FINI 8 /* MPI_Finalize in progress, or returned */
+extern int mpivet_tl_rule, mpivet_tl_inside;
+extern __thread int mpivet_tl_depth __attribute__((tls_model("initial-exec")));
+extern __thread int mpivet_tl_main __attribute__((tls_model("initial-exec"))); /* the thread that initialised MPI */
+extern __thread int mpivet_tl_counted __attribute__((tls_model("initial-exec"))); /* its call is counted inside */
+void mpivet_tl_starting(unsigned call);
+void mpivet_tl_initialized(int provided);
+void mpivet_tl_broken(unsigned call, int inside);
+void mpivet_thread_words(uint64_t *w); /* 3 words: who the calling thread is (levels.c) */
 
 /* The call site (return address) of the call this thread is in, set by
  * every wrapper on entry. */

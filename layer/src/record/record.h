@@ -10,7 +10,7 @@
  *
  *   file   = "MPIVET01" record*            (8-byte magic, then records)
  *   record = header:u64 word:u64*          (little endian, 8-byte aligned)
- *   header = size:u32 | call:u16 << 32 | kind:u8 << 48
+ *   header = size:u32 | call:u16 << 32 | kind:u8 << 48 | thread:u8 << 56
  *
  * size is the whole record in bytes. The header is stored last, with release
  * semantics, so a reader (even one reading while the rank runs, or after the
@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "log.h" /* the log's and the state page's globals, the services' interface */
+#include "../generated/ids.h" /* call ids (mpivet_tl_enter) */
 
 /* Handle values are kept as the integer value of the C handle (a pointer in
  * Open MPI, an int in MPICH), the same in C and Fortran wrappers. */
@@ -238,6 +239,41 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
 	s[MPIVET_STATE_RC] = (uint64_t)(int64_t)rc;
 	s[MPIVET_STATE_PROGRESS]++;
 	mpivet_state_close(s);
+}
+
+/* mpivet_tl_enter counts the thread inside MPI, on entry to the call
+ * (before anything is recorded), and checks the thread level the program
+ * got (log.h, levels.c). The main thread under MPI_THREAD_SINGLE or
+ * FUNNELED, what most programs run, is not counted: any other thread's
+ * call breaks the rule by itself. Others: an atomic increment, a load,
+ * compares. call is a constant: the tests of it vanish. */
+static inline void mpivet_tl_enter(unsigned call)
+{
+	if (mpivet_tl_depth++)
+		return; /* a call made by a callback the MPI runs inside a call */
+	if (__builtin_expect(!mpivet_slot, 0))
+		mpivet_new_slot(); /* the thread's number, before its first record */
+	if (call == MPIVET_ID_MPI_Init || call == MPIVET_ID_MPI_Init_thread)
+		mpivet_tl_starting(call);
+	else if (call == MPIVET_ID_MPI_Finalize)
+		__atomic_or_fetch(&mpivet_tl_rule, MPIVET_TL_FINI, __ATOMIC_SEQ_CST);
+	if (mpivet_tl_main && (__atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED) & MPIVET_TL_MAIN)) {
+		mpivet_tl_counted = 0;
+		return;
+	}
+	mpivet_tl_counted = 1;
+	int n = __atomic_fetch_add(&mpivet_tl_inside, 1, __ATOMIC_SEQ_CST);
+	int r = __atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED);
+	if (__builtin_expect(r != 0, 0) &&
+	    ((n > 0 && (r & (MPIVET_TL_ONE | MPIVET_TL_INIT | MPIVET_TL_FINI))) || ((r & MPIVET_TL_MAIN) && !mpivet_tl_main)))
+		mpivet_tl_broken(call, n);
+}
+
+/* mpivet_tl_leave counts the thread out of MPI, when the call returns. */
+static inline void mpivet_tl_leave(void)
+{
+	if (--mpivet_tl_depth == 0 && mpivet_tl_counted)
+		__atomic_fetch_sub(&mpivet_tl_inside, 1, __ATOMIC_SEQ_CST);
 }
 
 /* mpivet_stamp_count adds a count of the layer's to the rank's timing file

@@ -271,6 +271,7 @@ void mpivet_post_init(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	PMPI_Query_thread(&level);
+	mpivet_tl_initialized(level);
 	if (level == MPI_THREAD_MULTIPLE) {
 		mpivet_mt = 1;
 		/* Guarded while this thread is the only one that called MPI, unless
