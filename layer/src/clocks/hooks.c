@@ -422,16 +422,17 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 			ck_shadow_dup(*c);
 		return;
 	}
-	if (call == MPIVET_ID_MPI_Comm_idup) {
+	if (mpivet_call_k_idupcomm[call] >= 0) {
 		/* the shadow is an idup of the parent's shadow (which has none of
-		 * the program's attributes to copy), completed with the program's */
-		MPI_Request *h = ARG(MPI_Request *, 2);
+		 * the program's attributes to copy, nor the program's info),
+		 * completed with the program's */
+		MPI_Request *h = ARG(MPI_Request *, mpivet_call_k_request[call]);
 		struct shadow *s = ck_find(ARG(MPI_Comm, 0));
 		if (h && *h != MPI_REQUEST_NULL && s) {
 			struct req *r = ck_radd(*h, COLL);
 			r->sh = s;
 			ck_shadow_hold(s);
-			r->newcomm = ARG(MPI_Comm *, 1);
+			r->newcomm = ARG(MPI_Comm *, mpivet_call_k_idupcomm[call]);
 			r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
 			if (clocking && s->sh != MPI_COMM_NULL)
 				PMPI_Comm_idup(s->sh, &r->idup, &r->aux);

@@ -480,7 +480,7 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 			*ARG(int *, MPIVET_K_MPI_Iprobe_flag) = 0;
 		return;
 	}
-	if (mpivet_call_k_newcomm[call] >= 0 && call != MPIVET_ID_MPI_Comm_idup) { /* idup's is not made yet: not followed */
+	if (mpivet_call_k_newcomm[call] >= 0 && mpivet_call_k_idupcomm[call] < 0) { /* idup's is not made yet: not followed */
 		MPI_Comm *c = ARG(MPI_Comm *, mpivet_call_k_newcomm[call]);
 		if (ok && c)
 			dt_comm_new(*c);

@@ -9676,6 +9676,51 @@ static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
 	mpivet_state_returned(rc_);
 }
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Comm_idup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)info, (uint64_t)newcomm_at, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Comm_idup_with_info, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = newcomm_at;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup_with_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_idup_with_info(uint64_t e_, int rc_, uint64_t newcomm, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)newcomm, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Comm_idup_with_info, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup_with_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -17817,6 +17862,42 @@ int MPI_Grequest_complete(MPI_Request request)
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_idup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm), MPIVET_A(request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup_with_info, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup_with_info, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup_with_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Comm_idup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
 
 void mpivet_write_constants(void)
 {
@@ -33830,5 +33911,65 @@ void mpi_grequest_complete_f08_(void *f_request, MPI_Fint *ierr)
 	}
 	mpivet_f_MPI_Grequest_complete(real_, 1, MPIVET_PC(), f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Comm_idup_with_info)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_idup_with_info(mpivet_ft_MPI_Comm_idup_with_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Comm_idup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup_with_info, k_) : 0;
+	(void)bad_;
+	real_(f_comm, f_info, f_newcomm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup_with_info, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup_with_info, rc_, pc_);
+	mpivet_out_MPI_Comm_idup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_idup_with_info_(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_idup_with_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_idup_with_info)mpivet_next("mpi_comm_idup_with_info_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_newcomm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_idup_with_info(real_, 0, MPIVET_PC(), f_comm, f_info, f_newcomm, f_request, ierr);
+}
+void mpi_comm_idup_with_info__(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+void mpi_comm_idup_with_info(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+void MPI_COMM_IDUP_WITH_INFO(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+
+void mpi_comm_idup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_idup_with_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_idup_with_info)mpivet_next("mpi_comm_idup_with_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_newcomm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_idup_with_info(real_, 1, MPIVET_PC(), f_comm, f_info, f_newcomm, f_request, ierr);
+}
+
+#endif
 
 #endif /* MPIVET_NO_FORTRAN */
