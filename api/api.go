@@ -411,7 +411,7 @@ func field(p Param, i int) (Field, bool) {
 		switch {
 		case p.Ptrs == 0 && !p.Array && p.Handle != "":
 			f.Kind = FHandle
-		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
+		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint" || p.Base == "MPI_Offset" || p.Base == "MPI_Count"):
 			f.Kind = FInt
 		default:
 			f.Kind, f.Handle = FAddr, ""

@@ -479,12 +479,16 @@ func recordOut(c *api.Call) []string {
 }
 
 // hookViews lists the addresses the clock protocol's hooks see the
-// parameters through (k_[i] for parameter i): the status through sp_.
+// parameters through (k_[i] for parameter i): the status through sp_, an
+// MPI_Count count (MPI_Psend_init's) through its saturating view as an int
+// (as a large-count twin's, large.go).
 func hookViews(c *api.Call) []string {
 	var ks []string
 	for _, p := range c.Params {
 		if p.Role == api.Status {
 			ks = append(ks, "(void *)&sp_")
+		} else if p.Base == "MPI_Count" && p.Role == api.Value && p.Ptrs == 0 && !p.Array {
+			ks = append(ks, "(void *)&(int){mpivet_count_int("+p.Name+")}")
 		} else {
 			ks = append(ks, "(void *)&"+p.Name)
 		}

@@ -9721,6 +9721,211 @@ static void mpivet_out_MPI_Comm_idup_with_info(uint64_t e_, int rc_, uint64_t ne
 
 #endif
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Psend_init(uint64_t pc_, uint64_t buf, int64_t partitions, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)partitions, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Psend_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)partitions;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Psend_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Psend_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Psend_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Psend_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Precv_init(uint64_t pc_, uint64_t buf, int64_t partitions, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)partitions, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Precv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)partitions;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Precv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Precv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Precv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Precv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready(uint64_t pc_, int64_t partition, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)partition;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready_range(uint64_t pc_, int64_t partition_low, int64_t partition_high, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)partition_low;
+		w_[k_++] = (uint64_t)partition_high;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready_range << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready_range(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready_list(uint64_t pc_, int64_t length, uint64_t array_of_partitions, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)length;
+		w_[k_++] = array_of_partitions;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready_list << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready_list(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Parrived(uint64_t pc_, uint64_t request, int64_t partition)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = request;
+		w_[k_++] = (uint64_t)partition;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Parrived << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Parrived(uint64_t e_, int rc_, int64_t flag)
+{
+	mpivet_bc_leave_call();
+	(void)flag;
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -17893,6 +18098,142 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Comm_idup_with_info, rc_, MPIVET_PC());
 	mpivet_out_MPI_Comm_idup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Psend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	int rc_ = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Psend_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Psend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Precv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+	int rc_ = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Precv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Precv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready(int partition, MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready(partition, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready(MPIVET_PC(), MPIVET_I(partition), MPIVET_H(request));
+	int rc_ = PMPI_Pready(partition, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready_range(partition_low, partition_high, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready_range(MPIVET_PC(), MPIVET_I(partition_low), MPIVET_I(partition_high), MPIVET_H(request));
+	int rc_ = PMPI_Pready_range(partition_low, partition_high, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_range, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready_range(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready_list(length, array_of_partitions, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready_list(MPIVET_PC(), MPIVET_I(length), MPIVET_A(array_of_partitions), MPIVET_H(request));
+	int rc_ = PMPI_Pready_list(length, array_of_partitions, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_list, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready_list(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Parrived(MPI_Request request, int partition, int *flag)
+{
+	if (!mpivet_should_record())
+		return PMPI_Parrived(request, partition, flag);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Parrived(MPIVET_PC(), MPIVET_H(request), MPIVET_I(partition));
+	int rc_ = PMPI_Parrived(request, partition, flag);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Parrived, rc_, MPIVET_PC());
+	mpivet_out_MPI_Parrived(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
@@ -33968,6 +34309,352 @@ void mpi_comm_idup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, v
 		return;
 	}
 	mpivet_f_MPI_Comm_idup_with_info(real_, 1, MPIVET_PC(), f_comm, f_info, f_newcomm, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Psend_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Psend_init(mpivet_ft_MPI_Psend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int partitions = *(MPI_Fint *)f_partitions;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Psend_init(pc_, MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	}
+	real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Psend_init, rc_, pc_);
+	mpivet_out_MPI_Psend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_psend_init_(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Psend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Psend_init)mpivet_next("mpi_psend_init_");
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Psend_init(real_, 0, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+}
+void mpi_psend_init__(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+void mpi_psend_init(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+void MPI_PSEND_INIT(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+
+void MPIVET_F08_BUF(mpi_psend_init)(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Psend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Psend_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_psend_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Psend_init(real_, 1, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Precv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Precv_init(mpivet_ft_MPI_Precv_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int partitions = *(MPI_Fint *)f_partitions;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Precv_init(pc_, MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_partitions, f_count, f_datatype, a_source, f_tag, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Precv_init, rc_, pc_);
+	mpivet_out_MPI_Precv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_precv_init_(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Precv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Precv_init)mpivet_next("mpi_precv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Precv_init(real_, 0, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+}
+void mpi_precv_init__(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+void mpi_precv_init(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+void MPI_PRECV_INIT(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+
+void MPIVET_F08_BUF(mpi_precv_init)(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Precv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Precv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_precv_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Precv_init(real_, 1, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready(mpivet_ft_MPI_Pready real_, int f08_, uint64_t pc_, void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int partition = *(MPI_Fint *)f_partition;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready(pc_, MPIVET_I(partition), MPIVET_H(request));
+	real_(f_partition, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready, rc_, pc_);
+	mpivet_out_MPI_Pready(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_(void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready)mpivet_next("mpi_pready_");
+	if (!mpivet_should_record()) {
+		real_(f_partition, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready(real_, 0, MPIVET_PC(), f_partition, f_request, ierr);
+}
+void mpi_pready__(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+void mpi_pready(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+void MPI_PREADY(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+
+void mpi_pready_f08_(void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready)mpivet_next("mpi_pready_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_partition, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready(real_, 1, MPIVET_PC(), f_partition, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready_range)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready_range(mpivet_ft_MPI_Pready_range real_, int f08_, uint64_t pc_, void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int partition_low = *(MPI_Fint *)f_partition_low;
+	int partition_high = *(MPI_Fint *)f_partition_high;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready_range(pc_, MPIVET_I(partition_low), MPIVET_I(partition_high), MPIVET_H(request));
+	real_(f_partition_low, f_partition_high, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_range, rc_, pc_);
+	mpivet_out_MPI_Pready_range(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_range_(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_range real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_range)mpivet_next("mpi_pready_range_");
+	if (!mpivet_should_record()) {
+		real_(f_partition_low, f_partition_high, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_range(real_, 0, MPIVET_PC(), f_partition_low, f_partition_high, f_request, ierr);
+}
+void mpi_pready_range__(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+void mpi_pready_range(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+void MPI_PREADY_RANGE(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+
+void mpi_pready_range_f08_(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_range real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_range)mpivet_next("mpi_pready_range_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_partition_low, f_partition_high, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_range(real_, 1, MPIVET_PC(), f_partition_low, f_partition_high, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready_list)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready_list(mpivet_ft_MPI_Pready_list real_, int f08_, uint64_t pc_, void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int length = *(MPI_Fint *)f_length;
+	void *array_of_partitions = f_array_of_partitions;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready_list(pc_, MPIVET_I(length), MPIVET_A(array_of_partitions), MPIVET_H(request));
+	real_(f_length, f_array_of_partitions, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_list, rc_, pc_);
+	mpivet_out_MPI_Pready_list(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_list_(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_list real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_list)mpivet_next("mpi_pready_list_");
+	if (!mpivet_should_record()) {
+		real_(f_length, f_array_of_partitions, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_list(real_, 0, MPIVET_PC(), f_length, f_array_of_partitions, f_request, ierr);
+}
+void mpi_pready_list__(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+void mpi_pready_list(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+void MPI_PREADY_LIST(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+
+void mpi_pready_list_f08_(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_list real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_list)mpivet_next("mpi_pready_list_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_length, f_array_of_partitions, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_list(real_, 1, MPIVET_PC(), f_length, f_array_of_partitions, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Parrived)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Parrived(mpivet_ft_MPI_Parrived real_, int f08_, uint64_t pc_, void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	int partition = *(MPI_Fint *)f_partition;
+	int c_flag = 0, *flag = &c_flag;
+	uint64_t e_ = mpivet_in_MPI_Parrived(pc_, MPIVET_H(request), MPIVET_I(partition));
+	real_(f_request, f_partition, f_flag, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Parrived, rc_, pc_);
+	mpivet_out_MPI_Parrived(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_parrived_(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Parrived real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Parrived)mpivet_next("mpi_parrived_");
+	if (!mpivet_should_record()) {
+		real_(f_request, f_partition, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Parrived(real_, 0, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
+}
+void mpi_parrived__(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+void mpi_parrived(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+void MPI_PARRIVED(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+
+void mpi_parrived_f08_(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Parrived real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Parrived)mpivet_next("mpi_parrived_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_request, f_partition, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Parrived(real_, 1, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
 }
 
 #endif
