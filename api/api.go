@@ -269,8 +269,9 @@ func Parse(text string) (*API, error) {
 }
 
 // parseLarge parses the fields of a "large" line: a described call, then
-// the scalar parameters its large-count twin widens, each as NAME (to
-// MPI_Count) or NAME:TYPE.
+// the scalar parameters and arrays its large-count twin widens, each as
+// NAME (to MPI_Count, or an array of MPI_Count) or NAME:TYPE (the type of
+// the scalar or of the array's elements).
 func (a *API) parseLarge(fs []string) error {
 	if len(fs) < 2 {
 		return fmt.Errorf("expected: large MPI_Name param[:TYPE] ...")
@@ -288,8 +289,8 @@ func (a *API) parseLarge(fs []string) error {
 			typ = "MPI_Count"
 		}
 		i := c.Param(name)
-		if i < 0 || c.Params[i].Ptrs > 0 || c.Params[i].Array || c.Params[i].Role != Value {
-			return fmt.Errorf("large: %s: %q is not a scalar parameter", c.Name, name)
+		if i < 0 || c.Params[i].Ptrs > 0 || c.Params[i].Role != Value {
+			return fmt.Errorf("large: %s: %q is not a scalar or array parameter", c.Name, name)
 		}
 		c.Large = append(c.Large, LargeParam{Name: name, Type: typ})
 	}

@@ -110,12 +110,17 @@ func TestLargeTwins(t *testing.T) {
 		body := src[i : i+strings.Index(src[i:], "\n#endif\n")]
 		for _, l := range c.Large {
 			p := c.Params[c.Param(l.Name)]
-			for _, want := range []string{l.Type + " " + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "P" + name + "("} {
+			wants := []string{l.Type + " " + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "P" + name + "("}
+			if p.Array { // the MPI's twin, with the arrays as they are, read as wide
+				wants = []string{l.Type + " " + l.Name + "[]", "MPIVET_A(" + l.Name + ")", "mpivet_large_arrays = 1;", "mpivet_large_arrays = 0;",
+					"int rc_ = P" + name + "("}
+			}
+			for _, want := range wants {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: no %q", name, want)
 				}
 			}
-			if strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}") {
+			if !p.Array && (strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}")) {
 				t.Errorf("%s: the hooks see the wide %s", name, p.Name)
 			}
 		}

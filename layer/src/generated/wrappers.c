@@ -11,6 +11,7 @@
 #include "../rma/rma.h"
 #include "../wait/wait.h"
 #include "../mpiio/mpiio.h"
+#include "../collectives/decode.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <limits.h>
@@ -11865,6 +11866,42 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -11962,6 +11999,42 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatterv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -12061,6 +12134,42 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12159,6 +12268,41 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12187,6 +12331,39 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
@@ -12350,6 +12527,41 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -12647,6 +12859,42 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12745,6 +12993,41 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12773,6 +13056,39 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -12955,6 +13271,40 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
+	int rc_ = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13046,6 +13396,40 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	int rc_ = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -13139,6 +13523,40 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	int rc_ = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13231,6 +13649,39 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	int rc_ = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13257,6 +13708,37 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	int rc_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -13410,6 +13892,39 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	int rc_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -13689,6 +14204,40 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	int rc_ = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13781,6 +14330,39 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	int rc_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13807,6 +14389,37 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	int rc_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -16511,6 +17124,31 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16531,6 +17169,31 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16553,6 +17216,31 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16573,6 +17261,31 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16597,6 +17310,33 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16617,6 +17357,31 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16639,6 +17404,31 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16659,6 +17449,31 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16681,6 +17496,31 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read(fh, buf, count_v_, datatype, status)) : PMPI_File_read_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16701,6 +17541,31 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write(fh, buf, count_v_, datatype, status)) : PMPI_File_write_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16723,6 +17588,31 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_all(fh, buf, count_v_, datatype, status)) : PMPI_File_read_all_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16743,6 +17633,31 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_all(fh, buf, count_v_, datatype, status)) : PMPI_File_write_all_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16767,6 +17682,33 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16787,6 +17729,31 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16809,6 +17776,31 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16829,6 +17821,31 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16851,6 +17868,31 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16871,6 +17913,31 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16895,6 +17962,33 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16915,6 +18009,31 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16937,6 +18056,31 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16958,6 +18102,31 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
 	if (!mpivet_should_record())
@@ -16978,6 +18147,31 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -17021,6 +18215,31 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17062,6 +18281,31 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -17105,6 +18349,31 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17147,6 +18416,31 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17188,6 +18482,31 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -17271,6 +18590,37 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Bcast_init(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Bcast_init(buffer, count_v_, datatype, root, comm, info, request)) : PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17298,6 +18648,38 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Gather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm, info, request)) : PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17331,6 +18713,38 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	int rc_ = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17358,6 +18772,38 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Scatter_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm, info, request)) : PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17391,6 +18837,38 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatterv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	int rc_ = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17418,6 +18896,38 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Allgather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17451,6 +18961,38 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	int rc_ = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17478,6 +19020,38 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Alltoall_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17511,6 +19085,37 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	int rc_ = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17538,6 +19143,37 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	int rc_ = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17571,6 +19207,37 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Reduce_init(sendbuf, recvbuf, count_v_, datatype, op, root, comm, info, request)) : PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17598,6 +19265,37 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allreduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Allreduce_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17631,6 +19329,37 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	int rc_ = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17658,6 +19387,37 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount_v_, datatype, op, comm, info, request)) : PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17691,6 +19451,37 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Scan_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17718,6 +19509,37 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Exscan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Exscan_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17751,6 +19573,38 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Neighbor_allgather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17778,6 +19632,38 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	int rc_ = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17811,6 +19697,38 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Neighbor_alltoall_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17841,6 +19759,37 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	int rc_ = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17868,6 +19817,37 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	int rc_ = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4

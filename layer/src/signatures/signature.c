@@ -366,7 +366,7 @@ void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 		/* in place: what a rank gives is in its receive buffer */
 		w[1] |= CT_SEND;
 		w[2] = w[4];
-		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? c.recv.counts[rank] : 0) * reps;
+		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? mpivet_coll_count(&c.recv, rank) : 0) * reps;
 	}
 	if (w[1] & (CT_SEND | CT_RECV))
 		mpivet_meta(MPIVET_META_COLL, w, 6);
