@@ -123,7 +123,8 @@ type Call struct {
 // with another (wider) type: MPI_Count counts, MPI_Aint displacement units.
 type LargeParam struct {
 	Name string // the parameter
-	Type string // its type in the twin
+	Type string // its type in the twin (of an array's elements, a pointer's target)
+	Len  string // an array's length, when a parameter gives it (NAME[LEN])
 }
 
 // LargeName is the name of the call's large-count twin, "" if it has none.
@@ -269,9 +270,10 @@ func Parse(text string) (*API, error) {
 }
 
 // parseLarge parses the fields of a "large" line: a described call, then
-// the scalar parameters and arrays its large-count twin widens, each as
-// NAME (to MPI_Count, or an array of MPI_Count) or NAME:TYPE (the type of
-// the scalar or of the array's elements).
+// the parameters its large-count twin widens, each as NAME (to MPI_Count,
+// or an array or pointer of MPI_Count) or NAME:TYPE (the type of the
+// scalar, of the array's elements or of the pointer's target); an array
+// whose length a parameter gives is NAME[LEN].
 func (a *API) parseLarge(fs []string) error {
 	if len(fs) < 2 {
 		return fmt.Errorf("expected: large MPI_Name param[:TYPE] ...")
@@ -288,13 +290,29 @@ func (a *API) parseLarge(fs []string) error {
 		if !ok {
 			typ = "MPI_Count"
 		}
+		name, n, _ := strings.Cut(strings.TrimSuffix(name, "]"), "[")
 		i := c.Param(name)
-		if i < 0 || c.Params[i].Ptrs > 0 || c.Params[i].Role != Value {
-			return fmt.Errorf("large: %s: %q is not a scalar or array parameter", c.Name, name)
+		if i < 0 || !widened(c.Params[i]) || (n != "" && (!c.Params[i].Array || c.Param(n) < 0)) {
+			return fmt.Errorf("large: %s: %q is not a parameter the twin can widen", c.Name, f)
 		}
-		c.Large = append(c.Large, LargeParam{Name: name, Type: typ})
+		c.Large = append(c.Large, LargeParam{Name: name, Type: typ, Len: n})
 	}
 	return nil
+}
+
+// widened reports whether a large-count twin may declare p wider: a
+// scalar or an array (a value), an output integer, a function (whose
+// arguments are wider).
+func widened(p Param) bool {
+	switch {
+	case p.Role == Out:
+		return true
+	case p.Role != Value:
+		return false
+	case p.Ptrs > 0:
+		return strings.HasSuffix(p.Base, "_function")
+	}
+	return true
 }
 
 func parseCall(line string) (*Call, error) {

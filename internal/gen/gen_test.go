@@ -111,16 +111,25 @@ func TestLargeTwins(t *testing.T) {
 		for _, l := range c.Large {
 			p := c.Params[c.Param(l.Name)]
 			wants := []string{l.Type + " " + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "P" + name + "("}
-			if p.Array { // the MPI's twin, with the arrays as they are, read as wide
+			viewed := true
+			switch {
+			case p.Array && l.Len != "": // copied while it fits, freed
+				wants = []string{l.Type + " " + l.Name + "[]", "MPIVET_A(" + l.Name + ")", " *" + l.Name + "_v_ = mpivet_count_", "free(" + l.Name + "_v_);",
+					"fits_ ? (P" + c.Name + "(", ") : P" + name + "("}
+			case p.Array: // the MPI's twin, with the arrays as they are, read as wide
 				wants = []string{l.Type + " " + l.Name + "[]", "MPIVET_A(" + l.Name + ")", "mpivet_large_arrays = 1;", "mpivet_large_arrays = 0;",
 					"int rc_ = P" + name + "("}
+				viewed = false
+			case p.Ptrs > 0: // the MPI's twin
+				wants = []string{l.Type + " *" + l.Name, "int rc_ = P" + name + "("}
+				viewed = false
 			}
 			for _, want := range wants {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: no %q", name, want)
 				}
 			}
-			if !p.Array && (strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}")) {
+			if viewed && (strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}")) {
 				t.Errorf("%s: the hooks see the wide %s", name, p.Name)
 			}
 		}

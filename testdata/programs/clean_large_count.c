@@ -1,8 +1,9 @@
 /* Correct use of MPI 4.0 large-count (_c) forms whose counts and
  * displacements are arrays (MPI_Count and MPI_Aint): vector collectives,
- * blocking, nonblocking and persistent, and MPI-IO data calls (explicit
- * offsets, nonblocking, split collective), with small counts. Each rank
- * checks what it received. Open MPI 4.1 has no _c forms.
+ * blocking, nonblocking and persistent, MPI-IO data calls (explicit
+ * offsets, nonblocking, split collective), datatype constructors with
+ * arrays, MPI_Op_create_c and MPI_Buffer_detach_c, with small counts. Each
+ * rank checks what it received. Open MPI 4.1 has no _c forms.
  * mpivet: np=2 verdict=ok mpi=mpich sameoutput=1
  */
 #include <mpi.h>
@@ -87,6 +88,51 @@ static void files(int rank)
 	MPI_File_close(&fh);
 }
 
+static void sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *t)
+{
+	for (MPI_Count i = 0; i < *len; i++)
+		((int *)inout)[i] += ((int *)in)[i];
+	(void)t;
+}
+
+/* types and operations: datatypes made by the _c constructors carry
+ * messages, a user operation of MPI_Op_create_c reduces, a buffer of
+ * MPI_Buffer_attach_c is detached with MPI_Buffer_detach_c */
+static void others(int rank)
+{
+	int buf[8] = {0}, got[8] = {0}, sum = 0, one = 1;
+	MPI_Count bl[2] = {1, 2}, d[2] = {0, 4}, sz[1] = {8}, sub[1] = {3}, st[1] = {2}, size;
+	MPI_Datatype idx, sa;
+	MPI_Op op;
+	static char bsend[1024];
+	void *det;
+	for (int i = 0; i < 8; i++)
+		buf[i] = 10 * rank + i;
+	MPI_Type_indexed_c(2, bl, d, MPI_INT, &idx);
+	MPI_Type_create_subarray_c(1, sz, sub, st, MPI_ORDER_C, MPI_INT, &sa);
+	MPI_Type_commit(&idx);
+	MPI_Type_commit(&sa);
+	MPI_Sendrecv(buf, 1, idx, 1 - rank, 0, got, 3, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	expect(got[1], 10 * (1 - rank) + 4, "indexed_c");
+	MPI_Sendrecv(buf, 1, sa, 1 - rank, 1, got, 1, sa, 1 - rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	expect(got[2], 10 * (1 - rank) + 2, "subarray_c");
+	MPI_Type_free(&sa);
+	MPI_Type_free(&idx);
+	d[1] = (MPI_Count)1 << 33; /* beyond an int: made by the MPI's large-count constructor */
+	MPI_Type_indexed_c(2, bl, d, MPI_CHAR, &idx);
+	MPI_Type_commit(&idx);
+	MPI_Type_free(&idx);
+	MPI_Op_create_c(sum_c, 1, &op);
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, op, MPI_COMM_WORLD);
+	expect(sum, 2, "op_create_c");
+	MPI_Op_free(&op);
+	MPI_Buffer_attach_c(bsend, sizeof bsend);
+	MPI_Bsend(&one, 1, MPI_INT, 1 - rank, 2, MPI_COMM_WORLD);
+	MPI_Recv(&sum, 1, MPI_INT, 1 - rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Buffer_detach_c(&det, &size);
+	expect((int)size, (int)sizeof bsend, "buffer_detach_c");
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -95,6 +141,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	vectors(rank, size);
 	files(rank);
+	others(rank);
 	if (rank == 0)
 		printf("%s\n", bad ? "wrong" : "right");
 	MPI_Finalize();

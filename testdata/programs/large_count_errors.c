@@ -1,7 +1,9 @@
 /* Errors in MPI 4.0 large-count (_c) forms with arrays and of MPI-IO:
  * rank 1 sends floats in MPI_Alltoallv_c where rank 0 receives ints; the
  * block that rank 0 sends rank 1 in a pending MPI_Ialltoallv_c is written
- * before its wait; the request of an MPI_File_iwrite_c is never completed.
+ * before its wait; the request of an MPI_File_iwrite_at_c is never
+ * completed; a datatype of MPI_Type_indexed_c (3 ints) is never freed, and
+ * its message is received as floats.
  * Open MPI 4.1 has no _c forms.
  * mpivet: np=2 verdict=error mpi=mpich
  */
@@ -15,7 +17,9 @@ int main(int argc, char **argv)
 {
 	int rank;
 	static int out[2 * N], in[2 * N];
-	MPI_Count cnt[2] = {N, N};
+	MPI_Count cnt[2] = {N, N}, bl[2] = {1, 2}, idsp[2] = {0, 4};
+	float f[3];
+	MPI_Datatype t;
 	MPI_Aint dsp[2] = {0, N};
 	char name[256];
 	MPI_File fh;
@@ -34,6 +38,12 @@ int main(int argc, char **argv)
 	MPI_File_iwrite_at_c(fh, (MPI_Offset)rank * N * sizeof(int), out, N, MPI_INT, &r); // want "resource-leak" "request-lifecycle"
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_File_close(&fh);
+	MPI_Type_indexed_c(2, bl, idsp, MPI_INT, &t); // want "resource-leak"
+	MPI_Type_commit(&t);
+	if (rank == 0)
+		MPI_Send(out, 1, t, 1, 9, MPI_COMM_WORLD);
+	else
+		MPI_Recv(f, 3, MPI_FLOAT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
 	MPI_Finalize();
 	return 0;
 }

@@ -38,6 +38,30 @@ static inline int mpivet_count_int(MPI_Count c)
 {
 	return c > INT_MAX ? INT_MAX : c < INT_MIN ? INT_MIN : (int)c;
 }
+
+static int *mpivet_count_ints(const MPI_Count *a, MPI_Count n, int *fits)
+{
+	int *v = *fits && a && n >= 0 && n <= INT_MAX ? malloc((size_t)(n + 1) * sizeof *v) : NULL;
+	for (MPI_Count i = 0; v && i < n; i++) {
+		v[i] = (int)a[i];
+		if ((MPI_Count)v[i] != a[i])
+			free(v), v = NULL;
+	}
+	*fits = v != NULL;
+	return v;
+}
+
+static MPI_Aint *mpivet_count_aints(const MPI_Count *a, MPI_Count n, int *fits)
+{
+	MPI_Aint *v = *fits && a && n >= 0 && n <= INT_MAX ? malloc((size_t)(n + 1) * sizeof *v) : NULL;
+	for (MPI_Count i = 0; v && i < n; i++) {
+		v[i] = (MPI_Aint)a[i];
+		if ((MPI_Count)v[i] != a[i])
+			free(v), v = NULL;
+	}
+	*fits = v != NULL;
+	return v;
+}
 #endif
 
 static uint64_t mpivet_in_MPI_Init(uint64_t pc_)
@@ -11675,6 +11699,33 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	if (!mpivet_should_record())
+		return PMPI_Buffer_detach_c(buffer_addr, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
+	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
+	int rc_ = PMPI_Buffer_detach_c(buffer_addr, size);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
+	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Barrier(MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -15332,6 +15383,39 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_indexed(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15356,6 +15440,39 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_hindexed(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -15382,6 +15499,38 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_indexed_block(count_v_, blocklength_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15406,6 +15555,38 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_hindexed_block(count_v_, blocklength_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -15432,6 +15613,39 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&array_of_types, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_struct(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, array_of_types, newtype)) : PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15457,6 +15671,40 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	int fits_ = 1;
+	int *array_of_sizes_v_ = mpivet_count_ints(array_of_sizes, ndims, &fits_);
+	int *array_of_subsizes_v_ = mpivet_count_ints(array_of_subsizes, ndims, &fits_);
+	int *array_of_starts_v_ = mpivet_count_ints(array_of_starts, ndims, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes_v_, (void *)&array_of_subsizes_v_, (void *)&array_of_starts_v_, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_subarray(ndims, array_of_sizes_v_, array_of_subsizes_v_, array_of_starts_v_, order, oldtype, newtype)) : PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_sizes_v_);
+	free(array_of_subsizes_v_);
+	free(array_of_starts_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15481,6 +15729,36 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	int fits_ = 1;
+	int *array_of_gsizes_v_ = mpivet_count_ints(array_of_gsizes, ndims, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes_v_, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes_v_, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype)) : PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_gsizes_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
@@ -15636,6 +15914,29 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	if (!mpivet_should_record())
+		return PMPI_Op_create_c(user_fn, commute, op);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Op_create_c(user_fn, commute, op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
+	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Op_free(MPI_Op *op)
 {
