@@ -2,7 +2,8 @@
  * displacements are arrays (MPI_Count and MPI_Aint): vector collectives,
  * blocking, nonblocking and persistent, MPI-IO data calls (explicit
  * offsets, nonblocking, split collective), datatype constructors with
- * arrays, MPI_Op_create_c and MPI_Buffer_detach_c, with small counts. Each
+ * arrays, MPI_Type_get_contents_c, MPI_Op_create_c and MPI_Buffer_detach_c,
+ * with small counts. Each
  * rank checks what it received. Open MPI 4.1 has no _c forms.
  * mpivet: np=2 verdict=ok mpi=mpich sameoutput=1
  */
@@ -117,6 +118,16 @@ static void others(int rank)
 	MPI_Sendrecv(buf, 1, sa, 1 - rank, 1, got, 1, sa, 1 - rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	expect(got[2], 10 * (1 - rank) + 2, "subarray_c");
 	MPI_Type_free(&sa);
+	{ /* the contents of a datatype of a datatype: a new reference, freed */
+		MPI_Datatype two, parts[1];
+		int ints[1];
+		MPI_Aint addrs[1];
+		MPI_Count larges[1];
+		MPI_Type_contiguous(2, idx, &two);
+		MPI_Type_get_contents_c(two, 1, 0, 1, 1, ints, addrs, larges, parts);
+		MPI_Type_free(&parts[0]);
+		MPI_Type_free(&two);
+	}
 	MPI_Type_free(&idx);
 	d[1] = (MPI_Count)1 << 33; /* beyond an int: made by the MPI's large-count constructor */
 	MPI_Type_indexed_c(2, bl, d, MPI_CHAR, &idx);

@@ -3,7 +3,8 @@
  * block that rank 0 sends rank 1 in a pending MPI_Ialltoallv_c is written
  * before its wait; the request of an MPI_File_iwrite_at_c is never
  * completed; a datatype of MPI_Type_indexed_c (3 ints) is never freed, and
- * its message is received as floats.
+ * its message is received as floats; the datatype MPI_Type_get_contents_c
+ * returns of a datatype made of it (a new reference) is never freed.
  * Open MPI 4.1 has no _c forms.
  * mpivet: np=2 verdict=error mpi=mpich
  */
@@ -19,7 +20,10 @@ int main(int argc, char **argv)
 	static int out[2 * N], in[2 * N];
 	MPI_Count cnt[2] = {N, N}, bl[2] = {1, 2}, idsp[2] = {0, 4};
 	float f[3];
-	MPI_Datatype t;
+	MPI_Datatype t, t2, parts[1];
+	int ints[1];
+	MPI_Aint addrs[1];
+	MPI_Count larges[1];
 	MPI_Aint dsp[2] = {0, N};
 	char name[256];
 	MPI_File fh;
@@ -44,6 +48,9 @@ int main(int argc, char **argv)
 		MPI_Send(out, 1, t, 1, 9, MPI_COMM_WORLD);
 	else
 		MPI_Recv(f, 3, MPI_FLOAT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
+	MPI_Type_contiguous(2, t, &t2);
+	MPI_Type_get_contents_c(t2, 1, 0, 1, 1, ints, addrs, larges, parts); // want "resource-leak"
+	MPI_Type_free(&t2);
 	MPI_Finalize();
 	return 0;
 }

@@ -9951,6 +9951,52 @@ static void mpivet_out_MPI_Parrived(uint64_t e_, int rc_, int64_t flag)
 
 #endif
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Type_get_contents_c(uint64_t pc_, uint64_t datatype, int64_t max_integers, int64_t max_addresses, int64_t max_large_counts, int64_t max_datatypes, uint64_t array_of_integers, uint64_t array_of_addresses, uint64_t array_of_large_counts, uint64_t array_of_datatypes_at, int64_t array_of_datatypes_stride)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)max_integers;
+		w_[k_++] = (uint64_t)max_addresses;
+		w_[k_++] = (uint64_t)max_large_counts;
+		w_[k_++] = (uint64_t)max_datatypes;
+		w_[k_++] = array_of_integers;
+		w_[k_++] = array_of_addresses;
+		w_[k_++] = array_of_large_counts;
+		w_[k_++] = array_of_datatypes_at;
+		w_[k_++] = (uint64_t)array_of_datatypes_stride;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents_c, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Type_get_contents_c(uint64_t e_, int rc_, int64_t n_array_of_datatypes, const MPI_Datatype *array_of_datatypes)
+{
+	mpivet_bc_leave_call();
+	if (n_array_of_datatypes < 0 || !array_of_datatypes)
+		n_array_of_datatypes = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_datatypes;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_datatypes;
+		for (int64_t i_ = 0; i_ < n_array_of_datatypes; i_++)
+			w_[k_++] = mpivet_type_named(array_of_datatypes[i_]) ? MPIVET_NOREC : MPIVET_H(array_of_datatypes[i_]);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents_c, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -20515,6 +20561,33 @@ int MPI_Parrived(MPI_Request request, int partition, int *flag)
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Parrived, rc_, MPIVET_PC());
 	mpivet_out_MPI_Parrived(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents_c(MPIVET_PC(), MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_large_counts), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(array_of_large_counts), MPIVET_A(array_of_datatypes), (int64_t)sizeof *array_of_datatypes);
+	void *k_[] = {(void *)&datatype, (void *)&(int){mpivet_count_int(max_integers)}, (void *)&(int){mpivet_count_int(max_addresses)}, (void *)&(int){mpivet_count_int(max_large_counts)}, (void *)&(int){mpivet_count_int(max_datatypes)}, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_large_counts, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents_c, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	int rc_ = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents_c, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents_c, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_get_contents_c(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
 	mpivet_guard--;
 	return rc_;
 }
