@@ -129,7 +129,8 @@ type Call struct {
 // with another (wider) type: MPI_Count counts, MPI_Aint displacement units.
 type LargeParam struct {
 	Name string // the parameter
-	Type string // its type in the twin
+	Type string // its type in the twin (of an array's elements, a pointer's target)
+	Len  string // an array's length, when a parameter gives it (NAME[LEN])
 }
 
 // LargeName is the name of the call's large-count twin, "" if it has none.
@@ -138,6 +139,18 @@ func (c *Call) LargeName() string {
 		return ""
 	}
 	return c.Name + "_c"
+}
+
+// FortranLarge reports whether the Fortran wrappers cover c's large-count
+// twin (the mpi_f08 *_large_ bindings): one whose wide parameters are
+// scalars. The twins that widen arrays or pointers are wrapped in C only.
+func (c *Call) FortranLarge() bool {
+	for _, l := range c.Large {
+		if i := c.Param(l.Name); i >= 0 && (c.Params[i].Array || c.Params[i].Ptrs > 0) {
+			return false
+		}
+	}
+	return len(c.Large) > 0
 }
 
 // LargeType is the type of parameter p in the large-count twin: its own
@@ -281,8 +294,10 @@ func Parse(text string) (*API, error) {
 }
 
 // parseLarge parses the fields of a "large" line: a described call, then
-// the scalar parameters its large-count twin widens, each as NAME (to
-// MPI_Count) or NAME:TYPE.
+// the parameters its large-count twin widens, each as NAME (to MPI_Count,
+// or an array or pointer of MPI_Count) or NAME:TYPE (the type of the
+// scalar, of the array's elements or of the pointer's target); an array
+// whose length a parameter gives is NAME[LEN].
 func (a *API) parseLarge(fs []string) error {
 	if len(fs) < 2 {
 		return fmt.Errorf("expected: large MPI_Name param[:TYPE] ...")
@@ -299,11 +314,12 @@ func (a *API) parseLarge(fs []string) error {
 		if !ok {
 			typ = "MPI_Count"
 		}
+		name, n, _ := strings.Cut(strings.TrimSuffix(name, "]"), "[")
 		i := c.Param(name)
-		if i < 0 || c.Params[i].Ptrs > 0 || c.Params[i].Array || c.Params[i].Role != Value {
-			return fmt.Errorf("large: %s: %q is not a scalar parameter", c.Name, name)
+		if i < 0 || !widened(c.Params[i]) || (n != "" && (!c.Params[i].Array || c.Param(n) < 0)) {
+			return fmt.Errorf("large: %s: %q is not a parameter the twin can widen", c.Name, f)
 		}
-		c.Large = append(c.Large, LargeParam{Name: name, Type: typ})
+		c.Large = append(c.Large, LargeParam{Name: name, Type: typ, Len: n})
 	}
 	return nil
 }
@@ -326,6 +342,21 @@ func (a *API) parseFortranName(fs []string) error {
 		c.FortranNames = append(c.FortranNames, name)
 	}
 	return nil
+}
+
+// widened reports whether a large-count twin may declare p wider: a
+// scalar or an array (a value), an output integer, a function (whose
+// arguments are wider).
+func widened(p Param) bool {
+	switch {
+	case p.Role == Out:
+		return true
+	case p.Role != Value:
+		return false
+	case p.Ptrs > 0:
+		return strings.HasSuffix(p.Base, "_function")
+	}
+	return true
 }
 
 func parseCall(line string) (*Call, error) {
@@ -443,7 +474,7 @@ func field(p Param, i int) (Field, bool) {
 		switch {
 		case p.Ptrs == 0 && !p.Array && p.Handle != "":
 			f.Kind = FHandle
-		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
+		case p.Ptrs == 0 && !p.Array && (p.Base == "int" || p.Base == "MPI_Aint" || p.Base == "MPI_Offset" || p.Base == "MPI_Count"):
 			f.Kind = FInt
 		default:
 			f.Kind, f.Handle = FAddr, ""

@@ -101,7 +101,14 @@ func TestLargeTwins(t *testing.T) {
 	if c.LargeName() != "MPI_Send_c" || c.LargeType(c.Params[1]) != "MPI_Count" || c.LargeType(c.Params[3]) != "" {
 		t.Errorf("twin %q, count %q, dest %q", c.LargeName(), c.LargeType(c.Params[1]), c.LargeType(c.Params[3]))
 	}
-	for _, bad := range []string{"large MPI_Send buf\n", "large MPI_Recv count\n", "large MPI_Send nosuch\n", "large MPI_Send\n", "large MPI_Send count\nlarge MPI_Send count\n"} {
+	const v = "MPI_V(const int counts[], int n, MPI_Comm comm)  coll\n"
+	if a, err := Parse(v + "large MPI_V counts[n]\n"); err != nil || a.Calls[0].Large[0].Len != "n" {
+		t.Errorf("an array of n counts: %v", err)
+	}
+	if _, err := Parse(v + "large MPI_V counts[m]\n"); err == nil {
+		t.Errorf("an array of a length no parameter gives: no error")
+	}
+	for _, bad := range []string{"large MPI_Send buf\n", "large MPI_Send count[dest]\n", "large MPI_Recv count\n", "large MPI_Send nosuch\n", "large MPI_Send\n", "large MPI_Send count\nlarge MPI_Send count\n"} {
 		if _, err := Parse(call + bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

@@ -246,7 +246,7 @@ func TestExportedFunctionsCovered(t *testing.T) {
 		}
 		if n := strings.ToLower(c.LargeName()); n != "" { // its large-count twin: C, and mpi_f08 (*_large_)
 			wrapped[n] = true
-			wrappedF[n] = wrappedF[l]
+			wrappedF[n] = wrappedF[l] && c.FortranLarge()
 			if k := u.fortran[n]; k != "" && wrappedF[n] {
 				t.Errorf("%s is wrapped in Fortran too and listed under fortran: (%s)", c.LargeName(), k)
 			}

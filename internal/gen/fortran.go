@@ -316,7 +316,7 @@ func (f *fortranGen) views() {
 				w("\t%s %s = %s(%s);\n", p.Base, n, f2c[p.Handle], fint(p))
 			case f.large && c.LargeType(p) != "": // INTEGER(KIND=MPI_COUNT_KIND) ...
 				w("\t%s %s = *(%s *)f_%s;\n", c.LargeType(p), n, c.LargeType(p), n)
-			case p.Ptrs == 0 && !p.Array && (p.Base == "MPI_Aint" || p.Base == "MPI_Offset"):
+			case p.Ptrs == 0 && !p.Array && (p.Base == "MPI_Aint" || p.Base == "MPI_Offset" || p.Base == "MPI_Count"):
 				w("\t%s %s = *(%s *)f_%s;\n", p.Base, n, p.Base, n)
 			case p.Ptrs == 0 && !p.Array:
 				w("\tint %s = %s;\n", n, fint(p))

@@ -108,6 +108,11 @@ func clockTables() []table {
 			ps := newComms(c)
 			return param(c, func(p api.Param) bool { return len(ps) > 0 && p.Name == ps[0].Name })
 		}},
+		// the communicator a nonblocking call makes (MPI_Comm_idup and
+		// MPI_Comm_idup_with_info), valid once its request completes
+		{"k_idupcomm", func(c *api.Call) int {
+			return param(c, func(p api.Param) bool { return p.Role == api.New && p.Handle == "comm" && c.Has("nonblocking") })
+		}},
 	}
 }
 

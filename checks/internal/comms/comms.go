@@ -49,7 +49,7 @@ func NewTracker(p *trace.Process) *Tracker {
 // Created follows the communicator call c created, if it created one.
 func (t *Tracker) Created(c *trace.Call) {
 	cm := c.Comm()
-	if cm == nil && c.Name() == "MPI_Comm_idup" && c.Returned && c.RC == 0 {
+	if cm == nil && (c.Name() == "MPI_Comm_idup" || c.Name() == "MPI_Comm_idup_with_info") && c.Returned && c.RC == 0 {
 		cm = t.duplicate(c.Word("comm"), c.Word("newcomm"))
 	}
 	if cm == nil {
@@ -61,7 +61,8 @@ func (t *Tracker) Created(c *trace.Call) {
 	t.same[m]++
 }
 
-// duplicate describes the communicator MPI_Comm_idup made of comm: the
+// duplicate describes the communicator MPI_Comm_idup (or
+// MPI_Comm_idup_with_info) made of comm: the
 // same members. The layer records a new communicator's members by asking
 // the MPI, which it may not do for this one before its request completes,
 // and so does not; without them, collectives on it waited for no one, and

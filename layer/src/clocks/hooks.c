@@ -265,32 +265,54 @@ static void post_irecv(MPI_Request *h, int *src, int tag, MPI_Comm c, MPI_Dataty
 	*src = cur.src;
 }
 
+/* post_psend follows the persistent send *h whose datatype is parameter
+ * dt, followed by dest, tag and communicator: MPI_Send_init's (and its
+ * modes'), MPI_Psend_init's. */
+static void post_psend(MPI_Request *h, void **k, int dt)
+{
+	if (!h || *h == MPI_REQUEST_NULL)
+		return;
+	struct req *r = ck_radd(*h, PSEND);
+	r->dest = ARG(int, dt + 1), r->tag = ARG(int, dt + 2), r->comm = ARG(MPI_Comm, dt + 3), r->sig = mpivet_sig(ARG(MPI_Datatype, dt));
+}
+
+/* post_precv follows the persistent receive *h whose buffer, count and
+ * datatype are the parameters buf, count and buf+dt, followed by source,
+ * tag and communicator: MPI_Recv_init's, MPI_Precv_init's. */
+static void post_precv(MPI_Request *h, void **k, int buf, int count, int dt)
+{
+	if (!h || *h == MPI_REQUEST_NULL)
+		return;
+	struct req *r = ck_radd(*h, PRECV);
+	r->sh = ck_find(ARG(MPI_Comm, dt + 3));
+	ck_shadow_hold(r->sh);
+	r->src = r->orig_src = ARG(int, dt + 1), r->tag = ARG(int, dt + 2), r->comm = ARG(MPI_Comm, dt + 3);
+	r->pbuf = ARG(void *, buf), r->count = count;
+	r->type = mpivet_type_hold(ARG(MPI_Datatype, dt)), r->sig = mpivet_sig(r->type);
+	r->pc = mpivet_call_pc;
+}
+
 /* post_p2p handles the return of a persistent request's creation, a
  * start, a receive or a probe; 0 if the call is none of those. */
 static int post_p2p(unsigned call, uint64_t logref, void **k, int ok)
 {
 	switch (call) {
-	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init: case MPIVET_ID_MPI_Rsend_init: {
-		MPI_Request *h = ARG(MPI_Request *, 6);
-		if (ok && h && *h != MPI_REQUEST_NULL) {
-			struct req *r = ck_radd(*h, PSEND);
-			r->dest = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5), r->sig = mpivet_sig(ARG(MPI_Datatype, 2));
-		}
+	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init: case MPIVET_ID_MPI_Rsend_init:
+		if (ok)
+			post_psend(ARG(MPI_Request *, 6), k, 2);
 		break;
-	}
-	case MPIVET_ID_MPI_Recv_init: {
-		MPI_Request *h = ARG(MPI_Request *, 6);
-		if (ok && h && *h != MPI_REQUEST_NULL) {
-			struct req *r = ck_radd(*h, PRECV);
-			r->sh = ck_find(ARG(MPI_Comm, 5));
-			ck_shadow_hold(r->sh);
-			r->src = r->orig_src = ARG(int, 3), r->tag = ARG(int, 4), r->comm = ARG(MPI_Comm, 5);
-			r->pbuf = ARG(void *, 0), r->count = ARG(int, 1);
-			r->type = mpivet_type_hold(ARG(MPI_Datatype, 2)), r->sig = mpivet_sig(r->type);
-			r->pc = mpivet_call_pc;
-		}
+	case MPIVET_ID_MPI_Psend_init: /* partitioned (MPI 4.0): buf, partitions, count, type, dest, tag, comm */
+		if (ok)
+			post_psend(ARG(MPI_Request *, MPIVET_K_MPI_Psend_init_request), k, 3);
 		break;
-	}
+	case MPIVET_ID_MPI_Recv_init:
+		if (ok)
+			post_precv(ARG(MPI_Request *, 6), k, 0, ARG(int, 1), 2);
+		break;
+	case MPIVET_ID_MPI_Precv_init: /* never a wildcard: pbuf and count are not used */
+		if (ok)
+			post_precv(ARG(MPI_Request *, MPIVET_K_MPI_Precv_init_request), k, 0, 0, 3);
+		break;
 	case MPIVET_ID_MPI_Start: case MPIVET_ID_MPI_Startall: {
 		for (int i = 0; ok && i < cur.nstarted; i++)
 			if (cur.started[i]->kind == PCOLL)
@@ -422,16 +444,17 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 			ck_shadow_dup(*c);
 		return;
 	}
-	if (call == MPIVET_ID_MPI_Comm_idup) {
+	if (mpivet_call_k_idupcomm[call] >= 0) {
 		/* the shadow is an idup of the parent's shadow (which has none of
-		 * the program's attributes to copy), completed with the program's */
-		MPI_Request *h = ARG(MPI_Request *, 2);
+		 * the program's attributes to copy, nor the program's info),
+		 * completed with the program's */
+		MPI_Request *h = ARG(MPI_Request *, mpivet_call_k_request[call]);
 		struct shadow *s = ck_find(ARG(MPI_Comm, 0));
 		if (h && *h != MPI_REQUEST_NULL && s) {
 			struct req *r = ck_radd(*h, COLL);
 			r->sh = s;
 			ck_shadow_hold(s);
-			r->newcomm = ARG(MPI_Comm *, 1);
+			r->newcomm = ARG(MPI_Comm *, mpivet_call_k_idupcomm[call]);
 			r->idup = MPI_COMM_NULL, r->aux = MPI_REQUEST_NULL;
 			if (clocking && s->sh != MPI_COMM_NULL)
 				PMPI_Comm_idup(s->sh, &r->idup, &r->aux);

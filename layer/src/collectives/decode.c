@@ -19,6 +19,8 @@
 #include <dlfcn.h>
 #include <string.h>
 
+__thread int mpivet_large_arrays __attribute__((tls_model("initial-exec")));
+
 /* ---- MPI_IN_PLACE ----
  *
  * C's MPI_IN_PLACE is a constant; each Fortran binding passes a variable of
@@ -125,8 +127,9 @@ static void fill_side(const struct src *s, struct mpivet_coll_side *d, int kb, i
 	d->buf = get(s, kb, F_PTR);
 	d->in_place = kb >= 0 && mpivet_coll_in_place(d->buf);
 	d->per_rank = per_rank != 0;
+	d->large = mpivet_large_arrays;
 	if (per_rank)
-		d->counts = (const int *)(uintptr_t)get(s, kc, F_PTR);
+		d->counts = (const void *)(uintptr_t)get(s, kc, F_PTR);
 	else
 		d->count = (int64_t)get(s, kc, F_INT);
 	d->displs = (const void *)(uintptr_t)get(s, kd, F_PTR);
@@ -148,7 +151,8 @@ static int fill(unsigned call, const struct src *s, struct mpivet_coll *c)
 	if (POS(root) >= 0)
 		c->root = (int)get(s, POS(root), F_INT);
 	c->w = POS(sendtypes) >= 0;
-	c->aint_displs = call == MPIVET_ID_MPI_Neighbor_alltoallw || call == MPIVET_ID_MPI_Ineighbor_alltoallw;
+	c->aint_displs = call == MPIVET_ID_MPI_Neighbor_alltoallw || call == MPIVET_ID_MPI_Ineighbor_alltoallw ||
+			 call == MPIVET_ID_MPI_Neighbor_alltoallw_init || mpivet_large_arrays;
 	int f = mpivet_call_flags[call];
 	fill_side(s, &c->send, POS(sendbuf), POS(sendcount), f & MPIVET_CALL_VSEND, POS(sdispls), POS(sendtype), POS(sendtypes));
 	fill_side(s, &c->recv, POS(recvbuf), POS(recvcount), f & MPIVET_CALL_VRECV, POS(rdispls), POS(recvtype), POS(recvtypes));
@@ -220,7 +224,7 @@ int64_t mpivet_coll_total(const struct mpivet_coll_side *s, int size, int skip)
 	int64_t n = 0;
 	for (int i = 0; s->counts && i < size; i++)
 		if (i != skip)
-			n += s->counts[i];
+			n += mpivet_coll_count(s, i);
 	return n;
 }
 
@@ -241,7 +245,7 @@ static void one(const struct blocks *b, const struct mpivet_coll_side *s, int re
 		return;
 	MPI_Datatype t = c->w ? s->types[i] : s->type;
 	int64_t d = c->aint_displs ? (int64_t)((const MPI_Aint *)s->displs)[i] : (int64_t)((const int *)s->displs)[i];
-	b->fn(b->ctx, recv, s->buf + (c->w ? d : d * ext), s->counts[i], t);
+	b->fn(b->ctx, recv, s->buf + (c->w ? d : d * ext), mpivet_coll_count(s, i), t);
 }
 
 /* all gives the blocks of a side for n ranks: one block of n counts, or
@@ -322,7 +326,7 @@ void mpivet_coll_blocks(const struct mpivet_coll *c, int rank, int size,
 		if (S)
 			fn(ctx, 0, s->buf, s->per_rank ? mpivet_coll_total(s, size, -1) : (int64_t)size * s->count, s->type);
 		if (R && (!r->per_rank || r->counts))
-			fn(ctx, 1, r->buf, r->per_rank ? r->counts[rank] : r->count, r->type);
+			fn(ctx, 1, r->buf, r->per_rank ? mpivet_coll_count(r, rank) : r->count, r->type);
 		break;
 	case MPIVET_COLL_GATHER:
 	case MPIVET_COLL_ALLGATHER:

@@ -34,7 +34,10 @@ struct mpivet_coll_side {
 	int in_place;              /* it is MPI_IN_PLACE (C's, or a Fortran binding's) */
 	int per_rank;              /* counts and displacements per rank (or neighbour): v and w variants */
 	int64_t count;             /* the count, when not per rank */
-	const int *counts;         /* the counts per rank (NULL where they are not significant) */
+	const void *counts;        /* the counts per rank (NULL where they are not significant):
+				    * int, or MPI_Count (large: mpivet_coll_count reads them) */
+	int large;                 /* a large-count twin's (MPI_Gatherv_c ...): MPI_Count counts,
+				    * MPI_Aint displacements */
 	const void *displs;        /* displacements per rank: int in elements of type, or in bytes
 				    * with types (MPI_Aint for the neighbourhood alltoallw) */
 	MPI_Datatype type;         /* the datatype, or */
@@ -50,6 +53,18 @@ struct mpivet_coll {
 	MPI_Comm comm;
 	struct mpivet_coll_side send, recv;
 };
+
+/* mpivet_large_arrays is set by the wrapper of a large-count twin whose
+ * counts and displacements are arrays (MPI_Gatherv_c: MPI_Count and
+ * MPI_Aint where MPI_Gatherv has int) while the layer looks at its
+ * parameters: the twin is the call to the checks, with wider arrays. */
+extern __thread int mpivet_large_arrays __attribute__((tls_model("initial-exec")));
+
+/* mpivet_coll_count is count i of a side with counts per rank. */
+static inline int64_t mpivet_coll_count(const struct mpivet_coll_side *s, int i)
+{
+	return s->large ? (int64_t)((const MPI_Count *)s->counts)[i] : (int64_t)((const int *)s->counts)[i];
+}
 
 /* mpivet_coll_params decodes collective call from its parameters as the
  * wrappers' hooks see them (k[i] points to parameter i); 0 if the call

@@ -1,10 +1,12 @@
 /*
  * datatypes/: what an MPI datatype is made of (walk.h). The bottom of the
  * layer's knowledge of types: it calls nothing of the layer, only the MPI's
- * envelope and contents queries, and the signatures and the buffer checker
- * build on it.
+ * envelope and contents queries (the envelope through record.h's inline
+ * mpivet_type_envelope, which knows the large-count one), and the
+ * signatures and the buffer checker build on it.
  */
 #include "walk.h"
+#include "../record/record.h"
 
 #include <stdlib.h>
 
@@ -27,7 +29,7 @@ int mpivet_type_open(MPI_Datatype t, struct mpivet_type_parts *p)
 	int ni = 0, na = 0, nd = 0, comb = 0;
 	p->ngroups = 0;
 	p->ints = NULL, p->addrs = NULL, p->types = NULL, p->ntypes = 0;
-	if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+	if (t == MPI_DATATYPE_NULL || mpivet_type_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
 		return MPIVET_TYPE_UNKNOWN;
 	p->combiner = comb;
 	switch (comb) {
@@ -76,8 +78,8 @@ int mpivet_type_open(MPI_Datatype t, struct mpivet_type_parts *p)
 void mpivet_type_close(struct mpivet_type_parts *p)
 {
 	for (int i = 0; i < p->ntypes; i++) {
-		int ni, na, nd, comb;
-		if (PMPI_Type_get_envelope(p->types[i], &ni, &na, &nd, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED)
+		int comb;
+		if (mpivet_type_combiner(p->types[i], &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED)
 			PMPI_Type_free(&p->types[i]);
 	}
 	free(p->ints), free(p->addrs), free(p->types);
@@ -221,8 +223,8 @@ int mpivet_type_each(const struct mpivet_type_parts *p, int g, int64_t disp, int
 /* derived reports whether t is a type the program made (not predefined). */
 static int derived(MPI_Datatype t)
 {
-	int ni, na, nd, comb;
-	return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+	int comb;
+	return t != MPI_DATATYPE_NULL && mpivet_type_combiner(t, &comb) == MPI_SUCCESS &&
 	       comb != MPI_COMBINER_NAMED && comb != MPI_COMBINER_F90_REAL && comb != MPI_COMBINER_F90_COMPLEX &&
 	       comb != MPI_COMBINER_F90_INTEGER;
 }

@@ -228,12 +228,15 @@ static void pre_completion(unsigned call, void **k)
  * (requests.c); MPI_PROC_NULL and MPI_ANY_SOURCE are left to the MPI. */
 static void post_init(unsigned call, void **k)
 {
-	MPI_Request *h = ARG(MPI_Request *, 6);
-	struct dcomm *d = dt_comm(ARG(MPI_Comm, 5));
-	int peer = ARG(int, 3), send = call != MPIVET_ID_MPI_Recv_init;
+	/* the peer, tag and communicator follow the datatype: parameter 2, or
+	 * 3 for the partitioned ones (MPI 4.0), whose counts are per partition */
+	int dt = call == MPIVET_ID_MPI_Psend_init || call == MPIVET_ID_MPI_Precv_init ? 3 : 2;
+	MPI_Request *h = ARG(MPI_Request *, mpivet_call_k_request[call]);
+	struct dcomm *d = dt_comm(ARG(MPI_Comm, dt + 3));
+	int peer = ARG(int, dt + 1), send = call != MPIVET_ID_MPI_Recv_init && call != MPIVET_ID_MPI_Precv_init;
 	if (!h || !d || peer < 0 || peer >= d->size)
 		return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-	dt_pers_new(*h, d, send, peer, ARG(int, 4));
+	dt_pers_new(*h, d, send, peer, ARG(int, dt + 2));
 }
 
 static void start(MPI_Request h)
@@ -472,6 +475,7 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 	}
 	case MPIVET_ID_MPI_Send_init: case MPIVET_ID_MPI_Bsend_init: case MPIVET_ID_MPI_Ssend_init:
 	case MPIVET_ID_MPI_Rsend_init: case MPIVET_ID_MPI_Recv_init:
+	case MPIVET_ID_MPI_Psend_init: case MPIVET_ID_MPI_Precv_init:
 		if (ok)
 			post_init(call, k);
 		return;
@@ -480,7 +484,7 @@ void mpivet_dt_post(unsigned call, uint64_t logref, void **k, int rc)
 			*ARG(int *, MPIVET_K_MPI_Iprobe_flag) = 0;
 		return;
 	}
-	if (mpivet_call_k_newcomm[call] >= 0 && call != MPIVET_ID_MPI_Comm_idup) { /* idup's is not made yet: not followed */
+	if (mpivet_call_k_newcomm[call] >= 0 && mpivet_call_k_idupcomm[call] < 0) { /* idup's is not made yet: not followed */
 		MPI_Comm *c = ARG(MPI_Comm *, mpivet_call_k_newcomm[call]);
 		if (ok && c)
 			dt_comm_new(*c);

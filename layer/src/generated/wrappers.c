@@ -11,6 +11,7 @@
 #include "../rma/rma.h"
 #include "../wait/wait.h"
 #include "../mpiio/mpiio.h"
+#include "../collectives/decode.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <limits.h>
@@ -36,6 +37,30 @@ uint64_t *mpivet_poll_scratch(uint64_t nwords)
 static inline int mpivet_count_int(MPI_Count c)
 {
 	return c > INT_MAX ? INT_MAX : c < INT_MIN ? INT_MIN : (int)c;
+}
+
+static int *mpivet_count_ints(const MPI_Count *a, MPI_Count n, int *fits)
+{
+	int *v = *fits && a && n >= 0 && n <= INT_MAX ? malloc((size_t)(n + 1) * sizeof *v) : NULL;
+	for (MPI_Count i = 0; v && i < n; i++) {
+		v[i] = (int)a[i];
+		if ((MPI_Count)v[i] != a[i])
+			free(v), v = NULL;
+	}
+	*fits = v != NULL;
+	return v;
+}
+
+static MPI_Aint *mpivet_count_aints(const MPI_Count *a, MPI_Count n, int *fits)
+{
+	MPI_Aint *v = *fits && a && n >= 0 && n <= INT_MAX ? malloc((size_t)(n + 1) * sizeof *v) : NULL;
+	for (MPI_Count i = 0; v && i < n; i++) {
+		v[i] = (MPI_Aint)a[i];
+		if ((MPI_Count)v[i] != a[i])
+			free(v), v = NULL;
+	}
+	*fits = v != NULL;
+	return v;
 }
 #endif
 
@@ -10180,6 +10205,318 @@ static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
 	mpivet_state_returned(rc_);
 }
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Comm_idup_with_info(uint64_t pc_, uint64_t comm, uint64_t info, uint64_t newcomm_at, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_idup_with_info);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)comm, (uint64_t)info, (uint64_t)newcomm_at, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Comm_idup_with_info, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = newcomm_at;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup_with_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_idup_with_info(uint64_t e_, int rc_, uint64_t newcomm, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)newcomm, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Comm_idup_with_info, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_idup_with_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Psend_init(uint64_t pc_, uint64_t buf, int64_t partitions, int64_t count, uint64_t datatype, int64_t dest, int64_t tag, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Psend_init);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)partitions, (uint64_t)count, (uint64_t)datatype, (uint64_t)dest, (uint64_t)tag, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Psend_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)partitions;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)dest;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Psend_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Psend_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Psend_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Psend_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Precv_init(uint64_t pc_, uint64_t buf, int64_t partitions, int64_t count, uint64_t datatype, int64_t source, int64_t tag, uint64_t comm, uint64_t info, uint64_t request_at)
+{
+	mpivet_bc_enter_call(pc_, 1);
+	mpivet_tl_enter(MPIVET_ID_MPI_Precv_init);
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t a_[] = {pc_, (uint64_t)buf, (uint64_t)partitions, (uint64_t)count, (uint64_t)datatype, (uint64_t)source, (uint64_t)tag, (uint64_t)comm, (uint64_t)info, (uint64_t)request_at};
+		mpivet_bc_in(MPIVET_ID_MPI_Precv_init, a_, sizeof a_ / sizeof *a_);
+	}
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = buf;
+		w_[k_++] = (uint64_t)partitions;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)source;
+		w_[k_++] = (uint64_t)tag;
+		w_[k_++] = comm;
+		w_[k_++] = info;
+		w_[k_++] = request_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Precv_init, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Precv_init(uint64_t e_, int rc_, uint64_t request)
+{
+	if (__builtin_expect(mpivet_bc_on, 0)) {
+		const uint64_t o_[] = {0, (uint64_t)request};
+		mpivet_bc_out(MPIVET_ID_MPI_Precv_init, e_, rc_, o_);
+	}
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = request;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Precv_init, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready(uint64_t pc_, int64_t partition, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Pready);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)partition;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready_range(uint64_t pc_, int64_t partition_low, int64_t partition_high, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Pready_range);
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)partition_low;
+		w_[k_++] = (uint64_t)partition_high;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready_range << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready_range(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Pready_list(uint64_t pc_, int64_t length, uint64_t array_of_partitions, uint64_t request)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Pready_list);
+	uint64_t n_ = 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)length;
+		w_[k_++] = array_of_partitions;
+		w_[k_++] = request;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Pready_list << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Pready_list(uint64_t e_, int rc_)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Parrived(uint64_t pc_, uint64_t request, int64_t partition)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Parrived);
+	uint64_t n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_state_inline() + 1;
+	{
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = request;
+		w_[k_++] = (uint64_t)partition;
+	}
+	w_[-1] = (8 + n_ * 8) | ((uint64_t)MPIVET_ID_MPI_Parrived << 32) | ((uint64_t)MPIVET_KIND_ENTRY << 48);
+	mpivet_state_entered(MPIVET_NOREC, 1);
+	return MPIVET_NOREC;
+}
+
+static void mpivet_out_MPI_Parrived(uint64_t e_, int rc_, int64_t flag)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	(void)flag;
+	(void)e_;
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Type_get_contents_c(uint64_t pc_, uint64_t datatype, int64_t max_integers, int64_t max_addresses, int64_t max_large_counts, int64_t max_datatypes, uint64_t array_of_integers, uint64_t array_of_addresses, uint64_t array_of_large_counts, uint64_t array_of_datatypes_at, int64_t array_of_datatypes_stride)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Type_get_contents_c);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = datatype;
+		w_[k_++] = (uint64_t)max_integers;
+		w_[k_++] = (uint64_t)max_addresses;
+		w_[k_++] = (uint64_t)max_large_counts;
+		w_[k_++] = (uint64_t)max_datatypes;
+		w_[k_++] = array_of_integers;
+		w_[k_++] = array_of_addresses;
+		w_[k_++] = array_of_large_counts;
+		w_[k_++] = array_of_datatypes_at;
+		w_[k_++] = (uint64_t)array_of_datatypes_stride;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents_c, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Type_get_contents_c(uint64_t e_, int rc_, int64_t n_array_of_datatypes, const MPI_Datatype *array_of_datatypes)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	if (n_array_of_datatypes < 0 || !array_of_datatypes)
+		n_array_of_datatypes = 0;
+	uint64_t off_, n_ = 2 + 1 + n_array_of_datatypes;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = (uint64_t)n_array_of_datatypes;
+		for (int64_t i_ = 0; i_ < n_array_of_datatypes; i_++)
+			w_[k_++] = mpivet_type_named(array_of_datatypes[i_]) ? MPIVET_NOREC : MPIVET_H(array_of_datatypes[i_]);
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Type_get_contents_c, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -11928,6 +12265,33 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	if (!mpivet_should_record())
+		return PMPI_Buffer_detach_c(buffer_addr, size);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Buffer_detach(MPIVET_PC(), MPIVET_A(buffer_addr));
+	void *k_[] = {(void *)&buffer_addr, (void *)&size};
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Buffer_detach, e_, k_);
+	int rc_ = PMPI_Buffer_detach_c(buffer_addr, size);
+	if (__builtin_expect(mpivet_ck_on, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Buffer_detach, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Buffer_detach, rc_, MPIVET_PC());
+	mpivet_out_MPI_Buffer_detach(e_, rc_, size ? MPIVET_I(*size) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Barrier(MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12119,6 +12483,42 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12216,6 +12616,42 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatterv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -12315,6 +12751,42 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12413,6 +12885,41 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12441,6 +12948,39 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
@@ -12604,6 +13144,41 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -12901,6 +13476,42 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -12999,6 +13610,41 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	if (!mpivet_should_record())
@@ -13027,6 +13673,39 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+		PMPI_Barrier(comm);
+	int rc_ = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -13209,6 +13888,40 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Igatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Igatherv, e_, k_);
+	int rc_ = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13300,6 +14013,40 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	int rc_ = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -13393,6 +14140,40 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	int rc_ = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13485,6 +14266,39 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	int rc_ = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -13511,6 +14325,37 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	int rc_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -13664,6 +14509,39 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	int rc_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -13943,6 +14821,40 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	int rc_ = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -14035,6 +14947,39 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	if (!bad_)
+		mpivet_coll_types(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	int rc_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -14061,6 +15006,37 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	int rc_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, MPIVET_PC());
+	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -14973,6 +15949,39 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_indexed(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -14997,6 +16006,39 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_hindexed(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -15023,6 +16065,38 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_indexed_block(count_v_, blocklength_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15047,6 +16121,38 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(MPIVET_PC(), MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_hindexed_block(count_v_, blocklength_v_, array_of_displacements_v_, oldtype, newtype)) : PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -15073,6 +16179,39 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&array_of_types, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_struct(count_v_, array_of_blocklengths_v_, array_of_displacements_v_, array_of_types, newtype)) : PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15098,6 +16237,40 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	int fits_ = 1;
+	int *array_of_sizes_v_ = mpivet_count_ints(array_of_sizes, ndims, &fits_);
+	int *array_of_subsizes_v_ = mpivet_count_ints(array_of_subsizes, ndims, &fits_);
+	int *array_of_starts_v_ = mpivet_count_ints(array_of_starts, ndims, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(MPIVET_PC(), MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes_v_, (void *)&array_of_subsizes_v_, (void *)&array_of_starts_v_, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_subarray(ndims, array_of_sizes_v_, array_of_subsizes_v_, array_of_starts_v_, order, oldtype, newtype)) : PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_sizes_v_);
+	free(array_of_subsizes_v_);
+	free(array_of_starts_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (!mpivet_should_record())
@@ -15122,6 +16295,36 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	int fits_ = 1;
+	int *array_of_gsizes_v_ = mpivet_count_ints(array_of_gsizes, ndims, &fits_);
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(MPIVET_PC(), MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes_v_, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
+	(void)bad_;
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = fits_ ? (PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes_v_, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype)) : PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_gsizes_v_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
@@ -15277,6 +16480,29 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	if (!mpivet_should_record())
+		return PMPI_Op_create_c(user_fn, commute, op);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Op_create(MPIVET_PC(), MPIVET_A(user_fn), MPIVET_I(commute), MPIVET_A(op));
+	void *k_[] = {(void *)&user_fn, (void *)&commute, (void *)&op};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Op_create, k_) : 0;
+	(void)bad_;
+	int rc_ = PMPI_Op_create_c(user_fn, commute, op);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Op_create, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Op_create, rc_, MPIVET_PC());
+	mpivet_out_MPI_Op_create(e_, rc_, (rc_ == MPI_SUCCESS && op) ? MPIVET_H(*op) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_Op_free(MPI_Op *op)
 {
@@ -16765,6 +17991,31 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16785,6 +18036,31 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16807,6 +18083,31 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16827,6 +18128,31 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16851,6 +18177,33 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16871,6 +18224,31 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -16893,6 +18271,31 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -16913,6 +18316,31 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16935,6 +18363,31 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read(fh, buf, count_v_, datatype, status)) : PMPI_File_read_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16955,6 +18408,31 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write(fh, buf, count_v_, datatype, status)) : PMPI_File_write_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -16977,6 +18455,31 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_all(fh, buf, count_v_, datatype, status)) : PMPI_File_read_all_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -16997,6 +18500,31 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_all(fh, buf, count_v_, datatype, status)) : PMPI_File_write_all_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -17021,6 +18549,33 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17041,6 +18596,31 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -17063,6 +18643,31 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17083,6 +18688,31 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_all(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -17105,6 +18735,31 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17125,6 +18780,31 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -17149,6 +18829,33 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iread_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iread_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && request && mpivet_bc_on)
+		mpivet_file_settle(request);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17169,6 +18876,31 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_shared(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_iwrite_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -17191,6 +18923,31 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17212,6 +18969,31 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
 	if (!mpivet_should_record())
@@ -17232,6 +19014,31 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -17275,6 +19082,31 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17316,6 +19148,31 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -17359,6 +19216,31 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_all_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17401,6 +19283,31 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 	return rc_;
 }
 
+#if MPI_VERSION >= 4
+int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_read_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
 	if (!mpivet_should_record())
@@ -17442,6 +19349,31 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+	if (!mpivet_should_record())
+		return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_begin(MPIVET_PC(), MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
+	(void)bad_;
+	int rc_ = fits_ ? (PMPI_File_write_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_begin(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -17525,6 +19457,37 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Bcast_init(MPIVET_PC(), MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Bcast_init(buffer, count_v_, datatype, root, comm, info, request)) : PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17552,6 +19515,38 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Gather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm, info, request)) : PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17585,6 +19580,38 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Gatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	int rc_ = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17612,6 +19639,38 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Scatter_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm, info, request)) : PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17645,6 +19704,38 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scatterv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	int rc_ = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17672,6 +19763,38 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Allgather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17705,6 +19828,38 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	int rc_ = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17732,6 +19887,38 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Alltoall_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17765,6 +19952,37 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	int rc_ = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17792,6 +20010,37 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	int rc_ = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17825,6 +20074,37 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Reduce_init(sendbuf, recvbuf, count_v_, datatype, op, root, comm, info, request)) : PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17852,6 +20132,37 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Allreduce_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Allreduce_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17885,6 +20196,37 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	int rc_ = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17912,6 +20254,37 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount_v_, datatype, op, comm, info, request)) : PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -17945,6 +20318,37 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Scan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Scan_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -17972,6 +20376,37 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	mpivet_guard++;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Exscan_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Exscan_init(sendbuf, recvbuf, count_v_, datatype, op, comm, info, request)) : PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -18005,6 +20440,38 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Neighbor_allgather_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -18032,6 +20499,38 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	int rc_ = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -18065,6 +20564,38 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	mpivet_guard++;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	int rc_ = fits_ ? (PMPI_Neighbor_alltoall_init(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm, info, request)) : PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -18095,6 +20626,37 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 #endif
 
 #if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	int rc_ = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
+#endif
+
+#if MPI_VERSION >= 4
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	if (!mpivet_should_record())
@@ -18122,6 +20684,37 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 	return rc_;
 }
 
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	mpivet_guard++;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(MPIVET_PC(), MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	int rc_ = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+	return rc_;
+}
 #endif
 
 #if MPI_VERSION >= 4
@@ -18321,6 +20914,205 @@ int MPI_Grequest_complete(MPI_Request request)
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_idup_with_info(MPIVET_PC(), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(newcomm), MPIVET_A(request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup_with_info, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup_with_info, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_idup_with_info, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup_with_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Comm_idup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Psend_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	int rc_ = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Psend_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Psend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Precv_init(MPIVET_PC(), MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+	int rc_ = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Precv_init, rc_, MPIVET_PC());
+	mpivet_out_MPI_Precv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready(int partition, MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready(partition, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready(MPIVET_PC(), MPIVET_I(partition), MPIVET_H(request));
+	int rc_ = PMPI_Pready(partition, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready_range(partition_low, partition_high, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready_range(MPIVET_PC(), MPIVET_I(partition_low), MPIVET_I(partition_high), MPIVET_H(request));
+	int rc_ = PMPI_Pready_range(partition_low, partition_high, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_range, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready_range(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+{
+	if (!mpivet_should_record())
+		return PMPI_Pready_list(length, array_of_partitions, request);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Pready_list(MPIVET_PC(), MPIVET_I(length), MPIVET_A(array_of_partitions), MPIVET_H(request));
+	int rc_ = PMPI_Pready_list(length, array_of_partitions, request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_list, rc_, MPIVET_PC());
+	mpivet_out_MPI_Pready_list(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Parrived(MPI_Request request, int partition, int *flag)
+{
+	if (!mpivet_should_record())
+		return PMPI_Parrived(request, partition, flag);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Parrived(MPIVET_PC(), MPIVET_H(request), MPIVET_I(partition));
+	int rc_ = PMPI_Parrived(request, partition, flag);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Parrived, rc_, MPIVET_PC());
+	mpivet_out_MPI_Parrived(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+	if (!mpivet_should_record())
+		return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Type_get_contents_c(MPIVET_PC(), MPIVET_H(datatype), MPIVET_I(max_integers), MPIVET_I(max_addresses), MPIVET_I(max_large_counts), MPIVET_I(max_datatypes), MPIVET_A(array_of_integers), MPIVET_A(array_of_addresses), MPIVET_A(array_of_large_counts), MPIVET_A(array_of_datatypes), (int64_t)sizeof *array_of_datatypes);
+	void *k_[] = {(void *)&datatype, (void *)&(int){mpivet_count_int(max_integers)}, (void *)&(int){mpivet_count_int(max_addresses)}, (void *)&(int){mpivet_count_int(max_large_counts)}, (void *)&(int){mpivet_count_int(max_datatypes)}, (void *)&array_of_integers, (void *)&array_of_addresses, (void *)&array_of_large_counts, (void *)&array_of_datatypes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_get_contents_c, k_) : 0;
+	(void)bad_;
+	if (array_of_datatypes)
+		for (int i_ = 0; i_ < max_datatypes; i_++)
+			array_of_datatypes[i_] = MPI_DATATYPE_NULL;
+	int rc_ = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_get_contents_c, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_get_contents_c, rc_, MPIVET_PC());
+	mpivet_out_MPI_Type_get_contents_c(e_, rc_, rc_ == MPI_SUCCESS ? MPIVET_I(max_datatypes) : 0, array_of_datatypes);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
 
 void mpivet_write_constants(void)
 {
@@ -34167,6 +36959,56 @@ void MPIVET_F08_BUF(mpi_file_read_at)(void *f_fh, void *f_offset, void *f_buf, v
 	mpivet_f_MPI_File_read_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_at_c(mpivet_ft_MPI_File_read_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_at int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_at(mpivet_ft_MPI_File_write_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -34221,6 +37063,56 @@ void MPIVET_F08_BUF(mpi_file_write_at)(void *f_fh, void *f_offset, void *f_buf, 
 	}
 	mpivet_f_MPI_File_write_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_at_c(mpivet_ft_MPI_File_write_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_at int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_read_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34277,6 +37169,56 @@ void MPIVET_F08_BUF(mpi_file_read_at_all)(void *f_fh, void *f_offset, void *f_bu
 	mpivet_f_MPI_File_read_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_at_all_c(mpivet_ft_MPI_File_read_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_at_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_at_all(mpivet_ft_MPI_File_write_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -34331,6 +37273,56 @@ void MPIVET_F08_BUF(mpi_file_write_at_all)(void *f_fh, void *f_offset, void *f_b
 	}
 	mpivet_f_MPI_File_write_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_at_all_c(mpivet_ft_MPI_File_write_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_at_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_iread_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34393,6 +37385,62 @@ void MPIVET_F08_BUF(mpi_file_iread_at)(void *f_fh, void *f_offset, void *f_buf, 
 	mpivet_f_MPI_File_iread_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iread_at_c(mpivet_ft_MPI_File_iread_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iread_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iread_at int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iread_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iread_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iread_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_iwrite_at)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_iwrite_at(mpivet_ft_MPI_File_iwrite_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
@@ -34449,6 +37497,58 @@ void MPIVET_F08_BUF(mpi_file_iwrite_at)(void *f_fh, void *f_offset, void *f_buf,
 	}
 	mpivet_f_MPI_File_iwrite_at(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iwrite_at_c(mpivet_ft_MPI_File_iwrite_at real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iwrite_at int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iwrite_at)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iwrite_at));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_iread_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34507,6 +37607,58 @@ void MPIVET_F08_BUF(mpi_file_iread_at_all)(void *f_fh, void *f_offset, void *f_b
 	mpivet_f_MPI_File_iread_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iread_at_all_c(mpivet_ft_MPI_File_iread_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iread_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iread_at_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at_all));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iread_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iread_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_at_all_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_iwrite_at_all)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_iwrite_at_all(mpivet_ft_MPI_File_iwrite_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
@@ -34564,6 +37716,58 @@ void MPIVET_F08_BUF(mpi_file_iwrite_at_all)(void *f_fh, void *f_offset, void *f_
 	mpivet_f_MPI_File_iwrite_at_all(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iwrite_at_all_c(mpivet_ft_MPI_File_iwrite_at_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_at_all(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iwrite_at_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at_all));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_at_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iwrite_at_all)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_at_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iwrite_at_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_at_all_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read(mpivet_ft_MPI_File_read real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -34617,6 +37821,55 @@ void MPIVET_F08_BUF(mpi_file_read)(void *f_fh, void *f_buf, void *f_count, void 
 	}
 	mpivet_f_MPI_File_read(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_c(mpivet_ft_MPI_File_read real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_write)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34672,6 +37925,55 @@ void MPIVET_F08_BUF(mpi_file_write)(void *f_fh, void *f_buf, void *f_count, void
 	mpivet_f_MPI_File_write(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_c(mpivet_ft_MPI_File_write real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read_all)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read_all(mpivet_ft_MPI_File_read_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -34726,6 +38028,55 @@ void MPIVET_F08_BUF(mpi_file_read_all)(void *f_fh, void *f_buf, void *f_count, v
 	mpivet_f_MPI_File_read_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_all_c(mpivet_ft_MPI_File_read_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_all)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_all(mpivet_ft_MPI_File_write_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -34779,6 +38130,55 @@ void MPIVET_F08_BUF(mpi_file_write_all)(void *f_fh, void *f_buf, void *f_count, 
 	}
 	mpivet_f_MPI_File_write_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_all_c(mpivet_ft_MPI_File_write_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_iread)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34840,6 +38240,61 @@ void MPIVET_F08_BUF(mpi_file_iread)(void *f_fh, void *f_buf, void *f_count, void
 	mpivet_f_MPI_File_iread(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iread_c(mpivet_ft_MPI_File_iread real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iread(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iread int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iread)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iread)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iread));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_iwrite)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_iwrite(mpivet_ft_MPI_File_iwrite real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
@@ -34895,6 +38350,57 @@ void MPIVET_F08_BUF(mpi_file_iwrite)(void *f_fh, void *f_buf, void *f_count, voi
 	}
 	mpivet_f_MPI_File_iwrite(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iwrite_c(mpivet_ft_MPI_File_iwrite real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iwrite int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iwrite)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iwrite)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iwrite));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_iread_all)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -34952,6 +38458,57 @@ void MPIVET_F08_BUF(mpi_file_iread_all)(void *f_fh, void *f_buf, void *f_count, 
 	mpivet_f_MPI_File_iread_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iread_all_c(mpivet_ft_MPI_File_iread_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iread_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iread_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iread_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_all));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iread_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iread_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_all_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_iwrite_all)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_iwrite_all(mpivet_ft_MPI_File_iwrite_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
@@ -35008,6 +38565,57 @@ void MPIVET_F08_BUF(mpi_file_iwrite_all)(void *f_fh, void *f_buf, void *f_count,
 	mpivet_f_MPI_File_iwrite_all(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iwrite_all_c(mpivet_ft_MPI_File_iwrite_all real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_all(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iwrite_all int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_all));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_all(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iwrite_all)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_all real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iwrite_all));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_all_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read_shared(mpivet_ft_MPI_File_read_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -35062,6 +38670,55 @@ void MPIVET_F08_BUF(mpi_file_read_shared)(void *f_fh, void *f_buf, void *f_count
 	mpivet_f_MPI_File_read_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_shared_c(mpivet_ft_MPI_File_read_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_shared int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_shared));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_shared)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_shared_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_shared(mpivet_ft_MPI_File_write_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -35115,6 +38772,55 @@ void MPIVET_F08_BUF(mpi_file_write_shared)(void *f_fh, void *f_buf, void *f_coun
 	}
 	mpivet_f_MPI_File_write_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_shared_c(mpivet_ft_MPI_File_write_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_shared int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_shared));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_shared(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_shared)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_shared_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_iread_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -35176,6 +38882,61 @@ void MPIVET_F08_BUF(mpi_file_iread_shared)(void *f_fh, void *f_buf, void *f_coun
 	mpivet_f_MPI_File_iread_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iread_shared_c(mpivet_ft_MPI_File_iread_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iread_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iread_shared int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_shared));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, pc_);
+	if (rc_ == MPI_SUCCESS && mpivet_bc_on) {
+		mpivet_file_settle(request);
+		*(MPI_Fint *)f_request = MPI_Request_c2f(c_request);
+	};
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iread_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iread_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iread_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iread_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iread_shared_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_iwrite_shared)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_iwrite_shared(mpivet_ft_MPI_File_iwrite_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
@@ -35232,6 +38993,57 @@ void MPIVET_F08_BUF(mpi_file_iwrite_shared)(void *f_fh, void *f_buf, void *f_cou
 	mpivet_f_MPI_File_iwrite_shared(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_iwrite_shared_c(mpivet_ft_MPI_File_iwrite_shared real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_iwrite_shared(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_A(f_request));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_iwrite_shared int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_shared));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_iwrite_shared(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_iwrite_shared)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_iwrite_shared real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_iwrite_shared));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_iwrite_shared_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read_ordered)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read_ordered(mpivet_ft_MPI_File_read_ordered real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
@@ -35285,6 +39097,55 @@ void MPIVET_F08_BUF(mpi_file_read_ordered)(void *f_fh, void *f_buf, void *f_coun
 	}
 	mpivet_f_MPI_File_read_ordered(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_ordered_c(mpivet_ft_MPI_File_read_ordered real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_ordered int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_ordered)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_ordered));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_write_ordered)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -35340,6 +39201,55 @@ void MPIVET_F08_BUF(mpi_file_write_ordered)(void *f_fh, void *f_buf, void *f_cou
 	mpivet_f_MPI_File_write_ordered(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_ordered_c(mpivet_ft_MPI_File_write_ordered real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Status *status = NULL;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_ordered int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, f_status, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_ordered)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, void *f_status, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_ordered));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, f_status, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read_at_all_begin)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read_at_all_begin(mpivet_ft_MPI_File_read_at_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
@@ -35393,6 +39303,55 @@ void MPIVET_F08_BUF(mpi_file_read_at_all_begin)(void *f_fh, void *f_offset, void
 	}
 	mpivet_f_MPI_File_read_at_all_begin(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_at_all_begin_c(mpivet_ft_MPI_File_read_at_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_at_all_begin(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_at_all_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all_begin));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_at_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_at_all_begin)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_at_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_at_all_begin_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_read_at_all_end)(void *, void *, void *, MPI_Fint *);
 
@@ -35500,6 +39459,55 @@ void MPIVET_F08_BUF(mpi_file_write_at_all_begin)(void *f_fh, void *f_offset, voi
 	mpivet_f_MPI_File_write_at_all_begin(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_at_all_begin_c(mpivet_ft_MPI_File_write_at_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	MPI_Offset offset = *(MPI_Offset *)f_offset;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_at_all_begin(pc_, MPIVET_H(fh), MPIVET_I(offset), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_at_all_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all_begin));
+	if (!fits_)
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_offset, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_at_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_at_all_begin)(void *f_fh, void *f_offset, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_at_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_at_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_at_all_begin_c(real_, 1, MPIVET_PC(), f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_at_all_end)(void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_at_all_end(mpivet_ft_MPI_File_write_at_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
@@ -35604,6 +39612,54 @@ void MPIVET_F08_BUF(mpi_file_read_all_begin)(void *f_fh, void *f_buf, void *f_co
 	}
 	mpivet_f_MPI_File_read_all_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_all_begin_c(mpivet_ft_MPI_File_read_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_all_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_all_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all_begin));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_all_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_all_begin_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_read_all_end)(void *, void *, void *, MPI_Fint *);
 
@@ -35710,6 +39766,54 @@ void MPIVET_F08_BUF(mpi_file_write_all_begin)(void *f_fh, void *f_buf, void *f_c
 	mpivet_f_MPI_File_write_all_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_all_begin_c(mpivet_ft_MPI_File_write_all_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_all_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_all_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all_begin));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_all_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_all_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_all_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_all_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_all_begin_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_write_all_end)(void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_write_all_end(mpivet_ft_MPI_File_write_all_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
@@ -35815,6 +39919,54 @@ void MPIVET_F08_BUF(mpi_file_read_ordered_begin)(void *f_fh, void *f_buf, void *
 	mpivet_f_MPI_File_read_ordered_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_read_ordered_begin_c(mpivet_ft_MPI_File_read_ordered_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_read_ordered_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_read_ordered_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered_begin));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_read_ordered_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_read_ordered_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_read_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_read_ordered_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_read_ordered_begin_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_File_read_ordered_end)(void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_File_read_ordered_end(mpivet_ft_MPI_File_read_ordered_end real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_status, MPI_Fint *ierr)
@@ -35919,6 +40071,54 @@ void MPIVET_F08_BUF(mpi_file_write_ordered_begin)(void *f_fh, void *f_buf, void 
 	}
 	mpivet_f_MPI_File_write_ordered_begin(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_File_write_ordered_begin_c(mpivet_ft_MPI_File_write_ordered_begin real_, int f08_, uint64_t pc_, void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_File fh = MPI_File_f2c(*(MPI_Fint *)f_fh);
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_File_write_ordered_begin(pc_, MPIVET_H(fh), MPIVET_A(buf), MPIVET_I(count), MPIVET_H(datatype));
+	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_File_write_ordered_begin int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered_begin));
+	if (!fits_)
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+	else {
+	int_(f_fh, f_buf, &count_v_, f_datatype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, pc_);
+	if (rc_ != MPI_SUCCESS)
+		mpivet_file_error(fh);
+	mpivet_out_MPI_File_write_ordered_begin(e_, rc_);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_file_write_ordered_begin)(void *f_fh, void *f_buf, void *f_count, void *f_datatype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_File_write_ordered_begin real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next(MPIVET_F08_LARGENAME(mpi_file_write_ordered_begin));
+	if (!mpivet_should_record()) {
+		real_(f_fh, f_buf, f_count, f_datatype, ierr);
+		return;
+	}
+	mpivet_f_MPI_File_write_ordered_begin_c(real_, 1, MPIVET_PC(), f_fh, f_buf, f_count, f_datatype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_File_write_ordered_end)(void *, void *, void *, MPI_Fint *);
 
@@ -36110,6 +40310,67 @@ void MPIVET_F08_BUF(mpi_bcast_init)(void *f_buffer, void *f_count, void *f_datat
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Bcast_init_c(mpivet_ft_MPI_Bcast_init real_, int f08_, uint64_t pc_, void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buffer = f08_ ? MPIVET_F08_PTR(f_buffer) : f_buffer;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Bcast_init(pc_, MPIVET_A(buffer), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Bcast_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Bcast_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Bcast_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_bcast_init));
+	if (!fits_)
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_buffer, &count_v_, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Bcast_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Bcast_init, rc_, pc_);
+	mpivet_out_MPI_Bcast_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_bcast_init)(void *f_buffer, void *f_count, void *f_datatype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Bcast_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Bcast_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_bcast_init));
+	if (!mpivet_should_record()) {
+		real_(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Bcast_init_c(real_, 1, MPIVET_PC(), f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36185,6 +40446,71 @@ void MPIVET_F08_BUF(mpi_gather_init)(void *f_sendbuf, void *f_sendcount, void *f
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Gather_init_c(mpivet_ft_MPI_Gather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Gather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gather_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Gather_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Gather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_gather_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gather_init, rc_, pc_);
+	mpivet_out_MPI_Gather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_gather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gather_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_gather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gather_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36336,6 +40662,71 @@ void MPIVET_F08_BUF(mpi_scatter_init)(void *f_sendbuf, void *f_sendcount, void *
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scatter_init_c(mpivet_ft_MPI_Scatter_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Scatter_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatter_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Scatter_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Scatter_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_scatter_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatter_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatter_init, rc_, pc_);
+	mpivet_out_MPI_Scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scatter_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatter_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_scatter_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatter_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36486,6 +40877,70 @@ void MPIVET_F08_BUF(mpi_allgather_init)(void *f_sendbuf, void *f_sendcount, void
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allgather_init_c(mpivet_ft_MPI_Allgather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Allgather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgather_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Allgather_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Allgather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_allgather_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgather_init, rc_, pc_);
+	mpivet_out_MPI_Allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allgather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgather_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_allgather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgather_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36635,6 +41090,70 @@ void MPIVET_F08_BUF(mpi_alltoall_init)(void *f_sendbuf, void *f_sendcount, void 
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoall_init_c(mpivet_ft_MPI_Alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Alltoall_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Alltoall_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Alltoall_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_alltoall_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoall_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoall_init, rc_, pc_);
+	mpivet_out_MPI_Alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoall_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoall_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoall_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoall_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36861,6 +41380,69 @@ void MPIVET_F08_BUF(mpi_reduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_c
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_init_c(mpivet_ft_MPI_Reduce_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Reduce_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Reduce_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Reduce_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_init));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -36934,6 +41516,68 @@ void MPIVET_F08_BUF(mpi_allreduce_init)(void *f_sendbuf, void *f_recvbuf, void *
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allreduce_init_c(mpivet_ft_MPI_Allreduce_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Allreduce_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Allreduce_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Allreduce_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_allreduce_init));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allreduce_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allreduce_init, rc_, pc_);
+	mpivet_out_MPI_Allreduce_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allreduce_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allreduce_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allreduce_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_allreduce_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allreduce_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -37080,6 +41724,68 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_block_init)(void *f_sendbuf, void *f_recv
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_scatter_block_init_c(mpivet_ft_MPI_Reduce_scatter_block_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_block_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Reduce_scatter_block_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Reduce_scatter_block_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_reduce_scatter_block_init));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &recvcount_v_, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_block_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_block_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_block_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce_scatter_block_init)(void *f_sendbuf, void *f_recvbuf, void *f_recvcount, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_block_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_block_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce_scatter_block_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_block_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -37153,6 +41859,68 @@ void MPIVET_F08_BUF(mpi_scan_init)(void *f_sendbuf, void *f_recvbuf, void *f_cou
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scan_init_c(mpivet_ft_MPI_Scan_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Scan_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scan_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Scan_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Scan_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_scan_init));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scan_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scan_init, rc_, pc_);
+	mpivet_out_MPI_Scan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scan_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scan_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_scan_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scan_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -37226,6 +41994,68 @@ void MPIVET_F08_BUF(mpi_exscan_init)(void *f_sendbuf, void *f_recvbuf, void *f_c
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Exscan_init_c(mpivet_ft_MPI_Exscan_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	uint64_t e_ = mpivet_in_MPI_Exscan_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_I(count), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Exscan_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Exscan_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Exscan_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_exscan_init));
+	if (!fits_)
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, f_recvbuf, &count_v_, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Exscan_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Exscan_init, rc_, pc_);
+	mpivet_out_MPI_Exscan_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_exscan_init)(void *f_sendbuf, void *f_recvbuf, void *f_count, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Exscan_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Exscan_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_exscan_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Exscan_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -37300,6 +42130,70 @@ void MPIVET_F08_BUF(mpi_neighbor_allgather_init)(void *f_sendbuf, void *f_sendco
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_allgather_init_c(mpivet_ft_MPI_Neighbor_allgather_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgather_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Neighbor_allgather_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Neighbor_allgather_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_allgather_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgather_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgather_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgather_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_allgather_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgather_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgather_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_allgather_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgather_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -37449,6 +42343,70 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoall_init)(void *f_sendbuf, void *f_sendcou
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoall_init_c(mpivet_ft_MPI_Neighbor_alltoall_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	int fits_ = (MPI_Count)sendcount_v_ == (MPI_Count)sendcount && (MPI_Count)recvcount_v_ == (MPI_Count)recvcount;
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoall_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_);
+	}
+	static mpivet_ft_MPI_Neighbor_alltoall_init int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Neighbor_alltoall_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_neighbor_alltoall_init));
+	if (!fits_)
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+	else {
+	int_(f_sendbuf, &sendcount_v_, f_sendtype, f_recvbuf, &recvcount_v_, f_recvtype, f_comm, f_info, f_request, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoall_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoall_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoall_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoall_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoall_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoall_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoall_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoall_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -38104,5 +43062,432 @@ void mpi_grequest_complete_f08_(void *f_request, MPI_Fint *ierr)
 	}
 	mpivet_f_MPI_Grequest_complete(real_, 1, MPIVET_PC(), f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Comm_idup_with_info)(void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_idup_with_info(mpivet_ft_MPI_Comm_idup_with_info real_, int f08_, uint64_t pc_, void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Comm_idup_with_info(pc_, MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_newcomm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&comm, (void *)&info, (void *)&newcomm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_idup_with_info, k_) : 0;
+	(void)bad_;
+	real_(f_comm, f_info, f_newcomm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_idup_with_info, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_idup_with_info, rc_, pc_);
+	mpivet_out_MPI_Comm_idup_with_info(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_idup_with_info_(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_idup_with_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_idup_with_info)mpivet_next("mpi_comm_idup_with_info_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_newcomm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_idup_with_info(real_, 0, MPIVET_PC(), f_comm, f_info, f_newcomm, f_request, ierr);
+}
+void mpi_comm_idup_with_info__(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+void mpi_comm_idup_with_info(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+void MPI_COMM_IDUP_WITH_INFO(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_comm_idup_with_info_")));
+
+void mpi_comm_idup_with_info_f08_(void *f_comm, void *f_info, void *f_newcomm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_idup_with_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_idup_with_info)mpivet_next("mpi_comm_idup_with_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_comm, f_info, f_newcomm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_idup_with_info(real_, 1, MPIVET_PC(), f_comm, f_info, f_newcomm, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Psend_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Psend_init(mpivet_ft_MPI_Psend_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int partitions = *(MPI_Fint *)f_partitions;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int dest = *(MPI_Fint *)f_dest;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Psend_init(pc_, MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(dest), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
+	}
+	real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Psend_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Psend_init, rc_, pc_);
+	mpivet_out_MPI_Psend_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_psend_init_(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Psend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Psend_init)mpivet_next("mpi_psend_init_");
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Psend_init(real_, 0, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+}
+void mpi_psend_init__(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+void mpi_psend_init(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+void MPI_PSEND_INIT(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_psend_init_")));
+
+void MPIVET_F08_BUF(mpi_psend_init)(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_dest, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Psend_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Psend_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_psend_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Psend_init(real_, 1, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Precv_init)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Precv_init(mpivet_ft_MPI_Precv_init real_, int f08_, uint64_t pc_, void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *buf = f08_ ? MPIVET_F08_PTR(f_buf) : f_buf;
+	int partitions = *(MPI_Fint *)f_partitions;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	int source = *(MPI_Fint *)f_source;
+	int tag = *(MPI_Fint *)f_tag;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	uint64_t e_ = mpivet_in_MPI_Precv_init(pc_, MPIVET_A(buf), MPIVET_I(partitions), MPIVET_I(count), MPIVET_H(datatype), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	MPI_Fint w_source;
+	void *a_source = f_source;
+	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
+		if ((w_source = source) != *(MPI_Fint *)f_source)
+			a_source = &w_source;
+	}
+	real_(f_buf, f_partitions, f_count, f_datatype, a_source, f_tag, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Precv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Precv_init, rc_, pc_);
+	mpivet_out_MPI_Precv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_precv_init_(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Precv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Precv_init)mpivet_next("mpi_precv_init_");
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Precv_init(real_, 0, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+}
+void mpi_precv_init__(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+void mpi_precv_init(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+void MPI_PRECV_INIT(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_precv_init_")));
+
+void MPIVET_F08_BUF(mpi_precv_init)(void *f_buf, void *f_partitions, void *f_count, void *f_datatype, void *f_source, void *f_tag, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Precv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Precv_init)mpivet_next(MPIVET_F08_BUFNAME(mpi_precv_init));
+	if (!mpivet_should_record()) {
+		real_(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Precv_init(real_, 1, MPIVET_PC(), f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready(mpivet_ft_MPI_Pready real_, int f08_, uint64_t pc_, void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int partition = *(MPI_Fint *)f_partition;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready(pc_, MPIVET_I(partition), MPIVET_H(request));
+	real_(f_partition, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready, rc_, pc_);
+	mpivet_out_MPI_Pready(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_(void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready)mpivet_next("mpi_pready_");
+	if (!mpivet_should_record()) {
+		real_(f_partition, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready(real_, 0, MPIVET_PC(), f_partition, f_request, ierr);
+}
+void mpi_pready__(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+void mpi_pready(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+void MPI_PREADY(void *f_partition, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_")));
+
+void mpi_pready_f08_(void *f_partition, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready)mpivet_next("mpi_pready_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_partition, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready(real_, 1, MPIVET_PC(), f_partition, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready_range)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready_range(mpivet_ft_MPI_Pready_range real_, int f08_, uint64_t pc_, void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int partition_low = *(MPI_Fint *)f_partition_low;
+	int partition_high = *(MPI_Fint *)f_partition_high;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready_range(pc_, MPIVET_I(partition_low), MPIVET_I(partition_high), MPIVET_H(request));
+	real_(f_partition_low, f_partition_high, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_range, rc_, pc_);
+	mpivet_out_MPI_Pready_range(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_range_(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_range real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_range)mpivet_next("mpi_pready_range_");
+	if (!mpivet_should_record()) {
+		real_(f_partition_low, f_partition_high, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_range(real_, 0, MPIVET_PC(), f_partition_low, f_partition_high, f_request, ierr);
+}
+void mpi_pready_range__(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+void mpi_pready_range(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+void MPI_PREADY_RANGE(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_range_")));
+
+void mpi_pready_range_f08_(void *f_partition_low, void *f_partition_high, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_range real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_range)mpivet_next("mpi_pready_range_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_partition_low, f_partition_high, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_range(real_, 1, MPIVET_PC(), f_partition_low, f_partition_high, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Pready_list)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Pready_list(mpivet_ft_MPI_Pready_list real_, int f08_, uint64_t pc_, void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int length = *(MPI_Fint *)f_length;
+	void *array_of_partitions = f_array_of_partitions;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	uint64_t e_ = mpivet_in_MPI_Pready_list(pc_, MPIVET_I(length), MPIVET_A(array_of_partitions), MPIVET_H(request));
+	real_(f_length, f_array_of_partitions, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Pready_list, rc_, pc_);
+	mpivet_out_MPI_Pready_list(e_, rc_);
+	mpivet_guard--;
+}
+
+void mpi_pready_list_(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_list real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_list)mpivet_next("mpi_pready_list_");
+	if (!mpivet_should_record()) {
+		real_(f_length, f_array_of_partitions, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_list(real_, 0, MPIVET_PC(), f_length, f_array_of_partitions, f_request, ierr);
+}
+void mpi_pready_list__(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+void mpi_pready_list(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+void MPI_PREADY_LIST(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr) __attribute__((alias("mpi_pready_list_")));
+
+void mpi_pready_list_f08_(void *f_length, void *f_array_of_partitions, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Pready_list real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Pready_list)mpivet_next("mpi_pready_list_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_length, f_array_of_partitions, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Pready_list(real_, 1, MPIVET_PC(), f_length, f_array_of_partitions, f_request, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Parrived)(void *, void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Parrived(mpivet_ft_MPI_Parrived real_, int f08_, uint64_t pc_, void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Request request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	int partition = *(MPI_Fint *)f_partition;
+	int c_flag = 0, *flag = &c_flag;
+	uint64_t e_ = mpivet_in_MPI_Parrived(pc_, MPIVET_H(request), MPIVET_I(partition));
+	real_(f_request, f_partition, f_flag, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	c_flag = *(MPI_Fint *)f_flag;
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Parrived, rc_, pc_);
+	mpivet_out_MPI_Parrived(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_parrived_(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Parrived real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Parrived)mpivet_next("mpi_parrived_");
+	if (!mpivet_should_record()) {
+		real_(f_request, f_partition, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Parrived(real_, 0, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
+}
+void mpi_parrived__(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+void mpi_parrived(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+void MPI_PARRIVED(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr) __attribute__((alias("mpi_parrived_")));
+
+void mpi_parrived_f08_(void *f_request, void *f_partition, void *f_flag, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Parrived real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Parrived)mpivet_next("mpi_parrived_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_request, f_partition, f_flag, ierr);
+		return;
+	}
+	mpivet_f_MPI_Parrived(real_, 1, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
 
 #endif /* MPIVET_NO_FORTRAN */

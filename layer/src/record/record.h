@@ -22,6 +22,7 @@
 #define MPIVET_RECORD_H
 
 #include <mpi.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -43,12 +44,43 @@ void mpivet_error(unsigned call, int rc, uint64_t pc);
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
 
+/* mpivet_type_combiner gives t's combiner. A datatype made by a
+ * large-count constructor (MPI_Type_indexed_c ...) has large counts in its
+ * envelope, of which MPI_Type_get_envelope fails (MPICH 4.0: an error the
+ * default error handler makes fatal): the MPI 4.0 form is asked. */
+static inline int mpivet_type_combiner(MPI_Datatype t, int *comb)
+{
+#if MPI_VERSION >= 4
+	MPI_Count ni, na, nl, nd;
+	return PMPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, comb);
+#else
+	int ni, na, nd;
+	return PMPI_Type_get_envelope(t, &ni, &na, &nd, comb);
+#endif
+}
+
+/* mpivet_type_envelope is MPI_Type_get_envelope, failing (without an
+ * error) for a datatype with large counts in its contents, which
+ * MPI_Type_get_contents cannot give: the layer does not look into it. */
+static inline int mpivet_type_envelope(MPI_Datatype t, int *ni, int *na, int *nd, int *comb)
+{
+#if MPI_VERSION >= 4
+	MPI_Count ci, ca, cl, cd;
+	if (PMPI_Type_get_envelope_c(t, &ci, &ca, &cl, &cd, comb) != MPI_SUCCESS || cl > 0 || ci > INT_MAX || ca > INT_MAX || cd > INT_MAX)
+		return MPI_ERR_TYPE;
+	*ni = (int)ci, *na = (int)ca, *nd = (int)cd;
+	return MPI_SUCCESS;
+#else
+	return PMPI_Type_get_envelope(t, ni, na, nd, comb);
+#endif
+}
+
 /* mpivet_type_named tells a predefined datatype (which no call makes and
  * none may free) from a derived one, by asking the MPI. */
 static inline int mpivet_type_named(MPI_Datatype t)
 {
-	int ni, na, nd, comb;
-	return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+	int comb;
+	return t != MPI_DATATYPE_NULL && mpivet_type_combiner(t, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
 }
 
 /* mpivet_begin reserves a record of nwords payload words and returns where to

@@ -262,7 +262,7 @@ static uint64_t sig_reps(MPI_Datatype t, uint64_t *reps)
 		return named_cache[i].sig;
 	}
 	int ni, na, nd, comb;
-	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+	if (mpivet_type_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
 		return 0;
 	struct cached *c = NULL;
 	int found = 0;
@@ -301,10 +301,10 @@ uint64_t mpivet_sig(MPI_Datatype t)
  * whose handler may end the job. */
 void mpivet_sig_forget(MPI_Datatype t)
 {
-	int ni, na, nd, comb, found = 0;
+	int comb, found = 0;
 	struct cached *c;
 	if (sig_key != MPI_KEYVAL_INVALID && t != MPI_DATATYPE_NULL &&
-	    PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED &&
+	    mpivet_type_combiner(t, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED &&
 	    PMPI_Type_get_attr(t, sig_key, &c, &found) == MPI_SUCCESS && found)
 		PMPI_Type_delete_attr(t, sig_key);
 }
@@ -366,7 +366,7 @@ void mpivet_coll_types(unsigned call, uint64_t logref, void **k)
 		/* in place: what a rank gives is in its receive buffer */
 		w[1] |= CT_SEND;
 		w[2] = w[4];
-		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? c.recv.counts[rank] : 0) * reps;
+		w[3] = alltoallv ? w[5] : (uint64_t)(int64_t)(c.recv.counts ? mpivet_coll_count(&c.recv, rank) : 0) * reps;
 	}
 	if (w[1] & (CT_SEND | CT_RECV))
 		mpivet_meta(MPIVET_META_COLL, w, 6);
