@@ -167,6 +167,22 @@ void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
 	ck_break(why);
 }
 
+/* ck_joined stops expecting piggybacks once this rank has a communicator
+ * with processes that mpivet did not launch (ck_foreign): they are not
+ * checked, and their messages, which carry no clock, may decide which
+ * message a wildcard receive takes, and bring causality the clocks miss. */
+void ck_joined(MPI_Comm c)
+{
+	(void)c;
+	if (broken || !clocking)
+		return;
+	char why[400];
+	snprintf(why, sizeof why, "rank %d joined processes that mpivet did not launch (spawned by MPI_Comm_spawn, or met through "
+		 "MPI_Comm_accept, MPI_Comm_connect or MPI_Comm_join): they ran without mpivet's layer and were not checked, and "
+		 "their messages carry no clock; from then on, this rank's matches are not explored", me);
+	ck_break(why);
+}
+
 /* ck_break stops expecting piggybacks, for the reason why. */
 void ck_break(const char *why)
 {

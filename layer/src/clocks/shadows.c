@@ -146,9 +146,50 @@ static int shadow_create(MPI_Comm c, MPI_Comm *sh)
 	return rc;
 }
 
+/* outside says whether group g has a member that is not in this run's
+ * MPI_COMM_WORLD (a process spawned, or joined through a port or socket). */
+static int outside(MPI_Group g)
+{
+	int n = 0, out = 0;
+	PMPI_Group_size(g, &n);
+	int *r = malloc(2 * (size_t)(n ? n : 1) * sizeof *r), *w = r + n;
+	for (int i = 0; i < n; i++)
+		r[i] = i;
+	if (PMPI_Group_translate_ranks(g, n, r, world_group, w) != MPI_SUCCESS)
+		out = 1;
+	for (int i = 0; i < n && !out; i++)
+		out = w[i] == MPI_UNDEFINED;
+	free(r);
+	return out;
+}
+
+/* ck_foreign says whether communicator c reaches processes that mpivet did
+ * not launch: they run without the layer (the layer leaves the environment
+ * that the MPI starts them with), so c can have no shadow (its creation, a
+ * collective, would wait for them forever) and their messages no clock. */
+int ck_foreign(MPI_Comm c)
+{
+	MPI_Group g;
+	int inter = 0, out = 0;
+	if (c == MPI_COMM_NULL || PMPI_Comm_group(c, &g) != MPI_SUCCESS)
+		return 0;
+	out = outside(g);
+	PMPI_Group_free(&g);
+	PMPI_Comm_test_inter(c, &inter);
+	if (!out && inter && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
+		out = outside(g);
+		PMPI_Group_free(&g);
+	}
+	return out;
+}
+
 void ck_shadow_dup(MPI_Comm c)
 {
 	MPI_Comm sh = MPI_COMM_NULL;
+	if (c != MPI_COMM_NULL && ck_foreign(c)) {
+		ck_joined(c);
+		return;
+	}
 	if (c != MPI_COMM_NULL && (!clocking || shadow_create(c, &sh) == MPI_SUCCESS))
 		ck_shadow_of(c, sh);
 }

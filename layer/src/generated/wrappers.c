@@ -9676,6 +9676,170 @@ static void mpivet_out_MPI_Grequest_complete(uint64_t e_, int rc_)
 	mpivet_state_returned(rc_);
 }
 
+static uint64_t mpivet_in_MPI_Comm_spawn(uint64_t pc_, int64_t maxprocs, uint64_t info, int64_t root, uint64_t comm, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)maxprocs;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_spawn(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_spawn_multiple(uint64_t pc_, int64_t count, int64_t root, uint64_t comm, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn_multiple, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_spawn_multiple(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn_multiple, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_accept(uint64_t pc_, uint64_t info, int64_t root, uint64_t comm, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_accept, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_accept(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_accept, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_connect(uint64_t pc_, uint64_t info, int64_t root, uint64_t comm, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_connect, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_connect(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_connect, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_join(uint64_t pc_, int64_t fd, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)fd;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_join, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_join(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_join, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -17814,6 +17978,181 @@ int MPI_Grequest_complete(MPI_Request request)
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Grequest_complete, rc_, MPIVET_PC());
 	mpivet_out_MPI_Grequest_complete(e_, rc_);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn(MPIVET_PC(), MPIVET_I(maxprocs), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&command, (void *)&argv, (void *)&maxprocs, (void *)&info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_spawn_multiple(int count, char **array_of_commands, char ***array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn_multiple(MPIVET_PC(), MPIVET_I(count), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&count, (void *)&array_of_commands, (void *)&array_of_argv, (void *)&array_of_maxprocs, (void *)&array_of_info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn_multiple, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn_multiple, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn_multiple, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn_multiple(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_accept(MPIVET_PC(), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_accept, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_accept, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_accept, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_accept(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_connect(MPIVET_PC(), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_connect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_connect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_connect, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_connect(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_join(fd, intercomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_join(MPIVET_PC(), MPIVET_I(fd), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&fd, (void *)&intercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_join, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_join(fd, intercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_join, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_join, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_join(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
 	mpivet_guard--;
 	return rc_;
 }
