@@ -146,8 +146,8 @@ static int shadow_create(MPI_Comm c, MPI_Comm *sh)
 	return rc;
 }
 
-/* outside says whether group g has a member that is not in this run's
- * MPI_COMM_WORLD (a process spawned, or joined through a port or socket). */
+/* outside counts the members of group g that are not in this run's
+ * MPI_COMM_WORLD (processes spawned, or met through a port or a socket). */
 static int outside(MPI_Group g)
 {
 	int n = 0, out = 0;
@@ -156,17 +156,18 @@ static int outside(MPI_Group g)
 	for (int i = 0; i < n; i++)
 		r[i] = i;
 	if (PMPI_Group_translate_ranks(g, n, r, world_group, w) != MPI_SUCCESS)
-		out = 1;
+		out = n;
 	for (int i = 0; i < n && !out; i++)
-		out = w[i] == MPI_UNDEFINED;
+		out += w[i] == MPI_UNDEFINED;
 	free(r);
 	return out;
 }
 
-/* ck_foreign says whether communicator c reaches processes that mpivet did
- * not launch: they run without the layer (the layer leaves the environment
- * that the MPI starts them with), so c can have no shadow (its creation, a
- * collective, would wait for them forever) and their messages no clock. */
+/* ck_foreign counts the processes of communicator c (both groups of an
+ * intercommunicator) that mpivet did not launch. They run without the
+ * layer (it leaves the environment that the MPI starts them with), so c
+ * can have no shadow (its creation, a collective, would wait for them
+ * forever) and their messages carry no clock. */
 int ck_foreign(MPI_Comm c)
 {
 	MPI_Group g;
@@ -176,18 +177,21 @@ int ck_foreign(MPI_Comm c)
 	out = outside(g);
 	PMPI_Group_free(&g);
 	PMPI_Comm_test_inter(c, &inter);
-	if (!out && inter && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
-		out = outside(g);
+	if (inter && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
+		out += outside(g);
 		PMPI_Group_free(&g);
 	}
 	return out;
 }
 
-void ck_shadow_dup(MPI_Comm c)
+/* ck_shadow_dup gives c, which call made, its shadow, unless c has
+ * processes mpivet did not launch (ck_joined). */
+void ck_shadow_dup(MPI_Comm c, unsigned call)
 {
 	MPI_Comm sh = MPI_COMM_NULL;
-	if (c != MPI_COMM_NULL && ck_foreign(c)) {
-		ck_joined(c);
+	int n = c != MPI_COMM_NULL ? ck_foreign(c) : 0;
+	if (n) {
+		ck_joined(n, call);
 		return;
 	}
 	if (c != MPI_COMM_NULL && (!clocking || shadow_create(c, &sh) == MPI_SUCCESS))
