@@ -157,7 +157,7 @@ static int outside(MPI_Group g)
 		r[i] = i;
 	if (PMPI_Group_translate_ranks(g, n, r, world_group, w) != MPI_SUCCESS)
 		out = n;
-	for (int i = 0; i < n && !out; i++)
+	for (int i = 0; i < n && out < n; i++)
 		out += w[i] == MPI_UNDEFINED;
 	free(r);
 	return out;
@@ -184,6 +184,33 @@ int ck_foreign(MPI_Comm c)
 	return out;
 }
 
+/* The program's communicators with processes mpivet did not launch: few
+ * (a program spawns or connects a few times), so a list. */
+static MPI_Comm *foreign;
+static size_t nforeign, capforeign;
+
+int mpivet_ck_foreign(MPI_Comm c)
+{
+	for (size_t i = 0; i < nforeign; i++)
+		if (foreign[i] == c)
+			return 1;
+	return 0;
+}
+
+static void add_foreign(MPI_Comm c)
+{
+	if (mpivet_ck_foreign(c))
+		return;
+	if (nforeign == capforeign) {
+		size_t cap = capforeign ? 2 * capforeign : 8;
+		MPI_Comm *t = realloc(foreign, cap * sizeof *t);
+		if (!t)
+			return;
+		foreign = t, capforeign = cap;
+	}
+	foreign[nforeign++] = c;
+}
+
 /* ck_shadow_dup gives c, which call made, its shadow, unless c has
  * processes mpivet did not launch (ck_joined). */
 void ck_shadow_dup(MPI_Comm c, unsigned call)
@@ -191,6 +218,7 @@ void ck_shadow_dup(MPI_Comm c, unsigned call)
 	MPI_Comm sh = MPI_COMM_NULL;
 	int n = c != MPI_COMM_NULL ? ck_foreign(c) : 0;
 	if (n) {
+		add_foreign(c);
 		ck_joined(n, call);
 		return;
 	}
@@ -203,6 +231,9 @@ void ck_shadow_free(MPI_Comm c)
 	struct shadow **p = slot(MPIVET_H(c));
 	if (p)
 		detach(p);
+	for (size_t i = 0; i < nforeign; i++)
+		if (foreign[i] == c)
+			foreign[i] = foreign[--nforeign];
 }
 
 /* ck_world is the MPI_COMM_WORLD rank of rank r of s's peers (rare path). */

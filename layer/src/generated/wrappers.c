@@ -11632,7 +11632,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11666,7 +11666,7 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Bcast(buffer, count_v_, datatype, root, comm)) : PMPI_Bcast_c(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11698,7 +11698,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11733,7 +11733,7 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Gather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm)) : PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11765,7 +11765,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11796,7 +11796,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11831,7 +11831,7 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Scatter(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm)) : PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11863,7 +11863,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11894,7 +11894,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11929,7 +11929,7 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Allgather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11961,7 +11961,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11992,7 +11992,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12027,7 +12027,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Alltoall(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12059,7 +12059,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12088,7 +12088,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12119,7 +12119,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12153,7 +12153,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Reduce(sendbuf, recvbuf, count_v_, datatype, op, root, comm)) : PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12185,7 +12185,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12219,7 +12219,7 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Allreduce(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12251,7 +12251,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12282,7 +12282,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12316,7 +12316,7 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount_v_, datatype, op, comm)) : PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12348,7 +12348,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12382,7 +12382,7 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Scan(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12414,7 +12414,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12448,7 +12448,7 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Exscan(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12480,7 +12480,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12515,7 +12515,7 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Neighbor_allgather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12547,7 +12547,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12578,7 +12578,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12613,7 +12613,7 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Neighbor_alltoall(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12645,7 +12645,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12674,7 +12674,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21978,7 +21978,7 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22045,7 +22045,7 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22113,7 +22113,7 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22180,7 +22180,7 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22248,7 +22248,7 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22314,7 +22314,7 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22381,7 +22381,7 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22447,7 +22447,7 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22515,7 +22515,7 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22583,7 +22583,7 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22649,7 +22649,7 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22714,7 +22714,7 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22779,7 +22779,7 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22844,7 +22844,7 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22909,7 +22909,7 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -22974,7 +22974,7 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -23040,7 +23040,7 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -23107,7 +23107,7 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -23173,7 +23173,7 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -23241,7 +23241,7 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -23309,7 +23309,7 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
