@@ -9840,6 +9840,248 @@ static void mpivet_out_MPI_Comm_join(uint64_t e_, int rc_, uint64_t intercomm)
 	mpivet_state_returned(rc_);
 }
 
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Group_from_session_pset(uint64_t pc_, uint64_t newgroup_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = newgroup_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_from_session_pset, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Group_from_session_pset(uint64_t e_, int rc_, uint64_t newgroup)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newgroup;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_from_session_pset, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Comm_create_from_group(uint64_t pc_, uint64_t group, uint64_t info, uint64_t errhandler, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = group;
+		w_[k_++] = info;
+		w_[k_++] = errhandler;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_from_group, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_create_from_group(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_from_group, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Intercomm_create_from_groups(uint64_t pc_, uint64_t local_group, int64_t local_leader, uint64_t remote_group, int64_t remote_leader, uint64_t info, uint64_t errhandler, uint64_t newintercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = local_group;
+		w_[k_++] = (uint64_t)local_leader;
+		w_[k_++] = remote_group;
+		w_[k_++] = (uint64_t)remote_leader;
+		w_[k_++] = info;
+		w_[k_++] = errhandler;
+		w_[k_++] = newintercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create_from_groups, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Intercomm_create_from_groups(uint64_t e_, int rc_, uint64_t newintercomm)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newintercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create_from_groups, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, int64_t argc, uint64_t info_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)argc;
+		w_[k_++] = info_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Info_create_env(uint64_t e_, int rc_, uint64_t info)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_get_info(uint64_t pc_, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_get_pset_info(uint64_t pc_, uint64_t info_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_pset_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_get_pset_info(uint64_t e_, int rc_, uint64_t info)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_pset_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_create_errhandler(uint64_t pc_, uint64_t session_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = session_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -18156,6 +18398,177 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 	mpivet_guard--;
 	return rc_;
 }
+
+#if MPI_VERSION >= 4
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+	if (!mpivet_should_record())
+		return PMPI_Group_from_session_pset(session, pset_name, newgroup);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Group_from_session_pset(MPIVET_PC(), MPIVET_A(newgroup));
+	int rc_ = PMPI_Group_from_session_pset(session, pset_name, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_from_session_pset, rc_, MPIVET_PC());
+	mpivet_out_MPI_Group_from_session_pset(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_create_from_group(MPIVET_PC(), MPIVET_H(group), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&group, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_from_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_from_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_from_group, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create_from_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create_from_groups(MPIVET_PC(), MPIVET_H(local_group), MPIVET_I(local_leader), MPIVET_H(remote_group), MPIVET_I(remote_leader), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(newintercomm));
+	void *k_[] = {(void *)&local_group, (void *)&local_leader, (void *)&remote_group, (void *)&remote_leader, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newintercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create_from_groups, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create_from_groups, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newintercomm)
+		mpivet_record_comm(*newintercomm);
+	mpivet_out_MPI_Intercomm_create_from_groups(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
+{
+	if (!mpivet_should_record())
+		return PMPI_Info_create_env(argc, argv, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_I(argc), MPIVET_A(info));
+	int rc_ = PMPI_Info_create_env(argc, argv, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, MPIVET_PC());
+	mpivet_out_MPI_Info_create_env(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_get_info(session, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_get_info(MPIVET_PC(), MPIVET_A(info_used));
+	int rc_ = PMPI_Session_get_info(session, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_get_pset_info(session, pset_name, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_get_pset_info(MPIVET_PC(), MPIVET_A(info));
+	int rc_ = PMPI_Session_get_pset_info(session, pset_name, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_pset_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_get_pset_info(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_create_errhandler(MPIVET_PC(), MPIVET_A(session_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
 
 void mpivet_write_constants(void)
 {
