@@ -168,13 +168,13 @@ void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
 }
 
 /* ck_joined stops expecting piggybacks once call has given this rank a
- * communicator with n processes that mpivet did not launch (ck_foreign):
+ * communicator with n processes that mpivet did not launch (mpivet_comm_outside):
  * they are not checked, and their messages, which carry no clock, may
  * decide which message a wildcard receive takes, and bring causality that
  * the clocks miss. */
 void ck_joined(int n, unsigned call)
 {
-	if (broken || !clocking)
+	if (broken)
 		return;
 	const char *how = call == MPIVET_ID_MPI_Comm_spawn ? "spawned by MPI_Comm_spawn"
 			  : call == MPIVET_ID_MPI_Comm_spawn_multiple ? "spawned by MPI_Comm_spawn_multiple"
@@ -186,6 +186,13 @@ void ck_joined(int n, unsigned call)
 	snprintf(why, sizeof why, "rank %d joined processes that mpivet did not launch (%d, %s), which ran without mpivet's "
 		 "layer and were not checked; their messages carry no clock, so from then on this rank's matches are not explored",
 		 me, n, how);
+	if (!clocking) { /* --clocks=off (deterministic mode's too): the report still says who was not checked */
+		char both[600];
+		snprintf(both, sizeof both, "--clocks=off; and %s", why);
+		broken = 1;
+		ck_record_clocks(0, both);
+		return;
+	}
 	ck_break(why);
 }
 

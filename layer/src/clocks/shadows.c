@@ -146,44 +146,6 @@ static int shadow_create(MPI_Comm c, MPI_Comm *sh)
 	return rc;
 }
 
-/* outside counts the members of group g that are not in this run's
- * MPI_COMM_WORLD (processes spawned, or met through a port or a socket). */
-static int outside(MPI_Group g)
-{
-	int n = 0, out = 0;
-	PMPI_Group_size(g, &n);
-	int *r = malloc(2 * (size_t)(n ? n : 1) * sizeof *r), *w = r + n;
-	for (int i = 0; i < n; i++)
-		r[i] = i;
-	if (PMPI_Group_translate_ranks(g, n, r, world_group, w) != MPI_SUCCESS)
-		out = n;
-	for (int i = 0; i < n && out < n; i++)
-		out += w[i] == MPI_UNDEFINED;
-	free(r);
-	return out;
-}
-
-/* ck_foreign counts the processes of communicator c (both groups of an
- * intercommunicator) that mpivet did not launch. They run without the
- * layer (it leaves the environment that the MPI starts them with), so c
- * can have no shadow (its creation, a collective, would wait for them
- * forever) and their messages carry no clock. */
-int ck_foreign(MPI_Comm c)
-{
-	MPI_Group g;
-	int inter = 0, out = 0;
-	if (c == MPI_COMM_NULL || PMPI_Comm_group(c, &g) != MPI_SUCCESS)
-		return 0;
-	out = outside(g);
-	PMPI_Group_free(&g);
-	PMPI_Comm_test_inter(c, &inter);
-	if (inter && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
-		out += outside(g);
-		PMPI_Group_free(&g);
-	}
-	return out;
-}
-
 /* The program's communicators with processes mpivet did not launch: few
  * (a program spawns or connects a few times), so a list. */
 static MPI_Comm *foreign;
@@ -216,7 +178,7 @@ static void add_foreign(MPI_Comm c)
 void ck_shadow_dup(MPI_Comm c, unsigned call)
 {
 	MPI_Comm sh = MPI_COMM_NULL;
-	int n = c != MPI_COMM_NULL ? ck_foreign(c) : 0;
+	int n = mpivet_comm_outside(c);
 	if (n) {
 		add_foreign(c);
 		ck_joined(n, call);
