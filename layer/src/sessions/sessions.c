@@ -9,7 +9,7 @@
  * its last MPI_Session_finalize it ends it through its MPI_Finalize
  * wrapper (messages never received, objects never freed), before the
  * program's session ends. Both are recorded at the program's own calls.
- * MPI 4.0 lets the world model and sessions live side by side (§11.1); the
+ * MPI 4.0 lets the world model and sessions live side by side; the
  * program's MPI_Initialized then says true. The groups and communicators
  * the program makes from process sets are wrapped (mpi.api's "Sessions"),
  * and followed as any others.
@@ -49,7 +49,7 @@ static void as_layer(void)
 }
 
 /* thread_level is the thread support the session asked for in its info
- * ("thread_level", MPI 4.0 §11.3.1), MPI_THREAD_SINGLE without. */
+ * ("thread_level"), MPI_THREAD_SINGLE without. */
 static int thread_level(MPI_Info info)
 {
 	static const char *const names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
