@@ -22,6 +22,8 @@
 // byte what a native run prints: mpivet must not change what it does),
 // says=TEXT (some finding's message must contain TEXT, e.g. the program's
 // message quoted from its standard error; no spaces),
+// note=TEXT (some note of the report, on what limited the verification,
+// must contain TEXT; no spaces),
 // buffering=HOW (how reliance on buffering was looked for, the first word
 // of the report's buffering field: offline, from the records, or run, by
 // running the program again with zero buffering),
@@ -97,6 +99,7 @@ type Program struct {
 	Strip         bool           // run the program stripped
 	SameOutput    bool           // the program prints the same with and without mpivet
 	Says          []string       // texts that findings' messages must contain
+	Notes         []string       // texts that the report's notes must contain
 	Buffering     string         // how reliance on buffering was looked for (first word)
 	Plugin        bool           // MPI comes in with a dlopen'ed plugin built from the same source
 	Dir           string         // the working directory of mpivet and the program ("": the test's)
@@ -146,6 +149,8 @@ func Parse(path string) (*Program, error) {
 					p.Strip = v == "1"
 				case "says":
 					p.Says = append(p.Says, v)
+				case "note":
+					p.Notes = append(p.Notes, v)
 				case "sameoutput":
 					p.SameOutput = v == "1"
 				case "buffering":
@@ -261,6 +266,7 @@ type Report struct {
 	RunDir        string          `json:"run_dir"`
 	Stopped       string          `json:"stopped"`
 	Bounds        *report.Bounds  `json:"bounds"`
+	Notes         []string        `json:"notes"`
 }
 
 // RunMpivet runs mpivet on a compiled program and returns its report.
@@ -387,6 +393,15 @@ func Compare(p *Program, r *Report, impl string) []string {
 		}
 		if !found {
 			errs = append(errs, fmt.Sprintf("no finding says %q", text))
+		}
+	}
+	for _, text := range p.Notes {
+		found := false
+		for _, n := range r.Notes {
+			found = found || strings.Contains(n, text)
+		}
+		if !found {
+			errs = append(errs, fmt.Sprintf("no note says %q", text))
 		}
 	}
 	if how, _, _ := strings.Cut(r.Buffering, ":"); p.Buffering != "" && how != p.Buffering {

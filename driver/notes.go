@@ -49,6 +49,10 @@ func clocksOff(r *trace.Run) string {
 	return ""
 }
 
+// clocksOffAnd starts the reason the clocks give when they were off
+// (--clocks=off, deterministic mode) and the layer found more to say.
+const clocksOffAnd = "--clocks=off; and "
+
 // noClock is why a rank's clock protocol stopped when a piggyback did not
 // come (take_pb in layer/src/clocks/).
 const noClock = "a message came without its clock"

@@ -190,6 +190,11 @@ func (x *exploration) exploreFrom(first *explore.Interleaving, replay bool, off 
 	switch {
 	case x.o.Deterministic:
 		x.notes = append(x.notes, determinismNote(first.Run, x.o.Seed))
+		// (its clocks are off) what the layer found besides: processes
+		// mpivet did not launch and does not check (layer/src/clocks/ck_joined)
+		if more, ok := strings.CutPrefix(off, clocksOffAnd); ok {
+			x.notes = append(x.notes, more)
+		}
 	case off != "":
 		x.notes = append(x.notes, "only the interleaving that happened was checked: "+off+pythonHint(x.sess, off))
 	case x.found(1, "rank-killed"):

@@ -224,6 +224,10 @@ func (s *Session) Run(ctx context.Context, dir string) (*Result, error) {
 	cmd.Env = s.Env()
 	scratch, vars := s.scratch(cmd.Env)
 	cmd.Env = append(cmd.Env, vars...)
+	// Every process the launcher starts inherits it: the ranks, and those
+	// the MPI starts for MPI_Comm_spawn, which run without the layer and
+	// which no record names (killStrays).
+	cmd.Env = append(cmd.Env, launchedVar+"="+dir)
 	if scratch != "" {
 		defer os.RemoveAll(scratch)
 	}
@@ -459,11 +463,18 @@ func kill(pid int, done <-chan error) error {
 	}
 }
 
+// launchedVar marks the environment of every process of a run, with its
+// run directory.
+const launchedVar = "MPIVET_LAUNCHED"
+
 // killStrays kills any process of this run that is still alive on this host:
-// ranks whose launcher lost track of them. They are found by their log files
-// and recognised by MPIVET_DIR in their environment, so a recycled pid is
-// never hit.
+// ranks whose launcher lost track of them, found by their log files and
+// recognised by MPIVET_DIR in their environment, so a recycled pid is never
+// hit; and the processes the MPI spawned for the program (MPI_Comm_spawn),
+// which have no log and live in process groups of the MPI's own
+// (killLaunched).
 func killStrays(dir string) {
+	killLaunched(dir)
 	host, _ := os.Hostname()
 	logs, _ := filepath.Glob(filepath.Join(dir, "p."+host+".*.log"))
 	for _, l := range logs {
@@ -582,4 +593,25 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// killLaunched kills the processes on this host whose environment says
+// that the launcher of run dir started them (launchedVar), other than
+// mpivet. Processes of other users cannot be read, and are not of the run.
+func killLaunched(dir string) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	mark := []byte(launchedVar + "=" + dir + "\x00")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && (bytes.HasPrefix(env, mark) || bytes.Contains(env, append([]byte{0}, mark...))) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

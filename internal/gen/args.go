@@ -193,10 +193,12 @@ func argsPost(w writer, c *api.Call) {
 // program that relies on the root leaving early would pass the zero
 // buffering run. Every member must call the collective anyway: the barrier
 // adds no wait a correct program does not allow. (Barriers, communicator
-// constructors and nonblocking collectives are left as they are.)
+// constructors and nonblocking collectives are left as they are, and so
+// are collectives on communicators with processes mpivet did not launch,
+// which run without the layer and would not join the barrier.)
 func zeroSync(w writer, c *api.Call) {
 	if !collData(c) || !c.Has("blocking") || c.Param("comm") < 0 {
 		return
 	}
-	w("\tif (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)\n\t\tPMPI_Barrier(comm);\n")
+	w("\tif (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))\n\t\tPMPI_Barrier(comm);\n")
 }

@@ -12,4 +12,9 @@ extern int mpivet_ck_on;
 void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
 void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
 
+/* mpivet_ck_foreign says whether c has processes that mpivet did not
+ * launch (spawned, or met through a port or a socket), which run without
+ * the layer: the layer must not add a collective of its own on c. */
+int mpivet_ck_foreign(MPI_Comm c);
+
 #endif

@@ -69,8 +69,8 @@ static void start(int provided)
 	clk = calloc(pbn, 8);
 	ck_ring_init();
 	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-	ck_shadow_dup(MPI_COMM_WORLD);
-	ck_shadow_dup(MPI_COMM_SELF);
+	ck_shadow_dup(MPI_COMM_WORLD, MPIVET_ID_MPI_Init);
+	ck_shadow_dup(MPI_COMM_SELF, MPIVET_ID_MPI_Init);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &fin_comm);
 	if (clocking)
 		load_decisions();
@@ -441,7 +441,7 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 	if (mpivet_call_k_newcomm[call] >= 0) {
 		MPI_Comm *c = ARG(MPI_Comm *, mpivet_call_k_newcomm[call]);
 		if (c)
-			ck_shadow_dup(*c);
+			ck_shadow_dup(*c, call);
 		return;
 	}
 	if (mpivet_call_k_idupcomm[call] >= 0) {

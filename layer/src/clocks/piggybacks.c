@@ -167,6 +167,35 @@ void ck_take_pb(uint64_t *pb, int src, int tag, struct shadow *s)
 	ck_break(why);
 }
 
+/* ck_joined stops expecting piggybacks once call has given this rank a
+ * communicator with n processes that mpivet did not launch (mpivet_comm_outside):
+ * they are not checked, and their messages, which carry no clock, may
+ * decide which message a wildcard receive takes, and bring causality that
+ * the clocks miss. */
+void ck_joined(int n, unsigned call)
+{
+	if (broken)
+		return;
+	const char *how = call == MPIVET_ID_MPI_Comm_spawn ? "spawned by MPI_Comm_spawn"
+			  : call == MPIVET_ID_MPI_Comm_spawn_multiple ? "spawned by MPI_Comm_spawn_multiple"
+			  : call == MPIVET_ID_MPI_Comm_accept ? "met through MPI_Comm_accept"
+			  : call == MPIVET_ID_MPI_Comm_connect ? "met through MPI_Comm_connect"
+			  : call == MPIVET_ID_MPI_Comm_join ? "met through MPI_Comm_join"
+							    : "in a communicator made from an intercommunicator whose creation mpivet did not see";
+	char why[500];
+	snprintf(why, sizeof why, "rank %d joined processes that mpivet did not launch (%d, %s), which ran without mpivet's "
+		 "layer and were not checked; their messages carry no clock, so from then on this rank's matches are not explored",
+		 me, n, how);
+	if (!clocking) { /* --clocks=off (deterministic mode's too): the report still says who was not checked */
+		char both[600];
+		snprintf(both, sizeof both, "--clocks=off; and %s", why);
+		broken = 1;
+		ck_record_clocks(0, both);
+		return;
+	}
+	ck_break(why);
+}
+
 /* ck_break stops expecting piggybacks, for the reason why. */
 void ck_break(const char *why)
 {

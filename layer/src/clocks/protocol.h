@@ -72,7 +72,8 @@ extern MPI_Group world_group;
 
 struct shadow *ck_find(MPI_Comm c);
 void ck_shadow_of(MPI_Comm c, MPI_Comm sh);
-void ck_shadow_dup(MPI_Comm c);
+void ck_shadow_dup(MPI_Comm c, unsigned call);
+void ck_joined(int n, unsigned call);
 void ck_shadow_free(MPI_Comm c);
 void ck_shadow_hold(struct shadow *s);
 void ck_shadow_release(struct shadow *s);

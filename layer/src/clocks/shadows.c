@@ -146,9 +146,44 @@ static int shadow_create(MPI_Comm c, MPI_Comm *sh)
 	return rc;
 }
 
-void ck_shadow_dup(MPI_Comm c)
+/* The program's communicators with processes mpivet did not launch: few
+ * (a program spawns or connects a few times), so a list. */
+static MPI_Comm *foreign;
+static size_t nforeign, capforeign;
+
+int mpivet_ck_foreign(MPI_Comm c)
+{
+	for (size_t i = 0; i < nforeign; i++)
+		if (foreign[i] == c)
+			return 1;
+	return 0;
+}
+
+static void add_foreign(MPI_Comm c)
+{
+	if (mpivet_ck_foreign(c))
+		return;
+	if (nforeign == capforeign) {
+		size_t cap = capforeign ? 2 * capforeign : 8;
+		MPI_Comm *t = realloc(foreign, cap * sizeof *t);
+		if (!t)
+			return;
+		foreign = t, capforeign = cap;
+	}
+	foreign[nforeign++] = c;
+}
+
+/* ck_shadow_dup gives c, which call made, its shadow, unless c has
+ * processes mpivet did not launch (ck_joined). */
+void ck_shadow_dup(MPI_Comm c, unsigned call)
 {
 	MPI_Comm sh = MPI_COMM_NULL;
+	int n = mpivet_comm_outside(c);
+	if (n) {
+		add_foreign(c);
+		ck_joined(n, call);
+		return;
+	}
 	if (c != MPI_COMM_NULL && (!clocking || shadow_create(c, &sh) == MPI_SUCCESS))
 		ck_shadow_of(c, sh);
 }
@@ -158,6 +193,9 @@ void ck_shadow_free(MPI_Comm c)
 	struct shadow **p = slot(MPIVET_H(c));
 	if (p)
 		detach(p);
+	for (size_t i = 0; i < nforeign; i++)
+		if (foreign[i] == c)
+			foreign[i] = foreign[--nforeign];
 }
 
 /* ck_world is the MPI_COMM_WORLD rank of rank r of s's peers (rare path). */

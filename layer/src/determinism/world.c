@@ -163,11 +163,13 @@ struct dcomm *dt_comm(MPI_Comm c)
 
 /* dt_comm_new gives c an id all its members agree on (collective over c):
  * the largest of the members' next ids, so two communicators sharing a
- * member never share an id. Intercommunicators are not followed. */
+ * member never share an id. Intercommunicators are not followed, nor are
+ * communicators with processes mpivet did not launch (which would not join
+ * the collective). */
 void dt_comm_new(MPI_Comm c)
 {
 	int inter = 0;
-	if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+	if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter || mpivet_comm_outside(c))
 		return;
 	uint64_t id = nextid;
 	PMPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, c);

@@ -10517,6 +10517,436 @@ static void mpivet_out_MPI_Type_get_contents_c(uint64_t e_, int rc_, int64_t n_a
 
 #endif
 
+static uint64_t mpivet_in_MPI_Comm_spawn(uint64_t pc_, int64_t maxprocs, uint64_t info, int64_t root, uint64_t comm, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_spawn);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)maxprocs;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_spawn(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_spawn_multiple(uint64_t pc_, int64_t count, int64_t root, uint64_t comm, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_spawn_multiple);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)count;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn_multiple, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_spawn_multiple(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_spawn_multiple, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_accept(uint64_t pc_, uint64_t info, int64_t root, uint64_t comm, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_accept);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_accept, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_accept(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_accept, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_connect(uint64_t pc_, uint64_t info, int64_t root, uint64_t comm, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_connect);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info;
+		w_[k_++] = (uint64_t)root;
+		w_[k_++] = comm;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_connect, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_connect(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_connect, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+static uint64_t mpivet_in_MPI_Comm_join(uint64_t pc_, int64_t fd, uint64_t intercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_join);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)fd;
+		w_[k_++] = intercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_join, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_join(uint64_t e_, int rc_, uint64_t intercomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = intercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_join, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Group_from_session_pset(uint64_t pc_, uint64_t newgroup_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Group_from_session_pset);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = newgroup_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_from_session_pset, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Group_from_session_pset(uint64_t e_, int rc_, uint64_t newgroup)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newgroup;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Group_from_session_pset, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Comm_create_from_group(uint64_t pc_, uint64_t group, uint64_t info, uint64_t errhandler, uint64_t newcomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Comm_create_from_group);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = group;
+		w_[k_++] = info;
+		w_[k_++] = errhandler;
+		w_[k_++] = newcomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_from_group, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Comm_create_from_group(uint64_t e_, int rc_, uint64_t newcomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newcomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Comm_create_from_group, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Intercomm_create_from_groups(uint64_t pc_, uint64_t local_group, int64_t local_leader, uint64_t remote_group, int64_t remote_leader, uint64_t info, uint64_t errhandler, uint64_t newintercomm_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Intercomm_create_from_groups);
+	uint64_t off_, n_ = 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = local_group;
+		w_[k_++] = (uint64_t)local_leader;
+		w_[k_++] = remote_group;
+		w_[k_++] = (uint64_t)remote_leader;
+		w_[k_++] = info;
+		w_[k_++] = errhandler;
+		w_[k_++] = newintercomm_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create_from_groups, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Intercomm_create_from_groups(uint64_t e_, int rc_, uint64_t newintercomm)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = newintercomm;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Intercomm_create_from_groups, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, int64_t argc, uint64_t info_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Info_create_env);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = (uint64_t)argc;
+		w_[k_++] = info_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Info_create_env(uint64_t e_, int rc_, uint64_t info)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_get_info(uint64_t pc_, uint64_t info_used_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Session_get_info);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info_used_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_get_info(uint64_t e_, int rc_, uint64_t info_used)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info_used;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_get_pset_info(uint64_t pc_, uint64_t info_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Session_get_pset_info);
+	uint64_t off_, n_ = 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = info_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_pset_info, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_get_pset_info(uint64_t e_, int rc_, uint64_t info)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = info;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_get_pset_info, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+static uint64_t mpivet_in_MPI_Session_create_errhandler(uint64_t pc_, uint64_t session_errhandler_fn, uint64_t errhandler_at)
+{
+	mpivet_bc_enter_call(pc_, 0);
+	mpivet_tl_enter(MPIVET_ID_MPI_Session_create_errhandler);
+	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = pc_;
+		w_[k_++] = session_errhandler_fn;
+		w_[k_++] = errhandler_at;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_create_errhandler, MPIVET_KIND_ENTRY);
+	}
+	mpivet_state_entered(off_, 0);
+	return off_;
+}
+
+static void mpivet_out_MPI_Session_create_errhandler(uint64_t e_, int rc_, uint64_t errhandler)
+{
+	mpivet_bc_leave_call();
+	mpivet_tl_leave();
+	uint64_t off_, n_ = 2 + 1;
+	uint64_t *w_ = mpivet_begin(n_, &off_);
+	if (w_) {
+		uint64_t k_ = 0;
+		w_[k_++] = e_;
+		w_[k_++] = MPIVET_I(rc_);
+		w_[k_++] = errhandler;
+		mpivet_commit(off_, n_, MPIVET_ID_MPI_Session_create_errhandler, MPIVET_KIND_EXIT);
+	}
+	mpivet_state_returned(rc_);
+}
+
+#endif
+
 int MPI_Init(int *argc, char ***argv)
 {
 	if (!mpivet_should_record())
@@ -12336,7 +12766,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Bcast(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12370,7 +12800,7 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Bcast, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Bcast(buffer, count_v_, datatype, root, comm)) : PMPI_Bcast_c(buffer, count, datatype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12402,7 +12832,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12437,7 +12867,7 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Gather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm)) : PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12469,7 +12899,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12503,7 +12933,7 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Gatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12536,7 +12966,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12571,7 +13001,7 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Scatter(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, root, comm)) : PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12603,7 +13033,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12637,7 +13067,7 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scatterv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12670,7 +13100,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12705,7 +13135,7 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Allgather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12737,7 +13167,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12771,7 +13201,7 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12804,7 +13234,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12839,7 +13269,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Alltoall(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12871,7 +13301,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12904,7 +13334,7 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12935,7 +13365,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12966,7 +13396,7 @@ int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12999,7 +13429,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13033,7 +13463,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Reduce(sendbuf, recvbuf, count_v_, datatype, op, root, comm)) : PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13065,7 +13495,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13099,7 +13529,7 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Allreduce, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Allreduce(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13131,7 +13561,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13164,7 +13594,7 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13197,7 +13627,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13231,7 +13661,7 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount_v_, datatype, op, comm)) : PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13263,7 +13693,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13297,7 +13727,7 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Scan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Scan(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13329,7 +13759,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13363,7 +13793,7 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Exscan, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Exscan(sendbuf, recvbuf, count_v_, datatype, op, comm)) : PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13395,7 +13825,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13430,7 +13860,7 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Neighbor_allgather(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13462,7 +13892,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13496,7 +13926,7 @@ int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13529,7 +13959,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13564,7 +13994,7 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = fits_ ? (PMPI_Neighbor_alltoall(sendbuf, sendcount_v_, sendtype, recvbuf, recvcount_v_, recvtype, comm)) : PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13596,7 +14026,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13629,7 +14059,7 @@ int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (!bad_)
 		mpivet_coll_types(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13660,7 +14090,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13691,7 +14121,7 @@ int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	int rc_ = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21114,6 +21544,352 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 
 #endif
 
+int MPI_Comm_spawn(const char *command, char **argv, int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn(MPIVET_PC(), MPIVET_I(maxprocs), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&command, (void *)&argv, (void *)&maxprocs, (void *)&info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_spawn_multiple(int count, char **array_of_commands, char ***array_of_argv, const int *array_of_maxprocs, const MPI_Info *array_of_info, int root, MPI_Comm comm, MPI_Comm *intercomm, int *array_of_errcodes)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn_multiple(MPIVET_PC(), MPIVET_I(count), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&count, (void *)&array_of_commands, (void *)&array_of_argv, (void *)&array_of_maxprocs, (void *)&array_of_info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn_multiple, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn_multiple, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn_multiple, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn_multiple(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_accept(MPIVET_PC(), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_accept, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_accept, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_accept, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_accept(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_connect(MPIVET_PC(), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_connect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_connect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_connect, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_connect(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+int MPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_join(fd, intercomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_join(MPIVET_PC(), MPIVET_I(fd), MPIVET_A(intercomm));
+	void *k_[] = {(void *)&fd, (void *)&intercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_join, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_join(fd, intercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_join, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_join, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && intercomm)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_join(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+	if (!mpivet_should_record())
+		return PMPI_Group_from_session_pset(session, pset_name, newgroup);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Group_from_session_pset(MPIVET_PC(), MPIVET_A(newgroup));
+	int rc_ = PMPI_Group_from_session_pset(session, pset_name, newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_from_session_pset, rc_, MPIVET_PC());
+	mpivet_out_MPI_Group_from_session_pset(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Comm_create_from_group(MPIVET_PC(), MPIVET_H(group), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(newcomm));
+	void *k_[] = {(void *)&group, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_from_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_from_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_from_group, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newcomm)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create_from_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+	if (!mpivet_should_record())
+		return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create_from_groups(MPIVET_PC(), MPIVET_H(local_group), MPIVET_I(local_leader), MPIVET_H(remote_group), MPIVET_I(remote_leader), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(newintercomm));
+	void *k_[] = {(void *)&local_group, (void *)&local_leader, (void *)&remote_group, (void *)&remote_leader, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newintercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	mpivet_guard--; /* the calls of the program's callbacks it runs are the program's */
+	int rc_ = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+	mpivet_guard++;
+	if (e_ != MPIVET_NOREC)
+		mpivet_state_entered(e_, 0); /* inside it again */
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create_from_groups, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
+		mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create_from_groups, rc_, MPIVET_PC());
+	if (rc_ == MPI_SUCCESS && newintercomm)
+		mpivet_record_comm(*newintercomm);
+	mpivet_out_MPI_Intercomm_create_from_groups(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
+{
+	if (!mpivet_should_record())
+		return PMPI_Info_create_env(argc, argv, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_I(argc), MPIVET_A(info));
+	int rc_ = PMPI_Info_create_env(argc, argv, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, MPIVET_PC());
+	mpivet_out_MPI_Info_create_env(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_get_info(session, info_used);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_get_info(MPIVET_PC(), MPIVET_A(info_used));
+	int rc_ = PMPI_Session_get_info(session, info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_get_pset_info(session, pset_name, info);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_get_pset_info(MPIVET_PC(), MPIVET_A(info));
+	int rc_ = PMPI_Session_get_pset_info(session, pset_name, info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_pset_info, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_get_pset_info(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
+{
+	if (!mpivet_should_record())
+		return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	uint64_t e_ = mpivet_in_MPI_Session_create_errhandler(MPIVET_PC(), MPIVET_A(session_errhandler_fn), MPIVET_A(errhandler));
+	int rc_ = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_create_errhandler, rc_, MPIVET_PC());
+	mpivet_out_MPI_Session_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+	return rc_;
+}
+
+#endif
+
 void mpivet_write_constants(void)
 {
 	uint64_t v[127] = {0};
@@ -26201,7 +26977,7 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26266,7 +27042,7 @@ static void mpivet_f_MPI_Bcast_c(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Bcast int_;
 	if (fits_ && !int_)
@@ -26327,7 +27103,7 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26396,7 +27172,7 @@ static void mpivet_f_MPI_Gather_c(mpivet_ft_MPI_Gather real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Gather int_;
 	if (fits_ && !int_)
@@ -26458,7 +27234,7 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26525,7 +27301,7 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26594,7 +27370,7 @@ static void mpivet_f_MPI_Scatter_c(mpivet_ft_MPI_Scatter real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Scatter int_;
 	if (fits_ && !int_)
@@ -26656,7 +27432,7 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26722,7 +27498,7 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26790,7 +27566,7 @@ static void mpivet_f_MPI_Allgather_c(mpivet_ft_MPI_Allgather real_, int f08_, ui
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Allgather int_;
 	if (fits_ && !int_)
@@ -26851,7 +27627,7 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26917,7 +27693,7 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -26985,7 +27761,7 @@ static void mpivet_f_MPI_Alltoall_c(mpivet_ft_MPI_Alltoall real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Alltoall int_;
 	if (fits_ && !int_)
@@ -27047,7 +27823,7 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27115,7 +27891,7 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27181,7 +27957,7 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27248,7 +28024,7 @@ static void mpivet_f_MPI_Reduce_c(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Reduce int_;
 	if (fits_ && !int_)
@@ -27307,7 +28083,7 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27373,7 +28149,7 @@ static void mpivet_f_MPI_Allreduce_c(mpivet_ft_MPI_Allreduce real_, int f08_, ui
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Allreduce int_;
 	if (fits_ && !int_)
@@ -27432,7 +28208,7 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27497,7 +28273,7 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27563,7 +28339,7 @@ static void mpivet_f_MPI_Reduce_scatter_block_c(mpivet_ft_MPI_Reduce_scatter_blo
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Reduce_scatter_block int_;
 	if (fits_ && !int_)
@@ -27622,7 +28398,7 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27688,7 +28464,7 @@ static void mpivet_f_MPI_Scan_c(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Scan int_;
 	if (fits_ && !int_)
@@ -27747,7 +28523,7 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27813,7 +28589,7 @@ static void mpivet_f_MPI_Exscan_c(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Exscan int_;
 	if (fits_ && !int_)
@@ -27873,7 +28649,7 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -27941,7 +28717,7 @@ static void mpivet_f_MPI_Neighbor_allgather_c(mpivet_ft_MPI_Neighbor_allgather r
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Neighbor_allgather int_;
 	if (fits_ && !int_)
@@ -28002,7 +28778,7 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -28068,7 +28844,7 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -28136,7 +28912,7 @@ static void mpivet_f_MPI_Neighbor_alltoall_c(mpivet_ft_MPI_Neighbor_alltoall rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	static mpivet_ft_MPI_Neighbor_alltoall int_;
 	if (fits_ && !int_)
@@ -28198,7 +28974,7 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -28266,7 +29042,7 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	}
-	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL)
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
 		PMPI_Barrier(comm);
 	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 	int rc_ = ierr ? *ierr : 0;

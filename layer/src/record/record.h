@@ -40,6 +40,12 @@ void mpivet_lazy_init(void);
 void mpivet_post_init(void);
 void mpivet_write_constants(void); /* generated */
 void mpivet_record_comm(MPI_Comm c);
+/* mpivet_comm_outside counts the processes of c (both groups of an
+ * intercommunicator) that are not in this run's MPI_COMM_WORLD: processes
+ * spawned, or met through a port or a socket, which run without the layer
+ * (it leaves the environment the MPI starts them with). The layer must add
+ * no collective of its own on such a communicator: they would never join. */
+int mpivet_comm_outside(MPI_Comm c);
 void mpivet_error(unsigned call, int rc, uint64_t pc);
 
 static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }

@@ -326,6 +326,42 @@ static void world_ranks(MPI_Group g, int n, uint64_t *w)
 		free(buf);
 }
 
+/* outside counts the members of group g that are not in world. */
+static int outside(MPI_Group g, MPI_Group world)
+{
+	int n = 0, out = 0;
+	PMPI_Group_size(g, &n);
+	int *r = malloc(2 * (size_t)(n ? n : 1) * sizeof *r), *w = r + n;
+	if (!r)
+		return 0;
+	for (int i = 0; i < n; i++)
+		r[i] = i;
+	if (PMPI_Group_translate_ranks(g, n, r, world, w) != MPI_SUCCESS)
+		out = n;
+	for (int i = 0; i < n && out < n; i++)
+		out += w[i] == MPI_UNDEFINED;
+	free(r);
+	return out;
+}
+
+int mpivet_comm_outside(MPI_Comm c)
+{
+	MPI_Group g, world;
+	int inter = 0, out = 0;
+	if (c == MPI_COMM_NULL || PMPI_Comm_group(c, &g) != MPI_SUCCESS)
+		return 0;
+	PMPI_Comm_group(MPI_COMM_WORLD, &world);
+	out = outside(g, world);
+	PMPI_Group_free(&g);
+	PMPI_Comm_test_inter(c, &inter);
+	if (inter && PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
+		out += outside(g, world);
+		PMPI_Group_free(&g);
+	}
+	PMPI_Group_free(&world);
+	return out;
+}
+
 /* mpivet_record_comm records which world ranks a new communicator holds
  * (and, for an intercommunicator, its remote group): once per communicator,
  * so that checks can place any rank of any communicator, and nothing is
