@@ -4,7 +4,8 @@
  * between a Put and a Get of the same bytes, a fence epoch closed by a
  * plain fence and followed, no operation between, by MPI_Win_lock_all,
  * nested locks of two different targets, and a PSCW epoch (post, start,
- * complete, wait). The twin of rma_epoch_mixed.c and rma_epoch_fatal.c.
+ * complete, wait), with assertions each call defines. The twin of
+ * rma_epoch_mixed.c, rma_epoch_fatal.c and rma_window_args.c.
  * mpivet: np=2 verdict=ok
  */
 #include <mpi.h>
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
 	MPI_Group_incl(world, 1, &peer, &peers);
-	MPI_Win_post(peers, 0, win);
+	MPI_Win_post(peers, MPI_MODE_NOSTORE, win);
 	MPI_Win_start(peers, 0, win);
 	MPI_Put(&v, 1, MPI_INT, peer, 4, 1, MPI_INT, win);
 	MPI_Win_complete(win);
