@@ -239,6 +239,9 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 			if !last.Returned && last.HasField("win") && last.Word("win") == e.handle && closes(last.Name(), where[i].c.Name()) {
 				continue // waiting for others to let it close the epoch: they are the cause
 			}
+			if !last.Returned && last.HasField("win") && last.Word("win") == e.handle && relocks(last, where[i].c) {
+				continue // blocked taking the lock again: reported at that call
+			}
 			msg := fmt.Sprintf("%s is never closed", upper(what))
 			if !last.Returned {
 				msg += fmt.Sprintf(": rank %d is blocked in %s with the epoch open", p.Rank, last.Name())
@@ -246,6 +249,11 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 			s.report(msg, *where[i], "epoch opened here", s.loc(&call{p, last, -1}, "the rank's last MPI call"))
 		}
 	}
+}
+
+// relocks reports whether call takes again the lock opener took.
+func relocks(call, opener *trace.Call) bool {
+	return call.Name() == "MPI_Win_lock" && opener.Name() == "MPI_Win_lock" && call.Int("rank") == opener.Int("rank")
 }
 
 // closes reports whether call closes the epochs opener opens.
