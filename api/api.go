@@ -614,6 +614,8 @@ const (
 	ArgAmode           = 17 // an access mode MPI_File_open refuses (limit: what is wrong, AmodeAccess ...)
 	ArgFileNull        = 18 // MPI_FILE_NULL where a file is needed (a file closed through this handle)
 	ArgFileClosed      = 19 // a file handle whose file was closed (through another copy of the handle)
+	ArgAssert          = 20 // assertion bits not defined for the window call (limit: the bits it allows)
+	ArgWinBase         = 21 // MPI_Win_create: a NULL base with a positive size (value: the size)
 )
 
 // What is wrong with an access mode (the limit word of an ArgAmode record).

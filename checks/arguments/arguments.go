@@ -201,8 +201,28 @@ func message(p *trace.Process, a trace.Argument) string {
 		return fmt.Sprintf("%s is not an open file (closed already?)", arg)
 	case api.ArgFileClosed:
 		return fmt.Sprintf("%s is a file handle whose file was closed already", arg)
+	case api.ArgAssert:
+		return fmt.Sprintf("assertion=%s: %s takes only %s (MPI 4.0 §12.5.5)", modes(p, a.Value), a.Call.Name, modes(p, a.Limit))
+	case api.ArgWinBase:
+		return fmt.Sprintf("%s for a window of %s=%d bytes: the window's memory must be there to hold them", arg, paramName(a, a.Other), a.OtherValue)
 	}
 	return fmt.Sprintf("%s breaks rule %d", arg, a.Rule)
+}
+
+// modes names the bits of a window assertion (MPI_MODE_NOCHECK ...), the
+// bits no constant names in hex.
+func modes(p *trace.Process, v int64) string {
+	var names []string
+	for _, n := range []string{"MPI_MODE_NOCHECK", "MPI_MODE_NOSTORE", "MPI_MODE_NOPUT", "MPI_MODE_NOPRECEDE", "MPI_MODE_NOSUCCEED"} {
+		if c, ok := p.Const(n); ok && c != 0 && uint64(v)&c == c {
+			names = append(names, n)
+			v &^= int64(c)
+		}
+	}
+	if v != 0 || len(names) == 0 {
+		names = append(names, fmt.Sprintf("%#x", v))
+	}
+	return strings.Join(names, "|")
 }
 
 func amodeRule(why int64) string {

@@ -76,3 +76,33 @@ func TestFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowArguments: a window's NULL base and assertion bits a call does
+// not define, named by their constants.
+func TestWindowArguments(t *testing.T) {
+	l := tracetest.New(0, 1)
+	arg(l, "MPI_Win_create", "base", api.ArgWinBase, 0, 0, "size", 64, 0x100)
+	arg(l, "MPI_Win_fence", "assertion", api.ArgAssert, 1|16, 2|4|8|16, "", 0, 0x200)
+	arg(l, "MPI_Win_start", "assertion", api.ArgAssert, 4|64, 1, "", 0, 0x300)
+	p := l.Process()
+	for i, name := range []string{"MPI_MODE_NOCHECK", "MPI_MODE_NOSTORE", "MPI_MODE_NOPUT", "MPI_MODE_NOPRECEDE", "MPI_MODE_NOSUCCEED"} {
+		p.ConstVal[name] = 1 << i
+		p.Consts[1<<i] = append(p.Consts[1<<i], name)
+	}
+	want := map[string]bool{
+		"MPI_Win_create: base=NULL for a window of size=64 bytes: the window's memory must be there to hold them":                                                                        false,
+		"MPI_Win_fence: assertion=MPI_MODE_NOCHECK|MPI_MODE_NOSUCCEED: MPI_Win_fence takes only MPI_MODE_NOSTORE|MPI_MODE_NOPUT|MPI_MODE_NOPRECEDE|MPI_MODE_NOSUCCEED (MPI 4.0 §12.5.5)": false,
+		"MPI_Win_start: assertion=MPI_MODE_NOPUT|0x40: MPI_Win_start takes only MPI_MODE_NOCHECK (MPI 4.0 §12.5.5)":                                                                      false,
+	}
+	for _, f := range findings(t, p) {
+		if _, ok := want[f.Message]; !ok || f.Kind != "invalid-argument" {
+			t.Errorf("unexpected finding %s %q", f.Kind, f.Message)
+		}
+		want[f.Message] = true
+	}
+	for m, seen := range want {
+		if !seen {
+			t.Errorf("no finding %q", m)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"mpivet/api"
 	"mpivet/trace"
 )
 
@@ -12,10 +13,16 @@ import (
 // accesses made and completed, synchronisations.
 func (s *scan) epochCall(cl call, e *epochs) {
 	c, p, w := cl.c, cl.p, cl.w(e)
-	if !c.Returned {
-		// Blocked in it (or crashed): what it opens or closes did not
-		// happen, but a start or post names its peers (a start may wait
-		// for a post that never comes).
+	// Judged from the epochs before the call, whatever the MPI then did:
+	// a misuse the MPI aborts or hangs on is found all the same.
+	wrong := s.misuse(cl, e)
+	if !c.Returned || c.RC != 0 && opens(c.Def) {
+		// Blocked in it (or crashed), or an epoch or operation the MPI
+		// refused: what it opens or closes did not happen (a refused
+		// closing call is taken as closing: its misuse, if any, is
+		// reported, and what the MPI then holds open is its own), but a
+		// start or post names its peers (a start may wait for a post
+		// that never comes).
 		switch c.Name() {
 		case "MPI_Win_start":
 			s.pair(s.starts, cl)
@@ -24,13 +31,16 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		}
 		return
 	}
+	if wrong {
+		return
+	}
 	if !isComm(c.Def) {
 		e.seen = nil // what the call completes or opens ends the repeats (repeated)
 	}
 	switch name := c.Name(); name {
 	case "MPI_Win_fence":
 		e.complete(cl, func(*access) bool { return true })
-		e.fenced = !s.assertion(p, c, "MPI_MODE_NOSUCCEED")
+		e.fenced, e.fenceUsed = !s.assertion(p, c, "MPI_MODE_NOSUCCEED"), false
 		e.gen++
 		var opening *call
 		if fs := w.fences[p.Rank]; len(fs) > 0 {
@@ -40,27 +50,18 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		w.fences[p.Rank] = append(w.fences[p.Rank], &cl)
 		s.openers[[2]uint64{uint64(p.Rank), c.Offset}] = exposure{w: w, fence: len(w.fences[p.Rank])}
 		s.addSync(p, sync{at: cl.idx, kind: syncColl, id: fmt.Sprintf("w:%s#fence%d", w.key, len(w.fences[p.Rank])), members: w.members})
-	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
-		"MPI_Win_flush_local", "MPI_Win_flush_local_all":
+	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all":
 		s.passive(cl, e)
 	case "MPI_Win_post":
 		s.post(cl, e)
 	case "MPI_Win_start":
 		s.start(cl, e)
 	case "MPI_Win_complete":
-		if e.start == nil {
-			s.report("MPI_Win_complete without a matching MPI_Win_start", cl, "called here")
-			return
-		}
 		e.complete(cl, func(a *access) bool { return !a.lock && has(e.targets, a.target) && a.gen >= 0 })
 		s.addSync(p, sync{at: cl.idx, kind: syncComplete, peers: e.targets})
 		e.start, e.targets = nil, nil
 	case "MPI_Win_wait", "MPI_Win_test":
 		if name == "MPI_Win_test" && c.Int("flag") == 0 {
-			return
-		}
-		if e.post == nil {
-			s.report(fmt.Sprintf("%s without a matching MPI_Win_post", name), cl, "called here")
 			return
 		}
 		s.addSync(p, sync{at: cl.idx, kind: syncWait, peers: e.origins})
@@ -73,6 +74,15 @@ func (s *scan) epochCall(cl call, e *epochs) {
 	}
 }
 
+// opens reports whether d opens an epoch or starts an operation.
+func opens(d *api.Call) bool {
+	switch d.Name {
+	case "MPI_Win_lock", "MPI_Win_lock_all", "MPI_Win_start", "MPI_Win_post":
+		return true
+	}
+	return isComm(d)
+}
+
 // passive follows the calls of passive-target epochs: locks, unlocks and
 // flushes.
 func (s *scan) passive(cl call, e *epochs) {
@@ -81,49 +91,25 @@ func (s *scan) passive(cl call, e *epochs) {
 	switch name := c.Name(); name {
 	case "MPI_Win_lock":
 		t := target()
-		if o := e.locks[t]; o != nil {
-			s.report(fmt.Sprintf("MPI_Win_lock of rank %d while this rank already holds a lock on it (MPI_Win_lock at %s)", t, s.loc(o, "").Where()), cl, "locked again here", s.loc(o, "first locked here"))
-			return
-		}
 		l, _ := p.Const("MPI_LOCK_EXCLUSIVE")
 		e.locks[t], e.excl[t] = &cl, uint64(c.Int("lock_type")) == l
 	case "MPI_Win_unlock":
 		t := target()
-		if e.locks[t] == nil {
-			s.report(fmt.Sprintf("MPI_Win_unlock of rank %d without a matching MPI_Win_lock", t), cl, "unlocked here")
-			return
-		}
 		e.complete(cl, func(a *access) bool { return a.target == t && a.lock && e.lockAll == nil })
 		delete(e.locks, t)
 		delete(e.excl, t)
 	case "MPI_Win_lock_all":
-		if e.lockAll != nil {
-			s.report("MPI_Win_lock_all while this rank's MPI_Win_lock_all epoch is still open", cl, "locked again here", s.loc(e.lockAll, "first locked here"))
-			return
-		}
 		e.lockAll = &cl
 	case "MPI_Win_unlock_all":
-		if e.lockAll == nil {
-			s.report("MPI_Win_unlock_all without a matching MPI_Win_lock_all", cl, "unlocked here")
-			return
-		}
 		e.complete(cl, func(a *access) bool { return a.lock && e.locks[a.target] == nil })
 		e.lockAll = nil
 	case "MPI_Win_flush", "MPI_Win_flush_all":
 		all := name == "MPI_Win_flush_all"
-		if e.lockAll == nil && (all && len(e.locks) == 0 || !all && e.locks[target()] == nil) {
-			s.report(fmt.Sprintf("%s outside a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)", name), cl, "called here")
-			return
-		}
 		t := -1
 		if !all {
 			t = target()
 		}
 		e.complete(cl, func(a *access) bool { return a.lock && (all || a.target == t) })
-	case "MPI_Win_flush_local", "MPI_Win_flush_local_all":
-		if e.lockAll == nil && len(e.locks) == 0 {
-			s.report(fmt.Sprintf("%s outside a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)", name), cl, "called here")
-		}
 	}
 }
 
@@ -137,10 +123,6 @@ func (s *scan) assertion(p *trace.Process, c *trace.Call, name string) bool {
 }
 
 func (s *scan) post(cl call, e *epochs) {
-	if e.post != nil {
-		s.report("MPI_Win_post while the exposure epoch of an earlier MPI_Win_post is still open (no MPI_Win_wait)", cl, "posted here", s.loc(e.post, "earlier post"))
-		return
-	}
 	e.post, e.origins = &cl, group(cl)
 	s.openers[[2]uint64{uint64(cl.p.Rank), cl.c.Offset}] = exposure{w: e.w, post: &cl}
 	s.pair(s.posts, cl)
@@ -148,10 +130,6 @@ func (s *scan) post(cl call, e *epochs) {
 }
 
 func (s *scan) start(cl call, e *epochs) {
-	if e.start != nil {
-		s.report("MPI_Win_start while the access epoch of an earlier MPI_Win_start is still open (no MPI_Win_complete)", cl, "started here", s.loc(e.start, "earlier start"))
-		return
-	}
 	e.start, e.targets = &cl, group(cl)
 	s.pair(s.starts, cl)
 	s.addSync(cl.p, sync{at: cl.idx, kind: syncStart, peers: e.targets})
@@ -200,11 +178,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 		a.lock = true
 	case e.start != nil && has(e.targets, t):
 		a.start = e.start
-	case e.fenced:
+	default: // e.fenced: misuse said so
 		a.fence = len(w.fences[p.Rank])
-	default:
-		s.report(fmt.Sprintf("%s to rank %d outside an access epoch: no MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start covers it", c.Name(), t), cl, "called here")
-		return
+		e.fenceUsed = true
 	}
 	if s.repeated(e, a) {
 		return
@@ -263,6 +239,9 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 			if !last.Returned && last.HasField("win") && last.Word("win") == e.handle && closes(last.Name(), where[i].c.Name()) {
 				continue // waiting for others to let it close the epoch: they are the cause
 			}
+			if !last.Returned && last.HasField("win") && last.Word("win") == e.handle && relocks(last, where[i].c) {
+				continue // blocked taking the lock again: reported at that call
+			}
 			msg := fmt.Sprintf("%s is never closed", upper(what))
 			if !last.Returned {
 				msg += fmt.Sprintf(": rank %d is blocked in %s with the epoch open", p.Rank, last.Name())
@@ -270,6 +249,11 @@ func (s *scan) hang(p *trace.Process, open []*epochs) {
 			s.report(msg, *where[i], "epoch opened here", s.loc(&call{p, last, -1}, "the rank's last MPI call"))
 		}
 	}
+}
+
+// relocks reports whether call takes again the lock opener took.
+func relocks(call, opener *trace.Call) bool {
+	return call.Name() == "MPI_Win_lock" && opener.Name() == "MPI_Win_lock" && call.Int("rank") == opener.Int("rank")
 }
 
 // closes reports whether call closes the epochs opener opens.

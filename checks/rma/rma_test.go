@@ -437,3 +437,93 @@ func TestTargetAccessesPSCW(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochsMixed: epochs of different kinds opened inside one another on
+// one window, and calls judged whether or not the MPI returned from them.
+func TestEpochsMixed(t *testing.T) {
+	lock := func(k *rank, to int) { k.w("MPI_Win_lock", map[string]any{"lock_type": 2, "rank": to}) }
+	unlock := func(k *rank, to int) { k.w("MPI_Win_unlock", map[string]any{"rank": to}) }
+	for _, c := range []struct {
+		name  string
+		steps func(r int, k *rank)
+		want  string
+	}{
+		{"lock inside lock_all", func(r int, k *rank) {
+			if r == 1 {
+				k.w("MPI_Win_lock_all", nil)
+				lock(k, 0) // taken by the MPI: its unlock is right
+				unlock(k, 0)
+				k.w("MPI_Win_unlock_all", nil)
+			}
+		}, "rma-epoch"},
+		{"lock_all inside a lock", func(r int, k *rank) {
+			if r == 1 {
+				lock(k, 0)
+				k.w("MPI_Win_lock_all", nil)
+				k.w("MPI_Win_unlock_all", nil)
+				unlock(k, 0)
+			}
+		}, "rma-epoch"},
+		{"fence inside a lock", func(r int, k *rank) {
+			if r == 1 {
+				lock(k, 2)
+			}
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				unlock(k, 2)
+			}
+		}, "rma-epoch"},
+		{"lock_all inside an active fence epoch", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			if r == 1 {
+				k.op("MPI_Put", 0, 2, nil)
+				k.w("MPI_Win_lock_all", nil)
+				k.w("MPI_Win_unlock_all", nil)
+			}
+			k.w("MPI_Win_fence", nil)
+		}, "rma-epoch"},
+		{"lock refused by the MPI inside lock_all", func(r int, k *rank) {
+			if r == 1 {
+				k.w("MPI_Win_lock_all", nil)
+				k.call("MPI_Win_lock", map[string]any{"lock_type": 2, "rank": 0, "win": win}, map[string]any{"rc": 51})
+				k.w("MPI_Win_unlock_all", nil) // no lock left open at the free
+			}
+		}, "rma-epoch"},
+		{"clean: lock_all after a closing fence, nested locks of two targets", func(r int, k *rank) {
+			k.w("MPI_Win_fence", nil)
+			k.op("MPI_Put", (r+1)%3, 1, nil)
+			k.w("MPI_Win_fence", nil) // closes the epoch (no operation after it)
+			k.w("MPI_Win_lock_all", nil)
+			k.op("MPI_Put", (r+1)%3, 2, nil)
+			k.w("MPI_Win_flush", map[string]any{"rank": (r + 1) % 3})
+			k.w("MPI_Win_unlock_all", nil)
+			k.call("MPI_Barrier", map[string]any{"comm": world})
+			lock(k, (r+1)%3)
+			lock(k, (r+2)%3)
+			k.op("MPI_Get", (r+2)%3, 3, nil)
+			unlock(k, (r+2)%3)
+			unlock(k, (r+1)%3)
+		}, ""},
+	} {
+		if got := kinds(three(t, c.steps)); got != c.want {
+			t.Errorf("%s: findings %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestEpochsFatal: an operation outside any epoch that the MPI aborted in
+// (no exit record) is found at its call.
+func TestEpochsFatal(t *testing.T) {
+	var ps []*trace.Process
+	for r := 0; r < 2; r++ {
+		k := newRank(r, 2)
+		k.pc += 0x10
+		k.l.Call("MPI_Put", k.pc, map[string]any{"target_rank": 1 - r, "target_disp": 0, "target_count": 1, "win": win,
+			"target_datatype": tracetest.Consts["MPI_INT"], "origin_count": 1}, nil)
+		ps = append(ps, k.l.Process())
+	}
+	fs := findings(t, ps...)
+	if kinds(fs) != "rma-epoch rma-epoch" || !strings.Contains(fs[0].Message, "outside an access epoch") {
+		t.Fatalf("findings %+v, want an rma-epoch of each rank's Put", fs)
+	}
+}

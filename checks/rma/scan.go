@@ -32,20 +32,21 @@ type call struct {
 
 // epochs are a rank's open epochs on one window.
 type epochs struct {
-	w        *window
-	handle   uint64
-	fenced   bool          // an epoch opened by MPI_Win_fence
-	locks    map[int]*call // target world rank -> MPI_Win_lock
-	excl     map[int]bool
-	lockAll  *call
-	start    *call
-	targets  []int // of the start
-	post     *call
-	origins  []int // of the post
-	pending  []*access
-	gen      int // synchronisation generation (fences and barrier-like collectives on its communicator)
-	inFence0 bool
-	seen     map[repeatKey]*access // the accesses since the last call on the window that was not one (repeated)
+	w         *window
+	handle    uint64
+	fenced    bool          // an epoch opened by MPI_Win_fence
+	fenceUsed bool          // and an operation of the rank made it an access epoch
+	locks     map[int]*call // target world rank -> MPI_Win_lock
+	excl      map[int]bool
+	lockAll   *call
+	start     *call
+	targets   []int // of the start
+	post      *call
+	origins   []int // of the post
+	pending   []*access
+	gen       int // synchronisation generation (fences and barrier-like collectives on its communicator)
+	inFence0  bool
+	seen      map[repeatKey]*access // the accesses since the last call on the window that was not one (repeated)
 }
 
 // access is one one-sided operation.

@@ -122,6 +122,8 @@ var argTables = []table{
 	{"k_etype", fileArg("etype")},
 	{"k_filetype", fileArg("filetype")},
 	{"k_whence", fileArg("whence")},
+	// A window synchronisation's assertion (MPI_Win_fence ...).
+	{"k_assert", namedIf(func(c *api.Call) bool { return c.Has("rma") }, "assertion")},
 	{"k_op", namedIf(func(c *api.Call) bool { return c.Has("coll") }, "op")},
 	{"k_oldtype", namedIf(func(c *api.Call) bool { return c.Has("type") }, "oldtype")},
 	{"k_new", roleParam(api.New)},

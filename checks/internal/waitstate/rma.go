@@ -23,7 +23,10 @@ import (
 //   - MPI_Win_lock, MPI_Win_lock_all: the ranks that hold a lock on the
 //     target that conflicts (any lock, for an exclusive one; an exclusive
 //     one, for a shared one), and it goes on when they all release it; with
-//     none, the lock is the MPI's to grant, and the rank can proceed.
+//     none, the lock is the MPI's to grant, and the rank can proceed. The
+//     rank itself among them (a second lock of a target it holds, an
+//     erroneous call an MPI may block in for ever) waits for itself: a
+//     deadlock as soon as the ranks it could wait on are blocked too.
 //
 // The other calls that may block (unlock, flush, whose MPI may acquire a
 // lock lazily there, or need the target to progress) wait for any other
@@ -100,11 +103,11 @@ func (a *Analysis) pscw(r *Rank, c *trace.Call, k string, group []int, done func
 }
 
 // holders is what rank r's MPI_Win_lock (or lock_all, t -1) c on window k
-// waits for: the other ranks holding a conflicting lock.
+// waits for: the ranks holding a conflicting lock, itself included.
 func (a *Analysis) holders(r *Rank, c *trace.Call, k string, t int, exclusive bool) *waitfor.Cond {
 	var wait []int
 	for id, o := range a.Ranks {
-		if id != r.Proc.Rank && o.Comms.Wins.Holds(k, t, exclusive) {
+		if o.Comms.Wins.Holds(k, t, exclusive) {
 			wait = append(wait, id)
 		}
 	}

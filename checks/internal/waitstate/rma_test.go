@@ -78,6 +78,20 @@ func TestRMAWaitsForItsPeers(t *testing.T) {
 		}, func(l *tracetest.Log) {
 			l.Call("MPI_Win_lock", 3, map[string]any{"lock_type": 2, "rank": 1, "win": win}, nil)
 		}, false},
+		{"exclusive lock taken again by its holder", func(l *tracetest.Log) {
+			l.Call("MPI_Win_lock", 3, map[string]any{"lock_type": 1, "rank": 1, "win": win}, returned)
+			l.Call("MPI_Win_lock", 4, map[string]any{"lock_type": 1, "rank": 1, "win": win}, nil)
+		}, func(l *tracetest.Log) {
+			l.Call("MPI_Barrier", 3, map[string]any{"comm": worldComm}, nil)
+		}, true},
+		{"exclusive lock taken again, the other rank computing: it waits for itself", func(l *tracetest.Log) {
+			l.Call("MPI_Win_lock", 3, map[string]any{"lock_type": 1, "rank": 1, "win": win}, returned)
+			l.Call("MPI_Win_lock", 4, map[string]any{"lock_type": 1, "rank": 1, "win": win}, nil)
+		}, computing, true},
+		{"shared lock taken again by its holder", func(l *tracetest.Log) {
+			l.Call("MPI_Win_lock", 3, map[string]any{"lock_type": 2, "rank": 1, "win": win}, returned)
+			l.Call("MPI_Win_lock", 4, map[string]any{"lock_type": 2, "rank": 1, "win": win}, nil)
+		}, computing, false},
 		{"wait without complete", func(l *tracetest.Log) {
 			off := l.Call("MPI_Win_post", 3, map[string]any{"win": win}, returned)
 			l.Meta(api.MetaRMA, off, 1, 1)

@@ -36,7 +36,9 @@
  *     exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR, no
  *     MPI_MODE_CREATE or MPI_MODE_EXCL with MPI_MODE_RDONLY, no
  *     MPI_MODE_SEQUENTIAL with MPI_MODE_RDWR; a view's etype and filetype
- *     committed, the data's count and datatype as in point-to-point calls.
+ *     committed, the data's count and datatype as in point-to-point calls;
+ *   - windows (§12): MPI_Win_create's base not NULL for a positive size;
+ *     assertions of only the bits defined for the call (check_window).
  * Counts or datatypes that differ between the members of a collective are
  * collective-mismatch's (signatures/), not repeated here.
  */
@@ -472,6 +474,34 @@ static void check_file(unsigned call, void *const *k)
 		check_type(call, mpivet_call_k_filetype[call], k, 1);
 }
 
+/* ---- Windows ---- */
+
+/* check_window checks a window's memory at its creation (a NULL base for a
+ * positive size: nothing for the origins' operations to land in) and the
+ * assertions of the synchronisation calls: only the bits MPI 4.0 §12.5.5
+ * defines for each (MPI_Win_fence: NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED;
+ * MPI_Win_post: NOCHECK, NOSTORE, NOPUT; MPI_Win_start, MPI_Win_lock,
+ * MPI_Win_lock_all: NOCHECK). */
+static void check_window(unsigned call, void *const *k)
+{
+	if (call == MPIVET_ID_MPI_Win_create) {
+		MPI_Aint size = HANDLE_AT(k, 1, MPI_Aint);
+		if (!*(void *const *)k[0] && size > 0)
+			report(call, 0, MPIVET_ARG_WIN_BASE, 0, 0, 1, (int64_t)size);
+		return;
+	}
+	int ka = mpivet_call_k_assert[call], allowed = MPI_MODE_NOCHECK;
+	if (ka < 0)
+		return;
+	if (call == MPIVET_ID_MPI_Win_fence)
+		allowed = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+	else if (call == MPIVET_ID_MPI_Win_post)
+		allowed = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
+	int a = INT_AT(k, ka);
+	if (a & ~allowed)
+		report(call, ka, MPIVET_ARG_ASSERT, a, allowed, -1, 0);
+}
+
 /* handle_at reads the handle of kind (api.Obj*) the program keeps at p. */
 static uint64_t handle_at(int kind, const void *p)
 {
@@ -522,6 +552,7 @@ int mpivet_args_pre(unsigned call, void *const *k)
 	if (mpivet_call_k_oldtype[call] >= 0)
 		check_type(call, mpivet_call_k_oldtype[call], k, 0);
 	check_file(call, k);
+	check_window(call, k);
 	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0])
 		check_type(call, 0, (void *const[]){*(MPI_Datatype *const *)k[0]}, 0);
 	int kf = mpivet_call_k_free[call];

@@ -103,6 +103,8 @@
 #define MPIVET_ARG_AMODE 17
 #define MPIVET_ARG_FILE_NULL 18
 #define MPIVET_ARG_FILE_CLOSED 19
+#define MPIVET_ARG_ASSERT 20
+#define MPIVET_ARG_WIN_BASE 21
 
 /* What is wrong with an access mode, the limit of an ARG_AMODE record (api.Amode*) */
 #define MPIVET_AMODE_ACCESS 1

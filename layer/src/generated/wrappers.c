@@ -17277,6 +17277,9 @@ int MPI_Win_fence(int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_fence(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_fence, k_) : 0;
+	(void)bad_;
 	mpivet_rma_fence_pre(win);
 	int rc_ = PMPI_Win_fence(assertion, win);
 	if (rc_ == MPI_SUCCESS)
@@ -17296,6 +17299,9 @@ int MPI_Win_lock(int lock_type, int rank, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_lock(MPIVET_PC(), MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&lock_type, (void *)&rank, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_lock, k_) : 0;
+	(void)bad_;
 	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_lock(lock_type, rank, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -17330,6 +17336,9 @@ int MPI_Win_lock_all(int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_lock_all(MPIVET_PC(), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_lock_all, k_) : 0;
+	(void)bad_;
 	mpivet_rma_sync(win);
 	int rc_ = PMPI_Win_lock_all(assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -17364,6 +17373,9 @@ int MPI_Win_post(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_post(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&group, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_post, k_) : 0;
+	(void)bad_;
 	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	int rc_ = PMPI_Win_post(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -17381,6 +17393,9 @@ int MPI_Win_start(MPI_Group group, int assertion, MPI_Win win)
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Win_start(MPIVET_PC(), MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&group, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_start, k_) : 0;
+	(void)bad_;
 	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	int rc_ = PMPI_Win_start(group, assertion, win);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -21892,8 +21907,8 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
 
 void mpivet_write_constants(void)
 {
-	uint64_t v[127] = {0};
-	int k = 2;
+	uint64_t v[133] = {0};
+	int k = 3;
 #ifdef MPI_COMM_WORLD
 	v[0] |= 1ULL << 0;
 	v[k] = MPIVET_H(MPI_COMM_WORLD);
@@ -22517,6 +22532,31 @@ void mpivet_write_constants(void)
 #ifdef MPI_ERR_QUOTA
 	v[1] |= 1ULL << 60;
 	v[k] = MPIVET_H(MPI_ERR_QUOTA);
+#endif
+	k++;
+#ifdef MPI_MODE_NOCHECK
+	v[1] |= 1ULL << 61;
+	v[k] = MPIVET_H(MPI_MODE_NOCHECK);
+#endif
+	k++;
+#ifdef MPI_MODE_NOSTORE
+	v[1] |= 1ULL << 62;
+	v[k] = MPIVET_H(MPI_MODE_NOSTORE);
+#endif
+	k++;
+#ifdef MPI_MODE_NOPUT
+	v[1] |= 1ULL << 63;
+	v[k] = MPIVET_H(MPI_MODE_NOPUT);
+#endif
+	k++;
+#ifdef MPI_MODE_NOPRECEDE
+	v[2] |= 1ULL << 0;
+	v[k] = MPIVET_H(MPI_MODE_NOPRECEDE);
+#endif
+	k++;
+#ifdef MPI_MODE_NOSUCCEED
+	v[2] |= 1ULL << 1;
+	v[k] = MPIVET_H(MPI_MODE_NOSUCCEED);
 #endif
 	k++;
 	uint64_t off;
@@ -34734,6 +34774,9 @@ static void mpivet_f_MPI_Win_fence(mpivet_ft_MPI_Win_fence real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_fence(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_fence, k_) : 0;
+	(void)bad_;
 	mpivet_rma_fence_pre(win);
 	real_(f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -34785,6 +34828,9 @@ static void mpivet_f_MPI_Win_lock(mpivet_ft_MPI_Win_lock real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_lock(pc_, MPIVET_I(lock_type), MPIVET_I(rank), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&lock_type, (void *)&rank, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_lock, k_) : 0;
+	(void)bad_;
 	mpivet_rma_sync(win);
 	real_(f_lock_type, f_rank, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -34879,6 +34925,9 @@ static void mpivet_f_MPI_Win_lock_all(mpivet_ft_MPI_Win_lock_all real_, int f08_
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_lock_all(pc_, MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_lock_all, k_) : 0;
+	(void)bad_;
 	mpivet_rma_sync(win);
 	real_(f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -34973,6 +35022,9 @@ static void mpivet_f_MPI_Win_post(mpivet_ft_MPI_Win_post real_, int f08_, uint64
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_post(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&group, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_post, k_) : 0;
+	(void)bad_;
 	mpivet_rma_group(e_, group); mpivet_rma_post(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
@@ -35021,6 +35073,9 @@ static void mpivet_f_MPI_Win_start(mpivet_ft_MPI_Win_start real_, int f08_, uint
 	int assertion = *(MPI_Fint *)f_assertion;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Win_start(pc_, MPIVET_H(group), MPIVET_I(assertion), MPIVET_H(win));
+	void *k_[] = {(void *)&group, (void *)&assertion, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Win_start, k_) : 0;
+	(void)bad_;
 	mpivet_rma_group(e_, group); mpivet_rma_start(group, win);
 	real_(f_group, f_assertion, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
