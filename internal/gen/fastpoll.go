@@ -99,6 +99,20 @@ func fastCond(c *api.Call) string {
 	return strings.Join(cond, " && ")
 }
 
+// genFastDecl declares, in the wrapper of a fast poll c, fast_, rcf_ and
+// the copy of its requests (fr_).
+func genFastDecl(w writer, c *api.Call) {
+	if !fastPoll(c) {
+		return
+	}
+	if s := fastSaved(c); len(s) > 0 && s[0].Role == api.Inout {
+		w("\tMPI_Request fr_[1];\n")
+	} else if len(s) > 0 {
+		w("\tMPI_Request fr_[%d];\n", fastReqs)
+	}
+	w("\tint fast_ = %s, rcf_ = MPI_SUCCESS;\n", fastCond(c))
+}
+
 // genFastPoll writes the fast path of c's wrapper (after its entry record,
 // status, k_ and argument checks): fast_ says whether it was taken, and
 // rcf_ is the MPI's result when it was.

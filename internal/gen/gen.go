@@ -705,14 +705,7 @@ func genC(w writer, c *api.Call) {
 	inArgs := append([]string{"MPIVET_PC()"}, recordIn(c,
 		func(p api.Param) string { return "MPIVET_A(" + p.Name + ")" },
 		func(p api.Param) string { return "(int64_t)sizeof *" + p.Name })...)
-	if fastPoll(c) {
-		if s := fastSaved(c); len(s) > 0 && s[0].Role == api.Inout {
-			w("\tMPI_Request fr_[1];\n")
-		} else if len(s) > 0 {
-			w("\tMPI_Request fr_[%d];\n", fastReqs)
-		}
-		w("\tint fast_ = %s, rcf_ = MPI_SUCCESS;\n", fastCond(c))
-	}
+	genFastDecl(w, c)
 	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(append(inArgs, fastArg(c, "fast_")...), ", "))
 	if status != "" {
 		// A status the program ignores is still wanted: the source of a
