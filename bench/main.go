@@ -76,6 +76,12 @@ var benchmarks = []benchmark{
 	{"halo-overlap-buffers", "halo.c", "iter_us", 2, []string{"256", "2000", "overlap"}, "off", "on", false, ""},
 	// The same for ten times as long, as in a real run of minutes.
 	{"halo-overlap-long", "halo.c", "iter_us", 2, []string{"256", "20000", "overlap"}, "", "", false, ""},
+	// The same at 4 ranks (on 2 cores, oversubscribed: mpivet's ranks
+	// sleep where they wait, native ones spin), with each part alone.
+	{"halo-4", "halo.c", "iter_us", 4, []string{"256", "500"}, "", "", false, ""},
+	{"halo-4-state", "halo.c", "iter_us", 4, []string{"256", "500"}, "off", "off", false, ""},
+	{"halo-4-clocks", "halo.c", "iter_us", 4, []string{"256", "500"}, "lamport", "off", false, ""},
+	{"halo-4-buffers", "halo.c", "iter_us", 4, []string{"256", "500"}, "off", "on", false, ""},
 	// Nothing but small exchanges (16x16 doubles, 1 us per iteration
 	// natively): the worst case for recording and for the buffer checker,
 	// which watches only as many operations as a fifth of the run pays for.

@@ -389,7 +389,7 @@ func (f *fortranGen) recordIn() {
 	inArgs := append([]string{"pc_"}, recordIn(c,
 		func(p api.Param) string { return "MPIVET_A(f_" + p.Name + ")" },
 		func(p api.Param) string { return "(int64_t)sizeof(MPI_Fint)" })...)
-	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(inArgs, ", "))
+	w("\tuint64_t e_ = mpivet_in_%s(%s);\n", c.Name, strings.Join(append(inArgs, fastArg(c, "0")...), ", "))
 }
 
 // writeBack gives the binding what the hooks changed in the views.
@@ -582,7 +582,7 @@ func (f *fortranGen) post() {
 	for _, p := range newComms(c) {
 		w("\tif (rc_ == MPI_SUCCESS)\n\t\tmpivet_record_comm(*%s);\n", p.Name)
 	}
-	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append([]string{"e_", "rc_"}, recordOut(c)...), ", "))
+	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append(append([]string{"e_", "rc_"}, recordOut(c)...), fastArg(c, "0")...), ", "))
 	for _, s := range f.cleanup {
 		w("%s", s)
 	}

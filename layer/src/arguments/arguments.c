@@ -57,6 +57,41 @@ static __thread uint64_t freeing __attribute__((tls_model("initial-exec"))); /* 
 static __thread int freeing_kind __attribute__((tls_model("initial-exec")));
 static __thread int bad_handle __attribute__((tls_model("initial-exec"))); /* the call in progress has an invalid handle */
 
+/* A probe repeated with the same arguments (an MPI_Iprobe loop, polling a
+ * million times) is checked once: a check that found nothing holds until
+ * an object is made or freed (serial, which mpivet_args_post counts). */
+static uint64_t serial;
+static __thread int nreports __attribute__((tls_model("initial-exec"))); /* rules broken by this thread's calls */
+static __thread struct {
+	uint64_t serial;
+	unsigned call;
+	int ok, source, tag;
+	MPI_Comm comm;
+} memo __attribute__((tls_model("initial-exec")));
+
+/* probe_args gives the source, tag and communicator of a probe's k, 0 if
+ * call is no polling probe. */
+static int probe_args(unsigned call, void *const *k, int *source, int *tag, MPI_Comm *comm)
+{
+	if (call == MPIVET_ID_MPI_Iprobe) {
+		*source = *(const int *)k[MPIVET_K_MPI_Iprobe_source], *tag = *(const int *)k[MPIVET_K_MPI_Iprobe_tag];
+		*comm = *(const MPI_Comm *)k[MPIVET_K_MPI_Iprobe_comm];
+		return 1;
+	}
+	if (call == MPIVET_ID_MPI_Improbe) {
+		*source = *(const int *)k[MPIVET_K_MPI_Improbe_source], *tag = *(const int *)k[MPIVET_K_MPI_Improbe_tag];
+		*comm = *(const MPI_Comm *)k[MPIVET_K_MPI_Improbe_comm];
+		return 1;
+	}
+	return 0;
+}
+
+static int memo_hit(unsigned call, int source, int tag, MPI_Comm comm)
+{
+	return memo.ok && memo.call == call && memo.source == source && memo.tag == tag && memo.comm == comm &&
+	       memo.serial == __atomic_load_n(&serial, __ATOMIC_RELAXED);
+}
+
 /* report logs the broken rule: the parameter (its index in the call), its
  * value, the limit it broke, and another parameter it is about (-1: none). */
 static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
@@ -64,6 +99,7 @@ static void report(unsigned call, int param, int rule, int64_t value, int64_t li
 	/* a handle that is none, or an argument the MPI refuses (the call makes
 	 * no message, so the clock protocol must not send a piggyback for it,
 	 * which nothing would ever receive) */
+	nreports++;
 	bad_handle |= rule == MPIVET_ARG_COMM_NULL || rule == MPIVET_ARG_COMM_FREED || rule == MPIVET_ARG_TYPE_NULL ||
 		      rule == MPIVET_ARG_TYPE_FREED || rule == MPIVET_ARG_OP_NULL || rule == MPIVET_ARG_OP_FREED ||
 		      rule == MPIVET_ARG_COUNT || rule == MPIVET_ARG_RANK || rule == MPIVET_ARG_TAG || rule == MPIVET_ARG_ROOT ||
@@ -537,6 +573,14 @@ static const int freed_rule[] = {[MPIVET_OBJ_COMM] = MPIVET_ARG_COMM_FREED, [MPI
 int mpivet_args_pre(unsigned call, void *const *k)
 {
 	bad_handle = 0;
+	int source, tag, reports = nreports;
+	MPI_Comm comm;
+	int probe = probe_args(call, k, &source, &tag, &comm);
+	if (probe && memo_hit(call, source, tag, comm)) {
+		freeing_kind = 0;
+		return 0;
+	}
+	uint64_t before = __atomic_load_n(&serial, __ATOMIC_RELAXED);
 	args_lock();
 	int kc = mpivet_call_k_comm[call];
 	const struct obj *c = kc >= 0 ? check_comm(call, kc, k) : NULL;
@@ -570,6 +614,10 @@ int mpivet_args_pre(unsigned call, void *const *k)
 		freeing_kind = kind;
 	}
 	args_unlock();
+	if (probe) {
+		memo.ok = nreports == reports, memo.call = call, memo.serial = before;
+		memo.source = source, memo.tag = tag, memo.comm = comm;
+	}
 	return bad_handle;
 }
 
@@ -639,6 +687,7 @@ void mpivet_args_post(unsigned call, void *const *k, int rc)
 	if (rc != MPI_SUCCESS)
 		return;
 	args_lock();
+	__atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
 	int kn = mpivet_call_k_new[call];
 	if (call == MPIVET_ID_MPI_File_get_view)
 		made_view(call, k);

@@ -9,6 +9,9 @@
  * wrapper's parameters by address (k[i] points to parameter i; ids.h names
  * the positions) and may rewrite them before the MPI call. */
 extern int mpivet_ck_on;
+/* mpivet_ck_forcing is set when a guided replay decides some of the rank's
+ * events: its hooks must see every poll before the MPI does. */
+extern int mpivet_ck_forcing;
 void mpivet_ck_pre(unsigned call, uint64_t logref, void **k);
 void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc);
 

@@ -62,6 +62,7 @@
 #include <string.h>
 
 int mpivet_ck_on;
+int mpivet_ck_forcing;
 
 int mode = LAMPORT;
 int clocking;

@@ -42,6 +42,7 @@ static void load_decisions(void)
 	}
 	fclose(f);
 	/* sorted by event number: the file lists a rank's events in order */
+	mpivet_ck_forcing = nforced > 0;
 }
 
 /* start starts the protocol once MPI is initialised. */

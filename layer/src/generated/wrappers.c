@@ -33,6 +33,14 @@ uint64_t *mpivet_poll_scratch(uint64_t nwords)
 	return mpivet_poll_buf;
 }
 
+/* mpivet_poll_fast says whether a poll may call the MPI before any hook
+ * (internal/gen/fastpoll.go): no page protected, no decision of a guided
+ * replay left, neither deterministic mode nor mpivet's buffering. */
+static inline int mpivet_poll_fast(void)
+{
+	return !(mpivet_bc_live | mpivet_ck_forcing | mpivet_dt_on | mpivet_slack_on);
+}
+
 #if MPI_VERSION >= 4
 static inline int mpivet_count_int(MPI_Count c)
 {
@@ -1023,10 +1031,11 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 	mpivet_state_returned(rc_);
 }
 
-static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm)
+static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, int fast_)
 {
 	mpivet_bc_enter_call(pc_, 1);
 	mpivet_tl_enter(MPIVET_ID_MPI_Iprobe);
+	(void)fast_;
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1041,19 +1050,23 @@ static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, 
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
+static int mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status, int fast_)
 {
 	mpivet_bc_leave_call();
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
-		return;
+		return 1;
 	}
+	if (fast_)
+		return 0;
 	(void)flag;
 	(void)src_status;
 	(void)tag_status;
+	(void)fast_;
 	(void)e_;
 	mpivet_state_returned(rc_);
+	return 0;
 }
 
 static uint64_t mpivet_in_MPI_Mprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, uint64_t message_at)
@@ -1260,11 +1273,11 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 	mpivet_state_returned(rc_);
 }
 
-static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request)
+static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request, int fast_)
 {
 	mpivet_bc_enter_call(pc_, 1);
 	mpivet_tl_enter(MPIVET_ID_MPI_Test);
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Test, a_, sizeof a_ / sizeof *a_);
 	}
@@ -1280,9 +1293,9 @@ static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t r
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64_t flag, int64_t src_status, int64_t tag_status)
+static int mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64_t flag, int64_t src_status, int64_t tag_status, int fast_)
 {
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t o_[] = {0, (uint64_t)request_out, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
 	}
@@ -1290,8 +1303,10 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[3] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
-		return;
+		return 1;
 	}
+	if (fast_)
+		return 0;
 	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -1306,6 +1321,7 @@ static void mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int6
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Test, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_logged(rc_, e_);
+	return 0;
 }
 
 static uint64_t mpivet_in_MPI_Waitany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1362,13 +1378,13 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 	mpivet_state_returned(rc_);
 }
 
-static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
+static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests, int fast_)
 {
 	mpivet_bc_enter_call(pc_, 1);
 	mpivet_tl_enter(MPIVET_ID_MPI_Testany);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)count, (uint64_t)array_of_requests_at, (uint64_t)array_of_requests_stride, (uint64_t)n_array_of_requests, (uint64_t)(uintptr_t)array_of_requests};
 		mpivet_bc_in(MPIVET_ID_MPI_Testany, a_, sizeof a_ / sizeof *a_);
 	}
@@ -1388,11 +1404,11 @@ static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t arra
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t index, int64_t flag, int64_t src_status, int64_t tag_status)
+static int mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requests_out, const MPI_Request *array_of_requests_out, int64_t index, int64_t flag, int64_t src_status, int64_t tag_status, int fast_)
 {
 	if (n_array_of_requests_out < 0 || !array_of_requests_out)
 		n_array_of_requests_out = 0;
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)index, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Testany, e_, rc_, o_);
 	}
@@ -1400,8 +1416,10 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (index == MPI_UNDEFINED || flag == 0)) {
 		mpivet_state_polled();
-		return;
+		return 1;
 	}
+	if (fast_)
+		return 0;
 	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + n_array_of_requests_out + 1 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -1419,6 +1437,7 @@ static void mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_requ
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Testany, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_logged(rc_, e_);
+	return 0;
 }
 
 static uint64_t mpivet_in_MPI_Waitall(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests)
@@ -1646,11 +1665,11 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 	mpivet_state_logged(rc_, e_);
 }
 
-static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
+static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request, int fast_)
 {
 	mpivet_bc_enter_call(pc_, 1);
 	mpivet_tl_enter(MPIVET_ID_MPI_Request_get_status);
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request};
 		mpivet_bc_in(MPIVET_ID_MPI_Request_get_status, a_, sizeof a_ / sizeof *a_);
 	}
@@ -1665,9 +1684,9 @@ static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request)
 	return MPIVET_NOREC;
 }
 
-static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status)
+static int mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status, int fast_)
 {
-	if (__builtin_expect(mpivet_bc_on, 0)) {
+	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t o_[] = {0, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
 	}
@@ -1675,8 +1694,10 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[2] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
-		return;
+		return 1;
 	}
+	if (fast_)
+		return 0;
 	e_ = mpivet_poll_log();
 	uint64_t off_, n_ = 2 + 1 + 2;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
@@ -1690,6 +1711,7 @@ static void mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Request_get_status, MPIVET_KIND_EXIT);
 	}
 	mpivet_state_logged(rc_, e_);
+	return 0;
 }
 
 static uint64_t mpivet_in_MPI_Request_free(uint64_t pc_, uint64_t request_at, uint64_t request)
@@ -12091,23 +12113,37 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	int fast_ = mpivet_poll_fast(), rcf_ = MPI_SUCCESS;
+	uint64_t e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), fast_);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iprobe, k_) : 0;
 	(void)bad_;
+	if (fast_ && !bad_) {
+		rcf_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
+		if (mpivet_out_MPI_Iprobe(e_, rcf_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 1)) {
+			mpivet_guard--;
+			return rcf_;
+		}
+	}
+	if (fast_) { /* the usual entry: the buffer checker's hook */
+		e_ = mpivet_in_MPI_Iprobe(MPIVET_PC(), MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), 0);
+		fast_ = !bad_;
+	}
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Iprobe, e_, k_);
-	int rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
+	int rc_ = rcf_;
+	if (!fast_)
+		rc_ = PMPI_Iprobe(source, tag, comm, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Iprobe, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, MPIVET_PC());
-	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12319,21 +12355,41 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	MPI_Request fr_[1];
+	int fast_ = mpivet_poll_fast() && request, rcf_ = MPI_SUCCESS;
+	uint64_t e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC, fast_);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (fast_) {
+		fr_[0] = *request;
+		rcf_ = PMPI_Test(request, flag, sp_);
+		if (mpivet_out_MPI_Test(e_, rcf_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 1)) {
+			mpivet_guard--;
+			return rcf_;
+		}
+		/* it did something: the hooks see the requests of the entry first */
+		{ MPI_Request t_ = *request; *request = fr_[0]; fr_[0] = t_; }
+	}
+	if (fast_) { /* the usual entry: the buffer checker's hook */
+		e_ = mpivet_in_MPI_Test(MPIVET_PC(), MPIVET_A(request), request ? MPIVET_H(*request) : MPIVET_NOREC, 0);
+	}
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Test, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Test, e_, k_);
-	int rc_ = PMPI_Test(request, flag, sp_);
+	int rc_ = rcf_;
+	if (fast_) {
+		*request = fr_[0];
+	} else {
+		rc_ = PMPI_Test(request, flag, sp_);
+	}
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Test, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Test, rc_, MPIVET_PC());
-	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12371,21 +12427,44 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests);
+	MPI_Request fr_[16];
+	int fast_ = mpivet_poll_fast() && array_of_requests && count >= 0 && count <= 16, rcf_ = MPI_SUCCESS;
+	uint64_t e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests, fast_);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
+	if (fast_) {
+		for (int i_ = 0; i_ < count; i_++)
+			fr_[i_] = array_of_requests[i_];
+		rcf_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
+		if (mpivet_out_MPI_Testany(e_, rcf_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 1)) {
+			mpivet_guard--;
+			return rcf_;
+		}
+		/* it did something: the hooks see the requests of the entry first */
+		for (int i_ = 0; i_ < count; i_++)
+			{ MPI_Request t_ = array_of_requests[i_]; array_of_requests[i_] = fr_[i_]; fr_[i_] = t_; }
+	}
+	if (fast_) { /* the usual entry: the buffer checker's hook */
+		e_ = mpivet_in_MPI_Testany(MPIVET_PC(), MPIVET_I(count), MPIVET_A(array_of_requests), (int64_t)sizeof *array_of_requests, MPIVET_I(count), array_of_requests, 0);
+	}
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Testany, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Testany, e_, k_);
-	int rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
+	int rc_ = rcf_;
+	if (fast_) {
+		for (int i_ = 0; i_ < count; i_++)
+			array_of_requests[i_] = fr_[i_];
+	} else {
+		rc_ = PMPI_Testany(count, array_of_requests, index, flag, sp_);
+	}
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Testany, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testany, rc_, MPIVET_PC());
-	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -12497,21 +12576,34 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request));
+	int fast_ = mpivet_poll_fast(), rcf_ = MPI_SUCCESS;
+	uint64_t e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request), fast_);
 	MPI_Status st_, *sp_ = (status == MPI_STATUS_IGNORE) ? &st_ : status;
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
+	if (fast_) {
+		rcf_ = PMPI_Request_get_status(request, flag, sp_);
+		if (mpivet_out_MPI_Request_get_status(e_, rcf_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 1)) {
+			mpivet_guard--;
+			return rcf_;
+		}
+	}
+	if (fast_) { /* the usual entry: the buffer checker's hook */
+		e_ = mpivet_in_MPI_Request_get_status(MPIVET_PC(), MPIVET_H(request), 0);
+	}
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_pre(MPIVET_ID_MPI_Request_get_status, e_, k_);
-	int rc_ = PMPI_Request_get_status(request, flag, sp_);
+	int rc_ = rcf_;
+	if (!fast_)
+		rc_ = PMPI_Request_get_status(request, flag, sp_);
 	if (__builtin_expect(mpivet_ck_on, 0))
 		mpivet_ck_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	if (__builtin_expect(mpivet_dt_on, 0))
 		mpivet_dt_post(MPIVET_ID_MPI_Request_get_status, e_, k_, rc_);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, MPIVET_PC());
-	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 	return rc_;
 }
@@ -25301,7 +25393,7 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	MPI_Status st_, *sp_ = &st_;
 	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
-	uint64_t e_ = mpivet_in_MPI_Iprobe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm));
+	uint64_t e_ = mpivet_in_MPI_Iprobe(pc_, MPIVET_I(source), MPIVET_I(tag), MPIVET_H(comm), 0);
 	MPI_Fint w_source;
 	void *a_source = f_source;
 	void *k_[] = {(void *)&source, (void *)&tag, (void *)&comm, (void *)&flag, (void *)&sp_};
@@ -25325,7 +25417,7 @@ static void mpivet_f_MPI_Iprobe(mpivet_ft_MPI_Iprobe real_, int f08_, uint64_t p
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Iprobe, rc_, pc_);
-	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Iprobe(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 }
 
@@ -25832,7 +25924,7 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	MPI_Status st_, *sp_ = &st_;
 	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
-	uint64_t e_ = mpivet_in_MPI_Test(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC);
+	uint64_t e_ = mpivet_in_MPI_Test(pc_, MPIVET_A(f_request), request ? MPIVET_H(*request) : MPIVET_NOREC, 0);
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -25861,7 +25953,7 @@ static void mpivet_f_MPI_Test(mpivet_ft_MPI_Test real_, int f08_, uint64_t pc_, 
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Test, rc_, pc_);
-	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Test(e_, rc_, request ? MPIVET_H(*request) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 }
 
@@ -25995,7 +26087,7 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	MPI_Status st_, *sp_ = &st_;
 	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
-	uint64_t e_ = mpivet_in_MPI_Testany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests);
+	uint64_t e_ = mpivet_in_MPI_Testany(pc_, MPIVET_I(count), MPIVET_A(f_array_of_requests), (int64_t)sizeof(MPI_Fint), MPIVET_I(count), array_of_requests, 0);
 	void *k_[] = {(void *)&count, (void *)&array_of_requests, (void *)&index, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -26027,7 +26119,7 @@ static void mpivet_f_MPI_Testany(mpivet_ft_MPI_Testany real_, int f08_, uint64_t
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Testany, rc_, pc_);
-	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Testany(e_, rc_, MPIVET_I(count), array_of_requests, index ? MPIVET_I(*index) : MPIVET_NOREC, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	if (array_of_requests != rs_)
 		free(array_of_requests);
 	mpivet_guard--;
@@ -26455,7 +26547,7 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	MPI_Status st_, *sp_ = &st_;
 	MPI_Fint fst_[MPIVET_F_STATUS_SIZE] = {0};
 	void *a_status = mpivet_f_ignored(f_status, f08_, 0) ? fst_ : f_status;
-	uint64_t e_ = mpivet_in_MPI_Request_get_status(pc_, MPIVET_H(request));
+	uint64_t e_ = mpivet_in_MPI_Request_get_status(pc_, MPIVET_H(request), 0);
 	void *k_[] = {(void *)&request, (void *)&flag, (void *)&sp_};
 	if (__builtin_expect(mpivet_ck_on, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -26473,7 +26565,7 @@ static void mpivet_f_MPI_Request_get_status(mpivet_ft_MPI_Request_get_status rea
 	}
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Request_get_status, rc_, pc_);
-	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG);
+	mpivet_out_MPI_Request_get_status(e_, rc_, flag ? MPIVET_I(*flag) : MPIVET_NOREC, sp_->MPI_SOURCE, sp_->MPI_TAG, 0);
 	mpivet_guard--;
 }
 
