@@ -172,6 +172,9 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	buffering := "not checked"
 	if replay == nil && stopped == "" && o.BufferingCheck != "off" && o.Buffering != "zero" && !(o.FirstError && x.errors()) &&
 		!x.found(0, "deadlock", "unsafe-buffering") && firstEnded {
+		// Not the user's run either (nor is it one when no replay ran,
+		// the clocks being off): its output goes to its records only.
+		x.sess.Opts.Stdout, x.sess.Opts.Stderr = io.Discard, io.Discard
 		if buffering, stopped, err = x.checkBuffering(sim, again, off == "", stats.Interleavings+1); err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@
  * the zero-buffering run (a second run: the first cannot be replayed
  * offline without the clocks) adds no barrier before the collective on the
  * merged communicator, which the spawned processes would never join.
- * mpivet: np=2 verdict=ok mpi=openmpi note=MPI_Comm_spawn buffering=run
+ * mpivet: np=2 verdict=ok mpi=openmpi note=MPI_Comm_spawn buffering=run sameoutput=1
  */
 #include <mpi.h>
 #include <stdio.h>
