@@ -1,0 +1,323 @@
+/*
+ * Folding repeated records (fold.h): a loop of deterministic calls writes
+ * the same records in every iteration, but for the offsets of exit and
+ * some meta records, which point at the call's entry record. The log keeps
+ * one iteration, then a repeat record that counts the others.
+ *
+ * Detecting a repetition. Each record written gets a hash of what the
+ * checks compare (its header and words, all but the entry offset an exit,
+ * MetaColl, MetaRMA, MetaFile or MetaView starts with, which must be the
+ * latest entry's: these always are, with one thread calling MPI). A record
+ * of any other kind (wildcard events, their matches and completions, buffer
+ * accesses, errors, signals, ...) gets a hash of its own, so no repetition
+ * holds one: nondeterministic events are never folded. For each period d
+ * up to FOLD_K records, match[d] counts the latest records equal to the
+ * one d before (FOLD_K compares a record). When the last d records equal
+ * the d before them (compared word by word), a repeat record follows them
+ * (count 0), and those d records are the template.
+ *
+ * Folding. Then each record committed is compared with the template's next
+ * record (a repeat record inside the template is expanded: nested loops):
+ * if equal it is not written (its room is zeroed and taken back: a header
+ * not stored yet is no record to a reader), its virtual offset counts on
+ * (mpivet_vdelta), and the repeat record's count word says how many whole
+ * repetitions and records of the next one were folded (one store). The
+ * first record that differs closes the repeat: the records of the
+ * unfinished repetition are written out before it (copies of the
+ * template's, their entry offsets set), and it starts anew.
+ *
+ * A reader that reads the log while the rank runs sees the count word as
+ * it was: whole repetitions, and the records of one more as long as
+ * nothing follows the repeat record (trace reads the count word again when
+ * something does: it no longer changes).
+ *
+ * Nothing is folded with several threads calling MPI (mpivet_mt), nor with
+ * layer.conf records=full.
+ */
+#include "fold.h"
+#include "internal.h"
+
+#include <string.h>
+
+#define FOLD_K 128    /* the longest period, in records written */
+#define FOLD_RING 256 /* the latest records written: 2 FOLD_K */
+#define REP_SIZE (8 + 8 * MPIVET_REPEAT_WORDS)
+
+int mpivet_fold_on;
+uint64_t mpivet_vdelta;
+
+static uint64_t ring_hash[FOLD_RING], ring_off[FOLD_RING], nring;
+static uint32_t match[FOLD_K + 1];
+static int busy; /* a commit is under way */
+
+/* The open repeat: its record's log offset (0: none), its template's
+ * records expanded (it), the records of one repetition, whole
+ * repetitions and records of the next one folded, their virtual bytes,
+ * and the latest entry's virtual offset before that one. */
+static uint64_t rep, rep_records, count, part, part_bytes, part_entry;
+static struct mpivet_fold_it it;
+
+/* The latest entry record: its virtual offset and where its words are. */
+static uint64_t last_entry = MPIVET_NOREC;
+static const uint64_t *last_entry_rec;
+
+static unsigned kind_of(uint64_t h) { return (unsigned)(h >> 48 & 0xff); }
+static unsigned id_of(uint64_t h) { return (unsigned)(h >> 32 & 0xffff); }
+static uint64_t size_of(uint64_t h) { return h & 0xffffffff; }
+
+/* has_ref: the record's first word is its call's entry offset. */
+static int has_ref(unsigned kind, unsigned id)
+{
+	return kind == MPIVET_KIND_EXIT ||
+	       (kind == MPIVET_KIND_META && (id == MPIVET_META_COLL || id == MPIVET_META_RMA || id == MPIVET_META_FILE || id == MPIVET_META_VIEW));
+}
+
+/* foldable: the record may be part of a repetition. */
+static int foldable(unsigned kind, unsigned id)
+{
+	return kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF || kind == MPIVET_KIND_REPEAT || has_ref(kind, id) ||
+	       (kind == MPIVET_KIND_META && id == MPIVET_META_COMM);
+}
+
+/* same reports whether record r (header h, its own not stored yet) equals
+ * record t but for an entry offset. */
+static int same(const uint64_t *r, uint64_t h, const uint64_t *t)
+{
+	if (t[0] != h)
+		return 0;
+	uint64_t n = size_of(h) / 8 - 1;
+	for (uint64_t i = has_ref(kind_of(h), id_of(h)) ? 1 : 0; i < n; i++)
+		if (r[1 + i] != t[1 + i])
+			return 0;
+	return 1;
+}
+
+static uint64_t hash(const uint64_t *r, uint64_t h)
+{
+	uint64_t x = h * 0x9e3779b97f4a7c15ULL, n = size_of(h) / 8 - 1;
+	for (uint64_t i = has_ref(kind_of(h), id_of(h)) ? 1 : 0; i < n; i++) {
+		x = (x ^ r[1 + i]) * 0xff51afd7ed558ccdULL;
+		x ^= x >> 32;
+	}
+	return x;
+}
+
+void mpivet_fold_it_init(struct mpivet_fold_it *i, const char *base, uint64_t start, uint64_t end, uint64_t v)
+{
+	i->base = base, i->v = v, i->depth = 1;
+	i->f[0].start = start, i->f[0].end = end, i->f[0].pos = start, i->f[0].reps = 1;
+}
+
+const uint64_t *mpivet_fold_it_next(struct mpivet_fold_it *i, uint64_t *voff)
+{
+	while (i->depth > 0) {
+		__typeof__(i->f[0]) *f = &i->f[i->depth - 1];
+		if (f->pos + 8 > f->end) {
+			if (--f->reps > 0)
+				f->pos = f->start;
+			else
+				i->depth--;
+			continue;
+		}
+		const uint64_t *r = (const uint64_t *)(i->base + f->pos);
+		uint64_t h = __atomic_load_n(r, __ATOMIC_ACQUIRE), size = size_of(h), at = f->pos;
+		if (h == 0 || size < 8 || size % 8 || at + size > f->end) {
+			i->depth = 0;
+			break;
+		}
+		f->pos += size;
+		if (kind_of(h) != MPIVET_KIND_REPEAT) {
+			*voff = i->v;
+			i->v += size;
+			return r;
+		}
+		uint64_t c = size == REP_SIZE ? r[1 + MPIVET_REPEAT_COUNT] >> MPIVET_REPEAT_SHIFT : 0, len = r[1 + MPIVET_REPEAT_LEN];
+		if (c > 0 && len > 0 && len <= at - f->start && i->depth < MPIVET_FOLD_DEPTH) {
+			__typeof__(i->f[0]) *g = &i->f[i->depth++];
+			g->start = at - len, g->end = at, g->pos = at - len, g->reps = c;
+		}
+	}
+	return NULL;
+}
+
+static void push(uint64_t h, uint64_t off)
+{
+	uint64_t n = nring++;
+	ring_hash[n % FOLD_RING] = h, ring_off[n % FOLD_RING] = off;
+	for (uint64_t d = 1; d <= FOLD_K && d <= n; d++)
+		match[d] = ring_hash[(n - d) % FOLD_RING] == h ? match[d] + 1 : 0;
+}
+
+static uint64_t *rec_at(uint64_t off) { return (uint64_t *)(mpivet_base + off); }
+
+/* nesting returns how deep the repeats in the records [start, end) nest
+ * (0: none), or -1 when one's repetition begins before start. */
+static int nesting(uint64_t start, uint64_t end)
+{
+	int deepest = 0;
+	for (uint64_t o = start; o < end;) {
+		const uint64_t *r = rec_at(o);
+		uint64_t size = size_of(r[0]);
+		if (kind_of(r[0]) == MPIVET_KIND_REPEAT) {
+			uint64_t len = r[1 + MPIVET_REPEAT_LEN];
+			int d = len <= o - start ? nesting(o - len, o) : -1;
+			if (d < 0)
+				return -1;
+			if (d + 1 > deepest)
+				deepest = d + 1;
+		}
+		o += size;
+	}
+	return deepest;
+}
+
+/* open_repeat makes the latest d records, equal to the d before them, a
+ * repeat's template, and writes the repeat record after them. */
+static void open_repeat(uint64_t d)
+{
+	uint64_t n = nring, start = ring_off[(n - d) % FOLD_RING], end = mpivet_pos;
+	if (2 * d > n)
+		return;
+	for (uint64_t i = 0; i < d; i++) {
+		const uint64_t *a = rec_at(ring_off[(n - 2 * d + i) % FOLD_RING]), *b = rec_at(ring_off[(n - d + i) % FOLD_RING]);
+		if (!same(b, b[0], a))
+			return;
+	}
+	int depth = nesting(start, end);
+	if (depth < 0 || depth >= MPIVET_FOLD_DEPTH - 1)
+		return;
+	uint64_t virt = 0, records = 0, calls = 0;
+	for (uint64_t o = start; o < end; o += size_of(rec_at(o)[0])) {
+		const uint64_t *r = rec_at(o);
+		unsigned k = kind_of(r[0]);
+		if (k == MPIVET_KIND_REPEAT) {
+			uint64_t c = r[1 + MPIVET_REPEAT_COUNT] >> MPIVET_REPEAT_SHIFT;
+			virt += c * r[1 + MPIVET_REPEAT_VIRTUAL], records += c * r[1 + MPIVET_REPEAT_RECORDS], calls += c * r[1 + MPIVET_REPEAT_CALLS];
+		} else {
+			virt += size_of(r[0]), records++, calls += k == MPIVET_KIND_ENTRY || k == MPIVET_KIND_BRIEF;
+		}
+	}
+	if (!calls || records >= 1ULL << MPIVET_REPEAT_SHIFT || (end + REP_SIZE > mpivet_ready && !mpivet_grow(end + REP_SIZE)))
+		return;
+	uint64_t *w = rec_at(end);
+	w[1 + MPIVET_REPEAT_LEN] = end - start, w[1 + MPIVET_REPEAT_VIRTUAL] = virt, w[1 + MPIVET_REPEAT_RECORDS] = records;
+	w[1 + MPIVET_REPEAT_CALLS] = calls, w[1 + MPIVET_REPEAT_COUNT] = 0;
+	__atomic_store_n(w, mpivet_header(MPIVET_REPEAT_WORDS, 0, MPIVET_KIND_REPEAT), __ATOMIC_RELEASE);
+	mpivet_pos = end + REP_SIZE;
+	mpivet_vdelta -= REP_SIZE; /* a repeat record has no virtual offset */
+	rep = end, rep_records = records, count = part = part_bytes = 0, part_entry = last_entry;
+	mpivet_fold_it_init(&it, mpivet_base, start, end, 0);
+}
+
+static void set_count(void)
+{
+	__atomic_store_n(&rec_at(rep)[1 + MPIVET_REPEAT_COUNT], count << MPIVET_REPEAT_SHIFT | part, __ATOMIC_RELEASE);
+}
+
+/* fold folds record r (header h) at phys into the open repeat if it is the
+ * template's next record. */
+static int fold(uint64_t phys, uint64_t *r, uint64_t h)
+{
+	uint64_t v;
+	const uint64_t *t = mpivet_fold_it_next(&it, &v);
+	if (!t || !same(r, h, t))
+		return 0;
+	uint64_t size = size_of(h);
+	if (kind_of(h) == MPIVET_KIND_ENTRY)
+		last_entry = phys + mpivet_vdelta, last_entry_rec = t;
+	memset(r, 0, size);
+	mpivet_pos = phys;
+	mpivet_vdelta += size;
+	part_bytes += size;
+	if (++part == rep_records) {
+		count++, part = part_bytes = 0, part_entry = last_entry;
+		mpivet_fold_it_init(&it, mpivet_base, rep - rec_at(rep)[1 + MPIVET_REPEAT_LEN], rep, 0);
+	}
+	set_count();
+	return 1;
+}
+
+/* close_repeat closes the open repeat before the record of size bytes at
+ * phys, not committed yet (none: size 0): the records of the unfinished
+ * repetition are written out before it, which moves it. It returns where
+ * the record is then (MPIVET_NOREC: the log is full, and it is lost). */
+static uint64_t close_repeat(uint64_t phys, uint64_t size)
+{
+	uint64_t f = part_bytes, start = rep - rec_at(rep)[1 + MPIVET_REPEAT_LEN];
+	uint64_t final[1 + MPIVET_REPEAT_WORDS];
+	memcpy(final, rec_at(rep), sizeof final);
+	final[1 + MPIVET_REPEAT_COUNT] = count << MPIVET_REPEAT_SHIFT;
+	push(hash(final, final[0]), rep);
+	if (part > 0 && phys + f + size > mpivet_ready && !mpivet_grow(phys + f + size)) {
+		rep = 0;
+		mpivet_overflow(phys);
+		return MPIVET_NOREC;
+	}
+	if (part > 0) {
+		if (size)
+			memmove(mpivet_base + phys + f, mpivet_base + phys, size);
+		struct mpivet_fold_it i;
+		mpivet_fold_it_init(&i, mpivet_base, start, rep, 0);
+		uint64_t at = phys, entry = part_entry, v = phys + mpivet_vdelta - f, dummy;
+		for (uint64_t k = 0; k < part; k++) {
+			const uint64_t *t = mpivet_fold_it_next(&i, &dummy);
+			uint64_t h = t[0], sz = size_of(h), *w = rec_at(at);
+			memcpy(w + 1, t + 1, sz - 8);
+			if (has_ref(kind_of(h), id_of(h)))
+				w[1] = entry;
+			if (kind_of(h) == MPIVET_KIND_ENTRY)
+				entry = v;
+			__atomic_store_n(w, h, __ATOMIC_RELEASE);
+			push(hash(w, h), at);
+			at += sz, v += sz;
+		}
+		mpivet_vdelta -= f;
+		mpivet_pos = phys + f + size;
+	}
+	part = 0;
+	set_count();
+	rep = 0;
+	return phys + f;
+}
+
+void mpivet_fold_commit(uint64_t phys, uint64_t nwords, unsigned call, unsigned kind)
+{
+	uint64_t h = mpivet_header(nwords, call, kind), *r = rec_at(phys);
+	int ok = foldable(kind, call) && (!has_ref(kind, call) || (nwords > 0 && r[1] == last_entry));
+	busy = 1;
+	if (rep) {
+		if (ok && fold(phys, r, h)) {
+			busy = 0;
+			return;
+		}
+		phys = close_repeat(phys, size_of(h));
+		if (phys == MPIVET_NOREC) {
+			busy = 0;
+			return;
+		}
+		r = rec_at(phys);
+	}
+	__atomic_store_n(r, h, __ATOMIC_RELEASE);
+	if (kind == MPIVET_KIND_ENTRY)
+		last_entry = phys + mpivet_vdelta, last_entry_rec = r;
+	push(ok ? hash(r, h) : ~nring * 0xc2b2ae3d27d4eb4fULL, phys);
+	for (uint64_t d = 1; d <= FOLD_K; d++)
+		if (match[d] >= d) {
+			open_repeat(d);
+			break;
+		}
+	busy = 0;
+}
+
+void mpivet_fold_flush(void)
+{
+	if (!busy && rep)
+		close_repeat(mpivet_pos, 0);
+}
+
+const uint64_t *mpivet_fold_entry(uint64_t voff)
+{
+	if (voff == last_entry && last_entry_rec)
+		return last_entry_rec;
+	return rec_at(voff - mpivet_vdelta);
+}
