@@ -37,6 +37,7 @@
 #include "fold.h"
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define FOLD_K 128    /* the longest period, in records written */
@@ -140,12 +141,22 @@ const uint64_t *mpivet_fold_it_next(struct mpivet_fold_it *i, uint64_t *voff)
 	return NULL;
 }
 
+/* push notes the hash h of the record written at off, and the periods d
+ * that the latest 2d records repeat, shortest first, in cand (ncand of
+ * them, at most 4): each is a candidate while the repetition is younger
+ * than another period. */
+static uint64_t cand[4], ncand;
+
 static void push(uint64_t h, uint64_t off)
 {
 	uint64_t n = nring++;
 	ring_hash[n % FOLD_RING] = h, ring_off[n % FOLD_RING] = off;
-	for (uint64_t d = 1; d <= FOLD_K && d <= n; d++)
+	ncand = 0;
+	for (uint64_t d = 1; d <= FOLD_K && d <= n; d++) {
 		match[d] = ring_hash[(n - d) % FOLD_RING] == h ? match[d] + 1 : 0;
+		if (match[d] >= d && match[d] < 2 * d && ncand < 4)
+			cand[ncand++] = d;
+	}
 }
 
 static uint64_t *rec_at(uint64_t off) { return (uint64_t *)(mpivet_base + off); }
@@ -173,19 +184,19 @@ static int nesting(uint64_t start, uint64_t end)
 
 /* open_repeat makes the latest d records, equal to the d before them, a
  * repeat's template, and writes the repeat record after them. */
-static void open_repeat(uint64_t d)
+static int open_repeat(uint64_t d)
 {
 	uint64_t n = nring, start = ring_off[(n - d) % FOLD_RING], end = mpivet_pos;
 	if (2 * d > n)
-		return;
+		return 0;
 	for (uint64_t i = 0; i < d; i++) {
 		const uint64_t *a = rec_at(ring_off[(n - 2 * d + i) % FOLD_RING]), *b = rec_at(ring_off[(n - d + i) % FOLD_RING]);
 		if (!same(b, b[0], a))
-			return;
+			return 0;
 	}
 	int depth = nesting(start, end);
 	if (depth < 0 || depth >= MPIVET_FOLD_DEPTH - 1)
-		return;
+		return 0;
 	uint64_t virt = 0, records = 0, calls = 0;
 	for (uint64_t o = start; o < end; o += size_of(rec_at(o)[0])) {
 		const uint64_t *r = rec_at(o);
@@ -198,7 +209,7 @@ static void open_repeat(uint64_t d)
 		}
 	}
 	if (!calls || records >= 1ULL << MPIVET_REPEAT_SHIFT || (end + REP_SIZE > mpivet_ready && !mpivet_grow(end + REP_SIZE)))
-		return;
+		return 0;
 	uint64_t *w = rec_at(end);
 	w[1 + MPIVET_REPEAT_LEN] = end - start, w[1 + MPIVET_REPEAT_VIRTUAL] = virt, w[1 + MPIVET_REPEAT_RECORDS] = records;
 	w[1 + MPIVET_REPEAT_CALLS] = calls, w[1 + MPIVET_REPEAT_COUNT] = 0;
@@ -207,6 +218,7 @@ static void open_repeat(uint64_t d)
 	mpivet_vdelta -= REP_SIZE; /* a repeat record has no virtual offset */
 	rep = end, rep_records = records, count = part = part_bytes = 0, part_entry = last_entry;
 	mpivet_fold_it_init(&it, mpivet_base, start, end, 0);
+	return 1;
 }
 
 static void set_count(void)
@@ -237,62 +249,99 @@ static int fold(uint64_t phys, uint64_t *r, uint64_t h)
 	return 1;
 }
 
+static void commit_record(uint64_t phys, uint64_t nwords, unsigned call, unsigned kind);
+
+/* reserve takes size bytes at the end of the log (NULL: it is full, and
+ * marked so). */
+static uint64_t *reserve(uint64_t size, uint64_t *phys)
+{
+	uint64_t o = mpivet_pos;
+	if (o + size > mpivet_ready && !mpivet_grow(o + size)) {
+		mpivet_overflow(o);
+		return NULL;
+	}
+	mpivet_pos = o + size;
+	*phys = o;
+	return rec_at(o);
+}
+
+/* refold commits again, one by one, the n records of the repetition that
+ * ended unfinished, from the template [start, end), at the end of the log:
+ * written, or folded into a repeat of their own (an inner loop's). */
+static int refold(uint64_t start, uint64_t end, uint64_t n)
+{
+	struct mpivet_fold_it i;
+	mpivet_fold_it_init(&i, mpivet_base, start, end, 0);
+	uint64_t v, at;
+	for (uint64_t k = 0; k < n; k++) {
+		const uint64_t *t = mpivet_fold_it_next(&i, &v);
+		uint64_t h = t[0], *w = reserve(size_of(h), &at);
+		if (!w)
+			return 0;
+		memcpy(w + 1, t + 1, size_of(h) - 8);
+		if (has_ref(kind_of(h), id_of(h)))
+			w[1] = last_entry;
+		commit_record(at, size_of(h) / 8 - 1, id_of(h), kind_of(h));
+	}
+	return 1;
+}
+
 /* close_repeat closes the open repeat before the record of size bytes at
  * phys, not committed yet (none: size 0): the records of the unfinished
- * repetition are written out before it, which moves it. It returns where
- * the record is then (MPIVET_NOREC: the log is full, and it is lost). */
+ * repetition are committed again before it (refold), which moves it. It
+ * returns where the record is then (MPIVET_NOREC: the log is full, and it
+ * is lost). */
 static uint64_t close_repeat(uint64_t phys, uint64_t size)
 {
-	uint64_t f = part_bytes, start = rep - rec_at(rep)[1 + MPIVET_REPEAT_LEN];
+	static uint64_t *held; /* the record, while the others are committed */
+	static uint64_t held_size;
+	uint64_t n = part, f = part_bytes, end = rep, start = rep - rec_at(rep)[1 + MPIVET_REPEAT_LEN];
 	uint64_t final[1 + MPIVET_REPEAT_WORDS];
 	memcpy(final, rec_at(rep), sizeof final);
 	final[1 + MPIVET_REPEAT_COUNT] = count << MPIVET_REPEAT_SHIFT;
 	push(hash(final, final[0]), rep);
-	if (part > 0 && phys + f + size > mpivet_ready && !mpivet_grow(phys + f + size)) {
-		rep = 0;
-		mpivet_overflow(phys);
-		return MPIVET_NOREC;
-	}
-	if (part > 0) {
-		if (size)
-			memmove(mpivet_base + phys + f, mpivet_base + phys, size);
-		struct mpivet_fold_it i;
-		mpivet_fold_it_init(&i, mpivet_base, start, rep, 0);
-		uint64_t at = phys, entry = part_entry, v = phys + mpivet_vdelta - f, dummy;
-		for (uint64_t k = 0; k < part; k++) {
-			const uint64_t *t = mpivet_fold_it_next(&i, &dummy);
-			uint64_t h = t[0], sz = size_of(h), *w = rec_at(at);
-			memcpy(w + 1, t + 1, sz - 8);
-			if (has_ref(kind_of(h), id_of(h)))
-				w[1] = entry;
-			if (kind_of(h) == MPIVET_KIND_ENTRY)
-				entry = v;
-			__atomic_store_n(w, h, __ATOMIC_RELEASE);
-			push(hash(w, h), at);
-			at += sz, v += sz;
-		}
-		mpivet_vdelta -= f;
-		mpivet_pos = phys + f + size;
-	}
 	part = 0;
 	set_count();
 	rep = 0;
-	return phys + f;
+	if (n == 0)
+		return phys;
+	if (size > held_size) {
+		uint64_t *b = realloc(held, size);
+		if (!b) {
+			mpivet_overflow(phys);
+			return MPIVET_NOREC;
+		}
+		held = b, held_size = size;
+	}
+	memcpy(held, rec_at(phys), size);
+	memset(rec_at(phys), 0, size);
+	mpivet_pos = phys;
+	mpivet_vdelta -= f;
+	last_entry = part_entry;
+	if (!refold(start, end, n))
+		return MPIVET_NOREC;
+	uint64_t at, *w = size ? reserve(size, &at) : NULL;
+	if (!size)
+		return mpivet_pos;
+	if (!w)
+		return MPIVET_NOREC;
+	memcpy(w, held, size);
+	return at;
 }
 
-void mpivet_fold_commit(uint64_t phys, uint64_t nwords, unsigned call, unsigned kind)
+/* commit_record is mpivet_fold_commit. */
+static void commit_record(uint64_t phys, uint64_t nwords, unsigned call, unsigned kind)
 {
 	uint64_t h = mpivet_header(nwords, call, kind), *r = rec_at(phys);
 	int ok = foldable(kind, call) && (!has_ref(kind, call) || (nwords > 0 && r[1] == last_entry));
-	busy = 1;
 	if (rep) {
-		if (ok && fold(phys, r, h)) {
-			busy = 0;
+		if (ok && fold(phys, r, h))
 			return;
-		}
 		phys = close_repeat(phys, size_of(h));
-		if (phys == MPIVET_NOREC) {
-			busy = 0;
+		if (phys == MPIVET_NOREC)
+			return;
+		if (rep) { /* the repetition committed again opened one */
+			commit_record(phys, nwords, call, kind);
 			return;
 		}
 		r = rec_at(phys);
@@ -301,17 +350,20 @@ void mpivet_fold_commit(uint64_t phys, uint64_t nwords, unsigned call, unsigned 
 	if (kind == MPIVET_KIND_ENTRY)
 		last_entry = phys + mpivet_vdelta, last_entry_rec = r;
 	push(ok ? hash(r, h) : ~nring * 0xc2b2ae3d27d4eb4fULL, phys);
-	for (uint64_t d = 1; d <= FOLD_K; d++)
-		if (match[d] >= d) {
-			open_repeat(d);
-			break;
-		}
+	for (uint64_t i = 0; i < ncand && !open_repeat(cand[i]); i++)
+		;
+}
+
+void mpivet_fold_commit(uint64_t phys, uint64_t nwords, unsigned call, unsigned kind)
+{
+	busy = 1;
+	commit_record(phys, nwords, call, kind);
 	busy = 0;
 }
 
 void mpivet_fold_flush(void)
 {
-	if (!busy && rep)
+	while (!busy && rep)
 		close_repeat(mpivet_pos, 0);
 }
 
