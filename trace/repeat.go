@@ -30,6 +30,7 @@ type expander struct {
 	// the calls they held.
 	skipTo  uint64
 	skipped int
+	given   uint64 // records given from repetitions
 }
 
 type frame struct{ start, end, pos, reps uint64 }
@@ -105,7 +106,7 @@ func (e *expander) open(off uint64, w []uint64) {
 		return
 	}
 	tmpl := make([]byte, n)
-	if m, _ := e.c.r.ReadAt(tmpl, int64(off-n)); uint64(m) < n {
+	if m, _ := e.c.r.ReadAt(tmpl, int64(off-n)); uint64(m) < n || !consistent(tmpl, w) {
 		return
 	}
 	e.tmpl, e.tbase, e.left = tmpl, off-n, -1
@@ -115,6 +116,36 @@ func (e *expander) open(off uint64, w []uint64) {
 		e.left = int64(count*w[api.RepeatRecords] + part)
 	}
 	e.stack = append(e.stack[:0], frame{off - n, off, off - n, reps})
+}
+
+// consistent reports whether a repeat record's words w say what its
+// repeated records tmpl hold: their virtual bytes, records and calls (a
+// damaged log's repeat is not expanded).
+func consistent(tmpl []byte, w []uint64) bool {
+	var virt, records, calls uint64
+	for o := uint64(0); o < uint64(len(tmpl)); {
+		h := le.Uint64(tmpl[o:])
+		size, kind := h&0xffffffff, int(h>>48&0xff)
+		if size < 8 || size%8 != 0 || o+size > uint64(len(tmpl)) {
+			return false
+		}
+		if kind == api.KindRepeat {
+			if size != 8+8*api.RepeatWords || le.Uint64(tmpl[o+8:]) > o {
+				return false
+			}
+			c := le.Uint64(tmpl[o+8+8*api.RepeatCount:]) >> api.RepeatShift
+			virt += c * le.Uint64(tmpl[o+8+8*api.RepeatVirtual:])
+			records += c * le.Uint64(tmpl[o+8+8*api.RepeatRecords:])
+			calls += c * le.Uint64(tmpl[o+8+8*api.RepeatCalls:])
+		} else {
+			virt, records = virt+size, records+1
+			if kind == api.KindEntry || kind == api.KindBrief {
+				calls++
+			}
+		}
+		o += size
+	}
+	return virt == w[api.RepeatVirtual] && records == w[api.RepeatRecords] && calls == w[api.RepeatCalls] && calls > 0
 }
 
 // followed reports whether a record follows the one just read.
@@ -184,6 +215,9 @@ func (e *expander) repeated(words *[]uint64) (off uint64, kind, id int, ok bool)
 	}
 	if e.left > 0 {
 		e.left--
+	}
+	if e.given++; e.given%(1<<16) == 0 && e.c.stop != nil && e.c.stop() {
+		panic(stopped{}) // as a cursor does every MiB it reads
 	}
 	return off, kind, id, true
 }
