@@ -10,9 +10,10 @@
  * latest entry's: these always are, with one thread calling MPI). A record
  * of any other kind (wildcard events, their matches and completions, buffer
  * accesses, errors, signals, ...) gets a hash of its own, so no repetition
- * holds one: nondeterministic events are never folded. For each period d
- * up to FOLD_K records, match[d] counts the latest records equal to the
- * one d before (FOLD_K compares a record). When the last d records equal
+ * holds one: nondeterministic events are never folded. The distance d
+ * from a record to the latest with its hash (a table by hash) is a period
+ * to follow (up to FOLD_K records, FOLD_TRACK at once), with how many
+ * records in a row equal the one d before. When the last d records equal
  * the d before them (compared word by word), a repeat record follows them
  * (count 0), and those d records are the template.
  *
@@ -40,15 +41,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FOLD_K 128    /* the longest period, in records written */
-#define FOLD_RING 256 /* the latest records written: 2 FOLD_K */
+#define FOLD_K 512     /* the longest period, in records written */
+#define FOLD_RING 1024 /* the latest records written: 2 FOLD_K */
+#define FOLD_TRACK 8   /* periods followed at once */
+#define FOLD_TABLE 4096 /* records by hash */
 #define REP_SIZE (8 + 8 * MPIVET_REPEAT_WORDS)
 
 int mpivet_fold_on;
 uint64_t mpivet_vdelta;
 
 static uint64_t ring_hash[FOLD_RING], ring_off[FOLD_RING], nring;
-static uint32_t match[FOLD_K + 1];
 static int busy; /* a commit is under way */
 
 /* The open repeat: its record's log offset (0: none), its template's
@@ -143,20 +145,53 @@ const uint64_t *mpivet_fold_it_next(struct mpivet_fold_it *i, uint64_t *voff)
 
 /* push notes the hash h of the record written at off, and the periods d
  * that the latest 2d records repeat, shortest first, in cand (ncand of
- * them, at most 4): each is a candidate while the repetition is younger
- * than another period. */
-static uint64_t cand[4], ncand;
+ * them): each is a candidate while the repetition is younger than
+ * another period. The periods followed are those from a record to the
+ * latest record with its hash (found in a table by hash), at most
+ * FOLD_TRACK at once, each with how many records in a row repeat the one
+ * d before: a few compares a record, whatever the period. */
+static uint64_t cand[FOLD_TRACK], ncand;
+static uint64_t track_d[FOLD_TRACK], track_run[FOLD_TRACK], ntrack;
+static uint64_t table_hash[FOLD_TABLE], table_n[FOLD_TABLE]; /* a hash, the record after its latest */
+
+static void track(uint64_t d)
+{
+	uint64_t k = ntrack;
+	for (uint64_t i = 0; i < ntrack; i++)
+		if (track_d[i] == d)
+			return;
+	if (ntrack < FOLD_TRACK) {
+		ntrack++;
+	} else { /* replace the shortest run */
+		k = 0;
+		for (uint64_t i = 1; i < ntrack; i++)
+			if (track_run[i] < track_run[k])
+				k = i;
+	}
+	track_d[k] = d, track_run[k] = 1;
+}
 
 static void push(uint64_t h, uint64_t off)
 {
-	uint64_t n = nring++;
+	uint64_t n = nring++, slot = (h ^ h >> 29) & (FOLD_TABLE - 1);
 	ring_hash[n % FOLD_RING] = h, ring_off[n % FOLD_RING] = off;
 	ncand = 0;
-	for (uint64_t d = 1; d <= FOLD_K && d <= n; d++) {
-		match[d] = ring_hash[(n - d) % FOLD_RING] == h ? match[d] + 1 : 0;
-		if (match[d] >= d && match[d] < 2 * d && ncand < 4)
-			cand[ncand++] = d;
+	for (uint64_t i = 0; i < ntrack; i++) {
+		uint64_t d = track_d[i];
+		if (ring_hash[(n - d) % FOLD_RING] != h) {
+			ntrack--, track_d[i] = track_d[ntrack], track_run[i] = track_run[ntrack], i--;
+			continue;
+		}
+		if (++track_run[i] >= d && track_run[i] < 2 * d) {
+			uint64_t j = ncand++;
+			for (; j > 0 && cand[j - 1] > d; j--)
+				cand[j] = cand[j - 1];
+			cand[j] = d;
+		}
 	}
+	if (table_n[slot] && table_hash[slot] == h && n - (table_n[slot] - 1) <= FOLD_K)
+		track(n - (table_n[slot] - 1));
+	table_hash[slot] = h, table_n[slot] = n + 1;
 }
 
 static uint64_t *rec_at(uint64_t off) { return (uint64_t *)(mpivet_base + off); }
