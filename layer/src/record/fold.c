@@ -332,8 +332,7 @@ static int refold(uint64_t start, uint64_t end, uint64_t n)
  * is lost). */
 static uint64_t close_repeat(uint64_t phys, uint64_t size)
 {
-	static uint64_t *held; /* the record, while the others are committed */
-	static uint64_t held_size;
+	uint64_t local[64], *held = local; /* the record, while the others are committed (this may nest) */
 	uint64_t n = part, f = part_bytes, end = rep, start = rep - rec_at(rep)[1 + MPIVET_REPEAT_LEN];
 	uint64_t final[1 + MPIVET_REPEAT_WORDS];
 	memcpy(final, rec_at(rep), sizeof final);
@@ -344,28 +343,24 @@ static uint64_t close_repeat(uint64_t phys, uint64_t size)
 	rep = 0;
 	if (n == 0)
 		return phys;
-	if (size > held_size) {
-		uint64_t *b = realloc(held, size);
-		if (!b) {
-			mpivet_overflow(phys);
-			return MPIVET_NOREC;
-		}
-		held = b, held_size = size;
+	if (size > sizeof local && !(held = malloc(size))) {
+		mpivet_overflow(phys);
+		return MPIVET_NOREC;
 	}
 	memcpy(held, rec_at(phys), size);
 	memset(rec_at(phys), 0, size);
 	mpivet_pos = phys;
 	mpivet_vdelta -= f;
 	last_entry = part_entry;
-	if (!refold(start, end, n))
+	int ok = refold(start, end, n);
+	uint64_t at = MPIVET_NOREC, *w = ok && size ? reserve(size, &at) : NULL;
+	if (w)
+		memcpy(w, held, size);
+	if (held != local)
+		free(held);
+	if (!ok)
 		return MPIVET_NOREC;
-	uint64_t at, *w = size ? reserve(size, &at) : NULL;
-	if (!size)
-		return mpivet_pos;
-	if (!w)
-		return MPIVET_NOREC;
-	memcpy(w, held, size);
-	return at;
+	return size ? at : mpivet_pos;
 }
 
 /* commit_record is mpivet_fold_commit. */
