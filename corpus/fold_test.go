@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -55,6 +56,60 @@ func TestRecordsFlatInIterations(t *testing.T) {
 		}
 		if a, b := dump("fold1"), dump("full"); a != b {
 			t.Errorf("the calls read from folded records differ from those of --records=full:\n%s", firstDiff(a, b))
+		}
+	})
+}
+
+// nestedLoops has loops in a loop, a branch taken every third iteration,
+// and ends in the middle of an iteration: repeats nest, and closing one
+// commits again an unfinished repetition that holds an inner loop.
+const nestedLoops = `#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+	int x = 1, y = 0;
+	MPI_Init(&argc, &argv);
+	for (int k = 0; k < 40; k++) {
+		for (int i = 0; i < 7; i++)
+			MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		for (int j = 0; j < 5; j++)
+			MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		if (k % 3 == 2)
+			MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	}
+	for (int i = 0; i < 7; i++)
+		MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}
+`
+
+// TestNestedLoopsFold: the calls read from the folded records of
+// nestedLoops are those of --records=full.
+func TestNestedLoopsFold(t *testing.T) {
+	parallel(t)
+	src := filepath.Join(t.TempDir(), "nested.c")
+	if err := os.WriteFile(src, []byte(nestedLoops), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	underEachMPISource(t, src, func(t *testing.T, bin, dir string) {
+		dumps := map[string]string{}
+		for _, how := range []string{"fold", "full"} {
+			d := filepath.Join(dir, how)
+			out, err := exec.Command(mpivetBin, "run", "-n", "2", "--records="+how, "--dir", d, "--no-color", bin).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "verdict: ok") {
+				t.Fatalf("--records=%s: %v\n%s", how, err, out)
+			}
+			out, err = exec.Command(mpivetBin, "dump", d).CombinedOutput()
+			if err != nil {
+				t.Fatalf("dump: %v\n%s", err, out)
+			}
+			dumps[how] = regexp.MustCompile(`0x[0-9a-f]+|pid \d+`).ReplaceAllString(string(out), "")
+		}
+		if dumps["fold"] != dumps["full"] {
+			t.Errorf("the calls read from folded records differ from those of --records=full:\n%s", firstDiff(dumps["fold"], dumps["full"]))
 		}
 	})
 }
