@@ -23,7 +23,6 @@ var recordRuns = []struct {
 }{
 	{"halo exchange, 64x64, 3,000 iterations, 4 ranks", benchmark{"records-halo", "halo.c", "", 4, []string{"64", "3000"}, "", "", false, ""}, 3000},
 	{"the same, 6,000 iterations", benchmark{"records-halo-2", "halo.c", "", 4, []string{"64", "6000"}, "", "", false, ""}, 6000},
-	{"`longrun`, 40,000 iterations, 2 ranks", benchmark{"records-longrun", "longrun.c", "", 2, []string{"40000"}, "", "", false, ""}, 40000},
 	{"`rma_ops`, 100,000 operations, lock epochs, 2 ranks", benchmark{"records-rma", "rma_ops.c", "", 2, []string{"100000", "lock"}, "", "off", false, ""}, 100000},
 }
 
