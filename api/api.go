@@ -513,6 +513,24 @@ const (
 	KindExit  = 2 // a call returned: entry offset, return code, then Out fields
 	KindMeta  = 3 // layer metadata; the call field holds a Meta* id
 	KindBrief = 4 // a Brief call was entered: call-site word, then BriefIn fields (no exit record)
+	// KindRepeat: the records before it repeat (layer/src/record/fold.c):
+	// RepeatLen bytes of them, each repetition RepeatVirtual bytes of records
+	// once expanded, RepeatRecords records and RepeatCalls calls; RepeatCount
+	// holds count << RepeatShift | partial: how many more times they repeat
+	// whole, and how many records of one more repetition (partial: only
+	// when nothing follows the record in the log). Its call field is 0.
+	KindRepeat = 5
+)
+
+// Words of a KindRepeat record.
+const (
+	RepeatLen     = 0
+	RepeatVirtual = 1
+	RepeatRecords = 2
+	RepeatCalls   = 3
+	RepeatCount   = 4
+	RepeatWords   = 5
+	RepeatShift   = 24
 )
 
 // State page layout (words), shared with the layer (generated/format.h): StateSlots
@@ -757,6 +775,7 @@ const (
 	ConfArguments     = "arguments"     // off: no argument checks (layer/src/arguments)
 	ConfThreads       = "threads"       // off: under MPI_THREAD_MULTIPLE, the clock protocol stays off (any thread may call MPI)
 	ConfWait          = "wait"          // sleep: blocking calls poll with a sleeping backoff (layer/src/wait); spin: the MPI's own wait
+	ConfRecords       = "records"       // full: no repeated records folded (layer/src/record/fold.c)
 )
 
 // ConfFiles is the layer.conf key naming the directory where the ranks

@@ -215,6 +215,9 @@ var tableSpecs = map[string]tableSpec{
 	"wait-halo": {columns: []string{"halo, 4 ranks", "spin: time per iteration", "spin: CPU of the run", "sleep: time per iteration", "sleep: CPU"},
 		run:  func(work string, reps int, mpis []string) [][]string { return runWaitHalo(work, reps, mpis) },
 		note: "`bench/programs/halo.c 256 500` under `mpivet run -n 4 --wait spin` and `sleep`, 4 ranks on the 2 cores, %d alternated round(s), one value per round in each cell"},
+	"records": {columns: []string{"program", "MPI", "`--records=full`", "per rank and iteration", "folded (default)", "per rank and iteration", "smaller"},
+		run:  func(work string, _ int, mpis []string) [][]string { return runRecords(work, mpis) },
+		note: "the bytes of records all ranks wrote, one run each way (the defaults but `--records`; `rma_ops` with `--buffers=off`)"},
 	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
 		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
 		return runApps(work, reps, regexp.MustCompile(""))

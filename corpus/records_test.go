@@ -65,7 +65,7 @@ func fill(t *testing.T, dir string) {
 // finding against the program.
 func runFull(t *testing.T, bin, run, want string) {
 	t.Helper()
-	out, err := exec.Command(mpivetBin, "run", "-n", "2", "--timeout", "60s", "--dir", run, "--no-color", bin).CombinedOutput()
+	out, err := exec.Command(mpivetBin, "run", "-n", "2", "--records=full", "--timeout", "60s", "--dir", run, "--no-color", bin).CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

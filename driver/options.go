@@ -44,6 +44,7 @@ type Options struct {
 	FirstError       bool
 	Jobs             int    // replays at once (0: from the cores and the ranks)
 	Wait             string // spin, sleep, auto: how ranks wait in blocking calls (layer/src/wait; wait.go)
+	Records          string // fold, full: whether the ranks fold repeated records (layer/src/record/fold.c)
 	ReplayHook       string // a shell command run before each replay
 	Files            string // restore, off: replays start from the files the first run started from (files.go)
 	KeepRecords      bool
@@ -171,6 +172,8 @@ var options = []option{
 		usage: "keep the records of every replayed interleaving (by default those of replays without a new finding are deleted once checked; their decisions are kept, so mpivet replay still runs them)"},
 	{field: func(o *Options) any { return &o.MaxRecords }, flag: "max-records", def: defaultMaxRecords, record: "max_records", runOnly: true,
 		usage: "the records one rank may write in one run (`SIZE`: 1GiB, 256MiB, 64M ...; every run and replay): a rank that reaches it stops recording, the report says so and what was not checked, and the verdict is incomplete"},
+	{field: func(o *Options) any { return &o.Records }, flag: "records", def: "fold", record: "records", conf: api.ConfRecords, choices: []string{"fold", "full"}, runOnly: true,
+		usage: "`fold`: a rank's records of a loop of deterministic calls keep one iteration and how often it repeated (wildcard events, completions and findings are never folded); full: every call its own records, as large as the run is long"},
 	{field: func(o *Options) any { return &o.MPI }, flag: "mpi", record: "mpi", runOnly: true,
 		usage: "the MPI a program loads at run time (dlopen, a plugin), when mpivet cannot tell: `openmpi` or mpich (Python programs: from mpi4py's linkage)"},
 	// Recorded: mpivet replay of a deterministic run runs it

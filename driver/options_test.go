@@ -144,7 +144,7 @@ func TestConfLines(t *testing.T) {
 	o := Defaults()
 	o.Buffering, o.Buffers, o.GDB = "zero", "precise", 1
 	got := strings.Join(o.confLines(), "\n")
-	if got != "buffering=zero\nbuffers=precise\nclocks=lamport\narguments=on\nwait=auto\ngdb=1" {
+	if got != "buffering=zero\nbuffers=precise\nclocks=lamport\narguments=on\nwait=auto\nrecords=fold\ngdb=1" {
 		t.Errorf("conf lines:\n%s", got)
 	}
 }

@@ -154,7 +154,7 @@ func (p *Process) CallList() []*Call {
 // at calls (buffer accesses, wildcard events, the state page) are few, and
 // every reader then gets the same object.
 func (p *Process) CallAt(off uint64) *Call {
-	if p == nil || off == Unknown || off < 8 || int64(off) >= p.End {
+	if p == nil || off == Unknown || off < 8 || off >= p.vend {
 		return nil
 	}
 	p.mu.Lock()
@@ -185,20 +185,26 @@ func (p *Process) readCall(off uint64) *Call {
 	}
 	defer done()
 	i := sort.Search(len(p.marks), func(i int) bool { return p.marks[i].off > off })
-	from, seq := uint64(8), 0
+	from, phys, seq := uint64(8), uint64(8), 0
 	if i > 0 {
-		from, seq = p.marks[i-1].off, p.marks[i-1].seq
+		from, phys, seq = p.marks[i-1].off, p.marks[i-1].phys, p.marks[i-1].seq
 	}
 	var found *Call
 	d := &decoder{p: p, only: off, seq: seq, emit: func(c *Call) bool { found = c; return false }}
-	d.run(p.cursor(r, from))
+	c := p.cursor(r, phys)
+	e := newExpander(c, from)
+	e.skipTo = off
+	d.runFrom(e, c)
 	return found
 }
 
-// mark is a checkpoint of the log: the entry record of the seq-th call.
+// mark is a checkpoint of the log: the entry record of the seq-th call,
+// at virtual offset off, log offset phys (an entry record read from the
+// log, not from a repetition).
 type mark struct {
-	off uint64
-	seq int
+	off  uint64
+	seq  int
+	phys uint64
 }
 
 // markEvery is how many calls apart the checkpoints are (16 bytes each).

@@ -114,6 +114,9 @@ func readStoppable(d *decoder, cur *cursor, p *Process) (end uint64, err error) 
 			}
 			p.Cut, p.Overflow = true, true
 			end, err = cur.off, nil
+			if d.src != nil {
+				p.vend = d.src.v
+			}
 		}
 	}()
 	return d.run(cur)
@@ -128,6 +131,9 @@ type decoder struct {
 	metas  bool     // decode the meta records about the process (the first reading)
 	only   uint64   // if not Unknown: decode only the call at this offset (CallAt)
 	seq    int      // Seq of the next call
+	// nextMark: the first reading notes a checkpoint at the first call
+	// read from the log (not from a repetition) from this Seq on.
+	nextMark int
 	words  []uint64 // the record being decoded; reused, as nothing keeps it
 	arrays arena
 	emit   func(*Call) bool // false: stop reading
@@ -137,6 +143,7 @@ type decoder struct {
 	window []*Call
 	last   uint64
 	stop   bool
+	src    *expander
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by
 	// the clock protocol while the poll runs, before the poll's own entry
 	// record, which the layer appends only once the poll has returned
@@ -148,10 +155,20 @@ type decoder struct {
 // run decodes the records c reads, and returns the end of the last whole
 // record.
 func (d *decoder) run(c *cursor) (uint64, error) {
+	return d.runFrom(newExpander(c, c.off), c)
+}
+
+// runFrom is run, reading the records through e (over c).
+func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
+	d.src = e
 	for !d.stop {
-		off, kind, id, ok := c.next(&d.words)
+		off, kind, id, ok := e.next(&d.words)
 		if !ok {
 			break
+		}
+		if e.skipped > 0 {
+			d.seq += e.skipped
+			e.skipped = 0
 		}
 		switch kind {
 		case api.KindEntry:
@@ -174,6 +191,9 @@ func (d *decoder) run(c *cursor) (uint64, error) {
 	}
 	for len(d.window) > 0 && !d.stop {
 		d.release()
+	}
+	if d.metas {
+		d.p.vend = e.v
 	}
 	return c.off, nil
 }
@@ -250,8 +270,9 @@ func (d *decoder) entry(def *api.Call, off uint64, thread uint8) {
 
 // mark notes a checkpoint at the call at off, in the first reading.
 func (d *decoder) mark(off uint64) {
-	if d.metas && d.seq%markEvery == 0 {
-		d.p.marks = append(d.p.marks, mark{off, d.seq})
+	if d.metas && d.seq >= d.nextMark && !d.src.expanding() {
+		d.p.marks = append(d.p.marks, mark{off, d.seq, d.src.phys})
+		d.nextMark = d.seq + markEvery
 	}
 }
 

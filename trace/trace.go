@@ -555,6 +555,7 @@ type Process struct {
 	Exit       *Exit  // from the supervisor; nil if it left none (killed)
 	Stderr     string // what the rank wrote on its standard error (first MiB)
 	End        int64  // end of the last whole record in the log
+	vend       uint64 // virtual offset past the last record (repeats expanded: layer/src/record/fold.c)
 	// Sum is the CRC32C of the log's bytes before End (its first reading
 	// computes it), which the exit record's LogCRC must equal.
 	Sum    uint32

@@ -17,8 +17,11 @@ var formatConsts = []struct {
 	vals  []uint64
 }{
 	{"Record kinds (api.Kind*)",
-		[]string{"KIND_ENTRY", "KIND_EXIT", "KIND_META", "KIND_BRIEF"},
-		[]uint64{api.KindEntry, api.KindExit, api.KindMeta, api.KindBrief}},
+		[]string{"KIND_ENTRY", "KIND_EXIT", "KIND_META", "KIND_BRIEF", "KIND_REPEAT"},
+		[]uint64{api.KindEntry, api.KindExit, api.KindMeta, api.KindBrief, api.KindRepeat}},
+	{"Words of a KIND_REPEAT record (api.Repeat*)",
+		[]string{"REPEAT_LEN", "REPEAT_VIRTUAL", "REPEAT_RECORDS", "REPEAT_CALLS", "REPEAT_COUNT", "REPEAT_WORDS", "REPEAT_SHIFT"},
+		[]uint64{api.RepeatLen, api.RepeatVirtual, api.RepeatRecords, api.RepeatCalls, api.RepeatCount, api.RepeatWords, api.RepeatShift}},
 	{"Meta record ids (api.Meta*)",
 		[]string{"META_PROCESS", "META_CONSTANTS", "META_MAPS", "META_SIGNAL", "META_OVERFLOW", "META_COMM", "META_ERROR",
 			"META_BUFFER", "META_CLOCKS", "META_WILDCARD", "META_MATCHED", "META_LATE", "META_CHOICE", "META_ARRIVAL",
@@ -92,6 +95,7 @@ var confKeys = []struct{ name, key string }{
 	{"HOST", api.ConfHost}, {"SYNC", api.ConfSync}, {"DECISIONS", api.ConfDecisions}, {"EXPECT", api.ConfExpect},
 	{"VADER", api.ConfVader}, {"DETERMINISTIC", api.ConfDeterministic}, {"ARGUMENTS", api.ConfArguments},
 	{"THREADS", api.ConfThreads}, {"WAIT", api.ConfWait}, {"FILES", api.ConfFiles},
+	{"RECORDS", api.ConfRecords},
 }
 
 // genFormat writes generated/format.h.

@@ -16,6 +16,8 @@ type Log struct {
 	// Thread is the number of the thread that writes the records appended
 	// from now on (the top byte of their headers).
 	Thread uint8
+	// vdelta: virtual offset - offset in buf of the next record (Repeat)
+	vdelta uint64
 }
 
 // Consts are predefined handle values used by tests (Open MPI-like).
@@ -48,6 +50,7 @@ func New(rank, size int) *Log {
 	return l
 }
 
+// record appends a record and returns its (virtual) offset.
 func (l *Log) record(kind, id int, words []uint64) uint64 {
 	off := uint64(len(l.buf))
 	h := uint64(8+8*len(words)) | uint64(id)<<32 | uint64(kind)<<48 | uint64(l.Thread)<<56
@@ -55,7 +58,41 @@ func (l *Log) record(kind, id int, words []uint64) uint64 {
 	for _, w := range words {
 		l.buf = binary.LittleEndian.AppendUint64(l.buf, w)
 	}
-	return off
+	return off + l.vdelta
+}
+
+// Pos is where the next record goes in the log's bytes (for Repeat).
+func (l *Log) Pos() uint64 { return uint64(len(l.buf)) }
+
+// Repeat appends a repeat record (api.KindRepeat), as the layer's fold.c
+// writes one: the records written since Pos was from come count more
+// times, and part records of one more repetition (which only a repeat
+// record that ends the log may say).
+func (l *Log) Repeat(from uint64, count, part uint64) {
+	le := binary.LittleEndian
+	start, end := from, uint64(len(l.buf))
+	var virt, records, calls uint64
+	for o := start; o < end; {
+		h := le.Uint64(l.buf[o:])
+		size, kind := h&0xffffffff, int(h>>48&0xff)
+		if kind == api.KindRepeat {
+			c := le.Uint64(l.buf[o+8+8*api.RepeatCount:]) >> api.RepeatShift
+			virt += c * le.Uint64(l.buf[o+8+8*api.RepeatVirtual:])
+			records += c * le.Uint64(l.buf[o+8+8*api.RepeatRecords:])
+			calls += c * le.Uint64(l.buf[o+8+8*api.RepeatCalls:])
+		} else {
+			virt, records = virt+size, records+1
+			if kind == api.KindEntry || kind == api.KindBrief {
+				calls++
+			}
+		}
+		o += size
+	}
+	l.record(api.KindRepeat, 0, []uint64{end - start, virt, records, calls, count<<api.RepeatShift | part})
+	l.vdelta += count*virt - (8 + 8*api.RepeatWords)
+	if part > 0 {
+		l.vdelta = 1 << 62 // nothing may follow
+	}
 }
 
 // encode lays out fields from a map of values: uint64 or int for scalars,

@@ -44,27 +44,38 @@
 
 static unsigned char skip[MAX_IDS];
 static const char *parent;      /* the parent's log of this rank, mapped */
-static uint64_t parent_len, cursor, limit, compared;
+static uint64_t parent_len, limit, compared;
+/* The parent's records, repeats expanded (record/fold.h), and its next
+ * comparable entry record, read ahead (NULL: not yet), at virtual offset
+ * cursor. */
+static struct mpivet_fold_it pit;
+static const uint64_t *pending;
+static uint64_t cursor;
 
 static int comparable(unsigned id) { return id >= MAX_IDS || !skip[id]; }
 
-/* next_entry moves the cursor to the parent's next comparable entry record
- * at or after it; 0 past the limit or the end of the log. */
+static int comparable_entry(uint64_t h)
+{
+	unsigned id = (unsigned)(h >> 32 & 0xffff), kind = (unsigned)(h >> 48 & 0xff);
+	return (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && comparable(id);
+}
+
+/* next_entry reads the parent's next comparable entry record ahead; 0 past
+ * the limit or the end of the log. */
 static int next_entry(uint64_t *hdr)
 {
-	while (cursor + 8 <= parent_len && cursor <= limit) {
-		uint64_t h = *(const uint64_t *)(parent + cursor);
-		uint64_t size = h & 0xffffffff;
-		unsigned id = (unsigned)(h >> 32 & 0xffff), kind = (unsigned)(h >> 48 & 0xff);
-		if (h == 0 || size < 8 || size % 8 != 0 || cursor + size > parent_len)
+	while (!pending) {
+		uint64_t v;
+		const uint64_t *r = mpivet_fold_it_next(&pit, &v);
+		if (!r)
 			return 0;
-		if ((kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && comparable(id)) {
-			*hdr = h;
-			return 1;
-		}
-		cursor += size;
+		if (comparable_entry(r[0]))
+			pending = r, cursor = v;
 	}
-	return 0;
+	if (cursor > limit)
+		return 0;
+	*hdr = pending[0];
+	return 1;
 }
 
 static void stop_comparing(void)
@@ -77,8 +88,9 @@ static void stop_comparing(void)
 
 /* dv_entry compares the entry record just committed at off (of call
  * id) with the parent's next one. */
-static void dv_entry(unsigned id, uint64_t off)
+static void dv_entry(unsigned id, uint64_t off, uint64_t got_pc)
 {
+	(void)off;
 	if (!comparable(id))
 		return;
 	uint64_t h;
@@ -87,11 +99,10 @@ static void dv_entry(unsigned id, uint64_t off)
 		return;
 	}
 	unsigned want = (unsigned)(h >> 32 & 0xffff);
-	uint64_t want_pc = (h & 0xffffffff) >= 16 ? *(const uint64_t *)(parent + cursor + 8) : 0;
-	uint64_t got_pc = *(const uint64_t *)(mpivet_base + off + 8);
+	uint64_t want_pc = (h & 0xffffffff) >= 16 ? pending[1] : 0;
 	compared++;
 	if (want == id && (want_pc & 0xfff) == (got_pc & 0xfff)) {
-		cursor += h & 0xffffffff;
+		pending = NULL;
 		return;
 	}
 	uint64_t w[] = {compared, want, want_pc, id, got_pc, cursor};
@@ -143,22 +154,18 @@ static void dv_start(int rank)
 		return;
 	parent = m;
 	parent_len = (uint64_t)st.st_size;
-	cursor = 8;
+	mpivet_fold_it_init(&pit, parent, 8, parent_len, 8);
+	pending = NULL;
 	limit = lim;
 	/* Skip as many comparable entries as this rank logged so far. */
-	uint64_t own = 0;
-	for (uint64_t o = 8; o + 8 <= mpivet_pos;) {
-		uint64_t h = *(const uint64_t *)(mpivet_base + o), size = h & 0xffffffff;
-		if (h == 0 || size < 8)
-			break;
-		unsigned k = (unsigned)(h >> 48 & 0xff);
-		if ((k == MPIVET_KIND_ENTRY || k == MPIVET_KIND_BRIEF) && comparable((unsigned)(h >> 32 & 0xffff)))
-			own++;
-		o += size;
-	}
+	uint64_t own = 0, v;
+	struct mpivet_fold_it mine;
+	mpivet_fold_it_init(&mine, mpivet_base, 8, mpivet_pos, 8);
+	for (const uint64_t *r; (r = mpivet_fold_it_next(&mine, &v));)
+		own += comparable_entry(r[0]);
 	uint64_t h;
 	for (uint64_t i = 0; i < own && next_entry(&h); i++)
-		cursor += h & 0xffffffff;
+		pending = NULL;
 	mpivet_commit_hook = dv_entry;
 }
 

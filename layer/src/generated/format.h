@@ -8,6 +8,16 @@
 #define MPIVET_KIND_EXIT 2
 #define MPIVET_KIND_META 3
 #define MPIVET_KIND_BRIEF 4
+#define MPIVET_KIND_REPEAT 5
+
+/* Words of a KIND_REPEAT record (api.Repeat*) */
+#define MPIVET_REPEAT_LEN 0
+#define MPIVET_REPEAT_VIRTUAL 1
+#define MPIVET_REPEAT_RECORDS 2
+#define MPIVET_REPEAT_CALLS 3
+#define MPIVET_REPEAT_COUNT 4
+#define MPIVET_REPEAT_WORDS 5
+#define MPIVET_REPEAT_SHIFT 24
 
 /* Meta record ids (api.Meta*) */
 #define MPIVET_META_PROCESS 1
@@ -174,5 +184,6 @@
 #define MPIVET_CONF_THREADS "threads"
 #define MPIVET_CONF_WAIT "wait"
 #define MPIVET_CONF_FILES "files"
+#define MPIVET_CONF_RECORDS "records"
 
 #endif

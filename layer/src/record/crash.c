@@ -96,6 +96,7 @@ static uint64_t thread_flags(void)
  * reserves its room atomically. */
 static void signal_record(uint64_t head, uint64_t pc, uint64_t addr, const uint64_t *f, int n)
 {
+	mpivet_fold_flush();
 	uint64_t size = 8 + (3 + (uint64_t)n) * 8, off = __atomic_fetch_add(&mpivet_pos, size, __ATOMIC_RELAXED);
 	if (off + size > mpivet_ready && !mpivet_grow(off + size)) {
 		mpivet_overflow(off);
@@ -105,7 +106,7 @@ static void signal_record(uint64_t head, uint64_t pc, uint64_t addr, const uint6
 	w[0] = head, w[1] = pc, w[2] = addr;
 	for (int i = 0; i < n; i++)
 		w[3 + i] = f[i];
-	mpivet_commit(off, 3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META);
+	__atomic_store_n((uint64_t *)(mpivet_base + off), mpivet_header(3 + n, MPIVET_META_SIGNAL, MPIVET_KIND_META), __ATOMIC_RELEASE);
 }
 
 /* The signal a thread is recording, while on_signal does (0: none). */
@@ -258,8 +259,7 @@ static void fatal_error(MPI_Comm *comm, int *code, ...)
 {
 	uint64_t *s = mpivet_slot;
 	if (s && s[MPIVET_STATE_STATUS] == 1) { /* inside a call: its entry record */
-		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD]
-									     : (const uint64_t *)(mpivet_base + s[MPIVET_STATE_LOGREF]);
+		const uint64_t *e = s[MPIVET_STATE_LOGREF] == MPIVET_NOREC ? &s[MPIVET_STATE_RECORD] : mpivet_fold_entry(s[MPIVET_STATE_LOGREF]);
 		record_error(e[0] >> 32 & 0xffff, *code, e[1], 1);
 	}
 	PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);

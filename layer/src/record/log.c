@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "log.h"
+#include "fold.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@ uint64_t *mpivet_state;
 __thread uint64_t *mpivet_slot __attribute__((tls_model("initial-exec")));
 __thread uint64_t mpivet_call_pc __attribute__((tls_model("initial-exec")));
 __thread unsigned mpivet_thread_no __attribute__((tls_model("initial-exec")));
-void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+void (*mpivet_commit_hook)(unsigned call, uint64_t off, uint64_t pc);
 uint64_t (*mpivet_site_hook)(uint64_t pc);
 uint64_t (*mpivet_fault_site_hook)(void);
 
@@ -76,6 +77,7 @@ static void put_header(uint64_t off, uint64_t nwords, unsigned id, unsigned kind
  * as mpivet_meta does: reserved atomically, whatever the thread level. */
 static void meta1(unsigned id, uint64_t w)
 {
+	mpivet_fold_flush();
 	uint64_t o = __atomic_fetch_add(&mpivet_pos, 16, __ATOMIC_RELAXED);
 	if (o + 16 > __atomic_load_n(&mpivet_ready, __ATOMIC_ACQUIRE) && !mpivet_grow(o + 16)) {
 		mpivet_overflow(o);

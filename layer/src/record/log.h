@@ -72,9 +72,10 @@ int mpivet_reserve(int fd, uint64_t off, uint64_t n);
 void mpivet_cannot_write(const char *path, int err);
 
 /* mpivet_commit_hook, when set, sees every entry and brief record that
- * mpivet_commit commits (call id, log offset). An upper layer sets it (the
- * divergence check of a guided replay); the recorder knows nothing of it. */
-extern void (*mpivet_commit_hook)(unsigned call, uint64_t off);
+ * mpivet_commit commits (call id, virtual log offset, call site). An upper
+ * layer sets it (the divergence check of a guided replay); the recorder
+ * knows nothing of it. */
+extern void (*mpivet_commit_hook)(unsigned call, uint64_t off, uint64_t pc);
 
 /* The state page (record.h) */
 extern uint64_t *mpivet_state; /* MPIVET_STATE_SLOTS slots */

@@ -29,6 +29,7 @@
 
 #include "log.h" /* the log's and the state page's globals, the services' interface */
 #include "../generated/ids.h" /* call ids (mpivet_tl_enter) */
+#include "fold.h" /* repeated records folded, virtual offsets */
 
 /* Handle values are kept as the integer value of the C handle (a pointer in
  * Open MPI, an int in MPICH), the same in C and Fortran wrappers. */
@@ -90,8 +91,8 @@ static inline int mpivet_type_named(MPI_Datatype t)
 }
 
 /* mpivet_begin reserves a record of nwords payload words and returns where to
- * write them, or NULL when the log is full. *off receives the record offset
- * (MPIVET_NOREC when dropped). */
+ * write them, or NULL when the log is full. *off receives the record's
+ * (virtual) offset (fold.h; MPIVET_NOREC when dropped). */
 static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 {
 	uint64_t size = 8 + nwords * 8, o;
@@ -106,15 +107,21 @@ static inline uint64_t *mpivet_begin(uint64_t nwords, uint64_t *off)
 		*off = MPIVET_NOREC;
 		return NULL;
 	}
-	*off = o;
+	*off = o + mpivet_vdelta;
 	return (uint64_t *)(mpivet_base + o + 8);
 }
 
+/* mpivet_commit commits the record mpivet_begin gave at off: its header
+ * is stored, or, folded into a repetition (fold.c), it is not written. */
 static inline void mpivet_commit(uint64_t off, uint64_t nwords, unsigned call, unsigned kind)
 {
-	__atomic_store_n((uint64_t *)(mpivet_base + off), mpivet_header(nwords, call, kind), __ATOMIC_RELEASE);
+	uint64_t *r = (uint64_t *)(mpivet_base + off - mpivet_vdelta), pc = nwords > 0 ? r[1] : 0;
+	if (mpivet_fold_on && !mpivet_mt)
+		mpivet_fold_commit(off - mpivet_vdelta, nwords, call, kind);
+	else
+		__atomic_store_n(r, mpivet_header(nwords, call, kind), __ATOMIC_RELEASE);
 	if (__builtin_expect(mpivet_commit_hook != 0, 0) && (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && nwords > 0)
-		mpivet_commit_hook(call, off);
+		mpivet_commit_hook(call, off, pc);
 }
 /* mpivet_meta appends a meta record of n words (dropped when the log is full). */
 static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)

@@ -162,6 +162,7 @@ __attribute__((constructor)) static void mpivet_open(void)
 	/* the run's settings, which the services look up when they start */
 	mpivet_conf_load(dir);
 	mpivet_zero_buffering = mpivet_conf_is(MPIVET_CONF_BUFFERING, "zero");
+	mpivet_fold_on = !mpivet_conf_is(MPIVET_CONF_RECORDS, "full");
 	mpivet_services_log_opened();
 	void *f[2];
 	backtrace(f, 2); /* loads the unwinder now, not in the crash handler */
