@@ -39,6 +39,9 @@
 // buffering its replay was given, seed 001's minimal slack).
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
+// A third MPI, openmpi5 (Open MPI 5 from third_party, openmpi5_test.go),
+// runs a chosen part of the programs; their mpi= and want(openmpi) name
+// its family, openmpi.
 package corpus
 
 import (

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Open MPI 5 is what clusters run beside Debian's 4.1 and MPICH 4.0. The
@@ -18,8 +20,9 @@ import (
 // its programs under it (TestCorpus/NAME/openmpi5), chosen to cover every
 // check once, C and Fortran (mpif.h: the tree has no `use mpi` module),
 // exploration with replays, deterministic mode, the buffering-aware
-// exploration, the buffer checker's peer copies, and clean twins. Python
-// is left out: Debian's mpi4py is built against Open MPI 4.1.
+// exploration, the buffer checker's peer copies, clean twins, and Python
+// (Debian's mpi4py, built on Open MPI 4.1, runs on Open MPI 5's
+// libmpi.so.40, found through LD_LIBRARY_PATH).
 var openMPI5Programs = []string{
 	"args_freed_handles",           // invalid-argument, mpi-error, program-failure
 	"fig2_8_leak",                  // request-lifecycle, resource-leak
@@ -35,7 +38,10 @@ var openMPI5Programs = []string{
 	"wildcard_master_worker_f77",   // Fortran, clean, 8 interleavings
 	"clean_deterministic_irecv",    // --deterministic, clean
 	"buffer_large_shared",          // buffer-reuse beside pages a peer's kernel copies
-	"clean_buffers_large",          // its clean twin, above and below the eager limit
+	"buffer_small_shared_page",     // and beside a small send, which no peer copies (smsc)
+	"clean_buffers",                // their clean twins
+	"clean_buffers_large",          // rows above and below the eager limit
+	"py_isend_write",               // Python, buffer-reuse
 }
 
 // openMPI5 is the corpus's third MPI; its setup unpacks the tree once per
@@ -100,4 +106,96 @@ func ompi5Env(dir string) []string {
 		lib += ":" + old
 	}
 	return []string{"OPAL_PREFIX=" + dir, "PATH=" + filepath.Join(dir, "bin") + ":" + os.Getenv("PATH"), "LD_LIBRARY_PATH=" + lib}
+}
+
+// Under Open MPI 5, a run leaves nothing in the temporary directory or in
+// /dev/shm, whichever way it ends: normally, killed when deadlocked, at
+// its time limit, or stopped with Ctrl-C. PRRTE, its launcher, makes its
+// session directory (ompi.PID, with PMIx's stores) under its own
+// prte_tmpdir_base, not Open MPI 4's orte_tmpdir_base
+// (launch/scratch.go). mpivet and the program get a temporary directory of
+// the test's own, which must be empty after the run; /dev/shm must hold
+// nothing new of Open MPI's or of this mpivet's.
+func TestOpenMPI5NothingLeft(t *testing.T) {
+	parallel(t)
+	m := setupOpenMPI5(t)
+	dir := t.TempDir()
+	build := func(name, code string) string {
+		src := filepath.Join(dir, name+".c")
+		os.WriteFile(src, []byte(code), 0o644)
+		bin := filepath.Join(dir, name)
+		compile(t, m, src, bin)
+		return bin
+	}
+	hello, deadlock, sleep := build("hello", cacheHello), build("deadlock", scratchProgram), build("sleeper", sleeper)
+	for _, c := range []struct {
+		name   string
+		bin    string
+		flags  []string
+		code   int
+		interr bool // stopped with SIGINT once the program is ready
+	}{
+		{"ok", hello, nil, 0, false},
+		{"deadlock", deadlock, nil, 1, false},
+		{"timeout", sleep, []string{"--timeout", "3s"}, 1, false},
+		{"interrupt", sleep, nil, 3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			parallel(t)
+			tmp := t.TempDir()
+			shm := shmEntries()
+			out := filepath.Join(t.TempDir(), "out.txt")
+			f, _ := os.Create(out)
+			defer f.Close()
+			args := append([]string{"run", "-n", "2", "--no-color", "--dir", filepath.Join(t.TempDir(), "run")}, c.flags...)
+			cmd := exec.Command(mpivetBin, append(args, c.bin)...)
+			cmd.Env = append(append(os.Environ(), m.env...), "TMPDIR="+tmp)
+			cmd.Stdout, cmd.Stderr = f, f
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if c.interr {
+				waitFor(out, "ready", 30*time.Second)
+				cmd.Process.Signal(os.Interrupt)
+			}
+			cmd.Wait()
+			data, _ := os.ReadFile(out)
+			if code := cmd.ProcessState.ExitCode(); code != c.code {
+				t.Errorf("exit %d, want %d:\n%s", code, c.code, data)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				var names []string
+				for _, e := range left {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the run left %v in its temporary directory %s:\n%s", names, tmp, data)
+			}
+			ours := fmt.Sprintf("mpivet-ompi-%d-", cmd.Process.Pid)
+			for name := range shmEntries() {
+				if !shm[name] && (strings.HasPrefix(name, ours) || strings.HasPrefix(name, "sm_segment") ||
+					strings.HasPrefix(name, "pmix") || strings.HasPrefix(name, "osc_")) {
+					t.Errorf("the run left /dev/shm/%s", name)
+				}
+			}
+		})
+	}
+}
+
+// shmEntries lists /dev/shm.
+func shmEntries() map[string]bool {
+	names := map[string]bool{}
+	entries, _ := os.ReadDir("/dev/shm")
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	return names
+}
+
+// waitFor waits until the file holds text, or for at most d.
+func waitFor(file, text string, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if data, _ := os.ReadFile(file); strings.Contains(string(data), text) {
+			return
+		}
+	}
 }
