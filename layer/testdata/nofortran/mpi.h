@@ -211,7 +211,7 @@
 #define ompi_fortran_bogus_type_t int
 
 /* C type corresponding to FORTRAN INTEGER */
-#define ompi_fortran_integer_t int
+#define ompi_fortran_integer_t ompi_fortran_bogus_type_t
 
 /* Whether C compiler supports -fvisibility */
 #define OPAL_C_HAVE_VISIBILITY 1
