@@ -91,11 +91,10 @@ func ompi5Dir() (string, error) {
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
 		return "", errors.New("the prebuilt Open MPI 5 in third_party/openmpi5 is for Linux x86-64")
 	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "mpivet-test", "openmpi-5.0.9"), nil
 	}
-	return filepath.Join(base, "mpivet-test", "openmpi-5.0.9"), nil
+	return filepath.Join(os.TempDir(), fmt.Sprintf("mpivet-test-%d", os.Geteuid()), "openmpi-5.0.9"), nil
 }
 
 // ompi5Env is the environment that selects the tree in dir (what
