@@ -43,6 +43,9 @@
 // A C or C++ program that includes <omp.h> is compiled with -fopenmp.
 //
 // Without an MPI the tests skip, except under CI=true, where they fail.
+// A third MPI, openmpi5 (Open MPI 5 from third_party, openmpi5_test.go),
+// runs a chosen part of the programs; their mpi= and want(openmpi) name
+// its family, openmpi.
 package corpus
 
 import (
@@ -103,6 +106,7 @@ type Program struct {
 	Buffering     string         // how reliance on buffering was looked for (first word)
 	Plugin        bool           // MPI comes in with a dlopen'ed plugin built from the same source
 	Dir           string         // the working directory of mpivet and the program ("": the test's)
+	Env           []string       // added to mpivet's environment (the MPI that runs it)
 	Wants         map[int][]want // line -> kinds
 }
 
@@ -198,11 +202,26 @@ func Parse(path string) (*Program, error) {
 
 type mpiImpl struct {
 	name, cc, cxx, fc string
+	// An MPI that is not Debian's (openmpi5.go): family is the name its
+	// programs' mpi= and want(...) use, env selects it, setup makes it
+	// (skipping the test when it cannot), only lists the programs it runs.
+	family string
+	env    []string
+	setup  func(t *testing.T) mpiImpl
+	only   map[string]bool
 }
 
 var impls = []mpiImpl{
-	{"openmpi", "mpicc.openmpi", "mpicxx.openmpi", "mpif90.openmpi"},
-	{"mpich", "mpicc.mpich", "mpicxx.mpich", "mpif90.mpich"},
+	{name: "openmpi", cc: "mpicc.openmpi", cxx: "mpicxx.openmpi", fc: "mpif90.openmpi"},
+	{name: "mpich", cc: "mpicc.mpich", cxx: "mpicxx.mpich", fc: "mpif90.mpich"},
+}
+
+// familyName is the name programs use for m's MPI.
+func (m mpiImpl) familyName() string {
+	if m.family != "" {
+		return m.family
+	}
+	return m.name
 }
 
 func available(t *testing.T) []mpiImpl {
@@ -251,7 +270,11 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 	} else if b, err := os.ReadFile(src); err == nil && bytes.Contains(b, []byte("#include <omp.h>")) {
 		args = append(args, "-fopenmp") // an OpenMP program
 	}
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+	cmd := exec.Command(cc, args...)
+	if m.env != nil {
+		cmd.Env = append(os.Environ(), m.env...)
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, src, err, b)
 	}
 }
@@ -289,6 +312,9 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 	args = append(append(args, bin), p.Args...)
 	cmd := exec.Command(mpivetBin, args...)
 	cmd.Dir = p.Dir
+	if p.Env != nil {
+		cmd.Env = append(os.Environ(), p.Env...)
+	}
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -462,24 +488,28 @@ func parallel(t *testing.T) {
 
 func TestCorpus(t *testing.T) {
 	parallel(t)
-	impls := available(t)
+	impls := append(available(t), openMPI5)
 	bins := t.TempDir()
 	for _, src := range programs(t) {
 		p0, err := Parse(src)
 		if err != nil {
 			t.Fatal(err)
 		}
+		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		for _, m := range impls {
-			if p0.MPI != "" && p0.MPI != m.name {
+			if p0.MPI != "" && p0.MPI != m.familyName() || m.only != nil && !m.only[name] {
 				continue
 			}
-			name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 			t.Run(name+"/"+m.name, func(t *testing.T) {
 				if !serial {
 					t.Parallel()
 				}
+				if m.setup != nil {
+					m = m.setup(t)
+				}
 				p := &Program{}
 				*p = *p0 // its arguments may be completed below
+				p.Env = m.env
 				bin := filepath.Join(bins, name+"-"+m.name)
 				flags := p.Flags
 				switch {
@@ -507,14 +537,14 @@ func TestCorpus(t *testing.T) {
 					errs = append(errs, resolveStripped(t, r, bin, bin+".debug", out)...)
 				}
 				wantCode := map[string]int{"ok": 0, "error": 1, "incomplete": 3}[p.Verdict]
-				errs = append(errs, Compare(p, r, m.name)...)
+				errs = append(errs, Compare(p, r, m.familyName())...)
 				if code != wantCode {
 					errs = append(errs, fmt.Sprintf("exit status %d, want %d", code, wantCode))
 				}
 				if len(errs) > 0 {
 					t.Errorf("%s:\n  %s\nmpivet output:\n%s", src, strings.Join(errs, "\n  "), out)
 				}
-				if p.SameOutput {
+				if p.SameOutput && m.env == nil { // sameOutput runs the launcher in this process's environment
 					sameOutput(t, p, bin)
 				}
 			})

@@ -13,9 +13,11 @@ import (
 )
 
 // Open MPI keeps files of its own for every job: a session directory per
-// mpirun (/tmp/ompi.HOST.UID/pid.N, with PMIx's 8 MB shared-memory store)
-// and the segments of its shared-memory transports (/dev/shm/vader_segment.*,
-// and the osc components' for windows). It removes them only when the job
+// mpirun (/tmp/ompi.HOST.UID/pid.N, with PMIx's 8 MB shared-memory store;
+// Open MPI 5's launcher, PRRTE, makes /tmp/ompi.PID, with PMIx's stores and
+// hwloc's topology) and the segments of its shared-memory transports
+// (/dev/shm/vader_segment.*, Open MPI 5's sm_segment.*, and the osc
+// components' for windows). It removes them only when the job
 // ends normally. mpivet ends a deadlocked replay with SIGKILL, so an
 // exploration of a program that can deadlock would leave a session
 // directory and a segment per rank for each such replay (a day of test
@@ -24,8 +26,11 @@ import (
 // whichever way it ended (a second Ctrl-C included, see KillAll).
 
 // scratchVars are Open MPI's parameters for where it keeps a job's files.
+// (PRRTE reads its own, PRTE_MCA_ ones, and ignores orte_tmpdir_base;
+// btl_vader_backing_directory is the sm BTL's too, a synonym.)
 var scratchVars = []string{
 	"OMPI_MCA_orte_tmpdir_base",
+	"PRTE_MCA_prte_tmpdir_base",
 	"OMPI_MCA_btl_vader_backing_directory",
 	"OMPI_MCA_osc_sm_backing_directory",
 	"OMPI_MCA_osc_rdma_backing_directory",

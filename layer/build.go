@@ -97,7 +97,7 @@ func Build(cc, identity string, notify func(string)) (*Built, error) {
 	defer os.RemoveAll(tmp)
 	out, err := compile(tmp, cc, names)
 	if err != nil {
-		return nil, err
+		return nil, keepFailed(cache, key, tmp, err)
 	}
 	if err := writeManifest(out, cc, identity); err != nil {
 		return nil, err
@@ -146,7 +146,9 @@ func compile(tmp, cc string, names []string) (string, error) {
 		cmd.Dir = src
 		res, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("building mpivet's layer failed: %s %s: %v\n%s", name, strings.Join(args, " "), err, res)
+			line := name + " " + strings.Join(args, " ")
+			os.WriteFile(filepath.Join(tmp, buildLog), []byte("cd "+src+"\n"+line+"\n"+string(res)), 0o600)
+			return &buildError{cmd: line, err: err, output: res}
 		}
 		return nil
 	}
@@ -170,6 +172,45 @@ func compile(tmp, cc string, names []string) (string, error) {
 	return out, nil
 }
 
+// buildLog is the file in a failed build's directory that holds the
+// command and the compiler's output.
+const buildLog = "build.log"
+
+// buildError is a failed compilation; Dir is where its sources and output
+// were kept ("" if they could not be).
+type buildError struct {
+	cmd    string
+	err    error
+	output []byte
+	dir    string
+}
+
+func (e *buildError) Error() string {
+	kept := ""
+	if e.dir != "" {
+		kept = fmt.Sprintf(" (the compiler's output is kept in %s, the sources it compiled in %s)",
+			filepath.Join(e.dir, buildLog), filepath.Join(e.dir, "src"))
+	}
+	return fmt.Sprintf("building mpivet's layer failed%s: %s: %v\n%s", kept, e.cmd, e.err, e.output)
+}
+
+// keepFailed keeps the directory of a failed build as failed-KEY in the
+// cache (replacing an older one of key), so that the compiler's output
+// and the sources stay for whoever looks into it; the next build of key
+// removes it.
+func keepFailed(cache, key, tmp string, err error) error {
+	be, ok := err.(*buildError)
+	if !ok {
+		return err
+	}
+	dir := filepath.Join(cache, "failed-"+key)
+	os.RemoveAll(dir)
+	if os.Rename(tmp, dir) == nil {
+		be.dir = dir
+	}
+	return be
+}
+
 // discard removes a damaged build: renamed away first (atomically), so
 // that no one finds half of it.
 func discard(cache, dir string) error {
@@ -185,10 +226,12 @@ func discard(cache, dir string) error {
 }
 
 // removeLeftovers removes what builds of key that were killed midway left
-// (their temporary directories). The caller holds key's lock, so no build
+// (their temporary directories), and the kept directory of one that
+// failed. The caller holds key's lock, so no build
 // of key is in progress.
 func removeLeftovers(cache, key string) {
 	old, _ := filepath.Glob(filepath.Join(cache, "build-"+key+"-*"))
+	old = append(old, filepath.Join(cache, "failed-"+key))
 	for _, d := range old {
 		os.RemoveAll(d)
 	}

@@ -13,14 +13,14 @@ import (
 	"strings"
 )
 
-// SharedMemory is how Open MPI's shared-memory transport (the vader BTL)
-// moves a message between two ranks of a host: a message larger than
+// SharedMemory is how Open MPI's shared-memory transport (the vader BTL,
+// Open MPI 5's sm BTL) moves a message between two ranks of a host: a message larger than
 // EagerLimit bytes (the limit includes the PML's header) is copied by the
 // receiver's kernel straight from the sender's memory unless SingleCopy is
 // "none". The buffer checker needs it: a page it keeps closed must be
 // opened before a peer's kernel reads it.
 type SharedMemory struct {
-	SingleCopy string // "cma", "xpmem", "knem", "emulated" or "none"
+	SingleCopy string // "cma", "xpmem", "knem", "emulated" (Open MPI 4 only) or "none"
 	EagerLimit int64
 }
 
@@ -57,6 +57,14 @@ func (inst *Install) SharedMemory(cacheDir string) (s SharedMemory, ok bool) {
 		return s, false
 	}
 	s, ok = parseSharedMemory(out)
+	if !ok { // Open MPI 5: the sm BTL, and its single copy in the smsc framework
+		sm, err1 := exec.Command(info, "--parsable", "--param", "btl", "sm", "--level", "9").Output()
+		smsc, err2 := exec.Command(info, "--parsable", "--param", "smsc", "all", "--level", "9").Output()
+		if err1 != nil || err2 != nil {
+			return s, false
+		}
+		s, ok = parseSharedMemory5(sm, smsc)
+	}
 	if ok && os.MkdirAll(cacheDir, 0o755) == nil {
 		tmp := fmt.Sprintf("%s.%d", cache, os.Getpid())
 		if os.WriteFile(tmp, []byte(s.params()), 0o644) == nil {
@@ -137,4 +145,65 @@ func parseSharedMemory(out []byte) (s SharedMemory, ok bool) {
 		}
 	}
 	return s, s.SingleCopy != "" && !strings.ContainsAny(s.SingleCopy, ": \n") && haveEager
+}
+
+// parseSharedMemory5 reads Open MPI 5's settings: the sm BTL's eager limit,
+// and the single-copy component the smsc framework will choose, from
+// ompi_info --parsable of "--param btl sm" and "--param smsc all". The
+// framework keeps the components its smsc parameter allows (all, a list, or
+// ^a list of those excluded) and chooses the one of highest priority whose
+// query succeeds in MPI_Init (cma needs ptrace rights, knem and xpmem their
+// devices): the one of highest priority is taken here, as Open MPI 4's
+// single_copy_mechanism named its default. With xpmem, which maps the
+// sender's pages, the sm BTL raises its eager limit to 32 KiB.
+func parseSharedMemory5(sm, smsc []byte) (s SharedMemory, ok bool) {
+	haveEager := false
+	var allow string
+	prio := map[string]int64{}
+	for _, line := range strings.Split(string(sm)+"\n"+string(smsc), "\n") {
+		if v, found := strings.CutPrefix(line, "mca:btl:sm:param:btl_sm_eager_limit:value:"); found {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return s, false
+			}
+			s.EagerLimit, haveEager = n, true
+		} else if v, found := strings.CutPrefix(line, "mca:smsc:base:param:smsc:value:"); found {
+			allow = v
+		} else if f := strings.Split(line, ":"); len(f) == 7 && f[0] == "mca" && f[1] == "smsc" && f[3] == "param" &&
+			f[4] == "smsc_"+f[2]+"_priority" && f[5] == "value" {
+			if n, err := strconv.ParseInt(f[6], 10, 64); err == nil {
+				prio[f[2]] = n
+			}
+		}
+	}
+	if !haveEager {
+		return s, false
+	}
+	s.SingleCopy = "none"
+	best := int64(-1)
+	for name, p := range prio {
+		if smscAllowed(allow, name) && (p > best || p == best && name < s.SingleCopy) {
+			s.SingleCopy, best = name, p
+		}
+	}
+	if s.SingleCopy == "xpmem" {
+		s.EagerLimit = 32 * 1024
+	}
+	return s, !strings.ContainsAny(s.SingleCopy, ": \n")
+}
+
+// smscAllowed says whether Open MPI's smsc parameter (a component list:
+// empty for all, "a,b" for those, "^a,b" for all but those) allows name.
+func smscAllowed(list, name string) bool {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return true
+	}
+	exclude := strings.HasPrefix(list, "^")
+	for _, n := range strings.Split(strings.TrimPrefix(list, "^"), ",") {
+		if strings.TrimSpace(n) == name {
+			return !exclude
+		}
+	}
+	return exclude
 }

@@ -74,3 +74,45 @@ func TestSharedMemory(t *testing.T) {
 		t.Errorf("cache holds %d answers, want one per environment", len(ents))
 	}
 }
+
+// Open MPI 5.0.9's own output (testdata/ompi5-*.txt: ompi_info --parsable
+// --param btl sm --level 9, and --param smsc all, of third_party/openmpi5's
+// tree, built with the cma component only), and the same with the smsc
+// parameter set, and with an xpmem component of higher priority beside cma.
+func TestParseSharedMemory5(t *testing.T) {
+	sm, err1 := os.ReadFile(filepath.Join("testdata", "ompi5-btl-sm.txt"))
+	smsc, err2 := os.ReadFile(filepath.Join("testdata", "ompi5-smsc.txt"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	set := func(list string) []byte {
+		return []byte(strings.Replace(string(smsc), "mca:smsc:base:param:smsc:value:\n", "mca:smsc:base:param:smsc:value:"+list+"\n", 1))
+	}
+	xpmem := func(list string) []byte {
+		return append(set(list), "mca:smsc:xpmem:param:smsc_xpmem_priority:value:42\n"...)
+	}
+	for _, c := range []struct {
+		name      string
+		sm, smsc  []byte
+		want      SharedMemory
+		wantFound bool
+	}{
+		{"defaults", sm, smsc, SharedMemory{"cma", 4096}, true},
+		{"cma chosen", sm, set("cma"), SharedMemory{"cma", 4096}, true},
+		{"cma excluded", sm, set("^cma"), SharedMemory{"none", 4096}, true},
+		{"another chosen", sm, set("knem"), SharedMemory{"none", 4096}, true},
+		{"xpmem first", sm, xpmem(""), SharedMemory{"xpmem", 32768}, true},
+		{"xpmem excluded", sm, xpmem("^xpmem"), SharedMemory{"cma", 4096}, true},
+		{"eager limit set", []byte(strings.Replace(string(sm), "btl_sm_eager_limit:value:4096", "btl_sm_eager_limit:value:2048", 1)),
+			smsc, SharedMemory{"cma", 2048}, true},
+		{"no sm BTL", nil, smsc, SharedMemory{}, false},
+	} {
+		s, ok := parseSharedMemory5(c.sm, c.smsc)
+		if ok != c.wantFound || ok && s != c.want {
+			t.Errorf("%s: got %+v %v, want %+v %v", c.name, s, ok, c.want, c.wantFound)
+		}
+		if again, ok := parseSharedMemory([]byte(s.params())); c.wantFound && (!ok || again != s) {
+			t.Errorf("%s: cached form read back as %+v %v", c.name, again, ok)
+		}
+	}
+}

@@ -172,13 +172,11 @@ static int class_of(MPI_Datatype t)
 		{MPI_UINT32_T, C_CINT}, {MPI_UINT64_T, C_CINT},
 		/* the multi-language types go where Fortran integers go */
 		{MPI_INTEGER, C_FINT}, {MPI_AINT, C_FINT}, {MPI_OFFSET, C_FINT}, {MPI_COUNT, C_FINT},
-		{MPI_INTEGER1, C_FINT}, {MPI_INTEGER2, C_FINT}, {MPI_INTEGER4, C_FINT}, {MPI_INTEGER8, C_FINT},
 		{MPI_FLOAT, C_FLOAT}, {MPI_DOUBLE, C_FLOAT}, {MPI_LONG_DOUBLE, C_FLOAT}, {MPI_REAL, C_FLOAT},
-		{MPI_DOUBLE_PRECISION, C_FLOAT}, {MPI_REAL4, C_FLOAT}, {MPI_REAL8, C_FLOAT}, {MPI_REAL16, C_FLOAT},
+		{MPI_DOUBLE_PRECISION, C_FLOAT},
 		{MPI_LOGICAL, C_LOGICAL}, {MPI_C_BOOL, C_LOGICAL}, {MPI_CXX_BOOL, C_LOGICAL},
 		{MPI_COMPLEX, C_COMPLEX}, {MPI_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_FLOAT_COMPLEX, C_COMPLEX},
-		{MPI_C_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_COMPLEX8, C_COMPLEX},
-		{MPI_COMPLEX16, C_COMPLEX}, {MPI_COMPLEX32, C_COMPLEX}, {MPI_CXX_FLOAT_COMPLEX, C_COMPLEX},
+		{MPI_C_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_C_LONG_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_CXX_FLOAT_COMPLEX, C_COMPLEX},
 		{MPI_CXX_DOUBLE_COMPLEX, C_COMPLEX}, {MPI_CXX_LONG_DOUBLE_COMPLEX, C_COMPLEX},
 		{MPI_BYTE, C_BYTE},
 		{MPI_FLOAT_INT, C_PAIR}, {MPI_DOUBLE_INT, C_PAIR}, {MPI_LONG_INT, C_PAIR}, {MPI_2INT, C_PAIR},
@@ -186,6 +184,38 @@ static int class_of(MPI_Datatype t)
 		{MPI_2DOUBLE_PRECISION, C_PAIR},
 		/* in no class: no reduction is defined on them */
 		{MPI_CHAR, 0}, {MPI_WCHAR, 0}, {MPI_CHARACTER, 0}, {MPI_PACKED, 0},
+		/* Fortran's sized types: an MPI built without Fortran, or without
+		 * one of them, leaves them out of mpi.h */
+#ifdef MPI_INTEGER1
+		{MPI_INTEGER1, C_FINT},
+#endif
+#ifdef MPI_INTEGER2
+		{MPI_INTEGER2, C_FINT},
+#endif
+#ifdef MPI_INTEGER4
+		{MPI_INTEGER4, C_FINT},
+#endif
+#ifdef MPI_INTEGER8
+		{MPI_INTEGER8, C_FINT},
+#endif
+#ifdef MPI_REAL4
+		{MPI_REAL4, C_FLOAT},
+#endif
+#ifdef MPI_REAL8
+		{MPI_REAL8, C_FLOAT},
+#endif
+#ifdef MPI_REAL16
+		{MPI_REAL16, C_FLOAT},
+#endif
+#ifdef MPI_COMPLEX8
+		{MPI_COMPLEX8, C_COMPLEX},
+#endif
+#ifdef MPI_COMPLEX16
+		{MPI_COMPLEX16, C_COMPLEX},
+#endif
+#ifdef MPI_COMPLEX32
+		{MPI_COMPLEX32, C_COMPLEX},
+#endif
 	};
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
 		if (named[i].t == t && t != MPI_DATATYPE_NULL)

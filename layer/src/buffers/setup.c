@@ -128,7 +128,8 @@ static void min_size(const char *s, int64_t div, int64_t *min)
  * receives of that size are not watched. detect_peer_copies sets these when
  * MPI is initialised; until then, and for a transport it does not know, every
  * send may be copied by a peer. */
-/* vader_from_conf sets *min from layer.conf's vader=MECHANISM:EAGER_LIMIT,
+/* vader_from_conf sets *min from layer.conf's vader=MECHANISM:EAGER_LIMIT
+ * (Open MPI 4's vader BTL, or Open MPI 5's sm BTL with its smsc component),
  * which mpivet read with ompi_info (mpi.SharedMemory), and says whether it
  * did: Open MPI's MPI_T_init_thread, the other way to learn them, costs each
  * rank about 0.2 s. The line holds what mpivet's environment gives; MCA
@@ -141,14 +142,41 @@ static int vader_from_conf(int64_t *min)
 		return 0;
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "OMPI_MCA_", 9) == 0 &&
-		    (strncmp(*e + 9, "btl_", 4) == 0 || strstr(*e, "param_files") || strncmp(*e + 9, "mca_base_", 9) == 0) &&
-		    strncmp(*e + 9, "btl_vader_backing_directory=", 28) != 0) /* where segments go (launch/scratch.go) */
+		    (strncmp(*e + 9, "btl_", 4) == 0 || strncmp(*e + 9, "smsc", 4) == 0 || strstr(*e, "param_files") ||
+		     strncmp(*e + 9, "mca_base_", 9) == 0) &&
+		    strncmp(*e + 9, "btl_vader_backing_directory=", 28) != 0 &&
+		    strncmp(*e + 9, "btl_sm_backing_directory=", 25) != 0) /* where segments go (launch/scratch.go) */
 			return 0;
 	char mech[32];
 	long long eager;
 	if (sscanf(v, "%31[^:]:%lld", mech, &eager) != 2)
 		return 0;
 	if (strcmp(mech, "none") != 0)
+		*min = eager > 64 ? eager - 64 : 0;
+	return 1;
+}
+
+/* sm_from_mpi_t sets *min from Open MPI's shared-memory transport as MPI_T
+ * and the library tell it, and says whether it could. Open MPI 4's vader BTL:
+ * messages above its eager limit (the limit includes the PML's header) go by
+ * single copy unless its single_copy_mechanism is none. Open MPI 5's sm BTL:
+ * the same, with the single copy of the smsc framework, whose component
+ * (cma, xpmem, knem) is chosen in MPI_Init; the library's mca_smsc is the
+ * chosen one's module, NULL for none (no component, or none that works
+ * here, or no sm BTL). */
+static int sm_from_mpi_t(int64_t *min)
+{
+	long long mech, eager;
+	char name[64];
+	if (cvar("btl_vader_single_copy_mechanism", &mech, name, sizeof name)) {
+		if (strcmp(name, "none") != 0)
+			*min = cvar("btl_vader_eager_limit", &eager, NULL, 0) && eager > 64 ? eager - 64 : 0;
+		return 1;
+	}
+	void *const *smsc = dlsym(RTLD_DEFAULT, "mca_smsc");
+	if (!smsc || !cvar("btl_sm_eager_limit", &eager, NULL, 0))
+		return 0;
+	if (*smsc)
 		*min = eager > 64 ? eager - 64 : 0;
 	return 1;
 }
@@ -164,15 +192,7 @@ static void detect_peer_copies(void)
 		peer_copy_from = "conf";
 	} else if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) == MPI_SUCCESS) {
 		peer_copy_from = "mpi_t";
-		/* Open MPI's vader BTL: messages above its eager limit (the limit
-		 * includes the PML's header) go by single copy unless it has none. */
-		long long mech, eager;
-		char name[64];
-		if (cvar("btl_vader_single_copy_mechanism", &mech, name, sizeof name)) {
-			known = 1;
-			if (strcmp(name, "none") != 0)
-				min = cvar("btl_vader_eager_limit", &eager, NULL, 0) && eager > 64 ? eager - 64 : 0;
-		}
+		known = sm_from_mpi_t(&min);
 		PMPI_T_finalize();
 	}
 	/* UCX (MPICH's ch4:ucx, Open MPI's pml ucx): the rendezvous protocol

@@ -73,13 +73,44 @@ static struct {
 	/* the pair types are told apart by their position (C_PAIR << 8 | i) */
 	{MPI_FLOAT_INT, C_PAIR}, {MPI_DOUBLE_INT, C_PAIR}, {MPI_LONG_INT, C_PAIR}, {MPI_2INT, C_PAIR},
 	{MPI_SHORT_INT, C_PAIR}, {MPI_LONG_DOUBLE_INT, C_PAIR},
-	/* Fortran's sized types and C++'s (an MPI may define some as MPI_DATATYPE_NULL) */
-	{MPI_INTEGER1, C_INT}, {MPI_INTEGER2, C_INT}, {MPI_INTEGER4, C_INT}, {MPI_INTEGER8, C_INT},
-	{MPI_REAL4, C_FLOAT}, {MPI_REAL8, C_FLOAT}, {MPI_REAL16, C_FLOAT},
-	{MPI_COMPLEX8, C_COMPLEX}, {MPI_COMPLEX16, C_COMPLEX}, {MPI_COMPLEX32, C_COMPLEX},
+	{MPI_2INTEGER, C_PAIR}, {MPI_2REAL, C_PAIR}, {MPI_2DOUBLE_PRECISION, C_PAIR},
+	/* C++'s types (an MPI may define some as MPI_DATATYPE_NULL) */
 	{MPI_CXX_BOOL, C_BOOL}, {MPI_CXX_FLOAT_COMPLEX, C_COMPLEX}, {MPI_CXX_DOUBLE_COMPLEX, C_COMPLEX},
 	{MPI_CXX_LONG_DOUBLE_COMPLEX, C_COMPLEX},
-	{MPI_2INTEGER, C_PAIR}, {MPI_2REAL, C_PAIR}, {MPI_2DOUBLE_PRECISION, C_PAIR},
+	/* Fortran's sized types: an MPI built without Fortran, or without one
+	 * of them, leaves them out of mpi.h (or defines them as
+	 * MPI_DATATYPE_NULL); last, so that the pairs' positions do not depend
+	 * on them */
+#ifdef MPI_INTEGER1
+	{MPI_INTEGER1, C_INT},
+#endif
+#ifdef MPI_INTEGER2
+	{MPI_INTEGER2, C_INT},
+#endif
+#ifdef MPI_INTEGER4
+	{MPI_INTEGER4, C_INT},
+#endif
+#ifdef MPI_INTEGER8
+	{MPI_INTEGER8, C_INT},
+#endif
+#ifdef MPI_REAL4
+	{MPI_REAL4, C_FLOAT},
+#endif
+#ifdef MPI_REAL8
+	{MPI_REAL8, C_FLOAT},
+#endif
+#ifdef MPI_REAL16
+	{MPI_REAL16, C_FLOAT},
+#endif
+#ifdef MPI_COMPLEX8
+	{MPI_COMPLEX8, C_COMPLEX},
+#endif
+#ifdef MPI_COMPLEX16
+	{MPI_COMPLEX16, C_COMPLEX},
+#endif
+#ifdef MPI_COMPLEX32
+	{MPI_COMPLEX32, C_COMPLEX},
+#endif
 };
 
 static uint64_t named_code(MPI_Datatype t)
