@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,7 +110,8 @@ func TestExecScript(t *testing.T) {
 			script, _ := filepath.Abs(filepath.Join("..", "testdata", "suite", "suite.sh"))
 			sdir := filepath.Join(dir, "suite")
 			junit := filepath.Join(dir, "suite.xml")
-			out, errs, code := runExec(t, dir, env, "exec", "--timeout", "60s", "--suite", sdir, "--junit", junit, "--", script)
+			out, errs, code := runExec(t, dir, env, "exec", "--timeout", "60s", "--suite", sdir, "--junit", junit,
+				"--json", filepath.Join(dir, "suite.json"), "--sarif", filepath.Join(dir, "suite.sarif"), "--", script)
 			for _, want := range []string{"hostname: ok", "size=2 A=one B=two dir=work", "size=2 A=- B=- dir=", "env_wdir 3: status 3"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the output does not say %q", want)
@@ -120,6 +122,7 @@ func TestExecScript(t *testing.T) {
 				t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
 			}
 			checkExecJUnit(t, junit, 5, 2, 2)
+			checkSuiteMerged(t, filepath.Join(dir, "suite.json"), filepath.Join(dir, "suite.sarif"), 5)
 			ls := launches(t, sdir, 5)
 			expect(t, ls[0], true, "error", 0)
 			expect(t, ls[1], false, "not an MPI program", 0)
@@ -277,10 +280,12 @@ func TestCtest(t *testing.T) {
 			expect(t, byTest["hostname"], false, "not an MPI program", 0)
 			// the suite's reports, after ctest
 			junit := filepath.Join(dir, "suite.xml")
-			if out, _, code := runExec(t, dir, nil, "suite-report", "--junit", junit, sdir); code != 1 {
+			if out, _, code := runExec(t, dir, nil, "suite-report", "--junit", junit, "--json", filepath.Join(dir, "suite.json"),
+				"--sarif", filepath.Join(dir, "suite.sarif"), sdir); code != 1 {
 				t.Errorf("mpivet suite-report: exit %d, want 1 (errors found)\n%s", code, out)
 			}
 			checkExecJUnit(t, junit, 4, 2, 1)
+			checkSuiteMerged(t, filepath.Join(dir, "suite.json"), filepath.Join(dir, "suite.sarif"), 4)
 		})
 	}
 }
@@ -305,7 +310,8 @@ func TestExecPytest(t *testing.T) {
 	sdir := filepath.Join(dir, "suite")
 	// (no __pycache__ nor .pytest_cache in the source tree)
 	junit := filepath.Join(dir, "suite.xml")
-	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--junit", junit, "--",
+	out, errs, code := runExec(t, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, "exec", "--timeout", "120s", "--suite", sdir, "--junit", junit,
+		"--json", filepath.Join(dir, "suite.json"), "--sarif", filepath.Join(dir, "suite.sarif"), "--",
 		"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", tests)
 	if code != 1 || !strings.Contains(out, "3 passed") {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, errs)
@@ -315,6 +321,7 @@ func TestExecPytest(t *testing.T) {
 	expect(t, ls[1], true, "error", 0)
 	expect(t, ls[2], false, "does not use mpi4py", 0)
 	checkExecJUnit(t, junit, 3, 1, 1)
+	checkSuiteMerged(t, filepath.Join(dir, "suite.json"), filepath.Join(dir, "suite.sarif"), 3)
 }
 
 // checkExecJUnit checks a suite's JUnit report: valid, with n testcases
@@ -344,4 +351,39 @@ func checkExecJUnit(t *testing.T, path string, n, wantFailed, wantSkipped int) {
 	if len(cases) != n || failed != wantFailed || skipped != wantSkipped {
 		t.Errorf("JUnit report: %d testcases, %d failed, %d skipped; want %d, %d, %d:\n%s", len(cases), failed, skipped, n, wantFailed, wantSkipped, data)
 	}
+}
+
+// checkSuiteMerged checks a suite's JSON (n launches, each verified one
+// with its report) and its SARIF log (valid, one run, each fingerprint of
+// the launches' findings once, naming the launches that found it).
+func checkSuiteMerged(t *testing.T, jsonPath, sarifPath string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Launches []struct {
+			Index  int
+			Report *Report
+		}
+	}
+	if err := json.Unmarshal(data, &s); err != nil || len(s.Launches) != n {
+		t.Fatalf("the suite's JSON (%v), want %d launches: %s", err, n, data)
+	}
+	fps := map[string][]int{}
+	for _, l := range s.Launches {
+		if l.Report == nil {
+			continue
+		}
+		for _, f := range l.Report.Findings {
+			if !slices.Contains(fps[f.Fingerprint], l.Index) {
+				fps[f.Fingerprint] = append(fps[f.Fingerprint], l.Index)
+			}
+		}
+	}
+	if len(fps) == 0 {
+		t.Fatalf("the suite's JSON has no findings: %s", data)
+	}
+	checkSuiteSARIF(t, sarifPath, fps)
 }
