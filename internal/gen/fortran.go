@@ -145,12 +145,14 @@ var null = map[api.HandleKind]string{
 	"win": "MPI_WIN_NULL", "file": "MPI_FILE_NULL",
 }
 
-// fortranParams are the parameters of the Fortran binding: argc and argv of
-// MPI_Init do not exist there.
+// fortranParams are the parameters of the Fortran binding: the program's
+// command line (argc and argv of MPI_Init, MPI_Info_create_env) does not
+// exist there (MPI_Comm_spawn's argv, without argc, does).
 func fortranParams(c *api.Call) []api.Param {
 	var ps []api.Param
+	cmdline := c.Param("argc") >= 0
 	for _, p := range c.Params {
-		if p.Name != "argc" && p.Name != "argv" {
+		if !cmdline || (p.Name != "argc" && p.Name != "argv") {
 			ps = append(ps, p)
 		}
 	}
@@ -360,8 +362,10 @@ func (f *fortranGen) views() {
 				w("\tif (mpivet_ck_on) {\n\t\t%s = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);\n", n)
 				w("\t\tif (mpivet_f_ignored(f_%s, f08_, 1))\n\t\t\ta_%s = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);\n\t}\n", n, n)
 				f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != ss_)\n\t\tfree(%s);\n\tif (a_%s != f_%s && a_%s != fss_)\n\t\tfree(a_%s);\n", n, n, n, n, n, n))
-			} else { // argc, argv of MPI_Init: not in Fortran
+			} else if p.Ptrs > 0 || p.Array { // not read: argv, arrays of strings, of error codes ...
 				w("\t%s = NULL;\n", p.Decl)
+			} else { // argc, a session
+				w("\t%s = {0};\n", p.Decl)
 			}
 		}
 	}

@@ -10828,16 +10828,15 @@ static void mpivet_out_MPI_Intercomm_create_from_groups(uint64_t e_, int rc_, ui
 #endif
 
 #if MPI_VERSION >= 4
-static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, int64_t argc, uint64_t info_at)
+static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, uint64_t info_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
 	mpivet_tl_enter(MPIVET_ID_MPI_Info_create_env);
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
-		w_[k_++] = (uint64_t)argc;
 		w_[k_++] = info_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_ENTRY);
 	}
@@ -21929,7 +21928,7 @@ int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_I(argc), MPIVET_A(info));
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_A(info));
 	int rc_ = PMPI_Info_create_env(argc, argv, info);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, MPIVET_PC());
@@ -44406,6 +44405,781 @@ void mpi_parrived_f08_(void *f_request, void *f_partition, void *f_flag, MPI_Fin
 		return;
 	}
 	mpivet_f_MPI_Parrived(real_, 1, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+typedef void (*mpivet_ft_MPI_Comm_spawn)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t, size_t);
+
+static void mpivet_f_MPI_Comm_spawn(mpivet_ft_MPI_Comm_spawn real_, int f08_, uint64_t pc_, void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_command[1024];
+	const char *command = mpivet_f_string(f_command, l_command, s_command, sizeof s_command);
+	char **argv = NULL;
+	int maxprocs = *(MPI_Fint *)f_maxprocs;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	int *array_of_errcodes = NULL;
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn(pc_, MPIVET_I(maxprocs), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&command, (void *)&argv, (void *)&maxprocs, (void *)&info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	}
+	real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_spawn_(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn)mpivet_next("mpi_comm_spawn_");
+	if (!mpivet_should_record()) {
+		real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn(real_, 0, MPIVET_PC(), f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+}
+void mpi_comm_spawn__(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+void mpi_comm_spawn(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+void MPI_COMM_SPAWN(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+
+void mpi_comm_spawn_f08_(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn)mpivet_next("mpi_comm_spawn_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn(real_, 1, MPIVET_PC(), f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_spawn_multiple)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t, size_t);
+
+static void mpivet_f_MPI_Comm_spawn_multiple(mpivet_ft_MPI_Comm_spawn_multiple real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	char **array_of_commands = NULL;
+	char ***array_of_argv = NULL;
+	const int *array_of_maxprocs = NULL;
+	const MPI_Info *array_of_info = NULL;
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	int *array_of_errcodes = NULL;
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn_multiple(pc_, MPIVET_I(count), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&count, (void *)&array_of_commands, (void *)&array_of_argv, (void *)&array_of_maxprocs, (void *)&array_of_info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn_multiple, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	}
+	real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn_multiple, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn_multiple, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn_multiple(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_spawn_multiple_(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn_multiple real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn_multiple)mpivet_next("mpi_comm_spawn_multiple_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn_multiple(real_, 0, MPIVET_PC(), f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+}
+void mpi_comm_spawn_multiple__(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+void mpi_comm_spawn_multiple(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+void MPI_COMM_SPAWN_MULTIPLE(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+
+void mpi_comm_spawn_multiple_f08_(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn_multiple real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn_multiple)mpivet_next("mpi_comm_spawn_multiple_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn_multiple(real_, 1, MPIVET_PC(), f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_accept)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_accept(mpivet_ft_MPI_Comm_accept real_, int f08_, uint64_t pc_, void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_port_name[1024];
+	const char *port_name = mpivet_f_string(f_port_name, l_port_name, s_port_name, sizeof s_port_name);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_accept(pc_, MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_accept, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	}
+	real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_accept, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_accept, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_accept(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_accept_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_accept real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_accept)mpivet_next("mpi_comm_accept_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_accept(real_, 0, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+void mpi_comm_accept__(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+void mpi_comm_accept(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+void MPI_COMM_ACCEPT(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+
+void mpi_comm_accept_f08_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_accept real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_accept)mpivet_next("mpi_comm_accept_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_accept(real_, 1, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_connect)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_connect(mpivet_ft_MPI_Comm_connect real_, int f08_, uint64_t pc_, void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_port_name[1024];
+	const char *port_name = mpivet_f_string(f_port_name, l_port_name, s_port_name, sizeof s_port_name);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_connect(pc_, MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_connect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	}
+	real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_connect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_connect, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_connect(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_connect_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_connect real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_connect)mpivet_next("mpi_comm_connect_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_connect(real_, 0, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+void mpi_comm_connect__(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+void mpi_comm_connect(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+void MPI_COMM_CONNECT(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+
+void mpi_comm_connect_f08_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_connect real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_connect)mpivet_next("mpi_comm_connect_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_connect(real_, 1, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_join)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_join(mpivet_ft_MPI_Comm_join real_, int f08_, uint64_t pc_, void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int fd = *(MPI_Fint *)f_fd;
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_join(pc_, MPIVET_I(fd), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&fd, (void *)&intercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_join, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	}
+	real_(f_fd, f_intercomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_join, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_join, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_join(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_join_(void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_join real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_join)mpivet_next("mpi_comm_join_");
+	if (!mpivet_should_record()) {
+		real_(f_fd, f_intercomm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_join(real_, 0, MPIVET_PC(), f_fd, f_intercomm, ierr);
+}
+void mpi_comm_join__(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+void mpi_comm_join(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+void MPI_COMM_JOIN(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+
+void mpi_comm_join_f08_(void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_join real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_join)mpivet_next("mpi_comm_join_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fd, f_intercomm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_join(real_, 1, MPIVET_PC(), f_fd, f_intercomm, ierr);
+}
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Group_from_session_pset)(void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Group_from_session_pset(mpivet_ft_MPI_Group_from_session_pset real_, int f08_, uint64_t pc_, void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	char s_pset_name[1024];
+	const char *pset_name = mpivet_f_string(f_pset_name, l_pset_name, s_pset_name, sizeof s_pset_name);
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_from_session_pset(pc_, MPIVET_A(f_newgroup));
+	real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_from_session_pset, rc_, pc_);
+	mpivet_out_MPI_Group_from_session_pset(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_group_from_session_pset_(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Group_from_session_pset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Group_from_session_pset)mpivet_next("mpi_group_from_session_pset_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Group_from_session_pset(real_, 0, MPIVET_PC(), f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+}
+void mpi_group_from_session_pset__(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+void mpi_group_from_session_pset(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+void MPI_GROUP_FROM_SESSION_PSET(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+
+void mpi_group_from_session_pset_f08_(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Group_from_session_pset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Group_from_session_pset)mpivet_next("mpi_group_from_session_pset_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Group_from_session_pset(real_, 1, MPIVET_PC(), f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Comm_create_from_group)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_create_from_group(mpivet_ft_MPI_Comm_create_from_group real_, int f08_, uint64_t pc_, void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	char s_stringtag[1024];
+	const char *stringtag = mpivet_f_string(f_stringtag, l_stringtag, s_stringtag, sizeof s_stringtag);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Errhandler errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_create_from_group(pc_, MPIVET_H(group), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&group, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_from_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	}
+	real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_from_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_from_group, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create_from_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_create_from_group_(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Comm_create_from_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_create_from_group)mpivet_next("mpi_comm_create_from_group_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Comm_create_from_group(real_, 0, MPIVET_PC(), f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+}
+void mpi_comm_create_from_group__(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+void mpi_comm_create_from_group(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+void MPI_COMM_CREATE_FROM_GROUP(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+
+void mpi_comm_create_from_group_f08_(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Comm_create_from_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_create_from_group)mpivet_next("mpi_comm_create_from_group_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Comm_create_from_group(real_, 1, MPIVET_PC(), f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Intercomm_create_from_groups)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Intercomm_create_from_groups(mpivet_ft_MPI_Intercomm_create_from_groups real_, int f08_, uint64_t pc_, void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group local_group = MPI_Group_f2c(*(MPI_Fint *)f_local_group);
+	int local_leader = *(MPI_Fint *)f_local_leader;
+	MPI_Group remote_group = MPI_Group_f2c(*(MPI_Fint *)f_remote_group);
+	int remote_leader = *(MPI_Fint *)f_remote_leader;
+	char s_stringtag[1024];
+	const char *stringtag = mpivet_f_string(f_stringtag, l_stringtag, s_stringtag, sizeof s_stringtag);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Errhandler errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	MPI_Comm c_newintercomm = MPI_COMM_NULL, *newintercomm = &c_newintercomm;
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create_from_groups(pc_, MPIVET_H(local_group), MPIVET_I(local_leader), MPIVET_H(remote_group), MPIVET_I(remote_leader), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(f_newintercomm));
+	void *k_[] = {(void *)&local_group, (void *)&local_leader, (void *)&remote_group, (void *)&remote_leader, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newintercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	}
+	real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create_from_groups, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create_from_groups, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newintercomm);
+	mpivet_out_MPI_Intercomm_create_from_groups(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_intercomm_create_from_groups_(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Intercomm_create_from_groups real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Intercomm_create_from_groups)mpivet_next("mpi_intercomm_create_from_groups_");
+	if (!mpivet_should_record()) {
+		real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Intercomm_create_from_groups(real_, 0, MPIVET_PC(), f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+}
+void mpi_intercomm_create_from_groups__(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+void mpi_intercomm_create_from_groups(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+void MPI_INTERCOMM_CREATE_FROM_GROUPS(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+
+void mpi_intercomm_create_from_groups_f08_(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Intercomm_create_from_groups real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Intercomm_create_from_groups)mpivet_next("mpi_intercomm_create_from_groups_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Intercomm_create_from_groups(real_, 1, MPIVET_PC(), f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Info_create_env)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Info_create_env(mpivet_ft_MPI_Info_create_env real_, int f08_, uint64_t pc_, void *f_info, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int argc = {0};
+	char **argv = NULL;
+	MPI_Info c_info = MPI_INFO_NULL, *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(pc_, MPIVET_A(f_info));
+	real_(f_info, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, pc_);
+	mpivet_out_MPI_Info_create_env(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_info_create_env_(void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Info_create_env real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Info_create_env)mpivet_next("mpi_info_create_env_");
+	if (!mpivet_should_record()) {
+		real_(f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_Info_create_env(real_, 0, MPIVET_PC(), f_info, ierr);
+}
+void mpi_info_create_env__(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+void mpi_info_create_env(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+void MPI_INFO_CREATE_ENV(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+
+void mpi_info_create_env_f08_(void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Info_create_env real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Info_create_env)mpivet_next("mpi_info_create_env_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_Info_create_env(real_, 1, MPIVET_PC(), f_info, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Session_get_info(mpivet_ft_MPI_Session_get_info real_, int f08_, uint64_t pc_, void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Session_get_info(pc_, MPIVET_A(f_info_used));
+	real_(f_session, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_info, rc_, pc_);
+	mpivet_out_MPI_Session_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_get_info_(void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_info)mpivet_next("mpi_session_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_get_info(real_, 0, MPIVET_PC(), f_session, f_info_used, ierr);
+}
+void mpi_session_get_info__(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+void mpi_session_get_info(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+void MPI_SESSION_GET_INFO(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+
+void mpi_session_get_info_f08_(void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_info)mpivet_next("mpi_session_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_get_info(real_, 1, MPIVET_PC(), f_session, f_info_used, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_get_pset_info)(void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Session_get_pset_info(mpivet_ft_MPI_Session_get_pset_info real_, int f08_, uint64_t pc_, void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	char s_pset_name[1024];
+	const char *pset_name = mpivet_f_string(f_pset_name, l_pset_name, s_pset_name, sizeof s_pset_name);
+	MPI_Info c_info = MPI_INFO_NULL, *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Session_get_pset_info(pc_, MPIVET_A(f_info));
+	real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_pset_info, rc_, pc_);
+	mpivet_out_MPI_Session_get_pset_info(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_get_pset_info_(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Session_get_pset_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_pset_info)mpivet_next("mpi_session_get_pset_info_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Session_get_pset_info(real_, 0, MPIVET_PC(), f_session, f_pset_name, f_info, ierr, l_pset_name);
+}
+void mpi_session_get_pset_info__(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+void mpi_session_get_pset_info(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+void MPI_SESSION_GET_PSET_INFO(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+
+void mpi_session_get_pset_info_f08_(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Session_get_pset_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_pset_info)mpivet_next("mpi_session_get_pset_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Session_get_pset_info(real_, 1, MPIVET_PC(), f_session, f_pset_name, f_info, ierr, l_pset_name);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Session_create_errhandler(mpivet_ft_MPI_Session_create_errhandler real_, int f08_, uint64_t pc_, void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *session_errhandler_fn = f_session_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Session_create_errhandler(pc_, MPIVET_A(session_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_session_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_Session_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_create_errhandler_(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_create_errhandler)mpivet_next("mpi_session_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_session_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_create_errhandler(real_, 0, MPIVET_PC(), f_session_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_session_create_errhandler__(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+void mpi_session_create_errhandler(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+void MPI_SESSION_CREATE_ERRHANDLER(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+
+void mpi_session_create_errhandler_f08_(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_create_errhandler)mpivet_next("mpi_session_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_create_errhandler(real_, 1, MPIVET_PC(), f_session_errhandler_fn, f_errhandler, ierr);
 }
 
 #endif
