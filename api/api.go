@@ -143,10 +143,12 @@ func (c *Call) LargeName() string {
 
 // FortranLarge reports whether the Fortran wrappers cover c's large-count
 // twin (the mpi_f08 *_large_ bindings): one whose wide parameters are
-// scalars. The twins that widen arrays or pointers are wrapped in C only.
+// scalars or arrays (INTEGER(KIND=MPI_COUNT_KIND) ... arrays, passed by
+// reference as the C twin's). The twins that widen pointers
+// (MPI_Buffer_detach_c's size) are wrapped in C only.
 func (c *Call) FortranLarge() bool {
 	for _, l := range c.Large {
-		if i := c.Param(l.Name); i >= 0 && (c.Params[i].Array || c.Params[i].Ptrs > 0) {
+		if i := c.Param(l.Name); i >= 0 && c.Params[i].Ptrs > 0 {
 			return false
 		}
 	}

@@ -71,13 +71,14 @@ func fileHooks(w writer, hs []string) {
 	}
 }
 
-// stringParams are the C strings among the Fortran parameters of c, whose
+// stringParams are the C strings and arrays of strings (CHARACTER arrays:
+// MPI_Comm_spawn's argv ...) among the Fortran parameters of c, whose
 // lengths the Fortran compiler passes as hidden arguments after the
 // others, in order.
 func stringParams(ps []api.Param) []api.Param {
 	var ss []api.Param
 	for _, p := range ps {
-		if p.IsString() {
+		if p.Base == "char" && (p.Ptrs > 0 || p.Array) {
 			ss = append(ss, p)
 		}
 	}

@@ -145,12 +145,14 @@ var null = map[api.HandleKind]string{
 	"win": "MPI_WIN_NULL", "file": "MPI_FILE_NULL",
 }
 
-// fortranParams are the parameters of the Fortran binding: argc and argv of
-// MPI_Init do not exist there.
+// fortranParams are the parameters of the Fortran binding: the program's
+// command line (argc and argv of MPI_Init, MPI_Info_create_env) does not
+// exist there (MPI_Comm_spawn's argv, without argc, does).
 func fortranParams(c *api.Call) []api.Param {
 	var ps []api.Param
+	cmdline := c.Param("argc") >= 0
 	for _, p := range c.Params {
-		if p.Name != "argc" && p.Name != "argv" {
+		if !cmdline || (p.Name != "argc" && p.Name != "argv") {
 			ps = append(ps, p)
 		}
 	}
@@ -314,7 +316,7 @@ func (f *fortranGen) views() {
 			switch {
 			case p.Ptrs == 0 && !p.Array && p.Handle != "":
 				w("\t%s %s = %s(%s);\n", p.Base, n, f2c[p.Handle], fint(p))
-			case f.large && c.LargeType(p) != "": // INTEGER(KIND=MPI_COUNT_KIND) ...
+			case f.large && c.LargeType(p) != "" && !p.Array: // INTEGER(KIND=MPI_COUNT_KIND) ...
 				w("\t%s %s = *(%s *)f_%s;\n", c.LargeType(p), n, c.LargeType(p), n)
 			case p.Ptrs == 0 && !p.Array && (p.Base == "MPI_Aint" || p.Base == "MPI_Offset" || p.Base == "MPI_Count"):
 				w("\t%s %s = *(%s *)f_%s;\n", p.Base, n, p.Base, n)
@@ -360,8 +362,10 @@ func (f *fortranGen) views() {
 				w("\tif (mpivet_ck_on) {\n\t\t%s = mpivet_f_alloc(n_, sizeof(MPI_Status), ss_, 16);\n", n)
 				w("\t\tif (mpivet_f_ignored(f_%s, f08_, 1))\n\t\t\ta_%s = mpivet_f_alloc(n_, MPIVET_F_STATUS_SIZE * sizeof(MPI_Fint), fss_, 16);\n\t}\n", n, n)
 				f.cleanup = append(f.cleanup, fmt.Sprintf("\tif (%s != ss_)\n\t\tfree(%s);\n\tif (a_%s != f_%s && a_%s != fss_)\n\t\tfree(a_%s);\n", n, n, n, n, n, n))
-			} else { // argc, argv of MPI_Init: not in Fortran
+			} else if p.Ptrs > 0 || p.Array { // not read: argv, arrays of strings, of error codes ...
 				w("\t%s = NULL;\n", p.Decl)
+			} else { // argc, a session
+				w("\t%s = {0};\n", p.Decl)
 			}
 		}
 	}
@@ -433,18 +437,16 @@ func (f *fortranGen) pre() {
 // MPI may not describe a datatype made by a large-count constructor to the
 // layer's int queries); otherwise the MPI's large-count binding.
 func (f *fortranGen) call() {
-	w, c, hasIerr := f.w, f.c, f.hasIerr
+	w, c := f.w, f.c
 	beforeCall(w, c)
 	real, callArgs := "real_", f.callArgs
+	if f.large && largeDirect(c) { // the MPI's twin, on the program's arrays
+		w("\treal_(%s);\n", strings.Join(callArgs, ", "))
+		f.callEnd()
+		return
+	}
 	if f.large {
-		w("\tstatic mpivet_ft_%s int_;\n\tif (fits_ && !int_)\n\t\tint_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, f08Name(f.lower, f.hasBuf))
-		w("\tif (!fits_)\n\t\treal_(%s);\n\telse {\n", strings.Join(callArgs, ", "))
-		real, callArgs = "int_", append([]string(nil), callArgs...)
-		for i, p := range f.ps {
-			if c.LargeType(p) != "" {
-				callArgs[i] = "&" + p.Name + "_v_"
-			}
-		}
+		real, callArgs = f.largeCall()
 	}
 	if slackSend(c) {
 		// A send mpivet buffers (slack/) goes through its C views.
@@ -490,13 +492,37 @@ func (f *fortranGen) call() {
 	if f.large {
 		w("\t}\n")
 	}
-	if c.Has("init") {
-		w("\tmpivet_post_init();\n")
+	f.callEnd()
+}
+
+// largeCall opens the twin's call: the MPI's large-count binding unless
+// the wide arguments fit (fits_), then the call's binding (int_, returned
+// with its arguments: the views in the call's types).
+func (f *fortranGen) largeCall() (string, []string) {
+	w, c := f.w, f.c
+	w("\tstatic mpivet_ft_%s int_;\n\tif (fits_ && !int_)\n\t\tint_ = (mpivet_ft_%s)mpivet_next(%s);\n", c.Name, c.Name, f08Name(f.lower, f.hasBuf))
+	w("\tif (!fits_)\n\t\treal_(%s);\n\telse {\n", strings.Join(f.callArgs, ", "))
+	callArgs := append([]string(nil), f.callArgs...)
+	for i, p := range f.ps {
+		switch {
+		case c.LargeType(p) != "" && p.Array: // the copy in the call's type
+			callArgs[i] = p.Name + "_v_"
+		case c.LargeType(p) != "":
+			callArgs[i] = "&" + p.Name + "_v_"
+		}
 	}
-	if hasIerr {
-		w("\tint rc_ = ierr ? *ierr : 0;\n")
+	return "int_", callArgs
+}
+
+// callEnd ends the call: the layer's start after an init, rc_.
+func (f *fortranGen) callEnd() {
+	if f.c.Has("init") {
+		f.w("\tmpivet_post_init();\n")
+	}
+	if f.hasIerr {
+		f.w("\tint rc_ = ierr ? *ierr : 0;\n")
 	} else {
-		w("\tint rc_ = 0;\n")
+		f.w("\tint rc_ = 0;\n")
 	}
 }
 
@@ -585,6 +611,9 @@ func (f *fortranGen) post() {
 	w("\tmpivet_out_%s(%s);\n", c.Name, strings.Join(append(append([]string{"e_", "rc_"}, recordOut(c)...), fastArg(c, "0")...), ", "))
 	for _, s := range f.cleanup {
 		w("%s", s)
+	}
+	if f.large {
+		w("%s", largeEnd(c))
 	}
 	w("\tmpivet_guard--;\n}\n\n")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,9 +144,13 @@ func TestLargeTwins(t *testing.T) {
 // its wide arguments as such, records them as they are, shows the hooks
 // views in the call's types, gives the call's own binding Fortran views of
 // them while they fit and the MPI's large-count binding otherwise, and has
-// no F77 symbols (mpif.h and `use mpi` have no large-count bindings).
+// no F77 symbols (mpif.h and `use mpi` have no large-count bindings). A
+// twin whose arrays have no given length (a collective's) gives the MPI's
+// large-count binding the program's arrays, which the hooks read as wide
+// while mpivet_large_arrays is set.
 func TestFortranLargeTwins(t *testing.T) {
 	src := string(Generate(api.MPI)["layer/src/generated/wrappers.c"])
+	n := 0
 	for _, c := range api.MPI.Calls {
 		name := c.LargeName()
 		if name == "" || c.Has("nofortran") {
@@ -154,7 +159,7 @@ func TestFortranLargeTwins(t *testing.T) {
 		i := strings.Index(src, "\nstatic void mpivet_f_"+name+"(")
 		if !c.FortranLarge() { // C only (api/unwrapped.api: gap-fortran-large)
 			if i >= 0 {
-				t.Errorf("%s: a Fortran wrapper of a twin that widens arrays or pointers", name)
+				t.Errorf("%s: a Fortran wrapper of a twin that widens pointers", name)
 			}
 			continue
 		}
@@ -167,20 +172,57 @@ func TestFortranLargeTwins(t *testing.T) {
 		if !strings.Contains(body, "\nvoid MPIVET_F08_LARGE("+lower+")(") && !strings.Contains(body, "\nvoid "+lower+"_f08_large_(") {
 			t.Errorf("%s: no mpi_f08 large-count entry", name)
 		}
-		if strings.Contains(body, "\nvoid "+lower+"_(") || !strings.Contains(body, "if (!fits_)\n\t\treal_(") {
-			t.Errorf("%s: an F77 entry, or no call of the MPI's large-count binding", name)
+		if strings.Contains(body, "\nvoid "+lower+"_(") {
+			t.Errorf("%s: an F77 entry", name)
 		}
-		for _, l := range c.Large {
-			for _, want := range []string{l.Type + " " + l.Name + " = *(" + l.Type + " *)f_" + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "&" + l.Name + "_v_"} {
-				if !strings.Contains(body, want) {
-					t.Errorf("%s: no %q", name, want)
-				}
-			}
-			if strings.Contains(body, "(void *)&"+l.Name+",") || strings.Contains(body, "(void *)&"+l.Name+"}") {
-				t.Errorf("%s: the hooks see the wide %s", name, l.Name)
-			}
+		if largeArrays(c) {
+			n++
+		}
+		for _, e := range fortranLargeErrors(c, body) {
+			t.Errorf("%s: %s", name, e)
 		}
 	}
+	if n == 0 {
+		t.Error("no Fortran twin with a collective's wide arrays")
+	}
+}
+
+// fortranLargeErrors lists what the Fortran wrapper (body) of c's twin
+// lacks.
+func fortranLargeErrors(c *api.Call, body string) []string {
+	var errs []string
+	direct := largeArrays(c)
+	if direct != strings.Contains(body, "mpivet_large_arrays = 1;") || direct != strings.Contains(body, "mpivet_large_arrays = 0;") {
+		errs = append(errs, fmt.Sprintf("mpivet_large_arrays set and cleared: %v", !direct))
+	}
+	if direct == strings.Contains(body, "if (!fits_)\n\t\treal_(") {
+		errs = append(errs, fmt.Sprintf("calls the MPI's large-count binding only when the arguments do not fit: %v", direct))
+	}
+	for _, l := range c.Large {
+		p := c.Params[c.Param(l.Name)]
+		var wants []string
+		var hooks string
+		switch {
+		case !p.Array:
+			wants = []string{l.Type + " " + l.Name + " = *(" + l.Type + " *)f_" + l.Name, "MPIVET_I(" + l.Name + ")", l.Name + "_v_ = ", "&" + l.Name + "_v_"}
+			hooks = "(void *)&" + l.Name
+		case l.Len != "": // copied in the call's type while it fits
+			wants = []string{"void *" + l.Name + " = f_" + l.Name, "MPIVET_A(" + l.Name + ")", "*" + l.Name + "_v_ = mpivet_count_", ", " + l.Name + "_v_", "free(" + l.Name + "_v_)"}
+			hooks = "(void *)&" + l.Name
+		default: // read as wide
+			wants = []string{"void *" + l.Name + " = f_" + l.Name, "MPIVET_A(" + l.Name + ")", "(void *)&" + l.Name}
+			hooks = "(void *)&" + l.Name + "_v_"
+		}
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				errs = append(errs, fmt.Sprintf("no %q", want))
+			}
+		}
+		if strings.Contains(body, hooks+",") || strings.Contains(body, hooks+"}") {
+			errs = append(errs, "the hooks see "+hooks)
+		}
+	}
+	return errs
 }
 
 // TestFortranNames: the other names of a call's Fortran bindings have F77

@@ -107,10 +107,13 @@ func genLarge(w writer, c *api.Call) {
 }
 
 // genFortranLarge writes the mpi_f08 wrapper of c's large-count twin, if c
-// has one (mpi_send_f08ts_large_, mpi_type_vector_f08_large_ ...: `use
-// mpi_f08` calls it for INTEGER(KIND=MPI_COUNT_KIND) counts; mpif.h and
-// `use mpi` have no large-count bindings). It is the call's Fortran wrapper
-// with the twin's wide views and fits_, as the C twin's (fortran.go).
+// has one (mpi_send_f08ts_large_, mpi_type_vector_f08_large_,
+// mpi_gatherv_f08ts_large_ ...: `use mpi_f08` calls it for
+// INTEGER(KIND=MPI_COUNT_KIND) counts, arrays of them by reference; mpif.h
+// and `use mpi` have no large-count bindings). It is the call's Fortran
+// wrapper with the twin's wide views and fits_, as the C twin's
+// (fortran.go): a constructor's arrays copied while they fit, a
+// collective's read as wide by the hooks and given to the MPI's binding.
 func genFortranLarge(w writer, c *api.Call) {
 	if c.LargeName() == "" || !c.FortranLarge() {
 		return
@@ -241,4 +244,3 @@ func largeCallArgs(c *api.Call) []string {
 	}
 	return args
 }
-

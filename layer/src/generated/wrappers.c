@@ -10828,16 +10828,15 @@ static void mpivet_out_MPI_Intercomm_create_from_groups(uint64_t e_, int rc_, ui
 #endif
 
 #if MPI_VERSION >= 4
-static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, int64_t argc, uint64_t info_at)
+static uint64_t mpivet_in_MPI_Info_create_env(uint64_t pc_, uint64_t info_at)
 {
 	mpivet_bc_enter_call(pc_, 0);
 	mpivet_tl_enter(MPIVET_ID_MPI_Info_create_env);
-	uint64_t off_, n_ = 1 + 1 + 1;
+	uint64_t off_, n_ = 1 + 1;
 	uint64_t *w_ = mpivet_begin(n_, &off_);
 	if (w_) {
 		uint64_t k_ = 0;
 		w_[k_++] = pc_;
-		w_[k_++] = (uint64_t)argc;
 		w_[k_++] = info_at;
 		mpivet_commit(off_, n_, MPIVET_ID_MPI_Info_create_env, MPIVET_KIND_ENTRY);
 	}
@@ -21929,7 +21928,7 @@ int MPI_Info_create_env(int argc, char **argv, MPI_Info *info)
 	mpivet_guard++;
 	if (!mpivet_inited)
 		mpivet_lazy_init();
-	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_I(argc), MPIVET_A(info));
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(MPIVET_PC(), MPIVET_A(info));
 	int rc_ = PMPI_Info_create_env(argc, argv, info);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, MPIVET_PC());
@@ -27408,6 +27407,63 @@ void MPIVET_F08_BUF(mpi_gatherv)(void *f_sendbuf, void *f_sendcount, void *f_sen
 	mpivet_f_MPI_Gatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Gatherv_c(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Gatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv, rc_, pc_);
+	mpivet_out_MPI_Gatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_gatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_gatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Scatter)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
@@ -27606,6 +27662,63 @@ void MPIVET_F08_BUF(mpi_scatterv)(void *f_sendbuf, void *f_sendcounts, void *f_d
 	mpivet_f_MPI_Scatterv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scatterv_c(mpivet_ft_MPI_Scatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Scatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatterv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv, rc_, pc_);
+	mpivet_out_MPI_Scatterv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scatterv)(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatterv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatterv)mpivet_next(MPIVET_F08_LARGENAME(mpi_scatterv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatterv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Allgather)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
@@ -27800,6 +27913,62 @@ void MPIVET_F08_BUF(mpi_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_
 	}
 	mpivet_f_MPI_Allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allgatherv_c(mpivet_ft_MPI_Allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv, rc_, pc_);
+	mpivet_out_MPI_Allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_allgatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Alltoall)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -27997,6 +28166,62 @@ void MPIVET_F08_BUF(mpi_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_
 	mpivet_f_MPI_Alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoallv_c(mpivet_ft_MPI_Alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv, rc_, pc_);
+	mpivet_out_MPI_Alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallv)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoallv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
@@ -28064,6 +28289,62 @@ void MPIVET_F08_BUF(mpi_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_
 	}
 	mpivet_f_MPI_Alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoallw_c(mpivet_ft_MPI_Alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw, rc_, pc_);
+	mpivet_out_MPI_Alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallw real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallw)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoallw));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallw_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Reduce)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28381,6 +28662,59 @@ void MPIVET_F08_BUF(mpi_reduce_scatter)(void *f_sendbuf, void *f_recvbuf, void *
 	}
 	mpivet_f_MPI_Reduce_scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_scatter_c(mpivet_ft_MPI_Reduce_scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce_scatter)(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce_scatter));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Reduce_scatter_block)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -28952,6 +29286,62 @@ void MPIVET_F08_BUF(mpi_neighbor_allgatherv)(void *f_sendbuf, void *f_sendcount,
 	mpivet_f_MPI_Neighbor_allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_allgatherv_c(mpivet_ft_MPI_Neighbor_allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgatherv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_allgatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Neighbor_alltoall)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
@@ -29148,6 +29538,62 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts,
 	mpivet_f_MPI_Neighbor_alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoallv_c(mpivet_ft_MPI_Neighbor_alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallv(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallv)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoallv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Neighbor_alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
@@ -29215,6 +29661,62 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts,
 	}
 	mpivet_f_MPI_Neighbor_alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoallw_c(mpivet_ft_MPI_Neighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
+	}
+	if (__builtin_expect(mpivet_zero_buffering, 0) && !bad_ && comm != MPI_COMM_NULL && !mpivet_ck_foreign(comm))
+		PMPI_Barrier(comm);
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallw(e_, rc_);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallw real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallw)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoallw));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallw_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ibarrier)(void *, void *, MPI_Fint *);
 
@@ -29603,6 +30105,64 @@ void MPIVET_F08_BUF(mpi_igatherv)(void *f_sendbuf, void *f_sendcount, void *f_se
 	mpivet_f_MPI_Igatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Igatherv_c(mpivet_ft_MPI_Igatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Igatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Igatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Igatherv, rc_, pc_);
+	mpivet_out_MPI_Igatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_igatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Igatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Igatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_igatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Igatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iscatter)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -29804,6 +30364,64 @@ void MPIVET_F08_BUF(mpi_iscatterv)(void *f_sendbuf, void *f_sendcounts, void *f_
 	mpivet_f_MPI_Iscatterv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iscatterv_c(mpivet_ft_MPI_Iscatterv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Iscatterv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iscatterv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iscatterv, rc_, pc_);
+	mpivet_out_MPI_Iscatterv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iscatterv)(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iscatterv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iscatterv)mpivet_next(MPIVET_F08_LARGENAME(mpi_iscatterv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iscatterv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Iallgather)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -30001,6 +30619,63 @@ void MPIVET_F08_BUF(mpi_iallgatherv)(void *f_sendbuf, void *f_sendcount, void *f
 	}
 	mpivet_f_MPI_Iallgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Iallgatherv_c(mpivet_ft_MPI_Iallgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Iallgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Iallgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Iallgatherv, rc_, pc_);
+	mpivet_out_MPI_Iallgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_iallgatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Iallgatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Iallgatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_iallgatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Iallgatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ialltoall)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -30201,6 +30876,63 @@ void MPIVET_F08_BUF(mpi_ialltoallv)(void *f_sendbuf, void *f_sendcounts, void *f
 	mpivet_f_MPI_Ialltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ialltoallv_c(mpivet_ft_MPI_Ialltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ialltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallv, rc_, pc_);
+	mpivet_out_MPI_Ialltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ialltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ialltoallv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ialltoallv)mpivet_next(MPIVET_F08_LARGENAME(mpi_ialltoallv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ialltoallv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Ialltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -30269,6 +31001,63 @@ void MPIVET_F08_BUF(mpi_ialltoallw)(void *f_sendbuf, void *f_sendcounts, void *f
 	}
 	mpivet_f_MPI_Ialltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ialltoallw_c(mpivet_ft_MPI_Ialltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ialltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ialltoallw, rc_, pc_);
+	mpivet_out_MPI_Ialltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ialltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ialltoallw real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ialltoallw)mpivet_next(MPIVET_F08_LARGENAME(mpi_ialltoallw));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ialltoallw_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ireduce)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -30591,6 +31380,60 @@ void MPIVET_F08_BUF(mpi_ireduce_scatter)(void *f_sendbuf, void *f_recvbuf, void 
 	}
 	mpivet_f_MPI_Ireduce_scatter(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ireduce_scatter_c(mpivet_ft_MPI_Ireduce_scatter real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ireduce_scatter(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ireduce_scatter, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ireduce_scatter, rc_, pc_);
+	mpivet_out_MPI_Ireduce_scatter(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ireduce_scatter)(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ireduce_scatter real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ireduce_scatter)mpivet_next(MPIVET_F08_LARGENAME(mpi_ireduce_scatter));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ireduce_scatter_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Ireduce_scatter_block)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -31171,6 +32014,63 @@ void MPIVET_F08_BUF(mpi_ineighbor_allgatherv)(void *f_sendbuf, void *f_sendcount
 	mpivet_f_MPI_Ineighbor_allgatherv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ineighbor_allgatherv_c(mpivet_ft_MPI_Ineighbor_allgatherv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_allgatherv(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_allgatherv, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_allgatherv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ineighbor_allgatherv)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ineighbor_allgatherv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ineighbor_allgatherv)mpivet_next(MPIVET_F08_LARGENAME(mpi_ineighbor_allgatherv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ineighbor_allgatherv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoall)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -31370,6 +32270,63 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts
 	mpivet_f_MPI_Ineighbor_alltoallv(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ineighbor_alltoallv_c(mpivet_ft_MPI_Ineighbor_alltoallv real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallv(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallv, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoallv(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ineighbor_alltoallv)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ineighbor_alltoallv real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ineighbor_alltoallv)mpivet_next(MPIVET_F08_LARGENAME(mpi_ineighbor_alltoallv));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ineighbor_alltoallv_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Ineighbor_alltoallw)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
@@ -31438,6 +32395,63 @@ void MPIVET_F08_BUF(mpi_ineighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts
 	}
 	mpivet_f_MPI_Ineighbor_alltoallw(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Ineighbor_alltoallw_c(mpivet_ft_MPI_Ineighbor_alltoallw real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Ineighbor_alltoallw, rc_, pc_);
+	mpivet_out_MPI_Ineighbor_alltoallw(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_ineighbor_alltoallw)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Ineighbor_alltoallw real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Ineighbor_alltoallw)mpivet_next(MPIVET_F08_LARGENAME(mpi_ineighbor_alltoallw));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Ineighbor_alltoallw_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Comm_dup)(void *, void *, MPI_Fint *);
 
@@ -33369,6 +34383,61 @@ void mpi_type_indexed_f08_(void *f_count, void *f_array_of_blocklengths, void *f
 	mpivet_f_MPI_Type_indexed(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_indexed_c(mpivet_ft_MPI_Type_indexed real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_indexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_indexed, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_indexed int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_indexed)mpivet_next("mpi_type_indexed_f08_");
+	if (!fits_)
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, array_of_blocklengths_v_, array_of_displacements_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_indexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_indexed, rc_, pc_);
+	mpivet_out_MPI_Type_indexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_indexed_f08_large_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_indexed real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_indexed)mpivet_next("mpi_type_indexed_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_indexed_c(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Type_create_hindexed)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Type_create_hindexed(mpivet_ft_MPI_Type_create_hindexed real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
@@ -33424,6 +34493,61 @@ void mpi_type_create_hindexed_f08_(void *f_count, void *f_array_of_blocklengths,
 	}
 	mpivet_f_MPI_Type_create_hindexed(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_hindexed_c(mpivet_ft_MPI_Type_create_hindexed real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_hindexed int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_hindexed)mpivet_next("mpi_type_create_hindexed_f08_");
+	if (!fits_)
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, array_of_blocklengths_v_, array_of_displacements_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed, rc_, pc_);
+	mpivet_out_MPI_Type_create_hindexed(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_hindexed_f08_large_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_hindexed real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_hindexed)mpivet_next("mpi_type_create_hindexed_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_hindexed_c(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_create_indexed_block)(void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -33481,6 +34605,60 @@ void mpi_type_create_indexed_block_f08_(void *f_count, void *f_blocklength, void
 	mpivet_f_MPI_Type_create_indexed_block(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_indexed_block_c(mpivet_ft_MPI_Type_create_indexed_block real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Count blocklength = *(MPI_Count *)f_blocklength;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	int *array_of_displacements_v_ = mpivet_count_ints(array_of_displacements, count, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_indexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_indexed_block, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_indexed_block int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_indexed_block)mpivet_next("mpi_type_create_indexed_block_f08_");
+	if (!fits_)
+		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, &blocklength_v_, array_of_displacements_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_indexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_indexed_block, rc_, pc_);
+	mpivet_out_MPI_Type_create_indexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_indexed_block_f08_large_(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_indexed_block real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_indexed_block)mpivet_next("mpi_type_create_indexed_block_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_indexed_block_c(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Type_create_hindexed_block)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Type_create_hindexed_block(mpivet_ft_MPI_Type_create_hindexed_block real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
@@ -33537,6 +34715,60 @@ void mpi_type_create_hindexed_block_f08_(void *f_count, void *f_blocklength, voi
 	mpivet_f_MPI_Type_create_hindexed_block(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
 }
 
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_hindexed_block_c(mpivet_ft_MPI_Type_create_hindexed_block real_, int f08_, uint64_t pc_, void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	MPI_Count blocklength = *(MPI_Count *)f_blocklength;
+	void *array_of_displacements = f_array_of_displacements;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int blocklength_v_ = mpivet_count_int(blocklength);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count && (MPI_Count)blocklength_v_ == (MPI_Count)blocklength;
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_hindexed_block(pc_, MPIVET_I(count), MPIVET_I(blocklength), MPIVET_A(array_of_displacements), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&blocklength_v_, (void *)&array_of_displacements_v_, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_hindexed_block, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_hindexed_block int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_hindexed_block)mpivet_next("mpi_type_create_hindexed_block_f08_");
+	if (!fits_)
+		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+	else {
+	int_(&count_v_, &blocklength_v_, array_of_displacements_v_, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_hindexed_block, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_hindexed_block, rc_, pc_);
+	mpivet_out_MPI_Type_create_hindexed_block(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_hindexed_block_f08_large_(void *f_count, void *f_blocklength, void *f_array_of_displacements, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_hindexed_block real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_hindexed_block)mpivet_next("mpi_type_create_hindexed_block_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_hindexed_block_c(real_, 1, MPIVET_PC(), f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierr);
+}
+
+#endif
+
 typedef void (*mpivet_ft_MPI_Type_create_struct)(void *, void *, void *, void *, void *, MPI_Fint *);
 
 static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr)
@@ -33592,6 +34824,61 @@ void mpi_type_create_struct_f08_(void *f_count, void *f_array_of_blocklengths, v
 	}
 	mpivet_f_MPI_Type_create_struct(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_struct_c(mpivet_ft_MPI_Type_create_struct real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Count count = *(MPI_Count *)f_count;
+	void *array_of_blocklengths = f_array_of_blocklengths;
+	void *array_of_displacements = f_array_of_displacements;
+	void *array_of_types = f_array_of_types;
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int count_v_ = mpivet_count_int(count);
+	int fits_ = (MPI_Count)count_v_ == (MPI_Count)count;
+	int *array_of_blocklengths_v_ = mpivet_count_ints(array_of_blocklengths, count, &fits_);
+	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&array_of_types, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_struct int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_struct)mpivet_next("mpi_type_create_struct_f08_");
+	if (!fits_)
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
+	else {
+	int_(&count_v_, array_of_blocklengths_v_, array_of_displacements_v_, f_array_of_types, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_struct, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_struct, rc_, pc_);
+	mpivet_out_MPI_Type_create_struct(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_blocklengths_v_);
+	free(array_of_displacements_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_struct_f08_large_(void *f_count, void *f_array_of_blocklengths, void *f_array_of_displacements, void *f_array_of_types, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_struct real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_struct)mpivet_next("mpi_type_create_struct_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_struct_c(real_, 1, MPIVET_PC(), f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_create_subarray)(void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -33650,6 +34937,64 @@ void mpi_type_create_subarray_f08_(void *f_ndims, void *f_array_of_sizes, void *
 	}
 	mpivet_f_MPI_Type_create_subarray(real_, 1, MPIVET_PC(), f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_subarray_c(mpivet_ft_MPI_Type_create_subarray real_, int f08_, uint64_t pc_, void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int ndims = *(MPI_Fint *)f_ndims;
+	void *array_of_sizes = f_array_of_sizes;
+	void *array_of_subsizes = f_array_of_subsizes;
+	void *array_of_starts = f_array_of_starts;
+	int order = *(MPI_Fint *)f_order;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int fits_ = 1;
+	int *array_of_sizes_v_ = mpivet_count_ints(array_of_sizes, ndims, &fits_);
+	int *array_of_subsizes_v_ = mpivet_count_ints(array_of_subsizes, ndims, &fits_);
+	int *array_of_starts_v_ = mpivet_count_ints(array_of_starts, ndims, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_subarray(pc_, MPIVET_I(ndims), MPIVET_A(array_of_sizes), MPIVET_A(array_of_subsizes), MPIVET_A(array_of_starts), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&ndims, (void *)&array_of_sizes_v_, (void *)&array_of_subsizes_v_, (void *)&array_of_starts_v_, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_subarray, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_subarray int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_subarray)mpivet_next("mpi_type_create_subarray_f08_");
+	if (!fits_)
+		real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
+	else {
+	int_(f_ndims, array_of_sizes_v_, array_of_subsizes_v_, array_of_starts_v_, f_order, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_subarray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_subarray, rc_, pc_);
+	mpivet_out_MPI_Type_create_subarray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_sizes_v_);
+	free(array_of_subsizes_v_);
+	free(array_of_starts_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_subarray_f08_large_(void *f_ndims, void *f_array_of_sizes, void *f_array_of_subsizes, void *f_array_of_starts, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_subarray real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_subarray)mpivet_next("mpi_type_create_subarray_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_subarray_c(real_, 1, MPIVET_PC(), f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_create_darray)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *);
 
@@ -33711,6 +35056,63 @@ void mpi_type_create_darray_f08_(void *f_size, void *f_rank, void *f_ndims, void
 	}
 	mpivet_f_MPI_Type_create_darray(real_, 1, MPIVET_PC(), f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
 }
+
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Type_create_darray_c(mpivet_ft_MPI_Type_create_darray real_, int f08_, uint64_t pc_, void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int size = *(MPI_Fint *)f_size;
+	int rank = *(MPI_Fint *)f_rank;
+	int ndims = *(MPI_Fint *)f_ndims;
+	void *array_of_gsizes = f_array_of_gsizes;
+	void *array_of_distribs = f_array_of_distribs;
+	void *array_of_dargs = f_array_of_dargs;
+	void *array_of_psizes = f_array_of_psizes;
+	int order = *(MPI_Fint *)f_order;
+	MPI_Datatype oldtype = MPI_Type_f2c(*(MPI_Fint *)f_oldtype);
+	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
+	int fits_ = 1;
+	int *array_of_gsizes_v_ = mpivet_count_ints(array_of_gsizes, ndims, &fits_);
+	uint64_t e_ = mpivet_in_MPI_Type_create_darray(pc_, MPIVET_I(size), MPIVET_I(rank), MPIVET_I(ndims), MPIVET_A(array_of_gsizes), MPIVET_A(array_of_distribs), MPIVET_A(array_of_dargs), MPIVET_A(array_of_psizes), MPIVET_I(order), MPIVET_H(oldtype), MPIVET_A(f_newtype));
+	void *k_[] = {(void *)&size, (void *)&rank, (void *)&ndims, (void *)&array_of_gsizes_v_, (void *)&array_of_distribs, (void *)&array_of_dargs, (void *)&array_of_psizes, (void *)&order, (void *)&oldtype, (void *)&newtype};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_darray, k_) : 0;
+	(void)bad_;
+	static mpivet_ft_MPI_Type_create_darray int_;
+	if (fits_ && !int_)
+		int_ = (mpivet_ft_MPI_Type_create_darray)mpivet_next("mpi_type_create_darray_f08_");
+	if (!fits_)
+		real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
+	else {
+	int_(f_size, f_rank, f_ndims, array_of_gsizes_v_, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
+	}
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newtype = MPI_Type_f2c(*(MPI_Fint *)f_newtype);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Type_create_darray, k_, rc_);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Type_create_darray, rc_, pc_);
+	mpivet_out_MPI_Type_create_darray(e_, rc_, (rc_ == MPI_SUCCESS && newtype && !mpivet_type_named(*newtype)) ? MPIVET_H(*newtype) : MPIVET_NOREC);
+	free(array_of_gsizes_v_);
+	mpivet_guard--;
+}
+
+void mpi_type_create_darray_f08_large_(void *f_size, void *f_rank, void *f_ndims, void *f_array_of_gsizes, void *f_array_of_distribs, void *f_array_of_dargs, void *f_array_of_psizes, void *f_order, void *f_oldtype, void *f_newtype, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Type_create_darray real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Type_create_darray)mpivet_next("mpi_type_create_darray_f08_large_");
+	if (!mpivet_should_record()) {
+		real_(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
+		return;
+	}
+	mpivet_f_MPI_Type_create_darray_c(real_, 1, MPIVET_PC(), f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierr);
+}
+
+#endif
 
 typedef void (*mpivet_ft_MPI_Type_create_resized)(void *, void *, void *, void *, MPI_Fint *);
 
@@ -41510,6 +42912,65 @@ void MPIVET_F08_BUF(mpi_gatherv_init)(void *f_sendbuf, void *f_sendcount, void *
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Gatherv_init_c(mpivet_ft_MPI_Gatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Gatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Gatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Gatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Gatherv_init, rc_, pc_);
+	mpivet_out_MPI_Gatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_gatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Gatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Gatherv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_gatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Gatherv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -41726,6 +43187,65 @@ void MPIVET_F08_BUF(mpi_scatterv_init)(void *f_sendbuf, void *f_sendcounts, void
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Scatterv_init_c(mpivet_ft_MPI_Scatterv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *displs = f_displs;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	MPI_Count recvcount = *(MPI_Count *)f_recvcount;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int recvcount_v_ = mpivet_count_int(recvcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Scatterv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(displs), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_I(recvcount), MPIVET_H(recvtype), MPIVET_I(root), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Scatterv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Scatterv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Scatterv_init, rc_, pc_);
+	mpivet_out_MPI_Scatterv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_scatterv_init)(void *f_sendbuf, void *f_sendcounts, void *f_displs, void *f_sendtype, void *f_recvbuf, void *f_recvcount, void *f_recvtype, void *f_root, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Scatterv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Scatterv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_scatterv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Scatterv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -41939,6 +43459,64 @@ void MPIVET_F08_BUF(mpi_allgatherv_init)(void *f_sendbuf, void *f_sendcount, voi
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Allgatherv_init_c(mpivet_ft_MPI_Allgatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Allgatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Allgatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Allgatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Allgatherv_init, rc_, pc_);
+	mpivet_out_MPI_Allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_allgatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Allgatherv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_allgatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Allgatherv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -42153,6 +43731,64 @@ void MPIVET_F08_BUF(mpi_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, voi
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoallv_init_c(mpivet_ft_MPI_Alltoallv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Alltoallv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallv_init, rc_, pc_);
+	mpivet_out_MPI_Alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoallv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -42229,6 +43865,64 @@ void MPIVET_F08_BUF(mpi_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, voi
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Alltoallw_init_c(mpivet_ft_MPI_Alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Alltoallw_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Alltoallw_init, rc_, pc_);
+	mpivet_out_MPI_Alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Alltoallw_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_alltoallw_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Alltoallw_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -42574,6 +44268,61 @@ void MPIVET_F08_BUF(mpi_reduce_scatter_init)(void *f_sendbuf, void *f_recvbuf, v
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Reduce_scatter_init_c(mpivet_ft_MPI_Reduce_scatter_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	MPI_Datatype datatype = MPI_Type_f2c(*(MPI_Fint *)f_datatype);
+	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Reduce_scatter_init(pc_, MPIVET_A(sendbuf), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_H(datatype), MPIVET_H(op), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_);
+	}
+	real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Reduce_scatter_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Reduce_scatter_init, rc_, pc_);
+	mpivet_out_MPI_Reduce_scatter_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_reduce_scatter_init)(void *f_sendbuf, void *f_recvbuf, void *f_recvcounts, void *f_datatype, void *f_op, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Reduce_scatter_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Reduce_scatter_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_reduce_scatter_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Reduce_scatter_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -43192,6 +44941,64 @@ void MPIVET_F08_BUF(mpi_neighbor_allgatherv_init)(void *f_sendbuf, void *f_sendc
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_allgatherv_init_c(mpivet_ft_MPI_Neighbor_allgatherv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	MPI_Count sendcount = *(MPI_Count *)f_sendcount;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *displs = f_displs;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	int sendcount_v_ = mpivet_count_int(sendcount);
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_allgatherv_init(pc_, MPIVET_A(sendbuf), MPIVET_I(sendcount), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(displs), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_allgatherv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_allgatherv_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_allgatherv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_allgatherv_init)(void *f_sendbuf, void *f_sendcount, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_displs, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_allgatherv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_allgatherv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_allgatherv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_allgatherv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -43406,6 +45213,64 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallv_init)(void *f_sendbuf, void *f_sendco
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoallv_init_c(mpivet_ft_MPI_Neighbor_alltoallv_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	MPI_Datatype sendtype = MPI_Type_f2c(*(MPI_Fint *)f_sendtype);
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	MPI_Datatype recvtype = MPI_Type_f2c(*(MPI_Fint *)f_recvtype);
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallv_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_H(sendtype), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_H(recvtype), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallv_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallv_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallv_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoallv_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtype, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtype, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallv_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallv_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoallv_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallv_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -43482,6 +45347,64 @@ void MPIVET_F08_BUF(mpi_neighbor_alltoallw_init)(void *f_sendbuf, void *f_sendco
 #endif
 
 #if MPI_VERSION >= 4
+#if MPI_VERSION >= 4
+static void mpivet_f_MPI_Neighbor_alltoallw_init_c(mpivet_ft_MPI_Neighbor_alltoallw_init real_, int f08_, uint64_t pc_, void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *sendbuf = f08_ ? MPIVET_F08_PTR(f_sendbuf) : f_sendbuf;
+	void *sendcounts = f_sendcounts;
+	void *sdispls = f_sdispls;
+	void *sendtypes = f_sendtypes;
+	void *recvbuf = f08_ ? MPIVET_F08_PTR(f_recvbuf) : f_recvbuf;
+	void *recvcounts = f_recvcounts;
+	void *rdispls = f_rdispls;
+	void *recvtypes = f_recvtypes;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
+	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
+	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
+	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
+	}
+	real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_request = MPI_Request_f2c(*(MPI_Fint *)f_request);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Neighbor_alltoallw_init, rc_, pc_);
+	mpivet_out_MPI_Neighbor_alltoallw_init(e_, rc_, (rc_ == MPI_SUCCESS && request) ? MPIVET_H(*request) : MPIVET_NOREC);
+	mpivet_large_arrays = 0;
+	mpivet_guard--;
+}
+
+void MPIVET_F08_LARGE(mpi_neighbor_alltoallw_init)(void *f_sendbuf, void *f_sendcounts, void *f_sdispls, void *f_sendtypes, void *f_recvbuf, void *f_recvcounts, void *f_rdispls, void *f_recvtypes, void *f_comm, void *f_info, void *f_request, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Neighbor_alltoallw_init real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Neighbor_alltoallw_init)mpivet_next(MPIVET_F08_LARGENAME(mpi_neighbor_alltoallw_init));
+	if (!mpivet_should_record()) {
+		real_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+		return;
+	}
+	mpivet_f_MPI_Neighbor_alltoallw_init_c(real_, 1, MPIVET_PC(), f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierr);
+}
+
+#endif
+
 #endif
 
 #if MPI_VERSION >= 4
@@ -44406,6 +46329,781 @@ void mpi_parrived_f08_(void *f_request, void *f_partition, void *f_flag, MPI_Fin
 		return;
 	}
 	mpivet_f_MPI_Parrived(real_, 1, MPIVET_PC(), f_request, f_partition, f_flag, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+typedef void (*mpivet_ft_MPI_Comm_spawn)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t, size_t);
+
+static void mpivet_f_MPI_Comm_spawn(mpivet_ft_MPI_Comm_spawn real_, int f08_, uint64_t pc_, void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_command[1024];
+	const char *command = mpivet_f_string(f_command, l_command, s_command, sizeof s_command);
+	char **argv = NULL;
+	int maxprocs = *(MPI_Fint *)f_maxprocs;
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	int *array_of_errcodes = NULL;
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn(pc_, MPIVET_I(maxprocs), MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&command, (void *)&argv, (void *)&maxprocs, (void *)&info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn, e_, k_);
+	}
+	real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_spawn_(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn)mpivet_next("mpi_comm_spawn_");
+	if (!mpivet_should_record()) {
+		real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn(real_, 0, MPIVET_PC(), f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+}
+void mpi_comm_spawn__(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+void mpi_comm_spawn(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+void MPI_COMM_SPAWN(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv) __attribute__((alias("mpi_comm_spawn_")));
+
+void mpi_comm_spawn_f08_(void *f_command, void *f_argv, void *f_maxprocs, void *f_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_command, size_t l_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn)mpivet_next("mpi_comm_spawn_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn(real_, 1, MPIVET_PC(), f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_command, l_argv);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_spawn_multiple)(void *, void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t, size_t);
+
+static void mpivet_f_MPI_Comm_spawn_multiple(mpivet_ft_MPI_Comm_spawn_multiple real_, int f08_, uint64_t pc_, void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int count = *(MPI_Fint *)f_count;
+	char **array_of_commands = NULL;
+	char ***array_of_argv = NULL;
+	const int *array_of_maxprocs = NULL;
+	const MPI_Info *array_of_info = NULL;
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	int *array_of_errcodes = NULL;
+	uint64_t e_ = mpivet_in_MPI_Comm_spawn_multiple(pc_, MPIVET_I(count), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&count, (void *)&array_of_commands, (void *)&array_of_argv, (void *)&array_of_maxprocs, (void *)&array_of_info, (void *)&root, (void *)&comm, (void *)&intercomm, (void *)&array_of_errcodes};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_spawn_multiple, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_);
+	}
+	real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_spawn_multiple, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_spawn_multiple, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_spawn_multiple, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_spawn_multiple(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_spawn_multiple_(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn_multiple real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn_multiple)mpivet_next("mpi_comm_spawn_multiple_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn_multiple(real_, 0, MPIVET_PC(), f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+}
+void mpi_comm_spawn_multiple__(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+void mpi_comm_spawn_multiple(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+void MPI_COMM_SPAWN_MULTIPLE(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv) __attribute__((alias("mpi_comm_spawn_multiple_")));
+
+void mpi_comm_spawn_multiple_f08_(void *f_count, void *f_array_of_commands, void *f_array_of_argv, void *f_array_of_maxprocs, void *f_array_of_info, void *f_root, void *f_comm, void *f_intercomm, void *f_array_of_errcodes, MPI_Fint *ierr, size_t l_array_of_commands, size_t l_array_of_argv)
+{
+	static mpivet_ft_MPI_Comm_spawn_multiple real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_spawn_multiple)mpivet_next("mpi_comm_spawn_multiple_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+		return;
+	}
+	mpivet_f_MPI_Comm_spawn_multiple(real_, 1, MPIVET_PC(), f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierr, l_array_of_commands, l_array_of_argv);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_accept)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_accept(mpivet_ft_MPI_Comm_accept real_, int f08_, uint64_t pc_, void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_port_name[1024];
+	const char *port_name = mpivet_f_string(f_port_name, l_port_name, s_port_name, sizeof s_port_name);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_accept(pc_, MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_accept, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_accept, e_, k_);
+	}
+	real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_accept, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_accept, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_accept, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_accept(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_accept_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_accept real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_accept)mpivet_next("mpi_comm_accept_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_accept(real_, 0, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+void mpi_comm_accept__(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+void mpi_comm_accept(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+void MPI_COMM_ACCEPT(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_accept_")));
+
+void mpi_comm_accept_f08_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_accept real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_accept)mpivet_next("mpi_comm_accept_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_accept(real_, 1, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_connect)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_connect(mpivet_ft_MPI_Comm_connect real_, int f08_, uint64_t pc_, void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	char s_port_name[1024];
+	const char *port_name = mpivet_f_string(f_port_name, l_port_name, s_port_name, sizeof s_port_name);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	int root = *(MPI_Fint *)f_root;
+	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_connect(pc_, MPIVET_H(info), MPIVET_I(root), MPIVET_H(comm), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&port_name, (void *)&info, (void *)&root, (void *)&comm, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_connect, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_connect, e_, k_);
+	}
+	real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_connect, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_connect, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_connect, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_connect(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_connect_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_connect real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_connect)mpivet_next("mpi_comm_connect_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_connect(real_, 0, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+void mpi_comm_connect__(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+void mpi_comm_connect(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+void MPI_COMM_CONNECT(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name) __attribute__((alias("mpi_comm_connect_")));
+
+void mpi_comm_connect_f08_(void *f_port_name, void *f_info, void *f_root, void *f_comm, void *f_newcomm, MPI_Fint *ierr, size_t l_port_name)
+{
+	static mpivet_ft_MPI_Comm_connect real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_connect)mpivet_next("mpi_comm_connect_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+		return;
+	}
+	mpivet_f_MPI_Comm_connect(real_, 1, MPIVET_PC(), f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, l_port_name);
+}
+
+typedef void (*mpivet_ft_MPI_Comm_join)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Comm_join(mpivet_ft_MPI_Comm_join real_, int f08_, uint64_t pc_, void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int fd = *(MPI_Fint *)f_fd;
+	MPI_Comm c_intercomm = MPI_COMM_NULL, *intercomm = &c_intercomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_join(pc_, MPIVET_I(fd), MPIVET_A(f_intercomm));
+	void *k_[] = {(void *)&fd, (void *)&intercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_join, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_join, e_, k_);
+	}
+	real_(f_fd, f_intercomm, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_intercomm = MPI_Comm_f2c(*(MPI_Fint *)f_intercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_join, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_join, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_join, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*intercomm);
+	mpivet_out_MPI_Comm_join(e_, rc_, (rc_ == MPI_SUCCESS && intercomm) ? MPIVET_H(*intercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_join_(void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_join real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_join)mpivet_next("mpi_comm_join_");
+	if (!mpivet_should_record()) {
+		real_(f_fd, f_intercomm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_join(real_, 0, MPIVET_PC(), f_fd, f_intercomm, ierr);
+}
+void mpi_comm_join__(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+void mpi_comm_join(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+void MPI_COMM_JOIN(void *f_fd, void *f_intercomm, MPI_Fint *ierr) __attribute__((alias("mpi_comm_join_")));
+
+void mpi_comm_join_f08_(void *f_fd, void *f_intercomm, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Comm_join real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_join)mpivet_next("mpi_comm_join_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_fd, f_intercomm, ierr);
+		return;
+	}
+	mpivet_f_MPI_Comm_join(real_, 1, MPIVET_PC(), f_fd, f_intercomm, ierr);
+}
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Group_from_session_pset)(void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Group_from_session_pset(mpivet_ft_MPI_Group_from_session_pset real_, int f08_, uint64_t pc_, void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	char s_pset_name[1024];
+	const char *pset_name = mpivet_f_string(f_pset_name, l_pset_name, s_pset_name, sizeof s_pset_name);
+	MPI_Group c_newgroup = MPI_GROUP_NULL, *newgroup = &c_newgroup;
+	uint64_t e_ = mpivet_in_MPI_Group_from_session_pset(pc_, MPIVET_A(f_newgroup));
+	real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newgroup = MPI_Group_f2c(*(MPI_Fint *)f_newgroup);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Group_from_session_pset, rc_, pc_);
+	mpivet_out_MPI_Group_from_session_pset(e_, rc_, (rc_ == MPI_SUCCESS && newgroup) ? MPIVET_H(*newgroup) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_group_from_session_pset_(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Group_from_session_pset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Group_from_session_pset)mpivet_next("mpi_group_from_session_pset_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Group_from_session_pset(real_, 0, MPIVET_PC(), f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+}
+void mpi_group_from_session_pset__(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+void mpi_group_from_session_pset(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+void MPI_GROUP_FROM_SESSION_PSET(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_group_from_session_pset_")));
+
+void mpi_group_from_session_pset_f08_(void *f_session, void *f_pset_name, void *f_newgroup, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Group_from_session_pset real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Group_from_session_pset)mpivet_next("mpi_group_from_session_pset_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Group_from_session_pset(real_, 1, MPIVET_PC(), f_session, f_pset_name, f_newgroup, ierr, l_pset_name);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Comm_create_from_group)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Comm_create_from_group(mpivet_ft_MPI_Comm_create_from_group real_, int f08_, uint64_t pc_, void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group group = MPI_Group_f2c(*(MPI_Fint *)f_group);
+	char s_stringtag[1024];
+	const char *stringtag = mpivet_f_string(f_stringtag, l_stringtag, s_stringtag, sizeof s_stringtag);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Errhandler errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	MPI_Comm c_newcomm = MPI_COMM_NULL, *newcomm = &c_newcomm;
+	uint64_t e_ = mpivet_in_MPI_Comm_create_from_group(pc_, MPIVET_H(group), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(f_newcomm));
+	void *k_[] = {(void *)&group, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newcomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Comm_create_from_group, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Comm_create_from_group, e_, k_);
+	}
+	real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newcomm = MPI_Comm_f2c(*(MPI_Fint *)f_newcomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Comm_create_from_group, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Comm_create_from_group, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Comm_create_from_group, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newcomm);
+	mpivet_out_MPI_Comm_create_from_group(e_, rc_, (rc_ == MPI_SUCCESS && newcomm) ? MPIVET_H(*newcomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_comm_create_from_group_(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Comm_create_from_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_create_from_group)mpivet_next("mpi_comm_create_from_group_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Comm_create_from_group(real_, 0, MPIVET_PC(), f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+}
+void mpi_comm_create_from_group__(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+void mpi_comm_create_from_group(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+void MPI_COMM_CREATE_FROM_GROUP(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_comm_create_from_group_")));
+
+void mpi_comm_create_from_group_f08_(void *f_group, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newcomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Comm_create_from_group real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Comm_create_from_group)mpivet_next("mpi_comm_create_from_group_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Comm_create_from_group(real_, 1, MPIVET_PC(), f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierr, l_stringtag);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Intercomm_create_from_groups)(void *, void *, void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Intercomm_create_from_groups(mpivet_ft_MPI_Intercomm_create_from_groups real_, int f08_, uint64_t pc_, void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Group local_group = MPI_Group_f2c(*(MPI_Fint *)f_local_group);
+	int local_leader = *(MPI_Fint *)f_local_leader;
+	MPI_Group remote_group = MPI_Group_f2c(*(MPI_Fint *)f_remote_group);
+	int remote_leader = *(MPI_Fint *)f_remote_leader;
+	char s_stringtag[1024];
+	const char *stringtag = mpivet_f_string(f_stringtag, l_stringtag, s_stringtag, sizeof s_stringtag);
+	MPI_Info info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	MPI_Errhandler errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	MPI_Comm c_newintercomm = MPI_COMM_NULL, *newintercomm = &c_newintercomm;
+	uint64_t e_ = mpivet_in_MPI_Intercomm_create_from_groups(pc_, MPIVET_H(local_group), MPIVET_I(local_leader), MPIVET_H(remote_group), MPIVET_I(remote_leader), MPIVET_H(info), MPIVET_H(errhandler), MPIVET_A(f_newintercomm));
+	void *k_[] = {(void *)&local_group, (void *)&local_leader, (void *)&remote_group, (void *)&remote_leader, (void *)&stringtag, (void *)&info, (void *)&errhandler, (void *)&newintercomm};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, k_) : 0;
+	(void)bad_;
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+		mpivet_ck_pre(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_);
+	}
+	real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_newintercomm = MPI_Comm_f2c(*(MPI_Fint *)f_newintercomm);
+	if (__builtin_expect(mpivet_args_on, 1))
+		mpivet_args_post(MPIVET_ID_MPI_Intercomm_create_from_groups, k_, rc_);
+	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
+		mpivet_ck_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+		if (__builtin_expect(mpivet_dt_on, 0))
+			mpivet_dt_post(MPIVET_ID_MPI_Intercomm_create_from_groups, e_, k_, rc_);
+	}
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Intercomm_create_from_groups, rc_, pc_);
+	if (rc_ == MPI_SUCCESS)
+		mpivet_record_comm(*newintercomm);
+	mpivet_out_MPI_Intercomm_create_from_groups(e_, rc_, (rc_ == MPI_SUCCESS && newintercomm) ? MPIVET_H(*newintercomm) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_intercomm_create_from_groups_(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Intercomm_create_from_groups real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Intercomm_create_from_groups)mpivet_next("mpi_intercomm_create_from_groups_");
+	if (!mpivet_should_record()) {
+		real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Intercomm_create_from_groups(real_, 0, MPIVET_PC(), f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+}
+void mpi_intercomm_create_from_groups__(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+void mpi_intercomm_create_from_groups(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+void MPI_INTERCOMM_CREATE_FROM_GROUPS(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag) __attribute__((alias("mpi_intercomm_create_from_groups_")));
+
+void mpi_intercomm_create_from_groups_f08_(void *f_local_group, void *f_local_leader, void *f_remote_group, void *f_remote_leader, void *f_stringtag, void *f_info, void *f_errhandler, void *f_newintercomm, MPI_Fint *ierr, size_t l_stringtag)
+{
+	static mpivet_ft_MPI_Intercomm_create_from_groups real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Intercomm_create_from_groups)mpivet_next("mpi_intercomm_create_from_groups_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+		return;
+	}
+	mpivet_f_MPI_Intercomm_create_from_groups(real_, 1, MPIVET_PC(), f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierr, l_stringtag);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Info_create_env)(void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Info_create_env(mpivet_ft_MPI_Info_create_env real_, int f08_, uint64_t pc_, void *f_info, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	int argc = {0};
+	char **argv = NULL;
+	MPI_Info c_info = MPI_INFO_NULL, *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Info_create_env(pc_, MPIVET_A(f_info));
+	real_(f_info, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Info_create_env, rc_, pc_);
+	mpivet_out_MPI_Info_create_env(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_info_create_env_(void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Info_create_env real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Info_create_env)mpivet_next("mpi_info_create_env_");
+	if (!mpivet_should_record()) {
+		real_(f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_Info_create_env(real_, 0, MPIVET_PC(), f_info, ierr);
+}
+void mpi_info_create_env__(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+void mpi_info_create_env(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+void MPI_INFO_CREATE_ENV(void *f_info, MPI_Fint *ierr) __attribute__((alias("mpi_info_create_env_")));
+
+void mpi_info_create_env_f08_(void *f_info, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Info_create_env real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Info_create_env)mpivet_next("mpi_info_create_env_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_info, ierr);
+		return;
+	}
+	mpivet_f_MPI_Info_create_env(real_, 1, MPIVET_PC(), f_info, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_get_info)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Session_get_info(mpivet_ft_MPI_Session_get_info real_, int f08_, uint64_t pc_, void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	MPI_Info c_info_used = MPI_INFO_NULL, *info_used = &c_info_used;
+	uint64_t e_ = mpivet_in_MPI_Session_get_info(pc_, MPIVET_A(f_info_used));
+	real_(f_session, f_info_used, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info_used = MPI_Info_f2c(*(MPI_Fint *)f_info_used);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_info, rc_, pc_);
+	mpivet_out_MPI_Session_get_info(e_, rc_, (rc_ == MPI_SUCCESS && info_used) ? MPIVET_H(*info_used) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_get_info_(void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_info)mpivet_next("mpi_session_get_info_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_get_info(real_, 0, MPIVET_PC(), f_session, f_info_used, ierr);
+}
+void mpi_session_get_info__(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+void mpi_session_get_info(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+void MPI_SESSION_GET_INFO(void *f_session, void *f_info_used, MPI_Fint *ierr) __attribute__((alias("mpi_session_get_info_")));
+
+void mpi_session_get_info_f08_(void *f_session, void *f_info_used, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_get_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_info)mpivet_next("mpi_session_get_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_info_used, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_get_info(real_, 1, MPIVET_PC(), f_session, f_info_used, ierr);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_get_pset_info)(void *, void *, void *, MPI_Fint *, size_t);
+
+static void mpivet_f_MPI_Session_get_pset_info(mpivet_ft_MPI_Session_get_pset_info real_, int f08_, uint64_t pc_, void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	MPI_Session session = {0};
+	char s_pset_name[1024];
+	const char *pset_name = mpivet_f_string(f_pset_name, l_pset_name, s_pset_name, sizeof s_pset_name);
+	MPI_Info c_info = MPI_INFO_NULL, *info = &c_info;
+	uint64_t e_ = mpivet_in_MPI_Session_get_pset_info(pc_, MPIVET_A(f_info));
+	real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_info = MPI_Info_f2c(*(MPI_Fint *)f_info);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_get_pset_info, rc_, pc_);
+	mpivet_out_MPI_Session_get_pset_info(e_, rc_, (rc_ == MPI_SUCCESS && info) ? MPIVET_H(*info) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_get_pset_info_(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Session_get_pset_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_pset_info)mpivet_next("mpi_session_get_pset_info_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Session_get_pset_info(real_, 0, MPIVET_PC(), f_session, f_pset_name, f_info, ierr, l_pset_name);
+}
+void mpi_session_get_pset_info__(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+void mpi_session_get_pset_info(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+void MPI_SESSION_GET_PSET_INFO(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name) __attribute__((alias("mpi_session_get_pset_info_")));
+
+void mpi_session_get_pset_info_f08_(void *f_session, void *f_pset_name, void *f_info, MPI_Fint *ierr, size_t l_pset_name)
+{
+	static mpivet_ft_MPI_Session_get_pset_info real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_get_pset_info)mpivet_next("mpi_session_get_pset_info_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session, f_pset_name, f_info, ierr, l_pset_name);
+		return;
+	}
+	mpivet_f_MPI_Session_get_pset_info(real_, 1, MPIVET_PC(), f_session, f_pset_name, f_info, ierr, l_pset_name);
+}
+
+#endif
+
+#if MPI_VERSION >= 4
+#endif
+
+#if MPI_VERSION >= 4
+typedef void (*mpivet_ft_MPI_Session_create_errhandler)(void *, void *, MPI_Fint *);
+
+static void mpivet_f_MPI_Session_create_errhandler(mpivet_ft_MPI_Session_create_errhandler real_, int f08_, uint64_t pc_, void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	mpivet_guard++;
+	if (!mpivet_inited)
+		mpivet_lazy_init();
+	(void)f08_;
+	void *session_errhandler_fn = f_session_errhandler_fn;
+	MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL, *errhandler = &c_errhandler;
+	uint64_t e_ = mpivet_in_MPI_Session_create_errhandler(pc_, MPIVET_A(session_errhandler_fn), MPIVET_A(f_errhandler));
+	real_(f_session_errhandler_fn, f_errhandler, ierr);
+	int rc_ = ierr ? *ierr : 0;
+	if (rc_ == MPI_SUCCESS)
+		c_errhandler = MPI_Errhandler_f2c(*(MPI_Fint *)f_errhandler);
+	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
+		mpivet_error(MPIVET_ID_MPI_Session_create_errhandler, rc_, pc_);
+	mpivet_out_MPI_Session_create_errhandler(e_, rc_, (rc_ == MPI_SUCCESS && errhandler) ? MPIVET_H(*errhandler) : MPIVET_NOREC);
+	mpivet_guard--;
+}
+
+void mpi_session_create_errhandler_(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_create_errhandler)mpivet_next("mpi_session_create_errhandler_");
+	if (!mpivet_should_record()) {
+		real_(f_session_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_create_errhandler(real_, 0, MPIVET_PC(), f_session_errhandler_fn, f_errhandler, ierr);
+}
+void mpi_session_create_errhandler__(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+void mpi_session_create_errhandler(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+void MPI_SESSION_CREATE_ERRHANDLER(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr) __attribute__((alias("mpi_session_create_errhandler_")));
+
+void mpi_session_create_errhandler_f08_(void *f_session_errhandler_fn, void *f_errhandler, MPI_Fint *ierr)
+{
+	static mpivet_ft_MPI_Session_create_errhandler real_;
+	if (!real_)
+		real_ = (mpivet_ft_MPI_Session_create_errhandler)mpivet_next("mpi_session_create_errhandler_f08_");
+	if (!mpivet_should_record()) {
+		real_(f_session_errhandler_fn, f_errhandler, ierr);
+		return;
+	}
+	mpivet_f_MPI_Session_create_errhandler(real_, 1, MPIVET_PC(), f_session_errhandler_fn, f_errhandler, ierr);
 }
 
 #endif
