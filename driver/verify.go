@@ -111,6 +111,9 @@ type exploration struct {
 // far, as incomplete.
 func verify(ctx context.Context, o Options, dir string, replay []explore.Decision) (*report.Report, error) {
 	x, err := newExploration(ctx, o, dir)
+	if err != nil && ctx.Err() != nil { // the layer's build stopped by an interrupt
+		return stoppedBuilding(ctx, o, dir), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +230,7 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 		return nil, err
 	}
 	logMax, _ := ParseSize(o.MaxRecords) // Validate checked it
-	sess, err := launch.Prepare(launch.Options{NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI, LogMax: logMax,
+	sess, err := launch.Prepare(launch.Options{Context: ctx, NP: o.NP, Program: o.Program, Args: o.Args, Launcher: o.Launcher, Timeout: o.Timeout, MPI: o.MPI, LogMax: logMax,
 		Stalled: stall.CannotResume, Notify: notify, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr})
 	if err != nil {
 		return nil, err
@@ -243,6 +246,16 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 func (x *exploration) notStarted() *report.Report {
 	rep := x.report(explore.Stats{}, x.why()+" before the program started: no interleaving was run", "not checked")
 	rep.Seconds = time.Since(x.start).Seconds()
+	return rep
+}
+
+// stoppedBuilding is the report of a verification interrupted while the
+// layer was built: incomplete, nothing run.
+func stoppedBuilding(ctx context.Context, o Options, dir string) *report.Report {
+	x := &exploration{ctx: ctx}
+	rep := report.New(nil, x.why()+" while mpivet's layer was built, before the program started: no interleaving was run")
+	rep.Buffering = "not checked"
+	rep.Program, rep.Args, rep.Ranks, rep.RunDir = o.Program, o.Args, o.NP, dir
 	return rep
 }
 

@@ -38,6 +38,8 @@ import (
 
 // Options say what to run and how.
 type Options struct {
+	// Context, when done, stops what Prepare does (the layer's build).
+	Context  context.Context
 	NP       int
 	Program  string
 	Args     []string
@@ -90,7 +92,11 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := layer.Build(inst.CC, inst.Lib+"\n"+inst.Version, o.Notify)
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b, err := layer.BuildContext(ctx, inst.CC, inst.Lib+"\n"+inst.Version, o.Notify)
 	if err != nil {
 		return nil, err
 	}

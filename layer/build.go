@@ -16,6 +16,7 @@ package layer
 //go:generate go run ../internal/gen ..
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -28,6 +29,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 //go:embed src
@@ -57,6 +59,13 @@ const layout = "manifest-1"
 // place whole, so no one sees half of one, and one killed midway leaves
 // only that directory, which the next build removes.
 func Build(cc, identity string, notify func(string)) (*Built, error) {
+	return BuildContext(context.Background(), cc, identity, notify)
+}
+
+// BuildContext is Build, the compiler stopped when ctx is done (an
+// interrupt): the build is then left unfinished, as a killed one is, and
+// the error says the build was stopped.
+func BuildContext(ctx context.Context, cc, identity string, notify func(string)) (*Built, error) {
 	if notify == nil {
 		notify = func(string) {}
 	}
@@ -95,7 +104,10 @@ func Build(cc, identity string, notify func(string)) (*Built, error) {
 		return nil, fmt.Errorf("cannot create the layer cache: %v", err)
 	}
 	defer os.RemoveAll(tmp)
-	out, err := compile(tmp, cc, names)
+	out, err := compile(ctx, tmp, cc, names)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("the build of mpivet's layer was stopped (%v): nothing was run", context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, keepFailed(cache, key, tmp, err)
 	}
@@ -128,7 +140,7 @@ func buildKey(cc, identity string, names []string) string {
 
 // compile writes the sources into tmp/src and builds the artifacts into
 // tmp/out, which it returns.
-func compile(tmp, cc string, names []string) (string, error) {
+func compile(ctx context.Context, tmp, cc string, names []string) (string, error) {
 	src, out := filepath.Join(tmp, "src"), filepath.Join(tmp, "out")
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return "", err
@@ -142,8 +154,12 @@ func compile(tmp, cc string, names []string) (string, error) {
 		}
 	}
 	run := func(name string, args ...string) error {
-		cmd := exec.Command(name, args...)
+		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Dir = src
+		// stopped with the compilers the wrapper started (a group of its own)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = time.Second
 		res, err := cmd.CombinedOutput()
 		if err != nil {
 			line := name + " " + strings.Join(args, " ")

@@ -1,12 +1,15 @@
 package layer
 
 import (
+	"context"
 	"debug/elf"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeWrapper writes a compiler "wrapper" script into a directory of its
@@ -93,5 +96,28 @@ func TestBuildFailureKept(t *testing.T) {
 	}
 	if again, _ := filepath.Glob(filepath.Join(cache, "failed-*")); len(again) != 1 {
 		t.Errorf("after a second failed build, %d kept directories, want 1: %v", len(again), again)
+	}
+}
+
+// A build whose context is done (an interrupt) stops its compiler, and the
+// compilers the wrapper started, at once: the error says it was stopped,
+// and no failed build is kept.
+func TestBuildStopped(t *testing.T) {
+	// a "wrapper" whose compiler (a child of its own) would take a minute
+	cc := fakeWrapper(t, `case "$*" in *-shared*) sleep 60 & wait;; esac`)
+	cache := t.TempDir()
+	t.Setenv("MPIVET_CACHE", cache)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted (SIGINT)")) })
+	start := time.Now()
+	_, err := BuildContext(ctx, cc, "a compiler that takes a minute", nil)
+	if err == nil || !strings.Contains(err.Error(), "was stopped (interrupted (SIGINT))") {
+		t.Fatalf("the build's error: %v, want it stopped", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the build stopped after %v: its compiler was not stopped", d)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(cache, "failed-*")); len(kept) > 0 {
+		t.Errorf("a stopped build was kept as a failed one: %v", kept)
 	}
 }
