@@ -72,10 +72,12 @@ type Param struct {
 
 // IsBuffer reports whether the parameter is a choice buffer (void*), which
 // Fortran 2008 bindings pass as a descriptor in some MPIs.
-// (The baseptr of MPI_Win_allocate is not one: it is where the call stores
-// the window's address, an address-sized integer or a C pointer in Fortran.)
+// (The baseptr of MPI_Win_allocate and the buffer_addr of
+// MPI_Buffer_detach are not: they are where the call stores an address, an
+// address-sized integer or a TYPE(C_PTR) in Fortran, whose mpi_f08 bindings
+// are then *_f08_, not *_f08ts_.)
 func (p Param) IsBuffer() bool {
-	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Name != "baseptr"
+	return p.Base == "void" && p.Ptrs == 1 && !p.Array && p.Name != "baseptr" && p.Name != "buffer_addr"
 }
 
 // IsString reports whether the parameter is a C string (const char *: a

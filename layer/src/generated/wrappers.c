@@ -26978,7 +26978,7 @@ static void mpivet_f_MPI_Buffer_detach(mpivet_ft_MPI_Buffer_detach real_, int f0
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	(void)f08_;
-	void *buffer_addr = f08_ ? MPIVET_F08_PTR(f_buffer_addr) : f_buffer_addr;
+	void *buffer_addr = f_buffer_addr;
 	int c_size = 0, *size = &c_size;
 	uint64_t e_ = mpivet_in_MPI_Buffer_detach(pc_, MPIVET_A(buffer_addr));
 	void *k_[] = {(void *)&buffer_addr, (void *)&size};
@@ -27016,11 +27016,11 @@ void mpi_buffer_detach__(void *f_buffer_addr, void *f_size, MPI_Fint *ierr) __at
 void mpi_buffer_detach(void *f_buffer_addr, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_detach_")));
 void MPI_BUFFER_DETACH(void *f_buffer_addr, void *f_size, MPI_Fint *ierr) __attribute__((alias("mpi_buffer_detach_")));
 
-void MPIVET_F08_BUF(mpi_buffer_detach)(void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
+void mpi_buffer_detach_f08_(void *f_buffer_addr, void *f_size, MPI_Fint *ierr)
 {
 	static mpivet_ft_MPI_Buffer_detach real_;
 	if (!real_)
-		real_ = (mpivet_ft_MPI_Buffer_detach)mpivet_next(MPIVET_F08_BUFNAME(mpi_buffer_detach));
+		real_ = (mpivet_ft_MPI_Buffer_detach)mpivet_next("mpi_buffer_detach_f08_");
 	if (!mpivet_should_record()) {
 		real_(f_buffer_addr, f_size, ierr);
 		return;
