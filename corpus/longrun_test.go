@@ -47,7 +47,7 @@ func TestAnalysisBounded(t *testing.T) {
 			if out, err := exec.Command(mpivetBin, "run", "-n", "2", "--dir", filepath.Join(dir, "warm"), bin, "10").CombinedOutput(); err != nil {
 				t.Fatalf("mpivet: %v\n%s", err, out)
 			}
-			lengths := []int{40000, 200000}
+			lengths := []int{40000, 120000}
 			if i > 0 {
 				lengths = lengths[:1]
 			}

@@ -1,6 +1,6 @@
 /* A ring exchange completed with MPI_Waitsome whose messages are tagged
  * with the step they belong to (tag = 2 * step, 2 * step + 1), as
- * time-stepping codes tag their halos: 4 ranks, 200 steps. Every step posts
+ * time-stepping codes tag their halos: 4 ranks, 60 steps. Every step posts
  * the same requests with other tags; the completion orders change nothing
  * the program does next, so the steps share their context (tags are
  * compared relative to each other) and the default run gives a complete
