@@ -4,8 +4,10 @@
  * the same requests with other tags; the completion orders change nothing
  * the program does next, so the steps share their context (tags are
  * compared relative to each other) and the default run gives a complete
- * verdict in a few interleavings instead of one per Waitsome call.
- * mpivet: np=4 verdict=ok atmost=12
+ * verdict in a few interleavings instead of one per Waitsome call. (Under
+ * MPICH only: the contexts are the explorer's, the same for every MPI;
+ * ring_waitsome.c runs under both.)
+ * mpivet: np=4 verdict=ok atmost=12 mpi=mpich
  */
 #include <mpi.h>
 #include <stdio.h>
