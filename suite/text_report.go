@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,21 +17,22 @@ import (
 // kind, its run directory), the launches not verified with their reason,
 // then the totals and the suite's verdict.
 func (s *Suite) PrintText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "\n== mpivet suite: %s, %d %s ==\n", report.Printable(s.Dir), len(s.Results),
+	var ew bytes.Buffer // the summary is small: written at once, its one error returned
+	fmt.Fprintf(&ew, "\n== mpivet suite: %s, %d %s ==\n", report.Printable(s.Dir), len(s.Results),
 		check.Plural(len(s.Results), "launch", "launches"))
 	for i := range s.Results {
-		s.Results[i].printText(ew)
+		s.Results[i].printText(&ew)
 	}
 	t := s.Totals
-	fmt.Fprintf(ew, "\ntotals: %d %s: %d ok, %d error, %d incomplete, %d mpivet failed, %d not verified; %d %s, %d %s",
+	fmt.Fprintf(&ew, "\ntotals: %d %s: %d ok, %d error, %d incomplete, %d mpivet failed, %d not verified; %d %s, %d %s",
 		t.Launches, check.Plural(t.Launches, "launch", "launches"), t.OK, t.Error, t.Incomplete, t.Failed, t.NotVerified,
 		t.Errors, check.Plural(t.Errors, "error", "errors"), t.Warnings, check.Plural(t.Warnings, "warning", "warnings"))
 	if len(t.Kinds) > 0 {
-		fmt.Fprintf(ew, " (%s)", KindList(t.Kinds))
+		fmt.Fprintf(&ew, " (%s)", KindList(t.Kinds))
 	}
-	fmt.Fprintf(ew, "\nverdict: %s\n", s.Verdict)
-	return ew.err
+	fmt.Fprintf(&ew, "\nverdict: %s\n", s.Verdict)
+	_, err := w.Write(ew.Bytes())
+	return err
 }
 
 func (r *Result) printText(w io.Writer) {
@@ -87,19 +89,4 @@ func (s *Suite) PrintJSON(w io.Writer) error {
 	}
 	_, err = w.Write(append(data, '\n'))
 	return err
-}
-
-// errWriter keeps the first error of its writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return len(p), nil
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, nil
 }
