@@ -473,27 +473,35 @@ func kill(pid int, done <-chan error) error {
 // run directory.
 const launchedVar = "MPIVET_LAUNCHED"
 
-// killStrays kills any process of this run that is still alive on this host:
-// ranks whose launcher lost track of them, found by their log files and
-// recognised by MPIVET_DIR in their environment, so a recycled pid is never
-// hit; and the processes the MPI spawned for the program (MPI_Comm_spawn),
-// which have no log and live in process groups of the MPI's own
-// (killLaunched).
+// killStrays kills any process of this run that is still alive on this
+// host, other than mpivet: ranks whose launcher lost track of them
+// (MPIVET_DIR in their environment), and every process the launcher
+// started, the ones the MPI spawned for the program (MPI_Comm_spawn)
+// included, which have no record and live in process groups of the MPI's
+// own (launchedVar). Processes are recognised by their environment, so a
+// recycled pid is never hit; those of other users cannot be read, and are
+// not of the run.
 func killStrays(dir string) {
-	killLaunched(dir)
-	host, _ := os.Hostname()
-	logs, _ := filepath.Glob(filepath.Join(dir, "p."+host+".*.log"))
-	for _, l := range logs {
-		base := strings.TrimSuffix(filepath.Base(l), ".log")
-		pid, err := strconv.Atoi(base[strings.LastIndex(base, ".")+1:])
-		if err != nil || pid <= 0 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	marks := [][]byte{[]byte(launchedVar + "=" + dir + "\x00"), []byte("MPIVET_DIR=" + dir + "\x00")}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
 			continue
 		}
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if err != nil || !bytes.Contains(env, []byte("MPIVET_DIR="+dir+"\x00")) {
+		if err != nil {
 			continue
 		}
-		syscall.Kill(pid, syscall.SIGKILL)
+		for _, m := range marks {
+			if bytes.HasPrefix(env, m) || bytes.Contains(env, append([]byte{0}, m...)) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
 	}
 }
 
@@ -599,25 +607,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// killLaunched kills the processes on this host whose environment says
-// that the launcher of run dir started them (launchedVar), other than
-// mpivet. Processes of other users cannot be read, and are not of the run.
-func killLaunched(dir string) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	mark := []byte(launchedVar + "=" + dir + "\x00")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if err == nil && (bytes.HasPrefix(env, mark) || bytes.Contains(env, append([]byte{0}, mark...))) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
 }
