@@ -38,7 +38,16 @@ func (out output) trails() bool { return out.html != "" || out.sarif != "" }
 // can be written: a path that is not a directory, in a directory that
 // exists and can be written in.
 func (out output) check() error {
-	for _, f := range []struct{ flag, path string }{{"json", out.json}, {"html", out.html}, {"sarif", out.sarif}} {
+	return filesWritable([]flagFile{{"json", out.json}, {"html", out.html}, {"sarif", out.sarif}})
+}
+
+// flagFile is a file a flag names ("" when not given).
+type flagFile struct{ flag, path string }
+
+// filesWritable checks that each file given can be written (writable),
+// and says which flag names one that cannot.
+func filesWritable(fs []flagFile) error {
+	for _, f := range fs {
 		if f.path == "" {
 			continue
 		}

@@ -55,15 +55,7 @@ func suiteOutputFlags(fs *pflag.FlagSet, out *suite.Outputs) {
 // suiteOutputsWritable checks that the suite's reports can be written
 // where out says.
 func suiteOutputsWritable(out suite.Outputs) error {
-	for _, f := range []struct{ flag, path string }{{"json", out.JSON}, {"sarif", out.SARIF}, {"html", out.HTML}, {"junit", out.JUnit}} {
-		if f.path == "" {
-			continue
-		}
-		if err := writable(f.path); err != nil {
-			return fmt.Errorf("--%s %s: %v", f.flag, f.path, err)
-		}
-	}
-	return nil
+	return filesWritable([]flagFile{{"json", out.JSON}, {"sarif", out.SARIF}, {"html", out.HTML}, {"junit", out.JUnit}})
 }
 
 // suiteReport writes the reports of the suite in dir (the summary to
