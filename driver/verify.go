@@ -252,8 +252,7 @@ func (x *exploration) notStarted() *report.Report {
 // stoppedBuilding is the report of a verification interrupted while the
 // layer was built: incomplete, nothing run.
 func stoppedBuilding(ctx context.Context, o Options, dir string) *report.Report {
-	x := &exploration{ctx: ctx}
-	rep := report.New(nil, x.why()+" while mpivet's layer was built, before the program started: no interleaving was run")
+	rep := report.New(nil, interruption(ctx)+" while mpivet's layer was built, before the program started: no interleaving was run")
 	rep.Buffering = "not checked"
 	rep.Program, rep.Args, rep.Ranks, rep.RunDir = o.Program, o.Args, o.NP, dir
 	return rep
@@ -404,16 +403,21 @@ func (x *exploration) errors() bool {
 // why says what cut the verification short: the context's cause (an
 // interrupt), or the time budget; "" if neither did.
 func (x *exploration) why() string {
-	if err := x.ctx.Err(); err != nil {
-		if cause := context.Cause(x.ctx); cause != nil && cause != err {
-			return cause.Error()
-		}
-		return "interrupted"
+	if x.ctx.Err() != nil {
+		return interruption(x.ctx)
 	}
 	if !x.deadline.IsZero() && !time.Now().Before(x.deadline) {
 		return fmt.Sprintf("stopped at the time budget (%s)", x.budgetName())
 	}
 	return ""
+}
+
+// interruption says what ended ctx (done): its cause, or "interrupted".
+func interruption(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return cause.Error()
+	}
+	return "interrupted"
 }
 
 // notReplayableNote explains the alternatives left out because replays
