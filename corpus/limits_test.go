@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -152,13 +151,16 @@ func TestInterruptBounded(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// started, records growing: far more than 0.5 s can read. The ranks
-		// record as fast as they run: wait for 12 s of their CPU time (8 s
-		// of an idle machine's wall clock), however loaded the machine is.
+		// started, records growing: far more than 0.5 s can read. The
+		// ranks record as fast as they run, however loaded the machine:
+		// wait until their logs hold 512 MiB (16 s on a loaded 2-core
+		// machine; read whole, on a quiet one, in 2 s or more).
 		abs, _ := filepath.Abs(dir)
-		for end := time.Now().Add(60 * time.Second); cpuSeconds(processesOf(abs)) < 12 && time.Now().Before(end); {
+		began := time.Now()
+		for end := began.Add(120 * time.Second); recordedBytes(abs) < 512<<20 && time.Now().Before(end); {
 			time.Sleep(250 * time.Millisecond)
 		}
+		t.Logf("%d MiB recorded in %v", recordedBytes(abs)>>20, time.Since(began).Round(10*time.Millisecond))
 		sent := time.Now()
 		cmd.Process.Signal(syscall.SIGINT)
 		done := make(chan error, 1)
@@ -195,22 +197,16 @@ func underEachMPISource(t *testing.T, src string, f func(t *testing.T, bin, dir 
 	}
 }
 
-// cpuSeconds is the CPU time the processes pids have used so far.
-func cpuSeconds(pids []int) float64 {
-	var ticks int64
-	for _, pid := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// fields after the command's closing parenthesis: state is the 3rd
-		// field, utime and stime the 14th and 15th
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 12 {
-			u, _ := strconv.ParseInt(f[11], 10, 64)
-			st, _ := strconv.ParseInt(f[12], 10, 64)
-			ticks += u + st
+// recordedBytes is what the ranks' logs in the run directory dir hold
+// (written blocks: a log's file is created at its full bound).
+func recordedBytes(dir string) int64 {
+	var n int64
+	logs, _ := filepath.Glob(filepath.Join(dir, "p.*.log"))
+	for _, l := range logs {
+		var st syscall.Stat_t
+		if syscall.Stat(l, &st) == nil {
+			n += st.Blocks * 512
 		}
 	}
-	return float64(ticks) / 100 // USER_HZ
+	return n
 }
