@@ -73,7 +73,7 @@ func (x *exploration) budgetName() string {
 // bounds are the bounds the exploration runs within, for the report.
 func (x *exploration) bounds(maxInterleavings int) *report.Bounds {
 	return &report.Bounds{MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, CompletionOrders: x.o.CompletionOrders,
-		MaxInterleavings: maxInterleavings, Budget: x.budget.Seconds(), BudgetRule: x.budgetRule}
+		Explore: x.o.Explore, MaxInterleavings: maxInterleavings, Budget: x.budget.Seconds(), BudgetRule: x.budgetRule}
 }
 
 // siteKinds name the kinds of nondeterministic events in reports.
@@ -90,7 +90,7 @@ func (x *exploration) sites(st []explore.SiteStats) []report.Site {
 		}
 		rs := report.Site{Location: loc, Call: s.Call, Kind: siteKinds[s.Kind], Ranks: s.Ranks, Events: s.Events, Run: s.Run,
 			Unchecked: s.Unchecked, Known: s.Queued, Bounded: s.Pruned, Equivalent: s.Equivalent,
-			NotReplayable: s.NotReplayable}
+			NotReplayable: s.NotReplayable, Library: s.Library}
 		if rs.Call == "" {
 			rs.Call = "(" + rs.Kind + ")" // a poll's record is brief: the call is not known
 		}

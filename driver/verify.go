@@ -309,7 +309,7 @@ func (x *exploration) report(stats explore.Stats, stopped, buffering string) *re
 	rep.Interleavings = stats.Interleavings
 	rep.Coverage = report.Coverage{Done: stats.Interleavings, Queued: stats.Queued, Infeasible: stats.Infeasible,
 		Diverged: stats.Diverged, TimedOut: stats.TimedOut, Events: stats.Events, Explored: stats.Explored, Pruned: stats.Pruned,
-		Equivalent: stats.Equivalent, NotReplayable: stats.NotReplayable, Sites: x.siteCov}
+		Equivalent: stats.Equivalent, NotReplayable: stats.NotReplayable, Library: stats.Library, Sites: x.siteCov}
 	rep.Bounds = x.bound
 	rep.Trails = x.trails
 	if x.supp != nil {
@@ -339,7 +339,8 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	x.bound = x.bounds(most)
 	stats := explore.Explore(first, x.once, explore.Options{MaxInterleavings: most,
 		MixingBound: x.o.MixingBound, OrderBound: x.o.OrderBound, FirstError: x.o.FirstError, Progress: show, Done: x.prune,
-		Parallel: x.parallel(), ReduceOrders: x.o.CompletionOrders != "all", Budget: x.left(), BudgetName: x.budgetName()})
+		Parallel: x.parallel(), ReduceOrders: x.o.CompletionOrders != "all", Budget: x.left(), BudgetName: x.budgetName(),
+		Library: libraryRule(x.o.Explore, x.sess.Program, workingDir())})
 	x.siteCov = x.sites(stats.Sites)
 	if x.o.Progress != nil {
 		x.o.Progress.Done()
@@ -361,6 +362,9 @@ func (x *exploration) explore(first *explore.Interleaving) explore.Stats {
 	}
 	if stats.NotReplayable > 0 {
 		x.notes = append(x.notes, notReplayableNote(stats.NotReplayable))
+	}
+	if n := libraryNote(stats); n != "" {
+		x.notes = append(x.notes, n)
 	}
 	if stats.RuledOut > 0 || stats.Buffered > 0 {
 		x.notes = append(x.notes, slackNote(stats))

@@ -144,7 +144,13 @@ type Options struct {
 	// context only if that one changed the calls that follow (orders.go).
 	ReduceOrders bool
 	FirstError   bool // stop at the first interleaving with errors
-	Progress     func(Progress)
+	// Library, if set, reports whether a call site's module is an
+	// installed library (not the program's own code): the other outcomes
+	// of events at its sites are not explored, and are counted
+	// (SiteStats.Library, Stats.Library) instead. Python lines are always
+	// the program's.
+	Library  func(module string) bool
+	Progress func(Progress)
 	// Done is told when the search below a replay is over: its records,
 	// which the replays below it compare themselves with, are no longer
 	// needed.
@@ -187,8 +193,11 @@ type Stats struct {
 	// NotReplayable counts the alternatives left out because replays
 	// diverged at a place they must repeat (timing.go).
 	NotReplayable int
-	Complete      bool   // every outcome was covered (within the mixing bound)
-	Stopped       string // why not, otherwise
+	// Library counts the alternatives not explored because their call
+	// site is in an installed library (Options.Library).
+	Library  int
+	Complete bool   // every outcome was covered (within the mixing bound)
+	Stopped  string // why not, otherwise
 }
 
 type explorer struct {
@@ -217,6 +226,9 @@ type explorer struct {
 	places       map[placeKey]*place
 	timing       []string
 	unreplayable int
+	// library counts the alternatives at sites in installed libraries,
+	// not explored (Options.Library)
+	library int
 	// the replays planned and not run yet, one level per interleaving
 	// being explored (the deepest last), and those run ahead of their
 	// turn (parallel.go)
@@ -267,7 +279,7 @@ func (x *explorer) halt(reason string) bool {
 // depth of the search (plus at most one level per call site) times the
 // wildcard events, not with the runs.
 func Explore(first *Interleaving, run Runner, o Options) Stats {
-	x := &explorer{o: o, run: run, start: time.Now(), n: 1}
+	x := &explorer{o: o, run: run, start: time.Now(), n: 1, sites: sites{library: o.Library}}
 	defer x.drain()
 	x.prog.Done = 1
 	x.count(first)
@@ -289,7 +301,7 @@ func Explore(first *Interleaving, run Runner, o Options) Stats {
 	return Stats{Interleavings: x.n, Infeasible: x.prog.Infeasible, Diverged: x.prog.Diverged, TimedOut: x.prog.TimedOut,
 		Queued: x.queued, RuledOut: x.ruledOut, Buffered: x.buffered, Complete: stop == "", Stopped: stop,
 		Events: x.events, Explored: x.explored, Pruned: x.pruned, Repeated: x.repeated,
-		Equivalent: x.equivalents, Sites: x.sites.list(), NotReplayable: x.unreplayable}
+		Equivalent: x.equivalents, Sites: x.sites.list(), NotReplayable: x.unreplayable, Library: x.library}
 }
 
 func (x *explorer) report() {
@@ -413,6 +425,11 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		x.events++
 		s.site = x.sites.of(p, memo)
 		s.site.Events++
+		if s.site.InLibrary {
+			x.library += len(p.Alts)
+			s.site.Library += len(p.Alts)
+			continue
+		}
 		if p.Wild.Kind == trace.WildAny && x.o.OrderBound >= 0 && orders > x.o.OrderBound {
 			x.pruned += len(p.Alts)
 			s.site.Pruned += len(p.Alts)

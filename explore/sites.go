@@ -41,6 +41,10 @@ type SiteStats struct {
 	// forced match, at a place they must repeat (timing.go)
 	NotReplayable int
 	Queued        int // known, not run: the search stopped (budget, --max-interleavings, interrupt)
+	// InLibrary: the site is in an installed library (Options.Library),
+	// and Library counts the outcomes of its events not explored so.
+	InLibrary bool
+	Library   int
 	// Space is the size of the site's space of outcomes in the first run,
 	// where it can be computed: for wildcard receives and probes, the orders
 	// in which the messages they matched could have been matched, per
@@ -63,21 +67,31 @@ type SiteStats struct {
 // return address and its offset in the file (address-space randomisation
 // moves modules, not offsets), or the Python line, or the address.
 func Site(maps []trace.Mapping, pc uint64) string {
-	for _, m := range maps {
-		if pc >= m.Start && pc < m.End {
-			if m.Py != nil {
-				return fmt.Sprintf("%s:%d", m.Py.File, m.Py.Line)
-			}
-			return fmt.Sprintf("%s+%#x", m.Path, pc-m.Start+m.Offset)
+	m := mappingOf(maps, pc)
+	switch {
+	case m == nil:
+		return fmt.Sprintf("%#x", pc)
+	case m.Py != nil:
+		return fmt.Sprintf("%s:%d", m.Py.File, m.Py.Line)
+	}
+	return fmt.Sprintf("%s+%#x", m.Path, pc-m.Start+m.Offset)
+}
+
+// mappingOf returns the mapping that holds pc (nil: none).
+func mappingOf(maps []trace.Mapping, pc uint64) *trace.Mapping {
+	for i := range maps {
+		if pc >= maps[i].Start && pc < maps[i].End {
+			return &maps[i]
 		}
 	}
-	return fmt.Sprintf("%#x", pc)
+	return nil
 }
 
 // sites keeps the SiteStats of an exploration.
 type sites struct {
-	by    map[string]*SiteStats
-	order []*SiteStats
+	by      map[string]*SiteStats
+	order   []*SiteStats
+	library func(module string) bool // Options.Library
 }
 
 // siteMemo names the sites of one run's points: a run has few sites and
@@ -102,6 +116,9 @@ func (s *sites) of(p *Point, memo siteMemo) *SiteStats {
 			s.by = map[string]*SiteStats{}
 		}
 		st = &SiteStats{Key: key, Kind: p.Wild.Kind, PC: p.Wild.PC, Maps: p.Proc.Maps}
+		if m := mappingOf(p.Proc.Maps, p.Wild.PC); s.library != nil && m != nil && m.Py == nil {
+			st.InLibrary = s.library(m.Path)
+		}
 		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
 			st.Call = c.Name()
 		}

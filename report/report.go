@@ -82,8 +82,11 @@ type Coverage struct {
 	// NotReplayable: outcomes left out because replays diverged, before
 	// their forced match, at a place they must repeat: the program's
 	// MPI calls depend on timing there.
-	NotReplayable int    `json:"not_replayable,omitempty"`
-	Sites         []Site `json:"sites,omitempty"`
+	NotReplayable int `json:"not_replayable,omitempty"`
+	// Library: outcomes not explored, their call sites being in installed
+	// libraries (--explore=program).
+	Library int    `json:"library,omitempty"`
+	Sites   []Site `json:"sites,omitempty"`
 }
 
 // Site is what the exploration did at one nondeterministic call site: the
@@ -107,6 +110,9 @@ type Site struct {
 	// NotReplayable: left out, replays diverging before they reach them
 	// (Coverage.NotReplayable).
 	NotReplayable int `json:"not_replayable,omitempty"`
+	// Library: not explored, the site being in an installed library
+	// (Coverage.Library).
+	Library int `json:"library,omitempty"`
 	// Space is the size of the site's space of outcomes in the first run, in
 	// decimal ("" not computed): for wildcard receives and probes, the
 	// orders in which their messages could have been matched; for completion
@@ -129,6 +135,9 @@ func (c Coverage) Summary() string {
 	if c.NotReplayable > 0 {
 		s += fmt.Sprintf(", %d not replayable (replays diverge before them)", c.NotReplayable)
 	}
+	if c.Library > 0 {
+		s += fmt.Sprintf(", %d in installed libraries not explored (--explore=all)", c.Library)
+	}
 	return s
 }
 
@@ -138,6 +147,7 @@ type Bounds struct {
 	MixingBound      int     `json:"mixing_bound"`          // -1: none
 	OrderBound       int     `json:"order_bound"`           // -1: none
 	CompletionOrders string  `json:"completion_orders"`     // reduce, all
+	Explore          string  `json:"explore,omitempty"`     // program, all
 	MaxInterleavings int     `json:"max_interleavings"`     // 0: none
 	Budget           float64 `json:"budget_seconds"`        // 0: none
 	BudgetRule       string  `json:"budget_rule,omitempty"` // how the budget was chosen, when not given
@@ -161,6 +171,9 @@ func (b Bounds) String() string {
 	}
 	if b.CompletionOrders == "reduce" {
 		s = append(s, "completion orders replayed once per context where they change no later MPI call (--completion-orders=all replays them all)")
+	}
+	if b.Explore == "program" {
+		s = append(s, "the program's own call sites (--explore=all explores those in installed libraries too)")
 	}
 	if b.MaxInterleavings > 0 {
 		s = append(s, fmt.Sprintf("--max-interleavings %d", b.MaxInterleavings))

@@ -200,8 +200,8 @@ func (c Coverage) printSites(w io.Writer) {
 		if s.Space != "" {
 			space = ShortNumber(s.Space) + " " + s.SpaceNote
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", Printable(s.Location), Printable(s.Call), check.RankList(s.Ranks), s.Events, s.RunCell(),
-			s.Equivalent, s.Bounded, s.KnownCell(), space)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", Printable(s.Location), Printable(s.Call), check.RankList(s.Ranks), s.Events, s.RunCell(),
+			s.Equivalent, s.BoundedCell(), s.KnownCell(), space)
 	}
 	tw.Flush()
 }
@@ -213,6 +213,15 @@ func (s Site) RunCell() string {
 		return fmt.Sprintf("%d (%d unchecked)", s.Run, s.Unchecked)
 	}
 	return fmt.Sprint(s.Run)
+}
+
+// BoundedCell says how many outcomes the bounds cut, and how many were
+// not explored, the site being in an installed library.
+func (s Site) BoundedCell() string {
+	if s.Library > 0 {
+		return fmt.Sprintf("%d (+%d in a library)", s.Bounded, s.Library)
+	}
+	return fmt.Sprint(s.Bounded)
 }
 
 // KnownCell says how many outcomes known were not run, and how many of
