@@ -211,3 +211,44 @@ func TestParallelSitesAndOrders(t *testing.T) {
 		}
 	}
 }
+
+// Sites in an installed library (Options.Library) are not explored: their
+// alternatives are counted, the program's site is explored as before, and
+// a bug behind a library event's alternative is not reached; without
+// Options.Library every combination is.
+func TestLibrarySitesLeftOut(t *testing.T) {
+	bad := func(o []int64) (bool, bool) { return o[7] == 2, false }
+	inLib := func(run Runner) Runner { // event 0 in the program, the others in a library
+		return func(n int, ds []Decision, b *Branch) (*Interleaving, error) {
+			il, err := twoSites(run)(n, ds, b)
+			if err == nil && il.Run != nil {
+				for _, p := range il.Run.Procs {
+					p.Maps = []trace.Mapping{{Start: 0, End: 0x180, Path: "/prog"}, {Start: 0x180, End: 0x1000, Path: "/lib/libx.so"}}
+				}
+			}
+			return il, err
+		}
+	}
+	for _, kind := range []int{trace.WildRecv, trace.WildAny} {
+		run := inLib((&model{n: 8, kind: kind, bad: bad}).run)
+		first, _ := run(1, nil, nil)
+		st := Explore(first, run, Options{MixingBound: -1, OrderBound: -1, FirstError: true, Library: func(m string) bool { return m == "/lib/libx.so" }})
+		// the first run's 7 library events, and the replay's of event 0;
+		// no error found: complete
+		if st.Interleavings != 2 || st.Library != 14 || !st.Complete || len(st.Sites) != 2 {
+			t.Fatalf("kind %d: %d interleavings, %d library outcomes, stopped %q, %d sites", kind, st.Interleavings, st.Library, st.Stopped, len(st.Sites))
+		}
+		for _, s := range st.Sites {
+			lib := s.Key == "/lib/libx.so+0x80"
+			if s.InLibrary != lib || lib && (s.Run != 0 || s.Library != 14 || s.Events != 14) || !lib && (s.Run != 1 || s.Library != 0) {
+				t.Errorf("kind %d: site %s: %+v", kind, s.Key, s)
+			}
+		}
+		run = inLib((&model{n: 8, kind: kind, bad: bad}).run)
+		first, _ = run(1, nil, nil)
+		st = Explore(first, run, Options{MixingBound: -1, OrderBound: -1, FirstError: true})
+		if st.Stopped != "stopped at the first interleaving with errors" || st.Library != 0 {
+			t.Errorf("kind %d, no Library: %d interleavings, %d library outcomes, stopped %q", kind, st.Interleavings, st.Library, st.Stopped)
+		}
+	}
+}
