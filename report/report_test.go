@@ -139,3 +139,25 @@ func TestNotStartedText(t *testing.T) {
 		t.Errorf("exit %d:\n%s", r.ExitCode(), out.String())
 	}
 }
+
+// Outcomes left out at sites in installed libraries are shown in the
+// site's cut-by-bounds cell, the coverage line and the bounds.
+func TestLibraryCoverage(t *testing.T) {
+	s := Site{Bounded: 2, Library: 8}
+	if got := s.BoundedCell(); got != "2 (+8 in a library)" {
+		t.Errorf("cell %q", got)
+	}
+	if got := (Site{Bounded: 2}).BoundedCell(); got != "2" {
+		t.Errorf("cell without a library %q", got)
+	}
+	c := Coverage{Done: 1, Events: 8, Library: 8, Sites: []Site{s}}
+	if got := c.Summary(); !strings.HasSuffix(got, ", 8 in installed libraries not explored (--explore=all)") {
+		t.Errorf("summary %q", got)
+	}
+	if got := (Bounds{Explore: "program"}).String(); !strings.Contains(got, "the program's own call sites (--explore=all explores those in installed libraries too)") {
+		t.Errorf("bounds %q", got)
+	}
+	if got := (Bounds{Explore: "all"}).String(); strings.Contains(got, "--explore") {
+		t.Errorf("bounds with --explore=all %q", got)
+	}
+}
