@@ -156,7 +156,7 @@ var options = []option{
 	{field: func(o *Options) any { return &o.CompletionOrders }, flag: "completion-orders", def: "reduce", choices: []string{"reduce", "all"}, runOnly: true,
 		usage: "Waitany, Waitsome, Testany, Testsome: `reduce`: replay one other order per call site and context, and the others only if it changed the MPI calls that follow; all: replay every order the bounds allow"},
 	{field: func(o *Options) any { return &o.Explore }, flag: "explore", def: "program", choices: []string{"program", "all"}, runOnly: true,
-		usage: "whose nondeterminism to explore: `program`: the call sites of the program's own code (the executable, and the libraries under its directory or the working directory), those in installed libraries (every other shared library, e.g. PETSc's) run as they happen and are counted in the report; all: those in installed libraries too"},
+		usage: "whose nondeterminism to explore: `program`: the call sites of the program's own code (the executable, and the libraries under its directory, its prefix or the working directory), those in installed libraries (every other shared library, e.g. PETSc's) run as they happen and are counted in the report; all: those in installed libraries too"},
 	{field: func(o *Options) any { return &o.MixingBound }, flag: "mixing-bound", def: -1, least: &least{-1, "-1 (all)"}, runOnly: true,
 		usage: "bounded mixing: below a forced match, explore at most `K` further levels of alternatives (-1: all; 0: one deviation per replay, linear in the wildcard events)"},
 	{field: func(o *Options) any { return &o.OrderBound }, flag: "order-bound", least: &least{-1, "-1 (every order)"}, runOnly: true,
