@@ -367,6 +367,14 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		r->active = brings;
 		aux = &r->aux;
 	}
+	/* A blocking collective's clocks travel on a nonblocking one waited
+	 * for at once where ranks sleep in their waits: MPICH's blocking
+	 * collectives poll, and with more ranks than cores the members that
+	 * arrive first spin until the last is scheduled. */
+	MPI_Request now;
+	int wait_now = !aux && mpivet_wait_sleep;
+	if (wait_now)
+		aux = &now;
 	uint64_t *out = in + pbn;
 	memcpy(in, clk, pbn * 8);
 	memcpy(out, clk, pbn * 8);
@@ -377,6 +385,8 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		aux ? PMPI_Ireduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh, aux) : PMPI_Reduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, root, s->sh);
 	else
 		aux ? PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, aux) : PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
+	if (wait_now)
+		mpivet_pmpi_Wait(aux, MPI_STATUS_IGNORE), aux = NULL;
 	if (!aux && brings)
 		ck_merge(in);
 }

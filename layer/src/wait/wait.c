@@ -21,7 +21,8 @@
  * and nonblocking kinds between ranks, and the workloads measured have
  * none: docs/design/parallel-replays.md), and the MPI's own waits in MPI_Init and MPI_Finalize. The
  * layer's own collective at MPI_Finalize, where every rank waits for the
- * slowest before the MPI's, is waited here.
+ * slowest before the MPI's, is waited here, and so is the clock
+ * synchronisation of a blocking collective (clocks/events.c).
  */
 #define _GNU_SOURCE
 #include "wait.h"
