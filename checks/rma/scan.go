@@ -61,6 +61,8 @@ type access struct {
 	atomic bool   // an accumulate-class operation
 	op     string // its operation, for accumulates
 	typ    string // the target datatype, if predefined
+	elem   string // the one basic type of the target datatype's type map ("": several, or not known)
+	esize  int64  // its extent: the stride of its elements (0: not recorded)
 	excl   bool   // in an exclusive lock epoch
 	lock   bool   // in a passive-target epoch
 	gen    int
@@ -70,6 +72,7 @@ type access struct {
 	doneVC int   // its origin's clock when it completed
 	fence  int   // in a fence epoch: the origin's fences on the window before it (0: not in one)
 	start  *call // in a PSCW access epoch: its MPI_Win_start
+	again  *call // the first repeat of it left out (repeated): a Put repeated in one epoch races with itself
 }
 
 // exposure is an exposure epoch of a target, named by the call that opened
