@@ -204,6 +204,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 	if s.repeated(e, a) {
 		return
 	}
+	if n := c.Name(); (n == "MPI_Rget" || n == "MPI_Rget_accumulate") && c.Returned {
+		s.rgets[[2]uint64{uint64(p.Rank), c.Word("request")}] = a
+	}
 	e.pending = append(e.pending, a)
 	s.accesses = append(s.accesses, a)
 	s.addSync(p, sync{at: cl.idx, kind: syncAccess, access: a})

@@ -2,8 +2,11 @@ package rma
 
 import (
 	"fmt"
+	"strings"
 
+	"mpivet/api"
 	"mpivet/check"
+	"mpivet/trace"
 )
 
 // Operations of one origin on the same target are not ordered with one
@@ -14,7 +17,9 @@ import (
 // complete or flush (of its target, or flush_all) that closes it; a
 // flush_local, or flush_local_all, completes at the target only the
 // operations whose result it delivers (a Get, the fetching accumulates:
-// their data could not arrive before the target was read). Accumulates of
+// their data could not arrive before the target was read), and so does the
+// completion of an MPI_Rget's or MPI_Rget_accumulate's request, for the
+// operations of its origin. Accumulates of
 // one origin to the same elements of the same basic type are ordered, in
 // program order, by default (the window's accumulate_ordering info is
 // "rar,raw,war,waw" unless the program sets it), whatever their operations.
@@ -29,7 +34,40 @@ func sameOriginRace(a, b *access) bool {
 	if b.idx < a.idx {
 		a, b = b, a
 	}
-	return a.done == nil || a.done.idx > b.idx
+	complete := a.done != nil && a.done.idx < b.idx || a.fetched > 0 && a.fetched <= b.idx
+	return !complete
+}
+
+// fetched notes the MPI_Rget and MPI_Rget_accumulate requests that
+// completion call c (index idx among the rank's calls) completed: those it
+// set to MPI_REQUEST_NULL.
+func (s *scan) fetched(p *trace.Process, c *trace.Call, idx int) {
+	var in, out []uint64
+	for i, f := range c.Def.In {
+		switch f.Name {
+		case "request":
+			in = []uint64{c.In(i)}
+		case "array_of_requests":
+			in = c.InWords(i)
+		}
+	}
+	for i, f := range c.Def.Out {
+		if f.Handle == "request" && strings.HasSuffix(f.Name, "_out") {
+			if f.Kind == api.FHandles {
+				out = c.OutWords(i)
+			} else {
+				out = []uint64{c.Out(i)}
+			}
+		}
+	}
+	null, _ := p.Const("MPI_REQUEST_NULL")
+	for j, h := range in {
+		k := [2]uint64{uint64(p.Rank), h}
+		if a := s.rgets[k]; a != nil && j < len(out) && h != null && out[j] == null {
+			a.fetched = idx + 1
+			delete(s.rgets, k)
+		}
+	}
 }
 
 // repeatRaces reports the Puts (and accumulates of no one basic type)

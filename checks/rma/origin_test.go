@@ -45,6 +45,21 @@ func (k *rank) ints(name string, target, disp, n int, extra map[string]any) {
 	k.typed(name, target, disp, int_, extra, 0, uint64(4*n), int_, 4)
 }
 
+// request logs a request-based operation of one int at disp, returning
+// its request req.
+func (k *rank) request(name string, disp int, req uint64) {
+	int_ := tracetest.Consts["MPI_INT"]
+	in := map[string]any{"target_rank": 0, "target_disp": disp, "target_count": 1, "win": win,
+		"target_datatype": int_, "origin_count": 1}
+	off := k.call(name, in, map[string]any{"request": req})
+	k.l.Meta(api.MetaRMA, off, 0, 4, 0, 4, 0, int_, 4)
+}
+
+// wait logs MPI_Wait completing req.
+func (k *rank) wait(req uint64) {
+	k.call("MPI_Wait", map[string]any{"request": req}, map[string]any{"request_out": tracetest.Consts["MPI_REQUEST_NULL"]})
+}
+
 // pair runs steps on ranks 0 and 1 (rank 1 the origin of the cases below).
 func pair(t *testing.T, steps func(r int, k *rank)) []check.Finding {
 	var ps []*trace.Process
@@ -134,6 +149,18 @@ func TestOriginRaces(t *testing.T) {
 		{"an accumulate repeated", []func(k *rank){
 			func(k *rank) { k.ints("MPI_Accumulate", 0, 2, 1, sum) },
 			func(k *rank) { k.pc -= 0x10; k.ints("MPI_Accumulate", 0, 2, 1, sum) }}, ""},
+		{"rget, wait, put", []func(k *rank){
+			func(k *rank) { k.request("MPI_Rget", 2, 0x9100) },
+			func(k *rank) { k.wait(0x9100) },
+			func(k *rank) { k.ints("MPI_Put", 0, 2, 1, nil) }}, ""},
+		{"rget, put, wait", []func(k *rank){
+			func(k *rank) { k.request("MPI_Rget", 2, 0x9100) },
+			func(k *rank) { k.ints("MPI_Put", 0, 2, 1, nil) },
+			func(k *rank) { k.wait(0x9100) }}, "rma-race"},
+		{"rput, wait, get", []func(k *rank){
+			func(k *rank) { k.request("MPI_Rput", 2, 0x9100) },
+			func(k *rank) { k.wait(0x9100) },
+			func(k *rank) { k.ints("MPI_Get", 0, 2, 1, nil) }}, "rma-race"},
 		{"4 ints as one contiguous type, ints", []func(k *rank){
 			func(k *rank) { k.typed("MPI_Accumulate", 0, 0, derived, sum, 0, 16, int_, 4, 0, 16) },
 			func(k *rank) { k.ints("MPI_Accumulate", 0, 1, 2, sum) }}, ""},
