@@ -14,15 +14,15 @@ import (
 // bytes, two Puts, a Put and an accumulate, accumulates of different basic
 // types or element boundaries are conflicting accesses until the first is
 // complete at the target. What completes it there: the fence, unlock,
-// complete or flush (of its target, or flush_all) that closes it; a
+// complete or flush (of its target, or flush_all) that closes it. A
 // flush_local, or flush_local_all, completes at the target only the
 // operations whose result it delivers (a Get, the fetching accumulates:
-// their data could not arrive before the target was read), and so does the
-// completion of an MPI_Rget's or MPI_Rget_accumulate's request, for the
-// operations of its origin. Accumulates of
-// one origin to the same elements of the same basic type are ordered, in
-// program order, by default (the window's accumulate_ordering info is
-// "rar,raw,war,waw" unless the program sets it), whatever their operations.
+// their data could not arrive before the target was read), and so does,
+// for the later operations of its origin, the completion of an MPI_Rget's
+// or MPI_Rget_accumulate's request. Accumulates of one origin to the same
+// elements of the same basic type are ordered, in program order, whatever
+// their operations (the window's accumulate_ordering info is
+// "rar,raw,war,waw" unless the program sets it; it is not read).
 
 // sameOriginRace reports whether a and b, of one origin, race: one writes,
 // they are not accumulates of the same elements, and the first in program
