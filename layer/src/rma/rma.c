@@ -51,6 +51,8 @@ static void span(int count, MPI_Datatype type, int64_t *lb, int64_t *len)
 struct blocks {
 	int n, full;
 	int64_t off[MAX_BLOCKS], len[MAX_BLOCKS];
+	MPI_Datatype elem; /* the basic type of the elements visited (MPI_DATATYPE_NULL: none yet) */
+	int mixed;         /* of several */
 };
 
 static int add(struct blocks *b, int64_t off, int64_t len)
@@ -76,8 +78,12 @@ static int visit(void *ctx, MPI_Datatype t, int64_t disp)
 	if (k == MPIVET_TYPE_UNKNOWN)
 		return ((struct blocks *)ctx)->full = 1;
 	if (k == MPIVET_TYPE_BASIC) {
+		struct blocks *b = ctx;
 		int size = 0;
 		PMPI_Type_size(t, &size);
+		if (b->elem != MPI_DATATYPE_NULL && b->elem != t)
+			b->mixed = 1;
+		b->elem = t;
 		return add(ctx, disp, size);
 	}
 	int r = 0;
@@ -129,17 +135,19 @@ void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount
 	int64_t v[MPIVET_RMA_WORDS];
 	span(tcount, ttype, &v[MPIVET_RMA_TARGET_LB], &v[MPIVET_RMA_TARGET_SPAN]);
 	span(ocount, otype, &v[MPIVET_RMA_ORIGIN_LB], &v[MPIVET_RMA_ORIGIN_SPAN]);
-	struct blocks b = {0};
+	struct blocks b = {.elem = MPI_DATATYPE_NULL};
 	struct mpivet_type_parts p;
 	MPI_Datatype elem = MPI_DATATYPE_NULL;
 	MPI_Aint elb = 0, eext = 0;
 	if (tcount > 0 && ttype != MPI_DATATYPE_NULL) {
 		int k = mpivet_type_open(ttype, &p);
+		elem = k == MPIVET_TYPE_BASIC ? ttype : MPI_DATATYPE_NULL;
 		if (k == MPIVET_TYPE_DERIVED) {
 			mpivet_type_close(&p);
 			type_blocks(tcount, ttype, &b);
+			/* every element visited: their type; else from the construction */
+			elem = b.full ? basic(ttype, 0) : b.mixed ? MPI_DATATYPE_NULL : b.elem;
 		}
-		elem = basic(ttype, 0);
 		if (elem != MPI_DATATYPE_NULL && PMPI_Type_get_extent(elem, &elb, &eext) != MPI_SUCCESS)
 			elem = MPI_DATATYPE_NULL, eext = 0;
 	}
