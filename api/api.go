@@ -660,9 +660,11 @@ const (
 // (generated/format.h): for a communication call (MPI_Put ...), the target
 // bytes its target datatype touches, relative to the target displacement in
 // bytes (true lower bound, then the span: (count-1) x extent + true extent),
-// and the same for the origin buffer, relative to its address, then, for a
-// derived target datatype of at most 32 blocks of bytes, their number and
-// (offset, length) pairs relative to the same displacement; for
+// and the same for the origin buffer, relative to its address, then the
+// number of blocks of bytes of a derived target datatype of at most 32 of
+// them (0: a predefined one, or more) and their (offset, length) pairs
+// relative to the same displacement, then the handle of the one basic type
+// of the target type map (0: several) and its extent; for
 // MPI_Win_post and MPI_Win_start, the group's size and its members as ranks
 // of MPI_COMM_WORLD.
 const (

@@ -50,7 +50,8 @@ func (s *scan) epochCall(cl call, e *epochs) {
 		w.fences[p.Rank] = append(w.fences[p.Rank], &cl)
 		s.openers[[2]uint64{uint64(p.Rank), c.Offset}] = exposure{w: w, fence: len(w.fences[p.Rank])}
 		s.addSync(p, sync{at: cl.idx, kind: syncColl, id: fmt.Sprintf("w:%s#fence%d", w.key, len(w.fences[p.Rank])), members: w.members})
-	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all":
+	case "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
+		"MPI_Win_flush_local", "MPI_Win_flush_local_all":
 		s.passive(cl, e)
 	case "MPI_Win_post":
 		s.post(cl, e)
@@ -110,7 +111,25 @@ func (s *scan) passive(cl call, e *epochs) {
 			t = target()
 		}
 		e.complete(cl, func(a *access) bool { return a.lock && (all || a.target == t) })
+	case "MPI_Win_flush_local", "MPI_Win_flush_local_all":
+		// complete at the origin only: at the target too for the
+		// operations whose result it delivers (origin.go)
+		all := name == "MPI_Win_flush_local_all"
+		t := -1
+		if !all {
+			t = target()
+		}
+		e.complete(cl, func(a *access) bool { return a.lock && (all || a.target == t) && fetches(a.c.Name()) })
 	}
+}
+
+// fetches reports whether an operation delivers a result read at the target.
+func fetches(name string) bool {
+	switch name {
+	case "MPI_Get", "MPI_Rget", "MPI_Get_accumulate", "MPI_Rget_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap":
+		return true
+	}
+	return false
 }
 
 // w is the window of the epochs (a method for symmetry of reading).
@@ -184,6 +203,9 @@ func (s *scan) communicate(cl call, e *epochs) {
 	}
 	if s.repeated(e, a) {
 		return
+	}
+	if n := c.Name(); (n == "MPI_Rget" || n == "MPI_Rget_accumulate") && c.Returned {
+		s.rgets[[2]uint64{uint64(p.Rank), c.Word("request")}] = a
 	}
 	e.pending = append(e.pending, a)
 	s.accesses = append(s.accesses, a)

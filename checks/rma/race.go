@@ -25,12 +25,6 @@ func (s *scan) bytes(a *access) {
 	}
 	a.lo = disp + int64(ws[api.RMATargetLB])
 	a.hi = a.lo + int64(ws[api.RMATargetSpan])
-	if rest := ws[api.RMAWords:]; len(rest) > 0 && uint64(len(rest)) >= 1+2*rest[0] {
-		for i := uint64(0); i < rest[0]; i++ {
-			off := disp + int64(rest[1+2*i])
-			a.blocks = append(a.blocks, [2]int64{off, off + int64(rest[2+2*i])})
-		}
-	}
 	name := c.Name()
 	tf := "target_datatype"
 	if !c.HasField(tf) {
@@ -38,6 +32,19 @@ func (s *scan) bytes(a *access) {
 	}
 	if ns := p.Consts[c.Word(tf)]; len(ns) > 0 {
 		a.typ = ns[0]
+	}
+	a.elem = a.typ
+	if rest := ws[api.RMAWords:]; len(rest) > 0 && uint64(len(rest)) >= 1+2*rest[0] {
+		for i := uint64(0); i < rest[0]; i++ {
+			off := disp + int64(rest[1+2*i])
+			a.blocks = append(a.blocks, [2]int64{off, off + int64(rest[2+2*i])})
+		}
+		if el := rest[1+2*rest[0]:]; len(el) >= 2 { // the type map's basic type and its extent
+			a.elem, a.esize = "", int64(el[1])
+			if ns := p.Consts[el[0]]; el[0] != 0 && len(ns) > 0 {
+				a.elem = ns[0]
+			}
+		}
 	}
 	switch name {
 	case "MPI_Put", "MPI_Rput":
@@ -77,16 +84,48 @@ func overlap(a, b *access) (int64, int64) {
 	return 0, 0
 }
 
-// conflict reports whether two accesses to overlapping bytes conflict:
-// one writes, and they are not both atomic accumulates of one basic type
-// with compatible operations.
+// conflict reports whether two accesses of different origins to
+// overlapping bytes conflict: one writes, and they are not both atomic
+// accumulates of the same elements (sameElements) with compatible
+// operations.
 func conflict(a, b *access) bool {
 	if !a.write && !b.write {
 		return false
 	}
-	if a.atomic && b.atomic && a.typ != "" && a.typ == b.typ {
+	if sameElements(a, b) {
 		if a.op == b.op || a.op == "MPI_NO_OP" || b.op == "MPI_NO_OP" || a.op == "cas" || b.op == "cas" {
 			return false
+		}
+	}
+	return true
+}
+
+// sameElements reports whether a and b are accumulate-class operations
+// whose target type maps have the same one predefined basic type, with
+// elements at the same offsets where they overlap: an accumulate is atomic
+// per element of its basic type (MPI 4.0 §12.7.1), so the datatypes
+// themselves (4 ints as one contiguous type, a vector of ints, MPI_INT)
+// may differ. Ints at byte 0 and ints at byte 1 are not the same elements,
+// nor are ints over half of a double.
+func sameElements(a, b *access) bool {
+	if !a.atomic || !b.atomic || a.elem == "" || a.elem != b.elem {
+		return false
+	}
+	if a.esize <= 0 || b.esize != a.esize {
+		return a.esize == b.esize // not recorded: the same predefined datatype
+	}
+	as, bs := a.blocks, b.blocks
+	if as == nil {
+		as = [][2]int64{{a.lo, a.hi}}
+	}
+	if bs == nil {
+		bs = [][2]int64{{b.lo, b.hi}}
+	}
+	for _, x := range as {
+		for _, y := range bs {
+			if max(x[0], y[0]) < min(x[1], y[1]) && (x[0]-y[0])%a.esize != 0 {
+				return false
+			}
 		}
 	}
 	return true
@@ -131,20 +170,34 @@ func (s *scan) races() {
 				if b.gen > a.doneAt {
 					break
 				}
-				if a.origin == b.origin || b.lo >= a.hi || a.lo >= b.hi || !conflict(a, b) || ordered(a, b) {
+				if b.lo >= a.hi || a.lo >= b.hi {
 					continue
 				}
-				if lo, hi := overlap(a, b); hi <= lo {
+				if a.origin == b.origin && !sameOriginRace(a, b) || a.origin != b.origin && (!conflict(a, b) || ordered(a, b)) {
 					continue
 				}
-				id := [3]uint64{min(a.c.PC, b.c.PC), max(a.c.PC, b.c.PC), uint64(a.target)}
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-				s.race(a, b)
+				s.raceOnce(seen, a, b)
 			}
 		}
+	}
+	s.repeatRaces(seen)
+}
+
+// raceOnce reports the race of a and b, once per pair of call sites and
+// target, if their bytes overlap.
+func (s *scan) raceOnce(seen map[[3]uint64]bool, a, b *access) {
+	if lo, hi := overlap(a, b); hi <= lo {
+		return
+	}
+	id := [3]uint64{min(a.c.PC, b.c.PC), max(a.c.PC, b.c.PC), uint64(a.target)}
+	if seen[id] {
+		return
+	}
+	seen[id] = true
+	if a.origin == b.origin {
+		s.originRace(a, b)
+	} else {
+		s.race(a, b)
 	}
 }
 

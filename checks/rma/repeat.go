@@ -26,7 +26,9 @@ import (
 // start) is the second too. The generation filter compares the same
 // generations. So the second races with no access the first does not,
 // and a race is reported once per pair of call sites and target anyway,
-// with the same bytes. The target's own accesses (local.go) are compared
+// with the same bytes. Against the first itself it is judged as an
+// operation of the same origin (origin.go): two Puts of the same bytes in
+// one epoch race. The target's own accesses (local.go) are compared
 // with the operations of an epoch by their bytes, the same for both; the
 // values a Put wrote (values.go) are found through repeats.
 
@@ -59,6 +61,9 @@ func (s *scan) repeated(e *epochs, a *access) bool {
 	if first := e.seen[k]; first != nil && first.lock == a.lock && first.excl == a.excl && first.start == a.start && first.fence == a.fence {
 		if c.Name() == "MPI_Put" {
 			s.repeats[[2]uint64{uint64(a.origin), c.Offset}] = first // what the target recorded of it names it
+		}
+		if first.again == nil {
+			first.again = &a.call // judged against the first (origin.go)
 		}
 		return true
 	}

@@ -13,10 +13,11 @@
 // after the run with vector clocks (hb.go): fences, window creation and
 // freeing, barrier-like collectives, post->start, complete->wait of PSCW
 // epochs, and messages (send->completion of its receive) order ranks;
-// exclusive locks serialise epochs. The order does not depend on the
-// timing the run happened to have, so a race that did no harm in this run
-// is still found; an interleaving of wildcard receives that
-// makes one appear is found by the exploration, which checks every
+// exclusive locks serialise epochs; operations of one origin are ordered
+// only by what completes the first at the target (origin.go). The order
+// does not depend on the timing the run happened to have, so a race that
+// did no harm in this run is still found; an interleaving of wildcard
+// receives that makes one appear is found by the exploration, which checks every
 // interleaving.
 package rma
 

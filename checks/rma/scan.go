@@ -61,6 +61,8 @@ type access struct {
 	atomic bool   // an accumulate-class operation
 	op     string // its operation, for accumulates
 	typ    string // the target datatype, if predefined
+	elem   string // the one basic type of the target datatype's type map ("": several, or not known)
+	esize  int64  // its extent: the stride of its elements (0: not recorded)
 	excl   bool   // in an exclusive lock epoch
 	lock   bool   // in a passive-target epoch
 	gen    int
@@ -70,6 +72,11 @@ type access struct {
 	doneVC int   // its origin's clock when it completed
 	fence  int   // in a fence epoch: the origin's fences on the window before it (0: not in one)
 	start  *call // in a PSCW access epoch: its MPI_Win_start
+	again  *call // the first repeat of it left out (repeated): a Put repeated in one epoch races with itself
+	// fetched: 1 + the index of the call that completed the request of an
+	// MPI_Rget or MPI_Rget_accumulate (0: none): its result arrived, so it
+	// read the target (origin.go)
+	fetched int
 }
 
 // exposure is an exposure epoch of a target, named by the call that opened
@@ -96,12 +103,13 @@ type scan struct {
 	repeats map[[2]uint64]*access
 	closers map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
 	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
+	rgets   map[[2]uint64]*access  // (rank, request) -> the MPI_Rget or MPI_Rget_accumulate pending on it
 }
 
 func newScan(pass *check.Pass) *scan {
 	return &scan{pass: pass, wins: map[string]*window{}, syncs: map[*trace.Process][]sync{},
 		posts: map[[2]int][]*call{}, starts: map[[2]int][]*call{}, procs: map[int]*trace.Process{}, repeats: map[[2]uint64]*access{},
-		closers: map[[2]uint64][2]*call{}, openers: map[[2]uint64]exposure{}}
+		closers: map[[2]uint64][2]*call{}, openers: map[[2]uint64]exposure{}, rgets: map[[2]uint64]*access{}}
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -137,6 +145,9 @@ func (s *scan) rank(p *trace.Process) {
 			}
 		}
 		x.Created(c)
+		if d.Has("completion") && c.Returned && len(s.rgets) > 0 {
+			s.fetched(p, c, i)
+		}
 		if !d.Has("rma") && !d.Has("finalize") {
 			continue
 		}

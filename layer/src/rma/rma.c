@@ -14,7 +14,10 @@
  *     the blocks of bytes it covers follow (datatypes/walk.c reads the
  *     type map), at most MAX_BLOCKS: two interleaved vectors do not
  *     overlap though their spans do. A type of more blocks is taken as its
- *     span, so the record never grows beyond a few dozen words.
+ *     span, so the record never grows beyond a few dozen words. Last, the
+ *     one basic type of the target type map and its extent (0 for several
+ *     basic types): accumulates are atomic per element of it, whatever
+ *     derived type carries them.
  *   - MPI_Win_post, MPI_Win_start: the group's members as ranks of
  *     MPI_COMM_WORLD, which is how the Go side pairs a start with the posts
  *     it waits for and a complete with the wait it releases.
@@ -48,6 +51,8 @@ static void span(int count, MPI_Datatype type, int64_t *lb, int64_t *len)
 struct blocks {
 	int n, full;
 	int64_t off[MAX_BLOCKS], len[MAX_BLOCKS];
+	MPI_Datatype elem; /* the basic type of the elements visited (MPI_DATATYPE_NULL: none yet) */
+	int mixed;         /* of several */
 };
 
 static int add(struct blocks *b, int64_t off, int64_t len)
@@ -73,8 +78,12 @@ static int visit(void *ctx, MPI_Datatype t, int64_t disp)
 	if (k == MPIVET_TYPE_UNKNOWN)
 		return ((struct blocks *)ctx)->full = 1;
 	if (k == MPIVET_TYPE_BASIC) {
+		struct blocks *b = ctx;
 		int size = 0;
 		PMPI_Type_size(t, &size);
+		if (b->elem != MPI_DATATYPE_NULL && b->elem != t)
+			b->mixed = 1;
+		b->elem = t;
 		return add(ctx, disp, size);
 	}
 	int r = 0;
@@ -94,6 +103,31 @@ static void type_blocks(int count, MPI_Datatype t, struct blocks *b)
 			b->full = 1;
 }
 
+/* basic gives the one basic type of t's type map, from its construction
+ * (each group's type, not each copy: a vector of a million ints costs one
+ * step); MPI_DATATYPE_NULL when it holds several, or cannot be told. */
+static MPI_Datatype basic(MPI_Datatype t, int depth)
+{
+	struct mpivet_type_parts p;
+	int k = mpivet_type_open(t, &p);
+	if (k == MPIVET_TYPE_BASIC)
+		return t;
+	if (k != MPIVET_TYPE_DERIVED)
+		return MPI_DATATYPE_NULL;
+	MPI_Datatype one = MPI_DATATYPE_NULL;
+	int mixed = depth > 32;
+	for (int g = 0; g < p.ngroups && !mixed; g++) {
+		if (mpivet_type_copies(&p, g) == 0)
+			continue;
+		MPI_Datatype e = basic(mpivet_type_group(&p, g), depth + 1);
+		if (e == MPI_DATATYPE_NULL || (one != MPI_DATATYPE_NULL && e != one))
+			mixed = 1;
+		one = e;
+	}
+	mpivet_type_close(&p); /* frees derived parts only: a basic type stays valid */
+	return mixed ? MPI_DATATYPE_NULL : one;
+}
+
 void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount, MPI_Datatype otype)
 {
 	if (logref == MPIVET_NOREC)
@@ -101,29 +135,36 @@ void mpivet_rma_span(uint64_t logref, int tcount, MPI_Datatype ttype, int ocount
 	int64_t v[MPIVET_RMA_WORDS];
 	span(tcount, ttype, &v[MPIVET_RMA_TARGET_LB], &v[MPIVET_RMA_TARGET_SPAN]);
 	span(ocount, otype, &v[MPIVET_RMA_ORIGIN_LB], &v[MPIVET_RMA_ORIGIN_SPAN]);
-	struct blocks b = {0};
+	struct blocks b = {.elem = MPI_DATATYPE_NULL};
 	struct mpivet_type_parts p;
+	MPI_Datatype elem = MPI_DATATYPE_NULL;
+	MPI_Aint elb = 0, eext = 0;
 	if (tcount > 0 && ttype != MPI_DATATYPE_NULL) {
 		int k = mpivet_type_open(ttype, &p);
+		elem = k == MPIVET_TYPE_BASIC ? ttype : MPI_DATATYPE_NULL;
 		if (k == MPIVET_TYPE_DERIVED) {
 			mpivet_type_close(&p);
 			type_blocks(tcount, ttype, &b);
+			/* every element visited: their type; else from the construction */
+			elem = b.full ? basic(ttype, 0) : b.mixed ? MPI_DATATYPE_NULL : b.elem;
 		}
+		if (elem != MPI_DATATYPE_NULL && PMPI_Type_get_extent(elem, &elb, &eext) != MPI_SUCCESS)
+			elem = MPI_DATATYPE_NULL, eext = 0;
 	}
 	int nb = b.full ? 0 : b.n;
-	uint64_t off, n = 1 + MPIVET_RMA_WORDS + (nb > 0 ? 1 + 2 * (uint64_t)nb : 0);
+	uint64_t off, n = 1 + MPIVET_RMA_WORDS + 1 + 2 * (uint64_t)nb + 2;
 	uint64_t *w = mpivet_begin(n, &off);
 	if (!w)
 		return;
 	w[0] = logref;
 	for (int i = 0; i < MPIVET_RMA_WORDS; i++)
 		w[1 + i] = (uint64_t)v[i];
-	if (nb > 0) {
-		uint64_t *x = w + 1 + MPIVET_RMA_WORDS;
-		x[0] = (uint64_t)nb;
-		for (int i = 0; i < nb; i++)
-			x[1 + 2 * i] = (uint64_t)b.off[i], x[2 + 2 * i] = (uint64_t)b.len[i];
-	}
+	uint64_t *x = w + 1 + MPIVET_RMA_WORDS;
+	x[0] = (uint64_t)nb;
+	for (int i = 0; i < nb; i++)
+		x[1 + 2 * i] = (uint64_t)b.off[i], x[2 + 2 * i] = (uint64_t)b.len[i];
+	x[1 + 2 * nb] = elem == MPI_DATATYPE_NULL ? 0 : MPIVET_H(elem);
+	x[2 + 2 * nb] = (uint64_t)eext;
 	mpivet_commit(off, n, MPIVET_META_RMA, MPIVET_KIND_META);
 }
 
