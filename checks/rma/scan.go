@@ -96,6 +96,7 @@ type scan struct {
 	repeats map[[2]uint64]*access
 	closers map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
 	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
+	locals  []*local               // the targets' accesses between calls (passive.go)
 }
 
 func newScan(pass *check.Pass) *scan {
@@ -121,8 +122,17 @@ func (s *scan) rank(p *trace.Process) {
 	made := map[string]int{}
 	var open []*epochs
 	i := -1
+	recs := passiveRecords(p)
+	var after *trace.Call // the latest call, when accesses follow it
 	for c := range p.Calls() {
 		i++
+		if after != nil {
+			s.placeLocal(p, after, i-1, recs[after.Offset], byHandle)
+			after = nil
+		}
+		if recs[c.Offset] != nil {
+			after = c.Keep()
+		}
 		d := c.Def
 		key := x.Key(c.Word("comm"))
 		if d.Has("coll") && c.HasField("comm") && !d.Has("finalize") {
@@ -173,6 +183,9 @@ func (s *scan) rank(p *trace.Process) {
 			continue
 		}
 		s.epochCall(cl, e)
+	}
+	if after != nil {
+		s.placeLocal(p, after, i, recs[after.Offset], byHandle)
 	}
 	s.hang(p, open)
 }

@@ -205,6 +205,7 @@ int bc_may_step(void);
 /* The budget (cost.c): whether an operation started at call site pc is
  * watched, and the log of how many were. */
 int bc_watch(uint64_t pc);
+int bc_watching(void);
 void bc_log_watched(void);
 
 /* ---- Datatypes as byte maps (typemap.c) ---- */
@@ -339,6 +340,7 @@ int bc_demote(uintptr_t page, int write, int prot);
 
 /* ---- Exposure epochs: the target's own accesses to its window (exposure.c) ---- */
 
+extern int npassive; /* windows watched between MPI calls (exposure.c) */
 extern int nexposed; /* windows with a watched epoch open: their pages are protected outside MPI */
 void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole);
 void bc_exposure_remove(uint64_t win);

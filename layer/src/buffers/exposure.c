@@ -70,6 +70,8 @@ struct xwin {
 	uint64_t opener;     /* log offset of the call that opened the watched epoch */
 	unsigned call;       /* its call id */
 	int open;            /* a watched exposure epoch is open */
+	int active;          /* an active-target exposure epoch is open (fence, post), watched or not */
+	int passive;         /* the watched epoch is a stretch between two MPI calls outside them */
 	int noput;           /* MPI_MODE_NOPUT: nothing remote writes it */
 	int closed;          /* some of its pages are protected now */
 	struct xpage *pg;
@@ -103,9 +105,24 @@ struct xwin {
 #define DEMOTED_EPOCHS 1024
 #define MAX_STRIKES 6
 
+/* Passive target (MPI_Win_lock, lock_all by other ranks): the target makes
+ * no call that opens or closes the epochs, and what orders its accesses
+ * with the origins' operations is the program's own synchronisation
+ * (barriers, messages). So outside active-target epochs every stretch of
+ * program between two MPI calls is watched as an epoch of its own: the
+ * first load and store of each page in it are recorded (kinds
+ * MPIVET_ACCESS_PASSIVE_*), and the analysis places the record after the
+ * rank's latest logged call (its position in the log), where its vector
+ * clock is that call's (checks/rma, passive.go). A page the program does
+ * not touch in PASSIVE_IDLE stretches in a row is demoted as an idle page
+ * is in epochs: stretches are many more than epochs. */
+#define PASSIVE_IDLE 64
+
 static struct xwin *xw;
 static int nxw, capxw;
 int nexposed;    /* windows with a watched epoch open */
+int npassive;    /* windows outside active-target epochs: watched between MPI calls */
+static int xoff; /* MPI_Finalize: nothing watched any more */
 static int xopen = 1; /* their pages are open (a thread is in MPI, or none is protected) */
 
 static struct xwin *find(uint64_t win)
@@ -144,6 +161,8 @@ void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole)
 		xw = x, capxw = cap;
 	}
 	xw[nxw++] = (struct xwin){.win = win, .base = (uintptr_t)base, .end = (uintptr_t)base + (uintptr_t)size, .lo = lo, .hi = hi, .pg = pg};
+	npassive++;
+	mpivet_bc_live = 1;
 	unlock();
 }
 
@@ -167,7 +186,7 @@ static void close_epoch(struct xwin *w)
 		struct xpage *p = &w->pg[j];
 		if (!p->cur) {
 			/* untouched: protecting it costs two calls per MPI call */
-			if (!p->seen && ++p->idle >= IDLE_EPOCHS)
+			if (!p->seen && ++p->idle >= (w->passive ? PASSIVE_IDLE : IDLE_EPOCHS))
 				demote(p);
 			continue;
 		}
@@ -188,10 +207,35 @@ void bc_exposure_remove(uint64_t win)
 	struct xwin *w = find(win);
 	if (w) {
 		close_epoch(w);
+		npassive -= !w->active;
 		bc_xfree(w->pg);
 		*w = xw[--nxw];
 	}
 	unlock();
+}
+
+/* open_epoch opens a watched epoch on w (its pages are open: the caller is
+ * in MPI), by the call logged at logref, or a stretch between calls
+ * (passive): pages demoted stay open, one epoch nearer their end. */
+static void open_epoch(struct xwin *w, unsigned call, uint64_t logref, int noput, int passive)
+{
+	w->open = 1, w->noput = noput, w->passive = passive;
+	w->opener = logref, w->call = call;
+	size_t n = (w->hi - w->lo) / pagesz;
+	for (size_t j = 0; j < n; j++) {
+		struct xpage *p = &w->pg[j];
+		p->seen = p->skip ? SEEN_LOAD | SEEN_STORE : 0;
+		p->skip -= p->skip > 0;
+	}
+	nexposed++;
+	mpivet_bc_live = 1;
+}
+
+/* set_active notes whether an active-target exposure epoch is open on w. */
+static void set_active(struct xwin *w, int active)
+{
+	npassive += (!active) - (!w->active);
+	w->active = active;
 }
 
 /* bc_exposure_open opens a watched exposure epoch on win, by the call
@@ -203,18 +247,9 @@ void bc_exposure_open(uint64_t win, unsigned call, uint64_t logref, int noput, i
 	struct xwin *w = find(win);
 	if (w) {
 		close_epoch(w);
-		if (opens && bc_watch(mpivet_call_pc)) {
-			w->open = 1, w->noput = noput;
-			w->opener = logref, w->call = call;
-			size_t n = (w->hi - w->lo) / pagesz;
-			for (size_t j = 0; j < n; j++) {
-				struct xpage *p = &w->pg[j];
-				p->seen = p->skip ? SEEN_LOAD | SEEN_STORE : 0;
-				p->skip -= p->skip > 0;
-			}
-			nexposed++;
-			mpivet_bc_live = 1;
-		}
+		set_active(w, opens && !xoff);
+		if (opens && bc_watch(mpivet_call_pc))
+			open_epoch(w, call, logref, noput, 0);
 	}
 	unlock();
 }
@@ -224,8 +259,10 @@ void bc_exposure_close(uint64_t win)
 {
 	lock();
 	struct xwin *w = find(win);
-	if (w)
+	if (w) {
 		close_epoch(w);
+		set_active(w, 0);
+	}
 	unlock();
 }
 
@@ -251,6 +288,7 @@ void bc_exposure_off(void)
 	bc_exposure_enter();
 	for (int i = 0; i < nxw; i++)
 		close_epoch(&xw[i]);
+	xoff = 1, npassive = 0;
 }
 
 static int page_prot(const struct xwin *w, unsigned char seen)
@@ -283,11 +321,17 @@ static void peer_copies(struct xwin *w)
  * runs of pages alike in one call. The caller holds the lock. */
 void bc_exposure_leave(void)
 {
-	if (!nexposed)
+	if (!nexposed && !npassive)
 		return;
+	int watch = npassive && !xoff && bc_watching();
 	xopen = 0;
 	for (int i = 0; i < nxw; i++) {
 		struct xwin *w = &xw[i];
+		if (!w->active && !xoff) { /* the stretch that starts: watched as an epoch */
+			close_epoch(w);
+			if (watch)
+				open_epoch(w, 0, MPIVET_NOREC, 0, 1);
+		}
 		if (!w->open)
 			continue;
 		peer_copies(w);
@@ -331,7 +375,10 @@ int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
 			uint64_t off, words = 8 + (uint64_t)npcs;
 			uint64_t *r = mpivet_begin(words, &off);
 			if (r) {
-				r[0] = write ? MPIVET_ACCESS_TARGET_STORE : MPIVET_ACCESS_TARGET_LOAD;
+				if (w->passive)
+					r[0] = write ? MPIVET_ACCESS_PASSIVE_STORE : MPIVET_ACCESS_PASSIVE_LOAD;
+				else
+					r[0] = write ? MPIVET_ACCESS_TARGET_STORE : MPIVET_ACCESS_TARGET_LOAD;
 				r[1] = a, r[2] = w->opener, r[3] = w->call, r[4] = w->win;
 				r[5] = a - w->base, r[6] = 0, r[7] = (uint64_t)npcs;
 				for (int k = 0; k < npcs; k++)
