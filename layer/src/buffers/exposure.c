@@ -54,7 +54,8 @@ epoch is left open for a while (demotion, below). The analysis (checks/rma, loca
 
 /* A page of a window, across its watched epochs. */
 struct xpage {
-	uint64_t cur, prev;   /* what was recorded on it in this epoch, and in the last that recorded anything */
+	uint64_t cur;         /* what was recorded on it in this epoch */
+	uint64_t prev[2];     /* and in the last two that recorded anything, latest first */
 	uint32_t skip;        /* watched epochs it stays open for (demoted) */
 	unsigned char seen;   /* SEEN_LOAD, SEEN_STORE: open to those in this epoch */
 	unsigned char same;   /* epochs in a row that recorded the same accesses */
@@ -78,10 +79,12 @@ struct xwin {
 };
 
 /* Demotion. A page whose program accesses recorded in an epoch (the first
- * load and store: their instruction and byte) are those of the last epoch
- * that recorded any (SAME_EPOCHS times in a row) is a loop doing the same
- * thing every iteration (a stencil computing on its interior and reading
- * its ghost cells after the closing fence): recording it again would add
+ * load and store: their instruction and byte) are those of one of the last
+ * two epochs that recorded any (SAME_EPOCHS times in a row) is a loop doing
+ * the same thing every iteration, or every other one (a sweep that reads
+ * one buffer and writes the other, then the reverse: between MPI calls,
+ * bench/programs/rma_stencil.c's lock mode), such as a stencil computing on
+ * its interior and reading its ghost cells after the closing fence: recording it again would add
  * faults and records, and nothing for the analysis unless the remote
  * operations differ. It is left open for DEMOTED_EPOCHS watched epochs,
  * twice as long each time (up to 2^MAX_STRIKES times), then watched again;
@@ -191,8 +194,10 @@ static void close_epoch(struct xwin *w)
 			continue;
 		}
 		p->idle = 0;
-		p->same = p->cur == p->prev ? p->same + 1 : 0;
-		p->prev = p->cur, p->cur = 0;
+		p->same = p->cur == p->prev[0] || p->cur == p->prev[1] ? p->same + 1 : 0;
+		if (p->cur != p->prev[0])
+			p->prev[1] = p->prev[0], p->prev[0] = p->cur;
+		p->cur = 0;
 		if (p->same >= SAME_EPOCHS) {
 			demote(p);
 			p->same = SAME_EPOCHS - 1; /* once more the same after it: demoted again */
