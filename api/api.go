@@ -693,6 +693,14 @@ const (
 	// in the window.
 	AccessTargetLoad  = 7
 	AccessTargetStore = 8
+	// The target process loaded (stored) its own window memory between two
+	// MPI calls outside any active-target exposure epoch (a stretch watched
+	// for passive-target epochs of other ranks): the first access of that
+	// kind to a page in the stretch. Address, request = the window handle,
+	// other = the byte offset in the window; the record's place in the log
+	// (BufferAccess.After) says which calls came before it.
+	AccessPassiveLoad  = 9
+	AccessPassiveStore = 10
 )
 
 // Signature words (MetaTypes, MetaColl; layer/src/signatures): 0 unknown,

@@ -367,7 +367,11 @@ func (d *decoder) meta(id int) {
 			c.more().comm = decodeComm(w)
 		}
 	case d.metas:
+		n := len(p.Buffers)
 		p.decodeMeta(id, w)
+		if len(p.Buffers) > n { // a buffer access: placed after the latest call
+			p.Buffers[n].After = d.last
+		}
 		if id == api.MetaChoice && len(w) > 0 && w[0] < uint64(len(p.Wild)) && p.Wild[w[0]].Offset == Unknown {
 			d.poll = p.Wild[w[0]]
 		}

@@ -353,6 +353,7 @@ type BufferAccess struct {
 	Init    uint64   // persistent operation: log offset of its init call (^0 otherwise)
 	PCs     []uint64 // the faulting instruction, then the return addresses of its callers
 	Thread  Thread   // the thread that made the access (Tid 0: not recorded, an overlap)
+	After   uint64   // the entry record of the latest call logged before this record (Unknown: none)
 }
 
 // Clocks says how the rank tracked causality (the clock protocol).

@@ -37,6 +37,7 @@ type sync struct {
 	peers   []int
 	access  *access
 	msg     msgKey
+	late    bool // after every other synchronisation at the same call (a target's access after the call)
 }
 
 func (s *scan) addSync(p *trace.Process, y sync) { s.syncs[p] = append(s.syncs[p], y) }
@@ -65,7 +66,7 @@ func clocks(s *scan) {
 		msgs: map[msgKey][][]int{}, taken: map[msgKey]int{}}
 	for p, ys := range s.syncs {
 		// receives are placed at their completion, after the calls between
-		sort.SliceStable(ys, func(i, j int) bool { return ys[i].at < ys[j].at })
+		sort.SliceStable(ys, func(i, j int) bool { return ys[i].at < ys[j].at || ys[i].at == ys[j].at && !ys[i].late && ys[j].late })
 		m.syncs[p.Rank] = ys
 		m.vc[p.Rank] = make([]int, n)
 	}

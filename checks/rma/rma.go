@@ -61,6 +61,7 @@ func run(pass *check.Pass) (any, error) {
 	s.mismatches()
 	clocks(s)
 	s.races()
+	s.passiveRaces()
 	s.targetStores(s.targetAccesses())
 	return nil, nil
 }

@@ -527,3 +527,92 @@ func TestEpochsFatal(t *testing.T) {
 		t.Fatalf("findings %+v, want an rma-epoch of each rank's Put", fs)
 	}
 }
+
+// TestPassiveTargetAccesses: rank 0's own access between two of its calls
+// (a record after its latest call) against rank 1's operation on 4 bytes
+// at byte 8 of rank 0's window in a passive-target epoch.
+func TestPassiveTargetAccesses(t *testing.T) {
+	load, store := api.AccessPassiveLoad, api.AccessPassiveStore
+	barrier := func(k *rank) { k.call("MPI_Barrier", map[string]any{"comm": world}) }
+	access := func(k *rank, kind int, off uint64) {
+		k.l.Buffer(kind, 0x7000+off, ^uint64(0), "MPI_Init", win, off, 0x999)
+	}
+	locked := func(k *rank, typ int, op string) {
+		k.w("MPI_Win_lock", map[string]any{"lock_type": typ, "rank": 0})
+		k.op(op, 0, 2, nil)
+		k.w("MPI_Win_unlock", map[string]any{"rank": 0})
+	}
+	flushed := func(k *rank, send bool) {
+		k.w("MPI_Win_lock_all", nil)
+		k.op("MPI_Put", 0, 2, nil)
+		k.w("MPI_Win_flush", map[string]any{"rank": 0})
+		if send {
+			k.call("MPI_Send", map[string]any{"dest": 0, "tag": 5, "comm": world})
+		}
+		k.w("MPI_Win_unlock_all", nil)
+	}
+	recv := func(k *rank) {
+		k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
+	}
+	for _, c := range []struct {
+		name           string
+		target, origin func(k *rank)
+		want           string
+	}{
+		{"store during an exclusive lock's put",
+			func(k *rank) { barrier(k); access(k, store, 8); barrier(k) },
+			func(k *rank) { barrier(k); locked(k, 1, "MPI_Put"); barrier(k) }, "rma-race"},
+		{"load after the barrier that follows the unlock",
+			func(k *rank) { barrier(k); barrier(k); access(k, load, 9) },
+			func(k *rank) { barrier(k); locked(k, 2, "MPI_Put"); barrier(k) }, ""},
+		{"store before the barrier that precedes the lock",
+			func(k *rank) { access(k, store, 8); barrier(k); barrier(k) },
+			func(k *rank) { barrier(k); locked(k, 1, "MPI_Put"); barrier(k) }, ""},
+		{"load after the message sent after the flush",
+			func(k *rank) { barrier(k); recv(k); access(k, load, 11); barrier(k) },
+			func(k *rank) { barrier(k); flushed(k, true); barrier(k) }, ""},
+		{"load before that message's receive",
+			func(k *rank) { barrier(k); access(k, load, 11); recv(k); barrier(k) },
+			func(k *rank) { barrier(k); flushed(k, true); barrier(k) }, "rma-race"},
+		{"load beside the put's bytes",
+			func(k *rank) { barrier(k); access(k, load, 12); barrier(k) },
+			func(k *rank) { barrier(k); flushed(k, false); barrier(k) }, ""},
+		{"load of a get's bytes: two reads",
+			func(k *rank) { barrier(k); access(k, load, 8); barrier(k) },
+			func(k *rank) { barrier(k); locked(k, 2, "MPI_Get"); barrier(k) }, ""},
+		{"store into a get's bytes",
+			func(k *rank) { barrier(k); access(k, store, 8); barrier(k) },
+			func(k *rank) { barrier(k); locked(k, 2, "MPI_Get"); barrier(k) }, "rma-race"},
+		{"store within the target's own exclusive lock",
+			func(k *rank) {
+				barrier(k)
+				k.w("MPI_Win_lock", map[string]any{"lock_type": 1, "rank": 0})
+				access(k, store, 8)
+				k.w("MPI_Win_unlock", map[string]any{"rank": 0})
+				barrier(k)
+			},
+			func(k *rank) { barrier(k); locked(k, 2, "MPI_Put"); barrier(k) }, ""},
+		{"store within the target's own lock_all against a shared lock",
+			func(k *rank) {
+				barrier(k)
+				k.w("MPI_Win_lock_all", nil)
+				access(k, store, 8)
+				k.w("MPI_Win_unlock_all", nil)
+				barrier(k)
+			},
+			func(k *rank) { barrier(k); locked(k, 2, "MPI_Put"); barrier(k) }, "rma-race"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k0, k1 := newRank(0, 2), newRank(1, 2)
+			c.target(k0)
+			c.origin(k1)
+			fs := findings(t, k0.end(), k1.end())
+			if got := kinds(fs); got != c.want {
+				t.Fatalf("got %q, want %q: %v", got, c.want, fs)
+			}
+			if c.want != "" && !strings.Contains(fs[0].Message, "passive-target epoch") {
+				t.Errorf("message: %s", fs[0].Message)
+			}
+		})
+	}
+}

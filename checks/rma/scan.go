@@ -104,6 +104,7 @@ type scan struct {
 	closers map[[2]uint64][2]*call // (rank, entry offset) of a fence or wait -> the call opening its epoch, itself
 	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
 	rgets   map[[2]uint64]*access  // (rank, request) -> the MPI_Rget or MPI_Rget_accumulate pending on it
+	locals  []*local               // the targets' accesses between calls (passive.go)
 }
 
 func newScan(pass *check.Pass) *scan {
@@ -129,8 +130,17 @@ func (s *scan) rank(p *trace.Process) {
 	made := map[string]int{}
 	var open []*epochs
 	i := -1
+	recs := passiveRecords(p)
+	var after *trace.Call // the latest call, when accesses follow it
 	for c := range p.Calls() {
 		i++
+		if after != nil {
+			s.placeLocal(p, after, i-1, recs[after.Offset], byHandle)
+			after = nil
+		}
+		if recs[c.Offset] != nil {
+			after = c.Keep()
+		}
 		d := c.Def
 		key := x.Key(c.Word("comm"))
 		if d.Has("coll") && c.HasField("comm") && !d.Has("finalize") {
@@ -184,6 +194,9 @@ func (s *scan) rank(p *trace.Process) {
 			continue
 		}
 		s.epochCall(cl, e)
+	}
+	if after != nil {
+		s.placeLocal(p, after, i, recs[after.Offset], byHandle)
 	}
 	s.hang(p, open)
 }

@@ -205,6 +205,7 @@ int bc_may_step(void);
 /* The budget (cost.c): whether an operation started at call site pc is
  * watched, and the log of how many were. */
 int bc_watch(uint64_t pc);
+int bc_watching(void);
 void bc_log_watched(void);
 
 /* ---- Datatypes as byte maps (typemap.c) ---- */
@@ -232,6 +233,7 @@ void bc_bounds(const struct flat *t, uint64_t buf, int64_t count, uintptr_t *lo,
  * completed at once) and the log offset of the call that started it. */
 struct region {
 	uint64_t req, at, logref, initref;
+	uint64_t win; /* a request-based one-sided operation's window (0: none) */
 	unsigned call;
 	unsigned char recv, active, persistent;
 	unsigned char lazy;    /* small: its pages may stay closed in calls that start operations */
@@ -267,6 +269,7 @@ void bc_finish(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_finish_one(uint64_t h, uint64_t at, int persistent_done, int nulled);
 void bc_forget(uint64_t h, uint64_t at);
 void bc_finish_all(uint64_t h);
+void bc_window_ops(uint64_t logref, uint64_t win);
 void bc_window_add(uint64_t win, uint64_t base, int64_t size);
 void bc_window_remove(uint64_t win, uint64_t base);
 int bc_in_window(uintptr_t lo, uintptr_t hi);
@@ -337,6 +340,7 @@ int bc_demote(uintptr_t page, int write, int prot);
 
 /* ---- Exposure epochs: the target's own accesses to its window (exposure.c) ---- */
 
+extern int npassive; /* windows watched between MPI calls (exposure.c) */
 extern int nexposed; /* windows with a watched epoch open: their pages are protected outside MPI */
 void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole);
 void bc_exposure_remove(uint64_t win);

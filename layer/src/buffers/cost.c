@@ -187,6 +187,13 @@ static int watching(void)
 	return 0;
 }
 
+/* bc_watching says whether the checker is within its budget now (a
+ * stretch of program between MPI calls is watched: exposure.c). */
+int bc_watching(void)
+{
+	return watching();
+}
+
 /* bc_watch decides whether an operation started at call site pc is watched. */
 int bc_watch(uint64_t pc)
 {

@@ -54,7 +54,8 @@ epoch is left open for a while (demotion, below). The analysis (checks/rma, loca
 
 /* A page of a window, across its watched epochs. */
 struct xpage {
-	uint64_t cur, prev;   /* what was recorded on it in this epoch, and in the last that recorded anything */
+	uint64_t cur;         /* what was recorded on it in this epoch */
+	uint64_t prev[2];     /* and in the last two that recorded anything, latest first */
 	uint32_t skip;        /* watched epochs it stays open for (demoted) */
 	unsigned char seen;   /* SEEN_LOAD, SEEN_STORE: open to those in this epoch */
 	unsigned char same;   /* epochs in a row that recorded the same accesses */
@@ -70,16 +71,20 @@ struct xwin {
 	uint64_t opener;     /* log offset of the call that opened the watched epoch */
 	unsigned call;       /* its call id */
 	int open;            /* a watched exposure epoch is open */
+	int active;          /* an active-target exposure epoch is open (fence, post), watched or not */
+	int passive;         /* the watched epoch is a stretch between two MPI calls outside them */
 	int noput;           /* MPI_MODE_NOPUT: nothing remote writes it */
 	int closed;          /* some of its pages are protected now */
 	struct xpage *pg;
 };
 
 /* Demotion. A page whose program accesses recorded in an epoch (the first
- * load and store: their instruction and byte) are those of the last epoch
- * that recorded any (SAME_EPOCHS times in a row) is a loop doing the same
- * thing every iteration (a stencil computing on its interior and reading
- * its ghost cells after the closing fence): recording it again would add
+ * load and store: their instruction and byte) are those of one of the last
+ * two epochs that recorded any (SAME_EPOCHS times in a row) is a loop doing
+ * the same thing every iteration, or every other one (a sweep that reads
+ * one buffer and writes the other, then the reverse: between MPI calls,
+ * bench/programs/rma_stencil.c's lock mode), such as a stencil computing on
+ * its interior and reading its ghost cells after the closing fence: recording it again would add
  * faults and records, and nothing for the analysis unless the remote
  * operations differ. It is left open for DEMOTED_EPOCHS watched epochs,
  * twice as long each time (up to 2^MAX_STRIKES times), then watched again;
@@ -103,9 +108,24 @@ struct xwin {
 #define DEMOTED_EPOCHS 1024
 #define MAX_STRIKES 6
 
+/* Passive target (MPI_Win_lock, lock_all by other ranks): the target makes
+ * no call that opens or closes the epochs, and what orders its accesses
+ * with the origins' operations is the program's own synchronisation
+ * (barriers, messages). So outside active-target epochs every stretch of
+ * program between two MPI calls is watched as an epoch of its own: the
+ * first load and store of each page in it are recorded (kinds
+ * MPIVET_ACCESS_PASSIVE_*), and the analysis places the record after the
+ * rank's latest logged call (its position in the log), where its vector
+ * clock is that call's (checks/rma, passive.go). A page the program does
+ * not touch in PASSIVE_IDLE stretches in a row is demoted as an idle page
+ * is in epochs: stretches are many more than epochs. */
+#define PASSIVE_IDLE 64
+
 static struct xwin *xw;
 static int nxw, capxw;
 int nexposed;    /* windows with a watched epoch open */
+int npassive;    /* windows outside active-target epochs: watched between MPI calls */
+static int xoff; /* MPI_Finalize: nothing watched any more */
 static int xopen = 1; /* their pages are open (a thread is in MPI, or none is protected) */
 
 static struct xwin *find(uint64_t win)
@@ -144,6 +164,8 @@ void bc_exposure_add(uint64_t win, uint64_t base, int64_t size, int whole)
 		xw = x, capxw = cap;
 	}
 	xw[nxw++] = (struct xwin){.win = win, .base = (uintptr_t)base, .end = (uintptr_t)base + (uintptr_t)size, .lo = lo, .hi = hi, .pg = pg};
+	npassive++;
+	mpivet_bc_live = 1;
 	unlock();
 }
 
@@ -167,13 +189,15 @@ static void close_epoch(struct xwin *w)
 		struct xpage *p = &w->pg[j];
 		if (!p->cur) {
 			/* untouched: protecting it costs two calls per MPI call */
-			if (!p->seen && ++p->idle >= IDLE_EPOCHS)
+			if (!p->seen && ++p->idle >= (w->passive ? PASSIVE_IDLE : IDLE_EPOCHS))
 				demote(p);
 			continue;
 		}
 		p->idle = 0;
-		p->same = p->cur == p->prev ? p->same + 1 : 0;
-		p->prev = p->cur, p->cur = 0;
+		p->same = p->cur == p->prev[0] || p->cur == p->prev[1] ? p->same + 1 : 0;
+		if (p->cur != p->prev[0])
+			p->prev[1] = p->prev[0], p->prev[0] = p->cur;
+		p->cur = 0;
 		if (p->same >= SAME_EPOCHS) {
 			demote(p);
 			p->same = SAME_EPOCHS - 1; /* once more the same after it: demoted again */
@@ -188,10 +212,35 @@ void bc_exposure_remove(uint64_t win)
 	struct xwin *w = find(win);
 	if (w) {
 		close_epoch(w);
+		npassive -= !w->active;
 		bc_xfree(w->pg);
 		*w = xw[--nxw];
 	}
 	unlock();
+}
+
+/* open_epoch opens a watched epoch on w (its pages are open: the caller is
+ * in MPI), by the call logged at logref, or a stretch between calls
+ * (passive): pages demoted stay open, one epoch nearer their end. */
+static void open_epoch(struct xwin *w, unsigned call, uint64_t logref, int noput, int passive)
+{
+	w->open = 1, w->noput = noput, w->passive = passive;
+	w->opener = logref, w->call = call;
+	size_t n = (w->hi - w->lo) / pagesz;
+	for (size_t j = 0; j < n; j++) {
+		struct xpage *p = &w->pg[j];
+		p->seen = p->skip ? SEEN_LOAD | SEEN_STORE : 0;
+		p->skip -= p->skip > 0;
+	}
+	nexposed++;
+	mpivet_bc_live = 1;
+}
+
+/* set_active notes whether an active-target exposure epoch is open on w. */
+static void set_active(struct xwin *w, int active)
+{
+	npassive += (!active) - (!w->active);
+	w->active = active;
 }
 
 /* bc_exposure_open opens a watched exposure epoch on win, by the call
@@ -203,18 +252,9 @@ void bc_exposure_open(uint64_t win, unsigned call, uint64_t logref, int noput, i
 	struct xwin *w = find(win);
 	if (w) {
 		close_epoch(w);
-		if (opens && bc_watch(mpivet_call_pc)) {
-			w->open = 1, w->noput = noput;
-			w->opener = logref, w->call = call;
-			size_t n = (w->hi - w->lo) / pagesz;
-			for (size_t j = 0; j < n; j++) {
-				struct xpage *p = &w->pg[j];
-				p->seen = p->skip ? SEEN_LOAD | SEEN_STORE : 0;
-				p->skip -= p->skip > 0;
-			}
-			nexposed++;
-			mpivet_bc_live = 1;
-		}
+		set_active(w, opens && !xoff);
+		if (opens && bc_watch(mpivet_call_pc))
+			open_epoch(w, call, logref, noput, 0);
 	}
 	unlock();
 }
@@ -224,8 +264,10 @@ void bc_exposure_close(uint64_t win)
 {
 	lock();
 	struct xwin *w = find(win);
-	if (w)
+	if (w) {
 		close_epoch(w);
+		set_active(w, 0);
+	}
 	unlock();
 }
 
@@ -251,6 +293,7 @@ void bc_exposure_off(void)
 	bc_exposure_enter();
 	for (int i = 0; i < nxw; i++)
 		close_epoch(&xw[i]);
+	xoff = 1, npassive = 0;
 }
 
 static int page_prot(const struct xwin *w, unsigned char seen)
@@ -283,11 +326,17 @@ static void peer_copies(struct xwin *w)
  * runs of pages alike in one call. The caller holds the lock. */
 void bc_exposure_leave(void)
 {
-	if (!nexposed)
+	if (!nexposed && !npassive)
 		return;
+	int watch = npassive && !xoff && bc_watching();
 	xopen = 0;
 	for (int i = 0; i < nxw; i++) {
 		struct xwin *w = &xw[i];
+		if (!w->active && !xoff) { /* the stretch that starts: watched as an epoch */
+			close_epoch(w);
+			if (watch)
+				open_epoch(w, 0, MPIVET_NOREC, 0, 1);
+		}
 		if (!w->open)
 			continue;
 		peer_copies(w);
@@ -331,7 +380,10 @@ int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
 			uint64_t off, words = 8 + (uint64_t)npcs;
 			uint64_t *r = mpivet_begin(words, &off);
 			if (r) {
-				r[0] = write ? MPIVET_ACCESS_TARGET_STORE : MPIVET_ACCESS_TARGET_LOAD;
+				if (w->passive)
+					r[0] = write ? MPIVET_ACCESS_PASSIVE_STORE : MPIVET_ACCESS_PASSIVE_LOAD;
+				else
+					r[0] = write ? MPIVET_ACCESS_TARGET_STORE : MPIVET_ACCESS_TARGET_LOAD;
 				r[1] = a, r[2] = w->opener, r[3] = w->call, r[4] = w->win;
 				r[5] = a - w->base, r[6] = 0, r[7] = (uint64_t)npcs;
 				for (int k = 0; k < npcs; k++)

@@ -219,6 +219,41 @@ static void exposure(unsigned call, uint64_t logref, const uint64_t *o)
 	}
 }
 
+/* requested registers the buffers of a request-based one-sided operation
+ * (MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate) under its
+ * request: pending until a Wait or Test completes it, or the window's next
+ * unlock or flush completes every operation (bc_window_ops). It returns 0
+ * for a call of another kind. */
+static int requested(unsigned call, uint64_t logref, const uint64_t *o)
+{
+	switch (call) {
+#define RREQ(c, recv, buf, count, type) \
+	bc_add(call, recv, IN(c, buf), (int64_t)(count), IN(c, type), OUT(c, request), IN(c, request_at), logref, 0)
+	case MPIVET_ID_MPI_Rput:
+		RREQ(MPI_Rput, 0, origin_addr, IN(MPI_Rput, origin_count), origin_datatype);
+		bc_window_ops(logref, IN(MPI_Rput, win));
+		break;
+	case MPIVET_ID_MPI_Raccumulate:
+		RREQ(MPI_Raccumulate, 0, origin_addr, IN(MPI_Raccumulate, origin_count), origin_datatype);
+		bc_window_ops(logref, IN(MPI_Raccumulate, win));
+		break;
+	case MPIVET_ID_MPI_Rget:
+		RREQ(MPI_Rget, 1, origin_addr, IN(MPI_Rget, origin_count), origin_datatype);
+		bc_window_ops(logref, IN(MPI_Rget, win));
+		break;
+	case MPIVET_ID_MPI_Rget_accumulate:
+		if (IN(MPI_Rget_accumulate, op) != MPIVET_H(MPI_NO_OP))
+			RREQ(MPI_Rget_accumulate, 0, origin_addr, IN(MPI_Rget_accumulate, origin_count), origin_datatype);
+		RREQ(MPI_Rget_accumulate, 1, result_addr, IN(MPI_Rget_accumulate, result_count), result_datatype);
+		bc_window_ops(logref, IN(MPI_Rget_accumulate, win));
+		break;
+#undef RREQ
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 /* origin registers the buffers of a one-sided operation; it returns 0 for
  * a call of another kind. The origin buffer (and result buffer) of an
  * operation stay pending, under the window's handle, until the window's
@@ -254,7 +289,7 @@ static int origin(unsigned call, uint64_t logref, const uint64_t *o)
 		break;
 #undef RMA
 	default:
-		return 0;
+		return requested(call, logref, o);
 	}
 	return 1;
 }

@@ -256,12 +256,24 @@ void bc_finish_all(uint64_t h)
 	lock();
 	int changed = 0;
 	for (int j = nregions - 1; j >= 0; j--)
-		if (regions[j].req == h && regions[j].active && !regions[j].persistent) {
+		if ((regions[j].req == h || (h && regions[j].win == h)) && regions[j].active && !regions[j].persistent) {
 			changed |= regions[j].watched || regions[j].peer_reads || regions[j].peer_written;
 			bc_remove_at(j);
 		}
 	if (changed)
 		dirty = mpivet_bc_live = 1;
+	unlock();
+}
+
+/* bc_window_ops marks the buffers the request-based one-sided operation
+ * logged at logref registered under its request as operations of window
+ * win too: the window's unlock or flush completes them as well as their
+ * request's Wait. */
+void bc_window_ops(uint64_t logref, uint64_t win)
+{
+	lock();
+	for (int j = nregions - 1; j >= 0 && regions[j].logref == logref; j--)
+		regions[j].win = win;
 	unlock();
 }
 

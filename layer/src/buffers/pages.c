@@ -266,7 +266,7 @@ static void leave(void)
 		if (mpivet_bc_on)
 			bc_exposure_leave();
 	}
-	mpivet_bc_live = nspans > 0 || dirty || nopened > 0 || nexposed > 0;
+	mpivet_bc_live = nspans > 0 || dirty || nopened > 0 || nexposed > 0 || npassive > 0;
 	unlock();
 }
 

@@ -73,6 +73,8 @@
 #define MPIVET_ACCESS_WINDOW_WRITE_RECV 6
 #define MPIVET_ACCESS_TARGET_LOAD 7
 #define MPIVET_ACCESS_TARGET_STORE 8
+#define MPIVET_ACCESS_PASSIVE_LOAD 9
+#define MPIVET_ACCESS_PASSIVE_STORE 10
 
 /* Basic type classes of a signature word (api.Sig*) */
 #define MPIVET_SIG_BYTE 1
