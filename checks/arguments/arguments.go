@@ -249,8 +249,8 @@ func message(p *trace.Process, a trace.Argument) string {
 	case api.ArgTypeFreePredef:
 		return fmt.Sprintf("%s is a predefined datatype: the program must not free a predefined object (MPI 4.0 §2.5.1)", arg)
 	case api.ArgTypeOverlap:
-		return fmt.Sprintf("%s has entries that overlap: %d %s of it write byte %d of the buffer twice; a datatype with overlapping entries must not describe memory a call stores into (a receive, a read, a one-sided call's origin or target buffer: MPI 4.0 §5.1, §12.3)",
-			arg, a.Limit, check.Plural(int(a.Limit), "element", "elements"), a.OtherValue)
+		return fmt.Sprintf("%s has entries that overlap: with %s=%d it writes byte %d of the buffer twice, and a datatype must not write a byte twice where a call stores data (a receive, a read, a one-sided call's origin or target buffer: MPI 4.0 §5.1, §12.3)",
+			arg, countName(a), a.Limit, a.OtherValue)
 	case api.ArgWinBase:
 		return fmt.Sprintf("%s for a window of %s=%d bytes: the window's memory must be there to hold them", arg, paramName(a, a.Other), a.OtherValue)
 	}
@@ -271,6 +271,15 @@ func modes(p *trace.Process, v int64) string {
 		names = append(names, fmt.Sprintf("%#x", v))
 	}
 	return strings.Join(names, "|")
+}
+
+// countName names the count of the datatype an ArgTypeOverlap record is
+// about: the parameter before it, a count.
+func countName(a trace.Argument) string {
+	if n := paramName(a, a.Param-1); strings.HasSuffix(n, "count") {
+		return n
+	}
+	return "count"
 }
 
 // typeArgRule says what is wrong with a datatype constructor's argument
