@@ -3,8 +3,8 @@
 ! subarray's subsize above its size, MPI_DATATYPE_NULL among a struct's
 ! types (Fortran handles, which the layer converts), a type never committed
 ! given to a send, a vector whose stride is shorter than its blocks given to
-! a receive. Each is reported at its
-! line (invalid-argument); the MPI returns its own error where it sees one.
+! a receive. Each is reported at its line (invalid-argument); the MPI
+! returns its own error where it sees one.
 ! mpivet: np=1 verdict=error
 program argstypefortran
   use mpi
