@@ -657,7 +657,6 @@ const (
 	TypeArgDistrib  = 7  // not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE
 	TypeArgPsizes   = 8  // the product of a darray's psizes (the value) differs from its size (other)
 	TypeArgBlock    = 9  // a block distribution's darg below what covers gsize over psize processes (other value: the least)
-	TypeArgNone     = 10 // MPI_DISTRIBUTE_NONE over more than one process (the value: psizes[i])
 )
 
 // What is wrong with an access mode (the limit word of an ArgAmode record).

@@ -312,8 +312,6 @@ func typeArgRule(p *trace.Process, a trace.Argument) string {
 	case api.TypeArgBlock:
 		return fmt.Sprintf("a block distribution of %s needs a darg of at least %d, to cover it with the processes of the dimension (MPI 4.0 §5.1.4)",
 			other, a.OtherValue)
-	case api.TypeArgNone:
-		return "a dimension distributed with MPI_DISTRIBUTE_NONE must have one process (MPI 4.0 §5.1.4)"
 	}
 	return "out of range"
 }

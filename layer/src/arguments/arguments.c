@@ -580,19 +580,21 @@ static void check_window(unsigned call, void *const *k)
 /* check_rma checks a one-sided call's datatypes, each with the count before
  * it: valid and committed, the memory they write (the origin or result
  * buffer it fetches into, the target buffer it stores to) without a byte
- * twice (MPI 4.0 §12.3). */
+ * twice (MPI 4.0 §12.3). The origin of MPI_Get_accumulate with MPI_NO_OP
+ * is not significant (§12.3.4): MPI_DATATYPE_NULL is fine there. */
 static void check_rma(unsigned call, void *const *k)
 {
 	const int ks[] = {mpivet_call_k_otype[call], mpivet_call_k_ttype[call], mpivet_call_k_restype[call]};
 	int kw = mpivet_call_k_wtype[call], kwt = mpivet_call_k_wtarget[call];
-	for (int i = 0; i < 3; i++) {
+	int no_op = ks[2] >= 0 && ks[1] >= 0 && HANDLE_AT(k, ks[1] + 1, MPI_Op) == MPI_NO_OP; /* the op follows the target's type */
+	for (int i = no_op ? 1 : 0; i < 3; i++) {
 		if (ks[i] < 0)
 			continue;
 		struct obj *t = args_check_type(call, ks[i], k, 1);
 		int n = INT_AT(k, ks[i] - 1);
 		if (n < 0)
 			args_report(call, ks[i] - 1, MPIVET_ARG_COUNT, n, 0, -1, 0);
-		else if (t && (ks[i] == kw || ks[i] == kwt))
+		else if (t && (ks[i] == kw || (ks[i] == kwt && !no_op))) /* MPI_NO_OP leaves the target alone */
 			args_check_written(call, ks[i], k, n, t);
 	}
 }

@@ -7,7 +7,7 @@
  * sizes positive, each subsize within 1..size and each start within
  * 0..size-subsize; a darray's size, ndims, gsizes and psizes positive, its
  * rank within 0..size-1, psizes whose product is size, distributions
- * MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE (NONE over one process only), dargs
+ * MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE, dargs
  * positive or MPI_DISTRIBUTE_DFLT_DARG, a block's darg times psize at least
  * gsize; an order MPI_ORDER_C or MPI_ORDER_FORTRAN. Strides and
  * displacements may be negative, a resized type's lower bound too, and a
@@ -114,8 +114,6 @@ static void darray_dim(unsigned call, void *const *k, int i)
 	int g = INTS_AT(k, KG)[i], d = INTS_AT(k, KD)[i], a = INTS_AT(k, KA)[i], p = INTS_AT(k, KP)[i];
 	if (d != MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_CYCLIC && d != MPI_DISTRIBUTE_NONE)
 		bad(call, KD, i, d, MPIVET_TYPEARG_DISTRIB, -1, 0);
-	else if (d == MPI_DISTRIBUTE_NONE && p != 1)
-		bad(call, KP, i, p, MPIVET_TYPEARG_NONE, -1, 0);
 	else if (d != MPI_DISTRIBUTE_NONE && a != MPI_DISTRIBUTE_DFLT_DARG && a < 1)
 		bad(call, KA, i, a, MPIVET_TYPEARG_POSITIVE, -1, 0);
 	else if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (int64_t)a * p < g)

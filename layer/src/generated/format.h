@@ -129,7 +129,6 @@
 #define MPIVET_TYPEARG_DISTRIB 7
 #define MPIVET_TYPEARG_PSIZES 8
 #define MPIVET_TYPEARG_BLOCK 9
-#define MPIVET_TYPEARG_NONE 10
 
 /* What is wrong with an access mode, the limit of an ARG_AMODE record (api.Amode*) */
 #define MPIVET_AMODE_ACCESS 1
