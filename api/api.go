@@ -638,6 +638,25 @@ const (
 	ArgFileClosed      = 19 // a file handle whose file was closed (through another copy of the handle)
 	ArgAssert          = 20 // assertion bits not defined for the window call (limit: the bits it allows)
 	ArgWinBase         = 21 // MPI_Win_create: a NULL base with a positive size (value: the size)
+	ArgTypeArg         = 22 // a datatype constructor's argument out of its range (limit: TypeArg* | (index+1)<<8)
+	ArgTypeFreePredef  = 23 // MPI_Type_free of a predefined datatype
+	ArgTypeOverlap     = 24 // a datatype whose entries overlap, used to receive (limit: the count; other value: the byte offset written twice)
+)
+
+// What is wrong with a datatype constructor's argument: the low byte of the
+// limit word of an ArgTypeArg record; the next bits hold the index of the
+// array element plus one (0: not an array). The record's other parameter
+// and value are what the argument is compared with, where there is one.
+const (
+	TypeArgNegative = 1 // negative (a count, a block length)
+	TypeArgPositive = 2 // not positive (ndims, sizes, a darray's size, gsizes, psizes, dargs)
+	TypeArgSubsize  = 3 // a subarray's subsize above its size (other: array_of_sizes[i])
+	TypeArgStart    = 4 // a subarray's start out of 0..size-subsize (other value: that bound)
+	TypeArgOrder    = 5 // neither MPI_ORDER_C nor MPI_ORDER_FORTRAN
+	TypeArgRank     = 6 // a darray's rank out of 0..size-1 (other: size)
+	TypeArgDistrib  = 7 // not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE
+	TypeArgPsizes   = 8 // the product of a darray's psizes (the value) differs from its size (other)
+	TypeArgBlock    = 9 // a block distribution's darg below what covers gsize over psize processes (other value: the least)
 )
 
 // What is wrong with an access mode (the limit word of an ArgAmode record).

@@ -54,6 +54,19 @@ type group struct {
 	proc  *trace.Process
 	ranks []int
 	locs  []check.Location
+	made  *check.Location // where the datatype was made (ArgTypeUncommitted)
+}
+
+// madeAt gives where the uncommitted datatype of a was made: the layer
+// keeps the constructor's call (limit) and site (other value).
+func madeAt(pass *check.Pass, p *trace.Process, a trace.Argument) (*check.Location, bool) {
+	if a.Rule != api.ArgTypeUncommitted || a.OtherValue == 0 || a.Limit <= 0 || a.Limit >= int64(len(api.MPI.Calls)) {
+		return nil, false
+	}
+	c := api.MPI.Calls[a.Limit]
+	l := pass.AtSite(p, c.Name, uint64(a.OtherValue))
+	l.Note = "the datatype made here by " + c.Name + ", never committed"
+	return &l, true
 }
 
 func run(pass *check.Pass) (any, error) {
@@ -74,6 +87,9 @@ func run(pass *check.Pass) (any, error) {
 				g.ranks = append(g.ranks, p.Rank)
 				l.Note = "called with " + describe(p, a)
 				g.locs = append(g.locs, l)
+				if m, ok := madeAt(pass, p, a); ok && len(g.ranks) == 1 {
+					g.made = m
+				}
 			}
 		}
 	}
@@ -83,6 +99,9 @@ func run(pass *check.Pass) (any, error) {
 		locs := g.locs
 		if len(locs) > 4 { // the same line on every rank: a few say it
 			locs = locs[:4]
+		}
+		if g.made != nil {
+			locs = append(locs, *g.made)
 		}
 		pass.Report(check.Finding{
 			Kind:      "invalid-argument",
@@ -136,7 +155,29 @@ func value(p *trace.Process, a trace.Argument, i int, v int64) string {
 }
 
 func describe(p *trace.Process, a trace.Argument) string {
-	return paramName(a, a.Param) + "=" + value(p, a, a.Param, a.Value)
+	name := paramName(a, a.Param)
+	if i := index(a); i >= 0 {
+		name += fmt.Sprintf("[%d]", i)
+	}
+	if a.Rule == api.ArgTypeArg && a.Limit&0xff == api.TypeArgPsizes {
+		name = "the product of " + name
+	}
+	return name + "=" + value(p, a, a.Param, a.Value)
+}
+
+// index is the element of an array parameter the record is about, or -1:
+// the limit's upper bits for ArgTypeArg, the limit of ArgTypeNull and
+// ArgTypeFreed when the parameter is an array (MPI_Type_create_struct's
+// types).
+func index(a trace.Argument) int {
+	switch {
+	case a.Rule == api.ArgTypeArg:
+		return int(a.Limit>>8) - 1
+	case (a.Rule == api.ArgTypeNull || a.Rule == api.ArgTypeFreed) && a.Param >= 0 && a.Param < len(a.Call.Params) &&
+		a.Call.Params[a.Param].Array:
+		return int(a.Limit) - 1
+	}
+	return -1
 }
 
 // message says which rule the argument breaks.
@@ -159,7 +200,7 @@ func message(p *trace.Process, a trace.Argument) string {
 	case api.ArgTypeNull:
 		return fmt.Sprintf("%s is not a datatype", arg)
 	case api.ArgTypeUncommitted:
-		return fmt.Sprintf("%s is a derived datatype not committed: call MPI_Type_commit before it describes data", arg)
+		return fmt.Sprintf("%s is a derived datatype not committed: call MPI_Type_commit before it describes data (MPI 4.0 §5.1.9)", arg)
 	case api.ArgTypeFreed:
 		return fmt.Sprintf("%s is a datatype already freed by MPI_Type_free", arg)
 	case api.ArgCommNull:
@@ -203,6 +244,13 @@ func message(p *trace.Process, a trace.Argument) string {
 		return fmt.Sprintf("%s is a file handle whose file was closed already", arg)
 	case api.ArgAssert:
 		return fmt.Sprintf("assertion=%s: %s takes only %s (MPI 4.0 §12.5.5)", modes(p, a.Value), a.Call.Name, modes(p, a.Limit))
+	case api.ArgTypeArg:
+		return arg + ": " + typeArgRule(p, a)
+	case api.ArgTypeFreePredef:
+		return fmt.Sprintf("%s is a predefined datatype: the program must not free a predefined object (MPI 4.0 §2.5.1)", arg)
+	case api.ArgTypeOverlap:
+		return fmt.Sprintf("%s has entries that overlap: with %s=%d it writes byte %d of the buffer twice, and a datatype must not write a byte twice where a call stores data (a receive, a read, a one-sided call's origin or target buffer: MPI 4.0 §5.1, §12.3)",
+			arg, countName(a), a.Limit, a.OtherValue)
 	case api.ArgWinBase:
 		return fmt.Sprintf("%s for a window of %s=%d bytes: the window's memory must be there to hold them", arg, paramName(a, a.Other), a.OtherValue)
 	}
@@ -223,6 +271,49 @@ func modes(p *trace.Process, v int64) string {
 		names = append(names, fmt.Sprintf("%#x", v))
 	}
 	return strings.Join(names, "|")
+}
+
+// countName names the count of the datatype an ArgTypeOverlap record is
+// about: the parameter before it, a count.
+func countName(a trace.Argument) string {
+	if n := paramName(a, a.Param-1); strings.HasSuffix(n, "count") {
+		return n
+	}
+	return "count"
+}
+
+// typeArgRule says what is wrong with a datatype constructor's argument
+// (the low byte of the limit, api.TypeArg*).
+func typeArgRule(p *trace.Process, a trace.Argument) string {
+	other := paramName(a, a.Other)
+	if i := index(a); i >= 0 {
+		other += fmt.Sprintf("[%d]", i)
+	}
+	switch a.Limit & 0xff {
+	case api.TypeArgNegative:
+		return "a count or block length must not be negative (MPI 4.0 §5.1.2)"
+	case api.TypeArgPositive:
+		return "it must be positive (MPI 4.0 §5.1.3, §5.1.4)"
+	case api.TypeArgSubsize:
+		return fmt.Sprintf("a subsize must be within 1..%s=%d (MPI 4.0 §5.1.3)", other, a.OtherValue)
+	case api.TypeArgStart:
+		if a.OtherValue < 0 {
+			return "no start fits: the subsize exceeds the size (MPI 4.0 §5.1.3)"
+		}
+		return fmt.Sprintf("a start must be within 0..%d, %s less the subsize (MPI 4.0 §5.1.3)", a.OtherValue, other)
+	case api.TypeArgOrder:
+		return "the order must be MPI_ORDER_C or MPI_ORDER_FORTRAN (MPI 4.0 §5.1.3)"
+	case api.TypeArgRank:
+		return fmt.Sprintf("the rank must be within 0..%d, below size=%d (MPI 4.0 §5.1.4)", a.OtherValue-1, a.OtherValue)
+	case api.TypeArgDistrib:
+		return "a distribution must be MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE (MPI 4.0 §5.1.4)"
+	case api.TypeArgPsizes:
+		return fmt.Sprintf("the product of the process grid's dimensions must be size=%d (MPI 4.0 §5.1.4)", a.OtherValue)
+	case api.TypeArgBlock:
+		return fmt.Sprintf("a block distribution of %s needs a darg of at least %d, to cover it with the processes of the dimension (MPI 4.0 §5.1.4)",
+			other, a.OtherValue)
+	}
+	return "out of range"
 }
 
 func amodeRule(why int64) string {

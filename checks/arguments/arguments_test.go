@@ -106,3 +106,43 @@ func TestWindowArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestDatatypeRules: a constructor's argument named with its array index
+// and the rule, a struct's null type by index, a predefined type freed, a
+// receive's overlapping type with its count, and an uncommitted type with
+// the call that made it as a second location.
+func TestDatatypeRules(t *testing.T) {
+	l := tracetest.New(0, 1)
+	sub := api.MPI.ByName["MPI_Type_create_subarray"]
+	l.Meta(api.MetaArgument, uint64(sub.ID), uint64(sub.Param("array_of_subsizes")), api.ArgTypeArg, 5,
+		api.TypeArgSubsize|2<<8, uint64(sub.Param("array_of_sizes")), 4, 0x100)
+	arg(l, "MPI_Type_create_darray", "array_of_psizes", api.ArgTypeArg, 2, api.TypeArgPsizes, "size", 1, 0x180)
+	arg(l, "MPI_Type_create_struct", "array_of_types", api.ArgTypeNull, int64(tracetest.Consts["MPI_DATATYPE_NULL"]), 3, "", 0, 0x200)
+	arg(l, "MPI_Type_free", "datatype", api.ArgTypeFreePredef, int64(tracetest.Consts["MPI_DOUBLE"]), 0, "", 0, 0x300)
+	arg(l, "MPI_Recv", "datatype", api.ArgTypeOverlap, 0x5000, 2, "", 4, 0x400)
+	arg(l, "MPI_Put", "target_datatype", api.ArgTypeOverlap, 0x5000, 1, "", 8, 0x480)
+	arg(l, "MPI_Send", "datatype", api.ArgTypeUncommitted, 0x5000, int64(api.MPI.ByName["MPI_Type_vector"].ID), "", 0x50, 0x500)
+	want := map[string]bool{
+		"MPI_Type_create_subarray: array_of_subsizes[1]=5: a subsize must be within 1..array_of_sizes[1]=4 (MPI 4.0 §5.1.3)":                                                                                                                                                           false,
+		"MPI_Type_create_darray: the product of array_of_psizes=2: the product of the process grid's dimensions must be size=1 (MPI 4.0 §5.1.4)":                                                                                                                                       false,
+		"MPI_Type_create_struct: array_of_types[2]=MPI_DATATYPE_NULL is not a datatype":                                                                                                                                                                                                false,
+		"MPI_Type_free: datatype=MPI_DOUBLE is a predefined datatype: the program must not free a predefined object (MPI 4.0 §2.5.1)":                                                                                                                                                  false,
+		"MPI_Recv: datatype=0x5000 has entries that overlap: with count=2 it writes byte 4 of the buffer twice, and a datatype must not write a byte twice where a call stores data (a receive, a read, a one-sided call's origin or target buffer: MPI 4.0 §5.1, §12.3)":              false,
+		"MPI_Put: target_datatype=0x5000 has entries that overlap: with target_count=1 it writes byte 8 of the buffer twice, and a datatype must not write a byte twice where a call stores data (a receive, a read, a one-sided call's origin or target buffer: MPI 4.0 §5.1, §12.3)": false,
+		"MPI_Send: datatype=0x5000 is a derived datatype not committed: call MPI_Type_commit before it describes data (MPI 4.0 §5.1.9)":                                                                                                                                                false,
+	}
+	for _, f := range findings(t, l.Process()) {
+		if _, ok := want[f.Message]; !ok || f.Kind != "invalid-argument" {
+			t.Errorf("unexpected finding %s %q", f.Kind, f.Message)
+		}
+		want[f.Message] = true
+		if strings.HasPrefix(f.Message, "MPI_Send") && (len(f.Locations) != 2 || f.Locations[1].Call != "MPI_Type_vector") {
+			t.Errorf("uncommitted type: want the send and the constructor, got %+v", f.Locations)
+		}
+	}
+	for m, seen := range want {
+		if !seen {
+			t.Errorf("no finding %q", m)
+		}
+	}
+}

@@ -43,6 +43,33 @@ func p2pRecvs(c *api.Call) bool {
 }
 func p2pAny(c *api.Call) bool { return c.Has("p2p") }
 
+// rmaData: a one-sided communication call.
+func rmaData(c *api.Call) bool { return c.Has("rma") && c.Param("target_rank") >= 0 }
+
+// recvType is the position of the datatype of the memory c writes: the
+// receive side of a point-to-point call, the data of a file read, the
+// origin or result buffer of a one-sided call that fetches.
+func recvType(c *api.Call) int {
+	switch {
+	case c.Has("p2p") && c.Has("probe"):
+		return -1
+	case c.Has("p2p") && c.Param("recvtype") >= 0:
+		return c.Param("recvtype")
+	case c.Has("p2p") && c.Has("recv"), c.Has("file") && c.Has("read"):
+		return c.Param("datatype")
+	case c.Name == "MPI_Get" || c.Name == "MPI_Rget":
+		return c.Param("origin_datatype")
+	case rmaData(c):
+		if i := c.Param("result_datatype"); i >= 0 {
+			return i
+		}
+		if c.Param("result_addr") >= 0 {
+			return c.Param("datatype")
+		}
+	}
+	return -1
+}
+
 // dataAny: a call with one buffer, count and datatype of data to check,
 // point-to-point or file.
 func dataAny(c *api.Call) bool { return (c.Has("p2p") || c.Has("file")) && c.Param("datatype") >= 0 }
@@ -126,6 +153,21 @@ var argTables = []table{
 	{"k_assert", namedIf(func(c *api.Call) bool { return c.Has("rma") }, "assertion")},
 	{"k_op", namedIf(func(c *api.Call) bool { return c.Has("coll") }, "op")},
 	{"k_oldtype", namedIf(func(c *api.Call) bool { return c.Has("type") }, "oldtype")},
+	// One-sided calls' datatypes, which must be valid and committed.
+	{"k_otype", namedIf(rmaData, "origin_datatype")},
+	{"k_ttype", namedIf(rmaData, "target_datatype")},
+	{"k_restype", namedIf(rmaData, "result_datatype")},
+	// The datatypes that describe memory the call writes, whose entries must
+	// not overlap (MPI 4.0 §5.1, §12.3): a receive's, a read's, a one-sided
+	// call's origin or result buffer it fetches into; k_wtarget, the target
+	// buffer a one-sided call writes.
+	{"k_wtype", recvType},
+	{"k_wtarget", func(c *api.Call) int {
+		if rmaData(c) && c.Name != "MPI_Get" && c.Name != "MPI_Rget" {
+			return c.Param("target_datatype")
+		}
+		return -1
+	}},
 	{"k_new", roleParam(api.New)},
 	{"a_kind", roleKind(api.New)},
 	{"k_free", roleParam(api.Free)},
@@ -166,6 +208,19 @@ func argsPre(w writer, c *api.Call) {
 	if argsChecked(c) {
 		w("\tint bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_%s, k_) : 0;\n\t(void)bad_;\n", c.Name)
 	}
+}
+
+// argsPreFortran writes the call of the checks in a Fortran wrapper: where
+// the call takes an array of datatypes (MPI_Type_create_struct's), whose
+// elements are Fortran handles the checks convert, it tells them so.
+func argsPreFortran(w writer, c *api.Call) {
+	if !argsChecked(c) || paramWhere(c, func(p api.Param) bool { return p.Handle == "datatype" && p.Array && p.Role == api.Value }) < 0 {
+		argsPre(w, c)
+		return
+	}
+	w("\tmpivet_args_fortran = 1;\n")
+	argsPre(w, c)
+	w("\tmpivet_args_fortran = 0;\n")
 }
 
 // hookOn is the condition under which the wrapper of c calls the clock

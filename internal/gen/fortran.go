@@ -203,7 +203,7 @@ func (f *fortranGen) gen() {
 		f.pre()
 	} else if argsChecked(c) {
 		f.hookViews()
-		argsPre(w, c)
+		argsPreFortran(w, c)
 	}
 	f.call()
 	f.results()
@@ -420,7 +420,7 @@ func (f *fortranGen) pre() {
 		}
 	}
 	f.hookViews()
-	argsPre(w, c)
+	argsPreFortran(w, c)
 	w("\tif (__builtin_expect(%s, 0)) {\n\t\tif (__builtin_expect(mpivet_dt_on, 0))\n\t\t\tmpivet_dt_pre(MPIVET_ID_%s, e_, k_);\n\t\tmpivet_ck_pre(MPIVET_ID_%s, e_, k_);\n", hookOn(c, "mpivet_ck_on"), c.Name, c.Name)
 	for _, p := range ps {
 		if rewritable(p) {

@@ -45,7 +45,7 @@ func genIDs(a *api.API) []byte {
 	}
 	w("\n")
 	for _, c := range a.Calls {
-		if clockHooked(c) {
+		if clockHooked(c) || c.Has("type") && argsChecked(c) { // the hooks' and the constructors' checks
 			for i, p := range c.Params {
 				w("#define MPIVET_K_%s_%s %d\n", c.Name, p.Name, i)
 			}

@@ -44,6 +44,7 @@
  */
 #include "arguments.h"
 #include "objects.h"
+#include "rules.h"
 #include "../record/record.h"
 #include "../record/conf.h"
 #include "../generated/ids.h"
@@ -52,6 +53,7 @@
 #include <limits.h>
 
 int mpivet_args_on;
+__thread int mpivet_args_fortran __attribute__((tls_model("initial-exec")));
 static int tag_ub = -1;
 static __thread uint64_t freeing __attribute__((tls_model("initial-exec"))); /* the handle the call in progress frees */
 static __thread int freeing_kind __attribute__((tls_model("initial-exec")));
@@ -94,7 +96,7 @@ static int memo_hit(unsigned call, int source, int tag, MPI_Comm comm)
 
 /* report logs the broken rule: the parameter (its index in the call), its
  * value, the limit it broke, and another parameter it is about (-1: none). */
-static void report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
+void args_report(unsigned call, int param, int rule, int64_t value, int64_t limit, int other, int64_t ovalue)
 {
 	/* a handle that is none, or an argument the MPI refuses (the call makes
 	 * no message, so the clock protocol must not send a piggyback for it,
@@ -144,12 +146,12 @@ static struct obj *check_comm(unsigned call, int kc, void *const *k)
 {
 	MPI_Comm c = HANDLE_AT(k, kc, MPI_Comm);
 	if (c == MPI_COMM_NULL || MPIVET_H(c) == 0) {
-		report(call, kc, MPIVET_ARG_COMM_NULL, (int64_t)MPIVET_H(c), 0, -1, 0);
+		args_report(call, kc, MPIVET_ARG_COMM_NULL, (int64_t)MPIVET_H(c), 0, -1, 0);
 		return NULL;
 	}
 	struct obj *o = args_find(MPIVET_OBJ_COMM, MPIVET_H(c));
 	if (o && o->state == OBJ_FREED) {
-		report(call, kc, MPIVET_ARG_COMM_FREED, (int64_t)MPIVET_H(c), 0, -1, 0);
+		args_report(call, kc, MPIVET_ARG_COMM_FREED, (int64_t)MPIVET_H(c), 0, -1, 0);
 		return NULL;
 	}
 	return comm_facts(c);
@@ -225,11 +227,11 @@ static int class_of(MPI_Datatype t)
 
 /* check_type checks a datatype; it gives its entry (NULL for an invalid
  * one). need_commit: it describes data (not a constructor's old type). */
-static struct obj *check_type(unsigned call, int kt, void *const *k, int need_commit)
+struct obj *args_check_type(unsigned call, int kt, void *const *k, int need_commit)
 {
 	MPI_Datatype t = HANDLE_AT(k, kt, MPI_Datatype);
 	if (t == MPI_DATATYPE_NULL || MPIVET_H(t) == 0) {
-		report(call, kt, MPIVET_ARG_TYPE_NULL, (int64_t)MPIVET_H(t), 0, -1, 0);
+		args_report(call, kt, MPIVET_ARG_TYPE_NULL, (int64_t)MPIVET_H(t), 0, -1, 0);
 		return NULL;
 	}
 	struct obj *o = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(t));
@@ -244,11 +246,11 @@ static struct obj *check_type(unsigned call, int kt, void *const *k, int need_co
 		return o;
 	}
 	if (o->state == OBJ_FREED) {
-		report(call, kt, MPIVET_ARG_TYPE_FREED, (int64_t)MPIVET_H(t), 0, -1, 0);
+		args_report(call, kt, MPIVET_ARG_TYPE_FREED, (int64_t)MPIVET_H(t), 0, -1, 0);
 		return NULL;
 	}
 	if (need_commit && o->state == OBJ_UNCOMMITTED) {
-		report(call, kt, MPIVET_ARG_TYPE_UNCOMMITTED, (int64_t)MPIVET_H(t), 0, -1, 0);
+		args_report(call, kt, MPIVET_ARG_TYPE_UNCOMMITTED, (int64_t)MPIVET_H(t), o->made_call, -1, (int64_t)o->made_pc);
 		return NULL;
 	}
 	return o;
@@ -275,12 +277,12 @@ static void check_op(unsigned call, int ko, void *const *k, int kt, const struct
 {
 	MPI_Op op = HANDLE_AT(k, ko, MPI_Op);
 	if (op == MPI_OP_NULL || MPIVET_H(op) == 0) {
-		report(call, ko, MPIVET_ARG_OP_NULL, (int64_t)MPIVET_H(op), 0, -1, 0);
+		args_report(call, ko, MPIVET_ARG_OP_NULL, (int64_t)MPIVET_H(op), 0, -1, 0);
 		return;
 	}
 	struct obj *o = args_find(MPIVET_OBJ_OP, MPIVET_H(op));
 	if (o && o->state == OBJ_FREED) {
-		report(call, ko, MPIVET_ARG_OP_FREED, (int64_t)MPIVET_H(op), 0, -1, 0);
+		args_report(call, ko, MPIVET_ARG_OP_FREED, (int64_t)MPIVET_H(op), 0, -1, 0);
 		return;
 	}
 	int allowed = op_classes(op);
@@ -289,7 +291,7 @@ static void check_op(unsigned call, int ko, void *const *k, int kt, const struct
 	/* predefined operations apply to predefined datatypes only (and the
 	 * pairs of MPI_MAXLOC, MPI_MINLOC): both MPIs refuse a derived one */
 	if (type->state != OBJ_PREDEFINED || (type->cls != C_UNKNOWN && !(allowed & type->cls)))
-		report(call, ko, MPIVET_ARG_OP_TYPE, (int64_t)MPIVET_H(op), (int64_t)type->h, kt, (int64_t)type->h);
+		args_report(call, ko, MPIVET_ARG_OP_TYPE, (int64_t)MPIVET_H(op), (int64_t)type->h, kt, (int64_t)type->h);
 }
 
 /* ---- Ranks and tags ---- */
@@ -300,7 +302,7 @@ static void check_peer(unsigned call, int kp, void *const *k, const struct obj *
 	if (r == MPI_PROC_NULL || (any && r == MPI_ANY_SOURCE))
 		return;
 	if (r < 0 || r >= c->size)
-		report(call, kp, MPIVET_ARG_RANK, r, c->size, -1, 0);
+		args_report(call, kp, MPIVET_ARG_RANK, r, c->size, -1, 0);
 }
 
 static void check_root(unsigned call, int kr, void *const *k, const struct obj *c)
@@ -309,7 +311,7 @@ static void check_root(unsigned call, int kr, void *const *k, const struct obj *
 	if (c->inter && (r == MPI_ROOT || r == MPI_PROC_NULL))
 		return;
 	if (r < 0 || r >= c->size)
-		report(call, kr, MPIVET_ARG_ROOT, r, c->size, -1, 0);
+		args_report(call, kr, MPIVET_ARG_ROOT, r, c->size, -1, 0);
 }
 
 static void check_tag(unsigned call, int kt, void *const *k, int any)
@@ -323,7 +325,7 @@ static void check_tag(unsigned call, int kt, void *const *k, int any)
 		tag_ub = flag && ub ? *ub : 32767; /* the least MPI_TAG_UB the standard allows */
 	}
 	if (t < 0 || t > tag_ub)
-		report(call, kt, MPIVET_ARG_TAG, t, tag_ub, -1, 0);
+		args_report(call, kt, MPIVET_ARG_TAG, t, tag_ub, -1, 0);
 }
 
 /* ---- Buffers ---- */
@@ -357,7 +359,7 @@ static void check_overlap(unsigned call, int kb1, uint64_t b1, int64_t n1, MPI_D
 	if (!b1 || !b2 || !span(b1, n1, t1, o1, &lo1, &hi1) || !span(b2, n2, t2, o2, &lo2, &hi2))
 		return;
 	if (lo1 < hi2 && lo2 < hi1)
-		report(call, kb2, MPIVET_ARG_OVERLAP, (int64_t)b2, (int64_t)(lo1 < lo2 ? hi1 - lo2 : hi2 - lo1), kb1, (int64_t)b1);
+		args_report(call, kb2, MPIVET_ARG_OVERLAP, (int64_t)b2, (int64_t)(lo1 < lo2 ? hi1 - lo2 : hi2 - lo1), kb1, (int64_t)b1);
 }
 
 /* check_data checks one buffer, count and datatype of a point-to-point
@@ -367,20 +369,20 @@ static struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const
 	if (kn < 0 || kt < 0)
 		return NULL;
 	int n = INT_AT(k, kn);
-	struct obj *t = check_type(call, kt, k, 1);
+	struct obj *t = args_check_type(call, kt, k, 1);
 	if (n < 0) {
-		report(call, kn, MPIVET_ARG_COUNT, n, 0, -1, 0);
+		args_report(call, kn, MPIVET_ARG_COUNT, n, 0, -1, 0);
 		return NULL;
 	}
 	if (kb < 0)
 		return t;
 	uint64_t b = MPIVET_A(HANDLE_AT(k, kb, void *));
 	if (n > 0 && mpivet_coll_in_place(b)) {
-		report(call, kb, MPIVET_ARG_IN_PLACE, (int64_t)b, 0, -1, 0);
+		args_report(call, kb, MPIVET_ARG_IN_PLACE, (int64_t)b, 0, -1, 0);
 		return NULL;
 	}
 	if (n > 0 && b == 0 && t && t->state == OBJ_PREDEFINED) {
-		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, n, kn, n);
+		args_report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, n, kn, n);
 		return NULL;
 	}
 	return t;
@@ -396,10 +398,14 @@ static void check_p2p(unsigned call, void *const *k, const struct obj *c)
 		check_tag(call, mpivet_call_k_stag[call], k, 0);
 	if (mpivet_call_k_rtag[call] >= 0)
 		check_tag(call, mpivet_call_k_rtag[call], k, 1);
-	check_data(call, mpivet_call_k_buf[call], mpivet_call_k_count[call], mpivet_call_k_type[call], k);
-	int sb = mpivet_call_k_sbuf[call], rb = mpivet_call_k_rbuf[call];
+	struct obj *t = check_data(call, mpivet_call_k_buf[call], mpivet_call_k_count[call], mpivet_call_k_type[call], k);
+	int sb = mpivet_call_k_sbuf[call], rb = mpivet_call_k_rbuf[call], kw = mpivet_call_k_wtype[call];
 	struct obj *st = check_data(call, sb, mpivet_call_k_scount[call], mpivet_call_k_stype[call], k);
 	struct obj *rt = check_data(call, rb, mpivet_call_k_rcount[call], mpivet_call_k_rtype[call], k);
+	if (kw >= 0 && kw == mpivet_call_k_type[call])
+		args_check_written(call, kw, k, INT_AT(k, mpivet_call_k_count[call]), t);
+	else if (kw >= 0 && kw == mpivet_call_k_rtype[call])
+		args_check_written(call, kw, k, INT_AT(k, mpivet_call_k_rcount[call]), rt);
 	if (st && rt)
 		check_overlap(call, sb, MPIVET_A(HANDLE_AT(k, sb, void *)), INT_AT(k, mpivet_call_k_scount[call]),
 			      HANDLE_AT(k, mpivet_call_k_stype[call], MPI_Datatype), st, rb, MPIVET_A(HANDLE_AT(k, rb, void *)),
@@ -434,18 +440,21 @@ static int in_place_ok(int family, int recv, int root)
 	return 0;
 }
 
-/* check_side checks a significant side with one count and datatype. */
-static struct obj *check_side(unsigned call, void *const *k, const struct mpivet_coll_side *s, int kb, int kn, int kt)
+/* check_side checks a significant side with one count and datatype (recv:
+ * the side the rank receives into). */
+static struct obj *check_side(unsigned call, void *const *k, const struct mpivet_coll_side *s, int kb, int kn, int kt, int recv)
 {
-	struct obj *t = kt >= 0 ? check_type(call, kt, k, 1) : NULL;
+	struct obj *t = kt >= 0 ? args_check_type(call, kt, k, 1) : NULL;
+	if (recv && t && !s->in_place) /* a count per rank: one element at least */
+		args_check_written(call, kt, k, s->per_rank || kn < 0 ? 1 : s->count, t);
 	if (s->per_rank || kn < 0)
 		return NULL;
 	if (s->count < 0) {
-		report(call, kn, MPIVET_ARG_COUNT, s->count, 0, -1, 0);
+		args_report(call, kn, MPIVET_ARG_COUNT, s->count, 0, -1, 0);
 		return NULL;
 	}
 	if (s->count > 0 && s->buf == 0 && t && t->state == OBJ_PREDEFINED) {
-		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, s->count, kn, s->count);
+		args_report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, s->count, kn, s->count);
 		return NULL;
 	}
 	return t;
@@ -464,16 +473,16 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 	int root = d.root == c->rank, sides = mpivet_coll_sides(&d, c->rank);
 	int sb = mpivet_call_k_sendbuf[call], rb = RECV_POS(buf);
 	if (d.send.in_place && !in_place_ok(d.family, 0, root)) {
-		report(call, sb, MPIVET_ARG_IN_PLACE, (int64_t)d.send.buf, 0, -1, 0);
+		args_report(call, sb, MPIVET_ARG_IN_PLACE, (int64_t)d.send.buf, 0, -1, 0);
 		return;
 	}
 	if (d.family != MPIVET_COLL_BCAST && d.recv.in_place && !in_place_ok(d.family, 1, root)) {
-		report(call, rb, MPIVET_ARG_IN_PLACE, (int64_t)d.recv.buf, 0, -1, 0);
+		args_report(call, rb, MPIVET_ARG_IN_PLACE, (int64_t)d.recv.buf, 0, -1, 0);
 		return;
 	}
 	struct obj *st = NULL, *rt = NULL;
 	if (ko >= 0) { /* a reduction: one datatype, significant everywhere */
-		const struct obj *t = check_type(call, SEND_POS(type), k, 1);
+		const struct obj *t = args_check_type(call, SEND_POS(type), k, 1);
 		check_op(call, ko, k, SEND_POS(type), t);
 		if (!t)
 			return;
@@ -481,9 +490,9 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 	if (d.w) /* a datatype per rank: not looked into */
 		return;
 	if (sides & MPIVET_COLL_SENDS)
-		st = check_side(call, k, &d.send, sb, SEND_POS(count), SEND_POS(type));
+		st = check_side(call, k, &d.send, sb, SEND_POS(count), SEND_POS(type), 0);
 	if (sides & MPIVET_COLL_RECVS)
-		rt = check_side(call, k, &d.recv, rb, RECV_POS(count), RECV_POS(type));
+		rt = check_side(call, k, &d.recv, rb, RECV_POS(count), RECV_POS(type), 1);
 	if (!st || !rt || d.family == MPIVET_COLL_BCAST || d.family >= MPIVET_COLL_NEIGHBOR_ALLGATHER)
 		return;
 	/* the blocks of every rank, where a side has one per rank */
@@ -500,12 +509,12 @@ static void check_coll(unsigned call, void *const *k, const struct obj *c)
 static void check_file_handle(unsigned call, int kf, MPI_File f)
 {
 	if (f == MPI_FILE_NULL) {
-		report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)MPIVET_H(f), 0, -1, 0);
+		args_report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)MPIVET_H(f), 0, -1, 0);
 		return;
 	}
 	struct obj *o = args_find(MPIVET_OBJ_FILE, MPIVET_H(f));
 	if (o && o->state == OBJ_FREED)
-		report(call, kf, MPIVET_ARG_FILE_CLOSED, (int64_t)MPIVET_H(f), 0, -1, 0);
+		args_report(call, kf, MPIVET_ARG_FILE_CLOSED, (int64_t)MPIVET_H(f), 0, -1, 0);
 }
 
 static void check_amode(unsigned call, int ka, int amode)
@@ -516,7 +525,7 @@ static void check_amode(unsigned call, int ka, int amode)
 		  : (amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL)	       ? MPIVET_AMODE_RDWR_SEQ
 										       : 0;
 	if (why)
-		report(call, ka, MPIVET_ARG_AMODE, amode, why, -1, 0);
+		args_report(call, ka, MPIVET_ARG_AMODE, amode, why, -1, 0);
 }
 
 /* check_file checks what a file call is given besides its data. */
@@ -530,14 +539,14 @@ static void check_file(unsigned call, void *const *k)
 		int skip = (kw >= 0 && INT_AT(k, kw) != MPI_SEEK_SET) ||
 			   (call == MPIVET_ID_MPI_File_set_view && off == MPI_DISPLACEMENT_CURRENT);
 		if (off < 0 && !skip)
-			report(call, ko, MPIVET_ARG_OFFSET, (int64_t)off, 0, -1, 0);
+			args_report(call, ko, MPIVET_ARG_OFFSET, (int64_t)off, 0, -1, 0);
 	}
 	if (mpivet_call_k_amode[call] >= 0)
 		check_amode(call, mpivet_call_k_amode[call], INT_AT(k, mpivet_call_k_amode[call]));
 	if (mpivet_call_k_etype[call] >= 0)
-		check_type(call, mpivet_call_k_etype[call], k, 1);
+		args_check_type(call, mpivet_call_k_etype[call], k, 1);
 	if (mpivet_call_k_filetype[call] >= 0)
-		check_type(call, mpivet_call_k_filetype[call], k, 1);
+		args_check_type(call, mpivet_call_k_filetype[call], k, 1);
 }
 
 /* ---- Windows ---- */
@@ -553,7 +562,7 @@ static void check_window(unsigned call, void *const *k)
 	if (call == MPIVET_ID_MPI_Win_create) {
 		MPI_Aint size = HANDLE_AT(k, 1, MPI_Aint);
 		if (!*(void *const *)k[0] && size > 0)
-			report(call, 0, MPIVET_ARG_WIN_BASE, 0, 0, 1, (int64_t)size);
+			args_report(call, 0, MPIVET_ARG_WIN_BASE, 0, 0, 1, (int64_t)size);
 		return;
 	}
 	int ka = mpivet_call_k_assert[call], allowed = MPI_MODE_NOCHECK;
@@ -565,7 +574,29 @@ static void check_window(unsigned call, void *const *k)
 		allowed = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
 	int a = INT_AT(k, ka);
 	if (a & ~allowed)
-		report(call, ka, MPIVET_ARG_ASSERT, a, allowed, -1, 0);
+		args_report(call, ka, MPIVET_ARG_ASSERT, a, allowed, -1, 0);
+}
+
+/* check_rma checks a one-sided call's datatypes, each with the count before
+ * it: valid and committed, the memory they write (the origin or result
+ * buffer it fetches into, the target buffer it stores to) without a byte
+ * twice (MPI 4.0 §12.3). The origin of MPI_Get_accumulate with MPI_NO_OP
+ * is not significant (§12.3.4): MPI_DATATYPE_NULL is fine there. */
+static void check_rma(unsigned call, void *const *k)
+{
+	const int ks[] = {mpivet_call_k_otype[call], mpivet_call_k_ttype[call], mpivet_call_k_restype[call]};
+	int kw = mpivet_call_k_wtype[call], kwt = mpivet_call_k_wtarget[call];
+	int no_op = ks[2] >= 0 && ks[1] >= 0 && HANDLE_AT(k, ks[1] + 1, MPI_Op) == MPI_NO_OP; /* the op follows the target's type */
+	for (int i = no_op ? 1 : 0; i < 3; i++) {
+		if (ks[i] < 0)
+			continue;
+		struct obj *t = args_check_type(call, ks[i], k, 1);
+		int n = INT_AT(k, ks[i] - 1);
+		if (n < 0)
+			args_report(call, ks[i] - 1, MPIVET_ARG_COUNT, n, 0, -1, 0);
+		else if (t && (ks[i] == kw || (ks[i] == kwt && !no_op))) /* MPI_NO_OP leaves the target alone */
+			args_check_written(call, ks[i], k, n, t);
+	}
 }
 
 /* handle_at reads the handle of kind (api.Obj*) the program keeps at p. */
@@ -593,6 +624,18 @@ static int is_null(int kind, uint64_t h)
 		return h == MPIVET_H(MPI_FILE_NULL);
 	}
 	return h == MPIVET_H(MPI_OP_NULL);
+}
+
+/* check_type_free checks the datatype MPI_Type_free is given: not null
+ * (freed already through this handle, which the free set to
+ * MPI_DATATYPE_NULL), not predefined (MPI 4.0 §2.5.1: the program must not
+ * free a predefined object). */
+static void check_type_free(unsigned call, int kf, MPI_Datatype t, const struct obj *o)
+{
+	if (t == MPI_DATATYPE_NULL)
+		args_report(call, kf, MPIVET_ARG_TYPE_NULL, (int64_t)MPIVET_H(t), 0, -1, 0);
+	else if (!(o && o->born) && mpivet_type_named(t))
+		args_report(call, kf, MPIVET_ARG_TYPE_FREE_PREDEF, (int64_t)MPIVET_H(t), 0, -1, 0);
 }
 
 static const int freed_rule[] = {[MPIVET_OBJ_COMM] = MPIVET_ARG_COMM_FREED, [MPIVET_OBJ_DATATYPE] = MPIVET_ARG_TYPE_FREED,
@@ -624,11 +667,15 @@ int mpivet_args_pre(unsigned call, void *const *k)
 	if (c && (mpivet_call_flags[call] & MPIVET_CALL_COLL))
 		check_coll(call, k, c);
 	if (mpivet_call_k_oldtype[call] >= 0)
-		check_type(call, mpivet_call_k_oldtype[call], k, 0);
+		args_check_type(call, mpivet_call_k_oldtype[call], k, 0);
+	if (mpivet_call_f_kind[call] < 0 && mpivet_call_a_kind[call] == MPIVET_OBJ_DATATYPE)
+		args_check_ctor(call, k);
+	if (mpivet_call_k_otype[call] >= 0 || mpivet_call_k_ttype[call] >= 0)
+		check_rma(call, k);
 	check_file(call, k);
 	check_window(call, k);
 	if (call == MPIVET_ID_MPI_Type_commit && *(MPI_Datatype *const *)k[0])
-		check_type(call, 0, (void *const[]){*(MPI_Datatype *const *)k[0]}, 0);
+		args_check_type(call, 0, (void *const[]){*(MPI_Datatype *const *)k[0]}, 0);
 	int kf = mpivet_call_k_free[call];
 	freeing_kind = 0;
 	if (kf >= 0 && *(void *const *)k[kf]) {
@@ -637,9 +684,11 @@ int mpivet_args_pre(unsigned call, void *const *k)
 		uint64_t h = handle_at(kind, *(void *const *)k[kf]);
 		struct obj *o = args_find(kind, h);
 		if (o && o->state == OBJ_FREED)
-			report(call, kf, freed_rule[kind], (int64_t)h, 0, -1, 0);
+			args_report(call, kf, freed_rule[kind], (int64_t)h, 0, -1, 0);
 		else if (kind == MPIVET_OBJ_FILE && is_null(kind, h)) /* closed already through this handle */
-			report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)h, 0, -1, 0);
+			args_report(call, kf, MPIVET_ARG_FILE_NULL, (int64_t)h, 0, -1, 0);
+		else if (kind == MPIVET_OBJ_DATATYPE)
+			check_type_free(call, kf, **(MPI_Datatype *const *)k[kf], o);
 		freeing = h;
 		freeing_kind = kind;
 	}
@@ -665,6 +714,9 @@ static void made(unsigned call, int kind, uint64_t h, void *const *k)
 	o->born = 1;
 	o->refs = 1;
 	o->spans = 0; /* a value made again is another datatype */
+	o->wdone = 0;
+	o->made_pc = mpivet_call_pc;
+	o->made_call = (int32_t)call;
 	o->state = kind == MPIVET_OBJ_COMM ? OBJ_UNKNOWN : kind == MPIVET_OBJ_DATATYPE ? OBJ_UNCOMMITTED : OBJ_LIVE;
 	if (call == MPIVET_ID_MPI_Type_dup) { /* a duplicate is as committed as its original */
 		const struct obj *from = args_find(MPIVET_OBJ_DATATYPE, MPIVET_H(HANDLE_AT(k, 0, MPI_Datatype)));
@@ -685,6 +737,7 @@ static void unmade(int kind, uint64_t h)
 	if (!o->born) {
 		o->state = OBJ_UNKNOWN;
 		o->spans = 0;
+		o->wdone = 0;
 	} else if (--o->refs <= 0)
 		o->state = OBJ_FREED;
 }

@@ -17,6 +17,9 @@
 #include <mpi.h>
 
 extern int mpivet_args_on; /* the checks run (layer.conf arguments=off: not) */
+/* set by a Fortran wrapper around mpivet_args_pre where an array of handles
+ * holds Fortran ones (MPI_Type_create_struct's types) */
+extern __thread int mpivet_args_fortran __attribute__((tls_model("initial-exec")));
 
 /* k[i] points to parameter i of the call, as for the clock protocol's hooks.
  * mpivet_args_pre gives 1 if a handle is not one (null, freed): the other

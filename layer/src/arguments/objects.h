@@ -45,6 +45,11 @@ struct obj {
 	int32_t local; /* its local group's size */
 	uint8_t spans; /* a datatype's extents below are known */
 	int64_t lb, extent, tlb, textent; /* a datatype's (true) lower bound and extent */
+	uint64_t made_pc;  /* where the call that made it was (0: not seen) */
+	int32_t made_call; /* that call's id */
+	uint8_t wdone;     /* a datatype's overlap below was looked for (types.c) */
+	int32_t wleast;    /* the least count of it whose entries overlap (0: none found) */
+	int64_t woff;      /* the first byte such a count writes twice, from the buffer's start */
 };
 
 /* args_find gives the object, or NULL if the table has none. */

@@ -117,6 +117,20 @@
 #define MPIVET_ARG_FILE_CLOSED 19
 #define MPIVET_ARG_ASSERT 20
 #define MPIVET_ARG_WIN_BASE 21
+#define MPIVET_ARG_TYPE_ARG 22
+#define MPIVET_ARG_TYPE_FREE_PREDEF 23
+#define MPIVET_ARG_TYPE_OVERLAP 24
+
+/* What is wrong with a datatype constructor's argument, the low byte of the limit of an ARG_TYPE_ARG record (api.TypeArg*) */
+#define MPIVET_TYPEARG_NEGATIVE 1
+#define MPIVET_TYPEARG_POSITIVE 2
+#define MPIVET_TYPEARG_SUBSIZE 3
+#define MPIVET_TYPEARG_START 4
+#define MPIVET_TYPEARG_ORDER 5
+#define MPIVET_TYPEARG_RANK 6
+#define MPIVET_TYPEARG_DISTRIB 7
+#define MPIVET_TYPEARG_PSIZES 8
+#define MPIVET_TYPEARG_BLOCK 9
 
 /* What is wrong with an access mode, the limit of an ARG_AMODE record (api.Amode*) */
 #define MPIVET_AMODE_ACCESS 1

@@ -2162,6 +2162,101 @@ static const signed char mpivet_call_k_oldtype[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 };
+static const signed char mpivet_call_k_otype[] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 2, 2, 2,
+	-1, -1, 2, 2, 2, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+static const signed char mpivet_call_k_ttype[] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, 6, 6, 9,
+	-1, -1, 6, 6, 6, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+static const signed char mpivet_call_k_restype[] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5,
+	-1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+static const signed char mpivet_call_k_wtype[] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 7, 2, -1, -1, -1, -1,
+	2, -1, -1, -1, -1, 2, -1, -1, -1, -1, 2, 2, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, 5,
+	2, 3, -1, 2, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1,
+	4, -1, 4, -1, 4, -1, 3, -1, 3, -1, 3, -1, 3, -1, 3, -1,
+	3, -1, 3, -1, 4, -1, -1, -1, 3, -1, -1, -1, 3, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, 7, 2, -1, -1, -1, -1, -1, -1, 3, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+static const signed char mpivet_call_k_wtarget[] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, 6, 9,
+	-1, -1, 6, -1, 6, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 static const signed char mpivet_call_k_new[] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -2884,6 +2979,68 @@ static const signed char mpivet_call_k_newslen[] = {
 #define MPIVET_K_MPI_Dist_graph_create_adjacent_comm_dist_graph 9
 #define MPIVET_K_MPI_Comm_free_comm 0
 #define MPIVET_K_MPI_Comm_disconnect_comm 0
+#define MPIVET_K_MPI_Type_contiguous_count 0
+#define MPIVET_K_MPI_Type_contiguous_oldtype 1
+#define MPIVET_K_MPI_Type_contiguous_newtype 2
+#define MPIVET_K_MPI_Type_vector_count 0
+#define MPIVET_K_MPI_Type_vector_blocklength 1
+#define MPIVET_K_MPI_Type_vector_stride 2
+#define MPIVET_K_MPI_Type_vector_oldtype 3
+#define MPIVET_K_MPI_Type_vector_newtype 4
+#define MPIVET_K_MPI_Type_create_hvector_count 0
+#define MPIVET_K_MPI_Type_create_hvector_blocklength 1
+#define MPIVET_K_MPI_Type_create_hvector_stride 2
+#define MPIVET_K_MPI_Type_create_hvector_oldtype 3
+#define MPIVET_K_MPI_Type_create_hvector_newtype 4
+#define MPIVET_K_MPI_Type_indexed_count 0
+#define MPIVET_K_MPI_Type_indexed_array_of_blocklengths 1
+#define MPIVET_K_MPI_Type_indexed_array_of_displacements 2
+#define MPIVET_K_MPI_Type_indexed_oldtype 3
+#define MPIVET_K_MPI_Type_indexed_newtype 4
+#define MPIVET_K_MPI_Type_create_hindexed_count 0
+#define MPIVET_K_MPI_Type_create_hindexed_array_of_blocklengths 1
+#define MPIVET_K_MPI_Type_create_hindexed_array_of_displacements 2
+#define MPIVET_K_MPI_Type_create_hindexed_oldtype 3
+#define MPIVET_K_MPI_Type_create_hindexed_newtype 4
+#define MPIVET_K_MPI_Type_create_indexed_block_count 0
+#define MPIVET_K_MPI_Type_create_indexed_block_blocklength 1
+#define MPIVET_K_MPI_Type_create_indexed_block_array_of_displacements 2
+#define MPIVET_K_MPI_Type_create_indexed_block_oldtype 3
+#define MPIVET_K_MPI_Type_create_indexed_block_newtype 4
+#define MPIVET_K_MPI_Type_create_hindexed_block_count 0
+#define MPIVET_K_MPI_Type_create_hindexed_block_blocklength 1
+#define MPIVET_K_MPI_Type_create_hindexed_block_array_of_displacements 2
+#define MPIVET_K_MPI_Type_create_hindexed_block_oldtype 3
+#define MPIVET_K_MPI_Type_create_hindexed_block_newtype 4
+#define MPIVET_K_MPI_Type_create_struct_count 0
+#define MPIVET_K_MPI_Type_create_struct_array_of_blocklengths 1
+#define MPIVET_K_MPI_Type_create_struct_array_of_displacements 2
+#define MPIVET_K_MPI_Type_create_struct_array_of_types 3
+#define MPIVET_K_MPI_Type_create_struct_newtype 4
+#define MPIVET_K_MPI_Type_create_subarray_ndims 0
+#define MPIVET_K_MPI_Type_create_subarray_array_of_sizes 1
+#define MPIVET_K_MPI_Type_create_subarray_array_of_subsizes 2
+#define MPIVET_K_MPI_Type_create_subarray_array_of_starts 3
+#define MPIVET_K_MPI_Type_create_subarray_order 4
+#define MPIVET_K_MPI_Type_create_subarray_oldtype 5
+#define MPIVET_K_MPI_Type_create_subarray_newtype 6
+#define MPIVET_K_MPI_Type_create_darray_size 0
+#define MPIVET_K_MPI_Type_create_darray_rank 1
+#define MPIVET_K_MPI_Type_create_darray_ndims 2
+#define MPIVET_K_MPI_Type_create_darray_array_of_gsizes 3
+#define MPIVET_K_MPI_Type_create_darray_array_of_distribs 4
+#define MPIVET_K_MPI_Type_create_darray_array_of_dargs 5
+#define MPIVET_K_MPI_Type_create_darray_array_of_psizes 6
+#define MPIVET_K_MPI_Type_create_darray_order 7
+#define MPIVET_K_MPI_Type_create_darray_oldtype 8
+#define MPIVET_K_MPI_Type_create_darray_newtype 9
+#define MPIVET_K_MPI_Type_create_resized_oldtype 0
+#define MPIVET_K_MPI_Type_create_resized_lb 1
+#define MPIVET_K_MPI_Type_create_resized_extent 2
+#define MPIVET_K_MPI_Type_create_resized_newtype 3
+#define MPIVET_K_MPI_Type_dup_oldtype 0
+#define MPIVET_K_MPI_Type_dup_newtype 1
+#define MPIVET_K_MPI_Type_commit_datatype 0
 #define MPIVET_K_MPI_Type_free_datatype 0
 #define MPIVET_K_MPI_Barrier_init_comm 0
 #define MPIVET_K_MPI_Barrier_init_info 1

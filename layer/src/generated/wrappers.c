@@ -17642,6 +17642,9 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Put(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17666,6 +17669,9 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Put(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Put(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17687,6 +17693,9 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17709,6 +17718,9 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Get(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17728,6 +17740,9 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17750,6 +17765,9 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Accumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17769,6 +17787,9 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17792,6 +17813,9 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Get_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17811,6 +17835,9 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Fetch_and_op, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17829,6 +17856,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&compare_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Compare_and_swap, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17847,6 +17877,9 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rput(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17871,6 +17904,9 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rput(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Rput(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17892,6 +17928,9 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17914,6 +17953,9 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Rget(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17933,6 +17975,9 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17955,6 +18000,9 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Raccumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17974,6 +18022,9 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17997,6 +18048,9 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
+	(void)bad_;
 	int rc_ = fits_ ? (PMPI_Rget_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -28241,8 +28295,10 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
@@ -28309,8 +28365,10 @@ static void mpivet_f_MPI_Alltoallw_c(mpivet_ft_MPI_Alltoallw real_, int f08_, ui
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
@@ -29613,8 +29671,10 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	MPI_Comm comm = MPI_Comm_f2c(*(MPI_Fint *)f_comm);
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
@@ -29681,8 +29741,10 @@ static void mpivet_f_MPI_Neighbor_alltoallw_c(mpivet_ft_MPI_Neighbor_alltoallw r
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
@@ -30953,8 +31015,10 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
@@ -31022,8 +31086,10 @@ static void mpivet_f_MPI_Ialltoallw_c(mpivet_ft_MPI_Ialltoallw real_, int f08_, 
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Ialltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
@@ -32347,8 +32413,10 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
@@ -32416,8 +32484,10 @@ static void mpivet_f_MPI_Ineighbor_alltoallw_c(mpivet_ft_MPI_Ineighbor_alltoallw
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Ineighbor_alltoallw(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
@@ -34784,8 +34854,10 @@ static void mpivet_f_MPI_Type_create_struct(mpivet_ft_MPI_Type_create_struct rea
 	MPI_Datatype c_newtype = MPI_DATATYPE_NULL, *newtype = &c_newtype;
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
 	void *k_[] = {(void *)&count, (void *)&array_of_blocklengths, (void *)&array_of_displacements, (void *)&array_of_types, (void *)&newtype};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	real_(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -34843,8 +34915,10 @@ static void mpivet_f_MPI_Type_create_struct_c(mpivet_ft_MPI_Type_create_struct r
 	MPI_Aint *array_of_displacements_v_ = mpivet_count_aints(array_of_displacements, count, &fits_);
 	uint64_t e_ = mpivet_in_MPI_Type_create_struct(pc_, MPIVET_I(count), MPIVET_A(array_of_blocklengths), MPIVET_A(array_of_displacements), MPIVET_A(array_of_types), MPIVET_A(f_newtype));
 	void *k_[] = {(void *)&count_v_, (void *)&array_of_blocklengths_v_, (void *)&array_of_displacements_v_, (void *)&array_of_types, (void *)&newtype};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Type_create_struct, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	static mpivet_ft_MPI_Type_create_struct int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Type_create_struct)mpivet_next("mpi_type_create_struct_f08_");
@@ -36997,6 +37071,9 @@ static void mpivet_f_MPI_Put(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, vo
 	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37055,6 +37132,9 @@ static void mpivet_f_MPI_Put_c(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Put int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_BUFNAME(mpi_put));
@@ -37105,6 +37185,9 @@ static void mpivet_f_MPI_Get(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, vo
 	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37161,6 +37244,9 @@ static void mpivet_f_MPI_Get_c(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Get int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_BUFNAME(mpi_get));
@@ -37210,6 +37296,9 @@ static void mpivet_f_MPI_Accumulate(mpivet_ft_MPI_Accumulate real_, int f08_, ui
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37267,6 +37356,9 @@ static void mpivet_f_MPI_Accumulate_c(mpivet_ft_MPI_Accumulate real_, int f08_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_accumulate));
@@ -37319,6 +37411,9 @@ static void mpivet_f_MPI_Get_accumulate(mpivet_ft_MPI_Get_accumulate real_, int 
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37380,6 +37475,9 @@ static void mpivet_f_MPI_Get_accumulate_c(mpivet_ft_MPI_Get_accumulate real_, in
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Get_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_get_accumulate));
@@ -37427,6 +37525,9 @@ static void mpivet_f_MPI_Fetch_and_op(mpivet_ft_MPI_Fetch_and_op real_, int f08_
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(pc_, MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&op, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Fetch_and_op, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37480,6 +37581,9 @@ static void mpivet_f_MPI_Compare_and_swap(mpivet_ft_MPI_Compare_and_swap real_, 
 	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(pc_, MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	void *k_[] = {(void *)&origin_addr, (void *)&compare_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&win};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Compare_and_swap, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37535,6 +37639,9 @@ static void mpivet_f_MPI_Rput(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37596,6 +37703,9 @@ static void mpivet_f_MPI_Rput_c(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Rput int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_BUFNAME(mpi_rput));
@@ -37649,6 +37759,9 @@ static void mpivet_f_MPI_Rget(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37708,6 +37821,9 @@ static void mpivet_f_MPI_Rget_c(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Rget int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget));
@@ -37760,6 +37876,9 @@ static void mpivet_f_MPI_Raccumulate(mpivet_ft_MPI_Raccumulate real_, int f08_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37820,6 +37939,9 @@ static void mpivet_f_MPI_Raccumulate_c(mpivet_ft_MPI_Raccumulate real_, int f08_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Raccumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_raccumulate));
@@ -37875,6 +37997,9 @@ static void mpivet_f_MPI_Rget_accumulate(mpivet_ft_MPI_Rget_accumulate real_, in
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
+	(void)bad_;
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37939,6 +38064,9 @@ static void mpivet_f_MPI_Rget_accumulate_c(mpivet_ft_MPI_Rget_accumulate real_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
+	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
+	(void)bad_;
 	static mpivet_ft_MPI_Rget_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget_accumulate));
@@ -43813,8 +43941,10 @@ static void mpivet_f_MPI_Alltoallw_init(mpivet_ft_MPI_Alltoallw_init real_, int 
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
@@ -43886,8 +44016,10 @@ static void mpivet_f_MPI_Alltoallw_init_c(mpivet_ft_MPI_Alltoallw_init real_, in
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw_init, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw_init, e_, k_);
@@ -45295,8 +45427,10 @@ static void mpivet_f_MPI_Neighbor_alltoallw_init(mpivet_ft_MPI_Neighbor_alltoall
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
@@ -45368,8 +45502,10 @@ static void mpivet_f_MPI_Neighbor_alltoallw_init_c(mpivet_ft_MPI_Neighbor_alltoa
 	mpivet_large_arrays = 1; /* the hooks read the wide arrays */
 	uint64_t e_ = mpivet_in_MPI_Neighbor_alltoallw_init(pc_, MPIVET_A(sendbuf), MPIVET_A(sendcounts), MPIVET_A(sdispls), MPIVET_A(sendtypes), MPIVET_A(recvbuf), MPIVET_A(recvcounts), MPIVET_A(rdispls), MPIVET_A(recvtypes), MPIVET_H(comm), MPIVET_H(info), MPIVET_A(f_request));
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&info, (void *)&request};
+	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, k_) : 0;
 	(void)bad_;
+	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw_init, e_, k_);
