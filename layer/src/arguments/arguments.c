@@ -48,6 +48,7 @@
 #include "../record/conf.h"
 #include "../generated/ids.h"
 #include "../collectives/decode.h"
+#include "../declared/declared.h"
 
 #include <limits.h>
 
@@ -383,6 +384,8 @@ static struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const
 		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, n, kn, n);
 		return NULL;
 	}
+	if (t && n > 0)
+		mpivet_declared(call, kb, b, n, HANDLE_AT(k, kt, MPI_Datatype));
 	return t;
 }
 
@@ -448,6 +451,8 @@ static struct obj *check_side(unsigned call, void *const *k, const struct mpivet
 		report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, s->count, kn, s->count);
 		return NULL;
 	}
+	if (t && s->count > 0 && !s->in_place)
+		mpivet_declared(call, kb, s->buf, s->count, s->type);
 	return t;
 }
 
