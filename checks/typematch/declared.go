@@ -60,6 +60,7 @@ func judge(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (strin
 		return "", false
 	}
 	var bad symbolize.Leaf
+	ok = false
 	if d.Named {
 		bad, ok = firstDiffering(v, class, size, d.Count)
 	} else if l, homog := v.Homogeneous(); homog && compare(class, size, l) == differs {

@@ -1,0 +1,41 @@
+/* Buffers sent and received with a datatype other than their declared
+ * type, on both sides alike: the type signatures match each other, so only
+ * the program's debug information shows the errors. A global int array
+ * moved as MPI_DOUBLE, a stack double array as MPI_INT, stack ints as
+ * MPI_LONG, a structure's int member as MPI_FLOAT, and a Bcast of a global
+ * float array as MPI_INT.
+ * mpivet: np=2 verdict=error
+ */
+#include <mpi.h>
+
+int counts[8];
+float weights[4];
+
+struct particle {
+	double x, y;
+	int id;
+};
+
+int main(int argc, char **argv)
+{
+	int rank;
+	double field[6] = {0};
+	int ids[4] = {0};
+	struct particle p = {0};
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0) {
+		MPI_Send(counts, 4, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD); // want "type-mismatch"
+		MPI_Send(field, 6, MPI_INT, 1, 1, MPI_COMM_WORLD); // want "type-mismatch"
+		MPI_Send(ids, 2, MPI_LONG, 1, 2, MPI_COMM_WORLD); // want "type-mismatch"
+		MPI_Send(&p.id, 1, MPI_FLOAT, 1, 3, MPI_COMM_WORLD); // want "type-mismatch"
+	} else if (rank == 1) {
+		MPI_Recv(counts, 4, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
+		MPI_Recv(field, 6, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
+		MPI_Recv(ids, 2, MPI_LONG, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
+		MPI_Recv(&p.id, 1, MPI_FLOAT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
+	}
+	MPI_Bcast(weights, 4, MPI_INT, 0, MPI_COMM_WORLD); // want "type-mismatch"
+	MPI_Finalize();
+	return 0;
+}
