@@ -13,15 +13,15 @@ type LeafKind byte
 
 // The kinds of leaves.
 const (
-	LeafUnknown LeafKind = iota // a union, a pointer, a bit field, a type the debug information does not size: nothing is said
-	LeafPadding                 // between or after a structure's members
-	LeafSigned                  // signed integer
-	LeafUnsigned                // unsigned integer
-	LeafChar                    // a character type (char, signed char, unsigned char; Fortran's character)
-	LeafBool                    // C's _Bool, C++'s bool, Fortran's logical
-	LeafFloat                   // floating point
-	LeafComplex                 // complex floating point
-	LeafEnum                    // an enumeration (an integer of either signedness)
+	LeafUnknown  LeafKind = iota // a union, a pointer, a bit field, a type the debug information does not size: nothing is said
+	LeafPadding                  // between or after a structure's members
+	LeafSigned                   // signed integer
+	LeafUnsigned                 // unsigned integer
+	LeafChar                     // a character type (char, signed char, unsigned char; Fortran's character)
+	LeafBool                     // C's _Bool, C++'s bool, Fortran's logical
+	LeafFloat                    // floating point
+	LeafComplex                  // complex floating point
+	LeafEnum                     // an enumeration (an integer of either signedness)
 )
 
 // Leaf is the basic type a variable holds at an offset.
@@ -37,8 +37,8 @@ type Leaf struct {
 // concurrent use, and it takes every array's lower bound as 0, which
 // Fortran's are not (their sizes are read here).
 type typeReader struct {
-	d     *dwarf.Data
-	mu    sync.Mutex
+	d      *dwarf.Data
+	mu     sync.Mutex
 	units  []unit // compilation units by offset: their languages
 	dims   map[dwarf.Offset][]int64
 	arrays map[*dwarf.ArrayType]dwarf.Offset // where each array type is declared
