@@ -37,11 +37,15 @@ type Leaf struct {
 // concurrent use, and it takes every array's lower bound as 0, which
 // Fortran's are not (their sizes are read here).
 type typeReader struct {
-	d      *dwarf.Data
-	mu     sync.Mutex
-	units  []unit // compilation units by offset: their languages
-	dims   map[dwarf.Offset][]int64
-	arrays map[*dwarf.ArrayType]dwarf.Offset // where each array type is declared
+	d     *dwarf.Data
+	mu    sync.Mutex
+	units []unit // compilation units by offset: their languages
+	dims  map[dwarf.Offset][]int64
+	// arrays: where each array type is declared, read from arrayOffs
+	// (every array type's entry) at the first array looked into
+	arrays     map[*dwarf.ArrayType]dwarf.Offset
+	arrayOffs  []dwarf.Offset
+	arraysOnce sync.Once
 }
 
 type unit struct {
@@ -53,10 +57,13 @@ func newTypeReader(d *dwarf.Data) *typeReader {
 	return &typeReader{d: d, dims: map[dwarf.Offset][]int64{}, arrays: map[*dwarf.ArrayType]dwarf.Offset{}}
 }
 
-// noteArray notes the array type declared at off.
-func (t *typeReader) noteArray(off dwarf.Offset) {
-	if a, ok := t.typ(off).(*dwarf.ArrayType); ok {
-		t.arrays[a] = off
+// readArrays notes where each array type is declared (debug/dwarf's
+// types do not say).
+func (t *typeReader) readArrays() {
+	for _, off := range t.arrayOffs {
+		if a, ok := t.typ(off).(*dwarf.ArrayType); ok {
+			t.arrays[a] = off
+		}
 	}
 }
 
@@ -146,6 +153,7 @@ func extent(k *dwarf.Entry, lower int64) int64 {
 // array gives an array type's element type (below all its dimensions) and
 // element count (-1: not known).
 func (t *typeReader) array(a *dwarf.ArrayType) (dwarf.Type, int64, []int64) {
+	t.arraysOnce.Do(t.readArrays)
 	off, ok := t.arrays[a]
 	if !ok {
 		return nil, -1, nil

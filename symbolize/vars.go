@@ -36,11 +36,13 @@ type vars struct {
 	funcs   []function // sorted by lo
 }
 
+// variable is a variable with one location. Its size is read from its
+// type when an address is looked up (the types of a large program's
+// variables are not all read).
 type variable struct {
 	name   string
 	typ    dwarf.Offset
-	addr   int64 // a global's address, a local's offset from the CFA
-	size   int64
+	addr   int64       // a global's address, a local's offset from the CFA
 	ranges [][2]uint64 // a local's scope (nil: the whole function)
 }
 
@@ -85,13 +87,7 @@ func loadVars(path string) *vars {
 		v.types.units = append(v.types.units, unit{cu.Offset, lang})
 		w.children(r, nil, nil)
 	}
-	for _, off := range w.arrays {
-		v.types.noteArray(off)
-	}
-	v.globals = v.types.sized(v.globals)
-	for i := range v.funcs {
-		v.funcs[i].locals = v.types.sized(v.funcs[i].locals)
-	}
+	v.types.arrayOffs = w.arrays
 	sort.Slice(v.globals, func(i, j int) bool { return v.globals[i].addr < v.globals[j].addr })
 	sort.Slice(v.funcs, func(i, j int) bool { return v.funcs[i].lo < v.funcs[j].lo })
 	return v
@@ -174,7 +170,7 @@ func (w *varWalker) variable(e *dwarf.Entry, fn *function, scope [][2]uint64) {
 	if typ == 0 {
 		return
 	}
-	v := variable{name: name, typ: typ} // sized once every array type is known (sized)
+	v := variable{name: name, typ: typ}
 	switch {
 	case loc[0] == opAddr && len(loc) >= 9:
 		v.addr = int64(binary.LittleEndian.Uint64(loc[1:9]))
@@ -217,18 +213,6 @@ func (w *varWalker) declaration(e *dwarf.Entry) (string, dwarf.Offset) {
 		e, _ = r.Next()
 	}
 	return "", 0
-}
-
-// sized gives the variables their sizes, without those the debug
-// information does not size.
-func (t *typeReader) sized(vs []variable) []variable {
-	out := vs[:0]
-	for _, v := range vs {
-		if v.size = t.size(v.typ); v.size > 0 {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func uleb(b []byte) (uint64, int) {
@@ -285,10 +269,13 @@ func (s *Symbolizer) Global(maps []trace.Mapping, addr uint64) (Variable, bool) 
 		}
 		a := int64(addr - bias)
 		i := sort.Search(len(v.globals), func(i int) bool { return v.globals[i].addr > a }) - 1
-		if i < 0 || a >= v.globals[i].addr+v.globals[i].size {
+		if i < 0 {
 			return Variable{}, false
 		}
 		g := v.globals[i]
+		if size := v.types.size(g.typ); size <= 0 || a >= g.addr+size {
+			return Variable{}, false
+		}
 		return Variable{Name: g.name, Type: v.types.typ(g.typ), Offset: a - g.addr, Module: m.Path, types: v.types}, true
 	}
 	return Variable{}, false
@@ -321,7 +308,10 @@ func (s *Symbolizer) Local(maps []trace.Mapping, pc, cfa, addr uint64) (Variable
 		}
 		for _, l := range v.funcs[i].locals {
 			start := int64(cfa) + l.addr
-			if int64(addr) < start || int64(addr) >= start+l.size || !inRanges(l.ranges, vaddr) {
+			if int64(addr) < start || !inRanges(l.ranges, vaddr) {
+				continue
+			}
+			if size := v.types.size(l.typ); size <= 0 || int64(addr) >= start+size {
 				continue
 			}
 			return Variable{Name: l.name, Type: v.types.typ(l.typ), Offset: int64(addr) - start, Local: true,
