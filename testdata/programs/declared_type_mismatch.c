@@ -2,8 +2,9 @@
  * type, on both sides alike: the type signatures match each other, so only
  * the program's debug information shows the errors. A global int array
  * moved as MPI_DOUBLE, a stack double array as MPI_INT, stack ints as
- * MPI_LONG, a structure's int member as MPI_FLOAT, and a Bcast of a global
- * float array as MPI_INT.
+ * MPI_LONG, a structure's int member as MPI_FLOAT, a Bcast of a global
+ * float array as MPI_INT, and a column of a double matrix as a vector of
+ * MPI_INT (a derived datatype over a variable of one basic type).
  * mpivet: np=2 verdict=error
  */
 #include <mpi.h>
@@ -22,8 +23,12 @@ int main(int argc, char **argv)
 	double field[6] = {0};
 	int ids[4] = {0};
 	struct particle p = {0};
+	double grid[4][4] = {{0}};
+	MPI_Datatype column;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Type_vector(4, 2, 8, MPI_INT, &column);
+	MPI_Type_commit(&column);
 	if (rank == 0) {
 		MPI_Send(counts, 4, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD); // want "type-mismatch"
 		MPI_Send(field, 6, MPI_INT, 1, 1, MPI_COMM_WORLD); // want "type-mismatch"
@@ -36,6 +41,8 @@ int main(int argc, char **argv)
 		MPI_Recv(&p.id, 1, MPI_FLOAT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // want "type-mismatch"
 	}
 	MPI_Bcast(weights, 4, MPI_INT, 0, MPI_COMM_WORLD); // want "type-mismatch"
+	MPI_Bcast(&grid[0][1], 1, column, 0, MPI_COMM_WORLD); // want "type-mismatch"
+	MPI_Type_free(&column);
 	MPI_Finalize();
 	return 0;
 }
