@@ -10,6 +10,8 @@
  * frame base of every function (DW_OP_call_frame_cfa). The unwinder gives
  * it, from the frames around the one whose return address is the call site,
  * once per record.
+ *
+ * The tables are not locked: arguments/ calls in under its own lock.
  */
 #include <unwind.h>
 
