@@ -209,6 +209,10 @@ func (p *Process) metaDeclared(w []uint64) {
 	if len(w) >= 9 && w[0] < uint64(len(api.MPI.Calls)) {
 		p.Declared = append(p.Declared, Declared{Call: api.MPI.Calls[w[0]], Param: int(int64(w[1])), Addr: w[2],
 			Count: int64(w[3]), Sig: w[4], Named: w[5] == 1, Type: w[6], PC: w[7], CFA: w[8]})
+		d := &p.Declared[len(p.Declared)-1]
+		for i := 9; i+1 < len(w); i += 2 {
+			d.Callers = append(d.Callers, Frame{PC: w[i], CFA: w[i+1]})
+		}
 	}
 }
 

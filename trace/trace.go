@@ -467,6 +467,15 @@ type Declared struct {
 	Type  uint64 // its handle (Process.Consts names a predefined one)
 	PC    uint64 // the call site
 	CFA   uint64 // the calling function's canonical frame address (0: not known)
+	// Callers: the functions above the calling one, innermost first (a
+	// buffer passed down may be one of their locals).
+	Callers []Frame
+}
+
+// Frame is a function's frame on a rank's stack: the return address into
+// it and its canonical frame address.
+type Frame struct {
+	PC, CFA uint64
 }
 
 // Divergence is where a guided replay of a rank stopped following the run it

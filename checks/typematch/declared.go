@@ -33,31 +33,33 @@ func declared(pass *check.Pass) {
 	for _, p := range pass.In.Run.Procs {
 		said := map[string]bool{}
 		for _, d := range p.Declared {
-			msg, ok := judge(pass.In.Sym, p, d)
+			msg, caller, ok := judge(pass.In.Sym, p, d)
 			if !ok || said[fmt.Sprint(d.PC, msg)] {
 				continue
 			}
 			said[fmt.Sprint(d.PC, msg)] = true
 			l := at(pass, p, d.PC, "the call")
 			l.Call = d.Call.Name
-			pass.Report(check.Finding{Kind: "type-mismatch", Ranks: []int{p.Rank}, Message: msg, Locations: []check.Location{l}})
+			locs := []check.Location{l}
+			if caller != 0 {
+				locs = append(locs, at(pass, p, caller, "where the function that owns the variable passed it down"))
+			}
+			pass.Report(check.Finding{Kind: "type-mismatch", Ranks: []int{p.Rank}, Message: msg, Locations: locs})
 		}
 	}
 }
 
 // judge gives the finding's message when the variable at d's buffer is
-// declared with other basic types than d's datatype has.
-func judge(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (string, bool) {
+// declared with other basic types than d's datatype has, and the call site
+// in the function that owns the variable if it is not the calling one.
+func judge(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (string, uint64, bool) {
 	class, size := int(d.Sig>>8), int64(d.Sig&0xff)
 	if d.Sig == 0 || d.Sig&api.SigMixed != 0 || class == classByte || class == classPacked || class == classPair || size == 0 {
-		return "", false
+		return "", 0, false
 	}
-	v, ok := sym.Local(p.Maps, d.PC, d.CFA, d.Addr)
-	if !ok {
-		v, ok = sym.Global(p.Maps, d.Addr)
-	}
+	v, where, caller, ok := variable(sym, p, d)
 	if !ok || v.Name == "" {
-		return "", false
+		return "", 0, false
 	}
 	var bad symbolize.Leaf
 	ok = false
@@ -67,18 +69,36 @@ func judge(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (strin
 		bad, ok = l, true
 	}
 	if !ok {
-		return "", false
-	}
-	where := "the global variable"
-	if v.Local {
-		where = "the local variable"
+		return "", 0, false
 	}
 	param := ""
 	if d.Param >= 0 && d.Param < len(d.Call.Params) {
 		param = " (" + d.Call.Params[d.Param].Name + ")"
 	}
-	return fmt.Sprintf("rank %d gives %s%s %s %s, declared %s, as %s: %s holds %s",
-		p.Rank, d.Call.Name, param, where, v.Name, v.TypeName(), typeName(p, d), v.Name+bad.Path, article(bad.Type)), true
+	return fmt.Sprintf("rank %d gives %s%s %s, declared %s, as %s: %s holds %s",
+		p.Rank, d.Call.Name, param, where, v.TypeName(), typeName(p, d), v.Name+bad.Path, article(bad.Type)), caller, true
+}
+
+// variable finds the variable at d's buffer: a local of the calling
+// function, of a function above it (passed down through a pointer), or a
+// global; where names it for the message.
+func variable(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (v symbolize.Variable, where string, caller uint64, ok bool) {
+	if v, ok = sym.Local(p.Maps, d.PC, d.CFA, d.Addr); ok {
+		return v, "the local variable " + v.Name, 0, true
+	}
+	for _, f := range d.Callers {
+		if v, ok = sym.Local(p.Maps, f.PC, f.CFA, d.Addr); ok {
+			fn := sym.Lookup(p.Maps, f.PC).Function
+			if fn == "" {
+				fn = "a caller"
+			}
+			return v, fmt.Sprintf("the local variable %s of %s", v.Name, fn), f.PC, true
+		}
+	}
+	if v, ok = sym.Global(p.Maps, d.Addr); ok {
+		return v, "the global variable " + v.Name, 0, true
+	}
+	return v, "", 0, false
 }
 
 // firstDiffering compares count elements of a predefined datatype, laid

@@ -5,8 +5,9 @@
  * over long and MPI_LONG_LONG over int64_t, MPI_C_BOOL over bool,
  * MPI_UNSIGNED_CHAR over uint8_t, MPI_C_DOUBLE_COMPLEX over double complex
  * and MPI_DOUBLE over its parts, a union sent as MPI_INT, an enum as
- * MPI_INT, a vector of doubles over a double matrix, and a heap buffer
- * (whose type no debug information gives: nothing is said).
+ * MPI_INT, a vector of doubles over a double matrix, an int32_t array passed
+ * down to a function that moves it as MPI_INT, and a heap buffer (whose
+ * type no debug information gives: nothing is said).
  * mpivet: np=2 verdict=ok
  */
 #include <complex.h>
@@ -41,6 +42,11 @@ struct cell cells[3];
 		else if ((rank) == 1)                                                        \
 			MPI_Recv(buf, n, t, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);      \
 	} while (0)
+
+static void relay(int rank, void *buf, int n, MPI_Datatype t, int tag)
+{
+	exchange(rank, buf, n, t, tag);
+}
 
 int main(int argc, char **argv)
 {
@@ -88,6 +94,7 @@ int main(int argc, char **argv)
 	exchange(rank, colors, 3, MPI_INT, 13);
 	exchange(rank, &matrix[0][1], 1, column, 14);
 	exchange(rank, heap, 8, MPI_DOUBLE, 15);
+	relay(rank, i32, 4, MPI_INT, 16);
 	MPI_Allreduce(MPI_IN_PLACE, i32, 4, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Bcast(matrix, 16, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 

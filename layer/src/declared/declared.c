@@ -9,7 +9,8 @@
  * canonical frame address (CFA), which GCC's debug information takes as the
  * frame base of every function (DW_OP_call_frame_cfa). The unwinder gives
  * it, from the frames around the one whose return address is the call site,
- * once per record.
+ * once per record; and those of a few callers above it, whose locals a
+ * buffer passed down through a pointer may be.
  *
  * The tables are not locked: arguments/ calls in under its own lock.
  */
@@ -29,32 +30,35 @@ static struct {
 } seen[SEEN];
 static uint32_t per_site[SITES];
 
+#define CALLERS 4 /* frames above the calling function's, whose locals a buffer passed down may be */
+
+/* The frames from the calling function's up: return address into each
+ * function (f[2i]) and its CFA (f[2i+1]). */
 struct frame_search {
-	uint64_t ret, cfa;
-	int found;
+	uint64_t ret;
+	uint64_t f[2 * (CALLERS + 1)];
+	int n; /* -1: the call site not met yet */
 };
 
 /* The unwinder's context of a frame whose return address (IP) is into a
  * function has the CFA of the frame it returns from; the function's own
- * CFA is the next context's. */
+ * CFA is the next context's, whose IP is the return address into its
+ * caller. */
 static _Unwind_Reason_Code at_frame(struct _Unwind_Context *c, void *arg)
 {
 	struct frame_search *s = arg;
-	if (s->found) {
-		s->cfa = (uint64_t)_Unwind_GetCFA(c);
-		return _URC_END_OF_STACK;
+	uint64_t ip = (uint64_t)_Unwind_GetIP(c);
+	if (s->n < 0) {
+		if (ip == s->ret)
+			s->f[0] = ip, s->n = 0;
+		return _URC_NO_REASON;
 	}
-	s->found = (uint64_t)_Unwind_GetIP(c) == s->ret;
+	s->f[2 * s->n + 1] = (uint64_t)_Unwind_GetCFA(c);
+	s->n++;
+	if (s->n > CALLERS || !ip)
+		return _URC_END_OF_STACK;
+	s->f[2 * s->n] = ip;
 	return _URC_NO_REASON;
-}
-
-/* caller_cfa gives the CFA of the function whose return address is pc (0
- * if no frame of this thread's stack has it). */
-static uint64_t caller_cfa(uint64_t pc)
-{
-	struct frame_search s = {pc, 0, 0};
-	_Unwind_Backtrace(at_frame, &s);
-	return s.cfa;
 }
 
 void mpivet_declared(unsigned call, int param, uint64_t buf, int64_t count, MPI_Datatype t)
@@ -71,9 +75,12 @@ void mpivet_declared(unsigned call, int param, uint64_t buf, int64_t count, MPI_
 		return;
 	per_site[j]++;
 	seen[i].pc = pc, seen[i].buf = buf, seen[i].type = h;
-	/* a Python line stands for the call site: no frame has it */
-	uint64_t cfa = mpivet_site_hook ? 0 : caller_cfa(pc);
-	uint64_t w[9] = {call, (uint64_t)(int64_t)param, buf, (uint64_t)count, mpivet_sig(t), (uint64_t)mpivet_type_named(t),
-			 h, pc, cfa};
-	mpivet_meta(MPIVET_META_DECLARED, w, 9);
+	uint64_t w[7 + 2 * (CALLERS + 1)] = {call, (uint64_t)(int64_t)param, buf, (uint64_t)count, mpivet_sig(t),
+					     (uint64_t)mpivet_type_named(t), h, pc, 0};
+	struct frame_search s = {.ret = pc, .n = -1};
+	if (!mpivet_site_hook) /* a Python line stands for the call site: no frame has it */
+		_Unwind_Backtrace(at_frame, &s);
+	for (int f = 0; f < 2 * s.n; f++)
+		w[7 + f] = s.f[f];
+	mpivet_meta(MPIVET_META_DECLARED, w, s.n > 0 ? 7 + 2 * (uint64_t)s.n : 9);
 }
