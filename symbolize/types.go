@@ -40,7 +40,7 @@ type typeReader struct {
 	d     *dwarf.Data
 	mu    sync.Mutex
 	units []unit // compilation units by offset: their languages
-	dims  map[dwarf.Offset][]int64
+	dims  map[dwarf.Offset]arrayInfo
 	// arrays: where each array type is declared, read from arrayOffs
 	// (every array type's entry) at the first array looked into
 	arrays     map[*dwarf.ArrayType]dwarf.Offset
@@ -54,7 +54,7 @@ type unit struct {
 }
 
 func newTypeReader(d *dwarf.Data) *typeReader {
-	return &typeReader{d: d, dims: map[dwarf.Offset][]int64{}, arrays: map[*dwarf.ArrayType]dwarf.Offset{}}
+	return &typeReader{d: d, dims: map[dwarf.Offset]arrayInfo{}, arrays: map[*dwarf.ArrayType]dwarf.Offset{}}
 }
 
 // readArrays notes where each array type is declared (debug/dwarf's
@@ -99,20 +99,29 @@ func (t *typeReader) fortran(off dwarf.Offset) bool {
 	return false
 }
 
-// arrayDims gives the extent of each dimension of the array type at off
-// (-1: not a constant).
-func (t *typeReader) arrayDims(off dwarf.Offset) []int64 {
+// arrayInfo is an array type's dimensions, as declared.
+type arrayInfo struct {
+	dims    []dim
+	fortran bool // its subscripts are written a(i,j), the first one fastest
+}
+
+type dim struct {
+	n, lo int64 // extent (-1: not a constant) and lower bound
+}
+
+// arrayDims gives the dimensions of the array type at off.
+func (t *typeReader) arrayDims(off dwarf.Offset) arrayInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if d, ok := t.dims[off]; ok {
 		return d
 	}
-	var dims []int64
+	a := arrayInfo{fortran: t.fortran(off)}
 	r := t.d.Reader()
 	r.Seek(off)
 	if e, err := r.Next(); err == nil && e != nil && e.Children {
 		lower := int64(0)
-		if t.fortran(off) {
+		if a.fortran {
 			lower = 1
 		}
 		for {
@@ -121,62 +130,119 @@ func (t *typeReader) arrayDims(off dwarf.Offset) []int64 {
 				break
 			}
 			if k.Tag == dwarf.TagSubrangeType {
-				dims = append(dims, extent(k, lower))
+				a.dims = append(a.dims, extent(k, lower))
 			}
 			if k.Children {
 				r.SkipChildren()
 			}
 		}
 	}
-	t.dims[off] = dims
-	return dims
+	t.dims[off] = a
+	return a
 }
 
-func extent(k *dwarf.Entry, lower int64) int64 {
-	if n, ok := k.Val(dwarf.AttrCount).(int64); ok {
-		return n
-	}
+func extent(k *dwarf.Entry, lower int64) dim {
 	lo, ok := k.Val(dwarf.AttrLowerBound).(int64)
 	if !ok {
 		if k.Val(dwarf.AttrLowerBound) != nil {
-			return -1
+			return dim{-1, 0}
 		}
 		lo = lower
 	}
+	if n, ok := k.Val(dwarf.AttrCount).(int64); ok {
+		return dim{n, lo}
+	}
 	hi, ok := k.Val(dwarf.AttrUpperBound).(int64)
 	if !ok || hi < lo-1 {
-		return -1
+		return dim{-1, lo}
 	}
-	return hi - lo + 1
+	return dim{hi - lo + 1, lo}
 }
 
-// array gives an array type's element type (below all its dimensions) and
-// element count (-1: not known).
-func (t *typeReader) array(a *dwarf.ArrayType) (dwarf.Type, int64, []int64) {
+// array gives an array type's element type (below all its dimensions),
+// element count (-1: not known) and dimensions.
+func (t *typeReader) array(a *dwarf.ArrayType) (dwarf.Type, int64, arrayInfo) {
 	t.arraysOnce.Do(t.readArrays)
 	off, ok := t.arrays[a]
 	if !ok {
-		return nil, -1, nil
+		return nil, -1, arrayInfo{}
 	}
-	dims := t.arrayDims(off)
-	if len(dims) == 0 {
-		return nil, -1, nil
+	info := t.arrayDims(off)
+	if len(info.dims) == 0 {
+		return nil, -1, info
 	}
 	elem, n := a.Type, int64(1)
-	for i, d := range dims {
-		if d < 0 {
-			return nil, -1, nil
+	for i, d := range info.dims {
+		if d.n <= 0 {
+			return nil, -1, info
 		}
-		n *= d
+		n *= d.n
 		if i > 0 { // debug/dwarf nests the other dimensions as arrays
 			inner, ok := elem.(*dwarf.ArrayType)
 			if !ok {
-				return nil, -1, nil
+				return nil, -1, info
 			}
 			elem = inner.Type
 		}
 	}
-	return elem, n, dims
+	return elem, n, info
+}
+
+// subscript writes element i of an array as its language does: C's
+// [i][j] (the last one fastest), Fortran's (i,j) (the first one fastest,
+// from their lower bounds).
+func (a arrayInfo) subscript(i int64) string {
+	sub := make([]int64, len(a.dims))
+	for k := range a.dims {
+		j := len(a.dims) - 1 - k
+		if a.fortran {
+			j = k
+		}
+		sub[j] = i%a.dims[j].n + a.dims[j].lo
+		i /= a.dims[j].n
+	}
+	var b strings.Builder
+	for k, x := range sub {
+		switch {
+		case !a.fortran:
+			fmt.Fprintf(&b, "[%d]", x)
+		case k == 0:
+			fmt.Fprintf(&b, "(%d", x)
+		default:
+			fmt.Fprintf(&b, ",%d", x)
+		}
+	}
+	if a.fortran {
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// declaration writes the array's dimensions as its language declares
+// them: [n][m], or Fortran's dimension(n,m) (lo:hi where a lower bound is
+// not 1).
+func (a arrayInfo) declaration() string {
+	var b strings.Builder
+	for k, d := range a.dims {
+		switch {
+		case !a.fortran:
+			fmt.Fprintf(&b, "[%d]", d.n)
+			continue
+		case k == 0:
+			b.WriteString(", dimension(")
+		default:
+			b.WriteString(",")
+		}
+		if d.lo == 1 {
+			fmt.Fprintf(&b, "%d", d.n)
+		} else {
+			fmt.Fprintf(&b, "%d:%d", d.lo, d.lo+d.n-1)
+		}
+	}
+	if a.fortran {
+		b.WriteString(")")
+	}
+	return b.String()
 }
 
 func (t *typeReader) sizeOf(ty dwarf.Type) int64 {
@@ -207,7 +273,7 @@ func (t *typeReader) leaf(ty dwarf.Type, off int64, path string) Leaf {
 	case *dwarf.QualType:
 		return t.leaf(x.Type, off, path)
 	case *dwarf.ArrayType:
-		elem, n, _ := t.array(x)
+		elem, n, info := t.array(x)
 		es := int64(-1)
 		if elem != nil {
 			es = t.sizeOf(elem)
@@ -215,7 +281,7 @@ func (t *typeReader) leaf(ty dwarf.Type, off int64, path string) Leaf {
 		if es <= 0 || off < 0 || off >= es*n {
 			return Leaf{Kind: LeafUnknown}
 		}
-		return t.leaf(elem, off%es, fmt.Sprintf("%s[%d]", path, off/es))
+		return t.leaf(elem, off%es, path+info.subscript(off/es))
 	case *dwarf.StructType:
 		if x.Kind != "struct" && x.Kind != "class" || x.Incomplete {
 			return Leaf{Kind: LeafUnknown}
@@ -264,16 +330,11 @@ func basicKind(ty dwarf.Type) LeafKind {
 // name names a type as C writes it (arrays as elem[n][m]).
 func (t *typeReader) name(ty dwarf.Type) string {
 	if a, ok := ty.(*dwarf.ArrayType); ok {
-		elem, _, dims := t.array(a)
+		elem, _, info := t.array(a)
 		if elem == nil {
 			return "an array"
 		}
-		var b strings.Builder
-		b.WriteString(t.name(elem))
-		for _, d := range dims {
-			fmt.Fprintf(&b, "[%d]", d)
-		}
-		return b.String()
+		return t.name(elem) + info.declaration()
 	}
 	if q, ok := ty.(*dwarf.QualType); ok {
 		return q.Qual + " " + t.name(q.Type)

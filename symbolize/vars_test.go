@@ -76,7 +76,7 @@ func TestGlobalVariables(t *testing.T) {
 		{"gpair", 16 + 8, LeafFloat, 8, "[1].b"},
 		{"gpair", 4, LeafPadding, 0, ""},
 		{"gword", 0, LeafUnknown, 0, ""},
-		{"gmat", 8 * 5, LeafFloat, 8, "[5]"},
+		{"gmat", 8 * 6, LeafFloat, 8, "[1][2]"},
 	}
 	for _, c := range cases {
 		v, ok := s.Global(maps, base+addrs[c.sym]+uint64(c.off))
@@ -140,7 +140,8 @@ func TestLocalVariables(t *testing.T) {
 }
 
 // Fortran's arrays start at 1: real(8) :: a(10) is 80 bytes, not 88, and
-// a(2:4, 0:1) holds 6 elements.
+// b(2:4, 0:1) holds 6 elements; their elements are named as Fortran
+// writes them, the first subscript fastest.
 func TestFortranArrayBounds(t *testing.T) {
 	if _, err := exec.LookPath("gfortran"); err != nil {
 		t.Skip("no gfortran")
@@ -167,8 +168,14 @@ func TestFortranArrayBounds(t *testing.T) {
 	for _, y := range syms {
 		if v, ok := New().Global(maps, base+y.Value); ok && elf.ST_TYPE(y.Info) == elf.STT_OBJECT {
 			sizes[v.Name] = v.Size()
-			if l := v.At(0); v.Name == "a" && (l.Kind != LeafFloat || l.Size != 8) {
-				t.Errorf("a(1): %+v", l)
+			if l := v.At(8); v.Name == "a" && (l.Kind != LeafFloat || l.Size != 8 || l.Path != "(2)") {
+				t.Errorf("a(2): %+v", l)
+			}
+			if l := v.At(4 * 4); v.Name == "b" && (l.Kind != LeafSigned || l.Size != 4 || l.Path != "(3,1)") {
+				t.Errorf("b(3,1): %+v", l)
+			}
+			if n := v.TypeName(); v.Name == "b" && n != "integer(kind=4), dimension(2:4,0:1)" {
+				t.Errorf("b declared %s", n)
 			}
 		}
 	}
