@@ -588,6 +588,7 @@ const (
 	MetaFile        = 60 // an MPI_File_open (layer/src/mpiio), before the call: its entry record offset, amode, then the file name (string)
 	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
+	MetaDeclared    = 70 // a buffer a call gives with a count and datatype (layer/src/declared), once per call site, address and datatype: call id, parameter index, address, count (-1: per rank), the datatype's signature, 1 if predefined, its handle, call site, the calling function's CFA (0: not known), then for each of up to 4 functions above it the return address into it and its CFA
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
 )
 

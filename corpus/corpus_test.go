@@ -36,6 +36,8 @@
 // bound, where the exact count depends on timing),
 // stopped=WORD (the report's reason for stopping early contains WORD, e.g.
 // budget; a complete verdict names the bounds it is complete within),
+// cflags=FLAGS (compiler flags after the default -g -O0, comma separated:
+// cflags=-O2 builds the program optimised),
 // infeasible=N (at most N replays may force a match that could not happen;
 // by default none may: every forced decision is checked against the
 // buffering its replay was given, seed 001's minimal slack).
@@ -100,6 +102,7 @@ type Program struct {
 	Stopped       string         // a word of the reason the verification stopped early
 	Infeasible    int            // replays allowed to force a match that could not happen
 	Strip         bool           // run the program stripped
+	CFlags        []string       // compiler flags after the default ones
 	SameOutput    bool           // the program prints the same with and without mpivet
 	Says          []string       // texts that findings' messages must contain
 	Notes         []string       // texts that the report's notes must contain
@@ -151,6 +154,8 @@ func Parse(path string) (*Program, error) {
 					p.Flags = strings.Split(v, ",")
 				case "strip":
 					p.Strip = v == "1"
+				case "cflags":
+					p.CFlags = strings.Split(v, ",")
 				case "says":
 					p.Says = append(p.Says, v)
 				case "note":
@@ -243,7 +248,7 @@ func available(t *testing.T) []mpiImpl {
 	return out
 }
 
-func compile(t *testing.T, m mpiImpl, src, out string) {
+func compile(t *testing.T, m mpiImpl, src, out string, flags ...string) {
 	t.Helper()
 	var cc string
 	switch filepath.Ext(src) {
@@ -264,7 +269,7 @@ func compile(t *testing.T, m mpiImpl, src, out string) {
 	// directory (-J), never to the working directory, the source tree.
 	// The source keeps the path it was given: findings name the file as
 	// the compiler was given it.
-	args := []string{"-g", "-O0", "-pthread", "-o", out, src}
+	args := append([]string{"-g", "-O0", "-pthread", "-o", out, src}, flags...)
 	if cc == m.fc {
 		args = append(args, "-J", filepath.Dir(out))
 	} else if b, err := os.ReadFile(src); err == nil && bytes.Contains(b, []byte("#include <omp.h>")) {
@@ -520,7 +525,7 @@ func TestCorpus(t *testing.T) {
 					p.Args = append([]string{bin + ".so"}, p.Args...)
 					flags = append([]string{"--mpi=" + m.name}, flags...)
 				default:
-					compile(t, m, src, bin)
+					compile(t, m, src, bin, p.CFlags...)
 				}
 				var errs []string
 				if p.Strip {

@@ -82,9 +82,11 @@ type symbol struct {
 }
 
 type module struct {
-	loads []elf.ProgHeader
-	lines []lineEntry
-	syms  []symbol
+	loads    []elf.ProgHeader
+	lines    []lineEntry
+	syms     []symbol
+	varsOnce sync.Once
+	vars     *vars // read at the first variable looked up (vars.go)
 }
 
 // Symbolizer caches parsed modules across lookups.

@@ -58,6 +58,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaChoice:      (*Process).metaChoice,
 	api.MetaArrival:     (*Process).metaArrival,
 	api.MetaTypes:       (*Process).metaTypes,
+	api.MetaDeclared:    (*Process).metaDeclared,
 	api.MetaUnreceived:  (*Process).metaUnreceived,
 	api.MetaLate:        (*Process).metaLate,
 	api.MetaError:       (*Process).metaError,
@@ -201,6 +202,17 @@ func (p *Process) metaTypes(w []uint64) {
 	if len(w) >= 7 {
 		p.Types = append(p.Types, TypeMismatch{SendSig: w[0], RecvSig: w[1], World: int(int64(w[2])), Tag: int64(w[3]),
 			SendPC: w[4], RecvPC: w[5], Bytes: int(w[6])})
+	}
+}
+
+func (p *Process) metaDeclared(w []uint64) {
+	if len(w) >= 9 && w[0] < uint64(len(api.MPI.Calls)) {
+		p.Declared = append(p.Declared, Declared{Call: api.MPI.Calls[w[0]], Param: int(int64(w[1])), Addr: w[2],
+			Count: int64(w[3]), Sig: w[4], Named: w[5] == 1, Type: w[6], PC: w[7], CFA: w[8]})
+		d := &p.Declared[len(p.Declared)-1]
+		for i := 9; i+1 < len(w); i += 2 {
+			d.Callers = append(d.Callers, Frame{PC: w[i], CFA: w[i+1]})
+		}
 	}
 }
 

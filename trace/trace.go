@@ -455,6 +455,30 @@ type TypeMismatch struct {
 	Bytes            int    // size of the message
 }
 
+// Declared is a buffer a call gave with a count and datatype
+// (layer/src/declared), once per call site, address and datatype: what the
+// declared-type check compares with the program's debug information.
+type Declared struct {
+	Call  *api.Call
+	Param int    // the buffer's index in Call.Params
+	Addr  uint64 // the buffer's address
+	Count int64  // elements of the datatype (-1: counts per rank)
+	Sig   uint64 // the datatype's signature (api.Sig*; 0: unknown)
+	Named bool   // a predefined datatype: its elements lie one after the other
+	Type  uint64 // its handle (Process.Consts names a predefined one)
+	PC    uint64 // the call site
+	CFA   uint64 // the calling function's canonical frame address (0: not known)
+	// Callers: the functions above the calling one, innermost first (a
+	// buffer passed down may be one of their locals).
+	Callers []Frame
+}
+
+// Frame is a function's frame on a rank's stack: the return address into
+// it and its canonical frame address.
+type Frame struct {
+	PC, CFA uint64
+}
+
 // Divergence is where a guided replay of a rank stopped following the run it
 // replays (layer/src/divergence): at its Index-th compared call it made
 // Got at GotPC where the parent run made Want at WantPC (an address in the
@@ -532,6 +556,7 @@ type Process struct {
 	Late       []Late
 	Arrivals   map[uint64]Arrival // by Cand.Serial
 	Types      []TypeMismatch
+	Declared   []Declared
 	Unreceived []Unreceived
 	// RMA is what the layer's rma service added to one-sided calls
 	// (api.MetaRMA), by the offset of the call's entry record: the words

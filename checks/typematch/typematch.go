@@ -46,6 +46,7 @@ func run(pass *check.Pass) (any, error) {
 			})
 		}
 	}
+	declared(pass)
 	return nil, nil
 }
 

@@ -49,6 +49,7 @@
 #include "../record/conf.h"
 #include "../generated/ids.h"
 #include "../collectives/decode.h"
+#include "../declared/declared.h"
 
 #include <limits.h>
 
@@ -385,6 +386,8 @@ static struct obj *check_data(unsigned call, int kb, int kn, int kt, void *const
 		args_report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, n, kn, n);
 		return NULL;
 	}
+	if (t && n > 0)
+		mpivet_declared(call, kb, b, n, HANDLE_AT(k, kt, MPI_Datatype));
 	return t;
 }
 
@@ -457,6 +460,8 @@ static struct obj *check_side(unsigned call, void *const *k, const struct mpivet
 		args_report(call, kb, MPIVET_ARG_BUFFER_NULL, 0, s->count, kn, s->count);
 		return NULL;
 	}
+	if (t && s->count > 0 && !s->in_place)
+		mpivet_declared(call, kb, s->buf, s->count, s->type);
 	return t;
 }
 

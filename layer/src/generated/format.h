@@ -49,6 +49,7 @@
 #define MPIVET_META_FILE 60
 #define MPIVET_META_VIEW 61
 #define MPIVET_META_FILE_ERROR 62
+#define MPIVET_META_DECLARED 70
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
