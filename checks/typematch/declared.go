@@ -135,11 +135,15 @@ func compare(class int, size int64, l symbolize.Leaf) verdict {
 	same := l.Size == size && l.Within == 0
 	switch class {
 	case classChar, classInt, classUint:
-		if size == 1 && l.Size == 1 && l.Kind != symbolize.LeafFloat {
+		// A 1-byte type moves raw bytes of anything (MPI_CHAR over a
+		// struct is as common in real codes as MPI_BYTE, and as harmless
+		// between like processes), and signed against unsigned of one
+		// size changes no byte: the standard calls both erroneous, but a
+		// report of them would bury the mismatches that corrupt data.
+		if size == 1 {
 			return fits
 		}
-		if same && (l.Kind == symbolize.LeafEnum || l.Kind == symbolize.LeafSigned && class == classInt ||
-			l.Kind == symbolize.LeafUnsigned && class == classUint) {
+		if same && (l.Kind == symbolize.LeafEnum || l.Kind == symbolize.LeafSigned || l.Kind == symbolize.LeafUnsigned) {
 			return fits
 		}
 	case classWchar:

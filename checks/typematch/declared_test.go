@@ -7,7 +7,8 @@ import (
 )
 
 // What a datatype's basic type may lie over: the same kind and size, the
-// 1-byte types over any 1-byte integer, a complex number over two floats
+// 1-byte types over anything (raw bytes), signed over unsigned of one
+// size, a complex number over two floats
 // and a float over half a complex number; nothing is said over a union or
 // a pointer, and padding is skipped.
 func TestCompare(t *testing.T) {
@@ -28,11 +29,12 @@ func TestCompare(t *testing.T) {
 		{"MPI_LONG over int", classInt, 8, leaf(symbolize.LeafSigned, 4, 0), differs},
 		{"MPI_LONG over long long", classInt, 8, leaf(symbolize.LeafSigned, 8, 0), fits},
 		{"MPI_REAL over real(8)", classFloat, 4, leaf(symbolize.LeafFloat, 8, 0), differs},
-		{"MPI_UNSIGNED over int", classUint, 4, leaf(symbolize.LeafSigned, 4, 0), differs},
+		{"MPI_UNSIGNED over int", classUint, 4, leaf(symbolize.LeafSigned, 4, 0), fits},
+		{"MPI_UNSIGNED over float", classUint, 4, leaf(symbolize.LeafFloat, 4, 0), differs},
 		{"MPI_INT over an enum", classInt, 4, leaf(symbolize.LeafEnum, 4, 0), fits},
 		{"MPI_UNSIGNED_CHAR over char", classChar, 1, leaf(symbolize.LeafChar, 1, 0), fits},
 		{"MPI_INT8_T over unsigned char", classInt, 1, leaf(symbolize.LeafChar, 1, 0), fits},
-		{"MPI_CHAR over int", classChar, 1, leaf(symbolize.LeafSigned, 4, 0), differs},
+		{"MPI_CHAR over int", classChar, 1, leaf(symbolize.LeafSigned, 4, 0), fits},
 		{"MPI_C_BOOL over bool", classBool, 1, leaf(symbolize.LeafBool, 1, 0), fits},
 		{"MPI_LOGICAL over logical", classLogical, 4, leaf(symbolize.LeafBool, 4, 0), fits},
 		{"MPI_C_BOOL over int", classBool, 1, leaf(symbolize.LeafSigned, 4, 0), differs},
