@@ -368,8 +368,10 @@ func (d *decoder) meta(id int) {
 		}
 	case d.metas:
 		p.decodeMeta(id, w)
-		if id == api.MetaChoice && len(w) > 0 && w[0] < uint64(len(p.Wild)) && p.Wild[w[0]].Offset == Unknown {
-			d.poll = p.Wild[w[0]]
+		if id == api.MetaChoice && len(w) > 0 {
+			if e := p.WildEvent(w[0]); e != nil && e.Offset == Unknown {
+				d.poll = e
+			}
 		}
 	}
 }

@@ -397,6 +397,9 @@ const (
 // could have been returned instead, if their messages (Process.Arrivals) were
 // not sent after the event.
 type Wildcard struct {
+	// Event numbers the events of each thread of a rank apart: the thread's
+	// number (the order in which threads first called MPI, Call.Thread) in
+	// the high 32 bits, its own count in the low ones.
 	Event     uint64
 	Kind      int
 	Comm      uint64 // the rank's serial number of the communicator
@@ -413,6 +416,21 @@ type Wildcard struct {
 	Clock     uint64
 	Chosen    []int64
 	Cands     []Cand
+}
+
+// Thread is the number of the thread that started w (Call.Thread).
+func (w *Wildcard) Thread() int { return int(w.Event >> 32) }
+
+// N is w's number among its thread's events.
+func (w *Wildcard) N() uint64 { return w.Event & 0xffffffff }
+
+// EventName says which event e of a rank is: "event N", or "thread T's
+// event N" for a thread other than the first.
+func EventName(e uint64) string {
+	if e>>32 == 0 {
+		return fmt.Sprintf("event %d", e)
+	}
+	return fmt.Sprintf("thread %d's event %d", e>>32, e&0xffffffff)
 }
 
 // Cand is a receive a Waitany-family event did not return: its index in the
@@ -438,7 +456,7 @@ type Late struct {
 	Tag    int64
 	Comm   uint64
 	Clock  uint64 // the sender's clock (its component for this rank, with vector clocks)
-	Before uint64 // wildcard events the rank started before posting the receive that took it
+	Before uint64 // wildcard events the receiving thread started before posting the receive that took it (numbered as Wildcard.Event)
 	Offset uint64 // that receive's entry record
 	PC     uint64 // the call site of the call that took it
 }
@@ -527,7 +545,13 @@ type Process struct {
 	// Deciding: a thread is inside a call that waits for a deterministic
 	// decision (api.StatusDeciding); it is not blocked.
 	Deciding   bool
-	Wild       []*Wildcard // by event number
+	// Wild: the wildcard events in the order they started. Events are
+	// numbered per thread (Wildcard.Event): with one thread calling MPI,
+	// Wild[e] is event e. WildEvent finds one by number.
+	Wild       []*Wildcard
+	wildAt     map[uint64]int    // index in Wild of the events of threads other than the first
+	wildNext   map[uint32]uint64 // next event number of each thread but the first
+	wild0      uint64            // ... and of the first
 	Late       []Late
 	Arrivals   map[uint64]Arrival // by Cand.Serial
 	Types      []TypeMismatch
