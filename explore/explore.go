@@ -104,15 +104,31 @@ type Interleaving struct {
 // only when the completion returns: seed 003 Fig. 8).
 func Unmatched(r *trace.Run) (unmatched, blocked bool) {
 	for _, p := range r.Procs {
-		cur := p.Last()
+		cur := append([]*trace.Call{p.Last()}, p.Threads...) // the call each thread is in
 		for _, w := range p.Wild {
 			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
 				unmatched = true
-				blocked = blocked || (cur != nil && !cur.Returned && cur.Offset == w.Offset && w.Offset != trace.Unknown)
+				for _, c := range cur {
+					blocked = blocked || blockedIn(c, w)
+				}
 			}
 		}
 	}
 	return unmatched, blocked
+}
+
+// blockedIn reports whether call c, in progress, is the receive or probe of
+// wildcard event w: its entry record, or a blocking call's entry kept in
+// the state page (not logged: its brief record is in the log) at w's call
+// site, a blocking call that its thread cannot have left for a later one.
+func blockedIn(c *trace.Call, w *trace.Wildcard) bool {
+	if c == nil || c.Returned {
+		return false
+	}
+	if c.Offset != trace.Unknown {
+		return c.Offset == w.Offset && w.Offset != trace.Unknown
+	}
+	return c.Def.Has("blocking") && w.PC != 0 && c.PC == w.PC
 }
 
 // forcedIn reports whether a decision imposed the match of p's event w.

@@ -44,13 +44,8 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 			p.WriteErrno = int(w[0])
 		}
 	},
-	api.MetaBuffer:   (*Process).metaBuffer,
-	api.MetaDiverged: (*Process).metaDiverged,
-	api.MetaThreads: func(p *Process, w []uint64) {
-		if len(w) >= 1 && w[0] > 0 {
-			p.ThreadStop = int(w[0])
-		}
-	},
+	api.MetaBuffer:      (*Process).metaBuffer,
+	api.MetaDiverged:    (*Process).metaDiverged,
 	api.MetaWatch:       (*Process).metaWatch,
 	api.MetaClocks:      (*Process).metaClocks,
 	api.MetaWildcard:    (*Process).metaWildcard,

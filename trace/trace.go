@@ -544,18 +544,25 @@ type Process struct {
 	Determinism  *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
 	// Deciding: a thread is inside a call that waits for a deterministic
 	// decision (api.StatusDeciding); it is not blocked.
-	Deciding   bool
+	Deciding bool
 	// Wild: the wildcard events in the order they started. Events are
 	// numbered per thread (Wildcard.Event): with one thread calling MPI,
 	// Wild[e] is event e. WildEvent finds one by number.
-	Wild       []*Wildcard
-	wildAt     map[uint64]int    // index in Wild of the events of threads other than the first
-	wildNext   map[uint32]uint64 // next event number of each thread but the first
-	wild0      uint64            // ... and of the first
-	Late       []Late
-	Arrivals   map[uint64]Arrival // by Cand.Serial
-	Types      []TypeMismatch
-	Unreceived []Unreceived
+	Wild []*Wildcard
+	// Slots: the state page's slots taken, one per thread that called MPI
+	// (the last shared by threads past the eighth), ended threads included.
+	Slots int
+	// ThreadSlots and Joining go with Threads: the state slot of each
+	// thread, and the slot of the thread it waits for in pthread_join
+	// (api.StatusJoining), or -1.
+	ThreadSlots, Joining []int
+	wildAt               map[uint64]int    // index in Wild of the events of threads other than the first
+	wildNext             map[uint32]uint64 // next event number of each thread but the first
+	wild0                uint64            // ... and of the first
+	Late                 []Late
+	Arrivals             map[uint64]Arrival // by Cand.Serial
+	Types                []TypeMismatch
+	Unreceived           []Unreceived
 	// RMA is what the layer's rma service added to one-sided calls
 	// (api.MetaRMA), by the offset of the call's entry record: the words
 	// api.RMA* of a communication call, or a PSCW group's size and world
@@ -571,15 +578,10 @@ type Process struct {
 	WriteErrno int
 	Cut        bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
 	Diverged   *Divergence // a guided replay made another call than its parent run did
-	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
-	// thread other than the one that initialised MPI called MPI, and the
-	// rank ended (api.MetaThreads): the run must be made again with
-	// threads=off. The thread's number among those that called MPI, from 1.
-	ThreadStop int
-	Exit       *Exit  // from the supervisor; nil if it left none (killed)
-	Stderr     string // what the rank wrote on its standard error (first MiB)
-	End        int64  // end of the last whole record in the log
-	vend       uint64 // virtual offset past the last record (repeats expanded: layer/src/record/fold.c)
+	Exit       *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr     string      // what the rank wrote on its standard error (first MiB)
+	End        int64       // end of the last whole record in the log
+	vend       uint64      // virtual offset past the last record (repeats expanded: layer/src/record/fold.c)
 	// Sum is the CRC32C of the log's bytes before End (its first reading
 	// computes it), which the exit record's LogCRC must equal.
 	Sum    uint32
