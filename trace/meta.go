@@ -155,6 +155,13 @@ func (p *Process) WildEvent(e uint64) *Wildcard {
 	if i, ok := p.wildAt[e]; ok {
 		return p.Wild[i]
 	}
+	if p.wildAt == nil && e>>32 != 0 { // events listed by hand, not read from a log
+		for _, w := range p.Wild {
+			if w.Event == e {
+				return w
+			}
+		}
+	}
 	return nil
 }
 

@@ -735,6 +735,12 @@ func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
 		return []*trace.Call{c}, c != nil && !c.Returned && canBlock(c)
 	}
 	var in []*trace.Call
+	for _, c := range p.Threads {
+		if !c.Returned && c.Def.Has("finalize") {
+			// no thread may call MPI once one has called MPI_Finalize
+			return []*trace.Call{c}, true
+		}
+	}
 	for i, c := range p.Threads {
 		if !c.Returned && canBlock(c) {
 			in = append(in, c)

@@ -13,7 +13,10 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the tables below, the statuses of joins */
 static pthread_t slot_thread[MPIVET_STATE_SLOTS];
+static pthread_t join_target[MPIVET_STATE_SLOTS]; /* the thread each slot's thread joins, while it does */
+static int joining[MPIVET_STATE_SLOTS];
 static int slot_owned[MPIVET_STATE_SLOTS]; /* the slot is its thread's alone */
 static pthread_key_t ending;
 static pthread_once_t ending_once = PTHREAD_ONCE_INIT;
@@ -43,8 +46,14 @@ void mpivet_thread_slotted(int i)
 {
 	if (i <= 0 || i >= MPIVET_STATE_SLOTS - 1)
 		return; /* the first thread ends with the process */
+	pthread_mutex_lock(&mu);
 	slot_thread[i] = pthread_self();
 	__atomic_store_n(&slot_owned[i], 1, __ATOMIC_RELEASE);
+	/* a thread that joined this one before it called MPI waits for it */
+	for (int k = 0; k < MPIVET_STATE_SLOTS; k++)
+		if (joining[k] && pthread_equal(join_target[k], slot_thread[i]))
+			set_status(&mpivet_state[k * MPIVET_STATE_WORDS], MPIVET_STATUS_JOINING | (uint64_t)i << 8);
+	pthread_mutex_unlock(&mu);
 	pthread_once(&ending_once, make_key);
 	pthread_setspecific(ending, (void *)(intptr_t)(i + 1));
 }
@@ -64,11 +73,20 @@ int pthread_join(pthread_t t, void **ret)
 	if (!real)
 		real = (int (*)(pthread_t, void **))dlsym(RTLD_NEXT, "pthread_join");
 	uint64_t *s = mpivet_slot;
-	int j = s && s[MPIVET_STATE_STATUS] == 2 ? slot_of(t) : -1;
-	if (j >= 0)
-		set_status(s, MPIVET_STATUS_JOINING | (uint64_t)j << 8);
+	int me = s ? (int)((s - mpivet_state) / MPIVET_STATE_WORDS) : -1;
+	if (me < 0 || me >= MPIVET_STATE_SLOTS - 1 || s[MPIVET_STATE_STATUS] != 2)
+		return real(t, ret);
+	/* A thread that has not called MPI yet gets its slot number here
+	 * when it does; until then the join says nothing (0xff). */
+	pthread_mutex_lock(&mu);
+	int j = slot_of(t);
+	join_target[me] = t, joining[me] = 1;
+	set_status(s, MPIVET_STATUS_JOINING | (uint64_t)(j >= 0 ? j : 0xff) << 8);
+	pthread_mutex_unlock(&mu);
 	int rc = real(t, ret);
-	if (j >= 0)
-		set_status(s, 2);
+	pthread_mutex_lock(&mu);
+	joining[me] = 0;
+	set_status(s, 2);
+	pthread_mutex_unlock(&mu);
 	return rc;
 }
