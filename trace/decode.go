@@ -183,7 +183,7 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 		case api.KindExit:
 			d.exit(off)
 		case api.KindMeta:
-			d.meta(id)
+			d.meta(id, c.thread)
 		}
 	}
 	if c.err != nil {
@@ -345,7 +345,7 @@ func (d *decoder) exit(off uint64) {
 
 // meta decodes a meta record (api.Meta*): those that describe a call
 // here, the others (in the first reading only) by decodeMeta.
-func (d *decoder) meta(id int) {
+func (d *decoder) meta(id int, thread uint8) {
 	p, w := d.p, d.words
 	switch {
 	case id == api.MetaColl && len(w) >= 6:
@@ -368,6 +368,9 @@ func (d *decoder) meta(id int) {
 		}
 	case d.metas:
 		p.decodeMeta(id, w)
+		if id == api.MetaSignal && p.Signal != nil && p.Signal.Thread&api.SignalCalledMPI != 0 {
+			p.Signal.ThreadNo = int(thread) // the handler writes it in the thread it interrupted
+		}
 		if id == api.MetaChoice && len(w) > 0 {
 			if e := p.WildEvent(w[0]); e != nil && e.Offset == Unknown {
 				d.poll = e

@@ -247,6 +247,9 @@ type Signal struct {
 	PC      uint64   // the interrupted instruction (from the signal's context)
 	Addr    uint64   // the faulting address; of a sent signal, the sender's pid (0: not known)
 	Callers []uint64 // return addresses of the frames that called it, innermost first
+	// ThreadNo: the number of the thread it interrupted (Call.Thread), if
+	// that thread called MPI.
+	ThreadNo int
 }
 
 // LibraryThread reports whether the signal interrupted a thread that the
