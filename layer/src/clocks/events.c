@@ -13,11 +13,14 @@
 
 /* Several threads call MPI (mpivet_mt_guard cleared): a message one
  * thread takes may have been another thread's wildcard event's, whenever
- * that event started, since the threads run concurrently; so once any
- * wildcard event has started, every message taken is logged as possibly
- * late, and the explorer (explore.Potential) compares it with the other
- * threads' events by clock alone. */
-static int started_any;
+ * that event started, since the threads run concurrently. So a message is
+ * logged as possibly late when an event that matched could have taken it
+ * (its clock is not above the newest match's), whichever thread's, or
+ * while a wildcard receive or probe of the rank is still unmatched; the
+ * explorer (explore.Potential) compares it with the other threads' events
+ * by clock alone. Once no event is pending and the messages' clocks are
+ * past the matches, nothing more is logged. */
+static uint64_t pending; /* wildcard receives and probes started, not matched */
 static int several(void) { return mpivet_mt && !__atomic_load_n(&mpivet_mt_guard, __ATOMIC_RELAXED); }
 
 /* ck_forced_set finds the decisions for event e of the given kind: it returns
@@ -60,7 +63,7 @@ void ck_record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src
 uint64_t ck_start_event(int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
 	uint64_t e = events++;
-	started_any = 1;
+	pending += kind != EV_ANY;
 	ck_record_wildcard(e, kind, s, tag, src, logref);
 	return e;
 }
@@ -70,6 +73,7 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 {
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
 	ck_log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
+	pending -= pending > 0;
 	if (cancelled)
 		return;
 	newest = *own();
@@ -83,7 +87,8 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint64_t before, uint64_t logref)
 {
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
-	if ((matched_any && m <= newest && (uint32_t)before > 0) || (started_any && several())) {
+	int threads = several();
+	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && pending > 0)) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_call_pc};
 		ck_log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
