@@ -558,6 +558,17 @@ const (
 // deadlock check must not take the wait for a deadlock).
 const StatusDeciding = 3
 
+// StatusEnded is the status of a thread that has ended (layer/src/record/
+// joins.c): it no longer calls MPI, nor releases anyone. StatusJoining, with
+// the state slot of another thread above its low byte (StatusJoining |
+// slot<<8), is that of a thread that returned from MPI and waits in
+// pthread_join for that thread, which has called MPI: it is blocked as long
+// as that thread is.
+const (
+	StatusEnded   = 4
+	StatusJoining = 5
+)
+
 // Meta record ids (record kind KindMeta), shared with the layer (generated/format.h).
 const (
 	MetaProcess     = 1  // rank, size, pid, thread level, then host name (string)
@@ -583,7 +594,7 @@ const (
 	MetaPySite      = 31 // a Python interpreter's call site: its site (what records carry as their call site), the C return address of its first call, line, then file name and function name (strings)
 	MetaRMA         = 33 // what the rma service adds to a one-sided call (layer/src/rma): entry record offset, then RMA* words
 	MetaRMAValue    = 48 // the target's bytes of a Put differ at the closing fence from what its origin sent (layer/src/rma/values.c): fence entry record offset, origin world rank, the Put's entry record offset in the origin's log, target byte offset, bytes
-	MetaThreads     = 47 // under MPI_THREAD_MULTIPLE with the clock protocol on, a second thread called MPI: its state slot; the rank then ends (ExitThreads)
+	MetaThreads     = 47 // not written any more (a second thread calling MPI under MPI_THREAD_MULTIPLE used to end the rank); the number stays taken
 	MetaThreadLevel = 49 // a call that breaks the thread level's promise (layer/src/record/levels.c): what (ThreadLevel*), call id, call site, thread id, 1 if the initial thread, OpenMP thread number or -1, the other thread's call id and site (^0: none found), threads inside MPI before it
 	MetaFile        = 60 // an MPI_File_open (layer/src/mpiio), before the call: its entry record offset, amode, then the file name (string)
 	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
@@ -785,13 +796,6 @@ const (
 // another call than in the run replayed, after logging MetaDiverged
 // (layer/src/divergence).
 const ExitDiverged = 86
-
-// ExitThreads is the exit status of a rank that ran MPI_THREAD_MULTIPLE
-// with the clock protocol on, as long as only the thread that initialised
-// MPI called MPI, when another thread called MPI, after logging
-// MetaThreads (layer/src/record): the driver runs the program again with
-// ConfThreads=off.
-const ExitThreads = 87
 
 // The keys of RUNDIR/layer.conf, the run's settings for the layer, one
 // key=value line each (layer/src/record/conf.h reads them).

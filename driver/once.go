@@ -98,16 +98,6 @@ func (x *exploration) analyse(n int, d string, ds []explore.Decision, b *explore
 			il.Stopped = "interrupted"
 		}
 	}
-	if p := threadStop(res.Run); p != nil && !res.Interrupted {
-		if n == 1 && x.o.Threads == "" {
-			return x.threadsAgain(p, ds, b)
-		}
-		il.Diverged = true
-		if len(x.diverged) < 3 {
-			x.diverged = append(x.diverged, threadsDiverged(n, p))
-		}
-		return il, nil
-	}
 	x.branches[n] = b
 	if n > 1 {
 		// Replays without findings lose their records once the search

@@ -110,8 +110,8 @@ func CheckDecisions(path string, kept, records []Decision) error {
 	have := outcomes(records)
 	for k, v := range outcomes(kept) {
 		if have[k] != v {
-			return &trace.DamageError{File: path, What: fmt.Sprintf("it does not match the interleaving's records: rank %d's event %d is forced to (source/kind)%s there, to%s by the records",
-				k.rank, k.event, v, orNone(have[k]))}
+			return &trace.DamageError{File: path, What: fmt.Sprintf("it does not match the interleaving's records: rank %d's %s is forced to (source/kind)%s there, to%s by the records",
+				k.rank, trace.EventName(k.event), v, orNone(have[k]))}
 		}
 	}
 	return nil

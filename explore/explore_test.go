@@ -169,3 +169,31 @@ func TestDecisions(t *testing.T) {
 		t.Errorf("ReadDecisions = %v, %v", back, err)
 	}
 }
+
+// Events are numbered per thread: a late message is an alternative for the
+// events of its receiving thread started before its receive, and for the
+// other threads' events whenever they started, the clocks permitting.
+func TestPotentialThreads(t *testing.T) {
+	const t1, t2 = 1 << 32, 2 << 32
+	p := &trace.Process{ConstVal: map[string]uint64{"MPI_ANY_TAG": ^uint64(0)}}
+	for _, e := range []uint64{t1, t1 + 1, t2} {
+		p.Wild = append(p.Wild, &trace.Wildcard{Event: e, Kind: trace.WildRecv, Comm: 1, Tag: -1, Source: 1, Matched: true, Clock: 5})
+	}
+	p.Late = []trace.Late{
+		{Source: 2, World: 2, Comm: 1, Clock: 1, Before: t1 + 1}, // thread 1's receive after its event 0: event 0, and thread 2's
+		{Source: 3, World: 3, Comm: 1, Clock: 1, Before: t2},     // thread 2's receive before its events: thread 1's events only
+		{Source: 4, World: 4, Comm: 1, Clock: 6, Before: t2 + 1}, // sent after every event matched: none
+	}
+	got := Potential(p)
+	want := map[uint64][]Alt{
+		t1:     {{Source: 2, World: 2}, {Source: 3, World: 3}},
+		t1 + 1: {{Source: 3, World: 3}},
+		t2:     {{Source: 2, World: 2}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Potential = %v, want %v", got, want)
+	}
+	if w := p.WildEvent(t1 + 1); w == nil || w.Thread() != 1 || w.N() != 1 || trace.EventName(w.Event) != "thread 1's event 1" {
+		t.Errorf("event %#x: %+v", t1+1, w)
+	}
+}

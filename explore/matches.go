@@ -115,7 +115,11 @@ func Points(r *trace.Run) []*Point {
 // matched e if e is on the same communicator, e's tag accepts m's, e matched
 // another source, and m's clock does not say it was sent after e matched
 // (m.clock <= e.clock; with vector clocks the rank's own component, which
-// makes the test exact).
+// makes the test exact). Events are numbered per thread: "posted after e"
+// is asked of e's own thread only; an event of another thread of the rank
+// could have taken m whenever it started, unless the clocks say otherwise
+// (the threads' order is the program's synchronisation, which the layer
+// does not see), so some of those alternatives may be infeasible.
 func Potential(p *trace.Process) map[uint64][]Alt {
 	anyTag := int64(-1)
 	if v, ok := p.Const("MPI_ANY_TAG"); ok {
@@ -138,7 +142,7 @@ func Potential(p *trace.Process) map[uint64][]Alt {
 		ws := byComm[m.Comm]
 		for i := sort.Search(len(ws), func(i int) bool { return ws[i].Clock >= m.Clock }); i < len(ws); i++ {
 			e := ws[i]
-			if e.Event >= m.Before || e.Source == m.Source || (e.Tag != anyTag && e.Tag != m.Tag) {
+			if (e.Event>>32 == m.Before>>32 && e.Event >= m.Before) || e.Source == m.Source || (e.Tag != anyTag && e.Tag != m.Tag) {
 				continue
 			}
 			if k := [2]int64{int64(e.Event), m.Source}; !seen[k] {

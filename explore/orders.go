@@ -207,7 +207,7 @@ func contextSum(ring []pastCall, seen int) uint64 {
 // after hashes the window of one event of p (the replay's side of the
 // comparison); false if the event is not in p's log.
 func after(p *trace.Process, event uint64) (uint64, bool) {
-	if p == nil || event >= uint64(len(p.Wild)) || p.Wild[event].Offset == trace.Unknown {
+	if p == nil || p.WildEvent(event) == nil || p.WildEvent(event).Offset == trace.Unknown {
 		return 0, false
 	}
 	h, ok := windowsOf(p, map[uint64]bool{event: true})[event]

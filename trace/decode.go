@@ -127,16 +127,16 @@ func readStoppable(d *decoder, cur *cursor, p *Process) (end uint64, err error) 
 // (or the end of the log) is read. It keeps only the calls not handed on
 // yet: with one thread calling MPI, the last call or two.
 type decoder struct {
-	p      *Process
-	metas  bool     // decode the meta records about the process (the first reading)
-	only   uint64   // if not Unknown: decode only the call at this offset (CallAt)
-	seq    int      // Seq of the next call
+	p     *Process
+	metas bool   // decode the meta records about the process (the first reading)
+	only  uint64 // if not Unknown: decode only the call at this offset (CallAt)
+	seq   int    // Seq of the next call
 	// nextMark: the first reading notes a checkpoint at the first call
 	// read from the log (not from a repetition) from this Seq on.
 	nextMark int
-	words  []uint64 // the record being decoded; reused, as nothing keeps it
-	arrays arena
-	emit   func(*Call) bool // false: stop reading
+	words    []uint64 // the record being decoded; reused, as nothing keeps it
+	arrays   arena
+	emit     func(*Call) bool // false: stop reading
 	// window holds the calls read but not handed on, in order; last is
 	// the offset of the latest entry record (a communicator record
 	// describes the call it follows).
@@ -183,7 +183,7 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 		case api.KindExit:
 			d.exit(off)
 		case api.KindMeta:
-			d.meta(id)
+			d.meta(id, c.thread)
 		}
 	}
 	if c.err != nil {
@@ -345,7 +345,7 @@ func (d *decoder) exit(off uint64) {
 
 // meta decodes a meta record (api.Meta*): those that describe a call
 // here, the others (in the first reading only) by decodeMeta.
-func (d *decoder) meta(id int) {
+func (d *decoder) meta(id int, thread uint8) {
 	p, w := d.p, d.words
 	switch {
 	case id == api.MetaColl && len(w) >= 6:
@@ -372,8 +372,13 @@ func (d *decoder) meta(id int) {
 		if len(p.Buffers) > n { // a buffer access: placed after the latest call
 			p.Buffers[n].After = d.last
 		}
-		if id == api.MetaChoice && len(w) > 0 && w[0] < uint64(len(p.Wild)) && p.Wild[w[0]].Offset == Unknown {
-			d.poll = p.Wild[w[0]]
+		if id == api.MetaSignal && p.Signal != nil && p.Signal.Thread&api.SignalCalledMPI != 0 {
+			p.Signal.ThreadNo = int(thread) // the handler writes it in the thread it interrupted
+		}
+		if id == api.MetaChoice && len(w) > 0 {
+			if e := p.WildEvent(w[0]); e != nil && e.Offset == Unknown {
+				d.poll = e
+			}
 		}
 	}
 }

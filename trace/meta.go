@@ -44,13 +44,8 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 			p.WriteErrno = int(w[0])
 		}
 	},
-	api.MetaBuffer:   (*Process).metaBuffer,
-	api.MetaDiverged: (*Process).metaDiverged,
-	api.MetaThreads: func(p *Process, w []uint64) {
-		if len(w) >= 1 && w[0] > 0 {
-			p.ThreadStop = int(w[0])
-		}
-	},
+	api.MetaBuffer:      (*Process).metaBuffer,
+	api.MetaDiverged:    (*Process).metaDiverged,
 	api.MetaWatch:       (*Process).metaWatch,
 	api.MetaClocks:      (*Process).metaClocks,
 	api.MetaWildcard:    (*Process).metaWildcard,
@@ -153,30 +148,73 @@ func (p *Process) metaClocks(w []uint64) {
 	}
 }
 
+// WildEvent returns p's wildcard event e, or nil.
+func (p *Process) WildEvent(e uint64) *Wildcard {
+	if e < uint64(len(p.Wild)) && p.Wild[e].Event == e {
+		return p.Wild[e]
+	}
+	if i, ok := p.wildAt[e]; ok {
+		return p.Wild[i]
+	}
+	if p.wildAt == nil && e>>32 != 0 { // events listed by hand, not read from a log
+		for _, w := range p.Wild {
+			if w.Event == e {
+				return w
+			}
+		}
+	}
+	return nil
+}
+
 func (p *Process) metaWildcard(w []uint64) {
-	if n := uint64(len(p.Wild)); len(w) >= 8 && n > 0 && w[0] == n-1 && !p.Wild[n-1].Matched {
+	if len(w) < 8 {
+		return
+	}
+	e := &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
+		Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1}
+	t := uint32(w[0] >> 32)
+	next := p.wild0
+	if t != 0 {
+		next = p.wildNext[t] | uint64(t)<<32
+	}
+	if last := p.WildEvent(w[0]); last != nil && w[0]+1 == next && !last.Matched {
 		// a forced polling event was logged before it happened, and its
 		// number went to another event (the replay diverged)
-		p.Wild = p.Wild[:n-1]
+		*last = *e
+		return
 	}
-	if len(w) >= 8 && w[0] == uint64(len(p.Wild)) {
-		p.Wild = append(p.Wild, &Wildcard{Event: w[0], Kind: int(w[1]), Comm: w[2], Tag: int64(w[3]), Forced: int64(w[4]),
-			Offset: w[5], Quiet: w[6] != 0, PC: w[7], World: -1})
+	if w[0] != next {
+		return
+	}
+	if t == 0 {
+		p.wild0++
+	}
+	if t == 0 && len(p.wildAt) == 0 {
+		p.Wild = append(p.Wild, e)
+		return
+	}
+	if p.wildAt == nil {
+		p.wildAt, p.wildNext = map[uint64]int{}, map[uint32]uint64{}
+	}
+	p.wildAt[w[0]] = len(p.Wild)
+	p.Wild = append(p.Wild, e)
+	if t != 0 {
+		p.wildNext[t]++
 	}
 }
 
 func (p *Process) metaMatched(w []uint64) {
-	if len(w) >= 6 && w[0] < uint64(len(p.Wild)) {
-		e := p.Wild[w[0]]
+	if len(w) >= 6 && p.WildEvent(w[0]) != nil {
+		e := p.WildEvent(w[0])
 		e.Matched, e.Source, e.World, e.MTag, e.Clock, e.Cancelled = w[5] == 0, int64(w[1]), int(int64(w[2])), int64(w[3]), w[4], w[5] != 0
 	}
 }
 
 func (p *Process) metaChoice(w []uint64) {
-	if len(w) < 3 || w[0] >= uint64(len(p.Wild)) || w[1] > uint64(len(w))-3 { // (no sum that a damaged word overflows)
+	if len(w) < 3 || p.WildEvent(w[0]) == nil || w[1] > uint64(len(w))-3 { // (no sum that a damaged word overflows)
 		return
 	}
-	e, k := p.Wild[w[0]], w[1]
+	e, k := p.WildEvent(w[0]), w[1]
 	e.Chosen = nil
 	for _, i := range w[2 : 2+k] {
 		e.Chosen = append(e.Chosen, int64(i))

@@ -16,14 +16,21 @@ func (p *Process) readState(path string) {
 	}
 	defer f.Close()
 	for slot := 0; slot < api.StateSlots; slot++ {
-		c, progress, polls, ok := p.readSlot(f, int64(slot*api.StateWords*8))
+		c, progress, polls, status, ok := p.readSlot(f, int64(slot*api.StateWords*8))
 		if !ok {
 			break
 		}
 		p.Progress += progress
 		p.Polls += polls
-		if c != nil {
+		p.Slots++
+		if c != nil && status != api.StatusEnded {
+			joins := -1
+			if status&0xff == api.StatusJoining {
+				joins = int(status >> 8)
+			}
 			p.Threads = append(p.Threads, c)
+			p.ThreadSlots = append(p.ThreadSlots, slot)
+			p.Joining = append(p.Joining, joins)
 		}
 	}
 	if len(p.Threads) > 0 {
@@ -31,12 +38,12 @@ func (p *Process) readState(path string) {
 	}
 }
 
-func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
+func (p *Process) readSlot(f *os.File, at int64) (c *Call, progress, polls, status uint64, ok bool) {
 	buf := make([]byte, api.StateWords*8)
 	var w [api.StateWords]uint64
 	for try := 0; try < 100; try++ {
 		if n, _ := f.ReadAt(buf, at); n < len(buf) {
-			return nil, 0, 0, false
+			return nil, 0, 0, 0, false
 		}
 		for i := range w {
 			w[i] = le.Uint64(buf[i*8:])
@@ -47,14 +54,13 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 			}
 		}
 	}
-	status := w[api.StateStatus]
+	status = w[api.StateStatus]
 	if status == api.StatusDeciding {
 		p.Deciding = true
 	}
 	if status == 0 {
-		return nil, 0, 0, false
+		return nil, 0, 0, 0, false
 	}
-	var c *Call
 	if ref := w[api.StateLogRef]; ref != Unknown {
 		c = p.CallAt(ref)
 	} else {
@@ -66,11 +72,11 @@ func (p *Process) readSlot(f *os.File, at int64) (*Call, uint64, uint64, bool) {
 			c = &Call{Def: api.MPI.Calls[id], Seq: -1, Offset: Unknown, PC: words[0], in: decodeFields(api.MPI.Calls[id].In, words[1:])}
 		}
 	}
-	if c != nil && status == 2 && !c.Returned {
+	if c != nil && (status == 2 || status == api.StatusEnded || status&0xff == api.StatusJoining) && !c.Returned {
 		c.Returned, c.RC = true, int32(w[api.StateRC])
 		c.out = decodeFields(c.Def.Out, nil)
 	}
-	return c, w[api.StateProgress], w[api.StatePolls], true
+	return c, w[api.StateProgress], w[api.StatePolls], status, true
 }
 
 // Progress is a cheap look at a live run, from its state pages only: the

@@ -247,6 +247,9 @@ type Signal struct {
 	PC      uint64   // the interrupted instruction (from the signal's context)
 	Addr    uint64   // the faulting address; of a sent signal, the sender's pid (0: not known)
 	Callers []uint64 // return addresses of the frames that called it, innermost first
+	// ThreadNo: the number of the thread it interrupted (Call.Thread), if
+	// that thread called MPI.
+	ThreadNo int
 }
 
 // LibraryThread reports whether the signal interrupted a thread that the
@@ -398,6 +401,9 @@ const (
 // could have been returned instead, if their messages (Process.Arrivals) were
 // not sent after the event.
 type Wildcard struct {
+	// Event numbers the events of each thread of a rank apart: the thread's
+	// number (the order in which threads first called MPI, Call.Thread) in
+	// the high 32 bits, its own count in the low ones.
 	Event     uint64
 	Kind      int
 	Comm      uint64 // the rank's serial number of the communicator
@@ -414,6 +420,21 @@ type Wildcard struct {
 	Clock     uint64
 	Chosen    []int64
 	Cands     []Cand
+}
+
+// Thread is the number of the thread that started w (Call.Thread).
+func (w *Wildcard) Thread() int { return int(w.Event >> 32) }
+
+// N is w's number among its thread's events.
+func (w *Wildcard) N() uint64 { return w.Event & 0xffffffff }
+
+// EventName says which event e of a rank is: "event N", or "thread T's
+// event N" for a thread other than the first.
+func EventName(e uint64) string {
+	if e>>32 == 0 {
+		return fmt.Sprintf("event %d", e)
+	}
+	return fmt.Sprintf("thread %d's event %d", e>>32, e&0xffffffff)
 }
 
 // Cand is a receive a Waitany-family event did not return: its index in the
@@ -439,7 +460,7 @@ type Late struct {
 	Tag    int64
 	Comm   uint64
 	Clock  uint64 // the sender's clock (its component for this rank, with vector clocks)
-	Before uint64 // wildcard events the rank started before posting the receive that took it
+	Before uint64 // wildcard events the receiving thread started before posting the receive that took it (numbered as Wildcard.Event)
 	Offset uint64 // that receive's entry record
 	PC     uint64 // the call site of the call that took it
 }
@@ -551,13 +572,26 @@ type Process struct {
 	Determinism  *Determinism // a deterministic run's statistics (nil: not one, or no MPI_Finalize)
 	// Deciding: a thread is inside a call that waits for a deterministic
 	// decision (api.StatusDeciding); it is not blocked.
-	Deciding   bool
-	Wild       []*Wildcard // by event number
-	Late       []Late
-	Arrivals   map[uint64]Arrival // by Cand.Serial
-	Types      []TypeMismatch
-	Declared   []Declared
-	Unreceived []Unreceived
+	Deciding bool
+	// Wild: the wildcard events in the order they started. Events are
+	// numbered per thread (Wildcard.Event): with one thread calling MPI,
+	// Wild[e] is event e. WildEvent finds one by number.
+	Wild []*Wildcard
+	// Slots: the state page's slots taken, one per thread that called MPI
+	// (the last shared by threads past the eighth), ended threads included.
+	Slots int
+	// ThreadSlots and Joining go with Threads: the state slot of each
+	// thread, and the slot of the thread it waits for in pthread_join
+	// (api.StatusJoining), or -1.
+	ThreadSlots, Joining []int
+	wildAt               map[uint64]int    // index in Wild of the events of threads other than the first
+	wildNext             map[uint32]uint64 // next event number of each thread but the first
+	wild0                uint64            // ... and of the first
+	Late                 []Late
+	Arrivals             map[uint64]Arrival // by Cand.Serial
+	Types                []TypeMismatch
+	Declared             []Declared
+	Unreceived           []Unreceived
 	// RMA is what the layer's rma service added to one-sided calls
 	// (api.MetaRMA), by the offset of the call's entry record: the words
 	// api.RMA* of a communication call, or a PSCW group's size and world
@@ -573,15 +607,10 @@ type Process struct {
 	WriteErrno int
 	Cut        bool        // its first reading was stopped (ReadRunUntil): it ends where the reading got to
 	Diverged   *Divergence // a guided replay made another call than its parent run did
-	// ThreadStop: under MPI_THREAD_MULTIPLE with the clock protocol on, a
-	// thread other than the one that initialised MPI called MPI, and the
-	// rank ended (api.MetaThreads): the run must be made again with
-	// threads=off. The thread's number among those that called MPI, from 1.
-	ThreadStop int
-	Exit       *Exit  // from the supervisor; nil if it left none (killed)
-	Stderr     string // what the rank wrote on its standard error (first MiB)
-	End        int64  // end of the last whole record in the log
-	vend       uint64 // virtual offset past the last record (repeats expanded: layer/src/record/fold.c)
+	Exit       *Exit       // from the supervisor; nil if it left none (killed)
+	Stderr     string      // what the rank wrote on its standard error (first MiB)
+	End        int64       // end of the last whole record in the log
+	vend       uint64      // virtual offset past the last record (repeats expanded: layer/src/record/fold.c)
 	// Sum is the CRC32C of the log's bytes before End (its first reading
 	// computes it), which the exit record's LogCRC must equal.
 	Sum    uint32

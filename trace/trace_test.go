@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -119,6 +120,37 @@ func TestPollEvent(t *testing.T) {
 	}
 	if c := p.CallAt(poll); c == nil || c.Name() != "MPI_Testany" || !c.Returned || c.Int("index") != 1 {
 		t.Errorf("poll decoded as %+v", c)
+	}
+}
+
+// Threads number their wildcard events apart (the thread in the high 32
+// bits): their records interleave in the log, and each is found by number.
+func TestWildcardsPerThread(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	unknown := ^uint64(0)
+	const t1 = 1 << 32
+	for _, e := range []uint64{0, t1, t1 + 1, 1, t1 + 5} { // t1+5: not the thread's next, ignored
+		l.Meta(api.MetaWildcard, e, trace.WildRecv, 1, 0, unknown-1, unknown, 0, 0x20)
+	}
+	l.Meta(api.MetaMatched, t1+1, 2, 2, 0, 9, 0)
+	l.Meta(api.MetaMatched, 1, 1, 1, 0, 10, 0)
+	p := l.Process()
+	var got []uint64
+	for _, w := range p.Wild {
+		got = append(got, w.Event)
+	}
+	if fmt.Sprint(got) != fmt.Sprint([]uint64{0, t1, t1 + 1, 1}) {
+		t.Fatalf("events %#x", got)
+	}
+	if w := p.WildEvent(t1 + 1); w == nil || !w.Matched || w.Source != 2 || w.Clock != 9 {
+		t.Errorf("thread 1's event 1: %+v", w)
+	}
+	if w := p.WildEvent(1); w == nil || !w.Matched || w.Source != 1 || w.Clock != 10 {
+		t.Errorf("thread 0's event 1: %+v", w)
+	}
+	if p.WildEvent(t1+5) != nil || p.WildEvent(2) != nil {
+		t.Error("an event that was not started is found")
 	}
 }
 

@@ -139,6 +139,13 @@ type ending struct {
 
 func newEnding(pass *check.Pass, p *trace.Process) *ending {
 	e := &ending{pass: pass, p: p, x: p.Exit, last: p.Last()}
+	if s := p.Signal; s != nil && s.ThreadNo > 0 { // the last call of the thread it interrupted
+		for i, slot := range p.ThreadSlots {
+			if slot == s.ThreadNo && i < len(p.Threads) {
+				e.last = p.Threads[i]
+			}
+		}
+	}
 	if e.last != nil {
 		e.lastText = fmt.Sprintf("; last MPI call: %s", check.Describe(p, e.last))
 		if !e.last.Returned && !e.last.Def.Has("abort") {

@@ -49,7 +49,7 @@ func run(pass *check.Pass) (any, error) {
 	for _, p := range pass.In.Run.Procs {
 		// The state page has a slot per thread that called MPI: with one,
 		// the calls are one thread's, and not read again.
-		if p.Level == multiple && len(p.Threads) != 1 {
+		if p.Level == multiple && p.Slots != 1 {
 			newScan(pass, p).run()
 		}
 	}

@@ -1,10 +1,9 @@
 /* MPI_THREAD_MULTIPLE with a second thread that calls MPI (a barrier on a
  * communicator of its own) after the main thread's wildcard receives: the
- * first run stops when that thread calls MPI, the program runs again with
- * the clock protocol off, and only the interleaving that happens is
- * checked (a note says why). Both orders are correct, so the verdict is
- * clean; one interleaving.
- * mpivet: np=3 verdict=ok interleavings=1
+ * clock protocol goes on when that thread calls MPI, and the main thread's
+ * two wildcard receives are explored. Both orders are correct, so the
+ * verdict is clean; two interleavings.
+ * mpivet: np=3 verdict=ok interleavings=2
  */
 #include <mpi.h>
 #include <pthread.h>

@@ -68,6 +68,7 @@ type Rank struct {
 	// ended, so it will never receive a message again.
 	Finalizing bool
 
+	threads []*trace.Call // several threads: the calls they are blocked in
 	pending []*trace.Call // the calls of its point-to-point operations in progress
 	live    []*objects.Object
 	follow  bool // pending and live computed
@@ -184,8 +185,13 @@ func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
 		switch {
 		case p.Exit != nil || p.Finalized():
 			r.State = waitfor.Finished
-		case last != nil && !p.Suspended && !p.Deciding && allThreadsBlocked(p):
-			r.State, r.Call = waitfor.Blocked, last
+		case last != nil && !p.Suspended && !p.Deciding:
+			if in, all := blockedIn(p); all {
+				r.State, r.Call, r.threads = waitfor.Blocked, last, in
+				if len(in) == 1 {
+					r.Call = in[0]
+				}
+			}
 		}
 		r.Finalizing = r.State == waitfor.Finished || p.FinalizeCall() != nil
 		a.Ranks[p.Rank] = r
@@ -204,9 +210,9 @@ func analyze(run *trace.Run, src source, buffered, unforced bool) *Analysis {
 			wp.Label = fmt.Sprintf("rank %d: %s", id, check.Describe(r.Proc, r.Call))
 			wp.Wait = a.condition(r)
 			// Several threads in MPI: the rank goes on when any of them can.
-			if len(r.Proc.Threads) > 1 {
+			if len(r.threads) > 1 {
 				var any []*waitfor.Cond
-				for _, c := range r.Proc.Threads {
+				for _, c := range r.threads {
 					any = append(any, a.condition(&Rank{Proc: r.Proc, Comms: r.Comms, objects: r.objects, State: waitfor.Blocked, Call: c}))
 				}
 				wp.Wait = waitfor.AnyOf("threads", any...)
@@ -717,18 +723,44 @@ func canBlock(c *trace.Call) bool {
 	return !c.Def.Has("abort") && (c.Def.Has("blocking") || c.Def.Has("init") || c.Def.Has("finalize"))
 }
 
-// allThreadsBlocked reports whether every thread of the rank that called
-// MPI is inside a call that can block: a thread outside MPI, or in a call
-// that returns by itself, may still release the others.
-func allThreadsBlocked(p *trace.Process) bool {
+// blockedIn returns the calls in which the rank's threads that called MPI
+// are blocked, and whether every such thread is: inside a call that can
+// block, or in pthread_join waiting for a thread that is
+// (trace.Process.Joining). A thread outside MPI otherwise, or in a call that
+// returns by itself, may still release the others; a thread that ended is
+// not among them.
+func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
 	if len(p.Threads) == 0 {
 		c := p.Last()
-		return c != nil && !c.Returned && canBlock(c)
+		return []*trace.Call{c}, c != nil && !c.Returned && canBlock(c)
 	}
+	var in []*trace.Call
 	for _, c := range p.Threads {
-		if c.Returned || !canBlock(c) {
-			return false
+		if !c.Returned && c.Def.Has("finalize") {
+			// no thread may call MPI once one has called MPI_Finalize
+			return []*trace.Call{c}, true
 		}
 	}
-	return true
+	for i, c := range p.Threads {
+		if !c.Returned && canBlock(c) {
+			in = append(in, c)
+		} else if !joinsBlocked(p, i, 0) {
+			return nil, false
+		}
+	}
+	return in, len(in) > 0
+}
+
+// joinsBlocked reports whether thread i of p waits in pthread_join for a
+// thread that is blocked in MPI, or that waits so in its turn.
+func joinsBlocked(p *trace.Process, i, depth int) bool {
+	if depth > len(p.Threads) || i >= len(p.Joining) || p.Joining[i] < 0 {
+		return false
+	}
+	for j, c := range p.Threads {
+		if j < len(p.ThreadSlots) && p.ThreadSlots[j] == p.Joining[i] {
+			return (!c.Returned && canBlock(c)) || joinsBlocked(p, j, depth+1)
+		}
+	}
+	return false // the thread it joins has ended
 }

@@ -21,7 +21,7 @@
 
 #define MAXCAND 32 /* candidates logged per event */
 
-static struct {
+static __thread struct {
 	int event;     /* the call is an event */
 	int numbered;  /* ... and has its number, e */
 	uint64_t e;
@@ -31,8 +31,8 @@ static struct {
 	MPI_Request *hs;
 	int n;
 	uint64_t logref;
-} any;
-static uint64_t any_prelogged; /* event number + 1 of a polling call whose record is written */
+} any __attribute__((tls_model("initial-exec")));
+static __thread uint64_t any_prelogged __attribute__((tls_model("initial-exec"))); /* event number + 1 of a polling call whose record is written */
 
 /* live reports whether h is a request a completion call can return. */
 static int live(MPI_Request h)
@@ -100,8 +100,10 @@ void ck_any_pre(MPI_Request *hs, int n, int blocking, uint64_t logref)
 	if (any.nf > 1) { /* the call must return all of them, not some */
 		for (size_t j = 0; j < any.nf; j++) {
 			int i = forced_src[any.f0 + j];
+			ck_unlock();
 			while (!done_now(hs[i]) && blocking)
 				sched_yield();
+			ck_relock();
 			if (!blocking && !done_now(hs[i])) {
 				any.keep = i;
 				break;

@@ -57,6 +57,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +72,48 @@ int me, np;
 uint64_t *clk;
 int pbn;
 int pbw;
-uint64_t events;
+__thread uint64_t events __attribute__((tls_model("initial-exec")));
 uint64_t newest;
 int matched_any;
 int quiet;
 uint64_t *forced_event;
 int *forced_src, *forced_kind;
 size_t nforced;
+
+/* ---- Threads ---- */
+
+/* Under MPI_THREAD_MULTIPLE (set when the protocol starts, before a second
+ * thread can be inside it) each hook runs holding ck_mu: the tables,
+ * the ring of piggybacks, the rank's clock and the log's order of events are
+ * the rank's, updated by one thread at a time. The program's MPI call runs
+ * between two hooks, without it. A thread's first hook numbers its events
+ * from its thread number (protocol.h, events). */
+int ck_threads;
+static pthread_mutex_t ck_mu = PTHREAD_MUTEX_INITIALIZER;
+static __thread int numbered __attribute__((tls_model("initial-exec")));
+
+void ck_enter(void)
+{
+	pthread_mutex_lock(&ck_mu);
+	if (!numbered) {
+		numbered = 1;
+		events = (uint64_t)mpivet_thread_no << 32;
+	}
+}
+
+void ck_leave(void) { pthread_mutex_unlock(&ck_mu); }
+
+void ck_unlock(void)
+{
+	if (ck_threads)
+		pthread_mutex_unlock(&ck_mu);
+}
+
+void ck_relock(void)
+{
+	if (ck_threads)
+		pthread_mutex_lock(&ck_mu);
+}
 
 /* ck_log_event logs a record of the clock protocol, when it is on. */
 void ck_log_event(unsigned id, const uint64_t *w, uint64_t n)

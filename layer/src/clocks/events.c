@@ -11,6 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Several threads call MPI (mpivet_mt_guard cleared): a message one
+ * thread takes may have been another thread's wildcard event's, whenever
+ * that event started, since the threads run concurrently. So a message is
+ * logged as possibly late when an event that matched could have taken it
+ * (its clock is not above the newest match's), whichever thread's, or
+ * while a wildcard receive or probe of the rank is still unmatched; the
+ * explorer (explore.Potential) compares it with the other threads' events
+ * by clock alone. Once no event is pending and the messages' clocks are
+ * past the matches, nothing more is logged. */
+static uint64_t pending; /* wildcard receives and probes started, not matched */
+static int several(void) { return mpivet_mt && !__atomic_load_n(&mpivet_mt_guard, __ATOMIC_RELAXED); }
+
 /* ck_forced_set finds the decisions for event e of the given kind: it returns
  * how many there are, the first at *first. A decision for another kind of
  * event (the replay has diverged) is not applied. */
@@ -51,6 +63,7 @@ void ck_record_wildcard(uint64_t e, int kind, struct shadow *s, int tag, int src
 uint64_t ck_start_event(int kind, struct shadow *s, int tag, int src, uint64_t logref)
 {
 	uint64_t e = events++;
+	pending += kind != EV_ANY;
 	ck_record_wildcard(e, kind, s, tag, src, logref);
 	return e;
 }
@@ -60,6 +73,7 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 {
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
 	ck_log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
+	pending -= pending > 0;
 	if (cancelled)
 		return;
 	newest = *own();
@@ -73,7 +87,8 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint64_t before, uint64_t logref)
 {
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
-	if (matched_any && m <= newest && before > 0) {
+	int threads = several();
+	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && pending > 0)) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_call_pc};
 		ck_log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
@@ -94,12 +109,24 @@ void ck_record_arrival(struct req *r)
  * that could have taken a message from src with tag: they have matched. */
 void ck_settle_before(uint64_t seq, struct shadow *s, int src, int tag)
 {
+	int threads = several();
+	if (threads && s->inflight - (cur.insh == s) > 0)
+		s->mixed = 1; /* another thread's receive on s is in progress */
 again:
 	for (struct req *y = qhead; y && y->seq < seq; y = y->qnext) {
 		if (y->sh != s || (y->src != MPI_ANY_SOURCE && y->src != src) || (y->tag != MPI_ANY_TAG && y->tag != tag))
 			continue;
 		MPI_Status st;
 		int flag = 0;
+		if (threads && y->owner != mpivet_thread_no) {
+			/* another thread's request: it may be inside a completion
+			 * call that frees it, and its place in the order of posting
+			 * is not known (it was numbered after its MPI call) */
+			s->mixed = 1;
+			continue;
+		}
+		/* one of this thread's: posted before the receive being settled,
+		 * so it has matched (non-overtaking) */
 		while (!flag)
 			if (PMPI_Request_get_status(y->h, &flag, &st) != MPI_SUCCESS)
 				break;
@@ -195,14 +222,18 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 		break;
 	case PCOLL:
 		if (r->active) {
+			ck_unlock();
 			mpivet_pmpi_Wait(&r->aux, MPI_STATUS_IGNORE);
+			ck_relock();
 			if (r->brings)
 				ck_merge(r->buf);
 		}
 		r->active = 0;
 		break;
 	case COLL:
+		ck_unlock();
 		mpivet_pmpi_Wait(&r->aux, MPI_STATUS_IGNORE);
+		ck_relock();
 		if (r->newcomm) { /* MPI_Comm_idup: its shadow is ready too */
 			if (*r->newcomm != MPI_COMM_NULL)
 				ck_shadow_of(*r->newcomm, r->idup);
@@ -218,6 +249,10 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 /* ck_wild_pre numbers a wildcard receive or probe and applies a decision. */
 void ck_wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
 {
+	if (ck_threads && (cur.insh = ck_find(c))) {
+		cur.insh->inflight++;
+		ck_shadow_hold(cur.insh);
+	}
 	cur.wild = *src == MPI_ANY_SOURCE;
 	cur.src = *src;
 	cur.before = events;
@@ -379,6 +414,9 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 	memcpy(in, clk, pbn * 8);
 	memcpy(out, clk, pbn * 8);
 	ck_coll_syncs++, ck_coll_bytes += (uint64_t)pbn * 8;
+	int unlocked = !aux || wait_now;
+	if (unlocked)
+		ck_unlock(); /* the other ranks' threads may need their locks to get here */
 	if (how == FROM_ROOT)
 		aux ? PMPI_Ibcast(in, pbn, MPI_UINT64_T, root, s->sh, aux) : PMPI_Bcast(in, pbn, MPI_UINT64_T, root, s->sh);
 	else if (how == TO_ROOT)
@@ -387,6 +425,8 @@ void ck_clock_sync(unsigned call, void **k, int rc)
 		aux ? PMPI_Iallreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh, aux) : PMPI_Allreduce(out, in, pbn, MPI_UINT64_T, MPI_MAX, s->sh);
 	if (wait_now)
 		mpivet_pmpi_Wait(aux, MPI_STATUS_IGNORE), aux = NULL;
+	if (unlocked)
+		ck_relock();
 	if (!aux && brings)
 		ck_merge(in);
 }

@@ -53,12 +53,13 @@ static void start(int provided)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &np);
 	const char *why = NULL;
-	/* Under MPI_THREAD_MULTIPLE the protocol runs as long as one thread
-	 * calls MPI (the recorder's thread guard ends the rank when another
-	 * does, and the driver runs the program again with threads=off). */
-	int threads = provided == MPI_THREAD_MULTIPLE && !mpivet_mt_guard;
+	/* Under MPI_THREAD_MULTIPLE the hooks take a lock (core.c), unless the
+	 * run is made with threads=off (a replay of a run directory written
+	 * when the protocol covered one thread only: it stays off). */
+	const char *t = mpivet_conf(MPIVET_CONF_THREADS);
+	int threads = provided == MPI_THREAD_MULTIPLE && t && strcmp(t, "off") == 0;
 	if (threads)
-		why = "several threads of the program call MPI (MPI_THREAD_MULTIPLE), which the clock protocol does not cover yet";
+		why = "several threads of the program call MPI (MPI_THREAD_MULTIPLE), and the run was made with the clock protocol off for them";
 	else if (mode == OFF)
 		why = "--clocks=off";
 	ck_record_clocks(why ? 0 : mode, why);
@@ -75,6 +76,7 @@ static void start(int provided)
 	PMPI_Comm_dup(MPI_COMM_WORLD, &fin_comm);
 	if (clocking)
 		load_decisions();
+	ck_threads = provided == MPI_THREAD_MULTIPLE;
 	mpivet_ck_on = 1;
 }
 
@@ -204,8 +206,9 @@ static int pre_completion(unsigned call, uint64_t logref, void **k)
 	return 1;
 }
 
-void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
+static void pre_hook(unsigned call, uint64_t logref, void **k)
 {
+	cur.insh = NULL;
 	cur.wild = 0;
 	cur.src = MPI_ANY_SOURCE + 1;
 	cur.user_sts = NULL;
@@ -469,6 +472,26 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 	return;
 }
 
+static void post_hook(unsigned call, uint64_t logref, void **k, int rc)
+{
+	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
+	if (post_p2p(call, logref, k, ok) || post_completion(call, k, ok))
+		return;
+	post_other(call, k, rc, ok);
+}
+
+/* The hooks hold the protocol's lock under MPI_THREAD_MULTIPLE (core.c). */
+void mpivet_ck_pre(unsigned call, uint64_t logref, void **k)
+{
+	if (!ck_threads) {
+		pre_hook(call, logref, k);
+		return;
+	}
+	ck_enter();
+	pre_hook(call, logref, k);
+	ck_leave();
+}
+
 void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 {
 	if (call == MPIVET_ID_MPI_Init || call == MPIVET_ID_MPI_Init_thread) {
@@ -479,8 +502,16 @@ void mpivet_ck_post(unsigned call, uint64_t logref, void **k, int rc)
 			start(provided);
 		return;
 	}
-	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
-	if (post_p2p(call, logref, k, ok) || post_completion(call, k, ok))
+	if (!ck_threads) {
+		post_hook(call, logref, k, rc);
 		return;
-	post_other(call, k, rc, ok);
+	}
+	ck_enter();
+	post_hook(call, logref, k, rc);
+	if (cur.insh) {
+		cur.insh->inflight--;
+		ck_shadow_release(cur.insh);
+		cur.insh = NULL;
+	}
+	ck_leave();
 }

@@ -76,7 +76,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig)
 void ck_check_types(const uint64_t *pb, uint64_t rs, struct shadow *s, const MPI_Status *st, uint64_t pc)
 {
 	uint64_t ss = pb[pbn];
-	if (!ss || ss == rs || !rs || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
+	if (!ss || ss == rs || !rs || s->mixed || mpivet_sig_packed(ss) || mpivet_sig_packed(rs))
 		return;
 	int bytes = 0;
 	PMPI_Get_count(st, MPI_BYTE, &bytes);

@@ -26,7 +26,10 @@ extern int me, np;                /* rank and size in MPI_COMM_WORLD */
 extern uint64_t *clk;             /* 1 word (Lamport) or np words (vector) */
 extern int pbn;                   /* clock words piggybacked */
 extern int pbw;                   /* words piggybacked: the clock, the send's type signature and call site */
-extern uint64_t events;           /* wildcard events started */
+/* Wildcard events this thread started, numbered per thread: the thread's
+ * number (the record header's, mpivet_thread_no) in the high 32 bits, so
+ * that the first thread's events are numbered 0, 1, 2... as with one. */
+extern __thread uint64_t events __attribute__((tls_model("initial-exec")));
 extern uint64_t newest;           /* own clock at the newest matched wildcard event */
 extern int matched_any;           /* some wildcard event has matched */
 extern int quiet;                 /* inside MPI_Pcontrol(0) ... MPI_Pcontrol(1): do not explore */
@@ -41,6 +44,16 @@ extern size_t nforced;
 static inline uint64_t *own(void) { return mode == VECTOR ? &clk[me] : &clk[0]; }
 
 void ck_log_event(unsigned id, const uint64_t *w, uint64_t n);
+
+/* Several threads (MPI_THREAD_MULTIPLE): the hooks hold ck_mu while they
+ * update the tables, never across the program's MPI call; what blocks for
+ * other ranks (the layer's own collectives, a wait for another rank's
+ * clock collective) runs with ck_mu released: ck_unlock, ck_relock. */
+extern int ck_threads;
+void ck_enter(void);
+void ck_leave(void);
+void ck_unlock(void);
+void ck_relock(void);
 void ck_merge(const uint64_t *pb);
 void ck_record_clocks(int m, const char *why);
 
@@ -63,6 +76,10 @@ struct shadow {
 	 * (MPI 4.0 §7.4.3), and so does its shadow, on which their piggybacks
 	 * come. freed: the program has freed it (no longer found by handle). */
 	int refs, freed; /* refs: also the clock collectives pending on it */
+	/* Several threads' receives took messages on it at once: a piggyback
+	 * taken may be another message's of the same source and tag, so the
+	 * type signatures of its messages are no longer compared. */
+	int inflight, mixed;
 };
 /* an open-addressing table of capshadows slots of the live shadows (NULL:
  * empty, ck_tomb: deleted) */
@@ -110,6 +127,7 @@ struct req {
 	MPI_Request aux;           /* clock collective of a nonblocking collective */
 	uint64_t pc;               /* the call site that posted it */
 	uint64_t *buf;             /* its clocks */
+	unsigned owner;            /* the thread that posted it (mpivet_thread_no) */
 	/* The signature of its datatype, taken when it was made: the program
 	 * may free the datatype while the request is pending, or persistent. */
 	uint64_t sig;
@@ -140,7 +158,7 @@ void ck_dequeue(struct req *r);
 void ck_rfree(struct req *r);
 
 /* The call in progress, between the pre and post hooks. */
-extern struct ck_call {
+extern __thread struct ck_call {
 	int wild;           /* the call is a wildcard receive or probe */
 	int src;            /* source as the program wrote it */
 	uint64_t event;     /* its event, if wild and already numbered */
@@ -150,9 +168,10 @@ extern struct ck_call {
 	MPI_Status *sts;    /* statuses supplied where the program ignores them */
 	int capsts;
 	MPI_Status *user_sts; /* the program's statuses argument */
+	struct shadow *insh;  /* several threads: the receive's or probe's communicator, counted in its inflight */
 	struct req **started; /* persistent sends being started, found on entry */
 	int nstarted, capstarted;
-} cur;
+} cur __attribute__((tls_model("initial-exec"))); /* per thread: between its two hooks the lock is not held */
 
 void ck_started_sends(MPI_Request *hs, int n);
 void ck_snapshot(const MPI_Request *rs, int n);

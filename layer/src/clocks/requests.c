@@ -38,6 +38,7 @@ struct req *ck_radd(MPI_Request h, int kind)
 	r->h = h;
 	r->kind = kind;
 	r->type = MPI_DATATYPE_NULL;
+	r->owner = mpivet_thread_no;
 	struct req **b = ck_rslot(h);
 	r->hnext = *b;
 	*b = r;
@@ -95,7 +96,7 @@ void ck_rfree(struct req *r)
 
 /* ---- Per-call state between the pre and post hooks ---- */
 
-struct ck_call cur;
+__thread struct ck_call cur __attribute__((tls_model("initial-exec")));
 
 /* ck_started_sends remembers the persistent sends and collectives among
  * hs[0..n) on entry (an MPI may give a request a new handle when it is

@@ -141,7 +141,9 @@ static int shadow_create(MPI_Comm c, MPI_Comm *sh)
 	MPI_Group g;
 	if (PMPI_Comm_group(c, &g) != MPI_SUCCESS)
 		return MPI_ERR_COMM;
+	ck_unlock(); /* collective: the other ranks' threads may need their locks to get here */
 	int rc = PMPI_Comm_create(c, g, sh);
+	ck_relock();
 	PMPI_Group_free(&g);
 	return rc;
 }

@@ -24,9 +24,10 @@
  *   skip ID ID ...
  *   rank R PATH LIMIT
  *
- * Nothing of this runs outside a guided replay, nor with several threads
- * calling MPI (their calls interleave differently in every run; one thread
- * under MPI_THREAD_MULTIPLE is compared, see mpivet_mt_guard).
+ * Nothing of this runs outside a guided replay, nor once several threads
+ * call MPI (their calls interleave differently in every run; one thread
+ * under MPI_THREAD_MULTIPLE is compared until another calls MPI, see
+ * mpivet_mt_guard).
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
@@ -93,6 +94,10 @@ static void dv_entry(unsigned id, uint64_t off, uint64_t got_pc)
 	(void)off;
 	if (!comparable(id))
 		return;
+	if (mpivet_mt && !mpivet_mt_guard) {
+		mpivet_commit_hook = NULL; /* another thread called MPI (its mapping stays: a thread may read it) */
+		return;
+	}
 	uint64_t h;
 	if (!next_entry(&h)) {
 		stop_comparing();

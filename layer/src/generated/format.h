@@ -43,7 +43,6 @@
 #define MPIVET_META_PYSITE 31
 #define MPIVET_META_ARGUMENT 32
 #define MPIVET_META_RMA 33
-#define MPIVET_META_THREADS 47
 #define MPIVET_META_RMA_VALUE 48
 #define MPIVET_META_THREAD_LEVEL 49
 #define MPIVET_META_FILE 60
@@ -53,6 +52,10 @@
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3
+
+/* State page statuses of a thread that ended, or waits in pthread_join (api.StatusEnded, api.StatusJoining) */
+#define MPIVET_STATUS_ENDED 4
+#define MPIVET_STATUS_JOINING 5
 
 /* State page words (api.State*) */
 #define MPIVET_STATE_SEQ 0
@@ -179,9 +182,6 @@
 
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86
-
-/* Exit status of a rank stopped when a second thread called MPI (api.ExitThreads) */
-#define MPIVET_EXIT_THREADS 87
 
 /* A signature word of several basic types (api.SigMixed) */
 #define MPIVET_SIG_MIXED (1ULL << 63)

@@ -73,40 +73,24 @@ static void put_header(uint64_t off, uint64_t nwords, unsigned id, unsigned kind
 	__atomic_store_n((uint64_t *)(mpivet_base + off), mpivet_header(nwords, id, kind), __ATOMIC_RELEASE);
 }
 
-/* meta1 appends a meta record of one word (dropped when the log is full),
- * as mpivet_meta does: reserved atomically, whatever the thread level. */
-static void meta1(unsigned id, uint64_t w)
-{
-	mpivet_fold_flush();
-	uint64_t o = __atomic_fetch_add(&mpivet_pos, 16, __ATOMIC_RELAXED);
-	if (o + 16 > __atomic_load_n(&mpivet_ready, __ATOMIC_ACQUIRE) && !mpivet_grow(o + 16)) {
-		mpivet_overflow(o);
-		return;
-	}
-	((uint64_t *)(mpivet_base + o))[1] = w;
-	put_header(o, 1, id, MPIVET_KIND_META);
-}
-
 static int next_slot;
 
 /* mpivet_threads_calling says how many threads have called MPI so far. */
 int mpivet_threads_calling(void) { return __atomic_load_n(&next_slot, __ATOMIC_SEQ_CST); }
 
 /* mpivet_new_slot gives the calling thread its slot of the state page.
- * Under the thread guard (mpivet_mt_guard) a thread other than the one
- * that initialised MPI ends the rank here, before its call reaches the
- * services: their tables are made for one thread. The driver sees
- * MPIVET_EXIT_THREADS and the record, and runs the program again with
- * threads=off (layer.conf), where the services that cannot share their
- * state between threads stay off. */
+ * Under MPI_THREAD_MULTIPLE, the second thread to call MPI clears
+ * mpivet_mt_guard: from then on the services whose tables are made for one
+ * thread (divergence, collective signatures, one-sided values) stand
+ * aside, and those made for threads (the clock protocol, whose tables take
+ * a lock: clocks/core.c) go on. */
 uint64_t *mpivet_new_slot(void)
 {
 	int i = __atomic_fetch_add(&next_slot, 1, __ATOMIC_SEQ_CST);
-	if (i > 0 && __atomic_load_n(&mpivet_mt_guard, __ATOMIC_SEQ_CST)) {
-		meta1(MPIVET_META_THREADS, (uint64_t)i);
-		_exit(MPIVET_EXIT_THREADS);
-	}
+	if (i > 0)
+		__atomic_store_n(&mpivet_mt_guard, 0, __ATOMIC_SEQ_CST);
 	mpivet_thread_no = i < 255 ? (unsigned)i : 255;
+	mpivet_thread_slotted(i);
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
 	if (i > 0) /* a new thread calling MPI */

@@ -37,9 +37,9 @@ extern int mpivet_on;        /* the log is open: record */
 extern int mpivet_inited;    /* process metadata written (after MPI init) */
 extern int mpivet_mt;        /* MPI_THREAD_MULTIPLE: reserve records atomically */
 /* MPI_THREAD_MULTIPLE, but only the thread that initialised MPI has called
- * MPI: the services may run as for a single thread (clock protocol,
- * divergence, collective signatures), since the rank ends, logging
- * MPIVET_META_THREADS, when another thread calls MPI (log.c) */
+ * MPI: the services may run as for a single thread (divergence, collective
+ * signatures, one-sided values). Cleared when another thread calls MPI
+ * (log.c), or from the start in a run with threads=off (layer.conf). */
 extern int mpivet_mt_guard;
 extern int mpivet_zero_buffering; /* standard-mode sends become synchronous (--buffering=zero) */
 extern char *mpivet_base;    /* the mapped log */

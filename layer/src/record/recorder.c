@@ -276,9 +276,10 @@ void mpivet_post_init(void)
 	if (level == MPI_THREAD_MULTIPLE) {
 		mpivet_mt = 1;
 		/* Guarded while this thread is the only one that called MPI, unless
-		 * the run is one made again because another thread did. Set before
-		 * counting: a thread that takes its slot in between is stopped, or
-		 * counted. */
+		 * the run is made with threads=off (a replay of a run directory
+		 * written when several threads ended the rank). Set before
+		 * counting: a thread that takes its slot in between clears it, or
+		 * is counted. */
 		const char *t = mpivet_conf(MPIVET_CONF_THREADS);
 		if (!(t && strcmp(t, "off") == 0)) {
 			__atomic_store_n(&mpivet_mt_guard, 1, __ATOMIC_SEQ_CST);

@@ -103,11 +103,11 @@ static uint64_t tail;           /* own inbox: entries read */
 /* active: this rank takes part (on mpivet's host, with a run directory). */
 static int active(void)
 {
+	if (mpivet_mt && !mpivet_mt_guard)
+		return 0; /* several threads call MPI: these tables are not made for them */
 	if (on >= 0)
 		return on;
 	on = 0;
-	if (mpivet_mt && !mpivet_mt_guard)
-		return 0; /* several threads call MPI: these tables are not made for them */
 	const char *host = mpivet_conf(MPIVET_CONF_HOST), *dir = mpivet_conf_dir();
 	char h[256] = "";
 	gethostname(h, sizeof h - 1);
