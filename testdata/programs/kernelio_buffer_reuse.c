@@ -1,0 +1,35 @@
+/* System calls on pending buffers: the kernel's access on the program's
+ * behalf is the program's. Rank 1 read(2)s into its pending receive
+ * buffer, rank 0 write(2)s from its own, both before the MPI_Wait: buffer
+ * reuse at the line of the system call, as a store or load there would be.
+ * mpivet: np=2 verdict=error
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	static int in[1024], out[1024];
+	int rank, fds[2];
+	MPI_Request r;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (pipe(fds) != 0)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	for (int i = 0; i < 1024; i++)
+		out[i] = rank + i;
+	if (write(fds[1], out, 64) != 64)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Irecv(in, 1024, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, &r); // want "buffer-reuse"
+	ssize_t n;
+	if (rank == 1)
+		n = read(fds[0], in, 64); // want "buffer-reuse"
+	else
+		n = write(fds[1], in, 64); // want "buffer-reuse"
+	MPI_Send(out, 1024, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
+	MPI_Wait(&r, MPI_STATUS_IGNORE);
+	printf("rank %d: %zd %d\n", rank, n, in[5]);
+	MPI_Finalize();
+	return 0;
+}
