@@ -50,7 +50,7 @@ static long dump(FILE *g, const int *mem)
 }
 
 /* cases runs the epochs on window win over mem, filled from f, and prints
- * what rank 1's window holds after rank 0's Put. */
+ * (rank 0) what each rank's window sums to after them. */
 static void cases(int rank, FILE *f, FILE *g, int *mem, MPI_Win win, const char *name)
 {
 	fill(f, mem);
@@ -64,9 +64,10 @@ static void cases(int rank, FILE *f, FILE *g, int *mem, MPI_Win win, const char 
 		expect(got == N - 1 + 1, "Get of the read data");
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
-	long sum = dump(g, mem);
-	MPI_Barrier(MPI_COMM_WORLD);
-	printf("%s rank %d: %ld\n", name, rank, sum);
+	long sum = dump(g, mem), sums[2];
+	MPI_Gather(&sum, 1, MPI_LONG, sums, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("%s: %ld %ld\n", name, sums[0], sums[1]);
 }
 
 int main(int argc, char **argv)
