@@ -28,19 +28,24 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+/* page_closed says whether page, of the pending buffers' spans, is closed
+ * to an access (write or not) now. */
+static int page_closed(uintptr_t page, int write)
+{
+	int p = bc_want_prot(page);
+	return write ? p != RW : p == PROT_NONE;
+}
+
 /* closed_region says whether a page of [lo, hi) is in the pending
- * buffers' spans and closed to an access (write or not) now. */
+ * buffers' spans and closed to an access (write or not) now: the spans'
+ * pages in the range are looked at, not every page of the range. */
 static int closed_region(uintptr_t lo, uintptr_t hi, int write)
 {
-	if (unprotected || !nspans)
-		return 0;
-	for (uintptr_t page = lo & ~(pagesz - 1); page < hi; page += pagesz) {
-		int in = 0;
-		for (int i = 0; i < nspans && !in; i++)
-			in = page >= spans[i].lo && page < spans[i].hi;
-		int p = in ? bc_want_prot(page) : RW;
-		if (write ? p != RW : p == PROT_NONE)
-			return 1;
+	for (int i = 0; i < nspans; i++) {
+		uintptr_t s = lo > spans[i].lo ? lo & ~(pagesz - 1) : spans[i].lo, e = hi < spans[i].hi ? hi : spans[i].hi;
+		for (uintptr_t page = s; page < e; page += pagesz)
+			if (page_closed(page, write))
+				return 1;
 	}
 	return 0;
 }
@@ -67,17 +72,19 @@ static void region_access(uintptr_t lo, uintptr_t hi, int write, const uint64_t 
  * leaves the page open until the next MPI call. */
 static void open_regions(uintptr_t lo, uintptr_t hi, int write, const uint64_t *pcs, int npcs)
 {
-	for (uintptr_t page = lo & ~(pagesz - 1); page < hi; page += pagesz) {
-		if (!closed_region(page, page + 1, write))
-			continue;
-		uintptr_t s = lo > page ? lo : page, e = page + pagesz < hi ? page + pagesz : hi;
-		region_access(s, e, write, pcs, npcs);
-		stats[F_OPENED]++;
-		bc_prot(page, pagesz, RW, S_OPEN);
-		if (nopened + nregions <= MAX_OPENED)
-			bc_open_page(page);
-		else
-			bc_list_page(unsure, &nunsure, page); /* closed again at the next leave */
+	for (int i = 0; i < nspans; i++) {
+		uintptr_t s = lo > spans[i].lo ? lo & ~(pagesz - 1) : spans[i].lo, e = hi < spans[i].hi ? hi : spans[i].hi;
+		for (uintptr_t page = s; page < e; page += pagesz) {
+			if (!page_closed(page, write))
+				continue;
+			region_access(lo > page ? lo : page, page + pagesz < hi ? page + pagesz : hi, write, pcs, npcs);
+			stats[F_OPENED]++;
+			bc_prot(page, pagesz, RW, S_OPEN);
+			if (nopened + nregions <= MAX_OPENED)
+				bc_open_page(page);
+			else
+				bc_list_page(unsure, &nunsure, page); /* closed again at the next leave */
+		}
 	}
 }
 
