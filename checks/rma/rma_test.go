@@ -554,6 +554,20 @@ func TestPassiveTargetAccesses(t *testing.T) {
 	recv := func(k *rank) {
 		k.call("MPI_Recv", map[string]any{"source": 1, "tag": 5, "comm": world}, map[string]any{"status": [2]int64{1, 5}})
 	}
+	// poll loads byte 8 in lock_all, then between calls to MPI_Win_sync,
+	// after first (if any) in the first stretch
+	poll := func(k *rank, first func()) {
+		k.w("MPI_Win_lock_all", nil)
+		if first != nil {
+			first()
+		}
+		access(k, load, 8)
+		for i := 0; i < 2; i++ {
+			k.w("MPI_Win_sync", nil)
+			access(k, load, 8)
+		}
+		k.w("MPI_Win_unlock_all", nil)
+	}
 	for _, c := range []struct {
 		name           string
 		target, origin func(k *rank)
@@ -601,6 +615,23 @@ func TestPassiveTargetAccesses(t *testing.T) {
 				barrier(k)
 			},
 			func(k *rank) { barrier(k); locked(k, 2, "MPI_Put"); barrier(k) }, "rma-race"},
+		{"load of a flag polled between calls to MPI_Win_sync",
+			func(k *rank) { barrier(k); poll(k, nil); barrier(k) },
+			func(k *rank) { barrier(k); flushed(k, false); barrier(k) }, ""},
+		{"store to the polled flag before the first MPI_Win_sync",
+			func(k *rank) { barrier(k); poll(k, func() { access(k, store, 8) }); barrier(k) },
+			func(k *rank) { barrier(k); flushed(k, false); barrier(k) }, "rma-race"},
+		{"load polled with MPI_Win_sync on another window",
+			func(k *rank) {
+				barrier(k)
+				k.w("MPI_Win_lock_all", nil)
+				access(k, load, 8)
+				k.call("MPI_Win_sync", map[string]any{"win": win + 1})
+				access(k, load, 8)
+				k.w("MPI_Win_unlock_all", nil)
+				barrier(k)
+			},
+			func(k *rank) { barrier(k); flushed(k, false); barrier(k) }, "rma-race"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k0, k1 := newRank(0, 2), newRank(1, 2)

@@ -105,6 +105,7 @@ type scan struct {
 	openers map[[2]uint64]exposure // (rank, entry offset) of a fence or post -> the exposure epoch it opens
 	rgets   map[[2]uint64]*access  // (rank, request) -> the MPI_Rget or MPI_Rget_accumulate pending on it
 	locals  []*local               // the targets' accesses between calls (passive.go)
+	polled  map[polledByte]bool    // bytes loaded after MPI_Win_sync (passive.go)
 }
 
 func newScan(pass *check.Pass) *scan {

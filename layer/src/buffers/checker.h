@@ -350,6 +350,8 @@ void bc_exposure_enter(void);
 void bc_exposure_leave(void);
 void bc_exposure_off(void);
 int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program);
+int bc_exposure_closed(uintptr_t lo, uintptr_t hi, int write);
+void bc_exposure_kernel(uintptr_t lo, uintptr_t hi, int write, const uint64_t *pcs, int npcs);
 
 /* ---- The MPI's code and the stack of an access (mpicode.c) ---- */
 

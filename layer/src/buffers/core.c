@@ -50,7 +50,8 @@
  * epochs, with the same fault handler and budget: its pages are not
  * pending buffers), pages.c (protecting and opening pages around MPI
  * calls), operations.c (pending operations and their buffers), faults.c
- * (the fault and trap handlers, threads), hooks.c (what each MPI call
+ * (the fault and trap handlers, threads), kernelio.c (system calls that
+ * make the kernel load or store protected memory), hooks.c (what each MPI call
  * means to the checker), setup.c (set-up through the recorder).
  */
 #define _GNU_SOURCE

@@ -355,27 +355,15 @@ void bc_exposure_leave(void)
 	}
 }
 
-/* bc_exposure_fault handles a fault at a on a page of a window with an
- * epoch open (0 for any other page): records the program's first load or
- * store of the page's window bytes, and opens the page to it. The caller
- * holds the lock if it could take it (locked). */
-int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
+/* note records the program's access (write or not) at a on page pg of w, by
+ * the code whose call stack is pcs (npcs <= 0: none recorded), and opens
+ * the page to it; the MPI's access, or the program's to other data on the
+ * page, opens it unrecorded. */
+static void note(struct xwin *w, struct xpage *pg, uintptr_t a, int write, uintptr_t pc, const uint64_t *pcs, int npcs,
+		 int program)
 {
 	uintptr_t page = a & ~(pagesz - 1);
-	struct xwin *w = NULL;
-	for (int i = 0; i < nxw && !w; i++)
-		if (xw[i].open && page >= xw[i].lo && page < xw[i].hi)
-			w = &xw[i];
-	if (!w)
-		return 0;
-	struct xpage *pg = &w->pg[(page - w->lo) / pagesz];
-	if (xopen) { /* another thread entered MPI since: the page is open now */
-		bc_prot(page, pagesz, RW, S_MPI);
-		return 1;
-	}
 	if (program && a >= w->base && a < w->end) {
-		uint64_t pcs[MAX_PCS];
-		int npcs = bc_fault_stack(pc, pcs);
 		if (npcs > 0 && mpivet_on) {
 			uint64_t off, words = 8 + (uint64_t)npcs;
 			uint64_t *r = mpivet_begin(words, &off);
@@ -394,11 +382,86 @@ int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
 		stats[F_HIT]++;
 		pg->seen |= write ? SEEN_LOAD | SEEN_STORE : SEEN_LOAD;
 	} else {
-		/* the MPI's access, or the program's to other data on the page */
 		stats[F_MPI]++;
 		pg->seen |= SEEN_LOAD | SEEN_STORE;
 	}
 	pg->cur = (pg->cur * 0x9E3779B97F4A7C15ULL) ^ (pc + ((a - w->base) << 1) + (uint64_t)write) ^ 1;
 	bc_prot(page, pagesz, page_prot(w, pg->seen), S_OPEN);
+}
+
+/* bc_exposure_fault handles a fault at a on a page of a window with an
+ * epoch open (0 for any other page): records the program's first load or
+ * store of the page's window bytes, and opens the page to it. The caller
+ * holds the lock if it could take it (locked). */
+int bc_exposure_fault(uintptr_t a, int write, uintptr_t pc, int program)
+{
+	uintptr_t page = a & ~(pagesz - 1);
+	struct xwin *w = NULL;
+	for (int i = 0; i < nxw && !w; i++)
+		if (xw[i].open && page >= xw[i].lo && page < xw[i].hi)
+			w = &xw[i];
+	if (!w)
+		return 0;
+	struct xpage *pg = &w->pg[(page - w->lo) / pagesz];
+	if (xopen) { /* another thread entered MPI since: the page is open now */
+		bc_prot(page, pagesz, RW, S_MPI);
+		return 1;
+	}
+	uint64_t pcs[MAX_PCS];
+	int npcs = program && a >= w->base && a < w->end ? bc_fault_stack(pc, pcs) : 0;
+	note(w, pg, a, write, pc, pcs, npcs, program);
 	return 1;
+}
+
+/* closed_to says whether page pg of w is closed to an access (write or not). */
+static int closed_to(const struct xwin *w, const struct xpage *pg, int write)
+{
+	int p = page_prot(w, pg->seen);
+	return write ? p != RW : p == PROT_NONE;
+}
+
+/* bc_exposure_closed says whether a byte of [lo, hi) is on a page of a
+ * watched window closed to an access (write or not) now. The caller holds
+ * the lock. */
+int bc_exposure_closed(uintptr_t lo, uintptr_t hi, int write)
+{
+	if (xopen || !nexposed)
+		return 0;
+	for (int i = 0; i < nxw; i++) {
+		struct xwin *w = &xw[i];
+		if (!w->open || hi <= w->lo || lo >= w->hi)
+			continue;
+		uintptr_t s = lo > w->lo ? lo & ~(pagesz - 1) : w->lo, e = hi < w->hi ? hi : w->hi;
+		for (uintptr_t page = s; page < e; page += pagesz)
+			if (closed_to(w, &w->pg[(page - w->lo) / pagesz], write))
+				return 1;
+	}
+	return 0;
+}
+
+/* bc_exposure_kernel does for each page of [lo, hi) closed to a system
+ * call's access (write: the kernel stores into the range) what the fault
+ * handler does for a fault of that access on it, the access's call stack
+ * being pcs (npcs <= 0: the MPI's, unrecorded): the program's access to
+ * the window's bytes is recorded at the first of them on the page. The
+ * caller holds the lock. */
+void bc_exposure_kernel(uintptr_t lo, uintptr_t hi, int write, const uint64_t *pcs, int npcs)
+{
+	if (xopen || !nexposed)
+		return;
+	for (int i = 0; i < nxw; i++) {
+		struct xwin *w = &xw[i];
+		if (!w->open || hi <= w->lo || lo >= w->hi)
+			continue;
+		uintptr_t s = lo > w->lo ? lo & ~(pagesz - 1) : w->lo, e = hi < w->hi ? hi : w->hi;
+		for (uintptr_t page = s; page < e; page += pagesz) {
+			struct xpage *pg = &w->pg[(page - w->lo) / pagesz];
+			if (!closed_to(w, pg, write))
+				continue;
+			uintptr_t a = lo > page ? lo : page, end = page + pagesz < hi ? page + pagesz : hi;
+			if (a < w->base && w->base < end)
+				a = w->base;
+			note(w, pg, a, write, npcs > 0 ? pcs[0] : 0, pcs, npcs, npcs > 0);
+		}
+	}
 }
