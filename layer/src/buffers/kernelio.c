@@ -129,6 +129,17 @@ static void kernel_msg(const struct msghdr *m, int write, void *ret)
 	kernel_access((uintptr_t)m->msg_control, m->msg_controllen, write, ret);
 }
 
+/* glibc's fortified forms (-D_FORTIFY_SOURCE, the default of many
+ * distributions' compilers at -O2): declared by its headers only then. */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *restrict buf, size_t n, size_t buflen, int flags, struct sockaddr *restrict from,
+		       socklen_t *restrict len);
+size_t __fread_chk(void *restrict buf, size_t buflen, size_t size, size_t n, FILE *restrict f);
+size_t __fread_unlocked_chk(void *restrict buf, size_t buflen, size_t size, size_t n, FILE *restrict f);
+
 /* The real functions, found once the layer is loaded (a program's signal
  * handler may call write: no dlsym there). */
 #define REAL(name) static __typeof__(&name) real_##name;
@@ -136,7 +147,8 @@ static void kernel_msg(const struct msghdr *m, int write, void *ret)
 #define EACH(X) \
 	X(read) X(pread) X(pread64) X(readv) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) X(recv) X(recvfrom) \
 	X(recvmsg) X(write) X(pwrite) X(pwrite64) X(writev) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) \
-	X(send) X(sendto) X(sendmsg) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked)
+	X(send) X(sendto) X(sendmsg) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked) X(__read_chk) \
+	X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) X(__fread_chk) X(__fread_unlocked_chk)
 EACH(REAL)
 
 __attribute__((constructor)) static void find_real(void)
@@ -240,6 +252,49 @@ size_t(fread_unlocked)(void *restrict buf, size_t size, size_t n, FILE *restrict
 {
 	ON(kernel_access((uintptr_t)buf, size * n, 1, RET));
 	CALL(fread_unlocked, 0, buf, size, n, f);
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	ON(kernel_access((uintptr_t)buf, n, 1, RET));
+	CALL(__read_chk, -1, fd, buf, n, buflen);
+}
+
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	ON(kernel_access((uintptr_t)buf, n, 1, RET));
+	CALL(__pread_chk, -1, fd, buf, n, off, buflen);
+}
+
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+	ON(kernel_access((uintptr_t)buf, n, 1, RET));
+	CALL(__pread64_chk, -1, fd, buf, n, off, buflen);
+}
+
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+	ON(kernel_access((uintptr_t)buf, n, 1, RET));
+	CALL(__recv_chk, -1, fd, buf, n, buflen, flags);
+}
+
+ssize_t __recvfrom_chk(int fd, void *restrict buf, size_t n, size_t buflen, int flags, struct sockaddr *restrict from,
+		       socklen_t *restrict len)
+{
+	ON((kernel_access((uintptr_t)buf, n, 1, RET), kernel_access((uintptr_t)from, from && len ? *len : 0, 1, RET)));
+	CALL(__recvfrom_chk, -1, fd, buf, n, buflen, flags, from, len);
+}
+
+size_t __fread_chk(void *restrict buf, size_t buflen, size_t size, size_t n, FILE *restrict f)
+{
+	ON(kernel_access((uintptr_t)buf, size * n, 1, RET));
+	CALL(__fread_chk, 0, buf, buflen, size, n, f);
+}
+
+size_t __fread_unlocked_chk(void *restrict buf, size_t buflen, size_t size, size_t n, FILE *restrict f)
+{
+	ON(kernel_access((uintptr_t)buf, size * n, 1, RET));
+	CALL(__fread_unlocked_chk, 0, buf, buflen, size, n, f);
 }
 
 /* ---- Loads from the program's memory ---- */
