@@ -205,6 +205,7 @@ func (f *fortranGen) gen() {
 		f.hookViews()
 		argsPre(w, c)
 	}
+	heapRMA(w, c)
 	f.call()
 	f.results()
 	f.post()

@@ -12,6 +12,7 @@
 #include "../wait/wait.h"
 #include "../mpiio/mpiio.h"
 #include "../collectives/decode.h"
+#include "../heap/heap.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <limits.h>
@@ -11095,6 +11096,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11125,6 +11128,8 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11153,6 +11158,8 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11183,6 +11190,8 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11211,6 +11220,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11241,6 +11252,8 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11269,6 +11282,8 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11299,6 +11314,8 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11328,6 +11345,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11359,6 +11378,8 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11388,6 +11409,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11420,6 +11443,8 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11449,6 +11474,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11480,6 +11507,8 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11508,6 +11537,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11538,6 +11569,8 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11566,6 +11599,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11596,6 +11631,8 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11624,6 +11661,8 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11654,6 +11693,8 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11682,6 +11723,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11712,6 +11755,8 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11740,6 +11785,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11770,6 +11817,8 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11798,6 +11847,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11828,6 +11879,8 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11856,6 +11909,8 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11886,6 +11941,8 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11914,6 +11971,8 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11944,6 +12003,8 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11972,6 +12033,8 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12002,6 +12065,8 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12030,6 +12095,8 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12060,6 +12127,8 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12215,6 +12284,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12246,6 +12317,8 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12274,6 +12347,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12304,6 +12379,8 @@ int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12851,6 +12928,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12885,6 +12964,8 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12917,6 +12998,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12952,6 +13035,8 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12984,6 +13069,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13018,6 +13105,8 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13051,6 +13140,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13086,6 +13177,8 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13118,6 +13211,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13152,6 +13247,8 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13185,6 +13282,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13220,6 +13319,8 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13252,6 +13353,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13286,6 +13389,8 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13319,6 +13424,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13354,6 +13461,8 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13386,6 +13495,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13419,6 +13530,8 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13452,6 +13565,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13483,6 +13598,8 @@ int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13514,6 +13631,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13548,6 +13667,8 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13580,6 +13701,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13614,6 +13737,8 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13646,6 +13771,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13679,6 +13806,8 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13712,6 +13841,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13746,6 +13877,8 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13778,6 +13911,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13812,6 +13947,8 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13844,6 +13981,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13878,6 +14017,8 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13910,6 +14051,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13945,6 +14088,8 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13977,6 +14122,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14011,6 +14158,8 @@ int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14044,6 +14193,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14079,6 +14230,8 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14111,6 +14264,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14144,6 +14299,8 @@ int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14177,6 +14334,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14208,6 +14367,8 @@ int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14266,6 +14427,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14298,6 +14461,8 @@ int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14328,6 +14493,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14361,6 +14528,8 @@ int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14391,6 +14560,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14423,6 +14594,8 @@ int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14454,6 +14627,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14487,6 +14662,8 @@ int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14517,6 +14694,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14549,6 +14728,8 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14580,6 +14761,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14613,6 +14796,8 @@ int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14643,6 +14828,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14675,6 +14862,8 @@ int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14706,6 +14895,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14739,6 +14930,8 @@ int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14769,6 +14962,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14800,6 +14995,8 @@ int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14831,6 +15028,8 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14860,6 +15059,8 @@ int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14889,6 +15090,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14921,6 +15124,8 @@ int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14951,6 +15156,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14983,6 +15190,8 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15013,6 +15222,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15044,6 +15255,8 @@ int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15075,6 +15288,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15107,6 +15322,8 @@ int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15137,6 +15354,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15169,6 +15388,8 @@ int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15199,6 +15420,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15231,6 +15454,8 @@ int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15261,6 +15486,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15294,6 +15521,8 @@ int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15324,6 +15553,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15356,6 +15587,8 @@ int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15387,6 +15620,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15420,6 +15655,8 @@ int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15450,6 +15687,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15481,6 +15720,8 @@ int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15512,6 +15753,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15541,6 +15784,8 @@ int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -17642,6 +17887,8 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Put(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17666,6 +17913,8 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Put(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Put(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17687,6 +17936,8 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17709,6 +17960,8 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Get(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17728,6 +17981,8 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17750,6 +18005,8 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Accumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17769,6 +18026,10 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17792,6 +18053,10 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = fits_ ? (PMPI_Get_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17811,6 +18076,10 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 	int rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17829,6 +18098,12 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 2, result_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 1, compare_addr, 1, datatype);
 	int rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17847,6 +18122,8 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rput(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17871,6 +18148,8 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rput(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Rput(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17892,6 +18171,8 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17914,6 +18195,8 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Rget(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17933,6 +18216,8 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17955,6 +18240,8 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Raccumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17974,6 +18261,10 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17997,6 +18288,10 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 	if (!mpivet_inited)
 		mpivet_lazy_init();
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(MPIVET_PC(), MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = fits_ ? (PMPI_Rget_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -18517,6 +18812,8 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	int rc_ = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
@@ -18541,6 +18838,8 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count coun
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
@@ -18563,6 +18862,8 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	int rc_ = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
@@ -18587,6 +18888,8 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Cou
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
@@ -18609,6 +18912,8 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	int rc_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
@@ -18633,6 +18938,8 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
@@ -18655,6 +18962,8 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	int rc_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
@@ -18679,6 +18988,8 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
@@ -18701,6 +19012,8 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	int rc_ = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
@@ -18727,6 +19040,8 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
@@ -18751,6 +19066,8 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	int rc_ = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
@@ -18775,6 +19092,8 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
@@ -18797,6 +19116,8 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	int rc_ = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
@@ -18821,6 +19142,8 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
@@ -18843,6 +19166,8 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	int rc_ = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
@@ -18867,6 +19192,8 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MP
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
@@ -18889,6 +19216,8 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	int rc_ = PMPI_File_read(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
@@ -18913,6 +19242,8 @@ int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	int rc_ = fits_ ? (PMPI_File_read(fh, buf, count_v_, datatype, status)) : PMPI_File_read_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
@@ -18935,6 +19266,8 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	int rc_ = PMPI_File_write(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
@@ -18959,6 +19292,8 @@ int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	int rc_ = fits_ ? (PMPI_File_write(fh, buf, count_v_, datatype, status)) : PMPI_File_write_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
@@ -18981,6 +19316,8 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	int rc_ = PMPI_File_read_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
@@ -19005,6 +19342,8 @@ int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	int rc_ = fits_ ? (PMPI_File_read_all(fh, buf, count_v_, datatype, status)) : PMPI_File_read_all_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
@@ -19027,6 +19366,8 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	int rc_ = PMPI_File_write_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
@@ -19051,6 +19392,8 @@ int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Data
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	int rc_ = fits_ ? (PMPI_File_write_all(fh, buf, count_v_, datatype, status)) : PMPI_File_write_all_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
@@ -19073,6 +19416,8 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	int rc_ = PMPI_File_iread(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
@@ -19099,6 +19444,8 @@ int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	int rc_ = fits_ ? (PMPI_File_iread(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
@@ -19123,6 +19470,8 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	int rc_ = PMPI_File_iwrite(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
@@ -19147,6 +19496,8 @@ int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
@@ -19169,6 +19520,8 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	int rc_ = PMPI_File_iread_all(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
@@ -19193,6 +19546,8 @@ int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype d
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_all_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
@@ -19215,6 +19570,8 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	int rc_ = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
@@ -19239,6 +19596,8 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Dat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
@@ -19261,6 +19620,8 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	int rc_ = PMPI_File_read_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
@@ -19285,6 +19646,8 @@ int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_read_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_read_shared_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
@@ -19307,6 +19670,8 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	int rc_ = PMPI_File_write_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
@@ -19331,6 +19696,8 @@ int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_write_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_write_shared_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
@@ -19353,6 +19720,8 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	int rc_ = PMPI_File_iread_shared(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
@@ -19379,6 +19748,8 @@ int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
@@ -19403,6 +19774,8 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	int rc_ = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
@@ -19427,6 +19800,8 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
@@ -19449,6 +19824,8 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	int rc_ = PMPI_File_read_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
@@ -19473,6 +19850,8 @@ int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	int rc_ = fits_ ? (PMPI_File_read_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
@@ -19495,6 +19874,8 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	int rc_ = PMPI_File_write_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
@@ -19519,6 +19900,8 @@ int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	int rc_ = fits_ ? (PMPI_File_write_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
@@ -19541,6 +19924,8 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	int rc_ = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
@@ -19565,6 +19950,8 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
@@ -19608,6 +19995,8 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	int rc_ = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
@@ -19632,6 +20021,8 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *bu
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
@@ -19675,6 +20066,8 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	int rc_ = PMPI_File_read_all_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
@@ -19699,6 +20092,8 @@ int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_all_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
@@ -19742,6 +20137,8 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	int rc_ = PMPI_File_write_all_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
@@ -19766,6 +20163,8 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MP
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_all_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
@@ -19809,6 +20208,8 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	int rc_ = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
@@ -19833,6 +20234,8 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
@@ -19876,6 +20279,8 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	int rc_ = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
@@ -19900,6 +20305,8 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
@@ -21265,6 +21672,8 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21298,6 +21707,8 @@ int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21327,6 +21738,8 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21359,6 +21772,8 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21499,6 +21914,8 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Psend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21529,6 +21946,8 @@ int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype data
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Precv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -23061,6 +23480,8 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
@@ -23134,6 +23555,8 @@ static void mpivet_f_MPI_Send_c(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
@@ -23200,6 +23623,8 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
@@ -23264,6 +23689,8 @@ static void mpivet_f_MPI_Bsend_c(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
@@ -23321,6 +23748,8 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
@@ -23385,6 +23814,8 @@ static void mpivet_f_MPI_Ssend_c(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
@@ -23442,6 +23873,8 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
@@ -23506,6 +23939,8 @@ static void mpivet_f_MPI_Rsend_c(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
@@ -23568,6 +24003,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
@@ -23640,6 +24077,8 @@ static void mpivet_f_MPI_Recv_c(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
@@ -23710,6 +24149,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
@@ -23794,6 +24235,8 @@ static void mpivet_f_MPI_Sendrecv_c(mpivet_ft_MPI_Sendrecv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
@@ -23867,6 +24310,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
@@ -23947,6 +24392,8 @@ static void mpivet_f_MPI_Sendrecv_replace_c(mpivet_ft_MPI_Sendrecv_replace real_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
@@ -24014,6 +24461,8 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
@@ -24092,6 +24541,8 @@ static void mpivet_f_MPI_Isend_c(mpivet_ft_MPI_Isend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
@@ -24163,6 +24614,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
@@ -24230,6 +24683,8 @@ static void mpivet_f_MPI_Ibsend_c(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
@@ -24290,6 +24745,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
@@ -24357,6 +24814,8 @@ static void mpivet_f_MPI_Issend_c(mpivet_ft_MPI_Issend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
@@ -24417,6 +24876,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
@@ -24484,6 +24945,8 @@ static void mpivet_f_MPI_Irsend_c(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
@@ -24546,6 +25009,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
@@ -24617,6 +25082,8 @@ static void mpivet_f_MPI_Irecv_c(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
@@ -24679,6 +25146,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
@@ -24749,6 +25218,8 @@ static void mpivet_f_MPI_Send_init_c(mpivet_ft_MPI_Send_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
@@ -24812,6 +25283,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
@@ -24879,6 +25352,8 @@ static void mpivet_f_MPI_Bsend_init_c(mpivet_ft_MPI_Bsend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
@@ -24939,6 +25414,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
@@ -25006,6 +25483,8 @@ static void mpivet_f_MPI_Ssend_init_c(mpivet_ft_MPI_Ssend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
@@ -25066,6 +25545,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
@@ -25133,6 +25614,8 @@ static void mpivet_f_MPI_Rsend_init_c(mpivet_ft_MPI_Rsend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
@@ -25195,6 +25678,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
@@ -25266,6 +25751,8 @@ static void mpivet_f_MPI_Recv_init_c(mpivet_ft_MPI_Recv_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
@@ -25610,6 +26097,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
@@ -25676,6 +26165,8 @@ static void mpivet_f_MPI_Mrecv_c(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
@@ -25733,6 +26224,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
@@ -25798,6 +26291,8 @@ static void mpivet_f_MPI_Imrecv_c(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
@@ -27103,6 +27598,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
@@ -27168,6 +27665,8 @@ static void mpivet_f_MPI_Bcast_c(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
@@ -27229,6 +27728,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
@@ -27298,6 +27799,8 @@ static void mpivet_f_MPI_Gather_c(mpivet_ft_MPI_Gather real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
@@ -27360,6 +27863,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
@@ -27429,6 +27934,8 @@ static void mpivet_f_MPI_Gatherv_c(mpivet_ft_MPI_Gatherv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
@@ -27484,6 +27991,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
@@ -27553,6 +28062,8 @@ static void mpivet_f_MPI_Scatter_c(mpivet_ft_MPI_Scatter real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
@@ -27615,6 +28126,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
@@ -27684,6 +28197,8 @@ static void mpivet_f_MPI_Scatterv_c(mpivet_ft_MPI_Scatterv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
@@ -27738,6 +28253,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
@@ -27806,6 +28323,8 @@ static void mpivet_f_MPI_Allgather_c(mpivet_ft_MPI_Allgather real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
@@ -27867,6 +28386,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
@@ -27935,6 +28456,8 @@ static void mpivet_f_MPI_Allgatherv_c(mpivet_ft_MPI_Allgatherv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
@@ -27989,6 +28512,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
@@ -28057,6 +28582,8 @@ static void mpivet_f_MPI_Alltoall_c(mpivet_ft_MPI_Alltoall real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
@@ -28119,6 +28646,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
@@ -28187,6 +28716,8 @@ static void mpivet_f_MPI_Alltoallv_c(mpivet_ft_MPI_Alltoallv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
@@ -28243,6 +28774,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
@@ -28311,6 +28844,8 @@ static void mpivet_f_MPI_Alltoallw_c(mpivet_ft_MPI_Alltoallw real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
@@ -28365,6 +28900,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
@@ -28432,6 +28969,8 @@ static void mpivet_f_MPI_Reduce_c(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
@@ -28491,6 +29030,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
@@ -28557,6 +29098,8 @@ static void mpivet_f_MPI_Allreduce_c(mpivet_ft_MPI_Allreduce real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
@@ -28616,6 +29159,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
@@ -28681,6 +29226,8 @@ static void mpivet_f_MPI_Reduce_scatter_c(mpivet_ft_MPI_Reduce_scatter real_, in
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
@@ -28734,6 +29281,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
@@ -28800,6 +29349,8 @@ static void mpivet_f_MPI_Reduce_scatter_block_c(mpivet_ft_MPI_Reduce_scatter_blo
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
@@ -28859,6 +29410,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
@@ -28925,6 +29478,8 @@ static void mpivet_f_MPI_Scan_c(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
@@ -28984,6 +29539,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
@@ -29050,6 +29607,8 @@ static void mpivet_f_MPI_Exscan_c(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
@@ -29110,6 +29669,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
@@ -29178,6 +29739,8 @@ static void mpivet_f_MPI_Neighbor_allgather_c(mpivet_ft_MPI_Neighbor_allgather r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
@@ -29239,6 +29802,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
@@ -29307,6 +29872,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv_c(mpivet_ft_MPI_Neighbor_allgatherv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
@@ -29361,6 +29928,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
@@ -29429,6 +29998,8 @@ static void mpivet_f_MPI_Neighbor_alltoall_c(mpivet_ft_MPI_Neighbor_alltoall rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
@@ -29491,6 +30062,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
@@ -29559,6 +30132,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv_c(mpivet_ft_MPI_Neighbor_alltoallv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
@@ -29615,6 +30190,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
@@ -29683,6 +30260,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw_c(mpivet_ft_MPI_Neighbor_alltoallw r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
@@ -29797,6 +30376,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -29863,6 +30444,8 @@ static void mpivet_f_MPI_Ibcast_c(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -29925,6 +30508,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
@@ -29995,6 +30580,8 @@ static void mpivet_f_MPI_Igather_c(mpivet_ft_MPI_Igather real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
@@ -30058,6 +30645,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -30128,6 +30717,8 @@ static void mpivet_f_MPI_Igatherv_c(mpivet_ft_MPI_Igatherv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -30184,6 +30775,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -30254,6 +30847,8 @@ static void mpivet_f_MPI_Iscatter_c(mpivet_ft_MPI_Iscatter real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -30317,6 +30912,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -30387,6 +30984,8 @@ static void mpivet_f_MPI_Iscatterv_c(mpivet_ft_MPI_Iscatterv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -30442,6 +31041,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -30511,6 +31112,8 @@ static void mpivet_f_MPI_Iallgather_c(mpivet_ft_MPI_Iallgather real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -30573,6 +31176,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -30642,6 +31247,8 @@ static void mpivet_f_MPI_Iallgatherv_c(mpivet_ft_MPI_Iallgatherv real_, int f08_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -30697,6 +31304,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -30766,6 +31375,8 @@ static void mpivet_f_MPI_Ialltoall_c(mpivet_ft_MPI_Ialltoall real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -30829,6 +31440,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -30898,6 +31511,8 @@ static void mpivet_f_MPI_Ialltoallv_c(mpivet_ft_MPI_Ialltoallv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -30955,6 +31570,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
@@ -31024,6 +31641,8 @@ static void mpivet_f_MPI_Ialltoallw_c(mpivet_ft_MPI_Ialltoallw real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
@@ -31079,6 +31698,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -31147,6 +31768,8 @@ static void mpivet_f_MPI_Ireduce_c(mpivet_ft_MPI_Ireduce real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -31207,6 +31830,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -31274,6 +31899,8 @@ static void mpivet_f_MPI_Iallreduce_c(mpivet_ft_MPI_Iallreduce real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -31334,6 +31961,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -31400,6 +32029,8 @@ static void mpivet_f_MPI_Ireduce_scatter_c(mpivet_ft_MPI_Ireduce_scatter real_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -31454,6 +32085,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -31521,6 +32154,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block_c(mpivet_ft_MPI_Ireduce_scatter_b
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -31581,6 +32216,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -31648,6 +32285,8 @@ static void mpivet_f_MPI_Iscan_c(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -31708,6 +32347,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -31775,6 +32416,8 @@ static void mpivet_f_MPI_Iexscan_c(mpivet_ft_MPI_Iexscan real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -31836,6 +32479,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -31905,6 +32550,8 @@ static void mpivet_f_MPI_Ineighbor_allgather_c(mpivet_ft_MPI_Ineighbor_allgather
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -31967,6 +32614,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -32036,6 +32685,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv_c(mpivet_ft_MPI_Ineighbor_allgathe
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -32091,6 +32742,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -32160,6 +32813,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall_c(mpivet_ft_MPI_Ineighbor_alltoall r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -32223,6 +32878,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -32292,6 +32949,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv_c(mpivet_ft_MPI_Ineighbor_alltoallv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -32349,6 +33008,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
@@ -32418,6 +33079,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw_c(mpivet_ft_MPI_Ineighbor_alltoallw
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
@@ -36997,6 +37660,8 @@ static void mpivet_f_MPI_Put(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, vo
 	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37055,6 +37720,8 @@ static void mpivet_f_MPI_Put_c(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Put(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Put int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_BUFNAME(mpi_put));
@@ -37105,6 +37772,8 @@ static void mpivet_f_MPI_Get(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, vo
 	MPI_Datatype target_datatype = MPI_Type_f2c(*(MPI_Fint *)f_target_datatype);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37161,6 +37830,8 @@ static void mpivet_f_MPI_Get_c(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Get(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Get int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_BUFNAME(mpi_get));
@@ -37210,6 +37881,8 @@ static void mpivet_f_MPI_Accumulate(mpivet_ft_MPI_Accumulate real_, int f08_, ui
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37267,6 +37940,8 @@ static void mpivet_f_MPI_Accumulate_c(mpivet_ft_MPI_Accumulate real_, int f08_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_accumulate));
@@ -37319,6 +37994,10 @@ static void mpivet_f_MPI_Get_accumulate(mpivet_ft_MPI_Get_accumulate real_, int 
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37380,6 +38059,10 @@ static void mpivet_f_MPI_Get_accumulate_c(mpivet_ft_MPI_Get_accumulate real_, in
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Get_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	static mpivet_ft_MPI_Get_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_get_accumulate));
@@ -37427,6 +38110,10 @@ static void mpivet_f_MPI_Fetch_and_op(mpivet_ft_MPI_Fetch_and_op real_, int f08_
 	MPI_Op op = MPI_Op_f2c(*(MPI_Fint *)f_op);
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Fetch_and_op(pc_, MPIVET_A(origin_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(op), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 	real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37480,6 +38167,12 @@ static void mpivet_f_MPI_Compare_and_swap(mpivet_ft_MPI_Compare_and_swap real_, 
 	MPI_Aint target_disp = *(MPI_Aint *)f_target_disp;
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	uint64_t e_ = mpivet_in_MPI_Compare_and_swap(pc_, MPIVET_A(origin_addr), MPIVET_A(compare_addr), MPIVET_A(result_addr), MPIVET_H(datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_H(win));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 2, result_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 1, compare_addr, 1, datatype);
 	real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37535,6 +38228,8 @@ static void mpivet_f_MPI_Rput(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37596,6 +38291,8 @@ static void mpivet_f_MPI_Rput_c(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rput(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Rput int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_BUFNAME(mpi_rput));
@@ -37649,6 +38346,8 @@ static void mpivet_f_MPI_Rget(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37708,6 +38407,8 @@ static void mpivet_f_MPI_Rget_c(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rget(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Rget int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget));
@@ -37760,6 +38461,8 @@ static void mpivet_f_MPI_Raccumulate(mpivet_ft_MPI_Raccumulate real_, int f08_, 
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37820,6 +38523,8 @@ static void mpivet_f_MPI_Raccumulate_c(mpivet_ft_MPI_Raccumulate real_, int f08_
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Raccumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Raccumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_raccumulate));
@@ -37875,6 +38580,10 @@ static void mpivet_f_MPI_Rget_accumulate(mpivet_ft_MPI_Rget_accumulate real_, in
 	MPI_Win win = MPI_Win_f2c(*(MPI_Fint *)f_win);
 	MPI_Request c_request = MPI_REQUEST_NULL, *request = &c_request;
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37939,6 +38648,10 @@ static void mpivet_f_MPI_Rget_accumulate_c(mpivet_ft_MPI_Rget_accumulate real_, 
 	int target_count_v_ = mpivet_count_int(target_count);
 	int fits_ = (MPI_Count)origin_count_v_ == (MPI_Count)origin_count && (MPI_Count)result_count_v_ == (MPI_Count)result_count && (MPI_Count)target_count_v_ == (MPI_Count)target_count;
 	uint64_t e_ = mpivet_in_MPI_Rget_accumulate(pc_, MPIVET_A(origin_addr), MPIVET_I(origin_count), MPIVET_H(origin_datatype), MPIVET_A(result_addr), MPIVET_I(result_count), MPIVET_H(result_datatype), MPIVET_I(target_rank), MPIVET_I(target_disp), MPIVET_I(target_count), MPIVET_H(target_datatype), MPIVET_H(op), MPIVET_H(win), MPIVET_A(f_request));
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	static mpivet_ft_MPI_Rget_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget_accumulate));
@@ -39247,6 +39960,8 @@ static void mpivet_f_MPI_File_read_at(mpivet_ft_MPI_File_read_at real_, int f08_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39303,6 +40018,8 @@ static void mpivet_f_MPI_File_read_at_c(mpivet_ft_MPI_File_read_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	static mpivet_ft_MPI_File_read_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at));
@@ -39352,6 +40069,8 @@ static void mpivet_f_MPI_File_write_at(mpivet_ft_MPI_File_write_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39408,6 +40127,8 @@ static void mpivet_f_MPI_File_write_at_c(mpivet_ft_MPI_File_write_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	static mpivet_ft_MPI_File_write_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at));
@@ -39457,6 +40178,8 @@ static void mpivet_f_MPI_File_read_at_all(mpivet_ft_MPI_File_read_at_all real_, 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39513,6 +40236,8 @@ static void mpivet_f_MPI_File_read_at_all_c(mpivet_ft_MPI_File_read_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	static mpivet_ft_MPI_File_read_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all));
@@ -39562,6 +40287,8 @@ static void mpivet_f_MPI_File_write_at_all(mpivet_ft_MPI_File_write_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39618,6 +40345,8 @@ static void mpivet_f_MPI_File_write_at_all_c(mpivet_ft_MPI_File_write_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	static mpivet_ft_MPI_File_write_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all));
@@ -39667,6 +40396,8 @@ static void mpivet_f_MPI_File_iread_at(mpivet_ft_MPI_File_iread_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -39729,6 +40460,8 @@ static void mpivet_f_MPI_File_iread_at_c(mpivet_ft_MPI_File_iread_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	static mpivet_ft_MPI_File_iread_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at));
@@ -39784,6 +40517,8 @@ static void mpivet_f_MPI_File_iwrite_at(mpivet_ft_MPI_File_iwrite_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -39842,6 +40577,8 @@ static void mpivet_f_MPI_File_iwrite_at_c(mpivet_ft_MPI_File_iwrite_at real_, in
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	static mpivet_ft_MPI_File_iwrite_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at));
@@ -39893,6 +40630,8 @@ static void mpivet_f_MPI_File_iread_at_all(mpivet_ft_MPI_File_iread_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -39951,6 +40690,8 @@ static void mpivet_f_MPI_File_iread_at_all_c(mpivet_ft_MPI_File_iread_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	static mpivet_ft_MPI_File_iread_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at_all));
@@ -40002,6 +40743,8 @@ static void mpivet_f_MPI_File_iwrite_at_all(mpivet_ft_MPI_File_iwrite_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40060,6 +40803,8 @@ static void mpivet_f_MPI_File_iwrite_at_all_c(mpivet_ft_MPI_File_iwrite_at_all r
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	static mpivet_ft_MPI_File_iwrite_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at_all));
@@ -40110,6 +40855,8 @@ static void mpivet_f_MPI_File_read(mpivet_ft_MPI_File_read real_, int f08_, uint
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40165,6 +40912,8 @@ static void mpivet_f_MPI_File_read_c(mpivet_ft_MPI_File_read real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	static mpivet_ft_MPI_File_read int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read));
@@ -40213,6 +40962,8 @@ static void mpivet_f_MPI_File_write(mpivet_ft_MPI_File_write real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40268,6 +41019,8 @@ static void mpivet_f_MPI_File_write_c(mpivet_ft_MPI_File_write real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	static mpivet_ft_MPI_File_write int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write));
@@ -40316,6 +41069,8 @@ static void mpivet_f_MPI_File_read_all(mpivet_ft_MPI_File_read_all real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40371,6 +41126,8 @@ static void mpivet_f_MPI_File_read_all_c(mpivet_ft_MPI_File_read_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	static mpivet_ft_MPI_File_read_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all));
@@ -40419,6 +41176,8 @@ static void mpivet_f_MPI_File_write_all(mpivet_ft_MPI_File_write_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40474,6 +41233,8 @@ static void mpivet_f_MPI_File_write_all_c(mpivet_ft_MPI_File_write_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	static mpivet_ft_MPI_File_write_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all));
@@ -40522,6 +41283,8 @@ static void mpivet_f_MPI_File_iread(mpivet_ft_MPI_File_iread real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40583,6 +41346,8 @@ static void mpivet_f_MPI_File_iread_c(mpivet_ft_MPI_File_iread real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	static mpivet_ft_MPI_File_iread int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread));
@@ -40637,6 +41402,8 @@ static void mpivet_f_MPI_File_iwrite(mpivet_ft_MPI_File_iwrite real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40694,6 +41461,8 @@ static void mpivet_f_MPI_File_iwrite_c(mpivet_ft_MPI_File_iwrite real_, int f08_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	static mpivet_ft_MPI_File_iwrite int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite));
@@ -40744,6 +41513,8 @@ static void mpivet_f_MPI_File_iread_all(mpivet_ft_MPI_File_iread_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40801,6 +41572,8 @@ static void mpivet_f_MPI_File_iread_all_c(mpivet_ft_MPI_File_iread_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	static mpivet_ft_MPI_File_iread_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_all));
@@ -40851,6 +41624,8 @@ static void mpivet_f_MPI_File_iwrite_all(mpivet_ft_MPI_File_iwrite_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40908,6 +41683,8 @@ static void mpivet_f_MPI_File_iwrite_all_c(mpivet_ft_MPI_File_iwrite_all real_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	static mpivet_ft_MPI_File_iwrite_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_all));
@@ -40958,6 +41735,8 @@ static void mpivet_f_MPI_File_read_shared(mpivet_ft_MPI_File_read_shared real_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41013,6 +41792,8 @@ static void mpivet_f_MPI_File_read_shared_c(mpivet_ft_MPI_File_read_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	static mpivet_ft_MPI_File_read_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_shared));
@@ -41061,6 +41842,8 @@ static void mpivet_f_MPI_File_write_shared(mpivet_ft_MPI_File_write_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41116,6 +41899,8 @@ static void mpivet_f_MPI_File_write_shared_c(mpivet_ft_MPI_File_write_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	static mpivet_ft_MPI_File_write_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_shared));
@@ -41164,6 +41949,8 @@ static void mpivet_f_MPI_File_iread_shared(mpivet_ft_MPI_File_iread_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -41225,6 +42012,8 @@ static void mpivet_f_MPI_File_iread_shared_c(mpivet_ft_MPI_File_iread_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	static mpivet_ft_MPI_File_iread_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_shared));
@@ -41279,6 +42068,8 @@ static void mpivet_f_MPI_File_iwrite_shared(mpivet_ft_MPI_File_iwrite_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -41336,6 +42127,8 @@ static void mpivet_f_MPI_File_iwrite_shared_c(mpivet_ft_MPI_File_iwrite_shared r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	static mpivet_ft_MPI_File_iwrite_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_shared));
@@ -41386,6 +42179,8 @@ static void mpivet_f_MPI_File_read_ordered(mpivet_ft_MPI_File_read_ordered real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41441,6 +42236,8 @@ static void mpivet_f_MPI_File_read_ordered_c(mpivet_ft_MPI_File_read_ordered rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	static mpivet_ft_MPI_File_read_ordered int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered));
@@ -41489,6 +42286,8 @@ static void mpivet_f_MPI_File_write_ordered(mpivet_ft_MPI_File_write_ordered rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41544,6 +42343,8 @@ static void mpivet_f_MPI_File_write_ordered_c(mpivet_ft_MPI_File_write_ordered r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	static mpivet_ft_MPI_File_write_ordered int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered));
@@ -41592,6 +42393,8 @@ static void mpivet_f_MPI_File_read_at_all_begin(mpivet_ft_MPI_File_read_at_all_b
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41647,6 +42450,8 @@ static void mpivet_f_MPI_File_read_at_all_begin_c(mpivet_ft_MPI_File_read_at_all
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	static mpivet_ft_MPI_File_read_at_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all_begin));
@@ -41747,6 +42552,8 @@ static void mpivet_f_MPI_File_write_at_all_begin(mpivet_ft_MPI_File_write_at_all
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41802,6 +42609,8 @@ static void mpivet_f_MPI_File_write_at_all_begin_c(mpivet_ft_MPI_File_write_at_a
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	static mpivet_ft_MPI_File_write_at_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all_begin));
@@ -41901,6 +42710,8 @@ static void mpivet_f_MPI_File_read_all_begin(mpivet_ft_MPI_File_read_all_begin r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41955,6 +42766,8 @@ static void mpivet_f_MPI_File_read_all_begin_c(mpivet_ft_MPI_File_read_all_begin
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	static mpivet_ft_MPI_File_read_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all_begin));
@@ -42054,6 +42867,8 @@ static void mpivet_f_MPI_File_write_all_begin(mpivet_ft_MPI_File_write_all_begin
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42108,6 +42923,8 @@ static void mpivet_f_MPI_File_write_all_begin_c(mpivet_ft_MPI_File_write_all_beg
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	static mpivet_ft_MPI_File_write_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all_begin));
@@ -42207,6 +43024,8 @@ static void mpivet_f_MPI_File_read_ordered_begin(mpivet_ft_MPI_File_read_ordered
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42261,6 +43080,8 @@ static void mpivet_f_MPI_File_read_ordered_begin_c(mpivet_ft_MPI_File_read_order
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	static mpivet_ft_MPI_File_read_ordered_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered_begin));
@@ -42360,6 +43181,8 @@ static void mpivet_f_MPI_File_write_ordered_begin(mpivet_ft_MPI_File_write_order
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42414,6 +43237,8 @@ static void mpivet_f_MPI_File_write_ordered_begin_c(mpivet_ft_MPI_File_write_ord
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	static mpivet_ft_MPI_File_write_ordered_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered_begin));
@@ -45434,6 +46259,8 @@ static void mpivet_f_MPI_Isendrecv(mpivet_ft_MPI_Isendrecv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
@@ -45514,6 +46341,8 @@ static void mpivet_f_MPI_Isendrecv_c(mpivet_ft_MPI_Isendrecv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
@@ -45583,6 +46412,8 @@ static void mpivet_f_MPI_Isendrecv_replace(mpivet_ft_MPI_Isendrecv_replace real_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
@@ -45659,6 +46490,8 @@ static void mpivet_f_MPI_Isendrecv_replace_c(mpivet_ft_MPI_Isendrecv_replace rea
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
@@ -45994,6 +46827,8 @@ static void mpivet_f_MPI_Psend_init(mpivet_ft_MPI_Psend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Psend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
@@ -46070,6 +46905,8 @@ static void mpivet_f_MPI_Precv_init(mpivet_ft_MPI_Precv_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Precv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
