@@ -218,7 +218,7 @@ static int unmade(void *p, uint64_t free_pc, struct ent *b)
 			large_gen++;
 		} else
 			--*page_count(a);
-		if (free_pc)
+		if (free_pc && !mpivet_guard) /* the program's own frees, not the MPI's nor the layer's */
 			enter_quarantine(b, free_pc);
 	}
 	unlock();
@@ -295,11 +295,13 @@ static const struct ent *find_live(uint64_t a)
 	return find_large(a);
 }
 
+/* find_freed searches the quarantine, the latest free first: memory freed
+ * twice (given out again in between) was last freed by it. */
 static int find_freed(uint64_t a, struct mpivet_block *b)
 {
 	if (!qpages[(a >> 12) & (NQPAGES - 1)])
 		return 0;
-	for (unsigned i = 0; i < QN; i++)
+	for (unsigned n = 0, i = (qnext - 1) % QN; n < QN; n++, i = (i + QN - 1) % QN)
 		if (quarantine[i].size && a >= quarantine[i].start && a < quarantine[i].start + quarantine[i].size) {
 			*b = (struct mpivet_block){quarantine[i].start, quarantine[i].size, quarantine[i].pc, quarantine[i].free_pc};
 			return 1;
