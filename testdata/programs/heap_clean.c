@@ -5,8 +5,9 @@
  * grown by realloc and then filled, memory from mmap, MPI_Alloc_mem and
  * MPI_Win_allocate (not heap blocks: nothing is said), an Allgatherv whose
  * displacements stay inside the block, a Get of exactly its block. The
- * twins of heap_overrun.c, heap_freed.c and heap_get_overrun.c: no finding.
- * mpivet: np=2 verdict=ok
+ * twins of heap_overrun.c, heap_freed.c and heap_get_overrun.c: no finding,
+ * also when the program is stripped of its symbols.
+ * mpivet: np=2 verdict=ok strip=1
  */
 #include <mpi.h>
 #include <stddef.h>
