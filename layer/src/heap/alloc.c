@@ -239,10 +239,29 @@ static void free_pending(const struct ent *e, uint64_t free_pc)
 
 /* ---- Finding the block of an address ---- */
 
-static int by_start(const void *x, const void *y)
+/* sort_starts sorts by start, in place: qsort may call malloc, and the
+ * lock is held (a heap sort: no memory, n log n). */
+static void sift(struct ent *e, uint64_t i, uint64_t n)
 {
-	uint64_t a = ((const struct ent *)x)->start, b = ((const struct ent *)y)->start;
-	return a < b ? -1 : a > b;
+	for (uint64_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && e[c + 1].start > e[c].start)
+			c++;
+		if (e[i].start >= e[c].start)
+			return;
+		struct ent t = e[i];
+		e[i] = e[c], e[c] = t;
+	}
+}
+
+static void sort_starts(struct ent *e, uint64_t n)
+{
+	for (uint64_t i = n / 2; i-- > 0;)
+		sift(e, i, n);
+	for (uint64_t m = n; m-- > 1;) {
+		struct ent t = e[0];
+		e[0] = e[m], e[m] = t;
+		sift(e, 0, m);
+	}
 }
 
 /* find_large searches the blocks over SMALL bytes (lock held). */
@@ -261,7 +280,7 @@ static const struct ent *find_large(uint64_t a)
 		for (uint64_t i = 0; sorted && i < large.cap; i++)
 			if (large.e[i].start)
 				sorted[nsorted++] = large.e[i];
-		qsort(sorted, nsorted, sizeof *sorted, by_start);
+		sort_starts(sorted, nsorted);
 		sorted_gen = large_gen;
 	}
 	uint64_t lo = 0, hi = nsorted; /* the first block starting above a */
