@@ -589,7 +589,7 @@ const (
 	MetaView        = 61 // an MPI_File_set_view, before the call: its entry record offset, the etype's signature and size, then the data representation (string)
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
-	MetaHeap        = 63 // a buffer against the heap block that holds it (layer/src/heap): Heap* kind, call id, parameter index or -1, call site, buffer address, first byte, one past the last, block start, block size, its allocation site, its free() site, other (Heap*)
+	MetaHeap        = 63 // a buffer against the heap block that holds it, or a buffer in a data segment (layer/src/heap): Heap* kind, call id, parameter index or -1, call site, buffer address, first byte, one past the last, block start, block size, its allocation site, its free() site, other (Heap*)
 )
 
 // What a MetaHeap record says (its first word). For HeapFreePending the
@@ -599,6 +599,7 @@ const (
 	HeapOverrun     = 1 // the bytes the buffer's count and datatype cover run out of the heap block it starts in
 	HeapFreed       = 2 // the buffer starts in a heap block freed before the call
 	HeapFreePending = 3 // free() of a heap block that holds a pending nonblocking operation's buffer
+	HeapGlobal      = 4 // the buffer starts in a writable segment of the executable or a library (globals): the analysis compares it with the ELF symbols; no block words
 )
 
 // What a MetaThreadLevel record says the call broke.

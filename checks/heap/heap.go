@@ -40,15 +40,17 @@ var Check = &check.Check{
 // ranks that made it.
 type key struct {
 	what, param int
+	global      string
 	file, fn    string
 	line        int
 	module, off string
 }
 
 type group struct {
-	h     trace.Heap
-	ranks []int
-	locs  []check.Location
+	h      trace.Heap
+	global string // the global's name, for an overrun of a global
+	ranks  []int
+	locs   []check.Location
 }
 
 func run(pass *check.Pass) (any, error) {
@@ -56,17 +58,24 @@ func run(pass *check.Pass) (any, error) {
 	var order []key
 	for _, p := range pass.In.Run.Procs {
 		for _, h := range p.Heap {
+			var name string
+			if h.What == api.HeapGlobal {
+				var ok bool
+				if h, name, ok = global(pass, p, h); !ok {
+					continue
+				}
+			}
 			l := at(pass, p, h)
-			k := key{what: h.What, param: h.Param, file: l.File, fn: l.Function, line: l.Line, module: l.Module, off: l.Offset}
+			k := key{what: h.What, param: h.Param, global: name, file: l.File, fn: l.Function, line: l.Line, module: l.Module, off: l.Offset}
 			g := groups[k]
 			if g == nil {
-				g = &group{h: h}
+				g = &group{h: h, global: name}
 				groups[k] = g
 				order = append(order, k)
 			}
 			if len(g.ranks) == 0 || g.ranks[len(g.ranks)-1] != p.Rank {
 				g.ranks = append(g.ranks, p.Rank)
-				g.locs = append(g.locs, locations(pass, p, h, l)...)
+				g.locs = append(g.locs, locations(pass, p, h, l, name)...)
 			}
 		}
 	}
@@ -81,7 +90,7 @@ func run(pass *check.Pass) (any, error) {
 		if g.h.What != api.HeapOverrun {
 			kind = "freed-buffer"
 		}
-		pass.Report(check.Finding{Kind: kind, Message: message(g.h), Locations: locs})
+		pass.Report(check.Finding{Kind: kind, Message: message(g.h, g.global), Locations: locs})
 	}
 	return nil, nil
 }
@@ -98,8 +107,8 @@ func at(pass *check.Pass, p *trace.Process, h trace.Heap) check.Location {
 
 // locations are the finding's place, then where the block was allocated
 // and (freed memory) freed.
-func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Location) []check.Location {
-	l.Note = note(h)
+func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Location, global string) []check.Location {
+	l.Note = note(h, global)
 	locs := []check.Location{l}
 	if h.AllocPC != 0 {
 		a := pass.AtSite(p, "malloc", h.AllocPC)
@@ -123,11 +132,15 @@ func paramName(h trace.Heap) string {
 	return h.Call.Params[h.Param].Name
 }
 
-func note(h trace.Heap) string {
+func note(h trace.Heap, global string) string {
 	switch h.What {
 	case api.HeapOverrun:
-		return fmt.Sprintf("%s=%#x covers bytes %d..%d of a block of %d", paramName(h), h.Buf,
-			int64(h.Lo-h.Start), int64(h.Hi-h.Start), h.Size)
+		of := "a block"
+		if global != "" {
+			of = "the global"
+		}
+		return fmt.Sprintf("%s=%#x covers bytes %d..%d of %s of %d", paramName(h), h.Buf,
+			int64(h.Lo-h.Start), int64(h.Hi-h.Start), of, h.Size)
 	case api.HeapFreed:
 		return fmt.Sprintf("%s=%#x is %d bytes into a freed block", paramName(h), h.Buf, h.Buf-h.Start)
 	}
@@ -135,7 +148,7 @@ func note(h trace.Heap) string {
 }
 
 // message says what is wrong, with the overrun in bytes.
-func message(h trace.Heap) string {
+func message(h trace.Heap, global string) string {
 	switch h.What {
 	case api.HeapOverrun:
 		end := h.Start + h.Size
@@ -150,8 +163,12 @@ func message(h trace.Heap) string {
 		if len(over) > 1 {
 			s += " and " + over[1]
 		}
-		return fmt.Sprintf("%s: %s covers %d bytes, %s of the heap block of %d bytes it starts in",
-			h.Call.Name, paramName(h), h.Hi-h.Lo, s, h.Size)
+		of := "the heap block"
+		if global != "" {
+			of = "the global " + global
+		}
+		return fmt.Sprintf("%s: %s covers %d bytes, %s of %s of %d bytes it starts in",
+			h.Call.Name, paramName(h), h.Hi-h.Lo, s, of, h.Size)
 	case api.HeapFreed:
 		return fmt.Sprintf("%s: %s lies in a heap block of %d bytes that was freed before the call",
 			h.Call.Name, paramName(h), h.Size)

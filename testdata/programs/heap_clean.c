@@ -4,7 +4,8 @@
  * array of structs, MPI_IN_PLACE, zero counts with NULL buffers, a block
  * grown by realloc and then filled, memory from mmap, MPI_Alloc_mem and
  * MPI_Win_allocate (not heap blocks: nothing is said), an Allgatherv whose
- * displacements stay inside the block, a Get of exactly its block. The
+ * displacements stay inside the block, a Get of exactly its block, an
+ * MPI_Allgather into a global of exactly the ranks' blocks. The
  * twins of heap_overrun.c, heap_freed.c and heap_get_overrun.c: no finding,
  * also when the program is stripped of its symbols.
  * mpivet: np=2 verdict=ok strip=1
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+int gathered[2 * 4]; /* a global of exactly the ranks' blocks */
 
 struct particle {
 	double x[3];
@@ -56,6 +59,7 @@ static void structs_and_in_place(int rank, int peer)
 	MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	int *g = calloc(2 * 4, sizeof(int));
 	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 4, MPI_INT, MPI_COMM_WORLD);
+	MPI_Allgather(v, 4, MPI_INT, gathered, 4, MPI_INT, MPI_COMM_WORLD);
 	MPI_Sendrecv(NULL, 0, MPI_INT, peer, 4, NULL, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	int counts[2] = {3, 2}, displs[2] = {0, 5}, *w = calloc(7, sizeof(int));
 	MPI_Allgatherv(v, counts[rank], MPI_INT, w, counts, displs, MPI_INT, MPI_COMM_WORLD);

@@ -55,6 +55,7 @@
 #define MPIVET_HEAP_OVERRUN 1
 #define MPIVET_HEAP_FREED 2
 #define MPIVET_HEAP_FREE_PENDING 3
+#define MPIVET_HEAP_GLOBAL 4
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3

@@ -18,11 +18,13 @@
  * the heap costs a few counters (alloc.c). Each finding is logged once per
  * call site, parameter and kind.
  */
+#define _GNU_SOURCE
 #include "heap.h"
 #include "../record/record.h"
 #include "../generated/ids.h"
 #include "../collectives/decode.h"
 
+#include <link.h>
 #include <string.h>
 
 #define NSEEN 1024
@@ -50,7 +52,7 @@ static int first_time(uint64_t key)
 void mpivet_heap_report(int kind, unsigned call, int param, uint64_t site, uint64_t buf, uint64_t lo, uint64_t hi,
 			const struct mpivet_block *b, uint64_t other)
 {
-	if (!first_time(site * 31 + (uint64_t)(param + 1) * 8 + (uint64_t)kind))
+	if (!first_time(site * 31 + (uint64_t)(param + 1) * 8 + (uint64_t)kind + other * 0x9E3779B97F4A7C15ull))
 		return;
 	uint64_t w[12] = {(uint64_t)kind, call, (uint64_t)(int64_t)param, site, buf, lo, hi,
 			  b->start, b->size, b->pc, b->free_pc, other};
@@ -71,6 +73,52 @@ static int span(uint64_t buf, int64_t n, MPI_Datatype t, uint64_t *lo, uint64_t 
 	return 1;
 }
 
+/* ---- Globals ----
+ * A buffer in a writable segment of the executable or a library (its
+ * globals) is logged once per call site, parameter and extent (the bounded
+ * set of first_time): the analysis compares it with the ELF symbols,
+ * which the rank does not read. The segments are listed once, at the first
+ * buffer outside the heap. */
+#define MAX_SEGS 64
+static struct {
+	uint64_t lo, hi;
+} segs[MAX_SEGS];
+static int nsegs = -1;
+
+static int add_segs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size, (void)data;
+	for (int i = 0; i < info->dlpi_phnum && nsegs < MAX_SEGS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz > 0) {
+			segs[nsegs].lo = info->dlpi_addr + ph->p_vaddr;
+			segs[nsegs].hi = segs[nsegs].lo + ph->p_memsz;
+			nsegs++;
+		}
+	}
+	return 0;
+}
+
+static int in_data(uint64_t a)
+{
+	if (__atomic_load_n(&nsegs, __ATOMIC_ACQUIRE) < 0) {
+		static int lk;
+		while (__atomic_exchange_n(&lk, 1, __ATOMIC_ACQUIRE))
+			;
+		if (nsegs < 0) {
+			nsegs = 0;
+			dl_iterate_phdr(add_segs, NULL);
+		}
+		__atomic_store_n(&lk, 0, __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < nsegs; i++)
+		if (a >= segs[i].lo && a < segs[i].hi)
+			return 1;
+	return 0;
+}
+
+enum { HEAP_DATA = HEAP_FREED + 1 };
+
 /* One side of a call: its address and the block it starts in. */
 struct side {
 	unsigned call;
@@ -83,6 +131,10 @@ static void side_at(struct side *s, unsigned call, int param, uint64_t base)
 {
 	s->call = call, s->param = param, s->base = base;
 	s->state = base && !mpivet_coll_in_place(base) ? mpivet_heap_find(base, &s->b) : HEAP_NONE;
+	if (s->state == HEAP_NONE && base && !mpivet_coll_in_place(base) && in_data(base)) {
+		s->state = HEAP_DATA;
+		memset(&s->b, 0, sizeof s->b);
+	}
 }
 
 /* piece checks n elements of t at buf, a piece of side s. */
@@ -91,7 +143,10 @@ static void piece(struct side *s, uint64_t buf, int64_t n, MPI_Datatype t)
 	uint64_t lo, hi;
 	if (s->state == HEAP_NONE || !span(buf, n, t, &lo, &hi))
 		return;
-	if (s->state == HEAP_FREED)
+	if (s->state == HEAP_DATA) /* once per site, parameter and extent */
+		mpivet_heap_report(MPIVET_HEAP_GLOBAL, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b,
+				   lo * 31 + hi);
+	else if (s->state == HEAP_FREED)
 		mpivet_heap_report(MPIVET_HEAP_FREED, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b, 0);
 	else if (lo < s->b.start || hi > s->b.start + s->b.size)
 		mpivet_heap_report(MPIVET_HEAP_OVERRUN, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b, 0);

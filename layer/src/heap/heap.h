@@ -45,7 +45,8 @@ int mpivet_heap_find(uint64_t a, struct mpivet_block *b);
 extern int (*mpivet_heap_pending)(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call);
 
 /* mpivet_heap_report logs a META_HEAP record (words: api.Heap*), once per
- * call site, parameter and kind. */
+ * call site, parameter, kind and other word (a bounded set: past it, no
+ * more records). */
 void mpivet_heap_report(int kind, unsigned call, int param, uint64_t site, uint64_t buf, uint64_t lo, uint64_t hi,
 			const struct mpivet_block *b, uint64_t other);
 
