@@ -26,7 +26,7 @@
 
 #pragma GCC visibility push(hidden)
 
-extern int mpivet_heap_on; /* layer.conf heap=off: not checked (the table is kept anyway) */
+extern int mpivet_heap_on; /* the checks run: always (no option turns them off); the wrappers test it first */
 
 /* A heap block: live (from the table) or freed (from the quarantine). */
 struct mpivet_block {
