@@ -27,21 +27,25 @@
 #include <link.h>
 #include <string.h>
 
+/* What was logged (0: free): findings, and apart from them the buffers in
+ * globals, which are logged whether right or wrong (the analysis judges
+ * them) and must not use up the findings' room. */
 #define NSEEN 1024
-static uint64_t seen[NSEEN]; /* call site, parameter and kind of findings logged (0: free) */
+static uint64_t seen[2][NSEEN];
 static int seen_lk;
 
-static int first_time(uint64_t key)
+static int first_time(int globals, uint64_t key)
 {
 	key |= 1;
 	int fresh = 0;
+	uint64_t *set = seen[globals];
 	while (__atomic_exchange_n(&seen_lk, 1, __ATOMIC_ACQUIRE))
 		;
 	for (unsigned i = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54), n = 0; n < NSEEN; i = (i + 1) % NSEEN, n++) {
-		if (seen[i] == key)
+		if (set[i] == key)
 			break;
-		if (!seen[i]) {
-			seen[i] = key, fresh = 1;
+		if (!set[i]) {
+			set[i] = key, fresh = 1;
 			break;
 		}
 	}
@@ -52,7 +56,7 @@ static int first_time(uint64_t key)
 void mpivet_heap_report(int kind, unsigned call, int param, uint64_t site, uint64_t buf, uint64_t lo, uint64_t hi,
 			const struct mpivet_block *b, uint64_t other)
 {
-	if (!first_time(site * 31 + (uint64_t)(param + 1) * 8 + (uint64_t)kind + other * 0x9E3779B97F4A7C15ull))
+	if (!first_time(kind == MPIVET_HEAP_GLOBAL, site * 31 + (uint64_t)(param + 1) * 8 + (uint64_t)kind + other * 0x9E3779B97F4A7C15ull))
 		return;
 	uint64_t w[12] = {(uint64_t)kind, call, (uint64_t)(int64_t)param, site, buf, lo, hi,
 			  b->start, b->size, b->pc, b->free_pc, other};
