@@ -601,6 +601,17 @@ const (
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaDeclared    = 70 // a buffer a call gives with a count and datatype (layer/src/declared), once per call site, address and datatype: call id, parameter index, address, count (-1: per rank), the datatype's signature, 1 if predefined, its handle, call site, the calling function's CFA (0: not known), then for each of up to 4 functions above it the return address into it and its CFA
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+	MetaHeap        = 63 // a buffer against the heap block that holds it, or a buffer in a data segment (layer/src/heap): Heap* kind, call id, parameter index or -1, call site, buffer address, first byte, one past the last, block start, block size, its allocation site, its free() site, other (Heap*)
+)
+
+// What a MetaHeap record says (its first word). For HeapFreePending the
+// call site is the free()'s, the call the pending operation's, and the
+// other word the log offset of the call that started it.
+const (
+	HeapOverrun     = 1 // the bytes the buffer's count and datatype cover run out of the heap block it starts in
+	HeapFreed       = 2 // the buffer starts in a heap block freed before the call
+	HeapFreePending = 3 // free() of a heap block that holds a pending nonblocking operation's buffer
+	HeapGlobal      = 4 // the buffer starts in a writable segment of the executable or a library (globals): the analysis compares it with the ELF symbols; no block words
 )
 
 // What a MetaThreadLevel record says the call broke.

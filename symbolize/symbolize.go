@@ -86,7 +86,8 @@ type module struct {
 	lines    []lineEntry
 	syms     []symbol
 	varsOnce sync.Once
-	vars     *vars // read at the first variable looked up (vars.go)
+	vars     *vars    // read at the first variable looked up (vars.go)
+	objs     []symbol // data objects (STT_OBJECT) with a size, by address
 }
 
 // Symbolizer caches parsed modules across lookups.
@@ -158,6 +159,50 @@ func (s *Symbolizer) lookup(maps []trace.Mapping, pc uint64, ret bool) Location 
 	return Location{}
 }
 
+// Object is a global data object of a module: its symbol, address in the
+// process, and size (ELF st_size), from the symbol tables alone.
+type Object struct {
+	Name        string
+	Module      string
+	Start, Size uint64
+}
+
+// DataObject gives the global data object (an ELF STT_OBJECT symbol of the
+// executable or a library, .symtab or .dynsym) that holds address a in the
+// process whose executable mappings are maps. A module's load bias comes
+// from its mapping: the data segments are at the same bias as its code.
+func (s *Symbolizer) DataObject(maps []trace.Mapping, a uint64) (Object, bool) {
+	seen := map[string]bool{}
+	for _, m := range maps {
+		if m.Py != nil || seen[m.Path] {
+			continue
+		}
+		seen[m.Path] = true
+		mod := s.module(m.Path)
+		if mod == nil || len(mod.objs) == 0 {
+			continue
+		}
+		var bias uint64
+		found := false
+		for _, p := range mod.loads {
+			if m.Offset >= p.Off && m.Offset < p.Off+p.Filesz {
+				bias, found = m.Start-(p.Vaddr+(m.Offset-p.Off)), true
+				break
+			}
+		}
+		if !found || a < bias {
+			continue
+		}
+		v := a - bias
+		if i := sort.Search(len(mod.objs), func(i int) bool { return mod.objs[i].addr > v }); i > 0 {
+			if y := mod.objs[i-1]; v < y.addr+y.size {
+				return Object{Name: y.name, Module: m.Path, Start: y.addr + bias, Size: y.size}, true
+			}
+		}
+	}
+	return Object{}, false
+}
+
 func (s *Symbolizer) module(path string) *module {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -191,6 +236,12 @@ func load(path string) *module {
 		}
 	}
 	sort.Slice(m.syms, func(i, j int) bool { return m.syms[i].addr < m.syms[j].addr })
+	for _, y := range append(syms, dyn...) {
+		if elf.ST_TYPE(y.Info) == elf.STT_OBJECT && y.Value != 0 && y.Size > 0 {
+			m.objs = append(m.objs, symbol{y.Value, y.Size, y.Name})
+		}
+	}
+	sort.Slice(m.objs, func(i, j int) bool { return m.objs[i].addr < m.objs[j].addr })
 	if d, err := f.DWARF(); err == nil {
 		m.lines = lines(d)
 	}

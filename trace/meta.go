@@ -58,6 +58,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaLate:        (*Process).metaLate,
 	api.MetaError:       (*Process).metaError,
 	api.MetaArgument:    (*Process).metaArgument,
+	api.MetaHeap:        (*Process).metaHeap,
 	api.MetaRMA:         (*Process).metaRMA,
 	api.MetaThreadLevel: (*Process).metaThreadLevel,
 	api.MetaFileError: func(p *Process, w []uint64) {
@@ -284,6 +285,19 @@ func (p *Process) metaArgument(w []uint64) {
 		return
 	}
 	p.Arguments = append(p.Arguments, a)
+}
+
+func (p *Process) metaHeap(w []uint64) {
+	if len(w) < 12 || w[1] >= uint64(len(api.MPI.Calls)) || w[0] < api.HeapOverrun || w[0] > api.HeapGlobal {
+		return
+	}
+	c := api.MPI.Calls[w[1]]
+	h := Heap{What: int(w[0]), Call: c, Param: int(int64(w[2])), PC: w[3], Buf: w[4], Lo: w[5], Hi: w[6],
+		Start: w[7], Size: w[8], AllocPC: w[9], FreePC: w[10], Other: w[11]}
+	if h.Param >= len(c.Params) || h.Param < -1 {
+		return
+	}
+	p.Heap = append(p.Heap, h)
 }
 
 func (p *Process) metaThreadLevel(w []uint64) {

@@ -306,6 +306,22 @@ type Argument struct {
 	PC         uint64 // the call site
 }
 
+// Heap is a buffer checked against the heap block that holds it
+// (layer/src/heap): an overrun, a buffer in freed memory, or a free() of
+// a pending operation's buffer (What: api.Heap*).
+type Heap struct {
+	What        int
+	Call        *api.Call // the call (HeapFreePending: the pending operation's)
+	Param       int       // the buffer's index in Call.Params, -1 for none
+	PC          uint64    // the call site (HeapFreePending: the free()'s)
+	Buf         uint64    // the buffer's address
+	Lo, Hi      uint64    // the bytes its count and datatype cover: [Lo, Hi)
+	Start, Size uint64    // the heap block
+	AllocPC     uint64    // where the block was allocated
+	FreePC      uint64    // where it was freed (HeapFreed)
+	Other       uint64    // HeapFreePending: the log offset of the call that started the operation
+}
+
 // Thread is the thread of a rank that made a call or an access, as the
 // layer names it (mpivet_thread_words in layer/src/record/levels.c).
 type Thread struct {
@@ -564,6 +580,7 @@ type Process struct {
 	Caught    *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
 	Errors    []Error    // errors MPI calls returned to the program, or raised to the fatal handler
 	Arguments []Argument // arguments that broke a rule, found before the call (layer/src/arguments)
+	Heap      []Heap     // buffers against the heap blocks that hold them (layer/src/heap)
 	// ThreadLevels: calls that broke the thread level's promise.
 	ThreadLevels []ThreadLevel
 	Buffers      []BufferAccess

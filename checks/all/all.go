@@ -13,6 +13,7 @@ import (
 	"mpivet/checks/collective"
 	"mpivet/checks/deadlock"
 	"mpivet/checks/failure"
+	"mpivet/checks/heap"
 	"mpivet/checks/leak"
 	"mpivet/checks/lifecycle"
 	"mpivet/checks/mpierror"
@@ -34,6 +35,7 @@ var Checks = []*check.Check{
 	leak.Check,
 	lifecycle.Check,
 	bufferreuse.Check,
+	heap.Check,
 	rma.Check,
 	mpierror.Check,
 	typematch.Check,

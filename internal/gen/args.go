@@ -208,6 +208,34 @@ func argsPre(w writer, c *api.Call) {
 	if argsChecked(c) {
 		w("\tint bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_%s, k_) : 0;\n\t(void)bad_;\n", c.Name)
 	}
+	if heapChecked(c) {
+		w("\tif (__builtin_expect(mpivet_heap_on && !bad_, 1))\n\t\tmpivet_heap_pre(MPIVET_ID_%s, k_);\n", c.Name)
+	}
+}
+
+// heapChecked reports whether the wrappers of c check its buffers against
+// the heap blocks that hold them (layer/src/heap) through k_: the calls
+// with a buffer the argument checks find (point-to-point) or decode
+// (collectives).
+func heapChecked(c *api.Call) bool {
+	return argsChecked(c) && (collData(c) || namedIf(dataAny, "buf")(c) >= 0 ||
+		namedIf(p2pAny, "sendbuf")(c) >= 0 || namedIf(p2pAny, "recvbuf")(c) >= 0)
+}
+
+// heapRMA writes the checks of a one-sided call's origin, result and
+// compare buffers against the heap (layer/src/heap), before the call.
+func heapRMA(w writer, c *api.Call) {
+	if !c.Has("rma") {
+		return
+	}
+	for _, b := range [][3]string{{"origin_addr", "origin_count", "origin_datatype"}, {"result_addr", "result_count", "result_datatype"},
+		{"origin_addr", "1", "datatype"}, {"result_addr", "1", "datatype"}, {"compare_addr", "1", "datatype"}} {
+		k := c.Param(b[0])
+		if k < 0 || c.Param(b[2]) < 0 || (b[1] != "1" && c.Param(b[1]) < 0) {
+			continue
+		}
+		w("\tif (__builtin_expect(mpivet_heap_on, 1))\n\t\tmpivet_heap_buf(MPIVET_ID_%s, %d, %s, %s, %s);\n", c.Name, k, b[0], b[1], b[2])
+	}
 }
 
 // argsPreFortran writes the call of the checks in a Fortran wrapper: where

@@ -205,6 +205,7 @@ func (f *fortranGen) gen() {
 		f.hookViews()
 		argsPreFortran(w, c)
 	}
+	heapRMA(w, c)
 	f.call()
 	f.results()
 	f.post()

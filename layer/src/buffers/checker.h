@@ -274,6 +274,7 @@ void bc_window_add(uint64_t win, uint64_t base, int64_t size);
 void bc_window_remove(uint64_t win, uint64_t base);
 int bc_in_window(uintptr_t lo, uintptr_t hi);
 void bc_start(uint64_t h, uint64_t out, uint64_t logref);
+int bc_pending_in(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call);
 
 /* Which messages a peer's kernel copies (setup.c, detect_peer_copies), and
  * whether every rank is on this host (lazy_host: operations.c). */

@@ -327,3 +327,23 @@ int bc_in_window(uintptr_t lo, uintptr_t hi)
 			return 1;
 	return 0;
 }
+
+/* bc_pending_in says whether [lo, hi) holds the buffer of a pending
+ * operation, and which (heap/ asks it when the program frees a heap
+ * block). A thread that holds the lock (a free in the checker's own code)
+ * is told no. */
+int bc_pending_in(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call)
+{
+	if (!__atomic_load_n(&nregions, __ATOMIC_RELAXED) || !lock_in_handler())
+		return 0;
+	int found = 0;
+	for (int i = 0; i < nregions && !found; i++) {
+		const struct region *r = &regions[i];
+		if (r->active && r->count > 0 && r->lo < hi && lo < r->hi) {
+			*logref = r->logref, *call = r->call;
+			found = 1;
+		}
+	}
+	unlock();
+	return found;
+}

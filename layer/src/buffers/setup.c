@@ -4,6 +4,7 @@
  * which messages a peer's kernel copies, what the MPI's code is.
  */
 #define _GNU_SOURCE
+#include "../heap/heap.h"
 #include "checker.h"
 #include "../record/conf.h"
 
@@ -262,6 +263,8 @@ static void bc_opened(void)
 	mpivet_bc_on = !(how && strncmp(how, "off", 3) == 0);
 	if (how && strncmp(how, "precise", 7) == 0)
 		mpivet_bc_precise = 1;
+	if (mpivet_bc_on) /* heap/ asks whether a block freed holds a pending buffer */
+		mpivet_heap_pending = bc_pending_in;
 	bc_init();
 }
 

@@ -49,6 +49,13 @@
 #define MPIVET_META_VIEW 61
 #define MPIVET_META_FILE_ERROR 62
 #define MPIVET_META_DECLARED 70
+#define MPIVET_META_HEAP 63
+
+/* What a META_HEAP record says (api.Heap*) */
+#define MPIVET_HEAP_OVERRUN 1
+#define MPIVET_HEAP_FREED 2
+#define MPIVET_HEAP_FREE_PENDING 3
+#define MPIVET_HEAP_GLOBAL 4
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3

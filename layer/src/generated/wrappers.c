@@ -12,6 +12,7 @@
 #include "../wait/wait.h"
 #include "../mpiio/mpiio.h"
 #include "../collectives/decode.h"
+#include "../heap/heap.h"
 #include "ids.h"
 #include <dlfcn.h>
 #include <limits.h>
@@ -11095,6 +11096,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11125,6 +11128,8 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11153,6 +11158,8 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11183,6 +11190,8 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11211,6 +11220,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11241,6 +11252,8 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11269,6 +11282,8 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11299,6 +11314,8 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11328,6 +11345,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11359,6 +11378,8 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11388,6 +11409,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11420,6 +11443,8 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11449,6 +11474,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11480,6 +11507,8 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11508,6 +11537,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11538,6 +11569,8 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11566,6 +11599,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11596,6 +11631,8 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11624,6 +11661,8 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11654,6 +11693,8 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11682,6 +11723,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11712,6 +11755,8 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11740,6 +11785,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11770,6 +11817,8 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11798,6 +11847,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11828,6 +11879,8 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11856,6 +11909,8 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11886,6 +11941,8 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11914,6 +11971,8 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11944,6 +12003,8 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -11972,6 +12033,8 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12002,6 +12065,8 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12030,6 +12095,8 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12060,6 +12127,8 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12215,6 +12284,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12246,6 +12317,8 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12274,6 +12347,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12304,6 +12379,8 @@ int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12851,6 +12928,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12885,6 +12964,8 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12917,6 +12998,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12952,6 +13035,8 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -12984,6 +13069,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13018,6 +13105,8 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13051,6 +13140,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13086,6 +13177,8 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13118,6 +13211,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13152,6 +13247,8 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13185,6 +13282,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13220,6 +13319,8 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13252,6 +13353,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13286,6 +13389,8 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13319,6 +13424,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13354,6 +13461,8 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13386,6 +13495,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13419,6 +13530,8 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13452,6 +13565,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13483,6 +13598,8 @@ int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13514,6 +13631,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13548,6 +13667,8 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13580,6 +13701,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13614,6 +13737,8 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13646,6 +13771,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13679,6 +13806,8 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13712,6 +13841,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13746,6 +13877,8 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13778,6 +13911,8 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13812,6 +13947,8 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13844,6 +13981,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13878,6 +14017,8 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13910,6 +14051,8 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13945,6 +14088,8 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -13977,6 +14122,8 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14011,6 +14158,8 @@ int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14044,6 +14193,8 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14079,6 +14230,8 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14111,6 +14264,8 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14144,6 +14299,8 @@ int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14177,6 +14334,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14208,6 +14367,8 @@ int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14266,6 +14427,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14298,6 +14461,8 @@ int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14328,6 +14493,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14361,6 +14528,8 @@ int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14391,6 +14560,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14423,6 +14594,8 @@ int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14454,6 +14627,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14487,6 +14662,8 @@ int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14517,6 +14694,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14549,6 +14728,8 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14580,6 +14761,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14613,6 +14796,8 @@ int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14643,6 +14828,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14675,6 +14862,8 @@ int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14706,6 +14895,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14739,6 +14930,8 @@ int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14769,6 +14962,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14800,6 +14995,8 @@ int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14831,6 +15028,8 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14860,6 +15059,8 @@ int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14889,6 +15090,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14921,6 +15124,8 @@ int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14951,6 +15156,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -14983,6 +15190,8 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15013,6 +15222,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15044,6 +15255,8 @@ int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15075,6 +15288,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15107,6 +15322,8 @@ int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15137,6 +15354,8 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15169,6 +15388,8 @@ int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15199,6 +15420,8 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15231,6 +15454,8 @@ int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15261,6 +15486,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15294,6 +15521,8 @@ int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15324,6 +15553,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15356,6 +15587,8 @@ int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15387,6 +15620,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15420,6 +15655,8 @@ int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15450,6 +15687,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15481,6 +15720,8 @@ int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15512,6 +15753,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -15541,6 +15784,8 @@ int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtypes, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtypes, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -17645,6 +17890,8 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17672,6 +17919,8 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Put(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17696,6 +17945,8 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17721,6 +17972,8 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Get(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win)) : PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17743,6 +17996,8 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17768,6 +18023,8 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Accumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17790,6 +18047,10 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17816,6 +18077,10 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = fits_ ? (PMPI_Get_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win)) : PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17838,6 +18103,10 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
 	void *k_[] = {(void *)&origin_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Fetch_and_op, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 	int rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17859,6 +18128,12 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 	void *k_[] = {(void *)&origin_addr, (void *)&compare_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Compare_and_swap, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 2, result_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 1, compare_addr, 1, datatype);
 	int rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, 1, datatype, 1, datatype);
@@ -17880,6 +18155,8 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17907,6 +18184,8 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Rput(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17931,6 +18210,8 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -17956,6 +18237,8 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Rget(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, win, request)) : PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -17978,6 +18261,8 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -18003,6 +18288,8 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	int rc_ = fits_ ? (PMPI_Raccumulate(origin_addr, origin_count_v_, origin_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -18025,6 +18312,10 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count, target_datatype, origin_count, origin_datatype);
@@ -18051,6 +18342,10 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	int rc_ = fits_ ? (PMPI_Rget_accumulate(origin_addr, origin_count_v_, origin_datatype, result_addr, result_count_v_, result_datatype, target_rank, target_disp, target_count_v_, target_datatype, op, win, request)) : PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc_ == MPI_SUCCESS)
 		mpivet_rma_span(e_, target_count_v_, target_datatype, origin_count_v_, origin_datatype);
@@ -18571,6 +18866,8 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	int rc_ = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
@@ -18595,6 +18892,8 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count coun
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at, rc_, MPIVET_PC());
@@ -18617,6 +18916,8 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	int rc_ = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
@@ -18641,6 +18942,8 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Cou
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at, rc_, MPIVET_PC());
@@ -18663,6 +18966,8 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	int rc_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
@@ -18687,6 +18992,8 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all, rc_, MPIVET_PC());
@@ -18709,6 +19016,8 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	int rc_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
@@ -18733,6 +19042,8 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at_all(fh, offset, buf, count_v_, datatype, status)) : PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all, rc_, MPIVET_PC());
@@ -18755,6 +19066,8 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	int rc_ = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
@@ -18781,6 +19094,8 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count cou
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at, rc_, MPIVET_PC());
@@ -18805,6 +19120,8 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	int rc_ = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
@@ -18829,6 +19146,8 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Co
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_at(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at, rc_, MPIVET_PC());
@@ -18851,6 +19170,8 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	int rc_ = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
@@ -18875,6 +19196,8 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_at_all, rc_, MPIVET_PC());
@@ -18897,6 +19220,8 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	int rc_ = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
@@ -18921,6 +19246,8 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MP
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_at_all(fh, offset, buf, count_v_, datatype, request)) : PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_at_all, rc_, MPIVET_PC());
@@ -18943,6 +19270,8 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	int rc_ = PMPI_File_read(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
@@ -18967,6 +19296,8 @@ int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	int rc_ = fits_ ? (PMPI_File_read(fh, buf, count_v_, datatype, status)) : PMPI_File_read_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read, rc_, MPIVET_PC());
@@ -18989,6 +19320,8 @@ int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	int rc_ = PMPI_File_write(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
@@ -19013,6 +19346,8 @@ int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	int rc_ = fits_ ? (PMPI_File_write(fh, buf, count_v_, datatype, status)) : PMPI_File_write_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write, rc_, MPIVET_PC());
@@ -19035,6 +19370,8 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	int rc_ = PMPI_File_read_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
@@ -19059,6 +19396,8 @@ int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	int rc_ = fits_ ? (PMPI_File_read_all(fh, buf, count_v_, datatype, status)) : PMPI_File_read_all_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all, rc_, MPIVET_PC());
@@ -19081,6 +19420,8 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	int rc_ = PMPI_File_write_all(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
@@ -19105,6 +19446,8 @@ int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Data
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	int rc_ = fits_ ? (PMPI_File_write_all(fh, buf, count_v_, datatype, status)) : PMPI_File_write_all_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all, rc_, MPIVET_PC());
@@ -19127,6 +19470,8 @@ int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	int rc_ = PMPI_File_iread(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
@@ -19153,6 +19498,8 @@ int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	int rc_ = fits_ ? (PMPI_File_iread(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread, rc_, MPIVET_PC());
@@ -19177,6 +19524,8 @@ int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	int rc_ = PMPI_File_iwrite(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
@@ -19201,6 +19550,8 @@ int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite, rc_, MPIVET_PC());
@@ -19223,6 +19574,8 @@ int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	int rc_ = PMPI_File_iread_all(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
@@ -19247,6 +19600,8 @@ int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype d
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_all_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_all, rc_, MPIVET_PC());
@@ -19269,6 +19624,8 @@ int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	int rc_ = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
@@ -19293,6 +19650,8 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Dat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_all(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_all, rc_, MPIVET_PC());
@@ -19315,6 +19674,8 @@ int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	int rc_ = PMPI_File_read_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
@@ -19339,6 +19700,8 @@ int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_read_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_read_shared_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_shared, rc_, MPIVET_PC());
@@ -19361,6 +19724,8 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	int rc_ = PMPI_File_write_shared(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
@@ -19385,6 +19750,8 @@ int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_write_shared(fh, buf, count_v_, datatype, status)) : PMPI_File_write_shared_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_shared, rc_, MPIVET_PC());
@@ -19407,6 +19774,8 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	int rc_ = PMPI_File_iread_shared(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
@@ -19433,6 +19802,8 @@ int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_iread_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iread_shared, rc_, MPIVET_PC());
@@ -19457,6 +19828,8 @@ int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	int rc_ = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
@@ -19481,6 +19854,8 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	int rc_ = fits_ ? (PMPI_File_iwrite_shared(fh, buf, count_v_, datatype, request)) : PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_iwrite_shared, rc_, MPIVET_PC());
@@ -19503,6 +19878,8 @@ int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	int rc_ = PMPI_File_read_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
@@ -19527,6 +19904,8 @@ int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	int rc_ = fits_ ? (PMPI_File_read_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered, rc_, MPIVET_PC());
@@ -19549,6 +19928,8 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	int rc_ = PMPI_File_write_ordered(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
@@ -19573,6 +19954,8 @@ int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	int rc_ = fits_ ? (PMPI_File_write_ordered(fh, buf, count_v_, datatype, status)) : PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered, rc_, MPIVET_PC());
@@ -19595,6 +19978,8 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	int rc_ = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
@@ -19619,6 +20004,8 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_at_all_begin, rc_, MPIVET_PC());
@@ -19662,6 +20049,8 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	int rc_ = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
@@ -19686,6 +20075,8 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *bu
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_at_all_begin(fh, offset, buf, count_v_, datatype)) : PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_at_all_begin, rc_, MPIVET_PC());
@@ -19729,6 +20120,8 @@ int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype data
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	int rc_ = PMPI_File_read_all_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
@@ -19753,6 +20146,8 @@ int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datat
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_all_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_all_begin, rc_, MPIVET_PC());
@@ -19796,6 +20191,8 @@ int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Dataty
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	int rc_ = PMPI_File_write_all_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
@@ -19820,6 +20217,8 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MP
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_all_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_all_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_all_begin, rc_, MPIVET_PC());
@@ -19863,6 +20262,8 @@ int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	int rc_ = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
@@ -19887,6 +20288,8 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_D
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_read_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_read_ordered_begin, rc_, MPIVET_PC());
@@ -19930,6 +20333,8 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Da
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	int rc_ = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
@@ -19954,6 +20359,8 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	int rc_ = fits_ ? (PMPI_File_write_ordered_begin(fh, buf, count_v_, datatype)) : PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
 		mpivet_error(MPIVET_ID_MPI_File_write_ordered_begin, rc_, MPIVET_PC());
@@ -21319,6 +21726,8 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21352,6 +21761,8 @@ int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21381,6 +21792,8 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21413,6 +21826,8 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21553,6 +21968,8 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Psend_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -21583,6 +22000,8 @@ int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype data
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Precv_init, k_);
 	if (__builtin_expect(mpivet_dt_on && !bad_, 0))
 		mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0))
@@ -23115,6 +23534,8 @@ static void mpivet_f_MPI_Send(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
@@ -23188,6 +23609,8 @@ static void mpivet_f_MPI_Send_c(mpivet_ft_MPI_Send real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send, e_, k_);
@@ -23254,6 +23677,8 @@ static void mpivet_f_MPI_Bsend(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
@@ -23318,6 +23743,8 @@ static void mpivet_f_MPI_Bsend_c(mpivet_ft_MPI_Bsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend, e_, k_);
@@ -23375,6 +23802,8 @@ static void mpivet_f_MPI_Ssend(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
@@ -23439,6 +23868,8 @@ static void mpivet_f_MPI_Ssend_c(mpivet_ft_MPI_Ssend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend, e_, k_);
@@ -23496,6 +23927,8 @@ static void mpivet_f_MPI_Rsend(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
@@ -23560,6 +23993,8 @@ static void mpivet_f_MPI_Rsend_c(mpivet_ft_MPI_Rsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend, e_, k_);
@@ -23622,6 +24057,8 @@ static void mpivet_f_MPI_Recv(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
@@ -23694,6 +24131,8 @@ static void mpivet_f_MPI_Recv_c(mpivet_ft_MPI_Recv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv, e_, k_);
@@ -23764,6 +24203,8 @@ static void mpivet_f_MPI_Sendrecv(mpivet_ft_MPI_Sendrecv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
@@ -23848,6 +24289,8 @@ static void mpivet_f_MPI_Sendrecv_c(mpivet_ft_MPI_Sendrecv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv, e_, k_);
@@ -23921,6 +24364,8 @@ static void mpivet_f_MPI_Sendrecv_replace(mpivet_ft_MPI_Sendrecv_replace real_, 
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
@@ -24001,6 +24446,8 @@ static void mpivet_f_MPI_Sendrecv_replace_c(mpivet_ft_MPI_Sendrecv_replace real_
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Sendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Sendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Sendrecv_replace, e_, k_);
@@ -24068,6 +24515,8 @@ static void mpivet_f_MPI_Isend(mpivet_ft_MPI_Isend real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
@@ -24146,6 +24595,8 @@ static void mpivet_f_MPI_Isend_c(mpivet_ft_MPI_Isend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isend, e_, k_);
@@ -24217,6 +24668,8 @@ static void mpivet_f_MPI_Ibsend(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
@@ -24284,6 +24737,8 @@ static void mpivet_f_MPI_Ibsend_c(mpivet_ft_MPI_Ibsend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibsend, e_, k_);
@@ -24344,6 +24799,8 @@ static void mpivet_f_MPI_Issend(mpivet_ft_MPI_Issend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
@@ -24411,6 +24868,8 @@ static void mpivet_f_MPI_Issend_c(mpivet_ft_MPI_Issend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Issend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Issend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Issend, e_, k_);
@@ -24471,6 +24930,8 @@ static void mpivet_f_MPI_Irsend(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
@@ -24538,6 +24999,8 @@ static void mpivet_f_MPI_Irsend_c(mpivet_ft_MPI_Irsend real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irsend, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irsend, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irsend, e_, k_);
@@ -24600,6 +25063,8 @@ static void mpivet_f_MPI_Irecv(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
@@ -24671,6 +25136,8 @@ static void mpivet_f_MPI_Irecv_c(mpivet_ft_MPI_Irecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Irecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Irecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Irecv, e_, k_);
@@ -24733,6 +25200,8 @@ static void mpivet_f_MPI_Send_init(mpivet_ft_MPI_Send_init real_, int f08_, uint
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
@@ -24803,6 +25272,8 @@ static void mpivet_f_MPI_Send_init_c(mpivet_ft_MPI_Send_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Send_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Send_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Send_init, e_, k_);
@@ -24866,6 +25337,8 @@ static void mpivet_f_MPI_Bsend_init(mpivet_ft_MPI_Bsend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
@@ -24933,6 +25406,8 @@ static void mpivet_f_MPI_Bsend_init_c(mpivet_ft_MPI_Bsend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bsend_init, e_, k_);
@@ -24993,6 +25468,8 @@ static void mpivet_f_MPI_Ssend_init(mpivet_ft_MPI_Ssend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
@@ -25060,6 +25537,8 @@ static void mpivet_f_MPI_Ssend_init_c(mpivet_ft_MPI_Ssend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ssend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ssend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ssend_init, e_, k_);
@@ -25120,6 +25599,8 @@ static void mpivet_f_MPI_Rsend_init(mpivet_ft_MPI_Rsend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
@@ -25187,6 +25668,8 @@ static void mpivet_f_MPI_Rsend_init_c(mpivet_ft_MPI_Rsend_init real_, int f08_, 
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rsend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Rsend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Rsend_init, e_, k_);
@@ -25249,6 +25732,8 @@ static void mpivet_f_MPI_Recv_init(mpivet_ft_MPI_Recv_init real_, int f08_, uint
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
@@ -25320,6 +25805,8 @@ static void mpivet_f_MPI_Recv_init_c(mpivet_ft_MPI_Recv_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Recv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Recv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Recv_init, e_, k_);
@@ -25664,6 +26151,8 @@ static void mpivet_f_MPI_Mrecv(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
@@ -25730,6 +26219,8 @@ static void mpivet_f_MPI_Mrecv_c(mpivet_ft_MPI_Mrecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&sp_};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Mrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Mrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Mrecv, e_, k_);
@@ -25787,6 +26278,8 @@ static void mpivet_f_MPI_Imrecv(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
@@ -25852,6 +26345,8 @@ static void mpivet_f_MPI_Imrecv_c(mpivet_ft_MPI_Imrecv real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&message, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Imrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Imrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Imrecv, e_, k_);
@@ -27157,6 +27652,8 @@ static void mpivet_f_MPI_Bcast(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
@@ -27222,6 +27719,8 @@ static void mpivet_f_MPI_Bcast_c(mpivet_ft_MPI_Bcast real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Bcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Bcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Bcast, e_, k_);
@@ -27283,6 +27782,8 @@ static void mpivet_f_MPI_Gather(mpivet_ft_MPI_Gather real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
@@ -27352,6 +27853,8 @@ static void mpivet_f_MPI_Gather_c(mpivet_ft_MPI_Gather real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gather, e_, k_);
@@ -27414,6 +27917,8 @@ static void mpivet_f_MPI_Gatherv(mpivet_ft_MPI_Gatherv real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
@@ -27483,6 +27988,8 @@ static void mpivet_f_MPI_Gatherv_c(mpivet_ft_MPI_Gatherv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Gatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Gatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Gatherv, e_, k_);
@@ -27538,6 +28045,8 @@ static void mpivet_f_MPI_Scatter(mpivet_ft_MPI_Scatter real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
@@ -27607,6 +28116,8 @@ static void mpivet_f_MPI_Scatter_c(mpivet_ft_MPI_Scatter real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatter, e_, k_);
@@ -27669,6 +28180,8 @@ static void mpivet_f_MPI_Scatterv(mpivet_ft_MPI_Scatterv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
@@ -27738,6 +28251,8 @@ static void mpivet_f_MPI_Scatterv_c(mpivet_ft_MPI_Scatterv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scatterv, e_, k_);
@@ -27792,6 +28307,8 @@ static void mpivet_f_MPI_Allgather(mpivet_ft_MPI_Allgather real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
@@ -27860,6 +28377,8 @@ static void mpivet_f_MPI_Allgather_c(mpivet_ft_MPI_Allgather real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgather, e_, k_);
@@ -27921,6 +28440,8 @@ static void mpivet_f_MPI_Allgatherv(mpivet_ft_MPI_Allgatherv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
@@ -27989,6 +28510,8 @@ static void mpivet_f_MPI_Allgatherv_c(mpivet_ft_MPI_Allgatherv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allgatherv, e_, k_);
@@ -28043,6 +28566,8 @@ static void mpivet_f_MPI_Alltoall(mpivet_ft_MPI_Alltoall real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
@@ -28111,6 +28636,8 @@ static void mpivet_f_MPI_Alltoall_c(mpivet_ft_MPI_Alltoall real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoall, e_, k_);
@@ -28173,6 +28700,8 @@ static void mpivet_f_MPI_Alltoallv(mpivet_ft_MPI_Alltoallv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
@@ -28241,6 +28770,8 @@ static void mpivet_f_MPI_Alltoallv_c(mpivet_ft_MPI_Alltoallv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Alltoallv, e_, k_);
@@ -28298,6 +28829,8 @@ static void mpivet_f_MPI_Alltoallw(mpivet_ft_MPI_Alltoallw real_, int f08_, uint
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -28368,6 +28901,8 @@ static void mpivet_f_MPI_Alltoallw_c(mpivet_ft_MPI_Alltoallw real_, int f08_, ui
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -28423,6 +28958,8 @@ static void mpivet_f_MPI_Reduce(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
@@ -28490,6 +29027,8 @@ static void mpivet_f_MPI_Reduce_c(mpivet_ft_MPI_Reduce real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce, e_, k_);
@@ -28549,6 +29088,8 @@ static void mpivet_f_MPI_Allreduce(mpivet_ft_MPI_Allreduce real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
@@ -28615,6 +29156,8 @@ static void mpivet_f_MPI_Allreduce_c(mpivet_ft_MPI_Allreduce real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Allreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Allreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Allreduce, e_, k_);
@@ -28674,6 +29217,8 @@ static void mpivet_f_MPI_Reduce_scatter(mpivet_ft_MPI_Reduce_scatter real_, int 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
@@ -28739,6 +29284,8 @@ static void mpivet_f_MPI_Reduce_scatter_c(mpivet_ft_MPI_Reduce_scatter real_, in
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter, e_, k_);
@@ -28792,6 +29339,8 @@ static void mpivet_f_MPI_Reduce_scatter_block(mpivet_ft_MPI_Reduce_scatter_block
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
@@ -28858,6 +29407,8 @@ static void mpivet_f_MPI_Reduce_scatter_block_c(mpivet_ft_MPI_Reduce_scatter_blo
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Reduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Reduce_scatter_block, e_, k_);
@@ -28917,6 +29468,8 @@ static void mpivet_f_MPI_Scan(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
@@ -28983,6 +29536,8 @@ static void mpivet_f_MPI_Scan_c(mpivet_ft_MPI_Scan real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Scan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Scan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Scan, e_, k_);
@@ -29042,6 +29597,8 @@ static void mpivet_f_MPI_Exscan(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
@@ -29108,6 +29665,8 @@ static void mpivet_f_MPI_Exscan_c(mpivet_ft_MPI_Exscan real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Exscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Exscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Exscan, e_, k_);
@@ -29168,6 +29727,8 @@ static void mpivet_f_MPI_Neighbor_allgather(mpivet_ft_MPI_Neighbor_allgather rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
@@ -29236,6 +29797,8 @@ static void mpivet_f_MPI_Neighbor_allgather_c(mpivet_ft_MPI_Neighbor_allgather r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgather, e_, k_);
@@ -29297,6 +29860,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv(mpivet_ft_MPI_Neighbor_allgatherv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
@@ -29365,6 +29930,8 @@ static void mpivet_f_MPI_Neighbor_allgatherv_c(mpivet_ft_MPI_Neighbor_allgatherv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_allgatherv, e_, k_);
@@ -29419,6 +29986,8 @@ static void mpivet_f_MPI_Neighbor_alltoall(mpivet_ft_MPI_Neighbor_alltoall real_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
@@ -29487,6 +30056,8 @@ static void mpivet_f_MPI_Neighbor_alltoall_c(mpivet_ft_MPI_Neighbor_alltoall rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoall, e_, k_);
@@ -29549,6 +30120,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv(mpivet_ft_MPI_Neighbor_alltoallv rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
@@ -29617,6 +30190,8 @@ static void mpivet_f_MPI_Neighbor_alltoallv_c(mpivet_ft_MPI_Neighbor_alltoallv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Neighbor_alltoallv, e_, k_);
@@ -29674,6 +30249,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw(mpivet_ft_MPI_Neighbor_alltoallw rea
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -29744,6 +30321,8 @@ static void mpivet_f_MPI_Neighbor_alltoallw_c(mpivet_ft_MPI_Neighbor_alltoallw r
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Neighbor_alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -29859,6 +30438,8 @@ static void mpivet_f_MPI_Ibcast(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&buffer, (void *)&count, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -29925,6 +30506,8 @@ static void mpivet_f_MPI_Ibcast_c(mpivet_ft_MPI_Ibcast real_, int f08_, uint64_t
 	void *k_[] = {(void *)&buffer, (void *)&count_v_, (void *)&datatype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ibcast, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ibcast, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ibcast, e_, k_);
@@ -29987,6 +30570,8 @@ static void mpivet_f_MPI_Igather(mpivet_ft_MPI_Igather real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
@@ -30057,6 +30642,8 @@ static void mpivet_f_MPI_Igather_c(mpivet_ft_MPI_Igather real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igather, e_, k_);
@@ -30120,6 +30707,8 @@ static void mpivet_f_MPI_Igatherv(mpivet_ft_MPI_Igatherv real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -30190,6 +30779,8 @@ static void mpivet_f_MPI_Igatherv_c(mpivet_ft_MPI_Igatherv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Igatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Igatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Igatherv, e_, k_);
@@ -30246,6 +30837,8 @@ static void mpivet_f_MPI_Iscatter(mpivet_ft_MPI_Iscatter real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -30316,6 +30909,8 @@ static void mpivet_f_MPI_Iscatter_c(mpivet_ft_MPI_Iscatter real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatter, e_, k_);
@@ -30379,6 +30974,8 @@ static void mpivet_f_MPI_Iscatterv(mpivet_ft_MPI_Iscatterv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -30449,6 +31046,8 @@ static void mpivet_f_MPI_Iscatterv_c(mpivet_ft_MPI_Iscatterv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&displs, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscatterv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscatterv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscatterv, e_, k_);
@@ -30504,6 +31103,8 @@ static void mpivet_f_MPI_Iallgather(mpivet_ft_MPI_Iallgather real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -30573,6 +31174,8 @@ static void mpivet_f_MPI_Iallgather_c(mpivet_ft_MPI_Iallgather real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgather, e_, k_);
@@ -30635,6 +31238,8 @@ static void mpivet_f_MPI_Iallgatherv(mpivet_ft_MPI_Iallgatherv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -30704,6 +31309,8 @@ static void mpivet_f_MPI_Iallgatherv_c(mpivet_ft_MPI_Iallgatherv real_, int f08_
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallgatherv, e_, k_);
@@ -30759,6 +31366,8 @@ static void mpivet_f_MPI_Ialltoall(mpivet_ft_MPI_Ialltoall real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -30828,6 +31437,8 @@ static void mpivet_f_MPI_Ialltoall_c(mpivet_ft_MPI_Ialltoall real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoall, e_, k_);
@@ -30891,6 +31502,8 @@ static void mpivet_f_MPI_Ialltoallv(mpivet_ft_MPI_Ialltoallv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -30960,6 +31573,8 @@ static void mpivet_f_MPI_Ialltoallv_c(mpivet_ft_MPI_Ialltoallv real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ialltoallv, e_, k_);
@@ -31018,6 +31633,8 @@ static void mpivet_f_MPI_Ialltoallw(mpivet_ft_MPI_Ialltoallw real_, int f08_, ui
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -31089,6 +31706,8 @@ static void mpivet_f_MPI_Ialltoallw_c(mpivet_ft_MPI_Ialltoallw real_, int f08_, 
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ialltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ialltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -31145,6 +31764,8 @@ static void mpivet_f_MPI_Ireduce(mpivet_ft_MPI_Ireduce real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -31213,6 +31834,8 @@ static void mpivet_f_MPI_Ireduce_c(mpivet_ft_MPI_Ireduce real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&root, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce, e_, k_);
@@ -31273,6 +31896,8 @@ static void mpivet_f_MPI_Iallreduce(mpivet_ft_MPI_Iallreduce real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -31340,6 +31965,8 @@ static void mpivet_f_MPI_Iallreduce_c(mpivet_ft_MPI_Iallreduce real_, int f08_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iallreduce, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iallreduce, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iallreduce, e_, k_);
@@ -31400,6 +32027,8 @@ static void mpivet_f_MPI_Ireduce_scatter(mpivet_ft_MPI_Ireduce_scatter real_, in
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -31466,6 +32095,8 @@ static void mpivet_f_MPI_Ireduce_scatter_c(mpivet_ft_MPI_Ireduce_scatter real_, 
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcounts, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter, e_, k_);
@@ -31520,6 +32151,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block(mpivet_ft_MPI_Ireduce_scatter_blo
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -31587,6 +32220,8 @@ static void mpivet_f_MPI_Ireduce_scatter_block_c(mpivet_ft_MPI_Ireduce_scatter_b
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ireduce_scatter_block, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ireduce_scatter_block, e_, k_);
@@ -31647,6 +32282,8 @@ static void mpivet_f_MPI_Iscan(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -31714,6 +32351,8 @@ static void mpivet_f_MPI_Iscan_c(mpivet_ft_MPI_Iscan real_, int f08_, uint64_t p
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iscan, e_, k_);
@@ -31774,6 +32413,8 @@ static void mpivet_f_MPI_Iexscan(mpivet_ft_MPI_Iexscan real_, int f08_, uint64_t
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -31841,6 +32482,8 @@ static void mpivet_f_MPI_Iexscan_c(mpivet_ft_MPI_Iexscan real_, int f08_, uint64
 	void *k_[] = {(void *)&sendbuf, (void *)&recvbuf, (void *)&count_v_, (void *)&datatype, (void *)&op, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Iexscan, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Iexscan, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Iexscan, e_, k_);
@@ -31902,6 +32545,8 @@ static void mpivet_f_MPI_Ineighbor_allgather(mpivet_ft_MPI_Ineighbor_allgather r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -31971,6 +32616,8 @@ static void mpivet_f_MPI_Ineighbor_allgather_c(mpivet_ft_MPI_Ineighbor_allgather
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgather, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgather, e_, k_);
@@ -32033,6 +32680,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv(mpivet_ft_MPI_Ineighbor_allgatherv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -32102,6 +32751,8 @@ static void mpivet_f_MPI_Ineighbor_allgatherv_c(mpivet_ft_MPI_Ineighbor_allgathe
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&displs, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_allgatherv, e_, k_);
@@ -32157,6 +32808,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall(mpivet_ft_MPI_Ineighbor_alltoall rea
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -32226,6 +32879,8 @@ static void mpivet_f_MPI_Ineighbor_alltoall_c(mpivet_ft_MPI_Ineighbor_alltoall r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoall, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoall, e_, k_);
@@ -32289,6 +32944,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv(mpivet_ft_MPI_Ineighbor_alltoallv r
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -32358,6 +33015,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallv_c(mpivet_ft_MPI_Ineighbor_alltoallv
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcounts, (void *)&sdispls, (void *)&sendtype, (void *)&recvbuf, (void *)&recvcounts, (void *)&rdispls, (void *)&recvtype, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Ineighbor_alltoallv, e_, k_);
@@ -32416,6 +33075,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw(mpivet_ft_MPI_Ineighbor_alltoallw r
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -32487,6 +33148,8 @@ static void mpivet_f_MPI_Ineighbor_alltoallw_c(mpivet_ft_MPI_Ineighbor_alltoallw
 	mpivet_args_fortran = 1;
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Ineighbor_alltoallw, k_);
 	mpivet_args_fortran = 0;
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
@@ -37074,6 +37737,8 @@ static void mpivet_f_MPI_Put(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, vo
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37135,6 +37800,8 @@ static void mpivet_f_MPI_Put_c(mpivet_ft_MPI_Put real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Put, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Put, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Put int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Put)mpivet_next(MPIVET_F08_BUFNAME(mpi_put));
@@ -37188,6 +37855,8 @@ static void mpivet_f_MPI_Get(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, vo
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37247,6 +37916,8 @@ static void mpivet_f_MPI_Get_c(mpivet_ft_MPI_Get real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Get int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get)mpivet_next(MPIVET_F08_BUFNAME(mpi_get));
@@ -37299,6 +37970,8 @@ static void mpivet_f_MPI_Accumulate(mpivet_ft_MPI_Accumulate real_, int f08_, ui
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37359,6 +38032,8 @@ static void mpivet_f_MPI_Accumulate_c(mpivet_ft_MPI_Accumulate real_, int f08_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Accumulate, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_accumulate));
@@ -37414,6 +38089,10 @@ static void mpivet_f_MPI_Get_accumulate(mpivet_ft_MPI_Get_accumulate real_, int 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37478,6 +38157,10 @@ static void mpivet_f_MPI_Get_accumulate_c(mpivet_ft_MPI_Get_accumulate real_, in
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Get_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Get_accumulate, 3, result_addr, result_count, result_datatype);
 	static mpivet_ft_MPI_Get_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Get_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_get_accumulate));
@@ -37528,6 +38211,10 @@ static void mpivet_f_MPI_Fetch_and_op(mpivet_ft_MPI_Fetch_and_op real_, int f08_
 	void *k_[] = {(void *)&origin_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&op, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Fetch_and_op, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Fetch_and_op, 1, result_addr, 1, datatype);
 	real_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37584,6 +38271,12 @@ static void mpivet_f_MPI_Compare_and_swap(mpivet_ft_MPI_Compare_and_swap real_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&compare_addr, (void *)&result_addr, (void *)&datatype, (void *)&target_rank, (void *)&target_disp, (void *)&win};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Compare_and_swap, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 0, origin_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 2, result_addr, 1, datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Compare_and_swap, 1, compare_addr, 1, datatype);
 	real_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37642,6 +38335,8 @@ static void mpivet_f_MPI_Rput(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37706,6 +38401,8 @@ static void mpivet_f_MPI_Rput_c(mpivet_ft_MPI_Rput real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rput, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rput, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Rput int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rput)mpivet_next(MPIVET_F08_BUFNAME(mpi_rput));
@@ -37762,6 +38459,8 @@ static void mpivet_f_MPI_Rget(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37824,6 +38523,8 @@ static void mpivet_f_MPI_Rget_c(mpivet_ft_MPI_Rget real_, int f08_, uint64_t pc_
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Rget int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget));
@@ -37879,6 +38580,8 @@ static void mpivet_f_MPI_Raccumulate(mpivet_ft_MPI_Raccumulate real_, int f08_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -37942,6 +38645,8 @@ static void mpivet_f_MPI_Raccumulate_c(mpivet_ft_MPI_Raccumulate real_, int f08_
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Raccumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Raccumulate, 0, origin_addr, origin_count, origin_datatype);
 	static mpivet_ft_MPI_Raccumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Raccumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_raccumulate));
@@ -38000,6 +38705,10 @@ static void mpivet_f_MPI_Rget_accumulate(mpivet_ft_MPI_Rget_accumulate real_, in
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	real_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -38067,6 +38776,10 @@ static void mpivet_f_MPI_Rget_accumulate_c(mpivet_ft_MPI_Rget_accumulate real_, 
 	void *k_[] = {(void *)&origin_addr, (void *)&origin_count_v_, (void *)&origin_datatype, (void *)&result_addr, (void *)&result_count_v_, (void *)&result_datatype, (void *)&target_rank, (void *)&target_disp, (void *)&target_count_v_, (void *)&target_datatype, (void *)&op, (void *)&win, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Rget_accumulate, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 0, origin_addr, origin_count, origin_datatype);
+	if (__builtin_expect(mpivet_heap_on, 1))
+		mpivet_heap_buf(MPIVET_ID_MPI_Rget_accumulate, 3, result_addr, result_count, result_datatype);
 	static mpivet_ft_MPI_Rget_accumulate int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_Rget_accumulate)mpivet_next(MPIVET_F08_BUFNAME(mpi_rget_accumulate));
@@ -39375,6 +40088,8 @@ static void mpivet_f_MPI_File_read_at(mpivet_ft_MPI_File_read_at real_, int f08_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39431,6 +40146,8 @@ static void mpivet_f_MPI_File_read_at_c(mpivet_ft_MPI_File_read_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at, k_);
 	static mpivet_ft_MPI_File_read_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at));
@@ -39480,6 +40197,8 @@ static void mpivet_f_MPI_File_write_at(mpivet_ft_MPI_File_write_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39536,6 +40255,8 @@ static void mpivet_f_MPI_File_write_at_c(mpivet_ft_MPI_File_write_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at, k_);
 	static mpivet_ft_MPI_File_write_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at));
@@ -39585,6 +40306,8 @@ static void mpivet_f_MPI_File_read_at_all(mpivet_ft_MPI_File_read_at_all real_, 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39641,6 +40364,8 @@ static void mpivet_f_MPI_File_read_at_all_c(mpivet_ft_MPI_File_read_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all, k_);
 	static mpivet_ft_MPI_File_read_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all));
@@ -39690,6 +40415,8 @@ static void mpivet_f_MPI_File_write_at_all(mpivet_ft_MPI_File_write_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -39746,6 +40473,8 @@ static void mpivet_f_MPI_File_write_at_all_c(mpivet_ft_MPI_File_write_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all, k_);
 	static mpivet_ft_MPI_File_write_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all));
@@ -39795,6 +40524,8 @@ static void mpivet_f_MPI_File_iread_at(mpivet_ft_MPI_File_iread_at real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -39857,6 +40588,8 @@ static void mpivet_f_MPI_File_iread_at_c(mpivet_ft_MPI_File_iread_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at, k_);
 	static mpivet_ft_MPI_File_iread_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at));
@@ -39912,6 +40645,8 @@ static void mpivet_f_MPI_File_iwrite_at(mpivet_ft_MPI_File_iwrite_at real_, int 
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -39970,6 +40705,8 @@ static void mpivet_f_MPI_File_iwrite_at_c(mpivet_ft_MPI_File_iwrite_at real_, in
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at, k_);
 	static mpivet_ft_MPI_File_iwrite_at int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_at)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at));
@@ -40021,6 +40758,8 @@ static void mpivet_f_MPI_File_iread_at_all(mpivet_ft_MPI_File_iread_at_all real_
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40079,6 +40818,8 @@ static void mpivet_f_MPI_File_iread_at_all_c(mpivet_ft_MPI_File_iread_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_at_all, k_);
 	static mpivet_ft_MPI_File_iread_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_at_all));
@@ -40130,6 +40871,8 @@ static void mpivet_f_MPI_File_iwrite_at_all(mpivet_ft_MPI_File_iwrite_at_all rea
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40188,6 +40931,8 @@ static void mpivet_f_MPI_File_iwrite_at_all_c(mpivet_ft_MPI_File_iwrite_at_all r
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_at_all, k_);
 	static mpivet_ft_MPI_File_iwrite_at_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_at_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_at_all));
@@ -40238,6 +40983,8 @@ static void mpivet_f_MPI_File_read(mpivet_ft_MPI_File_read real_, int f08_, uint
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40293,6 +41040,8 @@ static void mpivet_f_MPI_File_read_c(mpivet_ft_MPI_File_read real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read, k_);
 	static mpivet_ft_MPI_File_read int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read));
@@ -40341,6 +41090,8 @@ static void mpivet_f_MPI_File_write(mpivet_ft_MPI_File_write real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40396,6 +41147,8 @@ static void mpivet_f_MPI_File_write_c(mpivet_ft_MPI_File_write real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write, k_);
 	static mpivet_ft_MPI_File_write int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write));
@@ -40444,6 +41197,8 @@ static void mpivet_f_MPI_File_read_all(mpivet_ft_MPI_File_read_all real_, int f0
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40499,6 +41254,8 @@ static void mpivet_f_MPI_File_read_all_c(mpivet_ft_MPI_File_read_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all, k_);
 	static mpivet_ft_MPI_File_read_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all));
@@ -40547,6 +41304,8 @@ static void mpivet_f_MPI_File_write_all(mpivet_ft_MPI_File_write_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -40602,6 +41361,8 @@ static void mpivet_f_MPI_File_write_all_c(mpivet_ft_MPI_File_write_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all, k_);
 	static mpivet_ft_MPI_File_write_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all));
@@ -40650,6 +41411,8 @@ static void mpivet_f_MPI_File_iread(mpivet_ft_MPI_File_iread real_, int f08_, ui
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40711,6 +41474,8 @@ static void mpivet_f_MPI_File_iread_c(mpivet_ft_MPI_File_iread real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread, k_);
 	static mpivet_ft_MPI_File_iread int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread));
@@ -40765,6 +41530,8 @@ static void mpivet_f_MPI_File_iwrite(mpivet_ft_MPI_File_iwrite real_, int f08_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40822,6 +41589,8 @@ static void mpivet_f_MPI_File_iwrite_c(mpivet_ft_MPI_File_iwrite real_, int f08_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite, k_);
 	static mpivet_ft_MPI_File_iwrite int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite));
@@ -40872,6 +41641,8 @@ static void mpivet_f_MPI_File_iread_all(mpivet_ft_MPI_File_iread_all real_, int 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -40929,6 +41700,8 @@ static void mpivet_f_MPI_File_iread_all_c(mpivet_ft_MPI_File_iread_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_all, k_);
 	static mpivet_ft_MPI_File_iread_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_all));
@@ -40979,6 +41752,8 @@ static void mpivet_f_MPI_File_iwrite_all(mpivet_ft_MPI_File_iwrite_all real_, in
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -41036,6 +41811,8 @@ static void mpivet_f_MPI_File_iwrite_all_c(mpivet_ft_MPI_File_iwrite_all real_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_all, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_all, k_);
 	static mpivet_ft_MPI_File_iwrite_all int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_all)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_all));
@@ -41086,6 +41863,8 @@ static void mpivet_f_MPI_File_read_shared(mpivet_ft_MPI_File_read_shared real_, 
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41141,6 +41920,8 @@ static void mpivet_f_MPI_File_read_shared_c(mpivet_ft_MPI_File_read_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_shared, k_);
 	static mpivet_ft_MPI_File_read_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_shared));
@@ -41189,6 +41970,8 @@ static void mpivet_f_MPI_File_write_shared(mpivet_ft_MPI_File_write_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41244,6 +42027,8 @@ static void mpivet_f_MPI_File_write_shared_c(mpivet_ft_MPI_File_write_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_shared, k_);
 	static mpivet_ft_MPI_File_write_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_shared));
@@ -41292,6 +42077,8 @@ static void mpivet_f_MPI_File_iread_shared(mpivet_ft_MPI_File_iread_shared real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -41353,6 +42140,8 @@ static void mpivet_f_MPI_File_iread_shared_c(mpivet_ft_MPI_File_iread_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iread_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iread_shared, k_);
 	static mpivet_ft_MPI_File_iread_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iread_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iread_shared));
@@ -41407,6 +42196,8 @@ static void mpivet_f_MPI_File_iwrite_shared(mpivet_ft_MPI_File_iwrite_shared rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (rc_ == MPI_SUCCESS)
@@ -41464,6 +42255,8 @@ static void mpivet_f_MPI_File_iwrite_shared_c(mpivet_ft_MPI_File_iwrite_shared r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_iwrite_shared, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_iwrite_shared, k_);
 	static mpivet_ft_MPI_File_iwrite_shared int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_iwrite_shared)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_iwrite_shared));
@@ -41514,6 +42307,8 @@ static void mpivet_f_MPI_File_read_ordered(mpivet_ft_MPI_File_read_ordered real_
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41569,6 +42364,8 @@ static void mpivet_f_MPI_File_read_ordered_c(mpivet_ft_MPI_File_read_ordered rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered, k_);
 	static mpivet_ft_MPI_File_read_ordered int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered));
@@ -41617,6 +42414,8 @@ static void mpivet_f_MPI_File_write_ordered(mpivet_ft_MPI_File_write_ordered rea
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41672,6 +42471,8 @@ static void mpivet_f_MPI_File_write_ordered_c(mpivet_ft_MPI_File_write_ordered r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&status};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered, k_);
 	static mpivet_ft_MPI_File_write_ordered int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_ordered)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered));
@@ -41720,6 +42521,8 @@ static void mpivet_f_MPI_File_read_at_all_begin(mpivet_ft_MPI_File_read_at_all_b
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41775,6 +42578,8 @@ static void mpivet_f_MPI_File_read_at_all_begin_c(mpivet_ft_MPI_File_read_at_all
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_at_all_begin, k_);
 	static mpivet_ft_MPI_File_read_at_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_at_all_begin));
@@ -41875,6 +42680,8 @@ static void mpivet_f_MPI_File_write_at_all_begin(mpivet_ft_MPI_File_write_at_all
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	real_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -41930,6 +42737,8 @@ static void mpivet_f_MPI_File_write_at_all_begin_c(mpivet_ft_MPI_File_write_at_a
 	void *k_[] = {(void *)&fh, (void *)&offset, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_at_all_begin, k_);
 	static mpivet_ft_MPI_File_write_at_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_at_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_at_all_begin));
@@ -42029,6 +42838,8 @@ static void mpivet_f_MPI_File_read_all_begin(mpivet_ft_MPI_File_read_all_begin r
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42083,6 +42894,8 @@ static void mpivet_f_MPI_File_read_all_begin_c(mpivet_ft_MPI_File_read_all_begin
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_all_begin, k_);
 	static mpivet_ft_MPI_File_read_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_all_begin));
@@ -42182,6 +42995,8 @@ static void mpivet_f_MPI_File_write_all_begin(mpivet_ft_MPI_File_write_all_begin
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42236,6 +43051,8 @@ static void mpivet_f_MPI_File_write_all_begin_c(mpivet_ft_MPI_File_write_all_beg
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_all_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_all_begin, k_);
 	static mpivet_ft_MPI_File_write_all_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_all_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_all_begin));
@@ -42335,6 +43152,8 @@ static void mpivet_f_MPI_File_read_ordered_begin(mpivet_ft_MPI_File_read_ordered
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42389,6 +43208,8 @@ static void mpivet_f_MPI_File_read_ordered_begin_c(mpivet_ft_MPI_File_read_order
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_read_ordered_begin, k_);
 	static mpivet_ft_MPI_File_read_ordered_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_read_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_read_ordered_begin));
@@ -42488,6 +43309,8 @@ static void mpivet_f_MPI_File_write_ordered_begin(mpivet_ft_MPI_File_write_order
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	real_(f_fh, f_buf, f_count, f_datatype, ierr);
 	int rc_ = ierr ? *ierr : 0;
 	if (__builtin_expect(rc_ != MPI_SUCCESS, 0))
@@ -42542,6 +43365,8 @@ static void mpivet_f_MPI_File_write_ordered_begin_c(mpivet_ft_MPI_File_write_ord
 	void *k_[] = {(void *)&fh, (void *)&buf, (void *)&count_v_, (void *)&datatype};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_File_write_ordered_begin, k_);
 	static mpivet_ft_MPI_File_write_ordered_begin int_;
 	if (fits_ && !int_)
 		int_ = (mpivet_ft_MPI_File_write_ordered_begin)mpivet_next(MPIVET_F08_BUFNAME(mpi_file_write_ordered_begin));
@@ -45570,6 +46395,8 @@ static void mpivet_f_MPI_Isendrecv(mpivet_ft_MPI_Isendrecv real_, int f08_, uint
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
@@ -45650,6 +46477,8 @@ static void mpivet_f_MPI_Isendrecv_c(mpivet_ft_MPI_Isendrecv real_, int f08_, ui
 	void *k_[] = {(void *)&sendbuf, (void *)&sendcount_v_, (void *)&sendtype, (void *)&dest, (void *)&sendtag, (void *)&recvbuf, (void *)&recvcount_v_, (void *)&recvtype, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv, e_, k_);
@@ -45719,6 +46548,8 @@ static void mpivet_f_MPI_Isendrecv_replace(mpivet_ft_MPI_Isendrecv_replace real_
 	void *k_[] = {(void *)&buf, (void *)&count, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
@@ -45795,6 +46626,8 @@ static void mpivet_f_MPI_Isendrecv_replace_c(mpivet_ft_MPI_Isendrecv_replace rea
 	void *k_[] = {(void *)&buf, (void *)&count_v_, (void *)&datatype, (void *)&dest, (void *)&sendtag, (void *)&source, (void *)&recvtag, (void *)&comm, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Isendrecv_replace, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Isendrecv_replace, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Isendrecv_replace, e_, k_);
@@ -46130,6 +46963,8 @@ static void mpivet_f_MPI_Psend_init(mpivet_ft_MPI_Psend_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&dest, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Psend_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Psend_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Psend_init, e_, k_);
@@ -46206,6 +47041,8 @@ static void mpivet_f_MPI_Precv_init(mpivet_ft_MPI_Precv_init real_, int f08_, ui
 	void *k_[] = {(void *)&buf, (void *)&partitions, (void *)&(int){mpivet_count_int(count)}, (void *)&datatype, (void *)&source, (void *)&tag, (void *)&comm, (void *)&info, (void *)&request};
 	int bad_ = __builtin_expect(mpivet_args_on, 1) ? mpivet_args_pre(MPIVET_ID_MPI_Precv_init, k_) : 0;
 	(void)bad_;
+	if (__builtin_expect(mpivet_heap_on && !bad_, 1))
+		mpivet_heap_pre(MPIVET_ID_MPI_Precv_init, k_);
 	if (__builtin_expect(mpivet_ck_on && !bad_, 0)) {
 		if (__builtin_expect(mpivet_dt_on, 0))
 			mpivet_dt_pre(MPIVET_ID_MPI_Precv_init, e_, k_);
