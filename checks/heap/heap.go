@@ -92,6 +92,7 @@ func run(pass *check.Pass) (any, error) {
 		}
 		pass.Report(check.Finding{Kind: kind, Message: message(g.h, g.global), Locations: locs})
 	}
+	stackOverruns(pass)
 	return nil, nil
 }
 
