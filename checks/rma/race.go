@@ -61,19 +61,22 @@ func (s *scan) bytes(a *access) {
 	}
 }
 
+// spans are the target bytes the access touches: its datatype's blocks,
+// or the one range [lo, hi).
+func (a *access) spans() [][2]int64 {
+	if a.blocks == nil {
+		return [][2]int64{{a.lo, a.hi}}
+	}
+	return a.blocks
+}
+
 // overlap returns the first bytes [lo, hi) both accesses touch (hi <= lo:
 // none), from their blocks where the target datatype is derived.
 func overlap(a, b *access) (int64, int64) {
 	if a.hi <= b.lo || b.hi <= a.lo {
 		return 0, 0
 	}
-	as, bs := a.blocks, b.blocks
-	if as == nil {
-		as = [][2]int64{{a.lo, a.hi}}
-	}
-	if bs == nil {
-		bs = [][2]int64{{b.lo, b.hi}}
-	}
+	as, bs := a.spans(), b.spans()
 	for _, x := range as {
 		for _, y := range bs {
 			if lo, hi := max(x[0], y[0]), min(x[1], y[1]); lo < hi {
@@ -114,13 +117,7 @@ func sameElements(a, b *access) bool {
 	if a.esize <= 0 || b.esize != a.esize {
 		return a.esize == b.esize // not recorded: the same predefined datatype
 	}
-	as, bs := a.blocks, b.blocks
-	if as == nil {
-		as = [][2]int64{{a.lo, a.hi}}
-	}
-	if bs == nil {
-		bs = [][2]int64{{b.lo, b.hi}}
-	}
+	as, bs := a.spans(), b.spans()
 	for _, x := range as {
 		for _, y := range bs {
 			if max(x[0], y[0]) < min(x[1], y[1]) && (x[0]-y[0])%a.esize != 0 {
