@@ -288,7 +288,7 @@ func (p *Process) metaArgument(w []uint64) {
 }
 
 func (p *Process) metaHeap(w []uint64) {
-	if len(w) < 12 || w[1] >= uint64(len(api.MPI.Calls)) || w[0] < api.HeapOverrun || w[0] > api.HeapGlobal {
+	if len(w) < 12 || w[1] >= uint64(len(api.MPI.Calls)) || w[0] < api.HeapOverrun || w[0] > api.HeapFreeWindow {
 		return
 	}
 	c := api.MPI.Calls[w[1]]

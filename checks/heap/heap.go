@@ -95,9 +95,10 @@ func run(pass *check.Pass) (any, error) {
 	return nil, nil
 }
 
-// at is where the finding is: the call, or the free() of a pending buffer.
+// at is where the finding is: the call, or the free() of a pending buffer
+// or of a window's memory.
 func at(pass *check.Pass, p *trace.Process, h trace.Heap) check.Location {
-	if h.What == api.HeapFreePending {
+	if h.What == api.HeapFreePending || h.What == api.HeapFreeWindow {
 		l := pass.AtSite(p, "free", h.PC)
 		l.Call = "free"
 		return l
@@ -115,6 +116,11 @@ func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Locatio
 		a.Call = ""
 		a.Note = fmt.Sprintf("the block of %d bytes was allocated here", h.Size)
 		locs = append(locs, a)
+	}
+	if c := p.CallAt(h.Other); h.What == api.HeapFreeWindow && c != nil {
+		w := pass.At(p, c)
+		w.Note = "the window's memory was given to the MPI here"
+		locs = append(locs, w)
 	}
 	if h.What == api.HeapFreed && h.FreePC != 0 {
 		f := pass.AtSite(p, "free", h.FreePC)
@@ -144,6 +150,9 @@ func note(h trace.Heap, global string) string {
 	case api.HeapFreed:
 		return fmt.Sprintf("%s=%#x is %d bytes into a freed block", paramName(h), h.Buf, h.Buf-h.Start)
 	}
+	if (h.What == api.HeapFreeWindow || h.What == api.HeapFreePending) && h.Lo != h.Start {
+		return fmt.Sprintf("gives back bytes %d..%d of the block at %#x", h.Lo-h.Start, h.Hi-h.Start, h.Start)
+	}
 	return fmt.Sprintf("frees the block at %#x", h.Start)
 }
 
@@ -172,6 +181,14 @@ func message(h trace.Heap, global string) string {
 	case api.HeapFreed:
 		return fmt.Sprintf("%s: %s lies in a heap block of %d bytes that was freed before the call",
 			h.Call.Name, paramName(h), h.Size)
+	}
+	if h.What == api.HeapFreeWindow {
+		end := "MPI_Win_free"
+		if h.Call.Name == "MPI_Win_attach" {
+			end = "MPI_Win_detach"
+		}
+		return fmt.Sprintf("free() of a heap block of %d bytes that holds the memory of a window (%s), before %s",
+			h.Size, h.Call.Name, end)
 	}
 	return fmt.Sprintf("free() of a heap block of %d bytes that holds the buffer of a pending %s, before its completion",
 		h.Size, h.Call.Name)
