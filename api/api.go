@@ -606,7 +606,8 @@ const (
 
 // What a MetaHeap record says (its first word). For HeapFreePending the
 // call site is the free()'s, the call the pending operation's, and the
-// other word the log offset of the call that started it.
+// other word the log offset of the call that started it; for it and
+// HeapFreeWindow the parameter index is -1 for a free(), -2 for a realloc().
 const (
 	HeapOverrun     = 1 // the bytes the buffer's count and datatype cover run out of the heap block it starts in
 	HeapFreed       = 2 // the buffer starts in a heap block freed before the call

@@ -99,11 +99,19 @@ func run(pass *check.Pass) (any, error) {
 // or of a window's memory.
 func at(pass *check.Pass, p *trace.Process, h trace.Heap) check.Location {
 	if h.What == api.HeapFreePending || h.What == api.HeapFreeWindow {
-		l := pass.AtSite(p, "free", h.PC)
-		l.Call = "free"
+		l := pass.AtSite(p, freer(h), h.PC)
+		l.Call = freer(h)
 		return l
 	}
 	return pass.AtSite(p, h.Call.Name, h.PC)
+}
+
+// freer is the allocator call that gave the block back.
+func freer(h trace.Heap) string {
+	if h.Param == -2 {
+		return "realloc"
+	}
+	return "free"
 }
 
 // locations are the finding's place, then where the block was allocated
@@ -187,9 +195,9 @@ func message(h trace.Heap, global string) string {
 		if h.Call.Name == "MPI_Win_attach" {
 			end = "MPI_Win_detach"
 		}
-		return fmt.Sprintf("free() of a heap block of %d bytes that holds the memory of a window (%s), before %s",
-			h.Size, h.Call.Name, end)
+		return fmt.Sprintf("%s() of a heap block of %d bytes that holds the memory of a window (%s), before %s",
+			freer(h), h.Size, h.Call.Name, end)
 	}
-	return fmt.Sprintf("free() of a heap block of %d bytes that holds the buffer of a pending %s, before its completion",
-		h.Size, h.Call.Name)
+	return fmt.Sprintf("%s() of a heap block of %d bytes that holds the buffer of a pending %s, before its completion",
+		freer(h), h.Size, h.Call.Name)
 }

@@ -1,8 +1,10 @@
 /* A window's memory freed while the window still exposes it. Rank 0 frees
  * the heap block it gave MPI_Win_create, then calls MPI_Win_free; rank 1
- * frees a block attached to a dynamic window before MPI_Win_detach. Other
+ * frees a block attached to a dynamic window before MPI_Win_detach; rank 0
+ * shrinks a window's block with realloc (in place or moved, the bytes
+ * given back are the window's) before MPI_Win_free. Other
  * ranks may still Put into such memory (MPI 4.0 §12.2.1: the memory must
- * stay valid until the window is freed or the memory detached). Neither
+ * stay valid until the window is freed or the memory detached). No
  * rank touches the memory after the free, so the program ends natively;
  * the layer reports each free() with the call that gave the memory.
  * clean_win_memory_freed.c frees after MPI_Win_free and MPI_Win_detach.
@@ -40,6 +42,14 @@ int main(int argc, char **argv)
 	if (rank != 1)
 		free(att);
 	MPI_Win_free(&dyn);
+
+	int *big = calloc(1024, sizeof(int));
+	MPI_Win bwin;
+	MPI_Win_create(big, 1024 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &bwin);
+	if (rank == 0)
+		big = realloc(big, 256 * sizeof(int)); // want "freed-buffer"
+	MPI_Win_free(&bwin);
+	free(big);
 	MPI_Finalize();
 	return 0;
 }

@@ -229,8 +229,9 @@ static int unmade(void *p, uint64_t free_pc, struct ent *b)
 
 /* free_pending reports a free of the bytes [lo, hi) of block e (all of it,
  * or the tail a realloc gives back) that hold a pending buffer or the
- * memory of a window. Without a window, the second costs one load. */
-static void free_pending(const struct ent *e, uint64_t lo, uint64_t hi, uint64_t free_pc)
+ * memory of a window (param: -1 from free, -2 from realloc). Without a
+ * window, the second costs one load. */
+static void free_pending(const struct ent *e, uint64_t lo, uint64_t hi, uint64_t free_pc, int param)
 {
 	uint64_t logref = 0;
 	unsigned call = 0;
@@ -238,10 +239,10 @@ static void free_pending(const struct ent *e, uint64_t lo, uint64_t hi, uint64_t
 		return;
 	struct mpivet_block b = {e->start, e->size, e->pc, free_pc};
 	if (mpivet_heap_pending && mpivet_heap_pending(lo, hi, &logref, &call))
-		mpivet_heap_report(MPIVET_HEAP_FREE_PENDING, call, -1, free_pc, e->start, lo, hi, &b, logref);
+		mpivet_heap_report(MPIVET_HEAP_FREE_PENDING, call, param, free_pc, e->start, lo, hi, &b, logref);
 	if (__atomic_load_n(&mpivet_heap_windows, __ATOMIC_RELAXED) && mpivet_heap_window &&
 	    mpivet_heap_window(lo, hi, &logref, &call))
-		mpivet_heap_report(MPIVET_HEAP_FREE_WINDOW, call, -1, free_pc, e->start, lo, hi, &b, logref);
+		mpivet_heap_report(MPIVET_HEAP_FREE_WINDOW, call, param, free_pc, e->start, lo, hi, &b, logref);
 }
 
 /* ---- Finding the block of an address ---- */
@@ -403,7 +404,7 @@ void free(void *p)
 	struct ent e;
 	uint64_t pc = PC();
 	if (unmade(p, pc, &e))
-		free_pending(&e, e.start, e.start + e.size, pc);
+		free_pending(&e, e.start, e.start + e.size, pc, -1);
 	if (real_free)
 		real_free(p);
 }
@@ -423,7 +424,7 @@ static void *realloc_at(void *p, size_t n, uint64_t pc)
 	int known = unmade(p, 0, &e);
 	void *q = real_realloc(p, n);
 	if (q && known) /* moved: all of p given back; shrunk in place: its tail */
-		free_pending(&e, q == p ? e.start + n : e.start, e.start + e.size, pc);
+		free_pending(&e, q == p ? e.start + n : e.start, e.start + e.size, pc, -2);
 	if (q)
 		made(q, n, pc);
 	else if (known && n) /* it failed: p stays */
