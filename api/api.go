@@ -606,11 +606,13 @@ const (
 
 // What a MetaHeap record says (its first word). For HeapFreePending the
 // call site is the free()'s, the call the pending operation's, and the
-// other word the log offset of the call that started it.
+// other word the log offset of the call that started it; for it and
+// HeapFreeWindow the parameter index is -1 for a free(), -2 for a realloc().
 const (
 	HeapOverrun     = 1 // the bytes the buffer's count and datatype cover run out of the heap block it starts in
 	HeapFreed       = 2 // the buffer starts in a heap block freed before the call
 	HeapFreePending = 3 // free() of a heap block that holds a pending nonblocking operation's buffer
+	HeapFreeWindow  = 5 // free() or a moving or shrinking realloc() of a heap block that holds the memory of a window (MPI_Win_create, MPI_Win_attach) not yet freed or detached: the call is the one that gave the memory, the other word its log offset
 	HeapGlobal      = 4 // the buffer starts in a writable segment of the executable or a library (globals): the analysis compares it with the ELF symbols; no block words
 )
 

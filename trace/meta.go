@@ -288,13 +288,13 @@ func (p *Process) metaArgument(w []uint64) {
 }
 
 func (p *Process) metaHeap(w []uint64) {
-	if len(w) < 12 || w[1] >= uint64(len(api.MPI.Calls)) || w[0] < api.HeapOverrun || w[0] > api.HeapGlobal {
+	if len(w) < 12 || w[1] >= uint64(len(api.MPI.Calls)) || w[0] < api.HeapOverrun || w[0] > api.HeapFreeWindow {
 		return
 	}
 	c := api.MPI.Calls[w[1]]
 	h := Heap{What: int(w[0]), Call: c, Param: int(int64(w[2])), PC: w[3], Buf: w[4], Lo: w[5], Hi: w[6],
 		Start: w[7], Size: w[8], AllocPC: w[9], FreePC: w[10], Other: w[11]}
-	if h.Param >= len(c.Params) || h.Param < -1 {
+	if h.Param >= len(c.Params) || h.Param < -2 || (h.Param == -2 && h.What != api.HeapFreePending && h.What != api.HeapFreeWindow) {
 		return
 	}
 	p.Heap = append(p.Heap, h)

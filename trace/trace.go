@@ -312,7 +312,7 @@ type Argument struct {
 type Heap struct {
 	What        int
 	Call        *api.Call // the call (HeapFreePending: the pending operation's)
-	Param       int       // the buffer's index in Call.Params, -1 for none
+	Param       int       // the buffer's index in Call.Params, -1 for none (HeapFreePending, HeapFreeWindow: -1 a free(), -2 a realloc())
 	PC          uint64    // the call site (HeapFreePending: the free()'s)
 	Buf         uint64    // the buffer's address
 	Lo, Hi      uint64    // the bytes its count and datatype cover: [Lo, Hi)

@@ -96,14 +96,23 @@ func run(pass *check.Pass) (any, error) {
 	return nil, nil
 }
 
-// at is where the finding is: the call, or the free() of a pending buffer.
+// at is where the finding is: the call, or the free() of a pending buffer
+// or of a window's memory.
 func at(pass *check.Pass, p *trace.Process, h trace.Heap) check.Location {
-	if h.What == api.HeapFreePending {
-		l := pass.AtSite(p, "free", h.PC)
-		l.Call = "free"
+	if h.What == api.HeapFreePending || h.What == api.HeapFreeWindow {
+		l := pass.AtSite(p, freer(h), h.PC)
+		l.Call = freer(h)
 		return l
 	}
 	return pass.AtSite(p, h.Call.Name, h.PC)
+}
+
+// freer is the allocator call that gave the block back.
+func freer(h trace.Heap) string {
+	if h.Param == -2 {
+		return "realloc"
+	}
+	return "free"
 }
 
 // locations are the finding's place, then where the block was allocated
@@ -116,6 +125,11 @@ func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Locatio
 		a.Call = ""
 		a.Note = fmt.Sprintf("the block of %d bytes was allocated here", h.Size)
 		locs = append(locs, a)
+	}
+	if c := p.CallAt(h.Other); h.What == api.HeapFreeWindow && c != nil {
+		w := pass.At(p, c)
+		w.Note = "the window's memory was given to the MPI here"
+		locs = append(locs, w)
 	}
 	if h.What == api.HeapFreed && h.FreePC != 0 {
 		f := pass.AtSite(p, "free", h.FreePC)
@@ -144,6 +158,9 @@ func note(h trace.Heap, global string) string {
 			int64(h.Lo-h.Start), int64(h.Hi-h.Start), of, h.Size)
 	case api.HeapFreed:
 		return fmt.Sprintf("%s=%#x is %d bytes into a freed block", paramName(h), h.Buf, h.Buf-h.Start)
+	}
+	if (h.What == api.HeapFreeWindow || h.What == api.HeapFreePending) && h.Lo != h.Start {
+		return fmt.Sprintf("gives back bytes %d..%d of the block at %#x", h.Lo-h.Start, h.Hi-h.Start, h.Start)
 	}
 	return fmt.Sprintf("frees the block at %#x", h.Start)
 }
@@ -174,6 +191,14 @@ func message(h trace.Heap, global string) string {
 		return fmt.Sprintf("%s: %s lies in a heap block of %d bytes that was freed before the call",
 			h.Call.Name, paramName(h), h.Size)
 	}
-	return fmt.Sprintf("free() of a heap block of %d bytes that holds the buffer of a pending %s, before its completion",
-		h.Size, h.Call.Name)
+	if h.What == api.HeapFreeWindow {
+		end := "MPI_Win_free"
+		if h.Call.Name == "MPI_Win_attach" {
+			end = "MPI_Win_detach"
+		}
+		return fmt.Sprintf("%s() of a heap block of %d bytes that holds the memory of a window (%s), before %s",
+			freer(h), h.Size, h.Call.Name, end)
+	}
+	return fmt.Sprintf("%s() of a heap block of %d bytes that holds the buffer of a pending %s, before its completion",
+		freer(h), h.Size, h.Call.Name)
 }

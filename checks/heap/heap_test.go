@@ -95,3 +95,45 @@ func TestMalformedRecordsIgnored(t *testing.T) {
 		t.Fatalf("findings from malformed records: %v", fs)
 	}
 }
+
+// A window's memory freed before MPI_Win_free is reported at the free(),
+// naming the MPI_Win_create that gave it; a realloc that shrinks an
+// attached block in place says which bytes it gave back.
+func TestFreeWindowNamesTheCreation(t *testing.T) {
+	freed := rec(api.HeapFreeWindow, "MPI_Win_create", -1, 0x3000, 0x3000, 0x3000+800, 0x3000, 800)
+	shrunk := rec(api.HeapFreeWindow, "MPI_Win_attach", -2, 0x5000, 0x5000+64, 0x5000+128, 0x5000, 128)
+	for i, c := range []struct {
+		w          []uint64
+		call, want string
+	}{
+		{freed, "MPI_Win_create", "memory of a window (MPI_Win_create), before MPI_Win_free"},
+		{shrunk, "MPI_Win_attach", "(MPI_Win_attach), before MPI_Win_detach"},
+	} {
+		l := tracetest.New(0, 1)
+		l.Meta(api.MetaProcess, 0, 1, 100, 0, 0)
+		l.Call("MPI_Init", 1, nil, map[string]any{})
+		c.w[11] = l.Call(c.call, 0x77, map[string]any{}, map[string]any{})
+		l.Meta(api.MetaHeap, c.w...)
+		l.Call("MPI_Finalize", 9, nil, map[string]any{})
+		p := l.Process()
+		p.Exit = &trace.Exit{Exited: true}
+		fs := findings(t, p)
+		if len(fs) != 1 || fs[0].Kind != "freed-buffer" || !strings.Contains(fs[0].Message, c.want) {
+			t.Fatalf("case %d: findings %v, want one freed-buffer saying %q", i, fs, c.want)
+		}
+		var named int
+		for _, l := range fs[0].Locations {
+			if l.Call == c.call && strings.Contains(l.Note, "given to the MPI here") {
+				named++
+			}
+		}
+		if named != 1 {
+			t.Errorf("case %d: locations %v do not name the %s once", i, fs[0].Locations, c.call)
+		}
+	}
+	fs := findings(t, rank(0, shrunk))
+	if len(fs) != 1 || !strings.HasPrefix(fs[0].Message, "realloc() of") || fs[0].Locations[0].Call != "realloc" ||
+		!strings.Contains(fs[0].Locations[0].Note, "gives back bytes 64..128") {
+		t.Errorf("findings %v: not said to be the realloc's, with the bytes it gave back", fs)
+	}
+}

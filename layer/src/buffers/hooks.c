@@ -303,7 +303,7 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		return 1;
 	switch (call) {
 	case MPIVET_ID_MPI_Win_create:
-		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size));
+		bc_window_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size), logref, call);
 #if !defined(OPEN_MPI)
 		/* Open MPI's Put into such a window is a peer's process_vm_writev (exposure.c) */
 		bc_exposure_add(OUT(MPI_Win_create, win), IN(MPI_Win_create, base), (int64_t)IN(MPI_Win_create, size), 1);
@@ -315,13 +315,13 @@ static int rma(unsigned call, uint64_t logref, const uint64_t *o)
 		void *const *base = (void *const *)(uintptr_t)(a ? IN(MPI_Win_allocate, baseptr) : IN(MPI_Win_allocate_shared, baseptr));
 		if (base)
 			bc_window_add(a ? OUT(MPI_Win_allocate, win) : OUT(MPI_Win_allocate_shared, win), (uint64_t)(uintptr_t)*base,
-				      (int64_t)(a ? IN(MPI_Win_allocate, size) : IN(MPI_Win_allocate_shared, size)));
+				      (int64_t)(a ? IN(MPI_Win_allocate, size) : IN(MPI_Win_allocate_shared, size)), 0, call);
 		if (base && a)
 			bc_exposure_add(OUT(MPI_Win_allocate, win), (uint64_t)(uintptr_t)*base, (int64_t)IN(MPI_Win_allocate, size), 0);
 		break;
 	}
 	case MPIVET_ID_MPI_Win_attach:
-		bc_window_add(IN(MPI_Win_attach, win), IN(MPI_Win_attach, base), (int64_t)IN(MPI_Win_attach, size));
+		bc_window_add(IN(MPI_Win_attach, win), IN(MPI_Win_attach, base), (int64_t)IN(MPI_Win_attach, size), logref, call);
 		break;
 	case MPIVET_ID_MPI_Win_detach:
 		bc_window_remove(IN(MPI_Win_detach, win), IN(MPI_Win_detach, base));

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "checker.h"
+#include "../heap/heap.h"
 
 #include <string.h>
 
@@ -284,11 +285,17 @@ void bc_window_ops(uint64_t logref, uint64_t win)
 struct winmem {
 	uint64_t win;
 	uintptr_t lo, hi;
+	uint64_t logref; /* the MPI_Win_create or MPI_Win_attach that gave it (0: memory the MPI allocated) */
+	unsigned call;
 };
 static struct winmem *wins;
 static int nwins, capwins;
 
-void bc_window_add(uint64_t win, uint64_t base, int64_t size)
+/* bc_window_add keeps the memory [base, base+size) of window win; logref
+ * and call: the MPI_Win_create or MPI_Win_attach that gave the program's
+ * memory (0 for memory the MPI allocated), which heap/ asks about when the
+ * program frees a heap block (bc_window_in). */
+void bc_window_add(uint64_t win, uint64_t base, int64_t size, uint64_t logref, unsigned call)
 {
 	if (size <= 0 || !base)
 		return;
@@ -302,7 +309,9 @@ void bc_window_add(uint64_t win, uint64_t base, int64_t size)
 		}
 		wins = w, capwins = cap;
 	}
-	wins[nwins++] = (struct winmem){win, (uintptr_t)base, (uintptr_t)base + (uintptr_t)size};
+	wins[nwins++] = (struct winmem){win, (uintptr_t)base, (uintptr_t)base + (uintptr_t)size, logref, call};
+	if (logref)
+		__atomic_add_fetch(&mpivet_heap_windows, 1, __ATOMIC_RELAXED);
 	dirty = mpivet_bc_live = 1;
 	unlock();
 }
@@ -313,9 +322,30 @@ void bc_window_remove(uint64_t win, uint64_t base)
 {
 	lock();
 	for (int i = nwins - 1; i >= 0; i--)
-		if (wins[i].win == win && (!base || wins[i].lo == (uintptr_t)base))
+		if (wins[i].win == win && (!base || wins[i].lo == (uintptr_t)base)) {
+			if (wins[i].logref)
+				__atomic_sub_fetch(&mpivet_heap_windows, 1, __ATOMIC_RELAXED);
 			wins[i] = wins[--nwins];
+		}
 	unlock();
+}
+
+/* bc_window_in says whether [lo, hi) holds the program's memory of a window
+ * (MPI_Win_create, MPI_Win_attach) not yet freed or detached, and which
+ * call gave it (its log offset and call id): heap/ asks it when the
+ * program frees a heap block. A thread that holds the lock is told no. */
+int bc_window_in(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call)
+{
+	if (!lock_in_handler())
+		return 0;
+	int found = 0;
+	for (int i = 0; i < nwins && !found; i++)
+		if (wins[i].logref && wins[i].lo < hi && lo < wins[i].hi) {
+			*logref = wins[i].logref, *call = wins[i].call;
+			found = 1;
+		}
+	unlock();
+	return found;
 }
 
 /* bc_in_window reports whether [lo, hi) holds window memory. The caller

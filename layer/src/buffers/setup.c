@@ -264,7 +264,7 @@ static void bc_opened(void)
 	if (how && strncmp(how, "precise", 7) == 0)
 		mpivet_bc_precise = 1;
 	if (mpivet_bc_on) /* heap/ asks whether a block freed holds a pending buffer */
-		mpivet_heap_pending = bc_pending_in;
+		mpivet_heap_pending = bc_pending_in, mpivet_heap_window = bc_window_in;
 	bc_init();
 }
 

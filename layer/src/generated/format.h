@@ -56,6 +56,7 @@
 #define MPIVET_HEAP_FREED 2
 #define MPIVET_HEAP_FREE_PENDING 3
 #define MPIVET_HEAP_GLOBAL 4
+#define MPIVET_HEAP_FREE_WINDOW 5
 
 /* State page status of a deterministic wait (api.StatusDeciding) */
 #define MPIVET_STATUS_DECIDING 3

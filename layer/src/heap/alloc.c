@@ -40,6 +40,8 @@
 
 int mpivet_heap_on = 1;
 int (*mpivet_heap_pending)(uint64_t, uint64_t, uint64_t *, unsigned *);
+int (*mpivet_heap_window)(uint64_t, uint64_t, uint64_t *, unsigned *);
+int mpivet_heap_windows;
 
 static void *(*real_malloc)(size_t);
 static void (*real_free)(void *);
@@ -225,16 +227,22 @@ static int unmade(void *p, uint64_t free_pc, struct ent *b)
 	return e != NULL;
 }
 
-/* free_pending reports a free of a block that holds a pending buffer. */
-static void free_pending(const struct ent *e, uint64_t free_pc)
+/* free_pending reports a free of the bytes [lo, hi) of block e (all of it,
+ * or the tail a realloc gives back) that hold a pending buffer or the
+ * memory of a window (param: -1 from free, -2 from realloc). Without a
+ * window, the second costs one load. */
+static void free_pending(const struct ent *e, uint64_t lo, uint64_t hi, uint64_t free_pc, int param)
 {
 	uint64_t logref = 0;
 	unsigned call = 0;
-	if (!mpivet_heap_on || !mpivet_heap_pending || mpivet_guard ||
-	    !mpivet_heap_pending(e->start, e->start + e->size, &logref, &call))
+	if (!mpivet_heap_on || mpivet_guard || lo >= hi)
 		return;
 	struct mpivet_block b = {e->start, e->size, e->pc, free_pc};
-	mpivet_heap_report(MPIVET_HEAP_FREE_PENDING, call, -1, free_pc, e->start, e->start, e->start + e->size, &b, logref);
+	if (mpivet_heap_pending && mpivet_heap_pending(lo, hi, &logref, &call))
+		mpivet_heap_report(MPIVET_HEAP_FREE_PENDING, call, param, free_pc, e->start, lo, hi, &b, logref);
+	if (__atomic_load_n(&mpivet_heap_windows, __ATOMIC_RELAXED) && mpivet_heap_window &&
+	    mpivet_heap_window(lo, hi, &logref, &call))
+		mpivet_heap_report(MPIVET_HEAP_FREE_WINDOW, call, param, free_pc, e->start, lo, hi, &b, logref);
 }
 
 /* ---- Finding the block of an address ---- */
@@ -396,7 +404,7 @@ void free(void *p)
 	struct ent e;
 	uint64_t pc = PC();
 	if (unmade(p, pc, &e))
-		free_pending(&e, pc);
+		free_pending(&e, e.start, e.start + e.size, pc, -1);
 	if (real_free)
 		real_free(p);
 }
@@ -415,6 +423,8 @@ static void *realloc_at(void *p, size_t n, uint64_t pc)
 	struct ent e = {0, 0, 0};
 	int known = unmade(p, 0, &e);
 	void *q = real_realloc(p, n);
+	if (q && known) /* moved: all of p given back; shrunk in place: its tail */
+		free_pending(&e, q == p ? e.start + n : e.start, e.start + e.size, pc, -2);
 	if (q)
 		made(q, n, pc);
 	else if (known && n) /* it failed: p stays */

@@ -11,7 +11,10 @@
  * address starts in, and that the address is not in a block freed a short
  * while ago (a bounded quarantine). A free() of a block that holds the
  * buffer of a pending nonblocking operation is asked of the buffer checker
- * (buffers/, above, through the callback it registers). Each finding is a
+ * (buffers/, above, through the callback it registers), and so is a free()
+ * or moving or shrinking realloc() of a block that holds the memory of a
+ * window (MPI_Win_create, MPI_Win_attach) before MPI_Win_free or
+ * MPI_Win_detach. Each finding is a
  * META_HEAP record; checks/heap reports it with the allocation's site.
  *
  * Memory that no interposed call returned (the stack, globals, mmap,
@@ -43,6 +46,14 @@ int mpivet_heap_find(uint64_t a, struct mpivet_block *b);
  * a pending operation's buffer, and which (the log offset of the call that
  * started it, and its call id). */
 extern int (*mpivet_heap_pending)(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call);
+
+/* mpivet_heap_window is set by the buffer checker too: whether [lo, hi)
+ * holds the program's memory of a window (MPI_Win_create, MPI_Win_attach)
+ * not yet freed or detached, and the log offset and call id of the call
+ * that gave it. mpivet_heap_windows counts such windows: while it is 0, a
+ * free() asks nothing. */
+extern int (*mpivet_heap_window)(uint64_t lo, uint64_t hi, uint64_t *logref, unsigned *call);
+extern int mpivet_heap_windows;
 
 /* mpivet_heap_report logs a META_HEAP record (words: api.Heap*), once per
  * call site, parameter, kind and other word (a bounded set: past it, no
