@@ -136,6 +136,12 @@ func TestOneSidedLimits(t *testing.T) {
 func TestInterruptBounded(t *testing.T) {
 	parallel(t)
 	underEachMPISource(t, "../bench/programs/rma_ops.c", func(t *testing.T, bin, dir string) {
+		if !strings.HasSuffix(t.Name(), "/openmpi") {
+			// The bound is mpivet's, whatever the MPI; Open MPI's ranks
+			// fill 512 MiB in 2 s, MPICH's, spinning in passive-target
+			// waits, in 16-24 s of both cores.
+			t.Skip("the reading's bound is tested under Open MPI, whose ranks record fastest")
+		}
 		// A first, short run builds the layer if it is not cached (an
 		// interrupt would stop the build, not the records' reading).
 		if out, err := exec.Command(mpivetBin, "run", "-n", "2", "--dir", dir+"-warm", bin, "10", "lock").CombinedOutput(); err != nil {
@@ -153,8 +159,8 @@ func TestInterruptBounded(t *testing.T) {
 		}
 		// started, records growing: far more than 0.5 s can read. The
 		// ranks record as fast as they run, however loaded the machine:
-		// wait until their logs hold 512 MiB (16 s on a loaded 2-core
-		// machine; read whole, on a quiet one, in 2 s or more).
+		// wait until their logs hold 512 MiB (2 s; read whole, on a quiet
+		// machine, in 2 s or more).
 		abs, _ := filepath.Abs(dir)
 		began := time.Now()
 		for end := began.Add(120 * time.Second); recordedBytes(abs) < 512<<20 && time.Now().Before(end); {

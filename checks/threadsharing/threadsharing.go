@@ -66,13 +66,19 @@ type scan struct {
 	// made: per request handle, the log offsets at which calls returned it
 	// new (an MPI reuses the handles of freed requests), the last keepMade
 	made map[uint64][]making
+	// own: per request handle and thread, where that thread last made it
+	// (a thread makes nothing while one of its calls is in progress, so
+	// this is the making of that call's request however many makings of
+	// other threads came since: the handle of a send that completed at
+	// once is one and the same for every thread under both MPIs)
+	own  map[ownKey]uint64
 	null uint64   // MPI_REQUEST_NULL
 	any  [2]int64 // MPI_ANY_SOURCE, MPI_ANY_TAG
 }
 
 func newScan(pass *check.Pass, p *trace.Process) *scan {
 	s := &scan{pass: pass, p: p, probes: map[uint8]*trace.Call{}, seen: map[[3]uint64]bool{}, made: map[uint64][]making{},
-		any: [2]int64{-1, -1}}
+		own: map[ownKey]uint64{}, any: [2]int64{-1, -1}}
 	s.null, _ = p.Const("MPI_REQUEST_NULL")
 	if v, ok := p.Const("MPI_ANY_SOURCE"); ok {
 		s.any[0] = int64(v)
@@ -105,6 +111,7 @@ func (s *scan) run() {
 				m = append(m[:0], m[len(m)-keepMade:]...)
 			}
 			s.made[h] = m
+			s.own[ownKey{h, c.Thread}] = c.ExitAt
 		}
 		if !c.Brief && (!c.Returned || c.ExitAt > c.Offset) {
 			s.inside = append(s.inside, c.Keep())
@@ -131,6 +138,12 @@ func (s *scan) overlap(o, c *trace.Call) {
 }
 
 func completes(c *trace.Call) bool { return c.Def.Has("completion") }
+
+// ownKey is a request handle and a thread.
+type ownKey struct {
+	h      uint64
+	thread uint8
+}
 
 // making is a call that returned a request handle new: where its exit
 // record is, and its thread.
@@ -160,17 +173,14 @@ func (s *scan) share(a, b *trace.Call) bool {
 // madeBefore is the offset of the exit record of the call that made
 // request handle h for call c (0: none seen).
 func (s *scan) madeBefore(h uint64, c *trace.Call) uint64 {
-	var own, any uint64
+	if own := s.own[ownKey{h, c.Thread}]; own != 0 && own < c.Offset {
+		return own
+	}
+	var any uint64
 	for _, m := range s.made[h] {
 		if m.at < c.Offset && m.at > any {
 			any = m.at
 		}
-		if m.at < c.Offset && m.at > own && m.thread == c.Thread {
-			own = m.at
-		}
-	}
-	if own != 0 {
-		return own
 	}
 	return any
 }
