@@ -26,8 +26,15 @@ func TestFilesRestored(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "files_outputs")
 			compile(t, m, src, bin)
-			t.Run("excl", func(t *testing.T) { filesExcl(t, bin) })
-			t.Run("log", func(t *testing.T) { filesLog(t, bin) })
+			// Restoring files is mpivet's, whatever the MPI: under MPICH
+			// only what its MPI-IO writes (ROMIO, not Open MPI's OMPIO).
+			openMPIOnly := func(t *testing.T) {
+				if m.name != "openmpi" {
+					t.Skip("the files of POSIX calls are restored alike under every MPI: tested under Open MPI")
+				}
+			}
+			t.Run("excl", func(t *testing.T) { openMPIOnly(t); filesExcl(t, bin) })
+			t.Run("log", func(t *testing.T) { openMPIOnly(t); filesLog(t, bin) })
 			t.Run("mpiio", func(t *testing.T) {
 				dir := t.TempDir()
 				filesClean(t, &Program{NP: 3, Timeout: "120s", Args: []string{"mpiio", dir}}, bin)
@@ -38,6 +45,7 @@ func TestFilesRestored(t *testing.T) {
 				sameFiles(t, dir, "out.dat")
 			})
 			t.Run("mkdir", func(t *testing.T) {
+				openMPIOnly(t)
 				dir := t.TempDir() // outside mpivet's and the program's working directory
 				filesClean(t, &Program{NP: 3, Timeout: "120s", Args: []string{"mkdir", dir}, Dir: t.TempDir()}, bin)
 				if data, err := os.ReadFile(filepath.Join(dir, "out", "result")); string(data) != "done\n" {
@@ -46,6 +54,7 @@ func TestFilesRestored(t *testing.T) {
 				sameFiles(t, dir, "out", "out/result")
 			})
 			t.Run("fortran", func(t *testing.T) {
+				openMPIOnly(t)
 				bin := filepath.Join(t.TempDir(), "files_excl")
 				compile(t, m, filepath.Join("..", "testdata", "files", "files_excl.f90"), bin)
 				dir := t.TempDir()

@@ -17,8 +17,8 @@ import (
 // records, and the records of replays without findings are deleted once
 // analysed (those it was below when it stopped too). Two programs with a
 // great many interleavings, a master/worker with wildcard receives and a
-// ring completed with MPI_Waitsome, run 10 and 60 interleavings; the
-// peak at 60 must be within 1.5 times the peak at 10 (plus 8 MiB, the
+// ring completed with MPI_Waitsome, run 8 and 40 interleavings; the
+// peak at 40 must be within 1.5 times the peak at 8 (plus 8 MiB, the
 // noise of the garbage collector's pace at these sizes) and under 300 MB,
 // and no replay may keep records (none has a finding). The ranks run
 // with --buffers=off: the buffer checker costs them time, not mpivet
@@ -42,7 +42,7 @@ func TestMemoryFlatInInterleavings(t *testing.T) {
 				bin := filepath.Join(dir, name)
 				compile(t, m, pr.src, bin)
 				var peaks [2]int64
-				for i, k := range []int{10, 60} {
+				for i, k := range []int{8, 40} {
 					run := filepath.Join(dir, fmt.Sprint("run", k))
 					// every completion order replayed: the test needs more
 					// interleavings than the reduction of equivalent orders leaves
