@@ -281,6 +281,22 @@ func (s *Symbolizer) Global(maps []trace.Mapping, addr uint64) (Variable, bool) 
 	return Variable{}, false
 }
 
+// FrameLocal finds the local variable that holds the buffer of d: of the
+// function that made the call, or of one of the functions above it (a
+// buffer passed down through a pointer), whose call site into the next is
+// then caller (0 for the calling function itself).
+func (s *Symbolizer) FrameLocal(maps []trace.Mapping, d trace.Declared) (v Variable, caller uint64, ok bool) {
+	if v, ok = s.Local(maps, d.PC, d.CFA, d.Addr); ok {
+		return v, 0, true
+	}
+	for _, f := range d.Callers {
+		if v, ok = s.Local(maps, f.PC, f.CFA, d.Addr); ok {
+			return v, f.PC, true
+		}
+	}
+	return v, 0, false
+}
+
 // Local finds the local variable or parameter of the function that made
 // the call at return address pc, whose frame's CFA is cfa, that holds addr.
 func (s *Symbolizer) Local(maps []trace.Mapping, pc, cfa, addr uint64) (Variable, bool) {

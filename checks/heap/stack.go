@@ -42,20 +42,10 @@ func stackOverruns(pass *check.Pass) {
 // function, or of a function above it (a buffer passed down), whose name
 // and call site are then given.
 func local(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (v symbolize.Variable, fn string, caller uint64, ok bool) {
-	if d.CFA != 0 {
-		if v, ok = sym.Local(p.Maps, d.PC, d.CFA, d.Addr); ok {
-			return v, "", 0, true
-		}
+	if v, caller, ok = sym.FrameLocal(p.Maps, d); ok && caller != 0 {
+		fn = sym.Lookup(p.Maps, caller).Function
 	}
-	for _, f := range d.Callers {
-		if f.CFA == 0 {
-			continue
-		}
-		if v, ok = sym.Local(p.Maps, f.PC, f.CFA, d.Addr); ok {
-			return v, sym.Lookup(p.Maps, f.PC).Function, f.PC, true
-		}
-	}
-	return v, "", 0, false
+	return v, fn, caller, ok
 }
 
 func stackFinding(pass *check.Pass, p *trace.Process, d trace.Declared, v symbolize.Variable, fn string, caller uint64, size int64) check.Finding {

@@ -83,17 +83,14 @@ func judge(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (strin
 // function, of a function above it (passed down through a pointer), or a
 // global; where names it for the message.
 func variable(sym *symbolize.Symbolizer, p *trace.Process, d trace.Declared) (v symbolize.Variable, where string, caller uint64, ok bool) {
-	if v, ok = sym.Local(p.Maps, d.PC, d.CFA, d.Addr); ok {
+	if v, caller, ok = sym.FrameLocal(p.Maps, d); ok && caller == 0 {
 		return v, "the local variable " + v.Name, 0, true
-	}
-	for _, f := range d.Callers {
-		if v, ok = sym.Local(p.Maps, f.PC, f.CFA, d.Addr); ok {
-			fn := sym.Lookup(p.Maps, f.PC).Function
-			if fn == "" {
-				fn = "a caller"
-			}
-			return v, fmt.Sprintf("the local variable %s of %s", v.Name, fn), f.PC, true
+	} else if ok {
+		fn := sym.Lookup(p.Maps, caller).Function
+		if fn == "" {
+			fn = "a caller"
 		}
+		return v, fmt.Sprintf("the local variable %s of %s", v.Name, fn), caller, true
 	}
 	if v, ok = sym.Global(p.Maps, d.Addr); ok {
 		return v, "the global variable " + v.Name, 0, true
