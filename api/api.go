@@ -552,6 +552,21 @@ const (
 	StateSlots    = 8
 )
 
+// After the slots, the thread table (words from StateThreads): the kernel
+// thread id of each slot's thread (StateSlots words; 0 if unknown, or for
+// the last slot, which later threads share), then at StateLibrary the count
+// of threads the MPI's own code created (its progress threads) and their
+// kernel ids, up to StateLibraryMax. The launcher reads them with
+// /proc/PID/task (launch/threads.go): a thread of neither kind is the
+// program's and has never called MPI. The state file is StateFileWords
+// words.
+const (
+	StateThreads    = StateSlots * StateWords
+	StateLibrary    = StateThreads + StateSlots
+	StateLibraryMax = 62
+	StateFileWords  = 2 * StateThreads
+)
+
 // StatusDeciding is the state page's status of a thread inside a call
 // that waits for a deterministic decision (layer/src/determinism): the call
 // returns by itself, or gives up waiting, so the rank is not blocked (the

@@ -50,15 +50,17 @@ type stallWatch struct {
 	stalled func(*trace.Run) bool
 	notify  func(string)
 
-	last       trace.Progress
-	lastChange time.Time
-	aborting   bool                   // a rank is in MPI_Abort, and nothing moved since
-	synced     map[string]uint64      // remote ranks' write-back counts when the stall was noticed
-	before     map[string]trace.Sched // the ranks' processes when the stall was noticed
-	asked      uint64                 // progress count when the run was last judged able to resume
-	askedHeld  string                 // the suspended processes then
-	askedIn    [2]int                 // the processes inside MPI and outside it then
-	first      *verdict               // a deadlock seen once, to be confirmed
+	last        trace.Progress
+	lastChange  time.Time
+	aborting    bool                   // a rank is in MPI_Abort, and nothing moved since
+	synced      map[string]uint64      // remote ranks' write-back counts when the stall was noticed
+	before      map[string]trace.Sched // the ranks' processes when the stall was noticed
+	asked       uint64                 // progress count when the run was last judged able to resume
+	askedHeld   string                 // the suspended processes then
+	askedIn     [2]int                 // the processes inside MPI and outside it then
+	first       *verdict               // a deadlock seen once, to be confirmed
+	threads     threadWatch            // the threads of ranks in MPI, during a stall
+	askedAsleep string                 // their sleepers when the run was last judged able to resume
 }
 
 // verdict is a deadlock seen on one snapshot.
@@ -105,20 +107,15 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		w.say(fmt.Sprintf("a rank called MPI_Abort %v ago and the MPI has not ended the job; mpivet ends it", abortGrace))
 		return stallAbortStuck, nil
 	}
-	if pr.InMPI == 0 || time.Since(w.lastChange) < w.after {
+	if pr.InMPI == 0 {
 		return stallNone, nil
 	}
-	if len(pr.Syncs) > 0 {
-		// Pages written on other hosts reach this one through the shared
-		// file system: decide only on pages written back twice since the
-		// stall was noticed (supervise.c).
-		if w.synced == nil {
-			w.synced = pr.Syncs
-			return stallNone, nil
-		}
-		if !pr.SyncedSince(w.synced, 2) {
-			return stallNone, nil
-		}
+	asleep, sleepers := w.threads.look(w.dir, w.after, time.Now())
+	if time.Since(w.lastChange) < w.after {
+		return stallNone, nil
+	}
+	if !w.written(pr) {
+		return stallNone, nil
 	}
 	if w.first != nil && (time.Since(w.first.at) < confirmAfter || len(pr.Syncs) > 0 && !pr.SyncedSince(w.first.syncs, 1)) {
 		return stallNone, nil
@@ -126,7 +123,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 	now := trace.ReadSched(w.dir)
 	held := strings.Join(trace.Held(w.before, now), " ")
 	in := [2]int{pr.InMPI, pr.Outside}
-	if w.asked == pr.Calls && w.askedHeld == held && w.askedIn == in {
+	if w.asked == pr.Calls && w.askedHeld == held && w.askedIn == in && w.askedAsleep == sleepers {
 		return stallNone, nil
 	}
 	run, err := trace.ReadRun(w.dir)
@@ -134,6 +131,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		return stallNone, nil
 	}
 	run.MarkSuspended(w.before, now)
+	annotate(run, asleep)
 	for _, p := range run.Procs {
 		if c := p.Last(); c != nil && c.Def.Has("abort") && !c.Returned {
 			w.aborting = true
@@ -144,7 +142,7 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		return stallNone, nil // a call completed meanwhile: the snapshot is stale
 	}
 	if !dead {
-		w.asked, w.askedHeld, w.askedIn, w.first = pr.Calls, held, in, nil
+		w.asked, w.askedHeld, w.askedIn, w.askedAsleep, w.first = pr.Calls, held, in, sleepers, nil
 		w.waiting(run, now)
 		return stallNone, nil
 	}
@@ -153,6 +151,20 @@ func (w *stallWatch) tick() (stallOutcome, *trace.Run) {
 		return stallNone, nil
 	}
 	return stallDeadlocked, run
+}
+
+// written reports whether the pages of the ranks on other hosts, which
+// reach this one through the shared file system, were written back twice
+// since the stall was noticed (supervise.c): only then is there a verdict.
+func (w *stallWatch) written(pr trace.Progress) bool {
+	if len(pr.Syncs) == 0 {
+		return true
+	}
+	if w.synced == nil {
+		w.synced = pr.Syncs
+		return false
+	}
+	return pr.SyncedSince(w.synced, 2)
 }
 
 // mark marks the suspended ranks of a run read at its end (time limit,

@@ -725,10 +725,12 @@ func canBlock(c *trace.Call) bool {
 
 // blockedIn returns the calls in which the rank's threads that called MPI
 // are blocked, and whether every such thread is: inside a call that can
-// block, or in pthread_join waiting for a thread that is
-// (trace.Process.Joining). A thread outside MPI otherwise, or in a call that
-// returns by itself, may still release the others; a thread that ended is
-// not among them.
+// block, in pthread_join waiting for a thread that is
+// (trace.Process.Joining), or asleep outside MPI where only the process's
+// own threads can wake it, as every other thread of the process outside
+// MPI is (trace.Process.Asleep, seen by the stall watch). A thread outside
+// MPI otherwise, or in a call that returns by itself, may still release the
+// others; a thread that ended is not among them.
 func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
 	if len(p.Threads) == 0 {
 		c := p.Last()
@@ -744,11 +746,26 @@ func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
 	for i, c := range p.Threads {
 		if !c.Returned && canBlock(c) {
 			in = append(in, c)
-		} else if !joinsBlocked(p, i, 0) {
+		} else if !joinsBlocked(p, i, 0) && !asleep(p, i) {
 			return nil, false
 		}
 	}
 	return in, len(in) > 0
+}
+
+// asleep reports whether thread i of p, outside MPI, is asleep for good:
+// it and every other thread of the process outside MPI wait where only
+// the process's own threads can wake them (trace.Asleep.All).
+func asleep(p *trace.Process, i int) bool {
+	if p.Asleep == nil || !p.Asleep.All || i >= len(p.ThreadSlots) {
+		return false
+	}
+	for _, t := range p.Asleep.Threads {
+		if t.Slot == p.ThreadSlots[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // joinsBlocked reports whether thread i of p waits in pthread_join for a

@@ -14,6 +14,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -234,6 +235,36 @@ static void thread_exit(void *unused)
  * instead of reaching the handler. So the pages are open while it runs, as
  * in an MPI call. The threads the MPI's own code creates are noted for the
  * crash handler (record/crash.c). */
+struct library_start {
+	void *(*f)(void *);
+	void *arg;
+};
+
+/* library_start starts a thread of the MPI's, having noted its kernel id
+ * (the stall watch does not count the MPI's threads among the program's). */
+static void *library_start(void *p)
+{
+	struct library_start s = *(struct library_start *)p;
+	free(p);
+	mpivet_library_tid();
+	return s.f(s.arg);
+}
+
+/* real_create creates the thread, started through library_start if the
+ * MPI's own code creates it. */
+static int real_create(int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *), pthread_t *t,
+		       const pthread_attr_t *attr, void *(*f)(void *), void *arg, int library)
+{
+	struct library_start *s = library ? malloc(sizeof *s) : NULL;
+	if (!s)
+		return real(t, attr, f, arg);
+	s->f = f, s->arg = arg;
+	int r = real(t, attr, library_start, s);
+	if (r != 0)
+		free(s);
+	return r;
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *), void *arg)
 {
 	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -248,13 +279,13 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	int library = dladdr(caller, &d) && d.dli_fname && bc_is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
 	int r;
 	if (!mpivet_bc_live) {
-		if ((r = real(t, attr, f, arg)) == 0 && library)
+		if ((r = real_create(real, t, attr, f, arg, library)) == 0 && library)
 			mpivet_library_thread(*t);
 		return r;
 	}
 	int nested = mpivet_bc_entered; /* inside an MPI call: open until it returns */
 	mpivet_bc_enter(0);
-	if ((r = real(t, attr, f, arg)) == 0 && library)
+	if ((r = real_create(real, t, attr, f, arg, library)) == 0 && library)
 		mpivet_library_thread(*t); /* (read while the pages are open) */
 	if (!nested)
 		mpivet_bc_leave();

@@ -66,6 +66,19 @@ void mpivet_library_thread(pthread_t t)
 		__atomic_store_n(&library_threads[i], t, __ATOMIC_RELEASE);
 }
 
+/* mpivet_library_tid notes, from a thread the MPI library created, its
+ * kernel id in the state file's thread table, where the launcher's stall
+ * watch tells the MPI's threads from the program's (api.StateLibrary). */
+void mpivet_library_tid(void)
+{
+	if (!mpivet_state)
+		return;
+	uint64_t *t = &mpivet_state[MPIVET_STATE_LIBRARY];
+	uint64_t i = __atomic_fetch_add(&t[0], 1, __ATOMIC_RELAXED);
+	if (i < MPIVET_STATE_LIBRARY_MAX)
+		__atomic_store_n(&t[1 + i], (uint64_t)gettid(), __ATOMIC_RELEASE);
+}
+
 static int library_thread(void)
 {
 	pthread_t self = pthread_self();

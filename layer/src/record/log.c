@@ -93,6 +93,8 @@ uint64_t *mpivet_new_slot(void)
 	mpivet_thread_slotted(i);
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
+	else if (i < MPIVET_STATE_SLOTS - 1) /* the last slot is shared: no one thread's */
+		__atomic_store_n(&mpivet_state[MPIVET_STATE_THREADS + i], (uint64_t)gettid(), __ATOMIC_RELEASE);
 	if (i > 0) /* a new thread calling MPI */
 		for (int k = 0; k < nservices; k++)
 			if (services[k]->thread)

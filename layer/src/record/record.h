@@ -342,5 +342,8 @@ static inline uint64_t mpivet_site(uint64_t pc)
 /* mpivet_library_thread notes a thread the MPI library created (crash.c:
  * a crash in it during MPI_Finalize is the library's, not the program's). */
 void mpivet_library_thread(pthread_t t);
+/* mpivet_library_tid, called by such a thread as it starts, notes its kernel
+ * id in the state file (crash.c). */
+void mpivet_library_tid(void);
 
 #endif

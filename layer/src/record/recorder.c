@@ -108,7 +108,7 @@ static int open_records(const char *dir, uint64_t max)
 	char path[4400];
 	snprintf(mpivet_log_path, sizeof mpivet_log_path, "%s/p.%s.%d.log", dir, hostname, (int)getpid());
 	snprintf(path, sizeof path, "%s/p.%s.%d.state", dir, hostname, (int)getpid());
-	size_t ssize = MPIVET_STATE_SLOTS * MPIVET_STATE_WORDS * 8;
+	size_t ssize = MPIVET_STATE_FILE_WORDS * 8; /* the slots, then the thread table */
 	int fd = -1;
 	void *p = map_file(mpivet_log_path, max, 0, &fd);
 	void *sp = p ? map_file(path, ssize, ssize, NULL) : NULL;

@@ -1,0 +1,250 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"mpivet/api"
+)
+
+// Asleep is what the stall watch saw of a live process's threads outside
+// MPI (launch/threads.go): those asleep in a wait that only another thread
+// of the process can end, and that have not run for the stall's delay.
+type Asleep struct {
+	// All: every thread of the process that is neither inside MPI (or in
+	// pthread_join, which the state page says) nor one of the MPI's own
+	// is among Threads.
+	All     bool
+	Threads []SleepingThread
+}
+
+// SleepingThread is one thread asleep outside MPI.
+type SleepingThread struct {
+	TID  int
+	Slot int    // its state slot, if it has called MPI, or -1
+	Wait string // the wait, as the system call and its operation ("futex FUTEX_WAIT_BITSET")
+	// Stack: return addresses found on its stack, innermost first, outside
+	// the C library and the dynamic loader (TaskStack).
+	Stack []uint64
+	SP    uint64 // its stack pointer
+}
+
+// ThreadTable is the state file's table of threads (api.StateThreads):
+// the kernel id of each slot's thread (0 unknown), the status of each slot,
+// and the kernel ids of the MPI's own threads.
+type ThreadTable struct {
+	SlotTID    [api.StateSlots]int
+	SlotStatus [api.StateSlots]uint64
+	Library    map[int]bool
+}
+
+// ReadThreadTable reads the thread table of a state file; false if the
+// file has none (written by an earlier version, or not readable).
+func ReadThreadTable(path string) (ThreadTable, bool) {
+	t := ThreadTable{Library: map[int]bool{}}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < api.StateFileWords*8 {
+		return t, false
+	}
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64(b[i*8:]) }
+	for s := 0; s < api.StateSlots; s++ {
+		t.SlotTID[s] = int(word(api.StateThreads + s))
+		t.SlotStatus[s] = word(s*api.StateWords + api.StateStatus)
+	}
+	n := int(min(word(api.StateLibrary), api.StateLibraryMax))
+	for i := 0; i < n; i++ {
+		t.Library[int(word(api.StateLibrary+1+i))] = true
+	}
+	return t, true
+}
+
+// Task is what /proc says of one thread of a live process of this host.
+type Task struct {
+	TID   int
+	State byte   // as in /proc/PID/task/TID/stat
+	Ran   uint64 // its CPU time in nanoseconds (schedstat, or user and system time)
+	// Syscall is the system call the thread sleeps in, or -1 when it runs;
+	// Args its arguments, SP and PC its user stack pointer and program
+	// counter (/proc/PID/task/TID/syscall).
+	Syscall int
+	Args    [6]uint64
+	SP, PC  uint64
+}
+
+// ReadTasks reads every thread of process pid; false if /proc does not
+// show them (another host, another user's process, or ended).
+func ReadTasks(pid int) ([]Task, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	var out []Task
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		t, ok := readTask(filepath.Join(dir, e.Name()), tid)
+		if !ok {
+			return nil, false // ended meanwhile, or not readable: no verdict on this process
+		}
+		out = append(out, t)
+	}
+	return out, len(out) > 0
+}
+
+func readTask(dir string, tid int) (Task, bool) {
+	t := Task{TID: tid, Syscall: -1}
+	stat, err := os.ReadFile(dir + "/stat")
+	sc, err2 := os.ReadFile(dir + "/syscall")
+	if err != nil || err2 != nil {
+		return t, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return t, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 || len(f[0]) != 1 {
+		return t, false
+	}
+	t.State = f[0][0]
+	utime, _ := strconv.ParseUint(f[11], 10, 64)
+	stime, _ := strconv.ParseUint(f[12], 10, 64)
+	t.Ran = (utime + stime) * 10_000_000
+	if b, err := os.ReadFile(dir + "/schedstat"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			ns, _ := strconv.ParseUint(f[0], 10, 64)
+			t.Ran += ns
+		}
+	}
+	return t.parseSyscall(string(sc)), true
+}
+
+// parseSyscall reads a /proc/PID/task/TID/syscall line: "running", or the
+// number, six arguments, the stack pointer and the program counter
+// ("-1 SP PC": blocked, but not in a system call).
+func (t Task) parseSyscall(s string) Task {
+	f := strings.Fields(s)
+	if len(f) != 9 {
+		return t
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return t
+	}
+	var w [8]uint64
+	for i := range w {
+		if w[i], err = strconv.ParseUint(strings.TrimPrefix(f[i+1], "0x"), 16, 64); err != nil {
+			return t
+		}
+	}
+	t.Syscall = n
+	copy(t.Args[:], w[:6])
+	t.SP, t.PC = w[6], w[7]
+	return t
+}
+
+// The futex operations that wait (linux/futex.h), by their command.
+var futexWaits = map[uint64]string{
+	0:  "FUTEX_WAIT",
+	6:  "FUTEX_LOCK_PI",
+	9:  "FUTEX_WAIT_BITSET",
+	11: "FUTEX_WAIT_REQUEUE_PI",
+	13: "FUTEX_LOCK_PI2",
+}
+
+const (
+	futexPrivate  = 128 // FUTEX_PRIVATE_FLAG: the futex is the process's own
+	futexRealtime = 256 // FUTEX_CLOCK_REALTIME
+)
+
+// OwnWait says, for a thread asleep in a wait that only another thread of
+// its own process can end, what the wait is: futex with a waiting operation
+// on a process-private futex (pthread_cond_wait, pthread_mutex_lock,
+// sem_wait and pthread_barrier_wait on objects not shared between
+// processes, OpenMP's barriers), with no timeout. Anything else (running,
+// sleeping with a timeout, in poll, read or any other call that another
+// process or the clock can end) is "".
+func (t Task) OwnWait() string {
+	if t.Syscall != syscall.SYS_FUTEX || t.State != 'S' {
+		return ""
+	}
+	op := t.Args[1]
+	name, ok := futexWaits[op&^(futexPrivate|futexRealtime)]
+	if !ok || op&futexPrivate == 0 || t.Args[3] != 0 {
+		return ""
+	}
+	return "futex " + name
+}
+
+// TaskStack returns the return addresses found on the stack of thread tid
+// of process pid from its stack pointer sp up (at most 64 KiB, at most
+// max), innermost first: the words that point into an executable mapping
+// of maps other than the C library's and the dynamic loader's, just after
+// a call instruction. It reads the process's memory (/proc/PID/mem: the
+// launcher is the ranks' ancestor); nil where it cannot, or off x86-64. A
+// stale word of a frame may pass for a return address: the first one is
+// the wait's caller unless the C library's frames left one of the
+// program's return addresses in their locals.
+func TaskStack(pid int, sp uint64, maps []Mapping, max int) []uint64 {
+	if runtime.GOARCH != "amd64" || sp == 0 {
+		return nil
+	}
+	mem, err := os.Open("/proc/" + strconv.Itoa(pid) + "/mem")
+	if err != nil {
+		return nil
+	}
+	defer mem.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := mem.ReadAt(buf, int64(sp))
+	if n == 0 {
+		// the stack's mapping may end sooner: read up to its page end
+		n, _ = mem.ReadAt(buf[:4096-sp%4096], int64(sp))
+	}
+	var out []uint64
+	for i := 0; i+8 <= n && len(out) < max; i += 8 {
+		a := binary.LittleEndian.Uint64(buf[i:])
+		if inCode(maps, a) && afterCall(mem, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// inCode reports whether a is in an executable mapping of maps that is not
+// the C library's or the dynamic loader's.
+func inCode(maps []Mapping, a uint64) bool {
+	for _, m := range maps {
+		if m.Py == nil && a >= m.Start && a < m.End {
+			b := filepath.Base(m.Path)
+			return !strings.HasPrefix(b, "libc.so") && !strings.HasPrefix(b, "ld-linux") && !strings.HasPrefix(b, "libpthread")
+		}
+	}
+	return false
+}
+
+// afterCall reports whether the bytes before a are an x86-64 call
+// instruction: call rel32 (E8), or call r/m (FF /2) of 2, 3, 6 or 7 bytes.
+func afterCall(mem *os.File, a uint64) bool {
+	var b [7]byte
+	if n, _ := mem.ReadAt(b[:], int64(a-7)); n != 7 {
+		return false
+	}
+	if b[2] == 0xe8 {
+		return true
+	}
+	for _, back := range []int{2, 3, 6, 7} {
+		if i := 7 - back; b[i] == 0xff && b[i+1]>>3&7 == 2 {
+			return true
+		}
+	}
+	return false
+}
