@@ -305,6 +305,24 @@ func (p *Pass) AtAccess(proc *trace.Process, pcs []uint64) Location {
 	return l
 }
 
+// AtStack returns the location of a thread's wait from the return
+// addresses found on its stack (trace.SleepingThread.Stack, innermost
+// first): the first that has a source line, or else the first.
+func (p *Pass) AtStack(proc *trace.Process, pcs []uint64) Location {
+	l := Location{Rank: proc.Rank}
+	if p.In.Sym == nil || len(pcs) == 0 {
+		return l
+	}
+	for _, pc := range pcs {
+		if s := p.In.Sym.Lookup(proc.Maps, pc); s.File != "" {
+			l.SetSource(s)
+			return l
+		}
+	}
+	l.SetSource(p.In.Sym.Lookup(proc.Maps, pcs[0]))
+	return l
+}
+
 // Describe renders a call with its interesting arguments, e.g.
 // MPI_Recv(source=2, tag=0, comm=MPI_COMM_WORLD).
 func Describe(proc *trace.Process, c *trace.Call) string {

@@ -13,6 +13,7 @@ import (
 	"mpivet/checks/failure"
 	"mpivet/checks/internal/waitfor"
 	"mpivet/checks/internal/waitstate"
+	"mpivet/trace"
 )
 
 // The check's documentation: deadlock.md is its Doc, and every other
@@ -64,6 +65,8 @@ func run(pass *check.Pass) (any, error) {
 		said, saidAt := failure.Hung(pass, rk.Proc)
 		locs = append(locs, saidAt...)
 		lines = append(lines, fmt.Sprintf("rank %d: %s at %s%s", r, check.Describe(rk.Proc, rk.Call), l.Where(), said))
+		sl, sa := sleepers(pass, rk.Proc)
+		lines, locs = append(lines, sl...), append(locs, sa...)
 	}
 	explained := map[int]bool{}
 	why := finalized(a, explained)
@@ -189,4 +192,29 @@ func onlyAfterFailure(a *waitstate.Analysis) bool {
 		}
 	}
 	return len(a.Cores) > 0
+}
+
+// sleepers names the threads of a deadlocked rank that wait outside MPI
+// where only the process's own threads can wake them (trace.Asleep, seen
+// by the stall watch), and where each waits.
+func sleepers(pass *check.Pass, p *trace.Process) ([]string, []check.Location) {
+	if p.Asleep == nil || !p.Asleep.All {
+		return nil, nil
+	}
+	var lines []string
+	var locs []check.Location
+	for _, t := range p.Asleep.Threads {
+		who := fmt.Sprintf("a thread that never called MPI (kernel thread %d)", t.TID)
+		for i, s := range p.ThreadSlots {
+			if s == t.Slot {
+				who = fmt.Sprintf("thread %d", i+1)
+			}
+		}
+		l := pass.AtStack(p, t.Stack)
+		l.Note = who + " waits here, outside MPI"
+		locs = append(locs, l)
+		lines = append(lines, fmt.Sprintf("rank %d, %s: waits outside MPI (%s, without a timeout, which only the rank's own threads can end) at %s",
+			p.Rank, who, t.Wait, l.Where()))
+	}
+	return lines, locs
 }
