@@ -6,7 +6,7 @@
  * the other outside it, in pthread_cond_wait. The first run finds it, at
  * the workers' receives and the main threads' waits.
  * thread_cond_wait_clean.c has rank 0's main thread send first.
- * mpivet: np=2 verdict=error interleavings=1 says=pthread_cond_wait
+ * mpivet: np=2 verdict=error interleavings=1 says=outside
  */
 #include <mpi.h>
 #include <pthread.h>

@@ -46,9 +46,38 @@ func TestThreadOutsideMPI(t *testing.T) {
 	l1 := tracetest.New(1, 2)
 	l1.Call("MPI_Init", 1, nil, map[string]any{})
 	l1.Call("MPI_Recv", 2, map[string]any{"source": 0, "comm": uint64(0x1000)}, nil)
-	a := Analyze(&trace.Run{Procs: []*trace.Process{p0, l1.Process()}})
-	if len(a.Deadlocked) != 0 {
+	run := &trace.Run{Procs: []*trace.Process{p0, l1.Process()}}
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
 		t.Fatalf("deadlocked %v; rank 0 has a thread outside MPI", a.Deadlocked)
+	}
+	// The stall watch saw that thread asleep where only the rank's own
+	// threads can wake it, and every other thread outside MPI so too: the
+	// rank, whose other thread receives from rank 1, is blocked.
+	l0 = tracetest.New(0, 2)
+	l0.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+	l0.Call("MPI_Recv", 2, map[string]any{"source": 1, "comm": uint64(0x1000)}, nil)
+	p0 = l0.Process()
+	p0.Threads = []*trace.Call{p0.CallList()[1], {Def: p0.CallList()[0].Def, Returned: true}}
+	p0.Current = p0.Threads[0]
+	run.Procs[0] = p0
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; rank 0 has a thread outside MPI", a.Deadlocked)
+	}
+	p0.ThreadSlots = []int{0, 1}
+	sleeping := trace.SleepingThread{TID: 11, Slot: 1, Wait: "futex FUTEX_WAIT"}
+	p0.Asleep = &trace.Asleep{All: true, Threads: []trace.SleepingThread{sleeping}}
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v; rank 0's thread outside MPI sleeps for good", a.Deadlocked)
+	}
+	// Not if another thread outside MPI may still wake it, nor if the
+	// sleeping thread is another than the one outside MPI.
+	p0.Asleep.All = false
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; another thread of rank 0 may wake its sleeper", a.Deadlocked)
+	}
+	p0.Asleep.All, p0.Asleep.Threads[0].Slot = true, -1
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; rank 0's thread outside MPI was not seen asleep", a.Deadlocked)
 	}
 }
 

@@ -1,0 +1,65 @@
+package launch
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"mpivet/trace"
+)
+
+// pythonProc starts a real process running code, and waits until its one
+// thread has been in the state the code leads to for a while.
+func pythonProc(t *testing.T, code string) int {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", code)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	time.Sleep(300 * time.Millisecond)
+	return cmd.Process.Pid
+}
+
+// A thread outside MPI counts as asleep for good only once it has slept in
+// its own process's wait for the whole window; a running thread never
+// does, unless it is the MPI's own.
+func TestThreadWatchWindow(t *testing.T) {
+	const window = time.Second
+	sleeper := pythonProc(t, "import threading; threading.Event().wait()")
+	runner := pythonProc(t, "while True: pass")
+	var w threadWatch
+	t0 := time.Now()
+	tab := trace.ThreadTable{Library: map[int]bool{}}
+	look := func(pid int, at time.Time) *trace.Asleep {
+		last := w.ran
+		w.ran = map[[2]int]taskRan{}
+		return w.process(pid, tab, last, window, at)
+	}
+	if a := look(sleeper, t0); a == nil || a.All || len(a.Threads) != 0 {
+		t.Fatalf("first look: %+v, want no sleeper before the window", a)
+	}
+	a := look(sleeper, t0.Add(window))
+	if a == nil || !a.All || len(a.Threads) != 1 || a.Threads[0].TID != sleeper || a.Threads[0].Slot != -1 {
+		t.Fatalf("after the window: %+v, want the one thread asleep", a)
+	}
+	look(runner, t0)
+	time.Sleep(50 * time.Millisecond)
+	if a := look(runner, t0.Add(window)); a == nil || a.All || len(a.Threads) != 0 {
+		t.Fatalf("running: %+v, want not asleep", a)
+	}
+	tab.Library[runner] = true // the MPI's own thread: not the program's
+	if a := look(runner, t0.Add(2*window)); a == nil || !a.All || len(a.Threads) != 0 {
+		t.Fatalf("the MPI's thread: %+v, want it left out", a)
+	}
+	// A thread inside MPI (its slot's status 1) is the state page's to say.
+	tab = trace.ThreadTable{Library: map[int]bool{}}
+	tab.SlotTID[0], tab.SlotStatus[0] = runner, 1
+	if a := look(runner, t0.Add(3*window)); a == nil || !a.All {
+		t.Fatalf("a thread inside MPI: %+v, want it left out", a)
+	}
+}
