@@ -85,10 +85,6 @@ func inMPI(tab trace.ThreadTable) bool {
 // process looks at the threads of process pid; nil if /proc does not show
 // them.
 func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]taskRan, window time.Duration, now time.Time) *trace.Asleep {
-	tasks, ok := trace.ReadTasks(pid)
-	if !ok {
-		return nil
-	}
 	slotOf := map[int]int{}
 	skip := map[int]bool{}
 	for s, tid := range tab.SlotTID {
@@ -100,11 +96,12 @@ func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]ta
 			skip[tid] = true // inside MPI, in pthread_join, or ended: the state page says
 		}
 	}
+	tasks, ok := trace.ReadTasks(pid, func(tid int) bool { return skip[tid] || tab.Library[tid] })
+	if !ok {
+		return nil
+	}
 	a := &trace.Asleep{All: true}
 	for _, k := range tasks {
-		if skip[k.TID] || tab.Library[k.TID] {
-			continue
-		}
 		id := [2]int{pid, k.TID}
 		r, seen := last[id]
 		if !seen || r.ran != k.Ran {

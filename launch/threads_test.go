@@ -11,7 +11,7 @@ import (
 
 // pythonProc starts a real process running code, and waits until its one
 // thread has been in the state the code leads to for a while.
-func pythonProc(t *testing.T, code string) int {
+func pythonProc(t testing.TB, code string) int {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("no /usr/bin/python3")
@@ -61,5 +61,24 @@ func TestThreadWatchWindow(t *testing.T) {
 	tab.SlotTID[0], tab.SlotStatus[0] = runner, 1
 	if a := look(runner, t0.Add(3*window)); a == nil || !a.All {
 		t.Fatalf("a thread inside MPI: %+v, want it left out", a)
+	}
+}
+
+// What one look at a rank costs, per tick of a stall: go test -run XXX
+// -bench ThreadWatch ./launch (a rank of one program thread asleep and
+// four threads that are not read: in MPI, or the MPI's).
+func BenchmarkThreadWatch(b *testing.B) {
+	pid := pythonProc(b, "import threading; threading.Event().wait()")
+	tab := trace.ThreadTable{Library: map[int]bool{1: true, 2: true}}
+	tab.SlotTID[1], tab.SlotStatus[1] = 3, 1
+	tab.SlotTID[2], tab.SlotStatus[2] = 4, 1
+	var w threadWatch
+	now := time.Now()
+	for i := 0; i < b.N; i++ {
+		last := w.ran
+		w.ran = map[[2]int]taskRan{}
+		if a := w.process(pid, tab, last, 0, now); a == nil {
+			b.Fatal("not read")
+		}
 	}
 }

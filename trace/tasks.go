@@ -77,9 +77,10 @@ type Task struct {
 	SP, PC  uint64
 }
 
-// ReadTasks reads every thread of process pid; false if /proc does not
-// show them (another host, another user's process, or ended).
-func ReadTasks(pid int) ([]Task, bool) {
+// ReadTasks reads the threads of process pid but those skip leaves out
+// (nil: none); false if /proc does not show them (another host, another
+// user's process, or ended).
+func ReadTasks(pid int, skip func(tid int) bool) ([]Task, bool) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -88,7 +89,7 @@ func ReadTasks(pid int) ([]Task, bool) {
 	var out []Task
 	for _, e := range ents {
 		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || skip != nil && skip(tid) {
 			continue
 		}
 		t, ok := readTask(filepath.Join(dir, e.Name()), tid)
@@ -97,7 +98,7 @@ func ReadTasks(pid int) ([]Task, bool) {
 		}
 		out = append(out, t)
 	}
-	return out, len(out) > 0
+	return out, true
 }
 
 func readTask(dir string, tid int) (Task, bool) {

@@ -42,7 +42,7 @@ func TestTaskOwnWait(t *testing.T) {
 			var wait string
 			for i := 0; i < 100; i++ {
 				time.Sleep(20 * time.Millisecond)
-				tasks, ok := trace.ReadTasks(cmd.Process.Pid)
+				tasks, ok := trace.ReadTasks(cmd.Process.Pid, nil)
 				if !ok || len(tasks) != 1 {
 					t.Fatalf("ReadTasks: %v %v", tasks, ok)
 				}

@@ -7,6 +7,7 @@ package deadlock
 import (
 	"embed"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"mpivet/check"
@@ -213,8 +214,12 @@ func sleepers(pass *check.Pass, p *trace.Process) ([]string, []check.Location) {
 		l := pass.AtStack(p, t.Stack)
 		l.Note = who + " waits here, outside MPI"
 		locs = append(locs, l)
+		where := l.Where()
+		if l.File == "" && strings.Contains(filepath.Base(l.Module), "libgomp") {
+			where += " (the OpenMP runtime: a barrier, the end of a parallel region, a lock or a critical section)"
+		}
 		lines = append(lines, fmt.Sprintf("rank %d, %s: waits outside MPI (%s, without a timeout, which only the rank's own threads can end) at %s",
-			p.Rank, who, t.Wait, l.Where()))
+			p.Rank, who, t.Wait, where))
 	}
 	return lines, locs
 }
