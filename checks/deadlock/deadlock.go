@@ -211,15 +211,31 @@ func sleepers(pass *check.Pass, p *trace.Process) ([]string, []check.Location) {
 				who = fmt.Sprintf("thread %d", i+1)
 			}
 		}
-		l := pass.AtStack(p, t.Stack)
+		stack := t.Stack
+		if len(stack) > 0 && inOpenMP(p, stack[0]) {
+			// a barrier's or the region's end: the program's frames on the
+			// stack are those of the region's function, returned already
+			stack = stack[:1]
+		}
+		l := pass.AtStack(p, stack)
 		l.Note = who + " waits here, outside MPI"
 		locs = append(locs, l)
 		where := l.Where()
-		if l.File == "" && strings.Contains(filepath.Base(l.Module), "libgomp") {
+		if len(stack) == 1 && inOpenMP(p, stack[0]) {
 			where += " (the OpenMP runtime: a barrier, the end of a parallel region, a lock or a critical section)"
 		}
 		lines = append(lines, fmt.Sprintf("rank %d, %s: waits outside MPI (%s, without a timeout, which only the rank's own threads can end) at %s",
 			p.Rank, who, t.Wait, where))
 	}
 	return lines, locs
+}
+
+// inOpenMP reports whether pc is in the OpenMP runtime's code.
+func inOpenMP(p *trace.Process, pc uint64) bool {
+	for _, m := range p.Maps {
+		if pc >= m.Start && pc < m.End {
+			return strings.HasPrefix(filepath.Base(m.Path), "libgomp")
+		}
+	}
+	return false
 }
