@@ -189,8 +189,8 @@ func (t Task) OwnWait() string {
 // TaskStack returns the return addresses found on the stack of thread tid
 // of process pid from its stack pointer sp up (at most 64 KiB, at most
 // max), innermost first: the words that point into an executable mapping
-// of maps other than the C library's and the dynamic loader's, just after
-// a call instruction. It reads the process's memory (/proc/PID/mem: the
+// of maps other than the C library's, the dynamic loader's, mpivet's
+// layer's and the MPI's (notWaiter), just after a call instruction. It reads the process's memory (/proc/PID/mem: the
 // launcher is the ranks' ancestor); nil where it cannot, or off x86-64. A
 // stale word of a frame may pass for a return address: the first one is
 // the wait's caller unless the C library's frames left one of the
@@ -220,13 +220,25 @@ func TaskStack(pid int, sp uint64, maps []Mapping, max int) []uint64 {
 	return out
 }
 
+// notWaiter are the modules whose frames are not where a thread outside
+// MPI waits: the C library's and the loader's (the wait's own frames), and
+// mpivet's layer's and the MPI's (a thread outside MPI runs none of their
+// code: a word of theirs on its stack is left by an earlier call).
+var notWaiter = []string{"libc.so", "ld-linux", "libpthread", "libmpivet.so", "libmpi", "libopen-", "libpmix", "mca_",
+	"libucp", "libucs", "libuct", "libfabric"}
+
 // inCode reports whether a is in an executable mapping of maps that is not
-// the C library's or the dynamic loader's.
+// one of notWaiter's.
 func inCode(maps []Mapping, a uint64) bool {
 	for _, m := range maps {
 		if m.Py == nil && a >= m.Start && a < m.End {
 			b := filepath.Base(m.Path)
-			return !strings.HasPrefix(b, "libc.so") && !strings.HasPrefix(b, "ld-linux") && !strings.HasPrefix(b, "libpthread")
+			for _, n := range notWaiter {
+				if strings.HasPrefix(b, n) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return false
