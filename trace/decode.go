@@ -74,6 +74,9 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 		if c.Def.Has("abort") {
 			p.abort = c
 		}
+		if c.Def.Has("rma") {
+			p.Windows = true
+		}
 		if c.Def.Has("finalize") {
 			p.finalize = c
 			if c.Returned {

@@ -575,7 +575,10 @@ type Process struct {
 	ConstVal map[string]uint64
 	Maps     []Mapping
 	// NumCalls is how many calls the rank logged (Calls reads them).
-	NumCalls  int
+	NumCalls int
+	// Windows: the rank logged a one-sided call (api.Call rma: a window's
+	// creation, synchronisation or communication).
+	Windows   bool
 	Signal    *Signal
 	Caught    *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
 	Errors    []Error    // errors MPI calls returned to the program, or raised to the fatal handler
