@@ -139,6 +139,32 @@ func (p *Process) Calls() iter.Seq[*Call] {
 	}
 }
 
+// CallsFolded is Calls for a reader that may skip the repetitions of a
+// folded loop (layer/src/record/fold.c) that change nothing it keeps. At
+// the end of each repetition of a loop digest returns a digest of what
+// the reader keeps, as it is then; once a repetition left it as it found
+// it, the repetitions after it but the last are not given: the calls of
+// the last come next, their Seq counting those left out. The repetitions
+// are the same calls, but for their offsets and Seq: a reader whose state
+// a repetition does not change (its digest says so) ends as it would
+// have after all of them, but for the offsets of what it keeps of them.
+// A digest must then cover what the reader keeps (sizes, counts, keys),
+// but not the offsets of calls.
+func (p *Process) CallsFolded(digest func() uint64) iter.Seq[*Call] {
+	return func(yield func(*Call) bool) {
+		if p.End <= 8 {
+			return
+		}
+		r, done, err := p.open()
+		if err != nil {
+			return
+		}
+		defer done()
+		d := &decoder{p: p, only: Unknown, emit: yield, digest: digest}
+		d.run(p.cursor(r, 8))
+	}
+}
+
 // CallList returns all the rank's logged calls: memory in proportion to
 // them, for tests and small runs.
 func (p *Process) CallList() []*Call {

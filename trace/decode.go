@@ -66,6 +66,10 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 		fmt.Sscan(parts[len(parts)-1], &p.Pid)
 	}
 	d := &decoder{p: p, metas: true, only: Unknown}
+	// The first reading keeps counts, the last call and what the meta
+	// records about the process say: a repetition without such a record
+	// changes nothing but the counts.
+	d.digest = func() uint64 { return d.metaN }
 	d.emit = func(c *Call) bool {
 		p.NumCalls++
 		if c.Def.Has("init") && c.Returned {
@@ -90,6 +94,7 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 	cur.stop = stop
 	cur.sum, cur.crc, cur.summed = true, crc32.Update(0, castagnoli, magic[:]), 8
 	end, err := readStoppable(d, cur, p)
+	p.NumCalls += d.jumped
 	p.End = int64(end)
 	cur.addSum()
 	p.Sum = cur.crc
@@ -147,6 +152,12 @@ type decoder struct {
 	last   uint64
 	stop   bool
 	src    *expander
+	// digest, when set, is the reader's (Process.CallsFolded): whole
+	// repetitions that change nothing it keeps are counted, not given
+	// (expander.settle); jumped counts the calls they held.
+	digest func() uint64
+	jumped int
+	metaN  uint64 // meta records about the process decoded (the first reading)
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by
 	// the clock protocol while the poll runs, before the poll's own entry
 	// record, which the layer appends only once the poll has returned
@@ -164,13 +175,22 @@ func (d *decoder) run(c *cursor) (uint64, error) {
 // runFrom is run, reading the records through e (over c).
 func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 	d.src = e
+	if d.digest != nil {
+		e.settle = d.settled
+	}
+	var n uint64
+	defer func() { d.p.read.Add(n) }()
 	for !d.stop {
 		off, kind, id, ok := e.next(&d.words)
 		if !ok {
 			break
 		}
+		n++
 		if e.skipped > 0 {
 			d.seq += e.skipped
+			if e.skipTo == Unknown {
+				d.jumped += e.skipped
+			}
 			e.skipped = 0
 		}
 		switch kind {
@@ -199,6 +219,21 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 		d.p.vend = e.v
 	}
 	return c.off, nil
+}
+
+// settled returns the reader's digest at the end of a repetition (false:
+// a call of the window has not returned, or a poll's event waits for its
+// call: the reader has not seen the repetition whole).
+func (d *decoder) settled() (uint64, bool) {
+	for _, c := range d.window {
+		if !c.Returned {
+			return 0, false
+		}
+	}
+	if d.poll != nil {
+		return 0, false
+	}
+	return d.digest(), true
 }
 
 // release hands the first call of the window on.
@@ -370,6 +405,7 @@ func (d *decoder) meta(id int, thread uint8) {
 			c.more().comm = decodeComm(w)
 		}
 	case d.metas:
+		d.metaN++
 		n := len(p.Buffers)
 		p.decodeMeta(id, w)
 		if len(p.Buffers) > n { // a buffer access: placed after the latest call

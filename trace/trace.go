@@ -19,6 +19,7 @@ package trace
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"mpivet/api"
 )
@@ -663,7 +664,13 @@ type Process struct {
 	marks          []mark
 	mu             sync.Mutex
 	pinned         map[uint64]*Call // CallAt's, by offset
+	read           atomic.Uint64    // records decoded (RecordsRead)
 }
+
+// RecordsRead returns how many records the readings of the rank's log
+// decoded so far (the first reading, Calls, CallAt), each record of a
+// repetition counted each time it was given: the analysis's work.
+func (p *Process) RecordsRead() uint64 { return p.read.Load() }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
 func (p *Process) Const(name string) (uint64, bool) {
