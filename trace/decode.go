@@ -191,7 +191,8 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 			if e.skipTo == Unknown {
 				d.jumped += e.skipped
 			}
-			e.skipped = 0
+			d.moved(e.skipped, e.shift)
+			e.skipped, e.shift = 0, 0
 		}
 		switch kind {
 		case api.KindEntry:
@@ -222,11 +223,13 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 }
 
 // settled returns the reader's digest at the end of a repetition (false:
-// a call of the window has not returned, or a poll's event waits for its
-// call: the reader has not seen the repetition whole).
+// a call CallAt gave is not handed on yet, or a poll's event waits for
+// its call). The calls not handed on yet (the one a repetition ends in,
+// whose exit record the next holds) are the same at the end of each
+// repetition: moved moves them to the last.
 func (d *decoder) settled() (uint64, bool) {
 	for _, c := range d.window {
-		if !c.Returned {
+		if d.isPinned(c) {
 			return 0, false
 		}
 	}
@@ -234,6 +237,21 @@ func (d *decoder) settled() (uint64, bool) {
 		return 0, false
 	}
 	return d.digest(), true
+}
+
+// moved moves the calls not handed on yet past the repetitions left out
+// (calls of them, virtual bytes): to their place in the last.
+func (d *decoder) moved(calls int, virt uint64) {
+	if virt == 0 {
+		return
+	}
+	for _, c := range d.window {
+		c.Offset += virt
+		c.Seq += calls
+	}
+	if d.last != Unknown && d.last != 0 {
+		d.last += virt
+	}
 }
 
 // release hands the first call of the window on.

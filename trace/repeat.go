@@ -39,6 +39,7 @@ type expander struct {
 	// for skipTo), not given.
 	settle func() (uint64, bool)
 	folded uint64 // repetitions counted so
+	shift  uint64 // virtual bytes they held, since the reader last took them (skipped: their calls)
 }
 
 // A frame is a repeat being expanded: its template's bytes [start, end),
@@ -163,6 +164,7 @@ func (e *expander) settled(f *frame) {
 			e.entry += k * f.virt
 		}
 		e.skipped += int(k * f.calls)
+		e.shift += k * f.virt
 		if e.left > 0 {
 			e.left -= int64(k * f.records)
 		}
