@@ -156,6 +156,7 @@ type decoder struct {
 	// repetitions that change nothing it keeps are counted, not given
 	// (expander.settle); jumped counts the calls they held.
 	digest func() uint64
+	leave  func(from, to, reps uint64) bool
 	jumped int
 	metaN  uint64 // meta records about the process decoded (the first reading)
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by
@@ -176,7 +177,7 @@ func (d *decoder) run(c *cursor) (uint64, error) {
 func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 	d.src = e
 	if d.digest != nil {
-		e.settle = d.settled
+		e.settle, e.skip = d.settled, d.leave
 	}
 	var n uint64
 	defer func() { d.p.read.Add(n) }()

@@ -38,6 +38,9 @@ type expander struct {
 	// it, the repetitions after it but the last are counted (skipped, as
 	// for skipTo), not given.
 	settle func() (uint64, bool)
+	// skip, when set, is asked before repetitions are counted so: the
+	// virtual offsets they span, and how many; false: they are given.
+	skip   func(from, to, reps uint64) bool
 	folded uint64 // repetitions counted so
 	shift  uint64 // virtual bytes they held, since the reader last took them (skipped: their calls)
 }
@@ -157,8 +160,7 @@ func (e *expander) settled(f *frame) {
 		f.has = false
 		return
 	}
-	if f.has && d == f.digest && f.reps > 2 {
-		k := f.reps - 2
+	if k := f.reps - 2; f.has && d == f.digest && f.reps > 2 && (e.skip == nil || e.skip(e.v, e.v+k*f.virt, k)) {
 		e.v += k * f.virt
 		if e.entry != Unknown {
 			e.entry += k * f.virt
