@@ -424,7 +424,9 @@ func (d *decoder) meta(id int, thread uint8) {
 			c.more().comm = decodeComm(w)
 		}
 	case d.metas:
-		d.metaN++
+		if id != api.MetaColl && id != api.MetaFile && id != api.MetaView {
+			d.metaN++ // (a signature too short to decode says nothing)
+		}
 		n := len(p.Buffers)
 		p.decodeMeta(id, w)
 		if len(p.Buffers) > n { // a buffer access: placed after the latest call
