@@ -54,7 +54,14 @@ type frame struct {
 	virt, records, calls  uint64
 	digest                uint64
 	has                   bool
+	tries                 int // digests asked for at its repetitions' ends
 }
+
+// maxTries is how many repetitions of a loop a reader is asked about: one
+// that every repetition changes (it keeps more each time) is not asked
+// again, its digest (which may cost what it keeps) not taken at every
+// repetition.
+const maxTries = 8
 
 func newExpander(c *cursor, v uint64) *expander {
 	return &expander{c: c, v: v, entry: Unknown, left: -1, skipTo: Unknown}
@@ -152,9 +159,10 @@ func (e *expander) open(off uint64, w []uint64) {
 // the reader keeps of the loop's calls has the offsets of its last
 // iteration.
 func (e *expander) settled(f *frame) {
-	if e.settle == nil || len(e.stack) != 1 || f.virt == 0 {
+	if e.settle == nil || len(e.stack) != 1 || f.virt == 0 || f.tries >= maxTries {
 		return
 	}
+	f.tries++
 	d, ok := e.settle()
 	if !ok {
 		f.has = false
