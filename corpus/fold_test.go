@@ -42,10 +42,16 @@ func TestRecordsFlatInIterations(t *testing.T) {
 			if q.NumCalls < 2*p.NumCalls-20 || p.NumCalls != f.NumCalls {
 				t.Errorf("rank %d: %d calls at %d iterations, %d at %d, %d with --records=full", p.Rank, p.NumCalls, n, q.NumCalls, 2*n, f.NumCalls)
 			}
-			// Doubling the iterations adds almost nothing: at most what
-			// one break of a folded loop costs (an irregular record in its
-			// middle starts a new fold: 65 KB seen once in many runs),
-			// far from the tenfold of --records=full.
+			// Doubling the iterations adds almost nothing, far from the
+			// tenfold of --records=full. A few iterations may differ:
+			// under Open MPI an MPI_Isend whose message cannot be sent at
+			// once (its receiver descheduled, on a loaded machine)
+			// returns a request of its own instead of the one it shares
+			// among those it sent at once, so that iteration's records
+			// differ and the folded loop breaks there; the layer folds
+			// again after two periods of the outer loop (the Allreduce's:
+			// about 13 KB a break here; 65 KB seen once in many runs).
+			// The bound allows a few breaks.
 			if q.End > p.End+(f.End-p.End)/4 || f.End < 10*p.End {
 				t.Errorf("rank %d: %d bytes of records at %d iterations, %d at %d, %d with --records=full", p.Rank, p.End, n, q.End, 2*n, f.End)
 			}

@@ -139,6 +139,46 @@ func (p *Process) Calls() iter.Seq[*Call] {
 	}
 }
 
+// A Folding is a reader of a rank's calls that may leave out the
+// repetitions of a folded loop (layer/src/record/fold.c) that change
+// nothing it keeps (CallsFolded). The repetitions are the same calls but
+// for their offsets and Seq.
+type Folding interface {
+	// Digest returns a digest of what the reader keeps as it is at the end
+	// of a repetition: its sizes, keys and states, not the offsets of
+	// calls, nor counts that every repetition adds the same to.
+	Digest() uint64
+	// Skip says that, a repetition having left the digest as it found it,
+	// the reps repetitions after it, at virtual offsets [from, to), are
+	// left out: the reader adds to its counts what reps more repetitions
+	// like the last add. False: it wants them given (one of them holds a
+	// call it must see).
+	Skip(from, to uint64, reps int) bool
+}
+
+// CallsFolded is Calls for a reader that may leave out repetitions (f):
+// once a repetition left its digest as it found it, the repetitions
+// after it but the last are not given, if it agrees; the calls of the
+// last come next, their Seq counting those left out (a call a
+// repetition ends in is given as the last's). A reader whose state a
+// repetition does not change ends as it would have after all of them,
+// but for the offsets of what it keeps of them.
+func (p *Process) CallsFolded(f Folding) iter.Seq[*Call] {
+	return func(yield func(*Call) bool) {
+		if p.End <= 8 {
+			return
+		}
+		r, done, err := p.open()
+		if err != nil {
+			return
+		}
+		defer done()
+		d := &decoder{p: p, only: Unknown, emit: yield, digest: f.Digest,
+			leave: func(from, to, reps uint64) bool { return f.Skip(from, to, int(reps)) }}
+		d.run(p.cursor(r, 8))
+	}
+}
+
 // CallList returns all the rank's logged calls: memory in proportion to
 // them, for tests and small runs.
 func (p *Process) CallList() []*Call {

@@ -66,6 +66,10 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 		fmt.Sscan(parts[len(parts)-1], &p.Pid)
 	}
 	d := &decoder{p: p, metas: true, only: Unknown}
+	// The first reading keeps counts, the last call and what the meta
+	// records about the process say: a repetition without such a record
+	// changes nothing but the counts.
+	d.digest = func() uint64 { return d.metaN }
 	d.emit = func(c *Call) bool {
 		p.NumCalls++
 		if c.Def.Has("init") && c.Returned {
@@ -73,6 +77,9 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 		}
 		if c.Def.Has("abort") {
 			p.abort = c
+		}
+		if c.Def.Has("rma") {
+			p.Windows = true
 		}
 		if c.Def.Has("finalize") {
 			p.finalize = c
@@ -87,6 +94,7 @@ func decode(path string, r io.ReaderAt, size int64, data []byte, stop func() boo
 	cur.stop = stop
 	cur.sum, cur.crc, cur.summed = true, crc32.Update(0, castagnoli, magic[:]), 8
 	end, err := readStoppable(d, cur, p)
+	p.NumCalls += d.jumped
 	p.End = int64(end)
 	cur.addSum()
 	p.Sum = cur.crc
@@ -144,6 +152,13 @@ type decoder struct {
 	last   uint64
 	stop   bool
 	src    *expander
+	// digest, when set, is the reader's (Process.CallsFolded): whole
+	// repetitions that change nothing it keeps are counted, not given
+	// (expander.settle); jumped counts the calls they held.
+	digest func() uint64
+	leave  func(from, to, reps uint64) bool
+	jumped int
+	metaN  uint64 // meta records about the process decoded (the first reading)
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by
 	// the clock protocol while the poll runs, before the poll's own entry
 	// record, which the layer appends only once the poll has returned
@@ -161,14 +176,24 @@ func (d *decoder) run(c *cursor) (uint64, error) {
 // runFrom is run, reading the records through e (over c).
 func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 	d.src = e
+	if d.digest != nil {
+		e.settle, e.skip = d.settled, d.leave
+	}
+	var n uint64
+	defer func() { d.p.read.Add(n) }()
 	for !d.stop {
 		off, kind, id, ok := e.next(&d.words)
 		if !ok {
 			break
 		}
+		n++
 		if e.skipped > 0 {
 			d.seq += e.skipped
-			e.skipped = 0
+			if e.skipTo == Unknown {
+				d.jumped += e.skipped
+			}
+			d.moved(e.skipped, e.shift)
+			e.skipped, e.shift = 0, 0
 		}
 		switch kind {
 		case api.KindEntry:
@@ -196,6 +221,38 @@ func (d *decoder) runFrom(e *expander, c *cursor) (uint64, error) {
 		d.p.vend = e.v
 	}
 	return c.off, nil
+}
+
+// settled returns the reader's digest at the end of a repetition (false:
+// a call CallAt gave is not handed on yet, or a poll's event waits for
+// its call). The calls not handed on yet (the one a repetition ends in,
+// whose exit record the next holds) are the same at the end of each
+// repetition: moved moves them to the last.
+func (d *decoder) settled() (uint64, bool) {
+	for _, c := range d.window {
+		if d.isPinned(c) {
+			return 0, false
+		}
+	}
+	if d.poll != nil {
+		return 0, false
+	}
+	return d.digest(), true
+}
+
+// moved moves the calls not handed on yet past the repetitions left out
+// (calls of them, virtual bytes): to their place in the last.
+func (d *decoder) moved(calls int, virt uint64) {
+	if virt == 0 {
+		return
+	}
+	for _, c := range d.window {
+		c.Offset += virt
+		c.Seq += calls
+	}
+	if d.last != Unknown && d.last != 0 {
+		d.last += virt
+	}
 }
 
 // release hands the first call of the window on.
@@ -367,6 +424,9 @@ func (d *decoder) meta(id int, thread uint8) {
 			c.more().comm = decodeComm(w)
 		}
 	case d.metas:
+		if id != api.MetaColl && id != api.MetaFile && id != api.MetaView {
+			d.metaN++ // (a signature too short to decode says nothing)
+		}
 		n := len(p.Buffers)
 		p.decodeMeta(id, w)
 		if len(p.Buffers) > n { // a buffer access: placed after the latest call

@@ -31,9 +31,37 @@ type expander struct {
 	skipTo  uint64
 	skipped int
 	given   uint64 // records given from repetitions
+	// settle, when set, lets whole repetitions of a repeat not nested in
+	// another go without giving their records: at the end of each of its
+	// repetitions it returns a digest of what the reader keeps (false:
+	// none to give now). Once a repetition left the digest as it found
+	// it, the repetitions after it but the last are counted (skipped, as
+	// for skipTo), not given.
+	settle func() (uint64, bool)
+	// skip, when set, is asked before repetitions are counted so: the
+	// virtual offsets they span, and how many; false: they are given.
+	skip   func(from, to, reps uint64) bool
+	folded uint64 // repetitions counted so
+	shift  uint64 // virtual bytes they held, since the reader last took them (skipped: their calls)
 }
 
-type frame struct{ start, end, pos, reps uint64 }
+// A frame is a repeat being expanded: its template's bytes [start, end),
+// the next record's position, the repetitions left (this one included);
+// for the outer one, what one repetition holds (virtual bytes, records,
+// calls) and the reader's digest at the start of this repetition.
+type frame struct {
+	start, end, pos, reps uint64
+	virt, records, calls  uint64
+	digest                uint64
+	has                   bool
+	tries                 int // digests asked for at its repetitions' ends
+}
+
+// maxTries is how many repetitions of a loop a reader is asked about: one
+// that every repetition changes (it keeps more each time) is not asked
+// again, its digest (which may cost what it keeps) not taken at every
+// repetition.
+const maxTries = 8
 
 func newExpander(c *cursor, v uint64) *expander {
 	return &expander{c: c, v: v, entry: Unknown, left: -1, skipTo: Unknown}
@@ -115,7 +143,45 @@ func (e *expander) open(off uint64, w []uint64) {
 		reps++
 		e.left = int64(count*w[api.RepeatRecords] + part)
 	}
-	e.stack = append(e.stack[:0], frame{off - n, off, off - n, reps})
+	e.stack = append(e.stack[:0], frame{start: off - n, end: off, pos: off - n, reps: reps,
+		virt: w[api.RepeatVirtual], records: w[api.RepeatRecords], calls: w[api.RepeatCalls]})
+	if e.settle != nil {
+		// The repeated records were just given from the log: the
+		// reader's state after a first repetition.
+		f := &e.stack[0]
+		f.digest, f.has = e.settle()
+	}
+}
+
+// settled asks the reader, at the end of a repetition of the outer repeat
+// f, whether the repetition changed what it keeps; if not, the ones after
+// it but the last are counted, not given: the last is given, so that what
+// the reader keeps of the loop's calls has the offsets of its last
+// iteration.
+func (e *expander) settled(f *frame) {
+	if e.settle == nil || len(e.stack) != 1 || f.virt == 0 || f.tries >= maxTries {
+		return
+	}
+	f.tries++
+	d, ok := e.settle()
+	if !ok {
+		f.has = false
+		return
+	}
+	if k := f.reps - 2; f.has && d == f.digest && f.reps > 2 && (e.skip == nil || e.skip(e.v, e.v+k*f.virt, k)) {
+		e.v += k * f.virt
+		if e.entry != Unknown {
+			e.entry += k * f.virt
+		}
+		e.skipped += int(k * f.calls)
+		e.shift += k * f.virt
+		if e.left > 0 {
+			e.left -= int64(k * f.records)
+		}
+		f.reps -= k
+		e.folded += k
+	}
+	f.digest, f.has = d, true
 }
 
 // consistent reports whether a repeat record's words w say what its
@@ -172,6 +238,7 @@ func (e *expander) repeated(words *[]uint64) (off uint64, kind, id int, ok bool)
 	f := &e.stack[len(e.stack)-1]
 	if f.pos+8 > f.end || e.left == 0 {
 		if f.reps > 1 && e.left != 0 {
+			e.settled(f)
 			f.reps--
 			f.pos = f.start
 		} else if e.left == 0 {
@@ -200,7 +267,7 @@ func (e *expander) repeated(words *[]uint64) (off uint64, kind, id int, ok bool)
 		if len(w) >= api.RepeatWords && len(e.stack) < 16 {
 			n, c := w[api.RepeatLen], w[api.RepeatCount]>>api.RepeatShift
 			if c > 0 && n > 0 && n <= at-f.start {
-				e.stack = append(e.stack, frame{at - n, at, at - n, c})
+				e.stack = append(e.stack, frame{start: at - n, end: at, pos: at - n, reps: c})
 			}
 		}
 		return 0, 0, 0, false

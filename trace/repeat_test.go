@@ -140,3 +140,72 @@ func lines(s []string) string {
 	}
 	return out
 }
+
+// A reader of CallsFolded whose digest a repetition leaves as it was is
+// given the first two repetitions (the one in the log, one from the
+// repeat) and the last, with the offsets and sequence numbers the whole
+// log has, the calls between counted in Seq (a call a repetition ends in
+// is given where the last would end in it);
+// the first reading counts them without decoding them; a digest that
+// every repetition changes gets every call, as Calls gives them.
+func TestCallsFoldedSkipsSettledRepetitions(t *testing.T) {
+	const n, b = 1000, 0x8000
+	for _, part := range []uint64{0, 3} {
+		t.Run(fmt.Sprint("part", part), func(t *testing.T) {
+			l := tracetest.New(0, 2)
+			l.Call("MPI_Init", 0x400000, nil, map[string]any{})
+			from := l.Pos()
+			iteration(l, b)
+			reps := uint64(n - 1)
+			if part > 0 {
+				reps-- // the last repetition unfinished: the rank ended in it
+			}
+			l.Repeat(from, reps, part)
+			if part == 0 {
+				l.Call("MPI_Finalize", 0x400400, nil, map[string]any{})
+			}
+			p := procOf(t, l.Bytes())
+			whole := p.CallList()
+			if want := 2 + 3*n; part == 0 && len(whole) != want || p.NumCalls != len(whole) {
+				t.Fatalf("%d calls read, NumCalls %d", len(whole), p.NumCalls)
+			}
+			if first := procOf(t, l.Bytes()).RecordsRead(); first > 100 {
+				t.Errorf("the first reading decoded %d records of a %d-iteration loop", first, n)
+			}
+			var got []*trace.Call
+			for c := range p.CallsFolded(folding{func() uint64 { return 1 }}) {
+				got = append(got, c)
+			}
+			if len(got) > 20 || len(got) < 8 {
+				t.Fatalf("a settled reader was given %d calls of %d", len(got), len(whole))
+			}
+			for i, c := range got {
+				if c.Seq < 0 || c.Seq >= len(whole) || i > 0 && c.Seq <= got[i-1].Seq || i < 6 && c.Seq != i {
+					t.Fatalf("call %d: %s seq %d", i, c.Name(), c.Seq)
+				}
+				w := whole[c.Seq]
+				if c.Offset != w.Offset || c.Name() != w.Name() || c.Returned != w.Returned || c.Out(0) != w.Out(0) {
+					t.Errorf("call %d: %s seq %d at %d, want %s at %d", i, c.Name(), c.Seq, c.Offset, w.Name(), w.Offset)
+				}
+			}
+			if got[len(got)-1].Seq != len(whole)-1 {
+				t.Errorf("the last call given is %d, want %d", got[len(got)-1].Seq, len(whole)-1)
+			}
+			k := uint64(0)
+			var all []*trace.Call
+			for c := range p.CallsFolded(folding{func() uint64 { return k }}) {
+				k++
+				all = append(all, c)
+			}
+			if len(all) != len(whole) || all[len(all)-1].Offset != whole[len(whole)-1].Offset {
+				t.Errorf("a reader changed by every repetition was given %d calls, want %d", len(all), len(whole))
+			}
+		})
+	}
+}
+
+// folding is a trace.Folding of a digest, that takes every skip.
+type folding struct{ digest func() uint64 }
+
+func (f folding) Digest() uint64                      { return f.digest() }
+func (f folding) Skip(from, to uint64, reps int) bool { return true }

@@ -19,6 +19,7 @@ package trace
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"mpivet/api"
 )
@@ -575,7 +576,10 @@ type Process struct {
 	ConstVal map[string]uint64
 	Maps     []Mapping
 	// NumCalls is how many calls the rank logged (Calls reads them).
-	NumCalls  int
+	NumCalls int
+	// Windows: the rank logged a one-sided call (api.Call rma: a window's
+	// creation, synchronisation or communication).
+	Windows   bool
 	Signal    *Signal
 	Caught    *Signal    // the last crash signal the layer handed to a handler of the program's own (api.SignalHandled): the rank may have recovered, or ended in that handler
 	Errors    []Error    // errors MPI calls returned to the program, or raised to the fatal handler
@@ -664,7 +668,13 @@ type Process struct {
 	marks          []mark
 	mu             sync.Mutex
 	pinned         map[uint64]*Call // CallAt's, by offset
+	read           atomic.Uint64    // records decoded (RecordsRead)
 }
+
+// RecordsRead returns how many records the readings of the rank's log
+// decoded so far (the first reading, Calls, CallAt), each record of a
+// repetition counted each time it was given: the analysis's work.
+func (p *Process) RecordsRead() uint64 { return p.read.Load() }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
 func (p *Process) Const(name string) (uint64, bool) {

@@ -112,13 +112,21 @@ type rankStream struct {
 	// opened on each communicator.
 	files map[uint64]*fileSeq
 	opens map[string]int
+	// Repetitions of folded loops (fold.go): the comparisons by
+	// communicator key, the collectives the rank queued in the current
+	// and the latest repetition (bad: too many to keep).
+	keys         map[string]*onComm
+	rep, lastRep []queued
+	bad, lastBad bool
+	folds        uint64
 }
 
 // onComm is the comparison of the collectives on one communicator: the
 // collectives of each member not compared yet, from the base-th on.
 type onComm struct {
 	members []int // the world ranks that may call collectives on it
-	queue   map[int][]call
+	queue   map[int]queue
+	cycle   int // comparisons made in a row on members' runs of one period (fold.go)
 	base    int
 	any     map[int]bool // members that made one
 	over    bool         // a mismatch was reported: what follows is not comparable
@@ -140,9 +148,10 @@ func run(pass *check.Pass) (any, error) {
 		if p.Rank < 0 || byRank[p.Rank] != nil {
 			continue
 		}
-		next, stop := iter.Pull(p.Calls())
-		s := &rankStream{p: p, ix: cs.Of(p), t: comms.NewTracker(p), ops: map[uint64]userFn{}, next: next, stop: stop,
+		s := &rankStream{p: p, ix: cs.Of(p), t: comms.NewTracker(p), ops: map[uint64]userFn{},
 			files: map[uint64]*fileSeq{}, opens: map[string]int{}}
+		next, stop := iter.Pull(p.CallsFolded(s))
+		s.next, s.stop = next, stop
 		defer stop()
 		streams = append(streams, s)
 		byRank[p.Rank] = s
@@ -153,6 +162,9 @@ func run(pass *check.Pass) (any, error) {
 	}
 	sort.Ints(all)
 	keys := map[string]*onComm{}
+	for _, s := range streams {
+		s.keys = keys
+	}
 	for live := len(streams); live > 0; {
 		live = 0
 		for _, s := range streams {
@@ -224,7 +236,7 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 				members = append([]int(nil), members...)
 				sort.Ints(members)
 			}
-			oc = &onComm{members: members, queue: map[int][]call{}, any: map[int]bool{}}
+			oc = &onComm{members: members, queue: map[int]queue{}, any: map[int]bool{}}
 			keys[key] = oc
 		}
 		if !oc.any[s.p.Rank] {
@@ -236,7 +248,9 @@ func (s *rankStream) advance(pass *check.Pass, keys map[string]*onComm, all []in
 		}
 		if !oc.over {
 			what, text := describe(s.p, c, inter, s.ops)
-			oc.queue[s.p.Rank] = append(oc.queue[s.p.Rank], call{s.p, s.ix, c.Keep(), what, text, on})
+			cl := call{s.p, s.ix, c.Keep(), what, text, on}
+			oc.queue[s.p.Rank] = append(oc.queue[s.p.Rank], entry{call: cl})
+			s.queued(key, cl)
 		}
 		return key
 	}
@@ -258,6 +272,7 @@ func (oc *onComm) compare(pass *check.Pass, key string, byRank map[int]*rankStre
 		var at []call
 		var never []int // members that ended without this one
 		variants := map[string][]int{}
+		period := oc.bulk()
 		for _, r := range oc.members {
 			q := oc.queue[r]
 			if len(q) == 0 {
@@ -267,8 +282,8 @@ func (oc *onComm) compare(pass *check.Pass, key string, byRank map[int]*rankStre
 				never = append(never, r)
 				continue
 			}
-			at = append(at, q[0])
-			variants[q[0].what] = append(variants[q[0].what], r)
+			at = append(at, q.front())
+			variants[q.front().what] = append(variants[q.front().what], r)
 		}
 		if len(at) == 0 {
 			return
@@ -282,9 +297,18 @@ func (oc *onComm) compare(pass *check.Pass, key string, byRank map[int]*rankStre
 			}
 		}
 		for _, cl := range at {
-			oc.queue[cl.proc.Rank] = oc.queue[cl.proc.Rank][1:]
+			q, ended := oc.queue[cl.proc.Rank].pop()
+			oc.queue[cl.proc.Rank] = q
+			if ended {
+				period = 0
+			}
 		}
 		oc.base++
+		if period > 0 {
+			oc.cycle++ // undone below by a finding, which ends the comparison
+		} else {
+			oc.cycle = 0
+		}
 		if len(oc.any) < 2 && oc.onlyOne(byRank) {
 			continue // one rank's collectives: compared with no one
 		}

@@ -44,6 +44,13 @@ var Check = &check.Check{
 }
 
 func run(pass *check.Pass) (any, error) {
+	windows := false
+	for _, p := range pass.In.Run.Procs {
+		windows = windows || p.Windows
+	}
+	if !windows {
+		return nil, nil // no window: nothing to say, and nothing to keep
+	}
 	s := newScan(pass)
 	for _, p := range pass.In.Run.Procs {
 		if p.Rank >= 0 {

@@ -163,6 +163,12 @@ type Index struct {
 	callKey map[uint64]string // key of a current call's communicator, by its log offset
 	colls   map[string]*recent
 	pers    persistents
+	// What the reading of a folded loop keeps (fold.go): the current
+	// calls' offsets, the collectives' counts at the end of the latest two
+	// repetitions, and how many were read one by one.
+	current   map[uint64]bool
+	prev, now map[string]int
+	folds     uint64
 }
 
 // Recent is how many of a rank's latest collectives on each communicator
@@ -188,7 +194,8 @@ func NewIndex(p *trace.Process) *Index {
 			current[c.Offset] = true
 		}
 	}
-	for c := range p.Calls() {
+	x.current = current
+	for c := range p.CallsFolded(x) {
 		if c.HasField("comm") {
 			k := x.Key(c.Word("comm"))
 			if current[c.Offset] {

@@ -164,7 +164,7 @@ func Follow(p *trace.Process) *State {
 	follows.Add(1)
 	f := NewFollower(p)
 	final := false
-	for c := range p.Calls() {
+	for c := range p.CallsFolded(folding{f, &final}) {
 		if final {
 			// Inside MPI_Finalize, the delete callbacks of MPI_COMM_SELF's
 			// attributes may free what libraries cached (MPI 4.0 §11.2.2):
