@@ -74,8 +74,8 @@ type appSample struct {
 	verdict string
 }
 
-// runApps measures each application at 4 ranks under Open MPI (the MPI
-// Debian links them to), the variants alternated, reps times, and prints
+// runApps measures each application at 4 ranks (or as appLaunches says)
+// under Open MPI (the MPI Debian links them to), the variants alternated, reps times, and prints
 // the medians and their ratios to the native run; it returns them as the
 // rows of the table "apps".
 func runApps(work string, reps int, match *regexp.Regexp) [][]string {
@@ -89,10 +89,12 @@ func runApps(work string, reps int, match *regexp.Regexp) [][]string {
 		if !match.MatchString(a.name) {
 			continue
 		}
-		if _, err := exec.LookPath(a.program); err != nil {
-			fmt.Printf("%-12s (not installed: apt-get install %s)\n", a.name, a.pkg)
+		program, err := appProgram(a)
+		if err != nil {
+			fmt.Printf("%-12s (%v)\n", a.name, err)
 			continue
 		}
+		a.program = program
 		samples := map[string][]appSample{}
 		for i := 0; i < reps; i++ {
 			for _, v := range appVariants {
@@ -174,15 +176,16 @@ func runApp(a app, v appVariant, mpivet, dir string) (appSample, error) {
 	}
 	var cmd *exec.Cmd
 	runDir := filepath.Join(dir, "mpivet-run")
+	np, env := appRanks(a)
 	if v.flags == nil {
-		args := append([]string{"--oversubscribe", "-n", "4", a.program}, a.args...)
+		args := append([]string{"--oversubscribe", "-n", np, a.program}, a.args...)
 		cmd = exec.Command("mpirun.openmpi", args...)
 	} else {
-		args := append([]string{"run", "-n", "4", "--dir", runDir}, v.flags...)
+		args := append([]string{"run", "-n", np, "--dir", runDir}, v.flags...)
 		cmd = exec.Command(mpivet, append(append(args, a.program), a.args...)...)
 	}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	cmd.Env = append(append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return appSample{}, err

@@ -27,7 +27,9 @@
 // (-tables); tables.go the table files of its recorded measurements and
 // what measures each (-table); modes.go and replays.go the tables measured
 // by explorations (scripts/bench-parallel) and by --wait spin against
-// sleep; programs/ the benchmark programs.
+// sleep; omp.go the table of OpenMP threads per rank; apps_omp.go LAMMPS
+// with its OPENMP package (scripts/lammps-omp); programs/ the benchmark
+// programs.
 package main
 
 import (

@@ -218,6 +218,9 @@ var tableSpecs = map[string]tableSpec{
 	"records": {columns: []string{"program", "MPI", "`--records=full`", "per rank and iteration", "folded (default)", "per rank and iteration", "smaller"},
 		run:  func(work string, _ int, mpis []string) [][]string { return runRecords(work, mpis) },
 		note: "the bytes of records all ranks wrote, one run each way (the defaults but `--records`; `rma_ops` with `--buffers=off`)"},
+	"omp": {columns: []string{"program, 2 ranks", "MPI", "OMP_NUM_THREADS", "native: per iteration, wall / CPU", "mpivet", "ratios",
+		"native: CPU of the run", "mpivet", "ratio"}, run: runOmp,
+		note: "bench/omp.go: native (the launcher mpivet uses) and the default `mpivet run` alternated, %d times each, medians"},
 	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
 		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
 		return runApps(work, reps, regexp.MustCompile(""))

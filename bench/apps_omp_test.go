@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The row of LAMMPS with OPENMP is skipped, saying how to build it, until
+// scripts/lammps-omp has put lmp in the cache it names; then it runs at
+// 2 ranks with 2 OpenMP threads each. Other applications are looked up on
+// PATH and run at 4 ranks.
+func TestLammpsOmpApp(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("LAMMPS_OMP_DIR", dir)
+	var a app
+	for _, x := range apps {
+		if x.name == "lammps-omp" {
+			a = x
+		}
+	}
+	if a.name == "" {
+		t.Fatal("no application lammps-omp")
+	}
+	if _, err := appProgram(a); err == nil || !strings.Contains(err.Error(), "scripts/lammps-omp") {
+		t.Fatalf("without the build: %v, want a message naming scripts/lammps-omp", err)
+	}
+	bin := filepath.Join(dir, "bin", "lmp")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/usr/share/lammps/examples/melt/in.melt"); err == nil {
+		if got, err := appProgram(a); err != nil || got != bin {
+			t.Errorf("with the build: %q, %v, want %s", got, err, bin)
+		}
+	}
+	if np, env := appRanks(a); np != "2" || strings.Join(env, " ") != "OMP_NUM_THREADS=2" {
+		t.Errorf("ranks %s, environment %q", np, env)
+	}
+	if np, env := appRanks(apps[0]); np != "4" || env != nil {
+		t.Errorf("%s: ranks %s, environment %q", apps[0].name, np, env)
+	}
+}
+
+// ompRun reads the program's times per iteration and counts the CPU of
+// what it started.
+func TestOmpRun(t *testing.T) {
+	s, _, err := ompRun([]string{"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo 'RESULT iter_us=12.5 cpu_iter_us=40.25 threads=4'"}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.iterUs != 12.5 || s.cpuIterUs != 40.25 || s.cpu <= 0 {
+		t.Errorf("sample %+v", s)
+	}
+	if _, _, err := ompRun([]string{"sh", "-c", "echo RESULT"}, os.Environ()); err == nil {
+		t.Error("no error for an output without the times")
+	}
+}
