@@ -48,8 +48,9 @@ type Built struct {
 const layout = "manifest-1"
 
 // Build builds (or finds in the cache) the layer for the MPI whose compiler
-// wrapper is cc. identity describes that MPI (library path, version) so that
-// a changed MPI gets a new build. notify, if not nil, is told what takes
+// wrapper is cc. identity describes that MPI (library path, version, and
+// the wrapper's whole command line, mpi.Install.Show) so that a changed MPI
+// or changed flags get a new build. notify, if not nil, is told what takes
 // time: a build, a wait for another mpivet's build, a damaged cached build.
 //
 // A cached build is used only once each of its files matches the sha256
@@ -120,16 +121,12 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	return verify(dir)
 }
 
-// buildKey names a build: a hash of the compiler, the MPI, the
-// compiler's flags and every source, and of the layout.
+// buildKey names a build: a hash of the compiler, the MPI (identity,
+// which holds the compiler's flags: the wrapper's -show), every source,
+// and the layout.
 func buildKey(cc, identity string, names []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n", layout, cc, identity)
-	show, _ := exec.Command(cc, "-show").CombinedOutput()
-	if len(show) == 0 || strings.Contains(string(show), "nrecognized") {
-		show, _ = exec.Command(cc, "--showme").CombinedOutput()
-	}
-	h.Write(show)
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
 		fmt.Fprintf(h, "%s %d\n", n, len(b))
