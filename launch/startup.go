@@ -2,9 +2,11 @@ package launch
 
 import (
 	"bufio"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -126,13 +128,45 @@ func topologyKey(lstopo string) *probecache.Key {
 		}
 	}
 	k.File(lstopo)
-	for _, d := range append(filepath.SplitList(os.Getenv("LD_LIBRARY_PATH")), filepath.Join(filepath.Dir(filepath.Dir(lstopo)), "lib"),
-		"/usr/lib/*", "/lib/*", "/usr/local/lib") {
-		k.Glob(filepath.Join(d, "libhwloc.so*"))
-	}
+	hwlocLibs(k, lstopo)
 	k.Env(nil, []string{"HWLOC_"})
 	return k
 }
+
+// hwlocLibs adds to k the hwloc library lstopo loads: its name (lstopo's
+// DT_NEEDED), where the dynamic linker may find it (the files of that name
+// in LD_LIBRARY_PATH, beside lstopo's prefix and in the system's library
+// directories) and the linker's cache, which ldconfig rewrites when a
+// library is installed or upgraded.
+func hwlocLibs(k *probecache.Key, lstopo string) {
+	var names []string
+	if f, err := elf.Open(lstopo); err == nil {
+		libs, _ := f.ImportedLibraries()
+		f.Close()
+		for _, l := range libs {
+			if strings.Contains(l, "hwloc") {
+				names = append(names, l)
+			}
+		}
+	}
+	k.Text(names...)
+	prefix := filepath.Dir(filepath.Dir(lstopo))
+	dirs := append(filepath.SplitList(os.Getenv("LD_LIBRARY_PATH")), filepath.Join(prefix, "lib"), filepath.Join(prefix, "lib64"),
+		"/usr/local/lib", "/usr/lib", "/lib", "/usr/lib64", "/lib64")
+	if t := multiarch[runtime.GOARCH]; t != "" {
+		dirs = append(dirs, filepath.Join(prefix, "lib", t), "/usr/lib/"+t, "/lib/"+t)
+	}
+	for _, d := range dirs {
+		for _, n := range names {
+			k.File(filepath.Join(d, n))
+		}
+	}
+	k.File("/etc/ld.so.cache")
+}
+
+// multiarch are Debian's library directory names of the architectures.
+var multiarch = map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "ppc64le": "powerpc64le-linux-gnu",
+	"riscv64": "riscv64-linux-gnu", "s390x": "s390x-linux-gnu"}
 
 // procLines returns the lines of a /proc file that start with one of
 // prefixes.

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mpivet/internal/probecache"
 )
 
 //go:embed src
@@ -78,7 +80,7 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	if err != nil {
 		return nil, err
 	}
-	key := buildKey(cc, identity, names)
+	key := buildKey(cache, cc, identity, names)
 	dir := filepath.Join(cache, key)
 	if b, err := verify(dir); err == nil {
 		return b, nil
@@ -124,15 +126,38 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 // buildKey names a build: a hash of the compiler, the MPI (identity,
 // which holds the compiler's flags: the wrapper's -show), every source,
 // and the layout.
-func buildKey(cc, identity string, names []string) string {
+func buildKey(cache, cc, identity string, names []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n", layout, cc, identity)
+	h.Write([]byte(sourcesHash(cache, names)))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// sourcesHash is the hash of the layer's sources, embedded in mpivet: kept
+// in the cache under the identity of mpivet's executable, which they
+// cannot change without (hashing them costs 5 ms a verification).
+func sourcesHash(cache string, names []string) string {
+	var k *probecache.Key
+	if exe, err := os.Executable(); err == nil {
+		k = probecache.New("layersrc")
+		k.File(exe)
+		k.Text(names...)
+		var sum string
+		if probecache.Get(cache, k, &sum) && sum != "" {
+			return sum
+		}
+	}
+	h := sha256.New()
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
 		fmt.Fprintf(h, "%s %d\n", n, len(b))
 		h.Write(b)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	sum := hex.EncodeToString(h.Sum(nil))
+	if k != nil {
+		probecache.Put(cache, k, sum, nil)
+	}
+	return sum
 }
 
 // compile writes the sources into tmp/src and builds the artifacts into
