@@ -270,6 +270,9 @@ func (inst *Install) toolsKey() *probecache.Key {
 	}
 	k.Glob("/etc/openmpi/*")
 	k.Glob("/etc/mpich*/*")
+	if home, err := os.UserHomeDir(); err == nil {
+		k.Glob(filepath.Join(home, ".openmpi", "*")) // the user's parameter files, which Open MPI's wrapper reads too
+	}
 	k.Env([]string{"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "CPATH", "C_INCLUDE_PATH", "CC", "CFLAGS", "CPPFLAGS",
 		"LDFLAGS", "LIBS", "GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "HOME"},
 		[]string{"OMPI_", "OPAL_", "ORTE_", "PMIX_", "MPICH", "MPICC", "MPIR_", "MPIEXEC", "HYDRA_", "I_MPI_"})
