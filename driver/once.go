@@ -68,7 +68,7 @@ func (x *exploration) once(n int, ds []explore.Decision, b *explore.Branch) (*ex
 // forced: the second half of once, which a replay run ahead of its turn
 // (parallel.go) does on its own once numbered.
 func (x *exploration) finish(n int, d string, ds []explore.Decision, b *explore.Branch, res *launch.Result, timeout time.Duration) (il *explore.Interleaving, err error) {
-	defer func() { writeTiming(n, res, time.Now()) }()
+	defer func() { writeTiming(n, res, time.Now(), x.start) }()
 	if n == 1 && x.o.Status != nil {
 		x.o.Status(NativeStatus(res))
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"mpivet/launch"
 )
 
@@ -26,7 +28,12 @@ import (
 // timingLine is one interleaving's timestamps, in ns since the epoch (0:
 // no rank reached that phase).
 type timingLine struct {
-	N       int      `json:"n"`       // interleaving
+	N int `json:"n"` // interleaving
+	// mpivet's start (its process's, from /proc) and the end of its
+	// start-up (the MPI found, the layer built or found, the settings
+	// probed); on the first interleaving's line only
+	Began    int64    `json:"began,omitempty"`
+	Prepared int64    `json:"prepared,omitempty"`
 	Launch  int64    `json:"launch"`  // launcher started
 	Start   [2]int64 `json:"start"`   // ranks' constructors entered (first, last)
 	Opened  [2]int64 `json:"opened"`  // layer started up
@@ -53,12 +60,15 @@ type timingLine struct {
 var timingMu sync.Mutex
 
 // writeTiming appends interleaving n's line to $MPIVET_TIMING, if set.
-func writeTiming(n int, res *launch.Result, checked time.Time) {
+func writeTiming(n int, res *launch.Result, checked, prepared time.Time) {
 	path := os.Getenv("MPIVET_TIMING")
 	if path == "" || res == nil {
 		return
 	}
 	l := timingLine{N: n, Launch: ns(res.Started), Exited: ns(res.Exited), Read: ns(res.Read), Checked: ns(checked)}
+	if n == 1 {
+		l.Began, l.Prepared = processStart(), ns(prepared)
+	}
 	stamps, _ := filepath.Glob(filepath.Join(res.Dir, "p.*.time"))
 	for _, f := range stamps {
 		readStamps(f, &l)
@@ -137,6 +147,32 @@ func readStamps(path string, l *timingLine) {
 	if at["ready"] > 0 {
 		l.LayerInit = max(l.LayerInit, at["ready"]-at["inited"])
 	}
+}
+
+// processStart is when this process started, in ns since the epoch (0:
+// unknown): its start in clock ticks after boot (/proc/self/stat's 22nd
+// field, 10 ms a tick) added to the boot time (the realtime clock less the
+// boottime clock).
+func processStart() int64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // fields from the 3rd on
+	if len(f) < 20 {
+		return 0
+	}
+	ticks, err := strconv.ParseInt(f[19], 10, 64)
+	if err != nil {
+		return 0
+	}
+	var up, now unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &up) != nil || unix.ClockGettime(unix.CLOCK_REALTIME, &now) != nil {
+		return 0
+	}
+	boot := now.Nano() - up.Nano()
+	return boot + ticks*int64(time.Second)/100 // USER_HZ: 100 on Linux
 }
 
 // span widens [first, last] to hold t.

@@ -96,7 +96,7 @@ func Prepare(o Options) (*Session, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	b, err := layer.BuildContext(ctx, inst.CC, inst.Lib+"\n"+inst.Version, o.Notify)
+	b, err := layer.BuildContext(ctx, inst.CC, inst.Lib+"\n"+inst.Version+"\n"+inst.Show, o.Notify)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,16 @@ package launch
 
 import (
 	"bufio"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"mpivet/internal/probecache"
 	"mpivet/layer"
 	"mpivet/mpi"
 )
@@ -20,8 +23,9 @@ import (
 // settings below skip them without changing what the program's MPI does:
 //
 //   - hwloc's topology discovery, which every rank and the launcher do
-//     from /sys (30-50 ms of CPU per rank): the topology is discovered once
-//     per verification with hwloc's own lstopo and given to every hwloc in
+//     from /sys (30-50 ms of CPU per rank): the topology is discovered
+//     with hwloc's own lstopo, once while what it depends on is unchanged
+//     (topologyKey), and given to every hwloc in
 //     the run as XML (HWLOC_XMLFILE, with HWLOC_THISSYSTEM=1: it is this
 //     machine, so binding works as before). Both MPIs use hwloc. hwloc
 //     reads it with its own parser (HWLOC_LIBXML=0), so that it does not
@@ -60,11 +64,13 @@ func startupEnv(inst *mpi.Install) []string {
 	return env
 }
 
-// topologyFile writes this machine's topology as hwloc XML and returns its
-// path, "" if hwloc's lstopo is not installed or fails. Written afresh for
-// each verification (about 50 ms), so it cannot describe another machine
-// or an older state of this one; atomically, since several mpivet
-// processes may share the cache.
+// topologyFile returns the path of this machine's topology as hwloc XML,
+// "" if hwloc's lstopo is not installed or fails. lstopo runs (about 50 ms)
+// only when the topology it would find may differ from the one a file of
+// the cache holds: the file is named by a key of everything the topology
+// depends on (topologyKey), so it cannot describe another machine or an
+// older state of this one. Written atomically, since several mpivet
+// processes may share the cache, and never rewritten in place.
 func topologyFile() string {
 	lstopo, err := exec.LookPath("lstopo-no-graphics")
 	if err != nil {
@@ -74,7 +80,11 @@ func topologyFile() string {
 	if err != nil {
 		return ""
 	}
-	tmp, err := os.CreateTemp(dir, "topology-*.xml")
+	f := filepath.Join(dir, "topology-"+topologyKey(lstopo).Name()+".xml")
+	if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
+		return f
+	}
+	tmp, err := os.CreateTemp(dir, "topology-*.tmp")
 	if err != nil {
 		return ""
 	}
@@ -88,12 +98,89 @@ func topologyFile() string {
 	if fi, err := os.Stat(tmp.Name()); err != nil || fi.Size() == 0 {
 		return ""
 	}
-	host, _ := os.Hostname()
-	f := filepath.Join(dir, "topology-"+host+".xml")
 	if os.Rename(tmp.Name(), f) != nil {
 		return ""
 	}
 	return f
+}
+
+// topologyKey is what lstopo's answer depends on: the machine and its
+// boot (the host's name and boot id: hardware changes with a reboot), the
+// processors and memory nodes online and this process's share of them
+// (its allowed CPUs and memory nodes, its cgroup), the processors'
+// description (/proc/cpuinfo less the clock rates, which change all the
+// time), the memory and huge pages, hwloc itself (lstopo and its library)
+// and hwloc's variables.
+func topologyKey(lstopo string) *probecache.Key {
+	k := probecache.New("hwloc")
+	host, _ := os.Hostname()
+	k.Text(host)
+	for _, f := range []string{"/proc/sys/kernel/random/boot_id", "/proc/self/cgroup",
+		"/sys/devices/system/cpu/online", "/sys/devices/system/node/online"} {
+		k.ReadFile(f)
+	}
+	k.Text(procLines("/proc/self/status", "Cpus_allowed_list:", "Mems_allowed_list:")...)
+	k.Text(procLines("/proc/meminfo", "MemTotal:", "HugePages_Total:", "Hugepagesize:")...)
+	cpu, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(cpu), "\n") {
+		if !strings.HasPrefix(l, "cpu MHz") {
+			k.Text(l)
+		}
+	}
+	k.File(lstopo)
+	hwlocLibs(k, lstopo)
+	k.Env(nil, []string{"HWLOC_"})
+	return k
+}
+
+// hwlocLibs adds to k the hwloc library lstopo loads: its name (lstopo's
+// DT_NEEDED), where the dynamic linker may find it (the files of that name
+// in LD_LIBRARY_PATH, beside lstopo's prefix and in the system's library
+// directories) and the linker's cache, which ldconfig rewrites when a
+// library is installed or upgraded.
+func hwlocLibs(k *probecache.Key, lstopo string) {
+	var names []string
+	if f, err := elf.Open(lstopo); err == nil {
+		libs, _ := f.ImportedLibraries()
+		f.Close()
+		for _, l := range libs {
+			if strings.Contains(l, "hwloc") {
+				names = append(names, l)
+			}
+		}
+	}
+	k.Text(names...)
+	prefix := filepath.Dir(filepath.Dir(lstopo))
+	dirs := append(filepath.SplitList(os.Getenv("LD_LIBRARY_PATH")), filepath.Join(prefix, "lib"), filepath.Join(prefix, "lib64"),
+		"/usr/local/lib", "/usr/lib", "/lib", "/usr/lib64", "/lib64")
+	if t := multiarch[runtime.GOARCH]; t != "" {
+		dirs = append(dirs, filepath.Join(prefix, "lib", t), "/usr/lib/"+t, "/lib/"+t)
+	}
+	for _, d := range dirs {
+		for _, n := range names {
+			k.File(filepath.Join(d, n))
+		}
+	}
+	k.File("/etc/ld.so.cache")
+}
+
+// multiarch are Debian's library directory names of the architectures.
+var multiarch = map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "ppc64le": "powerpc64le-linux-gnu",
+	"riscv64": "riscv64-linux-gnu", "s390x": "s390x-linux-gnu"}
+
+// procLines returns the lines of a /proc file that start with one of
+// prefixes.
+func procLines(path string, prefixes ...string) []string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, p := range prefixes {
+			if strings.HasPrefix(l, p) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 // mtlExclusion returns the value of Open MPI's mtl parameter that leaves

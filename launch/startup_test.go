@@ -74,3 +74,34 @@ func TestTopologyFile(t *testing.T) {
 		t.Errorf("files left in the cache: %v, want only %s", left, f)
 	}
 }
+
+// TestTopologyCached checks that lstopo's answer is used again while its
+// key is unchanged, and probed again when the key changes.
+func TestTopologyCached(t *testing.T) {
+	if _, err := exec.LookPath("lstopo-no-graphics"); err != nil {
+		t.Skip("lstopo-no-graphics not installed")
+	}
+	t.Setenv("MPIVET_CACHE", t.TempDir())
+	f := topologyFile()
+	if f == "" {
+		t.Fatal("no topology file written")
+	}
+	// Marked: a second lstopo would replace it.
+	if err := os.WriteFile(f, []byte("marked"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if g := topologyFile(); g != f {
+		t.Fatalf("second verification: %s, want the cached %s", g, f)
+	}
+	if b, _ := os.ReadFile(f); string(b) != "marked" {
+		t.Fatalf("lstopo ran again with the key unchanged: %.100s", b)
+	}
+	t.Setenv("HWLOC_MPIVET_TEST", "1") // one of hwloc's variables: part of the key
+	g := topologyFile()
+	if g == "" || g == f {
+		t.Fatalf("with the key changed: %q, want a new file beside %s", g, f)
+	}
+	if b, _ := os.ReadFile(g); !strings.Contains(string(b), "<topology") {
+		t.Fatalf("%s is not hwloc XML: %.200s", g, b)
+	}
+}

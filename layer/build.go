@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mpivet/internal/probecache"
 )
 
 //go:embed src
@@ -48,8 +50,9 @@ type Built struct {
 const layout = "manifest-1"
 
 // Build builds (or finds in the cache) the layer for the MPI whose compiler
-// wrapper is cc. identity describes that MPI (library path, version) so that
-// a changed MPI gets a new build. notify, if not nil, is told what takes
+// wrapper is cc. identity describes that MPI (library path, version, and
+// the wrapper's whole command line, mpi.Install.Show) so that a changed MPI
+// or changed flags get a new build. notify, if not nil, is told what takes
 // time: a build, a wait for another mpivet's build, a damaged cached build.
 //
 // A cached build is used only once each of its files matches the sha256
@@ -77,7 +80,7 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	if err != nil {
 		return nil, err
 	}
-	key := buildKey(cc, identity, names)
+	key := buildKey(cache, cc, identity, names)
 	dir := filepath.Join(cache, key)
 	if b, err := verify(dir); err == nil {
 		return b, nil
@@ -120,22 +123,41 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	return verify(dir)
 }
 
-// buildKey names a build: a hash of the compiler, the MPI, the
-// compiler's flags and every source, and of the layout.
-func buildKey(cc, identity string, names []string) string {
+// buildKey names a build: a hash of the compiler, the MPI (identity,
+// which holds the compiler's flags: the wrapper's -show), every source,
+// and the layout.
+func buildKey(cache, cc, identity string, names []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n", layout, cc, identity)
-	show, _ := exec.Command(cc, "-show").CombinedOutput()
-	if len(show) == 0 || strings.Contains(string(show), "nrecognized") {
-		show, _ = exec.Command(cc, "--showme").CombinedOutput()
+	h.Write([]byte(sourcesHash(cache, names)))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// sourcesHash is the hash of the layer's sources, embedded in mpivet: kept
+// in the cache under the identity of mpivet's executable, which they
+// cannot change without (hashing them costs 5 ms a verification).
+func sourcesHash(cache string, names []string) string {
+	var k *probecache.Key
+	if exe, err := os.Executable(); err == nil {
+		k = probecache.New("layersrc")
+		k.File(exe)
+		k.Text(names...)
+		var sum string
+		if probecache.Get(cache, k, &sum) && sum != "" {
+			return sum
+		}
 	}
-	h.Write(show)
+	h := sha256.New()
 	for _, n := range names {
 		b, _ := sources.ReadFile("src/" + n)
 		fmt.Fprintf(h, "%s %d\n", n, len(b))
 		h.Write(b)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	sum := hex.EncodeToString(h.Sum(nil))
+	if k != nil {
+		probecache.Put(cache, k, sum, nil)
+	}
+	return sum
 }
 
 // compile writes the sources into tmp/src and builds the artifacts into

@@ -12,7 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+
+	"mpivet/internal/probecache"
+	"mpivet/layer"
 )
 
 // Impl is an MPI implementation family.
@@ -38,6 +42,7 @@ type Install struct {
 	CC       string // its C compiler wrapper
 	Launcher string // its launcher (mpirun / mpiexec)
 	Version  string // one line, e.g. "Open MPI 4.1.4"
+	Show     string // the wrapper's whole command line (-show, --showme): the flags the layer is built with
 	// Python is set when the program is a Python interpreter that loads
 	// MPI with mpi4py: the path of mpi4py's extension module.
 	Python string
@@ -180,12 +185,40 @@ func implOfLib(path string) Impl {
 
 // findTools finds the compiler wrapper and launcher of the installation the
 // library belongs to: next to its prefix first, then Debian's suffixed
-// names, then the plain names on PATH.
+// names, then the plain names on PATH. Running them to ask what they are
+// takes 50-80 ms, so the answer is kept in the per-user cache under a key
+// of everything it depends on (toolsKey), and the headers the wrapper's
+// preprocessor read: any of them changed, the tools are asked again.
 func (inst *Install) findTools() error {
+	dir, derr := layer.CacheDir()
+	var k *probecache.Key
+	if derr == nil {
+		k = inst.toolsKey()
+		var a tools
+		if probecache.Get(dir, k, &a) && a.CC != "" && a.Launcher != "" {
+			inst.CC, inst.Launcher, inst.Version, inst.Show = a.CC, a.Launcher, a.Version, a.Show
+			return nil
+		}
+	}
+	deps, err := inst.probeTools()
+	if err != nil { // not kept: the next verification asks again
+		return err
+	}
+	if derr == nil {
+		probecache.Put(dir, k, tools{inst.CC, inst.Launcher, inst.Version, inst.Show}, deps)
+	}
+	return nil
+}
+
+// tools is findTools' answer, as the cache keeps it.
+type tools struct{ CC, Launcher, Version, Show string }
+
+// candidates are the compiler wrappers and launchers findTools tries, in
+// order (the launchers next to the wrapper chosen go first).
+func (inst *Install) candidates() (libdir string, ccs, runs []string) {
 	real, _ := filepath.EvalSymlinks(inst.Lib)
-	libdir := filepath.Dir(real)
+	libdir = filepath.Dir(real)
 	suffix := "." + string(inst.Impl)
-	var ccs, runs []string
 	for _, d := range []string{filepath.Join(libdir, "..", "bin"), filepath.Join(libdir, "..", "..", "bin")} {
 		ccs = append(ccs, filepath.Join(d, "mpicc"))
 		runs = append(runs, filepath.Join(d, "mpirun"), filepath.Join(d, "mpiexec"))
@@ -200,20 +233,69 @@ func (inst *Install) findTools() error {
 	} else {
 		runs = append(runs, "mpiexec.mpich", "mpiexec.hydra", "mpirun.mpich", "mpiexec", "mpirun")
 	}
+	return libdir, ccs, runs
+}
+
+// besideWrapper are the launchers next to the compiler wrapper cc, of its
+// suffix.
+func besideWrapper(cc string) []string {
+	dir, suffix := filepath.Dir(cc), strings.TrimPrefix(filepath.Base(cc), "mpicc")
+	return []string{filepath.Join(dir, "mpirun"+suffix), filepath.Join(dir, "mpiexec"+suffix)}
+}
+
+// toolsKey is what findTools' answer depends on, known before it runs
+// them: the library, every candidate wrapper and launcher (the files, and
+// those PATH finds), the files the wrappers read their flags from (Open
+// MPI's wrapper data and parameter files, MPICH's configuration), and the
+// variables that change what the wrappers and the compiler do.
+func (inst *Install) toolsKey() *probecache.Key {
+	k := probecache.New("mpitools")
+	k.Text(string(inst.Impl), inst.Lib)
+	k.File(inst.Lib)
+	_, ccs, runs := inst.candidates()
 	for _, cc := range ccs {
-		if inst.wrapperMatches(cc, libdir) {
-			inst.CC = cc
+		runs = append(runs, besideWrapper(cc)...)
+		if real, err := filepath.EvalSymlinks(cc); err == nil {
+			prefix := filepath.Dir(filepath.Dir(real))
+			k.Glob(filepath.Join(prefix, "share", "openmpi", "*wrapper-data.txt"))
+			k.Glob(filepath.Join(prefix, "etc", "*"))
+		}
+	}
+	k.File(ccs...)
+	for _, r := range runs {
+		if p, err := exec.LookPath(r); err == nil {
+			r = p
+		}
+		k.File(r)
+	}
+	k.Glob("/etc/openmpi/*")
+	k.Glob("/etc/mpich*/*")
+	if home, err := os.UserHomeDir(); err == nil {
+		k.Glob(filepath.Join(home, ".openmpi", "*")) // the user's parameter files, which Open MPI's wrapper reads too
+	}
+	k.Env([]string{"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "CPATH", "C_INCLUDE_PATH", "CC", "CFLAGS", "CPPFLAGS",
+		"LDFLAGS", "LIBS", "GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "HOME"},
+		[]string{"OMPI_", "OPAL_", "ORTE_", "PMIX_", "MPICH", "MPICC", "MPIR_", "MPIEXEC", "HYDRA_", "I_MPI_"})
+	return k
+}
+
+// probeTools runs the candidates to find the tools (findTools); it
+// returns the headers the chosen wrapper's preprocessor read.
+func (inst *Install) probeTools() ([]string, error) {
+	libdir, ccs, runs := inst.candidates()
+	var deps []string
+	for _, cc := range ccs {
+		if h, ok := inst.wrapperMatches(cc, libdir); ok {
+			inst.CC, deps = cc, h
 			break
 		}
 	}
 	if inst.CC == "" {
-		return errorf("cannot build mpivet's layer for %s: its compiler wrapper mpicc was not found; install %s",
+		return nil, errorf("cannot build mpivet's layer for %s: its compiler wrapper mpicc was not found; install %s",
 			inst.Impl.Pretty(), installHint(inst.Impl))
 	}
 	// Prefer the launcher next to the compiler wrapper (same installation).
-	ccdir := filepath.Dir(inst.CC)
-	ccsuffix := strings.TrimPrefix(filepath.Base(inst.CC), "mpicc")
-	runs = append([]string{filepath.Join(ccdir, "mpirun"+ccsuffix), filepath.Join(ccdir, "mpiexec"+ccsuffix)}, runs...)
+	runs = append(besideWrapper(inst.CC), runs...)
 	for _, r := range runs {
 		if p, err := exec.LookPath(r); err == nil && inst.launcherMatches(p) {
 			inst.Launcher = p
@@ -221,40 +303,55 @@ func (inst *Install) findTools() error {
 		}
 	}
 	if inst.Launcher == "" {
-		return errorf("%s's launcher (mpirun or mpiexec) was not found; install %s, or pass --launcher", inst.Impl.Pretty(), installHint(inst.Impl))
+		return nil, errorf("%s's launcher (mpirun or mpiexec) was not found; install %s, or pass --launcher", inst.Impl.Pretty(), installHint(inst.Impl))
 	}
 	inst.Version = inst.version()
-	return nil
+	show, _ := exec.Command(inst.CC, "-show").CombinedOutput()
+	if len(show) == 0 || strings.Contains(string(show), "nrecognized") {
+		show, _ = exec.Command(inst.CC, "--showme").CombinedOutput()
+	}
+	inst.Show = string(show)
+	return deps, nil
 }
 
+// lineMarker is a preprocessor's line marker, which names a file it read.
+var lineMarker = regexp.MustCompile(`(?m)^# \d+ "(/[^"]+)"`)
+
 // wrapperMatches reports whether cc is a compiler wrapper of this
-// implementation that links against the library directory libdir.
-func (inst *Install) wrapperMatches(cc, libdir string) bool {
+// implementation that links against the library directory libdir, and
+// the headers its preprocessor read to tell.
+func (inst *Install) wrapperMatches(cc, libdir string) ([]string, bool) {
 	if _, err := os.Stat(cc); err != nil {
-		return false
+		return nil, false
 	}
 	// The wrapper's mpi.h says which MPI it is.
 	pp := exec.Command(cc, "-E", "-x", "c", "-")
 	pp.Stdin = strings.NewReader("#include <mpi.h>\n#if defined(OPEN_MPI)\nmpivet_impl_openmpi\n#elif defined(MPICH_VERSION)\nmpivet_impl_mpich\n#endif\n")
-	if out, err := pp.Output(); err != nil || !bytes.Contains(out, []byte("mpivet_impl_"+string(inst.Impl))) {
-		return false
+	pre, err := pp.Output()
+	if err != nil || !bytes.Contains(pre, []byte("mpivet_impl_"+string(inst.Impl))) {
+		return nil, false
+	}
+	var headers []string
+	for _, m := range lineMarker.FindAllSubmatch(pre, -1) {
+		if h := string(m[1]); !slices.Contains(headers, h) {
+			headers = append(headers, h)
+		}
 	}
 	var out []byte
-	var err error
 	if inst.Impl == OpenMPI {
 		out, err = exec.Command(cc, "--showme:link").Output()
 	} else {
 		out, err = exec.Command(cc, "-show").Output()
 	}
 	if err != nil {
-		return false
+		return nil, false
 	}
 	// Without -L the wrapper relies on the default search path; accept it
 	// when the library lives in a system directory.
 	if bytes.Contains(out, []byte("-L"+libdir)) || bytes.Contains(out, []byte("-L"+libdir+"/")) {
-		return true
+		return headers, true
 	}
-	return !bytes.Contains(out, []byte("-L")) || strings.HasPrefix(libdir, "/usr/lib") || strings.HasPrefix(libdir, "/lib")
+	return headers, !bytes.Contains(out, []byte("-L")) || strings.HasPrefix(libdir, "/usr/lib") || strings.HasPrefix(libdir, "/lib")
 }
 
 // launcherMatches checks the launcher's version output names the family.

@@ -94,10 +94,43 @@ type module struct {
 type Symbolizer struct {
 	mu   sync.Mutex
 	mods map[string]*module
+	segs map[string][]elf.ProgHeader // the loaded segments alone, of modules not parsed whole
 }
 
 // New returns an empty Symbolizer.
-func New() *Symbolizer { return &Symbolizer{mods: map[string]*module{}} }
+func New() *Symbolizer {
+	return &Symbolizer{mods: map[string]*module{}, segs: map[string][]elf.ProgHeader{}}
+}
+
+// placed returns the load bias of the module mapped at m when one of its
+// segments holds the address a, reading only its program headers: a
+// search by data address (Global, DataObject) parses whole only the
+// module that holds it, not every library of the process (whose symbols,
+// lines and names cost tens of milliseconds each).
+func (s *Symbolizer) placed(m trace.Mapping, a uint64) (uint64, bool) {
+	s.mu.Lock()
+	loads, ok := s.segs[m.Path]
+	if mod := s.mods[m.Path]; mod != nil {
+		loads, ok = mod.loads, true
+	}
+	s.mu.Unlock()
+	if !ok {
+		if f, err := elf.Open(m.Path); err == nil {
+			for _, p := range f.Progs {
+				if p.Type == elf.PT_LOAD {
+					loads = append(loads, p.ProgHeader)
+				}
+			}
+			f.Close()
+		}
+		s.mu.Lock()
+		s.segs[m.Path] = loads
+		s.mu.Unlock()
+	}
+	seg := module{loads: loads}
+	bias, ok := seg.bias(m)
+	return bias, ok && a >= bias && seg.holds(a-bias)
+}
 
 // Lookup resolves a return address recorded in a process with maps.
 func (s *Symbolizer) Lookup(maps []trace.Mapping, pc uint64) Location {
@@ -178,6 +211,9 @@ func (s *Symbolizer) DataObject(maps []trace.Mapping, a uint64) (Object, bool) {
 			continue
 		}
 		seen[m.Path] = true
+		if _, ok := s.placed(m, a); !ok {
+			continue
+		}
 		mod := s.module(m.Path)
 		if mod == nil || len(mod.objs) == 0 {
 			continue

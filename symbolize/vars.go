@@ -255,6 +255,9 @@ func (s *Symbolizer) Global(maps []trace.Mapping, addr uint64) (Variable, bool) 
 			continue
 		}
 		done[m.Path] = true
+		if _, ok := s.placed(m, addr); !ok {
+			continue
+		}
 		mod := s.module(m.Path)
 		if mod == nil {
 			continue
