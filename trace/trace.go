@@ -418,8 +418,8 @@ const (
 // not sent after the event.
 type Wildcard struct {
 	// Event numbers the events of each thread of a rank apart: the thread's
-	// number (the order in which threads first called MPI, Call.Thread) in
-	// the high 32 bits, its own count in the low ones.
+	// identity (ThreadID.ID, the same in every run; 0 for the process's
+	// initial thread) in the high 32 bits, its own count in the low ones.
 	Event     uint64
 	Kind      int
 	Comm      uint64 // the rank's serial number of the communicator
@@ -438,19 +438,20 @@ type Wildcard struct {
 	Cands     []Cand
 }
 
-// Thread is the number of the thread that started w (Call.Thread).
+// Thread is the identity of the thread that started w (ThreadID.ID;
+// Process.ThreadOf maps a Call.Thread to it).
 func (w *Wildcard) Thread() int { return int(w.Event >> 32) }
 
 // N is w's number among its thread's events.
 func (w *Wildcard) N() uint64 { return w.Event & 0xffffffff }
 
-// EventName says which event e of a rank is: "event N", or "thread T's
-// event N" for a thread other than the first.
+// EventName says which event e of a rank is: "event N" for the main
+// thread's, "thread T's event N" for another's, T its path (ThreadPath).
 func EventName(e uint64) string {
 	if e>>32 == 0 {
 		return fmt.Sprintf("event %d", e)
 	}
-	return fmt.Sprintf("thread %d's event %d", e>>32, e&0xffffffff)
+	return fmt.Sprintf("thread %s's event %d", ThreadPath(uint32(e>>32)), e&0xffffffff)
 }
 
 // Cand is a receive a Waitany-family event did not return: its index in the
@@ -601,6 +602,9 @@ type Process struct {
 	// thread, and the slot of the thread it waits for in pthread_join
 	// (api.StatusJoining), or -1.
 	ThreadSlots, Joining []int
+	// ThreadIDs: who each thread other than the first is, by its number
+	// in the record headers (api.MetaThread; ThreadOf).
+	ThreadIDs map[uint8]ThreadID
 	wildAt               map[uint64]int    // index in Wild of the events of threads other than the first
 	wildNext             map[uint32]uint64 // next event number of each thread but the first
 	wild0                uint64            // ... and of the first
