@@ -218,8 +218,12 @@ func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) (string
 				}
 			}
 		}
-		return fmt.Sprintf("interleaving %d, rank %d, at its call %d (of those compared): interleaving %d made %s, the replay %s",
-			n, p.Rank, d.Index, b.From, want, got), at
+		who := fmt.Sprintf("rank %d", p.Rank)
+		if id := p.ThreadOf(d.Thread); id != 0 {
+			who += ", " + p.ThreadName(id)
+		}
+		return fmt.Sprintf("interleaving %d, %s, at its call %d (of those compared): interleaving %d made %s, the replay %s",
+			n, who, d.Index, b.From, want, got), at
 	}
 	return "", nil
 }

@@ -402,12 +402,10 @@ func (pl plan) expect(steps []step) []Expect {
 }
 
 // expectedLog is the log a replay's rank p is compared with (its calls
-// repeat those in it): p's, unless several of p's threads called MPI, whose
-// calls interleave differently in every run; those ranks are not compared.
+// repeat those in it): p's. When several of p's threads called MPI, whose
+// calls interleave differently in every run, the layer compares each
+// thread with p's thread of the same identity (layer/src/divergence).
 func expectedLog(p *trace.Process) string {
-	if p.Slots > 1 {
-		return ""
-	}
 	return p.File
 }
 

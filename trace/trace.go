@@ -523,7 +523,8 @@ type Frame struct {
 // parent process). ParentOffset is that call's entry record in the parent's
 // log.
 type Divergence struct {
-	Index        uint64
+	Index        uint64 // the diverging call's number among its thread's calls compared
+	Thread       uint8  // the thread that diverged (Call.Thread; Process.ThreadOf names it)
 	Want, Got    *api.Call // nil if the id is unknown
 	WantPC       uint64
 	GotPC        uint64
