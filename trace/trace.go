@@ -523,8 +523,8 @@ type Frame struct {
 // parent process). ParentOffset is that call's entry record in the parent's
 // log.
 type Divergence struct {
-	Index        uint64 // the diverging call's number among its thread's calls compared
-	Thread       uint8  // the thread that diverged (Call.Thread; Process.ThreadOf names it)
+	Index        uint64    // the diverging call's number among its thread's calls compared
+	Thread       uint8     // the thread that diverged (Call.Thread; Process.ThreadOf names it)
 	Want, Got    *api.Call // nil if the id is unknown
 	WantPC       uint64
 	GotPC        uint64
@@ -603,9 +603,6 @@ type Process struct {
 	// thread, and the slot of the thread it waits for in pthread_join
 	// (api.StatusJoining), or -1.
 	ThreadSlots, Joining []int
-	// ThreadIDs: who each thread other than the first is, by its number
-	// in the record headers (api.MetaThread; ThreadOf).
-	ThreadIDs map[uint8]ThreadID
 	wildAt               map[uint64]int    // index in Wild of the events of threads other than the first
 	wildNext             map[uint32]uint64 // next event number of each thread but the first
 	wild0                uint64            // ... and of the first
@@ -665,6 +662,10 @@ type Process struct {
 	marks          []mark
 	mu             sync.Mutex
 	pinned         map[uint64]*Call // CallAt's, by offset
+
+	// ThreadIDs: who each thread other than the first is, by its number
+	// in the record headers (api.MetaThread; ThreadOf).
+	ThreadIDs map[uint8]ThreadID
 }
 
 // Const returns the value of a predefined constant and whether the MPI defines it.
