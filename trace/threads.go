@@ -74,12 +74,12 @@ func ParseThreadPath(s string) (uint32, error) {
 	return id, nil
 }
 
-// ThreadName names a thread of p by its identity for a report: "the main
-// thread", "thread 3", or, for an OpenMP thread (one whose first MPI call
-// was in a parallel region), "OpenMP thread 2 (thread 3)".
+// ThreadName names a thread of p by its identity for a report: "thread 0
+// (the main thread)", "thread 3", or, for an OpenMP thread (one whose first
+// MPI call was in a parallel region), "OpenMP thread 2 (thread 3)".
 func (p *Process) ThreadName(id uint32) string {
 	if id == 0 {
-		return "the main thread"
+		return "thread 0 (the main thread)"
 	}
 	for _, t := range p.ThreadIDs {
 		if t.ID == id && t.Thread.OMP > 0 {

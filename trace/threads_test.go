@@ -42,7 +42,7 @@ func TestThreadIdentity(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ got, want string }{
-		{p.ThreadName(0), "the main thread"},
+		{p.ThreadName(0), "thread 0 (the main thread)"},
 		{p.ThreadName(0x0102), "thread 2.1"},
 		{p.ThreadName(3), "OpenMP thread 2 (thread 3)"},
 		{p.SlotThreadName(1), "thread 2.1"},
