@@ -617,8 +617,7 @@ const (
 )
 
 // Who a thread is (layer/src/record/identity.c). A MetaThread record, at
-// the first MPI call of a thread other than the first to make one, under
-// MPI_THREAD_MULTIPLE: its number in the record headers (Call.Thread), its
+// the first MPI call of a thread other than the first to make one: its number in the record headers (Call.Thread), its
 // identity, then who it is as a MetaThreadLevel record says it (kernel id,
 // 1 if the initial thread, OpenMP thread number or -1). An identity is the
 // thread's path in the tree of the threads the program created, a byte a

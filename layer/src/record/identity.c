@@ -75,13 +75,12 @@ void mpivet_child_failed(void *(*start)(void *), void *box)
 /* mpivet_thread_named logs who the calling thread is, at its first MPI
  * call when it is not the first thread to make one: its number
  * (mpivet_thread_no, set), identity, kernel id, 1 if it is the initial
- * thread, OpenMP thread number or -1 (api.MetaThread). Under
- * MPI_THREAD_MULTIPLE only, whose records are reserved atomically. */
+ * thread, OpenMP thread number or -1 (api.MetaThread). */
 void mpivet_thread_named(void)
 {
 	if (!named && getpid() != gettid())
 		mpivet_thread_id = MPIVET_THREAD_UNNAMED | mpivet_thread_no;
-	if (!mpivet_on || !mpivet_mt || !mpivet_base)
+	if (!mpivet_on || !mpivet_base)
 		return;
 	uint64_t w[5] = {mpivet_thread_no, mpivet_thread_id};
 	mpivet_thread_words(&w[2]);
