@@ -17,7 +17,7 @@ import (
 func TestThreadIdentityAcrossRuns(t *testing.T) {
 	parallel(t)
 	underEachMPI(t, "thread_multiple_identity_clean.c", func(t *testing.T, bin, dir string) {
-		out, code := mpivet(t, "run", "-n", "3", "--timeout", "60s", "--dir", dir, bin)
+		out, code := mpivet(t, "run", "-n", "3", "--timeout", "60s", "--keep-records", "--dir", dir, bin)
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
