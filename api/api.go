@@ -631,6 +631,18 @@ const (
 	HeapGlobal      = 4 // the buffer starts in a writable segment of the executable or a library (globals): the analysis compares it with the ELF symbols; no block words
 )
 
+// Who a thread is (layer/src/record/identity.c). A MetaThread record, at
+// the first MPI call of a thread other than the first to make one: its number in the record headers (Call.Thread), its
+// identity, then who it is as a MetaThreadLevel record says it (kernel id,
+// 1 if the initial thread, OpenMP thread number or -1). An identity is the
+// thread's path in the tree of the threads the program created, a byte a
+// level (trace.ThreadPath): the same in every run. A wildcard event's
+// number carries it in its high 32 bits.
+const (
+	MetaThread    = 52
+	ThreadUnnamed = 1 << 31 // an identity not stable across runs: a thread the layer could not name, with its number in the low bits
+)
+
 // What a MetaThreadLevel record says the call broke.
 const (
 	ThreadLevelNotMain  = 1 // under MPI_THREAD_SINGLE or FUNNELED, a thread other than the main one called MPI

@@ -218,8 +218,12 @@ func (x *exploration) divergence(n int, b *explore.Branch, r *trace.Run) (string
 				}
 			}
 		}
-		return fmt.Sprintf("interleaving %d, rank %d, at its call %d (of those compared): interleaving %d made %s, the replay %s",
-			n, p.Rank, d.Index, b.From, want, got), at
+		who := fmt.Sprintf("rank %d", p.Rank)
+		if id := p.ThreadOf(d.Thread); id != 0 {
+			who += ", " + p.ThreadName(id)
+		}
+		return fmt.Sprintf("interleaving %d, %s, at its call %d (of those compared): interleaving %d made %s, the replay %s",
+			n, who, d.Index, b.From, want, got), at
 	}
 	return "", nil
 }
@@ -233,15 +237,19 @@ func (x *exploration) steps(n int) []string {
 		if l := x.sym.Lookup(b.Maps, b.PC); l.File != "" || l.Function != "" {
 			where = " at " + l.String()
 		}
+		event := b.EventName
+		if event == "" {
+			event = trace.EventName(b.Event)
+		}
 		step := fmt.Sprintf("rank %d: wildcard %s%s matched rank %s instead of rank %s",
-			b.Rank, trace.EventName(b.Event), where, rankName(b.Forced), rankName(b.Was))
+			b.Rank, event, where, rankName(b.Forced), rankName(b.Was))
 		if b.Kind == trace.WildAny {
 			name := "a Waitany-family call"
 			if b.Call != "" {
 				name = b.Call
 			}
 			step = fmt.Sprintf("rank %d: %s, %s%s, returned request [%d] first instead of [%d]",
-				b.Rank, trace.EventName(b.Event), name, where, b.Forced.Source, b.Was.Source)
+				b.Rank, event, name, where, b.Forced.Source, b.Was.Source)
 		}
 		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
 			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)

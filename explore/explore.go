@@ -54,6 +54,7 @@ type Branch struct {
 	PC          uint64          // the event's call site
 	Maps        []trace.Mapping // the rank's mappings in that run, to place PC
 	Call        string          // the MPI call of the event
+	EventName   string          // the event, its thread named (trace.Process.EventName)
 	Was, Forced Alt
 	// Expect says, for each rank with a forced event, where in its log of
 	// the run deviated from the replay must still make the same calls.
@@ -402,12 +403,10 @@ func (pl plan) expect(steps []step) []Expect {
 }
 
 // expectedLog is the log a replay's rank p is compared with (its calls
-// repeat those in it): p's, unless several of p's threads called MPI, whose
-// calls interleave differently in every run; those ranks are not compared.
+// repeat those in it): p's. When several of p's threads called MPI, whose
+// calls interleave differently in every run, the layer compares each
+// thread with p's thread of the same identity (layer/src/divergence).
 func expectedLog(p *trace.Process) string {
-	if p.Slots > 1 {
-		return ""
-	}
 	return p.File
 }
 
@@ -463,7 +462,7 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		}
 		s.alts = x.slack(il, p)
 		s.branch = Branch{From: il.N, Rank: p.Rank, Event: p.Wild.Event, Kind: p.Wild.Kind, PC: p.Wild.PC, Maps: p.Proc.Maps,
-			Was: Alt{Source: p.Wild.Source, World: p.Wild.World}}
+			Was: Alt{Source: p.Wild.Source, World: p.Wild.World}, EventName: p.Proc.EventName(p.Wild.Event)}
 		if c := p.Proc.CallAt(p.Wild.Offset); c != nil {
 			s.branch.Call = c.Name()
 		}

@@ -197,3 +197,34 @@ func TestPotentialThreads(t *testing.T) {
 		t.Errorf("event %#x: %+v", t1+1, w)
 	}
 }
+
+// A replay of a rank several of whose threads called MPI is compared with
+// its parent run (the layer compares thread by thread): the branch expects
+// the rank to repeat its log up to the forced event of thread 1.
+func TestExpectThreads(t *testing.T) {
+	const t1 = 1 << 32
+	var expects [][]Expect
+	run := func(k int, ds []Decision, b *Branch) (*Interleaving, error) {
+		if b != nil {
+			expects = append(expects, b.Expect)
+		}
+		p := &trace.Process{Rank: 0, File: "p.0.log", Slots: 3, ConstVal: map[string]uint64{"MPI_ANY_SOURCE": ^uint64(0), "MPI_ANY_TAG": ^uint64(0)}}
+		w := &trace.Wildcard{Event: t1, Kind: trace.WildRecv, Comm: 1, Tag: -1, Forced: -1, Matched: true, Source: 1, World: 1, Offset: 0x400}
+		for _, d := range ds {
+			if d.Rank == 0 && d.Event == t1 {
+				w.Forced, w.Source, w.World = d.Source, d.Source, int(d.Source)
+			}
+		}
+		p.Wild = []*trace.Wildcard{w}
+		p.Late = []trace.Late{{Source: 3 - w.Source, World: int(3 - w.Source), Comm: 1, Before: t1 + 1}}
+		return &Interleaving{N: k, Decisions: ds, Branch: b, Run: &trace.Run{Procs: []*trace.Process{p}}}, nil
+	}
+	first, _ := run(1, nil, nil)
+	if st := Explore(first, run, Options{MixingBound: -1, OrderBound: -1}); st.Interleavings != 2 {
+		t.Fatalf("%d interleavings, want 2", st.Interleavings)
+	}
+	want := [][]Expect{{{Rank: 0, Log: "p.0.log", Limit: 0x400}}}
+	if !reflect.DeepEqual(expects, want) {
+		t.Errorf("expects %+v, want %+v", expects, want)
+	}
+}

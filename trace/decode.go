@@ -432,6 +432,9 @@ func (d *decoder) meta(id int, thread uint8) {
 		if len(p.Buffers) > n { // a buffer access: placed after the latest call
 			p.Buffers[n].After = d.last
 		}
+		if id == api.MetaDiverged && p.Diverged != nil {
+			p.Diverged.Thread = thread // written by the thread that diverged
+		}
 		if id == api.MetaSignal && p.Signal != nil && p.Signal.Thread&api.SignalCalledMPI != 0 {
 			p.Signal.ThreadNo = int(thread) // the handler writes it in the thread it interrupted
 		}

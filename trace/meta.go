@@ -61,6 +61,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaHeap:        (*Process).metaHeap,
 	api.MetaRMA:         (*Process).metaRMA,
 	api.MetaThreadLevel: (*Process).metaThreadLevel,
+	api.MetaThread:      (*Process).metaThread,
 	api.MetaFileError: func(p *Process, w []uint64) {
 		if n := len(p.Errors); n > 0 {
 			p.Errors[n-1].OnFile, p.Errors[n-1].File = true, metaString(w)

@@ -419,8 +419,8 @@ const (
 // not sent after the event.
 type Wildcard struct {
 	// Event numbers the events of each thread of a rank apart: the thread's
-	// number (the order in which threads first called MPI, Call.Thread) in
-	// the high 32 bits, its own count in the low ones.
+	// identity (ThreadID.ID, the same in every run; 0 for the process's
+	// initial thread) in the high 32 bits, its own count in the low ones.
 	Event     uint64
 	Kind      int
 	Comm      uint64 // the rank's serial number of the communicator
@@ -439,19 +439,20 @@ type Wildcard struct {
 	Cands     []Cand
 }
 
-// Thread is the number of the thread that started w (Call.Thread).
+// Thread is the identity of the thread that started w (ThreadID.ID;
+// Process.ThreadOf maps a Call.Thread to it).
 func (w *Wildcard) Thread() int { return int(w.Event >> 32) }
 
 // N is w's number among its thread's events.
 func (w *Wildcard) N() uint64 { return w.Event & 0xffffffff }
 
-// EventName says which event e of a rank is: "event N", or "thread T's
-// event N" for a thread other than the first.
+// EventName says which event e of a rank is: "event N" for the main
+// thread's, "thread T's event N" for another's, T its path (ThreadPath).
 func EventName(e uint64) string {
 	if e>>32 == 0 {
 		return fmt.Sprintf("event %d", e)
 	}
-	return fmt.Sprintf("thread %d's event %d", e>>32, e&0xffffffff)
+	return fmt.Sprintf("thread %s's event %d", ThreadPath(uint32(e>>32)), e&0xffffffff)
 }
 
 // Cand is a receive a Waitany-family event did not return: its index in the
@@ -523,7 +524,8 @@ type Frame struct {
 // parent process). ParentOffset is that call's entry record in the parent's
 // log.
 type Divergence struct {
-	Index        uint64
+	Index        uint64    // the diverging call's number among its thread's calls compared
+	Thread       uint8     // the thread that diverged (Call.Thread; Process.ThreadOf names it)
 	Want, Got    *api.Call // nil if the id is unknown
 	WantPC       uint64
 	GotPC        uint64
@@ -669,6 +671,10 @@ type Process struct {
 	mu             sync.Mutex
 	pinned         map[uint64]*Call // CallAt's, by offset
 	read           atomic.Uint64    // records decoded (RecordsRead)
+
+	// ThreadIDs: who each thread other than the first is, by its number
+	// in the record headers (api.MetaThread; ThreadOf).
+	ThreadIDs map[uint8]ThreadID
 }
 
 // RecordsRead returns how many records the readings of the rank's log

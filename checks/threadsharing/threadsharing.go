@@ -240,8 +240,8 @@ func (s *scan) report(rule uint64, first, second *trace.Call, msg string) {
 	}
 	s.seen[k] = true
 	a := s.pass.At(s.p, first)
-	a.Note = fmt.Sprintf("in the rank's thread %d", first.Thread)
+	a.Note = "in the rank's " + s.p.ThreadName(s.p.ThreadOf(first.Thread))
 	b := s.pass.At(s.p, second)
-	b.Note = fmt.Sprintf("in its thread %d, meanwhile", second.Thread)
+	b.Note = "in its " + s.p.ThreadName(s.p.ThreadOf(second.Thread)) + ", meanwhile"
 	s.pass.Report(check.Finding{Kind: "thread-sharing", Message: msg, Locations: []check.Location{a, b}})
 }

@@ -73,9 +73,10 @@ func run(pass *check.Pass) (any, error) {
 				continue
 			}
 			l := pass.At(p, c)
-			l.Note = fmt.Sprintf("thread %d blocked here", i+1)
+			name := p.SlotThreadName(p.ThreadSlots[i])
+			l.Note = name + " blocked here"
 			locs = append(locs, l)
-			lines = append(lines, fmt.Sprintf("rank %d, thread %d: blocked in %s at %s", p.Rank, i+1, check.Describe(p, c), l.Where()))
+			lines = append(lines, fmt.Sprintf("rank %d, %s: blocked in %s at %s", p.Rank, name, check.Describe(p, c), l.Where()))
 		}
 	}
 	pass.Report(check.Finding{

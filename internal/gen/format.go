@@ -96,6 +96,9 @@ var formatConsts = []struct {
 	{"Exit status of a rank whose replay diverged (api.ExitDiverged)",
 		[]string{"EXIT_DIVERGED"},
 		[]uint64{api.ExitDiverged}},
+	{"Who a thread is (api.MetaThread, api.ThreadUnnamed)",
+		[]string{"META_THREAD", "THREAD_UNNAMED"},
+		[]uint64{api.MetaThread, api.ThreadUnnamed}},
 }
 
 // confKeys are the keys of layer.conf (api.Conf*), which Go writes and

@@ -234,7 +234,8 @@ static void thread_exit(void *unused)
  * variable on the same stack page, in a hybrid code), would kill the rank
  * instead of reaching the handler. So the pages are open while it runs, as
  * in an MPI call. The threads the MPI's own code creates are noted for the
- * crash handler (record/crash.c). */
+ * crash handler (record/crash.c); the program's are named, the same in every
+ * run (record/identity.c). */
 struct library_start {
 	void *(*f)(void *);
 	void *arg;
@@ -277,18 +278,22 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	Dl_info d;
 	void *caller = __builtin_return_address(0);
 	int library = dladdr(caller, &d) && d.dli_fname && bc_is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
+	void *box = arg; /* the program's threads are named (record/identity.c) */
+	void *(*start)(void *) = library ? f : mpivet_child(f, arg, &box);
 	int r;
 	if (!mpivet_bc_live) {
-		if ((r = real_create(real, t, attr, f, arg, library)) == 0 && library)
+		if ((r = real_create(real, t, attr, start, box, library)) == 0 && library)
 			mpivet_library_thread(*t);
-		return r;
+	} else {
+		int nested = mpivet_bc_entered; /* inside an MPI call: open until it returns */
+		mpivet_bc_enter(0);
+		if ((r = real_create(real, t, attr, start, box, library)) == 0 && library)
+			mpivet_library_thread(*t); /* (read while the pages are open) */
+		if (!nested)
+			mpivet_bc_leave();
 	}
-	int nested = mpivet_bc_entered; /* inside an MPI call: open until it returns */
-	mpivet_bc_enter(0);
-	if ((r = real_create(real, t, attr, f, arg, library)) == 0 && library)
-		mpivet_library_thread(*t); /* (read while the pages are open) */
-	if (!nested)
-		mpivet_bc_leave();
+	if (r != 0)
+		mpivet_child_failed(start, box);
 	return r;
 }
 

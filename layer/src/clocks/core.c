@@ -87,7 +87,7 @@ size_t nforced;
  * the ring of piggybacks, the rank's clock and the log's order of events are
  * the rank's, updated by one thread at a time. The program's MPI call runs
  * between two hooks, without it. A thread's first hook numbers its events
- * from its thread number (protocol.h, events). */
+ * from its identity, the same in every run (protocol.h, events). */
 int ck_threads;
 static pthread_mutex_t ck_mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int numbered __attribute__((tls_model("initial-exec")));
@@ -97,7 +97,7 @@ void ck_enter(void)
 	pthread_mutex_lock(&ck_mu);
 	if (!numbered) {
 		numbered = 1;
-		events = (uint64_t)mpivet_thread_no << 32;
+		events = (uint64_t)mpivet_thread_id << 32;
 	}
 }
 

@@ -27,8 +27,9 @@ extern uint64_t *clk;             /* 1 word (Lamport) or np words (vector) */
 extern int pbn;                   /* clock words piggybacked */
 extern int pbw;                   /* words piggybacked: the clock, the send's type signature and call site */
 /* Wildcard events this thread started, numbered per thread: the thread's
- * number (the record header's, mpivet_thread_no) in the high 32 bits, so
- * that the first thread's events are numbered 0, 1, 2... as with one. */
+ * identity (mpivet_thread_id, the same in every run; 0 for the initial
+ * thread) in the high 32 bits, so that the main thread's events are
+ * numbered 0, 1, 2... as with one. */
 extern __thread uint64_t events __attribute__((tls_model("initial-exec")));
 extern uint64_t newest;           /* own clock at the newest matched wildcard event */
 extern int matched_any;           /* some wildcard event has matched */

@@ -24,10 +24,11 @@
  *   skip ID ID ...
  *   rank R PATH LIMIT
  *
- * Nothing of this runs outside a guided replay, nor once several threads
- * call MPI (their calls interleave differently in every run; one thread
- * under MPI_THREAD_MULTIPLE is compared until another calls MPI, see
- * mpivet_mt_guard).
+ * Nothing of this runs outside a guided replay. Several threads' calls
+ * interleave differently in every run: each thread is compared with the
+ * parent's thread of the same identity (record/identity.c), the records of
+ * that thread alone, up to the same limit; a divergence is logged by the
+ * thread that diverged, whose number its record's header carries.
  */
 #define _GNU_SOURCE
 #include "../record/record.h"
@@ -42,16 +43,25 @@
 #include <unistd.h>
 
 #define MAX_IDS 4096
+#define MAX_THREADS 64
 
 static unsigned char skip[MAX_IDS];
 static const char *parent;      /* the parent's log of this rank, mapped */
-static uint64_t parent_len, limit, compared;
-/* The parent's records, repeats expanded (record/fold.h), and its next
- * comparable entry record, read ahead (NULL: not yet), at virtual offset
- * cursor. */
-static struct mpivet_fold_it pit;
-static const uint64_t *pending;
-static uint64_t cursor;
+static uint64_t parent_len, limit;
+
+/* What each thread compares, by its number in this run (mpivet_thread_no:
+ * each thread writes its own): the parent's records, repeats expanded
+ * (record/fold.h), of the parent's thread of the same identity, whose
+ * number there (no) the parent's api.MetaThread record of that identity
+ * says (0 for the first thread). pending is its next comparable entry
+ * record, read ahead (NULL: not yet), at virtual offset at. */
+static struct cur {
+	struct mpivet_fold_it it;
+	const uint64_t *pending;
+	uint64_t at, compared;
+	int no;    /* -1: the parent's record of this thread not met yet */
+	int state; /* 0 not started, 1 comparing, 2 done */
+} curs[MAX_THREADS];
 
 static int comparable(unsigned id) { return id >= MAX_IDS || !skip[id]; }
 
@@ -61,56 +71,75 @@ static int comparable_entry(uint64_t h)
 	return (kind == MPIVET_KIND_ENTRY || kind == MPIVET_KIND_BRIEF) && comparable(id);
 }
 
-/* next_entry reads the parent's next comparable entry record ahead; 0 past
- * the limit or the end of the log. */
-static int next_entry(uint64_t *hdr)
+/* names_me says whether the parent's record r is the api.MetaThread record
+ * of the calling thread's identity. */
+static int names_me(const uint64_t *r)
 {
-	while (!pending) {
+	unsigned id = (unsigned)(r[0] >> 32 & 0xffff), kind = (unsigned)(r[0] >> 48 & 0xff);
+	return kind == MPIVET_KIND_META && id == MPIVET_META_THREAD && (r[0] & 0xffffffff) >= 24 &&
+	       r[2] == mpivet_thread_id;
+}
+
+/* next_entry reads c's next comparable entry record of the parent ahead; 0
+ * past the limit or the end of the log. */
+static int next_entry(struct cur *c, uint64_t *hdr)
+{
+	while (!c->pending) {
 		uint64_t v;
-		const uint64_t *r = mpivet_fold_it_next(&pit, &v);
-		if (!r)
+		const uint64_t *r = mpivet_fold_it_next(&c->it, &v);
+		if (!r || v > limit)
 			return 0;
-		if (comparable_entry(r[0]))
-			pending = r, cursor = v;
+		if (c->no < 0) {
+			if (names_me(r))
+				c->no = (int)r[1];
+		} else if ((int)(r[0] >> 56) == c->no && comparable_entry(r[0]))
+			c->pending = r, c->at = v;
 	}
-	if (cursor > limit)
+	if (c->at > limit)
 		return 0;
-	*hdr = pending[0];
+	*hdr = c->pending[0];
 	return 1;
 }
 
-static void stop_comparing(void)
+/* stop_comparing ends c's comparison; with one thread, the whole check. */
+static void stop_comparing(struct cur *c)
 {
+	c->state = 2;
+	if (mpivet_mt)
+		return; /* other threads may still read the mapping */
 	mpivet_commit_hook = NULL;
 	if (parent)
 		munmap((void *)parent, parent_len);
 	parent = NULL;
 }
 
-/* dv_entry compares the entry record just committed at off (of call
- * id) with the parent's next one. */
+/* dv_entry compares the entry record just committed at off (of call id)
+ * with the parent's next one of the calling thread. */
 static void dv_entry(unsigned id, uint64_t off, uint64_t got_pc)
 {
 	(void)off;
-	if (!comparable(id))
+	if (!comparable(id) || mpivet_thread_no >= MAX_THREADS)
 		return;
-	if (mpivet_mt && !mpivet_mt_guard) {
-		mpivet_commit_hook = NULL; /* another thread called MPI (its mapping stays: a thread may read it) */
+	struct cur *c = &curs[mpivet_thread_no];
+	if (c->state == 2)
 		return;
+	if (c->state == 0) { /* a thread's first call: its parent's records are read from the start */
+		mpivet_fold_it_init(&c->it, parent, 8, parent_len, 8);
+		c->no = -1, c->state = 1;
 	}
 	uint64_t h;
-	if (!next_entry(&h)) {
-		stop_comparing();
+	if (!next_entry(c, &h)) {
+		stop_comparing(c);
 		return;
 	}
 	unsigned want = (unsigned)(h >> 32 & 0xffff);
-	uint64_t want_pc = (h & 0xffffffff) >= 16 ? pending[1] : 0;
-	compared++;
+	uint64_t want_pc = (h & 0xffffffff) >= 16 ? c->pending[1] : 0;
+	c->compared++;
 	if (want == id && (want_pc & 0xfff) == (got_pc & 0xfff)) {
-		pending = NULL;
+		c->pending = NULL;
 		return;
 	}
-	uint64_t w[] = {compared, want, want_pc, id, got_pc, cursor};
+	uint64_t w[] = {c->compared, want, want_pc, id, got_pc, c->at};
 	mpivet_meta(MPIVET_META_DIVERGED, w, sizeof w / sizeof *w);
 	_exit(MPIVET_EXIT_DIVERGED);
 }
@@ -121,7 +150,7 @@ static void dv_entry(unsigned id, uint64_t off, uint64_t got_pc)
 static void dv_start(int rank)
 {
 	const char *expect = mpivet_conf(MPIVET_CONF_EXPECT);
-	if (!expect || (mpivet_mt && !mpivet_mt_guard))
+	if (!expect)
 		return;
 	FILE *f = fopen(expect, "r");
 	if (!f)
@@ -159,9 +188,10 @@ static void dv_start(int rank)
 		return;
 	parent = m;
 	parent_len = (uint64_t)st.st_size;
-	mpivet_fold_it_init(&pit, parent, 8, parent_len, 8);
-	pending = NULL;
 	limit = lim;
+	struct cur *c = &curs[0]; /* the thread that initialised MPI, 0 in the parent too */
+	mpivet_fold_it_init(&c->it, parent, 8, parent_len, 8);
+	c->no = 0, c->state = 1;
 	/* Skip as many comparable entries as this rank logged so far. */
 	uint64_t own = 0, v;
 	struct mpivet_fold_it mine;
@@ -169,8 +199,8 @@ static void dv_start(int rank)
 	for (const uint64_t *r; (r = mpivet_fold_it_next(&mine, &v));)
 		own += comparable_entry(r[0]);
 	uint64_t h;
-	for (uint64_t i = 0; i < own && next_entry(&h); i++)
-		pending = NULL;
+	for (uint64_t i = 0; i < own && next_entry(c, &h); i++)
+		c->pending = NULL;
 	mpivet_commit_hook = dv_entry;
 }
 

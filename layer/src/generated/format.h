@@ -195,6 +195,10 @@
 /* Exit status of a rank whose replay diverged (api.ExitDiverged) */
 #define MPIVET_EXIT_DIVERGED 86
 
+/* Who a thread is (api.MetaThread, api.ThreadUnnamed) */
+#define MPIVET_META_THREAD 52
+#define MPIVET_THREAD_UNNAMED 2147483648
+
 /* A signature word of several basic types (api.SigMixed) */
 #define MPIVET_SIG_MIXED (1ULL << 63)
 

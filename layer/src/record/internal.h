@@ -14,6 +14,7 @@ int mpivet_service_fault(int sig, void *siginfo, void *ucontext); /* a SIGSEGV o
 void mpivet_services_log_opened(void);
 void mpivet_services_initialized(int rank);
 int mpivet_threads_calling(void); /* threads that have called MPI so far */
+void mpivet_thread_named(void);     /* log who the calling thread is (identity.c) */
 void mpivet_thread_slotted(int i);  /* the calling thread took slot i (joins.c) */
 
 /* crash.c */

@@ -91,6 +91,8 @@ uint64_t *mpivet_new_slot(void)
 		__atomic_store_n(&mpivet_mt_guard, 0, __ATOMIC_SEQ_CST);
 	mpivet_thread_no = i < 255 ? (unsigned)i : 255;
 	mpivet_thread_slotted(i);
+	if (i > 0)
+		mpivet_thread_named();
 	if (i >= MPIVET_STATE_SLOTS)
 		i = MPIVET_STATE_SLOTS - 1;
 	else if (i < MPIVET_STATE_SLOTS - 1) /* the last slot is shared: no one thread's */

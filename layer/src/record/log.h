@@ -21,6 +21,13 @@
  * that the records of several threads read as one sequence per thread. */
 extern __thread unsigned mpivet_thread_no __attribute__((tls_model("initial-exec")));
 
+/* Who the calling thread is, the same in every run (identity.c): 0 for the
+ * process's initial thread, else its path among the threads the program
+ * created (api.MetaThread). Wildcard events carry it (clocks/core.c). */
+extern __thread uint32_t mpivet_thread_id __attribute__((tls_model("initial-exec")));
+void *(*mpivet_child(void *(*f)(void *), void *arg, void **box))(void *);
+void mpivet_child_failed(void *(*start)(void *), void *box);
+
 /* mpivet_header is the header of a record of nwords payload words
  * (record.h says the format), written by the calling thread. */
 static inline uint64_t mpivet_header(uint64_t nwords, unsigned call, unsigned kind)
