@@ -169,6 +169,7 @@ func replayDecisions(dir string, n, np int) ([]explore.Decision, error) {
 		return nil, err
 	}
 	ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	ds = append(ds, explore.Holds(given)...)   // the receives it held back
 	for _, d := range ds {
 		if d.Rank >= np {
 			return nil, fmt.Errorf("%s: np is %d, but interleaving %d forces a match of rank %d: a replay runs the ranks of the run",

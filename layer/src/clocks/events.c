@@ -74,6 +74,7 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
 	ck_log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
 	pending -= pending > 0;
+	ck_release(e);
 	if (cancelled)
 		return;
 	newest = *own();
@@ -249,6 +250,8 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 /* ck_wild_pre numbers a wildcard receive or probe and applies a decision. */
 void ck_wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
 {
+	if (kind == EV_RECV)
+		ck_hold(*src);
 	if (ck_threads && (cur.insh = ck_find(c))) {
 		cur.insh->inflight++;
 		ck_shadow_hold(cur.insh);
@@ -327,6 +330,7 @@ struct req *ck_post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, 
  * variable gets the new request). */
 void ck_start_precv(MPI_Request *h, struct req *r, uint64_t logref)
 {
+	ck_hold(r->orig_src);
 	r->wild = r->orig_src == MPI_ANY_SOURCE;
 	r->before = events;
 	if (r->wild) {
