@@ -244,6 +244,10 @@ func (x *exploration) steps(n int) []string {
 			step = fmt.Sprintf("rank %d: %s, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, trace.EventName(b.Event), name, where, b.Forced.Source, b.Was.Source)
 		}
+		if b.Kind == explore.HoldKind && len(b.Forced.Hold) == 1 {
+			step = fmt.Sprintf("rank %d: %s held back until %s matched, which took rank %s's earlier message instead",
+				b.Rank, explore.PositionName(b.Forced.Hold[0]), explore.PositionName(b.Event), rankName(b.Forced))
+		}
 		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
 			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)
 		} else if note != "" {

@@ -379,6 +379,10 @@ type plan struct {
 	// cont: the interleaving again, with the sends its unsafe-buffering
 	// deadlock waited for buffered (nil: none)
 	cont *continuation
+	// compete: the interleaving again with one thread's receive held back
+	// until another thread's, which took a later message of the same
+	// source, has matched (compete.go)
+	compete []continuation
 }
 
 type continuation struct {
@@ -489,6 +493,7 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 				b: Branch{From: il.N, Rank: -1, Kind: BufferKind, Forced: Alt{Buffer: il.Unbuffered}, Expect: pl.expect(steps)}}
 		}
 	}
+	pl.compete = competing(il, pl.buffer, pl.expect(steps))
 	return pl
 }
 

@@ -89,7 +89,10 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 {
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
 	int threads = several();
-	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && pending > 0)) {
+	/* (threads && s->mixed): threads' receives on s ran at once, and a
+	 * receive of another thread may have taken this message instead
+	 * (explore.Competitions) */
+	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && (pending > 0 || s->mixed))) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_call_pc};
 		ck_log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
@@ -199,6 +202,8 @@ void ck_finish(struct req *r, const MPI_Status *st)
 		ck_record_arrival(r);
 	if (r->wild)
 		matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 0);
+	else if (ck_threads)
+		ck_release_named(r->before);
 	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
 }
 
@@ -282,6 +287,8 @@ void ck_recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st,
 	ck_check_types(pb, mpivet_sig(type), s, st, mpivet_call_pc);
 	if (cur.wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
+	else if (ck_threads)
+		ck_release_named(cur.before);
 	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
 }
 

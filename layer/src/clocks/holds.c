@@ -7,7 +7,13 @@
  * the high bits, as event numbers), and A by its event: the receives that
  * thread posts at that position, from S or from any source, wait in their
  * wrapper's pre hook, before the call reaches the MPI, until A has
- * matched. The wait sleeps with a backoff and holds no lock. A hold never
+ * matched. The wait sleeps with a backoff and holds no lock.
+ *
+ * Two threads' receives from one named source compete too: which takes
+ * the first message is the scheduler's. A hold line whose event is a
+ * position of the other thread that no decision forces waits for the
+ * receive with a named source that thread posts there (ck_release_named).
+ * A hold never
  * released (A never matches) leaves the replay stalled with the hold
  * logged (META_HELD) and A forced and unmatched: the explorer counts the
  * replay as infeasible (explore.Unmatched).
@@ -40,6 +46,17 @@ void ck_release(uint64_t e)
 {
 	for (size_t i = 0; i < nholds; i++)
 		if (holds[i].release == e)
+			holds[i].released = 1;
+}
+
+/* ck_release_named releases the receives held until a receive with a
+ * named source, posted by its thread at position pos, matched: the
+ * holds whose releasing position is no event a decision forces (those
+ * wait for that event's match). */
+void ck_release_named(uint64_t pos)
+{
+	for (size_t i = 0; i < nholds; i++)
+		if (holds[i].release == pos && !holds[i].released && ck_forced(pos, EV_RECV) == MPI_ANY_SOURCE)
 			holds[i].released = 1;
 }
 

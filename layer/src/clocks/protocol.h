@@ -203,6 +203,7 @@ void ck_free_pcoll(struct req *r);
 
 void ck_add_hold(uint64_t pos, uint64_t release);
 void ck_release(uint64_t e);
+void ck_release_named(uint64_t pos);
 void ck_hold(int src);
 
 /* ---- Waitany, Testany, Waitsome, Testsome (anyevents.c) ---- */
