@@ -616,6 +616,7 @@ const (
 	MetaFileError   = 62 // the file call whose MetaError precedes it is on the file opened by the MPI_File_open whose entry record is at this offset
 	MetaDeclared    = 70 // a buffer a call gives with a count and datatype (layer/src/declared), once per call site, address and datatype: call id, parameter index, address, count (-1: per rank), the datatype's signature, 1 if predefined, its handle, call site, the calling function's CFA (0: not known), then for each of up to 4 functions above it the return address into it and its CFA
 	MetaBuffer      = 8  // an access to a pending operation's buffer: kind, address, start offset, call id, request, other start offset, init offset, n, pcs...
+	MetaHeld        = 73 // a thread's receive held back in a guided replay (layer/src/clocks/holds.c): the thread's position (numbered as a wildcard event), the event whose match releases it, 1 once released
 	MetaHeap        = 63 // a buffer against the heap block that holds it, or a buffer in a data segment (layer/src/heap): Heap* kind, call id, parameter index or -1, call site, buffer address, first byte, one past the last, block start, block size, its allocation site, its free() site, other (Heap*)
 )
 
@@ -823,6 +824,12 @@ const (
 	// line's event (the rank's MPI_Send and MPI_Isend calls from 0) is
 	// buffered by the layer (layer/src/slack).
 	WildBuffer = 4
+	// WildHold is a decision only (several threads): the receives the
+	// thread of the line's event posts at that position (its number of
+	// wildcard events started, thread in the high bits) from the source
+	// forced on the event in the line's source column, or from any
+	// source, wait until that event has matched (layer/src/clocks/holds.c).
+	WildHold = 5
 )
 
 // Clock modes, the first word of a MetaClocks record (0: the protocol is off).

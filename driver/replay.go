@@ -169,6 +169,7 @@ func replayDecisions(dir string, n, np int) ([]explore.Decision, error) {
 		return nil, err
 	}
 	ds = append(ds, explore.Buffers(given)...) // the sends mpivet buffered
+	ds = append(ds, explore.Holds(given)...)   // the receives it held back
 	for _, d := range ds {
 		if d.Rank >= np {
 			return nil, fmt.Errorf("%s: np is %d, but interleaving %d forces a match of rank %d: a replay runs the ranks of the run",
@@ -250,6 +251,10 @@ func (x *exploration) steps(n int) []string {
 			}
 			step = fmt.Sprintf("rank %d: %s, %s%s, returned request [%d] first instead of [%d]",
 				b.Rank, event, name, where, b.Forced.Source, b.Was.Source)
+		}
+		if b.Kind == explore.HoldKind && len(b.Forced.Hold) == 1 {
+			step = fmt.Sprintf("rank %d: %s held back until %s matched, which took rank %s's earlier message instead",
+				b.Rank, explore.PositionName(b.Forced.Hold[0]), explore.PositionName(b.Event), rankName(b.Forced))
 		}
 		if note := explore.SlackNote(b, x.where); b.Kind == explore.BufferKind {
 			step = fmt.Sprintf("interleaving %d again, past its deadlock for want of buffering: %s by mpivet", b.From, note)

@@ -16,7 +16,7 @@ import (
 
 // WriteDecisions writes the decision file the layer reads (layer.conf's
 // decisions=PATH): "rank event source kind" lines, each rank's events in
-// order, then a line that closes the file, "# N decisions, crc32c X": the
+// order (a hold-back, kind HoldKind, is "rank position event kind"), then a line that closes the file, "# N decisions, crc32c X": the
 // number of lines before it and the CRC32C of their bytes, which
 // ReadDecisions checks (the layer skips the line).
 func WriteDecisions(path string, ds []Decision) error {
@@ -108,7 +108,13 @@ func CheckDecisions(path string, kept, records []Decision) error {
 		return m
 	}
 	have := outcomes(records)
-	for k, v := range outcomes(kept) {
+	var forced []Decision // hold-backs are not outcomes: the records have none
+	for _, d := range kept {
+		if d.Kind != HoldKind {
+			forced = append(forced, d)
+		}
+	}
+	for k, v := range outcomes(forced) {
 		if have[k] != v {
 			return &trace.DamageError{File: path, What: fmt.Sprintf("it does not match the interleaving's records: rank %d's %s is forced to (source/kind)%s there, to%s by the records",
 				k.rank, trace.EventName(k.event), v, orNone(have[k]))}

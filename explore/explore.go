@@ -103,8 +103,16 @@ type Interleaving struct {
 // blocked in, which proves it. Otherwise they are nonblocking receives whose
 // completion call is blocked, and those may have matched (the MPI says so
 // only when the completion returns: seed 003 Fig. 8).
+//
+// A receive a hold-back still held (HoldKind) proves it as well: the event
+// it waited for never matched, whatever the call its thread is in.
 func Unmatched(r *trace.Run) (unmatched, blocked bool) {
 	for _, p := range r.Procs {
+		for _, h := range p.Holds {
+			if !h.Released {
+				unmatched, blocked = true, true
+			}
+		}
 		cur := append([]*trace.Call{p.Last()}, p.Threads...) // the call each thread is in
 		for _, w := range p.Wild {
 			if !w.Matched && !w.Cancelled && forcedIn(p, w) {
@@ -365,12 +373,17 @@ type step struct {
 type plan struct {
 	steps []step
 	alone []Expect
-	// buffer: the buffering decisions of the interleaving, which every
-	// replay below it keeps (its events matched as they did with them)
+	// buffer: the buffering and hold-back decisions of the interleaving,
+	// which every replay below it keeps (its events matched as they did
+	// with them)
 	buffer []Decision
 	// cont: the interleaving again, with the sends its unsafe-buffering
 	// deadlock waited for buffered (nil: none)
 	cont *continuation
+	// compete: the interleaving again with one thread's receive held back
+	// until another thread's, which took a later message of the same
+	// source, has matched (compete.go)
+	compete []continuation
 }
 
 type continuation struct {
@@ -471,7 +484,7 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 		x.contexts(ps, steps)
 	}
 	il.Slack = nil
-	pl := plan{steps: steps, alone: alone(il.Run), buffer: Buffers(il.Decisions)}
+	pl := plan{steps: steps, alone: alone(il.Run), buffer: append(Buffers(il.Decisions), Holds(il.Decisions)...)}
 	if len(il.Unbuffered) > 0 {
 		ds := bufferDecisions(append([]Decision(nil), pl.buffer...), il.Unbuffered)
 		if len(ds) > len(pl.buffer) { // never twice the same
@@ -479,6 +492,7 @@ func (x *explorer) plan(il *Interleaving, bound *Key, orders int) plan {
 				b: Branch{From: il.N, Rank: -1, Kind: BufferKind, Forced: Alt{Buffer: il.Unbuffered}, Expect: pl.expect(steps)}}
 		}
 	}
+	pl.compete = competing(il, pl.buffer, pl.expect(steps))
 	return pl
 }
 
@@ -544,6 +558,41 @@ func bufferDecisions(ds []Decision, sends []SendRef) []Decision {
 	return ds
 }
 
+// HoldKind is the kind of a decision that holds back a thread's receives
+// (api.WildHold): its Event is the thread's position (its count of
+// wildcard events, numbered as events), its Source the event whose match
+// releases them. Only replays of several threads have them.
+const HoldKind = api.WildHold
+
+// holdDecisions adds to ds the decisions that hold back the receives at
+// positions hold until event of rank has matched, once each, but not
+// those of a position that a decision of ds forces: a forced receive
+// takes its own source's message, not another.
+func holdDecisions(ds []Decision, rank int, event uint64, hold []uint64) []Decision {
+	for _, pos := range hold {
+		skip := false
+		for _, d := range ds {
+			forces := d.Kind != BufferKind && d.Kind != HoldKind
+			skip = skip || d.Rank == rank && d.Event == pos && (forces || d.Kind == HoldKind && d.Source == int64(event))
+		}
+		if !skip {
+			ds = append(ds, Decision{Rank: rank, Event: pos, Source: int64(event), Kind: HoldKind})
+		}
+	}
+	return ds
+}
+
+// Holds returns the decisions of ds that hold back receives.
+func Holds(ds []Decision) []Decision {
+	var hs []Decision
+	for _, d := range ds {
+		if d.Kind == HoldKind {
+			hs = append(hs, d)
+		}
+	}
+	return hs
+}
+
 // replayOf returns the decisions and branch of the replay that forces
 // alternative alt of step i: the interleaving's buffering decisions (with
 // those alt needs), every earlier step forced to what it matched, every
@@ -564,6 +613,7 @@ func (pl *plan) replayOf(i int, alt Alt) ([]Decision, *Branch) {
 		ds = append(ds, q.forced...)
 	}
 	ds = append(ds, Decision{s.branch.Rank, s.branch.Event, alt.Source, s.branch.Kind})
+	ds = holdDecisions(ds, s.branch.Rank, s.branch.Event, alt.Hold)
 	b := s.branch
 	b.Forced = alt
 	b.Expect = pl.expect(append(kept, *s))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"mpivet/trace"
@@ -185,10 +186,11 @@ func TestPotentialThreads(t *testing.T) {
 		{Source: 4, World: 4, Comm: 1, Clock: 6, Before: t2 + 1}, // sent after every event matched: none
 	}
 	got := Potential(p)
+	// the other thread's receive that took the message is held back
 	want := map[uint64][]Alt{
-		t1:     {{Source: 2, World: 2}, {Source: 3, World: 3}},
-		t1 + 1: {{Source: 3, World: 3}},
-		t2:     {{Source: 2, World: 2}},
+		t1:     {{Source: 2, World: 2}, {Source: 3, World: 3, Hold: []uint64{t2}}},
+		t1 + 1: {{Source: 3, World: 3, Hold: []uint64{t2}}},
+		t2:     {{Source: 2, World: 2, Hold: []uint64{t1 + 1}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Potential = %v, want %v", got, want)
@@ -226,5 +228,56 @@ func TestExpectThreads(t *testing.T) {
 	want := [][]Expect{{{Rank: 0, Log: "p.0.log", Limit: 0x400}}}
 	if !reflect.DeepEqual(expects, want) {
 		t.Errorf("expects %+v, want %+v", expects, want)
+	}
+}
+
+// A replay that forces thread 1's event to a source another thread's
+// receive took holds that receive back: a hold-back decision names its
+// position and the event, unless a decision forces that receive already.
+// The decision file keeps it; the records' decisions, which have none,
+// still check against it.
+func TestHoldDecisions(t *testing.T) {
+	const t1, t2 = 1 << 32, 2 << 32
+	ds := []Decision{{0, t1, 2, trace.WildRecv}}
+	ds = holdDecisions(ds, 0, t1, []uint64{t2, t2})
+	want := []Decision{{0, t1, 2, trace.WildRecv}, {0, t2, t1, HoldKind}}
+	if !reflect.DeepEqual(ds, want) {
+		t.Fatalf("holdDecisions = %v, want %v", ds, want)
+	}
+	if got := holdDecisions([]Decision{{0, t2, 1, trace.WildRecv}}, 0, t1, []uint64{t2}); len(got) != 1 {
+		t.Errorf("a forced receive held back as well: %v", got)
+	}
+	if got := Holds(append(ds, Decision{Rank: 1, Event: 3, Kind: BufferKind})); !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("Holds = %v", got)
+	}
+	path := filepath.Join(t.TempDir(), "decisions")
+	if err := WriteDecisions(path, ds); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(data), "0 4294967296 2 1\n0 8589934592 4294967296 5\n# 2 decisions, ") {
+		t.Errorf("decision file:\n%s", data)
+	}
+	back, err := ReadDecisions(path)
+	if err != nil || !reflect.DeepEqual(back, want) {
+		t.Fatalf("ReadDecisions = %v, %v", back, err)
+	}
+	if err := CheckDecisions(path, back, want[:1]); err != nil {
+		t.Errorf("CheckDecisions: %v", err)
+	}
+}
+
+// A replay that stopped with a receive still held back is infeasible: the
+// event it waited for never matched.
+func TestUnmatchedHeld(t *testing.T) {
+	const t1, t2 = 1 << 32, 2 << 32
+	p := &trace.Process{Holds: []trace.Hold{{Pos: t2, Release: t1, Released: true}}}
+	r := &trace.Run{Procs: []*trace.Process{p}}
+	if u, b := Unmatched(r); u || b {
+		t.Errorf("released hold: Unmatched = %v, %v", u, b)
+	}
+	p.Holds = append(p.Holds, trace.Hold{Pos: t2 + 1, Release: t1 + 1})
+	if u, b := Unmatched(r); !u || !b {
+		t.Errorf("held receive: Unmatched = %v, %v, want true, true", u, b)
 	}
 }

@@ -20,6 +20,7 @@
 package explore
 
 import (
+	"slices"
 	"sort"
 
 	"mpivet/trace"
@@ -35,6 +36,11 @@ type Alt struct {
 	// it is (Slack).
 	Buffer []SendRef
 	Send   *SendRef
+	// Hold are the positions (numbered as events: thread in the high
+	// bits) of other threads' receives that took a message from Source
+	// in the run: a replay forcing the event holds them back until it has
+	// matched (HoldKind decisions), or they may take the message first.
+	Hold []uint64
 }
 
 // SendRef is a send of a run, as a replay's buffering decision names it
@@ -119,7 +125,9 @@ func Points(r *trace.Run) []*Point {
 // is asked of e's own thread only; an event of another thread of the rank
 // could have taken m whenever it started, unless the clocks say otherwise
 // (the threads' order is the program's synchronisation, which the layer
-// does not see), so some of those alternatives may be infeasible.
+// does not see), so some of those alternatives may be infeasible. The
+// other threads' receives that took messages from the alternative's source
+// are its Hold: a replay holds them back until the event has matched.
 func Potential(p *trace.Process) map[uint64][]Alt {
 	anyTag := int64(-1)
 	if v, ok := p.Const("MPI_ANY_TAG"); ok {
@@ -137,7 +145,7 @@ func Potential(p *trace.Process) map[uint64][]Alt {
 		sort.Slice(ws, func(i, j int) bool { return ws[i].Clock < ws[j].Clock })
 	}
 	alts := map[uint64][]Alt{}
-	seen := map[[2]int64]bool{}
+	seen := map[[2]int64]int{} // index+1 in alts[event]
 	for _, m := range p.Late {
 		ws := byComm[m.Comm]
 		for i := sort.Search(len(ws), func(i int) bool { return ws[i].Clock >= m.Clock }); i < len(ws); i++ {
@@ -145,9 +153,13 @@ func Potential(p *trace.Process) map[uint64][]Alt {
 			if (e.Event>>32 == m.Before>>32 && e.Event >= m.Before) || e.Source == m.Source || (e.Tag != anyTag && e.Tag != m.Tag) {
 				continue
 			}
-			if k := [2]int64{int64(e.Event), m.Source}; !seen[k] {
-				seen[k] = true
+			k := [2]int64{int64(e.Event), m.Source}
+			if seen[k] == 0 {
 				alts[e.Event] = append(alts[e.Event], Alt{Source: m.Source, World: m.World})
+				seen[k] = len(alts[e.Event])
+			}
+			if a := &alts[e.Event][seen[k]-1]; e.Event>>32 != m.Before>>32 && !slices.Contains(a.Hold, m.Before) {
+				a.Hold = append(a.Hold, m.Before) // another thread's receive took it
 			}
 		}
 	}

@@ -143,7 +143,8 @@ func (x *explorer) push(n int, pl plan, depth, orders int) {
 }
 
 // items are the replays that cover the alternatives of pl, in depth-first
-// order: the continuation with more sends buffered first, then each step's
+// order: the continuation with more sends buffered first, then the
+// competing receives of several threads held back (compete.go), then each step's
 // alternatives, latest step first; and, for each site, the items of its
 // first step in that order. A step's replay forces the matches of the
 // steps before it and of the pinned ones after it: an event the replays
@@ -156,6 +157,9 @@ func (x *explorer) items(pl *plan, depth, orders int) ([]*item, []freshStep) {
 		// the same matches, with the sends its deadlock waited for
 		// buffered: what the program does where the MPI buffers more
 		items = append(items, &item{ds: pl.cont.ds, b: &pl.cont.b, depth: depth, orders: orders})
+	}
+	for i := range pl.compete { // the other thread's receive takes the first message
+		items = append(items, &item{ds: pl.compete[i].ds, b: &pl.compete[i].b, depth: depth + 1, orders: orders})
 	}
 	seen := map[*SiteStats]bool{}
 	for i := len(pl.steps) - 1; i >= 0; i-- {

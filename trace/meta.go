@@ -56,6 +56,7 @@ var metaDecoders = [...]func(p *Process, w []uint64){
 	api.MetaDeclared:    (*Process).metaDeclared,
 	api.MetaUnreceived:  (*Process).metaUnreceived,
 	api.MetaLate:        (*Process).metaLate,
+	api.MetaHeld:        (*Process).metaHeld,
 	api.MetaError:       (*Process).metaError,
 	api.MetaArgument:    (*Process).metaArgument,
 	api.MetaHeap:        (*Process).metaHeap,
@@ -267,6 +268,24 @@ func (p *Process) metaLate(w []uint64) {
 	if len(w) >= 8 {
 		p.Late = append(p.Late, Late{Source: int64(w[0]), World: int(int64(w[1])), Tag: int64(w[2]), Comm: w[3], Clock: w[4], Before: w[5], Offset: w[6], PC: w[7]})
 	}
+}
+
+// metaHeld keeps a hold-back as it begins, and marks it released by the
+// record that ends it.
+func (p *Process) metaHeld(w []uint64) {
+	if len(w) < 3 {
+		return
+	}
+	if w[2] != 0 {
+		for i := len(p.Holds) - 1; i >= 0; i-- {
+			if h := &p.Holds[i]; h.Pos == w[0] && h.Release == w[1] && !h.Released {
+				h.Released = true
+				return
+			}
+		}
+		return
+	}
+	p.Holds = append(p.Holds, Hold{Pos: w[0], Release: w[1]})
 }
 
 func (p *Process) metaError(w []uint64) {

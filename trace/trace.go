@@ -483,6 +483,14 @@ type Late struct {
 	PC     uint64 // the call site of the call that took it
 }
 
+// Hold is a receive of one thread that a guided replay held back until
+// another thread's forced event matched (layer/src/clocks/holds.c).
+type Hold struct {
+	Pos      uint64 // the held thread's position: its count of wildcard events then, numbered as Wildcard.Event
+	Release  uint64 // the event whose match releases it
+	Released bool   // it was released
+}
+
 // TypeMismatch is a message received with a datatype whose type signature
 // differs from the send's (layer/src/signatures/signature.c and api.Sig* define the signature words).
 type TypeMismatch struct {
@@ -615,10 +623,13 @@ type Process struct {
 	wildNext             map[uint32]uint64 // next event number of each thread but the first
 	wild0                uint64            // ... and of the first
 	Late                 []Late
-	Arrivals             map[uint64]Arrival // by Cand.Serial
-	Types                []TypeMismatch
-	Declared             []Declared
-	Unreceived           []Unreceived
+	// Holds are the hold-backs of a guided replay (api.MetaHeld) that held
+	// one of the rank's receives, in the order they began.
+	Holds      []Hold
+	Arrivals   map[uint64]Arrival // by Cand.Serial
+	Types      []TypeMismatch
+	Declared   []Declared
+	Unreceived []Unreceived
 	// RMA is what the layer's rma service added to one-sided calls
 	// (api.MetaRMA), by the offset of the call's entry record: the words
 	// api.RMA* of a communication call, or a PSCW group's size and world

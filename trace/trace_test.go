@@ -154,6 +154,21 @@ func TestWildcardsPerThread(t *testing.T) {
 	}
 }
 
+// A hold-back's records: one as it begins, one as it is released.
+func TestHolds(t *testing.T) {
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init", 0x10, nil, map[string]any{})
+	const t1, t2 = 1 << 32, 2 << 32
+	l.Meta(api.MetaHeld, t2, t1, 0)
+	l.Meta(api.MetaHeld, t2+1, t1+1, 0)
+	l.Meta(api.MetaHeld, t2, t1, 1)
+	p := l.Process()
+	want := []trace.Hold{{Pos: t2, Release: t1, Released: true}, {Pos: t2 + 1, Release: t1 + 1}}
+	if fmt.Sprint(p.Holds) != fmt.Sprint(want) {
+		t.Errorf("holds %+v, want %+v", p.Holds, want)
+	}
+}
+
 // The state page counts the polls that found nothing, per thread.
 func TestStatePolls(t *testing.T) {
 	dir := t.TempDir()

@@ -2,10 +2,12 @@
  * any source with the same tag; thread A assumes it gets rank 1's. Thread A
  * posts its receive before thread B posts its own, and rank 2 sends late,
  * so the first run gives A rank 1's message; exploring A's wildcard receive
- * (thread 1's event 0) forces it to rank 2's message, B takes rank 1's,
- * and A's assert fails. thread_multiple_wildcard_tags_clean.c gives each
+ * (thread 1's event 0) forces it to rank 2's message and holds B's receive
+ * back until A has matched, so that B takes rank 1's whatever the
+ * scheduler does, and A's assert fails. (The other replay forces B to rank
+ * 1's message with A forced to it too: infeasible.) thread_multiple_wildcard_tags_clean.c gives each
  * thread a tag of its own. The crash names thread A's last MPI call.
- * mpivet: np=3 verdict=error interleavings=4 infeasible=1 says=MPI_Wait(request
+ * mpivet: np=3 verdict=error interleavings=3 infeasible=1 says=MPI_Wait(request
  */
 #include <assert.h>
 #include <mpi.h>

@@ -48,7 +48,8 @@
  * program's requests the protocol follows, and the state of the call in
  * progress), events.c (wildcard receives and probes, the arrival of
  * messages, clock synchronisation by collectives), anyevents.c (the outcome
- * of Waitany, Testany, Waitsome, Testsome), unreceived.c (messages never
+ * of Waitany, Testany, Waitsome, Testsome), holds.c (a thread's receive
+ * held back until another thread's forced one has matched), unreceived.c (messages never
  * received, at MPI_Finalize), stats.c (what the protocol sent and the
  * rank's peak memory, printed at MPI_Finalize when MPIVET_SCALE_STATS=1
  * asks), hooks.c (what each MPI call means to the protocol, MPI_Init

@@ -74,6 +74,7 @@ static void matched(uint64_t e, struct shadow *s, int src, int tag, int cancelle
 	uint64_t w[] = {e, (uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, *own(), (uint64_t)cancelled};
 	ck_log_event(MPIVET_META_MATCHED, w, sizeof w / 8);
 	pending -= pending > 0;
+	ck_release(e);
 	if (cancelled)
 		return;
 	newest = *own();
@@ -88,7 +89,10 @@ static void arrived(const uint64_t *pb, struct shadow *s, int src, int tag, uint
 {
 	uint64_t m = mode == VECTOR ? pb[me] : pb[0];
 	int threads = several();
-	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && pending > 0)) {
+	/* (threads && s->mixed): threads' receives on s ran at once, and a
+	 * receive of another thread may have taken this message instead
+	 * (explore.Competitions) */
+	if ((matched_any && m <= newest && ((uint32_t)before > 0 || threads)) || (threads && (pending > 0 || s->mixed))) {
 		uint64_t w[] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)ck_world(s, src), (uint64_t)(int64_t)tag, s->serial, m, before, logref, mpivet_call_pc};
 		ck_log_event(MPIVET_META_LATE, w, sizeof w / 8);
 	}
@@ -198,6 +202,8 @@ void ck_finish(struct req *r, const MPI_Status *st)
 		ck_record_arrival(r);
 	if (r->wild)
 		matched(r->event, r->sh, st->MPI_SOURCE, st->MPI_TAG, 0);
+	else if (ck_threads)
+		ck_release_named(r->before);
 	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
 }
 
@@ -249,6 +255,8 @@ void ck_completed(MPI_Request h, const MPI_Status *st)
 /* ck_wild_pre numbers a wildcard receive or probe and applies a decision. */
 void ck_wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref)
 {
+	if (kind == EV_RECV)
+		ck_hold(*src);
 	if (ck_threads && (cur.insh = ck_find(c))) {
 		cur.insh->inflight++;
 		ck_shadow_hold(cur.insh);
@@ -279,6 +287,8 @@ void ck_recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st,
 	ck_check_types(pb, mpivet_sig(type), s, st, mpivet_call_pc);
 	if (cur.wild)
 		matched(cur.event, s, st->MPI_SOURCE, st->MPI_TAG, 0);
+	else if (ck_threads)
+		ck_release_named(cur.before);
 	arrived(pb, s, st->MPI_SOURCE, st->MPI_TAG, cur.before, logref);
 }
 
@@ -327,6 +337,7 @@ struct req *ck_post_recv(MPI_Request h, int kind, int src, int tag, MPI_Comm c, 
  * variable gets the new request). */
 void ck_start_precv(MPI_Request *h, struct req *r, uint64_t logref)
 {
+	ck_hold(r->orig_src);
 	r->wild = r->orig_src == MPI_ANY_SOURCE;
 	r->before = events;
 	if (r->wild) {

@@ -15,8 +15,9 @@
 
 /* ---- Set-up ---- */
 
-/* load_decisions reads the forced sources of this rank's events from the
- * decision file of a guided replay (layer.conf's decisions=PATH). */
+/* load_decisions reads the forced sources of this rank's events, and the
+ * hold-backs of its threads' receives (holds.c), from the decision file
+ * of a guided replay (layer.conf's decisions=PATH). */
 static void load_decisions(void)
 {
 	const char *path = mpivet_conf(MPIVET_CONF_DECISIONS);
@@ -30,6 +31,10 @@ static void load_decisions(void)
 		unsigned long long ev;
 		if (sscanf(line, "%ld %llu %ld %ld", &rank, &ev, &src, &kind) < 3 || rank != me || kind == MPIVET_WILD_BUFFER)
 			continue;
+		if (kind == MPIVET_WILD_HOLD) { /* src: the event that releases it */
+			ck_add_hold(ev, (uint64_t)src);
+			continue;
+		}
 		if (nforced == cap) {
 			cap = cap ? cap * 2 : 64;
 			forced_event = realloc(forced_event, cap * sizeof *forced_event);

@@ -200,6 +200,13 @@ void ck_clock_persistent(unsigned call, void **k, int rc);
 void ck_start_pcoll(struct req *r);
 void ck_free_pcoll(struct req *r);
 
+/* ---- Hold-backs of competing receives of several threads (holds.c) ---- */
+
+void ck_add_hold(uint64_t pos, uint64_t release);
+void ck_release(uint64_t e);
+void ck_release_named(uint64_t pos);
+void ck_hold(int src);
+
 /* ---- Waitany, Testany, Waitsome, Testsome (anyevents.c) ---- */
 
 void ck_any_pre(MPI_Request *hs, int n, int blocking, uint64_t logref);

@@ -50,6 +50,7 @@
 #define MPIVET_META_FILE_ERROR 62
 #define MPIVET_META_DECLARED 70
 #define MPIVET_META_HEAP 63
+#define MPIVET_META_HELD 73
 
 /* What a META_HEAP record says (api.Heap*) */
 #define MPIVET_HEAP_OVERRUN 1
@@ -170,6 +171,7 @@
 #define MPIVET_WILD_PROBE 2
 #define MPIVET_WILD_ANY 3
 #define MPIVET_WILD_BUFFER 4
+#define MPIVET_WILD_HOLD 5
 
 /* Clock modes of META_CLOCKS (api.Clocks*) */
 #define MPIVET_CLOCKS_OFF 0
