@@ -240,10 +240,8 @@ var tableSpecs = map[string]tableSpec{
 	"records": {columns: []string{"program", "MPI", "`--records=full`", "per rank and iteration", "folded (default)", "per rank and iteration", "smaller"},
 		run:  func(work string, _ int, mpis []string) [][]string { return runRecords(work, mpis) },
 		note: "the bytes of records all ranks wrote, one run each way (the defaults but `--records`; `rma_ops` with `--buffers=off`)"},
-	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
-		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
-		return runApps(work, reps, regexp.MustCompile(""))
-	}},
+	"apps": {columns: appColumns, run: func(work string, reps int, _ []string) [][]string { return runApps(work, reps, tableApps) },
+		note: "4 ranks oversubscribed on the 2 cores, %d alternated runs of each variant, medians; wall: of the whole command; CPU: user + system of the whole command, the launcher and the ranks, mpivet and all it ran"},
 }
 
 // mpiRows makes rows of one benchmark each, under Open MPI and MPICH:
