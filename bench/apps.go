@@ -256,7 +256,7 @@ func ratio(x, native time.Duration) float64 { return x.Seconds() / native.Second
 // appColumns are the columns of the table "apps": per application a line
 // of wall times and one of CPU times, the native run's, the default
 // run's beside it (with its ratio), the other variants' ratios, and the
-// default run's peak memory, records and verdict (the first
+// default run's peak memory, records and verdict's first word (the first
 // interleaving's where the default is not timed).
 var appColumns = []string{"application, 4 ranks (Open MPI)", "time", "native", "default `mpivet run`", "recording only",
 	"first interleaving", "default, `--buffers=off`", "mpivet peak", "records", "verdict"}
@@ -290,7 +290,7 @@ func appRows(a app, samples map[string][]appSample) [][]string {
 			}
 		}
 		if i == 0 {
-			row = append(row, fmt.Sprintf("%.0f MiB", float64(m.peakKB)/1024), fmt.Sprintf("%.1f MiB", float64(m.records)/(1<<20)), m.verdict)
+			row = append(row, fmt.Sprintf("%.0f MiB", float64(m.peakKB)/1024), fmt.Sprintf("%.1f MiB", float64(m.records)/(1<<20)), strings.SplitN(m.verdict, ":", 2)[0])
 		}
 		rows = append(rows, row)
 	}

@@ -36,7 +36,7 @@ func TestAppRows(t *testing.T) {
 		"native":     {s(2, 4, 0, ""), s(3, 5, 0, ""), s(9, 3, 0, "")},
 		"recording":  {s(3, 6, 20, "ok")},
 		"first":      {s(4, 8, 30, "ok")},
-		"default":    {s(6, 9, 32, "ok"), s(5, 10, 30, "ok"), s(4, 12, 31, "ok")},
+		"default":    {s(6, 9, 32, "ok: x"), s(5, 10, 30, "ok: x"), s(4, 12, 31, "ok: x")},
 		"no-buffers": {s(4.5, 7, 28, "ok")},
 	}
 	rows := appRows(app{label: "x"}, samples)
