@@ -127,17 +127,20 @@ type appVariant struct {
 	// long: only for applications whose whole default run is not timed
 	// (app.long), to show what several interleavings cost.
 	long bool
+	// whole: a whole default run, every interleaving (not timed for
+	// those applications).
+	whole bool
 }
 
 var appVariants = []appVariant{
-	{"native", nil, false},
-	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}, false},
-	{"first", []string{"--max-interleavings=1"}, false}, // the default run's first interleaving, buffering check included
-	{"default", []string{}, false},
-	{"no-buffers", []string{"--buffers=off"}, false}, // the default but for the nonblocking-buffer checker
+	{"native", nil, false, false},
+	{"recording", []string{"--clocks=off", "--buffers=off", "--buffering-check=false"}, false, false},
+	{"first", []string{"--max-interleavings=1"}, false, false}, // the default run's first interleaving, buffering check included
+	{"default", []string{}, false, true},
+	{"no-buffers", []string{"--buffers=off"}, false, true}, // the default but for the nonblocking-buffer checker
 	// ten interleavings of the default run: mpivet's memory must not grow
 	// with the interleavings explored (records of clean ones are deleted).
-	{"ten", []string{"--max-interleavings=10"}, true},
+	{"ten", []string{"--max-interleavings=10"}, true, false},
 }
 
 // appSample is one run: wall time, CPU time (user and system) of the
@@ -176,7 +179,7 @@ func runApps(work string, reps int, match *regexp.Regexp) [][]string {
 		samples := map[string][]appSample{}
 		for i := 0; i < reps; i++ {
 			for _, v := range appVariants {
-				if (v.name == "default" && a.long != "") || (v.long && a.long == "") {
+				if (v.whole && a.long != "") || (v.long && a.long == "") {
 					continue
 				}
 				s, err := runApp(a, command, v, mpivet, filepath.Join(work, fmt.Sprintf("%s-%s-%d", a.name, v.name, i)))
@@ -281,7 +284,7 @@ func appRows(a app, samples map[string][]appSample) [][]string {
 			case len(samples[v]) == 0 && v == "default":
 				row = append(row, "not timed (hours)")
 			case len(samples[v]) == 0:
-				row = append(row, "")
+				row = append(row, "not timed")
 			case v == "default":
 				d := get(appMedians(samples[v]))
 				row = append(row, fmt.Sprintf("%.2f s (%.2f×)", d.Seconds(), ratio(d, get(native))))

@@ -55,7 +55,7 @@ func TestAppRows(t *testing.T) {
 	delete(samples, "default")
 	delete(samples, "no-buffers")
 	rows = appRows(app{label: "y", long: "hours"}, samples)
-	if got := strings.Join(rows[0], " | "); got != "y | wall | 3.00 s | not timed (hours) | 1.00× | 1.33× |  | 30 MiB | 30.0 MiB | ok" {
+	if got := strings.Join(rows[0], " | "); got != "y | wall | 3.00 s | not timed (hours) | 1.00× | 1.33× | not timed | 30 MiB | 30.0 MiB | ok" {
 		t.Errorf("a default run not timed: %s", got)
 	}
 	if len(rows[0]) != len(appColumns) {
