@@ -8,7 +8,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 )
@@ -24,9 +23,13 @@ type appLaunch struct {
 var appLaunches = map[string]appLaunch{}
 
 func init() {
-	apps = append(apps, app{"lammps-omp", "LAMMPS melt, OPENMP styles (`-sf omp`), 2 ranks × 2 threads", "lmp",
-		[]string{"-sf", "omp", "-pk", "omp", "2", "-in", "in.melt"},
-		map[string]string{"in.melt": "/usr/share/lammps/examples/melt/in.melt"}, "lammps-examples", "", [2]string{}})
+	apps = append(apps, app{name: "lammps-omp", label: "LAMMPS melt, OPENMP styles (`-sf omp`), 2 ranks × 2 threads",
+		program: "mpirun.openmpi", args: []string{"-sf", "omp", "-pk", "omp", "2", "-in", "in.melt"},
+		inputs: lammpsMelt, pkg: "lammps-examples (and scripts/lammps-omp)",
+		build: func(_, _ string) ([]string, error) {
+			bin, err := lammpsOmp()
+			return []string{bin}, err
+		}})
 	appLaunches["lammps-omp"] = appLaunch{np: 2, env: []string{"OMP_NUM_THREADS=2"}, program: lammpsOmp}
 }
 
@@ -50,16 +53,15 @@ func lammpsOmp() (string, error) {
 	return bin, nil
 }
 
-// appProgram is the binary of an application, or why it cannot run.
-func appProgram(a app) (string, error) {
+// appSkip says why an application that is not the default cannot run
+// here ("" if it can).
+func appSkip(a app) string {
 	if l, ok := appLaunches[a.name]; ok {
-		return l.program()
+		if _, err := l.program(); err != nil {
+			return err.Error()
+		}
 	}
-	p, err := exec.LookPath(a.program)
-	if err != nil {
-		return "", fmt.Errorf("not installed: apt-get install %s", a.pkg)
-	}
-	return p, nil
+	return ""
 }
 
 // appRanks is the number of ranks an application runs at, and the

@@ -5,7 +5,7 @@
 //	go run ./bench                 # all benchmarks, both MPIs
 //	go run ./bench -reps 9 -mpi openmpi
 //	go run ./bench -run 'multipair|clocks|replay'   # the exploration's costs (docs/performance.md)
-//	go run ./bench -apps -reps 3   # real applications (LAMMPS, HPCC): native, recording, default run
+//	go run ./bench -apps -reps 3   # whole runs of real programs (halo, LAMMPS, PETSc, mpi4py, HPCC): wall and CPU, native and under mpivet
 //	go run ./bench -slack -reps 5  # whole runs with and without the buffering-aware exploration
 //	nice -n 19 go run ./bench -scale -reps 1   # 2..256 ranks, LLCP and LVCP: docs/scaling.csv, docs/scaling-*.png
 //	go run ./bench -scale-plot docs/scaling.csv # redraw the plots and print the table from the CSV
@@ -166,7 +166,7 @@ func main() {
 	flag.StringVar(&buffers, "buffers", "on", "mpivet's --buffers setting for the mpivet runs")
 	flag.StringVar(&arguments, "arguments", "on", "mpivet's --arguments setting for the mpivet runs (off: what the argument checks cost, against on)")
 	withSlack := flag.Bool("slack", false, "measure whole mpivet runs with and without the buffering-aware exploration (--slack=minimal against off) instead")
-	withApps := flag.Bool("apps", false, "measure the real applications (lammps, hpcc from Debian) instead: whole mpivet runs against native")
+	withApps := flag.Bool("apps", false, "measure whole runs of real applications instead (the halo exchange, LAMMPS, PETSc's SNES ex5, an mpi4py halo, HPCC: -run selects by name), wall and CPU time, native and under mpivet")
 	withScale := flag.Bool("scale", false, "measure how the costs grow with the ranks instead (Open MPI; -ranks, -run selects halo or masterworker)")
 	ranks := flag.String("ranks", "2,4,8,16,32,64,128,256", "rank counts of -scale")
 	scaleOut := flag.String("scale-out", "docs/scaling.csv", "the CSV file -scale writes (the plots go beside it)")

@@ -25,44 +25,66 @@ import (
 // tableProvenance are the first columns of every table file.
 var tableProvenance = []string{"date", "machine", "load", "command", "note"}
 
-// tableFile is a table file: the table's column headings and its rows.
+// tableFile is a table file: the table's column headings (those of its
+// last header) and its rows. A header row may come again further down the
+// file: the rows after it have its columns (a measurement whose table
+// changed its columns is appended under its own header; the older rows
+// keep theirs).
 type tableFile struct {
 	Columns []string
 	Rows    []tableRow
 }
 
-// tableRow is one row of a table and what measured it.
+// tableRow is one row of a table, what measured it, and the columns of
+// the header above it.
 type tableRow struct {
 	Date, Machine, Load, Command, Note string
 	Cells                              []string
+	Columns                            []string
 }
 
 func (r tableRow) sameMeasurement(o tableRow) bool {
-	return r.Date == o.Date && r.Machine == o.Machine && r.Load == o.Load && r.Command == o.Command && r.Note == o.Note
+	return r.Date == o.Date && r.Machine == o.Machine && r.Load == o.Load && r.Command == o.Command && r.Note == o.Note &&
+		strings.Join(r.Columns, "\x00") == strings.Join(o.Columns, "\x00")
+}
+
+// isHeader tells whether a record of a table file is a header.
+func isHeader(rec []string) bool {
+	n := len(tableProvenance)
+	return len(rec) > n && strings.Join(rec[:n], ",") == strings.Join(tableProvenance, ",")
 }
 
 func readTable(r io.Reader) (tableFile, error) {
 	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1 // each header has its own number of columns
 	recs, err := cr.ReadAll()
 	if err != nil {
 		return tableFile{}, err
 	}
 	n := len(tableProvenance)
-	if len(recs) == 0 || len(recs[0]) <= n || strings.Join(recs[0][:n], ",") != strings.Join(tableProvenance, ",") {
+	if len(recs) == 0 || !isHeader(recs[0]) {
 		return tableFile{}, fmt.Errorf("not a table file: the header must start with %s and name the table's columns", strings.Join(tableProvenance, ","))
 	}
-	t := tableFile{Columns: recs[0][n:]}
-	for i, rec := range recs[1:] {
-		if rec[0] == "" || rec[1] == "" || rec[2] == "" || rec[3] == "" {
-			return tableFile{}, fmt.Errorf("row %d: the date, machine, load and command are all required", i+2)
+	var t tableFile
+	for i, rec := range recs {
+		if isHeader(rec) {
+			t.Columns = rec[n:]
+			continue
 		}
-		t.Rows = append(t.Rows, tableRow{rec[0], rec[1], rec[2], rec[3], rec[4], rec[n:]})
+		if len(rec) < n || rec[0] == "" || rec[1] == "" || rec[2] == "" || rec[3] == "" {
+			return tableFile{}, fmt.Errorf("row %d: the date, machine, load and command are all required", i+1)
+		}
+		if len(rec) > n+len(t.Columns) {
+			return tableFile{}, fmt.Errorf("row %d: %d cells for the %d columns of its header", i+1, len(rec)-n, len(t.Columns))
+		}
+		t.Rows = append(t.Rows, tableRow{rec[0], rec[1], rec[2], rec[3], rec[4], rec[n:], t.Columns})
 	}
 	return t, nil
 }
 
 // appendTable adds rows to the table file path, which it creates with the
-// columns given; an existing file must have the same columns.
+// columns given; if the file's last header has other columns, a new
+// header with these goes before the rows.
 func appendTable(path string, columns []string, rows []tableRow) error {
 	header := append(append([]string{}, tableProvenance...), columns...)
 	if f, err := os.Open(path); err == nil {
@@ -71,10 +93,9 @@ func appendTable(path string, columns []string, rows []tableRow) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
-		if strings.Join(t.Columns, "\x00") != strings.Join(columns, "\x00") {
-			return fmt.Errorf("%s: its columns are %q, the measurement's %q", path, t.Columns, columns)
+		if strings.Join(t.Columns, "\x00") == strings.Join(columns, "\x00") {
+			header = nil
 		}
-		header = nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -96,7 +117,8 @@ func appendTable(path string, columns []string, rows []tableRow) error {
 }
 
 // printTable renders a table file as Markdown: one table per measurement,
-// headed by its date, machine, load, command and note.
+// headed by its date, machine, load, command and note, with the columns
+// of its header.
 func printTable(w io.Writer, t tableFile) {
 	for i, r := range t.Rows {
 		if i == 0 || !r.sameMeasurement(t.Rows[i-1]) {
@@ -107,9 +129,9 @@ func printTable(w io.Writer, t tableFile) {
 			if r.Note != "" {
 				fmt.Fprintf(w, "; %s", r.Note)
 			}
-			fmt.Fprint(w, ":\n\n| "+strings.Join(t.Columns, " | ")+" |\n|"+strings.Repeat("---|", len(t.Columns))+"\n")
+			fmt.Fprint(w, ":\n\n| "+strings.Join(r.Columns, " | ")+" |\n|"+strings.Repeat("---|", len(r.Columns))+"\n")
 		}
-		cells := make([]string, len(t.Columns))
+		cells := make([]string, len(r.Columns))
 		copy(cells, r.Cells)
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}
@@ -221,10 +243,8 @@ var tableSpecs = map[string]tableSpec{
 	"omp": {columns: []string{"program, 2 ranks", "MPI", "OMP_NUM_THREADS", "native: per iteration, wall / CPU", "mpivet", "ratios",
 		"native: CPU of the run", "mpivet", "ratio"}, run: runOmp,
 		note: "bench/omp.go: native (the launcher mpivet uses) and the default `mpivet run` alternated, %d times each, medians"},
-	"apps": {columns: []string{"application", "native", "recording only", "first interleaving", "default `mpivet run`",
-		"default, `--buffers=off`", "mpivet peak", "records"}, run: func(work string, reps int, _ []string) [][]string {
-		return runApps(work, reps, regexp.MustCompile(""))
-	}},
+	"apps": {columns: appColumns, run: func(work string, reps int, _ []string) [][]string { return runApps(work, reps, tableApps) },
+		note: "4 ranks oversubscribed on the 2 cores, %d alternated runs of each variant, medians; wall: of the whole command; CPU: user + system of the whole command, the launcher and the ranks, mpivet and all it ran"},
 }
 
 // mpiRows makes rows of one benchmark each, under Open MPI and MPICH:

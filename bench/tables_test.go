@@ -12,34 +12,39 @@ import (
 
 // Rows appended to a table file are read back and rendered as one table
 // per measurement, each headed by its date, machine, load, command and
-// note; a file with other columns is not appended to.
+// note; rows of other columns go under a header of their own, and the
+// older rows keep theirs.
 func TestTableFileRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.csv")
 	cols := []string{"benchmark", "Open MPI", "MPICH"}
-	a := tableRow{"2026-01-02", "2 cores (x)", "3 at the start, 4 at the end", "go run ./bench -table parts", "5 runs", []string{"`halo-256`", "1.25×", "1.30×"}}
+	a := tableRow{Date: "2026-01-02", Machine: "2 cores (x)", Load: "3 at the start, 4 at the end", Command: "go run ./bench -table parts", Note: "5 runs",
+		Cells: []string{"`halo-256`", "1.25×", "1.30×"}}
 	b := a
 	b.Cells = []string{"`halo-16`", "4.61×", ""}
 	later := a
 	later.Date, later.Load, later.Cells = "2026-02-03", "idle", []string{"`halo-256`", "1.20×", "1.21×"}
-	if err := appendTable(path, cols, []tableRow{a, b}); err != nil {
-		t.Fatal(err)
+	other := later
+	other.Cells = []string{"`halo-256`", "1.20×"}
+	for _, step := range []struct {
+		cols []string
+		rows []tableRow
+	}{{cols, []tableRow{a, b}}, {cols, []tableRow{later}}, {[]string{"benchmark", "ratio"}, []tableRow{other}}} {
+		if err := appendTable(path, step.cols, step.rows); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := appendTable(path, cols, []tableRow{later}); err != nil {
-		t.Fatal(err)
-	}
-	if err := appendTable(path, []string{"benchmark", "ratio"}, []tableRow{later}); err == nil {
-		t.Error("rows of other columns appended")
-	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	tab, err := readTable(f)
+	if n := strings.Count(string(data), "date,machine,load,command,note,"); n != 2 {
+		t.Errorf("%d headers in the file, want 2 (one per set of columns):\n%s", n, data)
+	}
+	tab, err := readTable(strings.NewReader(string(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Rows) != 3 || strings.Join(tab.Columns, ",") != "benchmark,Open MPI,MPICH" {
+	if len(tab.Rows) != 4 || strings.Join(tab.Columns, ",") != "benchmark,ratio" || strings.Join(tab.Rows[2].Columns, ",") != "benchmark,Open MPI,MPICH" {
 		t.Fatalf("read back %+v", tab)
 	}
 	var out bytes.Buffer
@@ -47,12 +52,16 @@ func TestTableFileRoundTrip(t *testing.T) {
 	want := "Measured 2026-01-02 on 2 cores (x); load average: 3 at the start, 4 at the end; command: `go run ./bench -table parts`; 5 runs:\n\n" +
 		"| benchmark | Open MPI | MPICH |\n|---|---|---|\n| `halo-256` | 1.25× | 1.30× |\n| `halo-16` | 4.61× |  |\n\n" +
 		"Measured 2026-02-03 on 2 cores (x); load average: idle; command: `go run ./bench -table parts`; 5 runs:\n\n" +
-		"| benchmark | Open MPI | MPICH |\n|---|---|---|\n| `halo-256` | 1.20× | 1.21× |\n"
+		"| benchmark | Open MPI | MPICH |\n|---|---|---|\n| `halo-256` | 1.20× | 1.21× |\n\n" +
+		"Measured 2026-02-03 on 2 cores (x); load average: idle; command: `go run ./bench -table parts`; 5 runs:\n\n" +
+		"| benchmark | ratio |\n|---|---|\n| `halo-256` | 1.20× |\n"
 	if out.String() != want {
 		t.Errorf("rendered\n%s\nwant\n%s", out.String(), want)
 	}
-	if _, err := readTable(strings.NewReader("date,machine,load,command,note,x\n2026-01-02,,1,c,,v\n")); err == nil {
-		t.Error("a row without its machine was read")
+	for _, bad := range []string{"date,machine,load,command,note,x\n2026-01-02,,1,c,,v\n", "date,machine,load,command,note,x\n2026-01-02,m,1,c,,v,w\n"} {
+		if _, err := readTable(strings.NewReader(bad)); err == nil {
+			t.Errorf("read a bad table file:\n%s", bad)
+		}
 	}
 }
 
