@@ -133,9 +133,9 @@ func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Locatio
 	}
 	if c := p.CallAt(h.Other); h.What == api.HeapFreePending && c != nil {
 		s := pass.At(p, c)
-		s.Note = "the " + c.Name() + " whose buffer lies in the block, started here and not completed before the free"
+		s.Note = "the pending " + c.Name() + " whose buffer lies in the block, not completed before the free"
 		if c.Seq >= 0 {
-			s.Note = fmt.Sprintf("the %s whose buffer lies in the block, started here (call %d of the rank in mpivet dump) and not completed before the free",
+			s.Note = fmt.Sprintf("the pending %s whose buffer lies in the block: call %d of the rank in mpivet dump, not completed before the free",
 				c.Name(), c.Seq)
 		}
 		locs = append(locs, s)

@@ -112,7 +112,7 @@ func TestFreePendingNamesTheStart(t *testing.T) {
 			free++
 		case strings.Contains(l.Note, "allocated here"):
 			alloc++
-		case l.Call == "MPI_Isend" && strings.Contains(l.Note, "started here (call 1 of the rank"):
+		case l.Call == "MPI_Isend" && strings.Contains(l.Note, "pending MPI_Isend whose buffer lies in the block: call 1 of the rank"):
 			start++
 		}
 	}
