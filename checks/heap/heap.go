@@ -131,6 +131,15 @@ func locations(pass *check.Pass, p *trace.Process, h trace.Heap, l check.Locatio
 		w.Note = "the window's memory was given to the MPI here"
 		locs = append(locs, w)
 	}
+	if c := p.CallAt(h.Other); h.What == api.HeapFreePending && c != nil {
+		s := pass.At(p, c)
+		s.Note = "the pending " + c.Name() + " whose buffer lies in the block, not completed before the free"
+		if c.Seq >= 0 {
+			s.Note = fmt.Sprintf("the pending %s whose buffer lies in the block: call %d of the rank in mpivet dump, not completed before the free",
+				c.Name(), c.Seq)
+		}
+		locs = append(locs, s)
+	}
 	if h.What == api.HeapFreed && h.FreePC != 0 {
 		f := pass.AtSite(p, "free", h.FreePC)
 		f.Call = ""

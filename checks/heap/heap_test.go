@@ -88,6 +88,44 @@ func TestFreedAndFreePending(t *testing.T) {
 	}
 }
 
+// A free of a pending operation's buffer names the call that started the
+// operation, with its position in the rank's calls, beside the free and
+// the allocation.
+func TestFreePendingNamesTheStart(t *testing.T) {
+	l := tracetest.New(0, 1)
+	l.Meta(api.MetaProcess, 0, 1, 100, 0, 0)
+	l.Call("MPI_Init", 1, nil, map[string]any{})
+	w := rec(api.HeapFreePending, "MPI_Isend", -1, 0x3000, 0x3000, 0x3000+800, 0x3000, 800)
+	w[11] = l.Call("MPI_Isend", 0x77, map[string]any{}, map[string]any{})
+	l.Meta(api.MetaHeap, w...)
+	l.Call("MPI_Finalize", 9, nil, map[string]any{})
+	p := l.Process()
+	p.Exit = &trace.Exit{Exited: true}
+	fs := findings(t, p)
+	if len(fs) != 1 || fs[0].Kind != "freed-buffer" || !strings.Contains(fs[0].Message, "pending MPI_Isend, before its completion") {
+		t.Fatalf("findings %v, want one freed-buffer of a pending MPI_Isend", fs)
+	}
+	var free, alloc, start int
+	for _, l := range fs[0].Locations {
+		switch {
+		case l.Call == "free" && strings.Contains(l.Note, "frees the block at 0x3000"):
+			free++
+		case strings.Contains(l.Note, "allocated here"):
+			alloc++
+		case l.Call == "MPI_Isend" && strings.Contains(l.Note, "pending MPI_Isend whose buffer lies in the block: call 1 of the rank"):
+			start++
+		}
+	}
+	if free != 1 || alloc != 1 || start != 1 {
+		t.Errorf("locations %v: want the free, the allocation and the MPI_Isend's start once each", fs[0].Locations)
+	}
+	// Without the start's offset (an older record), the other two remain.
+	w[11] = 0
+	if fs := findings(t, rank(0, w)); len(fs) != 1 || len(fs[0].Locations) != 2 {
+		t.Errorf("findings %v, want one with the free and the allocation", fs)
+	}
+}
+
 func TestMalformedRecordsIgnored(t *testing.T) {
 	bad := rec(9, "MPI_Send", 0, 0, 0, 0, 0, 0)
 	short := []uint64{api.HeapOverrun, id("MPI_Send")}
