@@ -188,7 +188,9 @@ func (p *Process) CallsFolded(f Folding) iter.Seq[*Call] {
 			return 0
 		}
 		if pf, ok := f.(PartFolding); ok {
-			leave = func(from, to, reps uint64) uint64 { return uint64(max(0, min(int(reps), pf.SkipSome(from, to, int(reps))))) }
+			leave = func(from, to, reps uint64) uint64 {
+				return uint64(max(0, min(int(reps), pf.SkipSome(from, to, int(reps)))))
+			}
 		}
 		d := &decoder{p: p, only: Unknown, emit: yield, digest: f.Digest, leave: leave}
 		d.run(p.cursor(r, 8))

@@ -42,8 +42,8 @@ var seed = maphash.MakeSeed()
 // loopState is a rank's part in the state's digest.
 type loopState struct {
 	idx, pos, gap, events int
-	entered, ended             bool
-	objects                    uint64
+	entered, ended        bool
+	objects               uint64
 }
 
 // opState is an operation's part: j is the place of its event in its
@@ -242,4 +242,3 @@ func (s *sim) rel(o *ops.Op) int {
 	}
 	return q.seq - o.Call.Seq
 }
-
