@@ -146,7 +146,7 @@ func (x folder) SkipSome(from, to uint64, reps int) int {
 		return n
 	}
 	p := r.period
-	if p == 0 || s.owing > 0 || !s.periodic(r) {
+	if p == 0 || s.owing > 0 || s.draining || !s.periodic(r) {
 		return 0
 	}
 	n := reps - 2 - 2*p

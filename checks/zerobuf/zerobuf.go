@@ -204,6 +204,7 @@ type sim struct {
 	fold     bool // read the folded loops together (fold.go)
 	owing    int  // ranks that owe repetitions to a joint skip
 	folded   int  // repetitions left out by every rank
+	draining bool // reading the rest of the calls, not replaying them (drain)
 }
 
 // add prepares rank p's part.
@@ -540,6 +541,7 @@ func (s *sim) lookahead() bool {
 // say (a communicator they do not describe, a wildcard source not
 // recorded), without simulating them.
 func (s *sim) drain() string {
+	s.draining = true
 	for _, w := range s.order {
 		r := s.ranks[w]
 		for !r.ended && s.why == "" {
