@@ -30,6 +30,11 @@
 // come from the wildcard records or the statuses. The model errs towards
 // waiting (collectives synchronise, MPI_Waitany waits for the operation it
 // returned), so a suspicion is only that: the driver confirms it with a run.
+//
+// Folded loops are read as a count once the replay's state comes back
+// every period on every rank, all ranks leaving out the same number of
+// repetitions (fold.go): the replay's time follows the records, not the
+// iterations.
 package zerobuf
 
 import (
