@@ -157,3 +157,48 @@ func TestFoldedLoopsUneven(t *testing.T) {
 		t.Errorf("the ranks left out different repetitions, and the replay went on")
 	}
 }
+
+// An exchange of requests with a barrier every 10 iterations, folded 10
+// iterations a repetition: left out together when safe; when both ranks
+// send before they post their receive in iteration 2,500 (the records
+// break the fold there), both are found in that iteration's send.
+func TestFoldedExchangeWithRequests(t *testing.T) {
+	const n = 3000
+	mk := func(bad int) *trace.Run {
+		return prog(2, func(r int, l *tracetest.Log) {
+			body := func(l *tracetest.Log, i int) {
+				if i == bad {
+					send(l, "MPI_Send", 1-r, 0)
+					irecv(l, 1-r, 0, 0x7000)
+				} else {
+					irecv(l, 1-r, 0, 0x7000)
+					send(l, "MPI_Send", 1-r, 0)
+				}
+				wait(l, 0x7000, [2]int64{int64(1 - r), 0})
+				if i%10 == 0 {
+					l.Call("MPI_Barrier", 20, map[string]any{"comm": worldComm}, done)
+				}
+			}
+			if bad < 0 {
+				loop(l, n, 10, body)
+				return
+			}
+			loop(l, bad, 10, body)
+			body(l, bad)
+			loop(l, n-bad-1, 10, func(l *tracetest.Log, j int) { body(l, bad+1+j) })
+		})
+	}
+	res := mustSimulate(t, mk(-1))
+	if len(res.Stuck) != 0 || res.Matches != 2*n || res.Folded < n/10-20 {
+		t.Fatalf("stuck %v, %d matches, %d repetitions left out", res.Stuck, res.Matches, res.Folded)
+	}
+	res, whole := mustSimulate(t, mk(2500)), replay(mk(2500), false)
+	if len(res.Stuck) != 2 || res.Folded < 200 || res.Stuck[0].Call.Name() != "MPI_Send" {
+		t.Fatalf("stuck %v, %d repetitions left out; want both ranks in a send", res.Stuck, res.Folded)
+	}
+	for i, b := range res.Stuck {
+		if w := whole.Stuck[i]; w.Call.Seq != b.Call.Seq || w.Call.Offset != b.Call.Offset {
+			t.Errorf("rank %d stuck in call %d; read through: %d", b.Rank, b.Call.Seq, w.Call.Seq)
+		}
+	}
+}
