@@ -156,6 +156,14 @@ type Folding interface {
 	Skip(from, to uint64, reps int) bool
 }
 
+// A PartFolding is a Folding that may leave out fewer of the repetitions
+// it is offered: SkipSome returns how many of the reps (the first ones) it
+// leaves out, 0 for none; the rest are given, each asked about again.
+type PartFolding interface {
+	Folding
+	SkipSome(from, to uint64, reps int) int
+}
+
 // CallsFolded is Calls for a reader that may leave out repetitions (f):
 // once a repetition left its digest as it found it, the repetitions
 // after it but the last are not given, if it agrees; the calls of the
@@ -173,8 +181,18 @@ func (p *Process) CallsFolded(f Folding) iter.Seq[*Call] {
 			return
 		}
 		defer done()
-		d := &decoder{p: p, only: Unknown, emit: yield, digest: f.Digest,
-			leave: func(from, to, reps uint64) bool { return f.Skip(from, to, int(reps)) }}
+		leave := func(from, to, reps uint64) uint64 {
+			if f.Skip(from, to, int(reps)) {
+				return reps
+			}
+			return 0
+		}
+		if pf, ok := f.(PartFolding); ok {
+			leave = func(from, to, reps uint64) uint64 {
+				return uint64(max(0, min(int(reps), pf.SkipSome(from, to, int(reps)))))
+			}
+		}
+		d := &decoder{p: p, only: Unknown, emit: yield, digest: f.Digest, leave: leave}
 		d.run(p.cursor(r, 8))
 	}
 }

@@ -156,7 +156,7 @@ type decoder struct {
 	// repetitions that change nothing it keeps are counted, not given
 	// (expander.settle); jumped counts the calls they held.
 	digest func() uint64
-	leave  func(from, to, reps uint64) bool
+	leave  func(from, to, reps uint64) uint64
 	jumped int
 	metaN  uint64 // meta records about the process decoded (the first reading)
 	// A Waitany-family event of a poll (Testany, Testsome) is logged by

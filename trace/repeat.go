@@ -39,8 +39,9 @@ type expander struct {
 	// for skipTo), not given.
 	settle func() (uint64, bool)
 	// skip, when set, is asked before repetitions are counted so: the
-	// virtual offsets they span, and how many; false: they are given.
-	skip   func(from, to, reps uint64) bool
+	// virtual offsets they span, and how many; it returns how many of
+	// them (the first ones) are counted, the others are given.
+	skip   func(from, to, reps uint64) uint64
 	folded uint64 // repetitions counted so
 	shift  uint64 // virtual bytes they held, since the reader last took them (skipped: their calls)
 }
@@ -168,7 +169,19 @@ func (e *expander) settled(f *frame) {
 		f.has = false
 		return
 	}
-	if k := f.reps - 2; f.has && d == f.digest && f.reps > 2 && (e.skip == nil || e.skip(e.v, e.v+k*f.virt, k)) {
+	if f.has && d == f.digest && f.reps > 2 {
+		e.leave(f, f.reps-2)
+	}
+	f.digest, f.has = d, true
+}
+
+// leave counts, not gives, up to k repetitions of the outer repeat f
+// after the one that just ended, as many as the reader agrees to.
+func (e *expander) leave(f *frame, k uint64) {
+	if e.skip != nil {
+		k = min(k, e.skip(e.v, e.v+k*f.virt, k))
+	}
+	if k > 0 {
 		e.v += k * f.virt
 		if e.entry != Unknown {
 			e.entry += k * f.virt
@@ -181,7 +194,6 @@ func (e *expander) settled(f *frame) {
 		f.reps -= k
 		e.folded += k
 	}
-	f.digest, f.has = d, true
 }
 
 // consistent reports whether a repeat record's words w say what its

@@ -30,6 +30,11 @@
 // come from the wildcard records or the statuses. The model errs towards
 // waiting (collectives synchronise, MPI_Waitany waits for the operation it
 // returned), so a suspicion is only that: the driver confirms it with a run.
+//
+// Folded loops are read as a count once the replay's state comes back
+// every period on every rank, all ranks leaving out the same number of
+// repetitions (fold.go): the replay's time follows the records, not the
+// iterations.
 package zerobuf
 
 import (
@@ -53,6 +58,9 @@ type Result struct {
 	Checked bool
 	Why     string
 	Matches int // messages matched to their receives
+	// Folded is how many repetitions of the ranks' folded loops every
+	// rank left out together (fold.go).
+	Folded int
 	// Stuck are the calls in which ranks would wait forever without
 	// buffering, by world rank; empty when the run ends without buffering.
 	Stuck []Blocked
@@ -89,6 +97,18 @@ type rank struct {
 	q       *ops.Requests // the operations of its requests
 	e       *ops.Event    // the event of the call being read
 	keep    bool          // ... kept (it starts or completes something)
+	// Its folded loop's repetitions (fold.go): the Seq of the latest call
+	// read and at the latest end of a repetition (-1: none), the calls
+	// between its last two ends, how many ends in a row were so far apart,
+	// the replay's state at its latest ends, its period then (0: none) and
+	// the matches made over it, the digest it returned last, the
+	// repetitions it owes to a joint skip.
+	seq, bound, gap, ends int
+	hist                  []seenState
+	period, mper          int
+	last                  uint64
+	owe                   int
+	asked                 bool // an end owing: its offer must come before its next call
 }
 
 // Analyzer replays an execution's matches under zero buffering. It is a
@@ -122,8 +142,18 @@ func Simulate(run *trace.Run) *Result {
 // the ranks whose peers may still match an operation they wait for are
 // read ahead (lookahead), as the replay of the whole records would have.
 func simulate(run *trace.Run) *Result {
+	res := replay(run, true)
+	if res == nil {
+		res = replay(run, false) // the ranks did not leave out the same repetitions
+	}
+	return res
+}
+
+// replay co-simulates the ranks, reading their folded loops together if
+// fold; nil if they did not leave out the same repetitions.
+func replay(run *trace.Run, fold bool) *Result {
 	s := &sim{table: ops.NewTable(), ranks: map[int]*rank{}, probers: map[*ops.Op][]*ops.Op{},
-		channels: map[channel]*queue{}}
+		channels: map[channel]*queue{}, fold: fold}
 	defer func() {
 		for _, r := range s.ranks {
 			r.stop()
@@ -135,6 +165,9 @@ func simulate(run *trace.Run) *Result {
 		}
 	}
 	stuck := s.run()
+	if s.why == refold || s.owing > 0 {
+		return nil
+	}
 	if s.why != "" {
 		return &Result{Why: s.why}
 	}
@@ -148,7 +181,7 @@ func simulate(run *trace.Run) *Result {
 	} else if why := s.unmatched(); why != "" {
 		return &Result{Why: why}
 	}
-	res := &Result{Checked: true, Matches: s.matches, Stuck: stuck}
+	res := &Result{Checked: true, Matches: s.matches, Stuck: stuck, Folded: s.folded}
 	sort.Slice(res.Stuck, func(i, j int) bool { return res.Stuck[i].Rank < res.Stuck[j].Rank })
 	return res
 }
@@ -173,6 +206,10 @@ type sim struct {
 	why      string
 	work     []int // ranks to advance
 	queued   map[int]bool
+	fold     bool // read the folded loops together (fold.go)
+	owing    int  // ranks that owe repetitions to a joint skip
+	folded   int  // repetitions left out by every rank
+	draining bool // reading the rest of the calls, not replaying them (drain)
 }
 
 // add prepares rank p's part.
@@ -183,8 +220,12 @@ func (s *sim) add(p *trace.Process) string {
 	if _, dup := s.ranks[p.Rank]; dup {
 		return fmt.Sprintf("rank %d appears twice", p.Rank)
 	}
-	r := &rank{p: p, world: p.Rank, s: s, q: ops.NewRequests()}
-	r.next, r.stop = iter.Pull(p.Calls())
+	r := &rank{p: p, world: p.Rank, s: s, q: ops.NewRequests(), bound: -1}
+	if s.fold {
+		r.next, r.stop = iter.Pull(p.CallsFolded(folder{r}))
+	} else {
+		r.next, r.stop = iter.Pull(p.Calls())
+	}
 	r.b = ops.New(p, r.world, s.table)
 	r.f = objects.NewFollower(p)
 	r.f.Start, r.f.Done, r.f.Gone = r.started, r.completed, r.q.Gone
@@ -201,6 +242,8 @@ func (r *rank) read(s *sim) bool {
 			r.end(s)
 			return false
 		}
+		r.seq = c.Seq
+		r.owes()
 		e := r.event(s, c)
 		if s.why != "" {
 			r.end(s)
@@ -503,6 +546,7 @@ func (s *sim) lookahead() bool {
 // say (a communicator they do not describe, a wildcard source not
 // recorded), without simulating them.
 func (s *sim) drain() string {
+	s.draining = true
 	for _, w := range s.order {
 		r := s.ranks[w]
 		for !r.ended && s.why == "" {

@@ -28,6 +28,13 @@ type objectState struct {
 
 func (x folding) Digest() uint64 {
 	f := x.f
+	return maphash.Comparable(seed, [4]uint64{f.Digest(), uint64(len(f.st.Events)), uint64(len(f.st.Requests)),
+		map[bool]uint64{true: 1}[*x.final]})
+}
+
+// Digest is a digest of the follower's live objects and their states, not
+// of the calls that made or started them (a trace.Folding's part).
+func (f *Follower) Digest() uint64 {
 	var sum uint64 // of the live objects, in no order
 	for _, os := range f.live {
 		for _, o := range os {
@@ -35,8 +42,7 @@ func (x folding) Digest() uint64 {
 				o.cur != nil && o.cur.Done == nil, len(o.Ops)})
 		}
 	}
-	return maphash.Comparable(seed, [6]uint64{sum, uint64(len(f.st.Events)), uint64(len(f.st.Requests)), uint64(len(f.pending)),
-		uint64(len(f.live)), map[bool]uint64{true: 1}[*x.final]})
+	return maphash.Comparable(seed, [3]uint64{sum, uint64(len(f.pending)), uint64(len(f.live))})
 }
 
 // Skip refuses repetitions that hold an operation the buffer checker

@@ -67,3 +67,14 @@ func (q *Requests) Gone(o *objects.Object) {
 	delete(q.cur, o)
 	delete(q.tmpl, o.Created.Offset)
 }
+
+// Each calls f with each live request's current operation, and with the
+// operations of the calls that created requests not started yet.
+func (q *Requests) Each(f func(*Op)) {
+	for _, o := range q.cur {
+		f(o)
+	}
+	for _, o := range q.tmpl {
+		f(o)
+	}
+}

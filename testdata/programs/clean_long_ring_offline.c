@@ -1,0 +1,29 @@
+/* The twin of unsafe_late_iteration.c without its late iteration: a ring
+ * exchange of 400 iterations that needs no buffering (even ranks send
+ * first, odd ones receive first). The layer folds the loop, the offline
+ * zero-buffering replay leaves the ranks' repetitions out together and
+ * finds that the run ends without buffering: the program is not run a
+ * second time.
+ * mpivet: np=2 verdict=ok buffering=offline
+ */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+	int rank, size, out = 1, in;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+	for (int i = 0; i < 400; i++) {
+		if (rank % 2 == 0) {
+			MPI_Send(&out, 1, MPI_INT, right, 0, MPI_COMM_WORLD);
+			MPI_Recv(&in, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(&in, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(&out, 1, MPI_INT, right, 0, MPI_COMM_WORLD);
+		}
+	}
+	MPI_Finalize();
+	return 0;
+}
