@@ -10,26 +10,6 @@ import (
 	"mpivet/trace/tracetest"
 )
 
-// loop appends n iterations of body to l, folded as the layer folds
-// them: period iterations written, repeated, and the rest written out.
-func loop(l *tracetest.Log, n, period int, body func(l *tracetest.Log, i int)) {
-	i := 0
-	for ; i < min(period, n); i++ {
-		body(l, i)
-	}
-	if reps := (n - i) / period; reps > 0 && period > 0 {
-		from := l.Pos()
-		for ; i < 2*period; i++ {
-			body(l, i)
-		}
-		l.Repeat(from, uint64(reps-1), 0)
-		i = period + reps*period
-	}
-	for ; i < n; i++ {
-		body(l, i)
-	}
-}
-
 func allreduce(l *tracetest.Log, _ int) {
 	world := tracetest.Consts["MPI_COMM_WORLD"]
 	l.CollCall("MPI_Allreduce", 0x400300, map[string]any{"count": 1, "datatype": tracetest.Consts["MPI_INT"], "op": tracetest.Consts["MPI_SUM"],
@@ -67,29 +47,29 @@ func findings(t *testing.T, procs ...*trace.Process) []check.Finding {
 func TestFoldedLoops(t *testing.T) {
 	const n = 1000
 	clean := findings(t,
-		rank(0, func(l *tracetest.Log) { loop(l, n, 1, allreduce) }),
-		rank(1, func(l *tracetest.Log) { loop(l, n, 3, allreduce) }))
+		rank(0, func(l *tracetest.Log) { l.Loop(n, 1, allreduce) }),
+		rank(1, func(l *tracetest.Log) { l.Loop(n, 3, allreduce) }))
 	if len(clean) != 0 {
 		t.Errorf("the same collectives folded otherwise: %v", clean)
 	}
 	differ := findings(t,
-		rank(0, func(l *tracetest.Log) { loop(l, n, 1, allreduce) }),
+		rank(0, func(l *tracetest.Log) { l.Loop(n, 1, allreduce) }),
 		rank(1, func(l *tracetest.Log) {
-			loop(l, 700, 2, allreduce)
+			l.Loop(700, 2, allreduce)
 			bcast(l)
-			loop(l, n-700, 1, allreduce)
+			l.Loop(n-700, 1, allreduce)
 		}))
 	if len(differ) != 1 || !strings.Contains(differ[0].Message, "collective number 1401 ") {
 		t.Errorf("a Bcast for the 1401st collective: %v", differ)
 	}
 	missing := findings(t,
-		rank(0, func(l *tracetest.Log) { loop(l, n, 1, allreduce) }),
-		rank(1, func(l *tracetest.Log) { loop(l, n-1, 1, allreduce) }))
+		rank(0, func(l *tracetest.Log) { l.Loop(n, 1, allreduce) }),
+		rank(1, func(l *tracetest.Log) { l.Loop(n-1, 1, allreduce) }))
 	if len(missing) != 1 || missing[0].Kind != "collective-missing" || !strings.Contains(missing[0].Message, "collective number 1999 ") {
 		t.Errorf("the last iteration missing on rank 1: %v", missing)
 	}
-	for _, p := range []*trace.Process{rank(0, func(l *tracetest.Log) { loop(l, n, 1, allreduce) })} {
-		findings(t, p, rank(1, func(l *tracetest.Log) { loop(l, n, 1, allreduce) }))
+	for _, p := range []*trace.Process{rank(0, func(l *tracetest.Log) { l.Loop(n, 1, allreduce) })} {
+		findings(t, p, rank(1, func(l *tracetest.Log) { l.Loop(n, 1, allreduce) }))
 		if r := p.RecordsRead(); r > 200 {
 			t.Errorf("%d records decoded for a loop folded once", r)
 		}

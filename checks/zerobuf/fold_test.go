@@ -7,26 +7,6 @@ import (
 	"mpivet/trace/tracetest"
 )
 
-// loop appends n iterations of body to l, folded as the layer folds
-// them: period iterations written, repeated, and the rest written out.
-func loop(l *tracetest.Log, n, period int, body func(l *tracetest.Log, i int)) {
-	i := 0
-	for ; i < min(period, n); i++ {
-		body(l, i)
-	}
-	if reps := (n - i) / period; reps > 0 && period > 0 {
-		from := l.Pos()
-		for ; i < 2*period; i++ {
-			body(l, i)
-		}
-		l.Repeat(from, uint64(reps-1), 0)
-		i = period + reps*period
-	}
-	for ; i < n; i++ {
-		body(l, i)
-	}
-}
-
 // ring is an iteration of a ring exchange on 4 ranks, safe without
 // buffering (even ranks send first, odd ones receive first), but for the
 // iterations bad says, in which every rank sends first.
@@ -51,7 +31,7 @@ func foldedRing(n int, periods []int, bad func(i int) bool) *trace.Run {
 		from := 0
 		for i := 0; i <= n; i++ {
 			if i == n || bad(i) {
-				loop(l, i-from, periods[r], func(l *tracetest.Log, j int) { body(l, from+j) })
+				l.Loop(i-from, periods[r], func(l *tracetest.Log, j int) { body(l, from+j) })
 				if i < n {
 					body(l, i)
 				}
@@ -142,11 +122,11 @@ func TestFoldedLoopsUneven(t *testing.T) {
 		return prog(4, func(r int, l *tracetest.Log) {
 			body := ring(r, never)
 			if r != 3 {
-				loop(l, n, 1, body)
+				l.Loop(n, 1, body)
 				return
 			}
-			loop(l, 1200, 1, body)
-			loop(l, n-1200, 1, func(l *tracetest.Log, j int) { body(l, 1200+j) })
+			l.Loop(1200, 1, body)
+			l.Loop(n-1200, 1, func(l *tracetest.Log, j int) { body(l, 1200+j) })
 		})
 	}
 	res, whole := mustSimulate(t, mk()), replay(mk(), false)
@@ -180,12 +160,12 @@ func TestFoldedExchangeWithRequests(t *testing.T) {
 				}
 			}
 			if bad < 0 {
-				loop(l, n, 10, body)
+				l.Loop(n, 10, body)
 				return
 			}
-			loop(l, bad, 10, body)
+			l.Loop(bad, 10, body)
 			body(l, bad)
-			loop(l, n-bad-1, 10, func(l *tracetest.Log, j int) { body(l, bad+1+j) })
+			l.Loop(n-bad-1, 10, func(l *tracetest.Log, j int) { body(l, bad+1+j) })
 		})
 	}
 	res := mustSimulate(t, mk(-1))

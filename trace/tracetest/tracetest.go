@@ -209,3 +209,23 @@ func (l *Log) Process() *trace.Process {
 	}
 	return p
 }
+
+// Loop appends n iterations of body to l, folded as the layer folds them:
+// period iterations written, repeated, and the rest written out.
+func (l *Log) Loop(n, period int, body func(l *Log, i int)) {
+	i := 0
+	for ; i < min(period, n); i++ {
+		body(l, i)
+	}
+	if reps := (n - i) / period; reps > 0 && period > 0 {
+		from := l.Pos()
+		for ; i < 2*period; i++ {
+			body(l, i)
+		}
+		l.Repeat(from, uint64(reps-1), 0)
+		i = period + reps*period
+	}
+	for ; i < n; i++ {
+		body(l, i)
+	}
+}
