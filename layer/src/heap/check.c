@@ -2,21 +2,29 @@
  * heap/check.c: the buffers of an MPI call against the heap blocks that
  * hold them (heap.h), before the MPI sees the call.
  *
- * A buffer is checked when its address (not MPI_BOTTOM, not MPI_IN_PLACE,
- * with a positive count) lies in a heap block: the bytes count elements of
- * its datatype cover, from the true lower bound of the first to the true
- * upper bound of the last ((count-1) x extent + true extent, as the
- * argument checks' overlap rule measures them), must lie in that block. A
- * collective's buffers are checked block by block where the collective
- * gives each rank its own (collectives/decode.c: counts and displacements
- * of the v and w variants): each must lie in the block the side's address
- * starts in. An address in a recently freed block (the quarantine) is a
- * finding of its own. An address outside the heap (stack, globals, mmap,
- * memory the MPI allocated for a window) is not looked into.
+ * A buffer is checked when its address (not MPI_IN_PLACE, with a positive
+ * count) lies in a heap block: the bytes count elements of its datatype
+ * cover, from the true lower bound of the first to the true upper bound of
+ * the last ((count-1) x extent + true extent, as the argument checks'
+ * overlap rule measures them), must lie in that block. When they do not
+ * and the datatype leaves gaps in that span (a struct built from the
+ * addresses of separate blocks, a vector striding over allocations), the
+ * footprint is the union of the type's runs (runs.c), each checked against
+ * the block its first byte lies in; a buffer of MPI_BOTTOM (addresses as
+ * displacements) is checked so always. A collective's buffers are checked
+ * block by block where the collective gives each rank its own
+ * (collectives/decode.c: counts and displacements of the v and w
+ * variants): each must lie in the block the side's address starts in. An
+ * address in a recently freed block (the quarantine) is a finding of its
+ * own. An address outside the heap (stack, globals, mmap, memory the MPI
+ * allocated for a window) is not looked into.
  *
  * Cost: one hash probe per buffer when it starts a block; a buffer not in
- * the heap costs a few counters (alloc.c). Each finding is logged once per
- * call site, parameter and kind.
+ * the heap costs a few counters (alloc.c). The runs are walked only for a
+ * span that leaves its block, and for MPI_BOTTOM: at most MPIVET_RUNS runs
+ * per element and MAX_CHECKS probes per buffer (past them, the first
+ * elements and the last). Each finding is logged once per call site,
+ * parameter and kind.
  */
 #define _GNU_SOURCE
 #include "heap.h"
@@ -121,9 +129,10 @@ static int in_data(uint64_t a)
 	return 0;
 }
 
-enum { HEAP_DATA = HEAP_FREED + 1 };
+enum { HEAP_DATA = HEAP_FREED + 1, HEAP_BOTTOM };
 
-/* One side of a call: its address and the block it starts in. */
+/* One side of a call: its address and the block it starts in
+ * (HEAP_BOTTOM: MPI_BOTTOM, the datatype's displacements are addresses). */
 struct side {
 	unsigned call;
 	int param, state;
@@ -134,26 +143,80 @@ struct side {
 static void side_at(struct side *s, unsigned call, int param, uint64_t base)
 {
 	s->call = call, s->param = param, s->base = base;
-	s->state = base && !mpivet_coll_in_place(base) ? mpivet_heap_find(base, &s->b) : HEAP_NONE;
-	if (s->state == HEAP_NONE && base && !mpivet_coll_in_place(base) && in_data(base)) {
+	if (!base) {
+		s->state = HEAP_BOTTOM;
+		return;
+	}
+	s->state = !mpivet_coll_in_place(base) ? mpivet_heap_find(base, &s->b) : HEAP_NONE;
+	if (s->state == HEAP_NONE && !mpivet_coll_in_place(base) && in_data(base)) {
 		s->state = HEAP_DATA;
 		memset(&s->b, 0, sizeof s->b);
 	}
 }
 
-/* piece checks n elements of t at buf, a piece of side s. */
+/* range checks the bytes [lo, hi) of side s, which starts at base. */
+static void range(struct side *s, uint64_t base, uint64_t lo, uint64_t hi)
+{
+	if (s->state == HEAP_DATA) /* once per site, parameter and extent */
+		mpivet_heap_report(MPIVET_HEAP_GLOBAL, s->call, s->param, mpivet_call_pc, base, lo, hi, &s->b,
+				   lo * 31 + hi);
+	else if (s->state == HEAP_FREED)
+		mpivet_heap_report(MPIVET_HEAP_FREED, s->call, s->param, mpivet_call_pc, base, lo, hi, &s->b, 0);
+	else if (s->state == HEAP_LIVE && (lo < s->b.start || hi > s->b.start + s->b.size))
+		mpivet_heap_report(MPIVET_HEAP_OVERRUN, s->call, s->param, mpivet_call_pc, base, lo, hi, &s->b, 0);
+}
+
+/* gaps tells whether n elements of t leave bytes of their span [lo, hi)
+ * untouched: then the span is not the footprint. */
+static int gaps(int64_t n, MPI_Datatype t, uint64_t lo, uint64_t hi)
+{
+	MPI_Count size = 0;
+	return PMPI_Type_size_x(t, &size) == MPI_SUCCESS && (uint64_t)n * (uint64_t)size < hi - lo;
+}
+
+/* Runs checked per buffer at most: past it, the first elements and the
+ * last one. */
+#define MAX_CHECKS 4096
+
+/* by_runs checks n elements of t at buf run by run (runs.c), each run
+ * against the block its first byte lies in, as a side of its own; the
+ * gaps between runs are not accessed. A type that cannot be mapped (a
+ * darray) is checked by its span [lo, hi). */
+static void by_runs(struct side *s, uint64_t buf, int64_t n, MPI_Datatype t, uint64_t lo, uint64_t hi)
+{
+	struct mpivet_runs r;
+	MPI_Aint lb, extent;
+	if (!mpivet_heap_runs(t, &r) || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS) {
+		range(s, s->base, lo, hi);
+		return;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		if (i > 0 && i < n - 1 && (i + 1) * r.n > MAX_CHECKS)
+			i = n - 1; /* past the budget: the last element only */
+		for (int k = 0; k < r.n; k++) {
+			uint64_t a = buf + (uint64_t)(i * extent + r.off[k]);
+			struct side one;
+			side_at(&one, s->call, s->param, a);
+			if (one.state != HEAP_BOTTOM)
+				range(&one, a, a, a + (uint64_t)r.len[k]);
+		}
+	}
+}
+
+/* piece checks n elements of t at buf, a piece of side s: by its span
+ * when that lies in the block or the type has no gaps, else run by run. */
 static void piece(struct side *s, uint64_t buf, int64_t n, MPI_Datatype t)
 {
 	uint64_t lo, hi;
 	if (s->state == HEAP_NONE || !span(buf, n, t, &lo, &hi))
 		return;
-	if (s->state == HEAP_DATA) /* once per site, parameter and extent */
-		mpivet_heap_report(MPIVET_HEAP_GLOBAL, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b,
-				   lo * 31 + hi);
-	else if (s->state == HEAP_FREED)
-		mpivet_heap_report(MPIVET_HEAP_FREED, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b, 0);
-	else if (lo < s->b.start || hi > s->b.start + s->b.size)
-		mpivet_heap_report(MPIVET_HEAP_OVERRUN, s->call, s->param, mpivet_call_pc, s->base, lo, hi, &s->b, 0);
+	if (s->state == HEAP_BOTTOM && lo < 65536)
+		return; /* a null buffer (a root's only argument, or an error): no heap there */
+	if (s->state == HEAP_BOTTOM ||
+	    (s->state == HEAP_LIVE && (lo < s->b.start || hi > s->b.start + s->b.size) && gaps(n, t, lo, hi)))
+		by_runs(s, buf, n, t, lo, hi);
+	else
+		range(s, s->base, lo, hi);
 }
 
 static void one(unsigned call, int kb, int kn, int kt, void *const *k)
@@ -192,8 +255,12 @@ static void coll(unsigned call, void *const *k)
 	if (rb < 0)
 		rb = sb;
 	struct coll_sides c;
-	side_at(&c.s[0], call, sb, d.send.in_place ? 0 : d.send.buf);
-	side_at(&c.s[1], call, rb, d.recv.in_place ? 0 : d.recv.buf);
+	side_at(&c.s[0], call, sb, d.send.buf);
+	side_at(&c.s[1], call, rb, d.recv.buf);
+	if (d.send.in_place)
+		c.s[0].state = HEAP_NONE;
+	if (d.recv.in_place)
+		c.s[1].state = HEAP_NONE;
 	if (c.s[0].state == HEAP_NONE && c.s[1].state == HEAP_NONE)
 		return;
 	mpivet_coll_blocks(&d, rank, size, coll_block, &c);

@@ -61,6 +61,19 @@ extern int mpivet_heap_windows;
 void mpivet_heap_report(int kind, unsigned call, int param, uint64_t site, uint64_t buf, uint64_t lo, uint64_t hi,
 			const struct mpivet_block *b, uint64_t other);
 
+/* The bytes one element of a datatype covers, as runs from the buffer
+ * address in the order of its type map (runs.c): at most MPIVET_RUNS runs,
+ * from at most MPIVET_VISITS basic copies; cut says the walk stopped there,
+ * bad that the type cannot be mapped (a darray). */
+#define MPIVET_RUNS 256
+#define MPIVET_VISITS (1 << 22)
+struct mpivet_runs {
+	int n, cut, bad;
+	int64_t visits;
+	int64_t off[MPIVET_RUNS], len[MPIVET_RUNS];
+};
+int mpivet_heap_runs(MPI_Datatype t, struct mpivet_runs *r);
+
 #pragma GCC visibility pop
 
 /* The wrappers' hooks (check.c): k[i] points to parameter i of the call,
