@@ -165,7 +165,7 @@ func runApps(work string, reps int, match *regexp.Regexp) [][]string {
 	}
 	fmt.Printf("%-12s %-10s %8s %6s %8s %6s %11s %12s  %s\n", "application", "variant", "wall s", "ratio", "CPU s", "ratio", "mpivet MiB", "records MiB", "verdict")
 	for _, a := range apps {
-		if !match.MatchString(a.name) {
+		if !match.MatchString(a.name) || (onlyRun != nil && !onlyRun.MatchString(a.name)) {
 			continue
 		}
 		if why := appSkip(a); why != "" {

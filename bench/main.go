@@ -174,7 +174,7 @@ func main() {
 	scalePlot := flag.String("scale-plot", "", "draw the plots and print the table of a CSV file -scale wrote, into its directory, and exit")
 	out := flag.String("out", "", "also append each result, with the date, machine, load and command, to this CSV `file`")
 	tables := flag.String("tables", "", "regenerate the tables of this Markdown `page` from the result files it names, and exit")
-	table := flag.String("table", "", "measure the recorded table `name` of docs/performance.md ("+strings.Join(tableNames(), ", ")+") and append its rows to its file")
+	table := flag.String("table", "", "measure the recorded table `name` of docs/performance.md ("+strings.Join(tableNames(), ", ")+") and append its rows to its file (-table apps: -run narrows its applications)")
 	flag.IntVar(&capInterleavings, "max-interleavings", 0, "cap the explorations of -table parallel-8, timeline, wait-openmpi and wait-mpich (a quick check of the mode)")
 	tableOut := flag.String("table-out", "", "the table file -table appends to (default docs/bench/NAME.csv)")
 	flag.Parse()
@@ -198,6 +198,9 @@ func main() {
 	workDir = work
 	defer os.RemoveAll(work)
 	if *table != "" {
+		if *only != "" {
+			onlyRun = match
+		}
 		if *tableOut == "" {
 			*tableOut = filepath.Join("docs", "bench", *table+".csv")
 		}
@@ -405,6 +408,10 @@ func sourceDir() string {
 
 // workDir is the benchmark's scratch directory, which fail removes.
 var workDir string
+
+// onlyRun, set by -run beside -table, narrows the table's rows to the
+// applications it matches (-table apps -run 'halo|petsc': those rows only).
+var onlyRun *regexp.Regexp
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
