@@ -102,6 +102,10 @@ func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]ta
 	if !ok {
 		return nil
 	}
+	// Threads past the seventh to call MPI share the last slot, whose
+	// kernel id is not noted: once it is taken, a thread of no slot that
+	// runs may be one of them, polling inside MPI.
+	shared := tab.SlotStatus[api.StateSlots-1] != 0
 	a := &trace.Asleep{All: true}
 	for _, k := range tasks {
 		id := [2]int{pid, k.TID}
@@ -112,7 +116,9 @@ func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]ta
 		t.ran[id] = r
 		if k.State == 'R' || now.Sub(r.since) < window {
 			a.All = false
-			a.Running = append(a.Running, k.TID)
+			if _, called := slotOf[k.TID]; called || !shared {
+				a.Running = append(a.Running, k.TID)
+			}
 			continue
 		}
 		wait := k.OwnWait()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mpivet/api"
 	"mpivet/trace"
 )
 
@@ -62,6 +63,13 @@ func TestThreadWatchWindow(t *testing.T) {
 	tab.SlotTID[0], tab.SlotStatus[0] = runner, 1
 	if a := look(runner, t0.Add(3*window)); a == nil || !a.All || len(a.Running) != 0 {
 		t.Fatalf("a thread inside MPI: %+v, want it left out", a)
+	}
+	// Once threads share the last slot, one of no slot that runs may be
+	// inside MPI: not counted as running.
+	tab = trace.ThreadTable{Library: map[int]bool{}}
+	tab.SlotStatus[api.StateSlots-1] = 1
+	if a := look(runner, t0.Add(4*window)); a == nil || a.All || len(a.Running) != 0 {
+		t.Fatalf("the shared slot taken: %+v, want the thread of no slot not counted as running", a)
 	}
 	// Asleep with a timeout, no CPU for the window: neither running nor
 	// asleep for good.
