@@ -413,6 +413,38 @@ func TestBufferReuseOneFindingPerSite(t *testing.T) {
 	}
 }
 
+// A deadlocked rank whose threads outside MPI the stall watch could not
+// see (another host) is still found, and the finding says so when its
+// thread level allows other threads; not for a rank it saw, nor under
+// MPI_THREAD_SINGLE.
+func TestDeadlockThreadsUnseen(t *testing.T) {
+	recv := func(rank, level int, seen bool) *trace.Process {
+		l := tracetest.New(rank, 2)
+		l.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": level})
+		l.Call("MPI_Recv", 2, map[string]any{"source": 1 - rank, "tag": 0, "comm": uint64(0x1000)}, nil)
+		p := l.Process()
+		p.Level = level
+		if seen {
+			p.Asleep = &trace.Asleep{All: true}
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		level int
+		seen  bool
+		want  string
+	}{{3, false, "rank 0: its threads outside MPI were not seen"}, {3, true, ""}, {0, false, ""}} {
+		in := &check.Input{Run: &trace.Run{Procs: []*trace.Process{recv(0, tc.level, tc.seen), recv(1, tc.level, true)}}, NP: 2, Stalled: true}
+		fs := run(t, in)
+		if len(fs) != 1 || fs[0].Kind != "deadlock" {
+			t.Fatalf("level %d, seen %v: %v, want one deadlock", tc.level, tc.seen, fs)
+		}
+		if got := strings.Contains(fs[0].Message, "were not seen"); got != (tc.want != "") || tc.want != "" && !strings.Contains(fs[0].Message, tc.want) {
+			t.Errorf("level %d, seen %v: %s", tc.level, tc.seen, fs[0].Message)
+		}
+	}
+}
+
 // The shared analyses run once per execution, however many checks read
 // them: objects and communicators once per rank, the wait-for analysis once
 // for the stall, once more for buffering (the deadlock check's question:

@@ -23,9 +23,11 @@ import (
 // file's thread table), counts as asleep for good only if it sleeps in a
 // futex wait without a timeout on a process-private futex (only the
 // process's own threads can wake it: trace.Task.OwnWait) and has had no
-// CPU time for the stall's delay. One such thread not asleep, or /proc not
-// readable (another host, srun), and the process is not annotated: the
-// checks see it as before.
+// CPU time for the stall's delay. One such thread running, or with CPU
+// time during the delay (trace.Asleep.Running), and the rank may still act,
+// whether or not that thread ever called MPI: it may be about to, or to
+// wake one that will. /proc not readable (another host, srun), and the
+// process is not annotated: the checks decide from its MPI threads alone.
 
 // threadWatch follows, during a stall, the CPU time of the threads of the
 // processes of this host that have a thread inside MPI.
@@ -65,7 +67,7 @@ func (t *threadWatch) look(dir string, window time.Duration, now time.Time) (map
 		}
 		if a := t.process(pid, tab, last, window, now); a != nil {
 			out[base] = a
-			key = append(key, fmt.Sprintf("%d:%v:%d", pid, a.All, len(a.Threads)))
+			key = append(key, fmt.Sprintf("%d:%v:%d:%d", pid, a.All, len(a.Threads), len(a.Running)))
 		}
 	}
 	sort.Strings(key)
@@ -100,6 +102,10 @@ func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]ta
 	if !ok {
 		return nil
 	}
+	// Threads past the seventh to call MPI share the last slot, whose
+	// kernel id is not noted: once it is taken, a thread of no slot that
+	// runs may be one of them, polling inside MPI.
+	shared := tab.SlotStatus[api.StateSlots-1] != 0
 	a := &trace.Asleep{All: true}
 	for _, k := range tasks {
 		id := [2]int{pid, k.TID}
@@ -108,8 +114,15 @@ func (t *threadWatch) process(pid int, tab trace.ThreadTable, last map[[2]int]ta
 			r = taskRan{ran: k.Ran, since: now}
 		}
 		t.ran[id] = r
+		if k.State == 'R' || now.Sub(r.since) < window {
+			a.All = false
+			if _, called := slotOf[k.TID]; called || !shared {
+				a.Running = append(a.Running, k.TID)
+			}
+			continue
+		}
 		wait := k.OwnWait()
-		if wait == "" || now.Sub(r.since) < window {
+		if wait == "" {
 			a.All = false
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mpivet/api"
 	"mpivet/trace"
 )
 
@@ -26,8 +27,9 @@ func pythonProc(t testing.TB, code string) int {
 }
 
 // A thread outside MPI counts as asleep for good only once it has slept in
-// its own process's wait for the whole window; a running thread never
-// does, unless it is the MPI's own.
+// its own process's wait for the whole window; until then, or while it
+// runs, it counts as running (the rank may still act), unless it is the
+// MPI's own; a thread that sleeps otherwise (nanosleep) is neither.
 func TestThreadWatchWindow(t *testing.T) {
 	const window = time.Second
 	sleeper := pythonProc(t, "import threading; threading.Event().wait()")
@@ -40,27 +42,42 @@ func TestThreadWatchWindow(t *testing.T) {
 		w.ran = map[[2]int]taskRan{}
 		return w.process(pid, tab, last, window, at)
 	}
-	if a := look(sleeper, t0); a == nil || a.All || len(a.Threads) != 0 {
-		t.Fatalf("first look: %+v, want no sleeper before the window", a)
+	if a := look(sleeper, t0); a == nil || a.All || len(a.Threads) != 0 || len(a.Running) != 1 {
+		t.Fatalf("first look: %+v, want no sleeper before the window, and the thread running", a)
 	}
 	a := look(sleeper, t0.Add(window))
-	if a == nil || !a.All || len(a.Threads) != 1 || a.Threads[0].TID != sleeper || a.Threads[0].Slot != -1 {
+	if a == nil || !a.All || len(a.Threads) != 1 || a.Threads[0].TID != sleeper || a.Threads[0].Slot != -1 || len(a.Running) != 0 {
 		t.Fatalf("after the window: %+v, want the one thread asleep", a)
 	}
 	look(runner, t0)
 	time.Sleep(50 * time.Millisecond)
-	if a := look(runner, t0.Add(window)); a == nil || a.All || len(a.Threads) != 0 {
-		t.Fatalf("running: %+v, want not asleep", a)
+	if a := look(runner, t0.Add(window)); a == nil || a.All || len(a.Threads) != 0 || len(a.Running) != 1 || a.Running[0] != runner {
+		t.Fatalf("running: %+v, want it running", a)
 	}
 	tab.Library[runner] = true // the MPI's own thread: not the program's
-	if a := look(runner, t0.Add(2*window)); a == nil || !a.All || len(a.Threads) != 0 {
+	if a := look(runner, t0.Add(2*window)); a == nil || !a.All || len(a.Threads) != 0 || len(a.Running) != 0 {
 		t.Fatalf("the MPI's thread: %+v, want it left out", a)
 	}
 	// A thread inside MPI (its slot's status 1) is the state page's to say.
 	tab = trace.ThreadTable{Library: map[int]bool{}}
 	tab.SlotTID[0], tab.SlotStatus[0] = runner, 1
-	if a := look(runner, t0.Add(3*window)); a == nil || !a.All {
+	if a := look(runner, t0.Add(3*window)); a == nil || !a.All || len(a.Running) != 0 {
 		t.Fatalf("a thread inside MPI: %+v, want it left out", a)
+	}
+	// Once threads share the last slot, one of no slot that runs may be
+	// inside MPI: not counted as running.
+	tab = trace.ThreadTable{Library: map[int]bool{}}
+	tab.SlotStatus[api.StateSlots-1] = 1
+	if a := look(runner, t0.Add(4*window)); a == nil || a.All || len(a.Running) != 0 {
+		t.Fatalf("the shared slot taken: %+v, want the thread of no slot not counted as running", a)
+	}
+	// Asleep with a timeout, no CPU for the window: neither running nor
+	// asleep for good.
+	napper := pythonProc(t, "import time; time.sleep(100)")
+	tab = trace.ThreadTable{Library: map[int]bool{}}
+	look(napper, t0)
+	if a := look(napper, t0.Add(window)); a == nil || a.All || len(a.Threads) != 0 || len(a.Running) != 0 {
+		t.Fatalf("in nanosleep: %+v, want neither running nor asleep for good", a)
 	}
 }
 

@@ -15,13 +15,19 @@ import (
 
 // Asleep is what the stall watch saw of a live process's threads outside
 // MPI (launch/threads.go): those asleep in a wait that only another thread
-// of the process can end, and that have not run for the stall's delay.
+// of the process can end, and that have not run for the stall's delay, and
+// those that ran during it.
 type Asleep struct {
 	// All: every thread of the process that is neither inside MPI (or in
 	// pthread_join, which the state page says) nor one of the MPI's own
 	// is among Threads.
 	All     bool
 	Threads []SleepingThread
+	// Running: the kernel ids of the threads of the process, neither
+	// inside MPI nor the MPI's own, that were running or had CPU time
+	// during the stall's delay (or were first seen less than that ago),
+	// whether or not they ever called MPI: the rank may still act.
+	Running []int
 }
 
 // SleepingThread is one thread asleep outside MPI.

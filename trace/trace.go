@@ -605,8 +605,9 @@ type Process struct {
 	// decision (api.StatusDeciding); it is not blocked.
 	Deciding bool
 	// Asleep: the threads of the live process that the stall watch saw
-	// asleep outside MPI for good (launch/threads.go); nil if it did not
-	// look (no thread outside MPI, another host, /proc not readable).
+	// asleep outside MPI for good, or running outside it
+	// (launch/threads.go); nil if it did not look (no thread inside MPI,
+	// another host, /proc not readable).
 	Asleep *Asleep
 	// Wild: the wildcard events in the order they started. Events are
 	// numbered per thread (Wildcard.Event): with one thread calling MPI,

@@ -68,6 +68,9 @@ func run(pass *check.Pass) (any, error) {
 		lines = append(lines, fmt.Sprintf("rank %d: %s at %s%s", r, check.Describe(rk.Proc, rk.Call), l.Where(), said))
 		sl, sa := sleepers(pass, rk.Proc)
 		lines, locs = append(lines, sl...), append(locs, sa...)
+		if in.Stalled && unseen(rk.Proc) {
+			lines = append(lines, fmt.Sprintf("rank %d: its threads outside MPI were not seen (its host's /proc cannot be read from here): the verdict rests on its threads that called MPI", r))
+		}
 	}
 	explained := map[int]bool{}
 	why := finalized(a, explained)
@@ -228,6 +231,13 @@ func sleepers(pass *check.Pass, p *trace.Process) ([]string, []check.Location) {
 			p.Rank, who, t.Wait, where))
 	}
 	return lines, locs
+}
+
+// unseen reports whether p, a live rank whose thread level allows other
+// threads (MPI_THREAD_FUNNELED or above), had its threads outside MPI
+// unseen by the stall watch (trace.Process.Asleep nil: another host, srun).
+func unseen(p *trace.Process) bool {
+	return p.Asleep == nil && p.Exit == nil && p.Level > 0
 }
 
 // inOpenMP reports whether pc is in the OpenMP runtime's code.

@@ -52,6 +52,26 @@ func mustSimulate(t *testing.T, run *trace.Run) *Result {
 	return res
 }
 
+// Rank 0's main thread receives what rank 1 sends once it has the
+// message another thread of rank 0 sends, later: replayed in the order
+// the calls were logged, both ranks would wait forever. Once the state
+// page says the rank called MPI from several threads (ended now), that
+// replay proves nothing.
+func TestThreadsEnded(t *testing.T) {
+	body := func(r int, l *tracetest.Log) {
+		recv(l, 1-r, 1-r)
+		send(l, "MPI_Send", 1-r, r)
+	}
+	run := prog(2, body)
+	if res := mustSimulate(t, run); len(res.Stuck) != 2 {
+		t.Fatalf("stuck %v, want ranks 0 and 1", res.Stuck)
+	}
+	run.Procs[0].Slots = 2
+	if res := Simulate(run); res.Checked {
+		t.Fatalf("simulated %v; rank 0's calls came from two threads", res.Stuck)
+	}
+}
+
 // Both ranks send first: with buffering they pass, without it each waits
 // for the other's receive forever.
 func TestHeadToHeadSends(t *testing.T) {

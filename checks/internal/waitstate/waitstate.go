@@ -730,11 +730,15 @@ func canBlock(c *trace.Call) bool {
 // own threads can wake it, as every other thread of the process outside
 // MPI is (trace.Process.Asleep, seen by the stall watch). A thread outside
 // MPI otherwise, or in a call that returns by itself, may still release the
-// others; a thread that ended is not among them.
+// others; a thread that ended is not among them. So may any thread of the
+// process outside MPI, not the MPI's own, that ran during the stall's delay
+// (trace.Asleep.Running), whether or not it ever called MPI, unless a
+// thread is in MPI_Finalize.
 func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
+	running := p.Asleep != nil && len(p.Asleep.Running) > 0
 	if len(p.Threads) == 0 {
 		c := p.Last()
-		return []*trace.Call{c}, c != nil && !c.Returned && canBlock(c)
+		return []*trace.Call{c}, c != nil && !c.Returned && canBlock(c) && (!running || c.Def.Has("finalize"))
 	}
 	var in []*trace.Call
 	for _, c := range p.Threads {
@@ -742,6 +746,9 @@ func blockedIn(p *trace.Process) ([]*trace.Call, bool) {
 			// no thread may call MPI once one has called MPI_Finalize
 			return []*trace.Call{c}, true
 		}
+	}
+	if running {
+		return nil, false
 	}
 	for i, c := range p.Threads {
 		if !c.Returned && canBlock(c) {

@@ -81,6 +81,52 @@ func TestThreadOutsideMPI(t *testing.T) {
 	}
 }
 
+// A thread outside MPI that ran during the stall's delay may still act,
+// whether or not it ever called MPI: its rank, whose MPI threads are all
+// blocked, is not; a thread in MPI_Finalize keeps the rank blocked, and the
+// same thread seen asleep or ended no longer counts.
+func TestThreadRunningOutsideMPI(t *testing.T) {
+	recv := func(rank, peer int) *trace.Process {
+		l := tracetest.New(rank, 2)
+		l.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+		l.Call("MPI_Recv", 2, map[string]any{"source": peer, "comm": worldComm}, nil)
+		return l.Process()
+	}
+	p0, p1 := recv(0, 1), recv(1, 0)
+	run := &trace.Run{Procs: []*trace.Process{p0, p1}}
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v, want 0, 1", a.Deadlocked)
+	}
+	// one thread called MPI, another that never did computes
+	p0.Asleep = &trace.Asleep{Running: []int{12}}
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; a thread of rank 0 computes", a.Deadlocked)
+	}
+	// several threads called MPI, all blocked in it
+	p0.Threads = []*trace.Call{p0.CallList()[1], p0.CallList()[1]}
+	p0.ThreadSlots = []int{0, 1}
+	p0.Current = p0.Threads[0]
+	if a := Analyze(run); len(a.Deadlocked) != 0 {
+		t.Fatalf("deadlocked %v; a thread of rank 0 computes (two in MPI)", a.Deadlocked)
+	}
+	p0.Asleep = &trace.Asleep{All: true, Threads: []trace.SleepingThread{{TID: 12, Slot: -1, Wait: "futex FUTEX_WAIT"}}}
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v; rank 0's other thread sleeps for good", a.Deadlocked)
+	}
+	p0.Asleep = &trace.Asleep{All: true} // it ended
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v; rank 0's other thread ended", a.Deadlocked)
+	}
+	l := tracetest.New(0, 2)
+	l.Call("MPI_Init_thread", 1, nil, map[string]any{"provided": 3})
+	l.Call("MPI_Finalize", 2, map[string]any{}, nil)
+	run.Procs[0] = l.Process()
+	run.Procs[0].Asleep = &trace.Asleep{Running: []int{12}}
+	if a := Analyze(run); len(a.Deadlocked) != 2 {
+		t.Fatalf("deadlocked %v; rank 1 waits for rank 0, in MPI_Finalize", a.Deadlocked)
+	}
+}
+
 // A wildcard receive (MPICH's MPI_ANY_SOURCE is -2) waits for any member:
 // with a sender still computing, no deadlock.
 func TestWildcardReceive(t *testing.T) {
