@@ -383,15 +383,15 @@ static int post_completion(unsigned call, void **k, int ok)
 	switch (call) {
 	case MPIVET_ID_MPI_Wait:
 		if (ok && cur.nsnap)
-			ck_completed(cur.snap[0], ARG(MPI_Status *, 1));
+			ck_completed(cur.rsnap[0], ARG(MPI_Status *, 1));
 		break;
 	case MPIVET_ID_MPI_Test:
 		if (ok && cur.nsnap && *ARG(int *, 1))
-			ck_completed(cur.snap[0], ARG(MPI_Status *, 2));
+			ck_completed(cur.rsnap[0], ARG(MPI_Status *, 2));
 		break;
 	case MPIVET_ID_MPI_Request_get_status:
 		if (ok && *ARG(int *, 1)) {
-			struct req *r = ck_rfind(cur.snap[0]);
+			struct req *r = cur.rsnap[0];
 			if (r && (r->kind == RECV || r->kind == PRECV)) {
 				ck_finish(r, ARG(MPI_Status *, 2)); /* its Wait will find it settled */
 			}
@@ -415,7 +415,7 @@ static int post_completion(unsigned call, void **k, int ok)
 			stp = &ARG(MPI_Status *, 3);
 		if (ok && flag)
 			for (int i = 0; i < cur.nsnap; i++)
-				ck_completed(cur.snap[i], &(*stp)[i]);
+				ck_completed(cur.rsnap[i], &(*stp)[i]);
 		*stp = cur.user_sts;
 		break;
 	}

@@ -119,17 +119,25 @@ void ck_started_sends(MPI_Request *hs, int n)
 	}
 }
 
+/* ck_snapshot keeps the n request handles rs on entry to a completion call,
+ * and the protocol's requests they are: the call's return is handled with
+ * those, never by looking its handles up again, since a handle the MPI
+ * freed may by then be another thread's new request. */
 void ck_snapshot(const MPI_Request *rs, int n)
 {
 	if (n < 0 || !rs)
 		n = 0;
 	if (n > cur.capsnap) {
 		free(cur.snap);
+		free(cur.rsnap);
 		cur.capsnap = n * 2;
 		cur.snap = malloc(cur.capsnap * sizeof *cur.snap);
+		cur.rsnap = malloc(cur.capsnap * sizeof *cur.rsnap);
 	}
-	if (n)
-		memcpy(cur.snap, rs, n * sizeof *rs);
+	for (int i = 0; i < n; i++) {
+		cur.snap[i] = rs[i];
+		cur.rsnap[i] = ck_rfind(rs[i]);
+	}
 	cur.nsnap = n;
 }
 
