@@ -115,6 +115,11 @@ enum { RECV = 1, PRECV, PSEND, COLL, PCOLL }; /* PCOLL: a persistent collective 
 
 struct req {
 	MPI_Request h;
+	/* busy: the thread (number + 1) whose completion call has it, at
+	 * cur.rsnap[snapi]; while that call is in the MPI, which may have freed
+	 * its handle, another thread's lookups skip it (ck_rfind) */
+	unsigned busy;
+	int snapi;
 	int kind, active, queued; /* queued: its piggyback is still to come */
 	int brings;                /* PCOLL: its clock collective brings clocks here */
 	int nostatus;              /* MPI_Isendrecv(_replace): the MPI's status of it says nothing (MPICH 4.0) */
@@ -178,6 +183,7 @@ extern __thread struct ck_call {
 void ck_started_sends(MPI_Request *hs, int n);
 void ck_snapshot(const MPI_Request *rs, int n);
 void ck_statuses(MPI_Status **p, int n);
+void ck_snapshot_done(void);
 
 /* ---- Wildcard events, arrivals, collectives (events.c) ---- */
 
