@@ -1,6 +1,7 @@
 package zerobuf
 
 import (
+	"strings"
 	"testing"
 
 	"mpivet/trace"
@@ -338,5 +339,30 @@ func TestMessagesOfADeadlock(t *testing.T) {
 	}
 	if len(ps) != 1 || ps[0].From != 2 || ps[0].To != 0 || ps[0].Send.PC != 10 || ps[0].Recv.PC != 11 {
 		t.Errorf("pairs %+v", ps)
+	}
+}
+
+// A rank whose threads called MPI is refused, though its threads ended
+// before the run did (the state page lists none of them among the live
+// threads, only among the slots taken): their calls, read as one sequence,
+// would make a false deadlock of a head-to-head exchange each thread makes
+// in its own order.
+func TestEndedThreadsRefused(t *testing.T) {
+	run := prog(2, func(r int, l *tracetest.Log) {
+		send(l, "MPI_Send", 1-r, 7)
+		recv(l, 1-r, 7)
+	})
+	for _, p := range run.Procs {
+		p.Slots = 2
+	}
+	res := Simulate(run)
+	if res.Checked || !strings.Contains(res.Why, "several threads") {
+		t.Errorf("simulated (checked %v, why %q, stuck %v), want refused", res.Checked, res.Why, res.Stuck)
+	}
+	for _, p := range run.Procs {
+		p.Slots = 1
+	}
+	if res := Simulate(run); !res.Checked || len(res.Stuck) != 2 {
+		t.Errorf("one thread: checked %v (%s), stuck %v, want both ranks stuck", res.Checked, res.Why, res.Stuck)
 	}
 }

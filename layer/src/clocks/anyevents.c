@@ -145,7 +145,7 @@ static void any_candidates(const int *idx, int k)
 		w[n++] = (uint64_t)idx[j];
 	size_t at = n++, nc = 0;
 	for (int i = 0; i < cur.nsnap && nc < MAXCAND; i++) {
-		struct req *r = ck_rfind(cur.snap[i]);
+		struct req *r = cur.rsnap[i];
 		if (!r || !(r->kind == RECV || (r->kind == PRECV && r->active)))
 			continue;
 		if (k == 1 && idx[0] == i)
@@ -179,13 +179,13 @@ void ck_any_complete(const int *idx, int k, MPI_Status *sts)
 	int w = -1, tag = -1;
 	if (event) {
 		any_candidates(idx, k);
-		struct req *r = idx[0] < cur.nsnap ? ck_rfind(cur.snap[idx[0]]) : NULL;
+		struct req *r = idx[0] < cur.nsnap ? cur.rsnap[idx[0]] : NULL;
 		if (r && r->sh && (r->kind == RECV || r->kind == PRECV) && r->src != MPI_PROC_NULL && sts[0].MPI_SOURCE >= 0)
 			w = ck_world(r->sh, sts[0].MPI_SOURCE), tag = sts[0].MPI_TAG;
 	}
 	for (int j = 0; j < k; j++)
 		if (idx[j] >= 0 && idx[j] < cur.nsnap)
-			ck_completed(cur.snap[idx[j]], &sts[j]);
+			ck_completed(cur.rsnap[idx[j]], &sts[j]);
 	if (event)
 		any_matched(idx[0], w, tag);
 }

@@ -207,10 +207,10 @@ void ck_finish(struct req *r, const MPI_Status *st)
 	arrived(pb, r->sh, st->MPI_SOURCE, st->MPI_TAG, r->before, r->logref);
 }
 
-/* ck_completed handles request handle h (as it was on entry) completing with st. */
-void ck_completed(MPI_Request h, const MPI_Status *st)
+/* ck_completed handles request r (the one its handle was on entry,
+ * cur.rsnap) completing with st. */
+void ck_completed(struct req *r, const MPI_Status *st)
 {
-	struct req *r = ck_rfind(h);
 	if (!r)
 		return;
 	switch (r->kind) {

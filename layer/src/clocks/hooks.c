@@ -218,6 +218,7 @@ static void pre_hook(unsigned call, uint64_t logref, void **k)
 	cur.src = MPI_ANY_SOURCE + 1;
 	cur.user_sts = NULL;
 	cur.nstarted = 0;
+	ck_snapshot_done(); /* (left by a call whose return was not seen) */
 	if (pre_p2p(call, logref, k) || pre_completion(call, logref, k))
 		return;
 	switch (call) {
@@ -388,15 +389,15 @@ static int post_completion(unsigned call, void **k, int ok)
 	switch (call) {
 	case MPIVET_ID_MPI_Wait:
 		if (ok && cur.nsnap)
-			ck_completed(cur.snap[0], ARG(MPI_Status *, 1));
+			ck_completed(cur.rsnap[0], ARG(MPI_Status *, 1));
 		break;
 	case MPIVET_ID_MPI_Test:
 		if (ok && cur.nsnap && *ARG(int *, 1))
-			ck_completed(cur.snap[0], ARG(MPI_Status *, 2));
+			ck_completed(cur.rsnap[0], ARG(MPI_Status *, 2));
 		break;
 	case MPIVET_ID_MPI_Request_get_status:
 		if (ok && *ARG(int *, 1)) {
-			struct req *r = ck_rfind(cur.snap[0]);
+			struct req *r = cur.rsnap[0];
 			if (r && (r->kind == RECV || r->kind == PRECV)) {
 				ck_finish(r, ARG(MPI_Status *, 2)); /* its Wait will find it settled */
 			}
@@ -420,7 +421,7 @@ static int post_completion(unsigned call, void **k, int ok)
 			stp = &ARG(MPI_Status *, 3);
 		if (ok && flag)
 			for (int i = 0; i < cur.nsnap; i++)
-				ck_completed(cur.snap[i], &(*stp)[i]);
+				ck_completed(cur.rsnap[i], &(*stp)[i]);
 		*stp = cur.user_sts;
 		break;
 	}
@@ -480,9 +481,12 @@ static void post_other(unsigned call, void **k, int rc, int ok)
 static void post_hook(unsigned call, uint64_t logref, void **k, int rc)
 {
 	int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
-	if (post_p2p(call, logref, k, ok) || post_completion(call, k, ok))
+	if (post_completion(call, k, ok)) {
+		ck_snapshot_done();
 		return;
-	post_other(call, k, rc, ok);
+	}
+	if (!post_p2p(call, logref, k, ok))
+		post_other(call, k, rc, ok);
 }
 
 /* The hooks hold the protocol's lock under MPI_THREAD_MULTIPLE (core.c). */

@@ -116,6 +116,11 @@ enum { RECV = 1, PRECV, PSEND, COLL, PCOLL }; /* PCOLL: a persistent collective 
 
 struct req {
 	MPI_Request h;
+	/* busy: the thread (number + 1) whose completion call has it, at
+	 * cur.rsnap[snapi]; while that call is in the MPI, which may have freed
+	 * its handle, another thread's lookups skip it (ck_rfind) */
+	unsigned busy;
+	int snapi;
 	int kind, active, queued; /* queued: its piggyback is still to come */
 	int brings;                /* PCOLL: its clock collective brings clocks here */
 	int nostatus;              /* MPI_Isendrecv(_replace): the MPI's status of it says nothing (MPICH 4.0) */
@@ -165,6 +170,8 @@ extern __thread struct ck_call {
 	uint64_t event;     /* its event, if wild and already numbered */
 	uint64_t before;    /* wildcard events started before it */
 	MPI_Request *snap;  /* request handles on entry (completion calls) */
+	struct req **rsnap; /* ... and the protocol's requests they were, found on entry under the lock: once
+	                     * the MPI has freed a handle, another thread's new request may have it */
 	int nsnap, capsnap;
 	MPI_Status *sts;    /* statuses supplied where the program ignores them */
 	int capsts;
@@ -177,6 +184,7 @@ extern __thread struct ck_call {
 void ck_started_sends(MPI_Request *hs, int n);
 void ck_snapshot(const MPI_Request *rs, int n);
 void ck_statuses(MPI_Status **p, int n);
+void ck_snapshot_done(void);
 
 /* ---- Wildcard events, arrivals, collectives (events.c) ---- */
 
@@ -189,7 +197,7 @@ uint64_t ck_start_event(int kind, struct shadow *s, int tag, int src, uint64_t l
 void ck_record_arrival(struct req *r);
 void ck_settle_before(uint64_t seq, struct shadow *s, int src, int tag);
 void ck_finish(struct req *r, const MPI_Status *st);
-void ck_completed(MPI_Request h, const MPI_Status *st);
+void ck_completed(struct req *r, const MPI_Status *st);
 void ck_wild_pre(int kind, int *src, int tag, MPI_Comm c, uint64_t logref);
 void ck_recv_post(MPI_Comm c, MPI_Datatype type, int *src, const MPI_Status *st, uint64_t logref);
 void ck_probe_post(MPI_Comm c, int *src, const MPI_Status *st, int claim, uint64_t logref);

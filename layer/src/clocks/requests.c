@@ -27,7 +27,7 @@ struct req *ck_rfind(MPI_Request h)
 	if (h == MPI_REQUEST_NULL)
 		return NULL;
 	for (struct req *r = *ck_rslot(h); r; r = r->hnext)
-		if (r->h == h)
+		if (r->h == h && (!r->busy || r->busy == mpivet_thread_no + 1))
 			return r;
 	return NULL;
 }
@@ -85,6 +85,8 @@ void ck_dequeue(struct req *r)
 
 void ck_rfree(struct req *r)
 {
+	if (r->busy == mpivet_thread_no + 1 && r->snapi < cur.nsnap && cur.rsnap[r->snapi] == r)
+		cur.rsnap[r->snapi] = NULL;
 	ck_dequeue(r);
 	ck_runhash(r);
 	ck_shadow_release(r->sh);
@@ -119,18 +121,44 @@ void ck_started_sends(MPI_Request *hs, int n)
 	}
 }
 
+/* ck_snapshot keeps the n request handles rs on entry to a completion call,
+ * and the protocol's requests they are: the call's return is handled with
+ * those, never by looking its handles up again, since a handle the MPI
+ * freed may by then be another thread's new request. Until the call's
+ * return is handled they are busy: a lookup of their handle by another
+ * thread (whose new request, one the protocol does not follow, may have
+ * it) does not find them. */
 void ck_snapshot(const MPI_Request *rs, int n)
 {
 	if (n < 0 || !rs)
 		n = 0;
 	if (n > cur.capsnap) {
 		free(cur.snap);
+		free(cur.rsnap);
 		cur.capsnap = n * 2;
 		cur.snap = malloc(cur.capsnap * sizeof *cur.snap);
+		cur.rsnap = malloc(cur.capsnap * sizeof *cur.rsnap);
 	}
-	if (n)
-		memcpy(cur.snap, rs, n * sizeof *rs);
+	for (int i = 0; i < n; i++) {
+		struct req *r = ck_rfind(rs[i]);
+		if (r && r->busy) /* (twice in the array: an error the MPI reports) */
+			r = NULL;
+		if (r)
+			r->busy = mpivet_thread_no + 1, r->snapi = i;
+		cur.snap[i] = rs[i];
+		cur.rsnap[i] = r;
+	}
 	cur.nsnap = n;
+}
+
+/* ck_snapshot_done ends the completion call in progress: its requests that
+ * live on are anyone's to look up again. */
+void ck_snapshot_done(void)
+{
+	for (int i = 0; i < cur.nsnap; i++)
+		if (cur.rsnap[i])
+			cur.rsnap[i]->busy = 0;
+	cur.nsnap = 0;
 }
 
 /* ck_statuses makes *p (a statuses argument) a real array of n. */

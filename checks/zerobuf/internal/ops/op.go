@@ -142,7 +142,10 @@ func Usable(p *trace.Process) string {
 		return "a process never initialised MPI"
 	case p.Overflow:
 		return fmt.Sprintf("rank %d's records are incomplete", p.Rank)
-	case len(p.Threads) > 1:
+	case p.Slots > 1 || len(p.Threads) > 1:
+		// Slots counts every thread that called MPI, those that ended
+		// before the run did (a Python thread joined) included; Threads
+		// only those still there at the end.
 		return fmt.Sprintf("rank %d called MPI from several threads (their orders are not recorded apart)", p.Rank)
 	}
 	return ""
