@@ -41,6 +41,13 @@ type app struct {
 	// from the repository's bench/programs (src), and returns the command
 	// that runs it (args follow).
 	build func(src, dir string) ([]string, error)
+	// locate, if set, finds program where a script of the repository
+	// builds it outside PATH, or says why it is not there.
+	locate func() (string, error)
+	// ranks is the number of ranks it runs at (0: 4), env what it adds to
+	// the environment.
+	ranks int
+	env   []string
 }
 
 // PETSc as Debian installs it (petsc-dev, libpetsc3.18-dev-examples).
@@ -168,10 +175,6 @@ func runApps(work string, reps int, match *regexp.Regexp) [][]string {
 		if !match.MatchString(a.name) || (onlyRun != nil && !onlyRun.MatchString(a.name)) {
 			continue
 		}
-		if why := appSkip(a); why != "" {
-			fmt.Printf("%-12s (%s)\n", a.name, why)
-			continue
-		}
 		if miss := a.missing(); miss != "" {
 			fmt.Printf("%-12s (not installed: %s; apt-get install %s)\n", a.name, miss, a.pkg)
 			continue
@@ -202,7 +205,11 @@ func runApps(work string, reps int, match *regexp.Regexp) [][]string {
 // missing names what the application needs and the machine lacks ("": all
 // there).
 func (a app) missing() string {
-	if _, err := exec.LookPath(a.program); err != nil {
+	if a.locate != nil {
+		if _, err := a.locate(); err != nil {
+			return err.Error()
+		}
+	} else if _, err := exec.LookPath(a.program); err != nil {
 		return a.program
 	}
 	for _, f := range a.needs {
@@ -221,6 +228,10 @@ func (a app) missing() string {
 // command builds the application, if it is built, in its own directory
 // of work, and returns the command that runs it.
 func (a app) command(work string) ([]string, error) {
+	if a.locate != nil {
+		bin, err := a.locate()
+		return append([]string{bin}, a.args...), err
+	}
 	if a.build == nil {
 		return append([]string{a.program}, a.args...), nil
 	}
@@ -312,7 +323,10 @@ func runApp(a app, command []string, v appVariant, mpivet, dir string) (appSampl
 	defer os.RemoveAll(dir)
 	var cmd *exec.Cmd
 	runDir := filepath.Join(dir, "mpivet-run")
-	np, env := appRanks(a)
+	np := "4"
+	if a.ranks > 0 {
+		np = strconv.Itoa(a.ranks)
+	}
 	if v.flags == nil {
 		cmd = exec.Command("mpirun.openmpi", append([]string{"--oversubscribe", "-n", np}, command...)...)
 	} else {
@@ -320,7 +334,7 @@ func runApp(a app, command []string, v appVariant, mpivet, dir string) (appSampl
 		cmd = exec.Command(mpivet, append(args, command...)...)
 	}
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"), env...)
+	cmd.Env = append(append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"), a.env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return appSample{}, err

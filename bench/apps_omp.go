@@ -9,28 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 )
-
-// appLaunch is how an application runs when it is not the default (an
-// installed program at 4 ranks).
-type appLaunch struct {
-	np      int
-	env     []string
-	program func() (string, error) // its binary, or why it is not there
-}
-
-var appLaunches = map[string]appLaunch{}
 
 func init() {
 	apps = append(apps, app{name: "lammps-omp", label: "LAMMPS melt, OPENMP styles (`-sf omp`), 2 ranks × 2 threads",
-		program: "mpirun.openmpi", args: []string{"-sf", "omp", "-pk", "omp", "2", "-in", "in.melt"},
-		inputs: lammpsMelt, pkg: "lammps-examples (and scripts/lammps-omp)",
-		build: func(_, _ string) ([]string, error) {
-			bin, err := lammpsOmp()
-			return []string{bin}, err
-		}})
-	appLaunches["lammps-omp"] = appLaunch{np: 2, env: []string{"OMP_NUM_THREADS=2"}, program: lammpsOmp}
+		program: "lmp", args: []string{"-sf", "omp", "-pk", "omp", "2", "-in", "in.melt"},
+		inputs: lammpsMelt, pkg: "lammps-examples", locate: lammpsOmp, ranks: 2, env: []string{"OMP_NUM_THREADS=2"}})
 }
 
 // lammpsOmp is the lmp scripts/lammps-omp builds.
@@ -47,28 +31,5 @@ func lammpsOmp() (string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("not built: scripts/lammps-omp builds it into %s", dir)
 	}
-	if _, err := os.Stat("/usr/share/lammps/examples/melt/in.melt"); err != nil {
-		return "", fmt.Errorf("its input is not installed: apt-get install lammps-examples")
-	}
 	return bin, nil
-}
-
-// appSkip says why an application that is not the default cannot run
-// here ("" if it can).
-func appSkip(a app) string {
-	if l, ok := appLaunches[a.name]; ok {
-		if _, err := l.program(); err != nil {
-			return err.Error()
-		}
-	}
-	return ""
-}
-
-// appRanks is the number of ranks an application runs at, and the
-// environment it adds.
-func appRanks(a app) (string, []string) {
-	if l, ok := appLaunches[a.name]; ok {
-		return strconv.Itoa(l.np), l.env
-	}
-	return "4", nil
 }

@@ -23,7 +23,7 @@ func TestLammpsOmpApp(t *testing.T) {
 	if a.name == "" {
 		t.Fatal("no application lammps-omp")
 	}
-	if why := appSkip(a); !strings.Contains(why, "scripts/lammps-omp") {
+	if why := a.missing(); !strings.Contains(why, "scripts/lammps-omp") {
 		t.Fatalf("without the build: %q, want a message naming scripts/lammps-omp", why)
 	}
 	bin := filepath.Join(dir, "bin", "lmp")
@@ -32,18 +32,18 @@ func TestLammpsOmpApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat("/usr/share/lammps/examples/melt/in.melt"); err == nil {
-		if why := appSkip(a); why != "" {
+		if why := a.missing(); why != "" {
 			t.Errorf("with the build: skipped (%s)", why)
 		}
 		if got, err := a.command(t.TempDir()); err != nil || got[0] != bin {
 			t.Errorf("with the build: %q, %v, want %s first", got, err, bin)
 		}
 	}
-	if np, env := appRanks(a); np != "2" || strings.Join(env, " ") != "OMP_NUM_THREADS=2" {
-		t.Errorf("ranks %s, environment %q", np, env)
+	if a.ranks != 2 || strings.Join(a.env, " ") != "OMP_NUM_THREADS=2" {
+		t.Errorf("ranks %d, environment %q", a.ranks, a.env)
 	}
-	if np, env := appRanks(apps[0]); np != "4" || env != nil {
-		t.Errorf("%s: ranks %s, environment %q", apps[0].name, np, env)
+	if a := apps[0]; a.ranks != 0 || a.env != nil {
+		t.Errorf("%s: ranks %d (0: 4), environment %q", a.name, a.ranks, a.env)
 	}
 }
 
