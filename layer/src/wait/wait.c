@@ -11,7 +11,7 @@
  * kernel's default timer slack of 50 us included), and a halo exchange of
  * 4 ranks on 2 cores, whose waits last 0.1-1 ms, ran 2.3 times slower per
  * iteration with a spin of 50 us than with one of 1 ms (docs/performance.md,
- * "Where the halo exchange's cost goes"). The cap bounds the latency a long
+ * "Real applications"). The cap bounds the latency a long
  * wait adds once its message comes; a sleep costs a system call and the
  * scheduler's wake-up, so a wait of W seconds sleeps about log2(CAP/FIRST)
  * + W/CAP times (docs/design/parallel-replays.md, "Waiting in
