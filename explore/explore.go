@@ -583,14 +583,17 @@ func holdDecisions(ds []Decision, rank int, event uint64, hold []uint64) []Decis
 }
 
 // Holds returns the decisions of ds that hold back receives.
-func Holds(ds []Decision) []Decision {
-	var hs []Decision
+func Holds(ds []Decision) []Decision { return ofKind(ds, HoldKind) }
+
+// ofKind returns the decisions of ds of the given kind, in their order.
+func ofKind(ds []Decision, kind int) []Decision {
+	var of []Decision
 	for _, d := range ds {
-		if d.Kind == HoldKind {
-			hs = append(hs, d)
+		if d.Kind == kind {
+			of = append(of, d)
 		}
 	}
-	return hs
+	return of
 }
 
 // replayOf returns the decisions and branch of the replay that forces

@@ -43,15 +43,7 @@ func SlackNote(b *Branch, where func(maps []trace.Mapping, pc uint64) string) st
 }
 
 // Buffers returns the decisions of ds that buffer sends.
-func Buffers(ds []Decision) []Decision {
-	var bs []Decision
-	for _, d := range ds {
-		if d.Kind == BufferKind {
-			bs = append(bs, d)
-		}
-	}
-	return bs
-}
+func Buffers(ds []Decision) []Decision { return ofKind(ds, BufferKind) }
 
 // ParseSends reads the sends --buffer-sends names, "RANK:N,...", as
 // buffering decisions (nil for "").
