@@ -30,4 +30,3 @@ func FuzzDecisions(f *testing.F) {
 		}
 	})
 }
-
