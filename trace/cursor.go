@@ -126,17 +126,22 @@ func (p *Process) open() (io.ReaderAt, func(), error) {
 // on once the calls before it returned.)
 func (p *Process) Calls() iter.Seq[*Call] {
 	return func(yield func(*Call) bool) {
-		if p.End <= 8 {
-			return
-		}
-		r, done, err := p.open()
-		if err != nil {
-			return
-		}
-		defer done()
-		d := &decoder{p: p, only: Unknown, emit: yield}
-		d.run(p.cursor(r, 8))
+		p.decode(&decoder{p: p, only: Unknown, emit: yield})
 	}
+}
+
+// decode runs d over the rank's log from its start, read again (nothing if
+// the log holds no record or cannot be read any more).
+func (p *Process) decode(d *decoder) {
+	if p.End <= 8 {
+		return
+	}
+	r, done, err := p.open()
+	if err != nil {
+		return
+	}
+	defer done()
+	d.run(p.cursor(r, 8))
 }
 
 // A Folding is a reader of a rank's calls that may leave out the
@@ -173,14 +178,6 @@ type PartFolding interface {
 // but for the offsets of what it keeps of them.
 func (p *Process) CallsFolded(f Folding) iter.Seq[*Call] {
 	return func(yield func(*Call) bool) {
-		if p.End <= 8 {
-			return
-		}
-		r, done, err := p.open()
-		if err != nil {
-			return
-		}
-		defer done()
 		leave := func(from, to, reps uint64) uint64 {
 			if f.Skip(from, to, int(reps)) {
 				return reps
@@ -192,8 +189,7 @@ func (p *Process) CallsFolded(f Folding) iter.Seq[*Call] {
 				return uint64(max(0, min(int(reps), pf.SkipSome(from, to, int(reps)))))
 			}
 		}
-		d := &decoder{p: p, only: Unknown, emit: yield, digest: f.Digest, leave: leave}
-		d.run(p.cursor(r, 8))
+		p.decode(&decoder{p: p, only: Unknown, emit: yield, digest: f.Digest, leave: leave})
 	}
 }
 
