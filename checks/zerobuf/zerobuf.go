@@ -172,9 +172,6 @@ func replay(run *trace.Run, fold bool) *Result {
 		return &Result{Why: s.why}
 	}
 	if len(stuck) > 0 {
-		if why := threaded(run); why != "" {
-			return &Result{Why: why}
-		}
 		// What the whole records would have refused (a communicator they
 		// do not describe, a wildcard source not recorded) is looked for
 		// in the rest of every rank's calls.
@@ -187,20 +184,6 @@ func replay(run *trace.Run, fold bool) *Result {
 	res := &Result{Checked: true, Matches: s.matches, Stuck: stuck, Folded: s.folded}
 	sort.Slice(res.Stuck, func(i, j int) bool { return res.Stuck[i].Rank < res.Stuck[j].Rank })
 	return res
-}
-
-// threaded says why a stuck replay proves nothing: a rank called MPI from
-// several threads, some ended since (the state page no longer lists them,
-// so ops.Usable let the rank through), and its calls were replayed in the
-// order they were logged: the call a thread waits in may be one another
-// thread's later call releases ("" if no rank did).
-func threaded(run *trace.Run) string {
-	for _, p := range run.Procs {
-		if p.Slots > 1 {
-			return fmt.Sprintf("rank %d called MPI from several threads (their orders are not recorded apart)", p.Rank)
-		}
-	}
-	return ""
 }
 
 type channel struct {

@@ -56,8 +56,8 @@ func mustSimulate(t *testing.T, run *trace.Run) *Result {
 // Rank 0's main thread receives what rank 1 sends once it has the
 // message another thread of rank 0 sends, later: replayed in the order
 // the calls were logged, both ranks would wait forever. Once the state
-// page says the rank called MPI from several threads (ended now), that
-// replay proves nothing.
+// page says the rank called MPI from several threads (ended now), the
+// rank is not replayed (ops.Usable).
 func TestThreadsEnded(t *testing.T) {
 	body := func(r int, l *tracetest.Log) {
 		recv(l, 1-r, 1-r)
