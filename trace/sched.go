@@ -63,8 +63,12 @@ func ReadSched(dir string) map[string]Sched {
 }
 
 // ProcSched reads one process of this host from /proc.
-func ProcSched(pid int) (Sched, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func ProcSched(pid int) (Sched, bool) { return readSched("/proc/" + strconv.Itoa(pid)) }
+
+// readSched reads the state and run time of a process or thread from its
+// /proc directory (/proc/PID, /proc/PID/task/TID).
+func readSched(dir string) (Sched, bool) {
+	b, err := os.ReadFile(dir + "/stat")
 	if err != nil {
 		return Sched{}, false
 	}
@@ -82,7 +86,7 @@ func ProcSched(pid int) (Sched, bool) {
 	stime, _ := strconv.ParseUint(f[12], 10, 64)
 	// USER_HZ is 100 on every Linux architecture that exports it.
 	sc := Sched{State: f[0][0], Ran: (utime + stime) * 10_000_000}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/schedstat"); err == nil {
+	if b, err := os.ReadFile(dir + "/schedstat"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			ns, _ := strconv.ParseUint(f[0], 10, 64)
 			sc.Ran += ns

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -109,30 +108,13 @@ func ReadTasks(pid int, skip func(tid int) bool) ([]Task, bool) {
 
 func readTask(dir string, tid int) (Task, bool) {
 	t := Task{TID: tid, Syscall: -1}
-	stat, err := os.ReadFile(dir + "/stat")
-	sc, err2 := os.ReadFile(dir + "/syscall")
-	if err != nil || err2 != nil {
+	sc, ok := readSched(dir)
+	line, err := os.ReadFile(dir + "/syscall")
+	if !ok || err != nil {
 		return t, false
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return t, false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 13 || len(f[0]) != 1 {
-		return t, false
-	}
-	t.State = f[0][0]
-	utime, _ := strconv.ParseUint(f[11], 10, 64)
-	stime, _ := strconv.ParseUint(f[12], 10, 64)
-	t.Ran = (utime + stime) * 10_000_000
-	if b, err := os.ReadFile(dir + "/schedstat"); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, _ := strconv.ParseUint(f[0], 10, 64)
-			t.Ran += ns
-		}
-	}
-	return t.parseSyscall(string(sc)), true
+	t.State, t.Ran = sc.State, sc.Ran
+	return t.parseSyscall(string(line)), true
 }
 
 // parseSyscall reads a /proc/PID/task/TID/syscall line: "running", or the
