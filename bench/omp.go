@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 var ompThreads = []int{1, 2, 4, 8}
@@ -109,17 +108,13 @@ func ompMeasure(m, mode string, threads int, bin, mpivet, work string, reps int)
 var iterUs = regexp.MustCompile(`RESULT iter_us=([0-9.]+) cpu_iter_us=([0-9.]+)`)
 
 // ompRun runs a command line and returns the program's wall and CPU time
-// per iteration, the CPU time of all it started (the children's rusage), and
+// per iteration, the CPU time of all it started (cpuTime), and
 // its output.
 func ompRun(argv, env []string) (ompSample, string, error) {
 	var out bytes.Buffer
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &out
-	var before, after syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
-	err := cmd.Run()
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		return ompSample{}, out.String(), err
 	}
 	m := iterUs.FindStringSubmatch(out.String())
@@ -128,9 +123,7 @@ func ompRun(argv, env []string) (ompSample, string, error) {
 	}
 	us, _ := strconv.ParseFloat(m[1], 64)
 	cpuUs, _ := strconv.ParseFloat(m[2], 64)
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	cpu := tv(after.Utime) - tv(before.Utime) + tv(after.Stime) - tv(before.Stime)
-	return ompSample{us, cpuUs, cpu}, out.String(), nil
+	return ompSample{us, cpuUs, cpuTime(cmd.ProcessState).Seconds()}, out.String(), nil
 }
 
 // ompMedian is the median of each value of the samples, taken alone.
