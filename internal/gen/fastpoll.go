@@ -21,7 +21,10 @@ import (
 //
 // The fast path is taken only when nothing needs to act before the MPI
 // does (mpivet_poll_fast, in the generated prelude): no page protected by
-// the buffer checker (its entry would open them for the MPI), no decision
+// the buffer checker, or only pages the MPI writes with its own
+// instructions (mpivet_bc_still: the poll runs with them closed, and the
+// fault of the MPI's access to one enters the call for it, which then
+// leaves as any other: buffers/buffers.h), no decision
 // of a guided replay left for the rank (the clock protocol may hide
 // requests or rewrite a wildcard's source), neither deterministic mode nor
 // mpivet's own buffering. The argument checks run first, as always.
@@ -162,11 +165,12 @@ func recordOutAs(c *api.Call, rc string) []string {
 
 // fastPrelude is the condition of the fast path of polls (fastPoll).
 const fastPrelude = `/* mpivet_poll_fast says whether a poll may call the MPI before any hook
- * (internal/gen/fastpoll.go): no page protected, no decision of a guided
- * replay left, neither deterministic mode nor mpivet's buffering. */
+ * (internal/gen/fastpoll.go): no page protected, or only pages a poll may
+ * leave closed (mpivet_bc_still), no decision of a guided replay left,
+ * neither deterministic mode nor mpivet's buffering. */
 static inline int mpivet_poll_fast(void)
 {
-	return !(mpivet_bc_live | mpivet_ck_forcing | mpivet_dt_on | mpivet_slack_on);
+	return !((mpivet_bc_live & !mpivet_bc_still) | mpivet_ck_forcing | mpivet_dt_on | mpivet_slack_on);
 }
 
 `

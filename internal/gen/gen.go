@@ -164,11 +164,13 @@ func genRecordIn(w writer, c *api.Call) {
 	if c.Has("start") || (c.Has("p2p") && (c.Has("nonblocking") || c.Has("persistent"))) || c.Poll() {
 		lazy = 1
 	}
-	w("\tmpivet_bc_enter_call(pc_, %d);\n", lazy)
-	w("\tmpivet_tl_enter(MPIVET_ID_%s);\n", c.Name)
-	if fastPoll(c) && !bufferHooked(c) {
-		w("\t(void)fast_;\n")
+	if fastPoll(c) {
+		// On its fast path (fastpoll.go) the pages stay as they are.
+		w("\tmpivet_bc_enter_poll(pc_, fast_);\n")
+	} else {
+		w("\tmpivet_bc_enter_call(pc_, %d);\n", lazy)
 	}
+	w("\tmpivet_tl_enter(MPIVET_ID_%s);\n", c.Name)
 	clamp(c.In)
 	if bufferHooked(c) {
 		w("\tif (__builtin_expect(%s, 0)) {\n\t\tconst uint64_t a_[] = {%s};\n\t\tmpivet_bc_in(MPIVET_ID_%s, a_, sizeof a_ / sizeof *a_);\n\t}\n",
@@ -229,7 +231,11 @@ func genRecordOut(w writer, c *api.Call) {
 		w("\tif (__builtin_expect(%s, 0)) {\n\t\tconst uint64_t o_[] = {%s};\n\t\tmpivet_bc_out(MPIVET_ID_%s, e_, rc_, o_);\n\t}\n",
 			bcOn(c), strings.Join(hookWords("0", c.Out), ", "), c.Name)
 	}
-	w("\tmpivet_bc_leave_call();\n")
+	if fastPoll(c) {
+		w("\tmpivet_bc_leave_poll(fast_);\n")
+	} else {
+		w("\tmpivet_bc_leave_call();\n")
+	}
 	w("\tmpivet_tl_leave();\n")
 	if c.Poll() {
 		// A poll that did nothing is counted, not logged.

@@ -18,6 +18,15 @@ extern int mpivet_bc_on;   /* the checker is enabled */
 extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
 extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
 extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
+/* A poll may run with the protected pages closed (mpivet_bc_still, set when
+ * the last thread leaves MPI): every span small enough that the MPI copies
+ * into it with its own instructions (lazy), no page left open or watched
+ * for a window, one thread in MPI at a time. The MPI's access to a closed
+ * page in that poll faults, and the fault handler enters the call for it
+ * (faults.c): mpivet_bc_polling, set while such a poll runs, is then 0. */
+extern int mpivet_bc_still;
+extern __thread int mpivet_bc_polling __attribute__((tls_model("initial-exec")));
+void mpivet_bc_poll_window(void);
 void mpivet_bc_enter(int lazy);
 void mpivet_bc_leave(void);
 void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
@@ -39,6 +48,33 @@ static inline void mpivet_bc_leave_call(void)
 {
 	if (__builtin_expect(mpivet_bc_live | mpivet_bc_entered, 0))
 		mpivet_bc_leave();
+}
+
+/* mpivet_bc_enter_poll is the entry of a poll: on its fast path (fast,
+ * internal/gen/fastpoll.go) the pages stay as they are. */
+static inline void mpivet_bc_enter_poll(uint64_t pc, int fast)
+{
+	mpivet_call_pc = pc;
+	if (__builtin_expect(mpivet_bc_live, 0)) {
+		if (fast)
+			mpivet_bc_polling = 1;
+		else
+			mpivet_bc_enter(1);
+	}
+}
+
+/* mpivet_bc_leave_poll is the return of a poll: when its fast path
+ * touched no closed page, nothing was opened and the window between the
+ * program's calls starts again; otherwise the fault handler entered the
+ * call, and it is left as any other. */
+static inline void mpivet_bc_leave_poll(int fast)
+{
+	if (fast && mpivet_bc_polling) {
+		mpivet_bc_polling = 0;
+		mpivet_bc_poll_window();
+		return;
+	}
+	mpivet_bc_leave_call();
 }
 
 #endif

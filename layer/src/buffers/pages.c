@@ -144,9 +144,15 @@ static void compute_spans(void)
 	}
 }
 
-static void enter(int lazy)
+int mpivet_bc_still;
+__thread int mpivet_bc_polling __attribute__((tls_model("initial-exec")));
+
+/* bc_enter_locked enters an MPI call for the calling thread: the first
+ * thread in opens the spans (only the eager ones for a lazy call). The
+ * caller holds the lock. */
+void bc_enter_locked(int lazy)
 {
-	lock();
+	mpivet_bc_still = 0;
 	stats[lazy ? C_LAZY : C_EAGER]++;
 	if (in_mpi == 0)
 		bc_close_window();
@@ -161,14 +167,34 @@ static void enter(int lazy)
 	} else if (!lazy && !all_open) {
 		bc_open_spans(0);
 	}
-	unlock();
 }
 
 void mpivet_bc_enter(int lazy)
 {
 	uint64_t t0 = tsc();
-	enter(lazy);
+	lock();
+	bc_enter_locked(lazy);
+	unlock();
 	spend(t0);
+}
+
+/* still says whether a poll may run with the pages as the last thread to
+ * leave MPI set them (mpivet_bc_still, buffers.h): no span the MPI's
+ * kernel copies may need open (an eager one), no page left open for the
+ * window (its bytes are compared at the next call's entry, and the MPI
+ * may write it), no window watched, the pending set unchanged since the
+ * spans were computed, and one thread in MPI at a time (a thread leaving
+ * MPI closes the pages: under MPI_THREAD_MULTIPLE it could close them on
+ * another thread's poll without it). The caller holds the lock. */
+static int still(void)
+{
+	if (in_mpi || dirty || nopened || nexposed || npassive || !nspans ||
+	    !(__atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED) & MPIVET_TL_ONE))
+		return 0;
+	for (int i = 0; i < nspans; i++)
+		if (spans[i].eager)
+			return 0;
+	return 1;
 }
 
 /* protect_all sets every span's protection, whatever the pages are now. */
@@ -267,6 +293,7 @@ static void leave(void)
 			bc_exposure_leave();
 	}
 	mpivet_bc_live = nspans > 0 || dirty || nopened > 0 || nexposed > 0 || npassive > 0;
+	mpivet_bc_still = still();
 	unlock();
 }
 

@@ -106,6 +106,7 @@ void bc_close_window(void)
  * bytes on it remembered for close_window. */
 void bc_open_page(uintptr_t page)
 {
+	mpivet_bc_still = 0; /* open in the window: no poll with the pages closed */
 	for (int i = 0; i < nregions && nopened < MAX_OPENED; i++)
 		if (regions[i].active && regions[i].hi > page && regions[i].lo < page + pagesz) {
 			opened[nopened].page = page;
@@ -139,6 +140,19 @@ void bc_begin_window(void)
 	age_demotions();
 }
 
+/* mpivet_bc_poll_window starts the window after a poll that ran with the
+ * pages closed and touched none of them (buffers.h): the window that ends
+ * had nothing open to compare, and the demotions go on being counted in
+ * windows that end at a call that did something. */
+void mpivet_bc_poll_window(void)
+{
+	lock();
+	window_pc = mpivet_call_pc;
+	window_serial++;
+	nmisses = 0;
+	unlock();
+}
+
 /* bc_reopen_demoted leaves the pages demoted to open open in the window
  * that starts, with their pending bytes remembered. */
 void bc_reopen_demoted(void)
@@ -154,6 +168,7 @@ int bc_demote(uintptr_t page, int write, int prot)
 {
 	if (mpivet_bc_precise)
 		return 0;
+	mpivet_bc_still = 0; /* the spans change */
 	int d = bc_demotion(page);
 	if (d < 0) {
 		if (ndemoted == MAX_DEMOTED)

@@ -35,11 +35,12 @@ uint64_t *mpivet_poll_scratch(uint64_t nwords)
 }
 
 /* mpivet_poll_fast says whether a poll may call the MPI before any hook
- * (internal/gen/fastpoll.go): no page protected, no decision of a guided
- * replay left, neither deterministic mode nor mpivet's buffering. */
+ * (internal/gen/fastpoll.go): no page protected, or only pages a poll may
+ * leave closed (mpivet_bc_still), no decision of a guided replay left,
+ * neither deterministic mode nor mpivet's buffering. */
 static inline int mpivet_poll_fast(void)
 {
-	return !(mpivet_bc_live | mpivet_ck_forcing | mpivet_dt_on | mpivet_slack_on);
+	return !((mpivet_bc_live & !mpivet_bc_still) | mpivet_ck_forcing | mpivet_dt_on | mpivet_slack_on);
 }
 
 #if MPI_VERSION >= 4
@@ -1034,9 +1035,8 @@ static void mpivet_out_MPI_Probe(uint64_t e_, int rc_, int64_t src_status, int64
 
 static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, uint64_t comm, int fast_)
 {
-	mpivet_bc_enter_call(pc_, 1);
+	mpivet_bc_enter_poll(pc_, fast_);
 	mpivet_tl_enter(MPIVET_ID_MPI_Iprobe);
-	(void)fast_;
 	uint64_t n_ = 1 + 1 + 1 + 1;
 	uint64_t *w_ = mpivet_state_inline() + 1;
 	{
@@ -1053,7 +1053,7 @@ static uint64_t mpivet_in_MPI_Iprobe(uint64_t pc_, int64_t source, int64_t tag, 
 
 static int mpivet_out_MPI_Iprobe(uint64_t e_, int rc_, int64_t flag, int64_t src_status, int64_t tag_status, int fast_)
 {
-	mpivet_bc_leave_call();
+	mpivet_bc_leave_poll(fast_);
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0)) {
 		mpivet_state_polled();
@@ -1276,7 +1276,7 @@ static void mpivet_out_MPI_Wait(uint64_t e_, int rc_, uint64_t request_out, int6
 
 static uint64_t mpivet_in_MPI_Test(uint64_t pc_, uint64_t request_at, uint64_t request, int fast_)
 {
-	mpivet_bc_enter_call(pc_, 1);
+	mpivet_bc_enter_poll(pc_, fast_);
 	mpivet_tl_enter(MPIVET_ID_MPI_Test);
 	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request_at, (uint64_t)request};
@@ -1300,7 +1300,7 @@ static int mpivet_out_MPI_Test(uint64_t e_, int rc_, uint64_t request_out, int64
 		const uint64_t o_[] = {0, (uint64_t)request_out, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Test, e_, rc_, o_);
 	}
-	mpivet_bc_leave_call();
+	mpivet_bc_leave_poll(fast_);
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[3] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
@@ -1381,7 +1381,7 @@ static void mpivet_out_MPI_Waitany(uint64_t e_, int rc_, int64_t n_array_of_requ
 
 static uint64_t mpivet_in_MPI_Testany(uint64_t pc_, int64_t count, uint64_t array_of_requests_at, int64_t array_of_requests_stride, int64_t n_array_of_requests, const MPI_Request *array_of_requests, int fast_)
 {
-	mpivet_bc_enter_call(pc_, 1);
+	mpivet_bc_enter_poll(pc_, fast_);
 	mpivet_tl_enter(MPIVET_ID_MPI_Testany);
 	if (n_array_of_requests < 0 || !array_of_requests)
 		n_array_of_requests = 0;
@@ -1413,7 +1413,7 @@ static int mpivet_out_MPI_Testany(uint64_t e_, int rc_, int64_t n_array_of_reque
 		const uint64_t o_[] = {0, (uint64_t)n_array_of_requests_out, (uint64_t)(uintptr_t)array_of_requests_out, (uint64_t)index, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Testany, e_, rc_, o_);
 	}
-	mpivet_bc_leave_call();
+	mpivet_bc_leave_poll(fast_);
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (index == MPI_UNDEFINED || flag == 0)) {
 		mpivet_state_polled();
@@ -1668,7 +1668,7 @@ static void mpivet_out_MPI_Testsome(uint64_t e_, int rc_, int64_t n_array_of_req
 
 static uint64_t mpivet_in_MPI_Request_get_status(uint64_t pc_, uint64_t request, int fast_)
 {
-	mpivet_bc_enter_call(pc_, 1);
+	mpivet_bc_enter_poll(pc_, fast_);
 	mpivet_tl_enter(MPIVET_ID_MPI_Request_get_status);
 	if (__builtin_expect(mpivet_bc_on && !fast_, 0)) {
 		const uint64_t a_[] = {pc_, (uint64_t)request};
@@ -1691,7 +1691,7 @@ static int mpivet_out_MPI_Request_get_status(uint64_t e_, int rc_, int64_t flag,
 		const uint64_t o_[] = {0, (uint64_t)flag, (uint64_t)src_status, (uint64_t)tag_status};
 		mpivet_bc_out(MPIVET_ID_MPI_Request_get_status, e_, rc_, o_);
 	}
-	mpivet_bc_leave_call();
+	mpivet_bc_leave_poll(fast_);
 	mpivet_tl_leave();
 	if (rc_ == MPI_SUCCESS && (flag == 0 || (mpivet_poll_rec && mpivet_poll_rec[2] == MPIVET_H(MPI_REQUEST_NULL)))) {
 		mpivet_state_polled();
