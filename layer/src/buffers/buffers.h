@@ -26,7 +26,7 @@ extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")))
  * (faults.c): mpivet_bc_polling, set while such a poll runs, is then 0. */
 extern int mpivet_bc_still;
 extern __thread int mpivet_bc_polling __attribute__((tls_model("initial-exec")));
-void mpivet_bc_poll_window(void);
+void mpivet_bc_poll_window(void) __attribute__((visibility("hidden")));
 void mpivet_bc_enter(int lazy);
 void mpivet_bc_leave(void);
 void mpivet_bc_in(unsigned call, const uint64_t *a, unsigned n);
@@ -56,9 +56,8 @@ static inline void mpivet_bc_enter_poll(uint64_t pc, int fast)
 {
 	mpivet_call_pc = pc;
 	if (__builtin_expect(mpivet_bc_live, 0)) {
-		if (fast)
-			mpivet_bc_polling = 1;
-		else
+		mpivet_bc_polling = fast; /* 0: the usual entry after a fast path that did not return */
+		if (!fast)
 			mpivet_bc_enter(1);
 	}
 }

@@ -116,7 +116,7 @@ static int fault(void *sip, void *ucp)
 	}
 	stale = 0;
 	mpivet_bc_still = 0; /* the program or the MPI touches pending pages: polls enter again */
-	if (mpivet_bc_polling && locked) {
+	if (mpivet_bc_polling && mpivet_guard && locked) {
 		/* a poll that left every page closed, and the MPI's access to
 		 * one: the call is entered now, as any other */
 		mpivet_bc_polling = 0;
