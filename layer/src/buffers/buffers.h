@@ -21,7 +21,7 @@ extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")))
 /* A poll may run with the protected pages closed (mpivet_bc_still, set when
  * the last thread leaves MPI): every span small enough that the MPI copies
  * into it with its own instructions (lazy), no page left open or watched
- * for a window, one thread in MPI at a time. The MPI's access to a closed
+ * for a window, no thread but the one that polls. The MPI's access to a closed
  * page in that poll faults, and the fault handler enters the call for it
  * (faults.c): mpivet_bc_polling, set while such a poll runs, is then 0. */
 extern int mpivet_bc_still;

@@ -303,6 +303,7 @@ extern int all_open;    /* every span is open */
 extern int all_unsure;  /* a list overflowed: set every page of the old spans again */
 extern int unprotected; /* spans are open: a thread is inside MPI */
 extern int in_mpi;      /* threads inside MPI */
+extern int threads_made; /* the program created a thread (faults.c: pthread_create) */
 
 int bc_listed(const uintptr_t *l, int n, uintptr_t page);
 void bc_list_page(uintptr_t *l, int *n, uintptr_t page);

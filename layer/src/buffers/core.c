@@ -143,6 +143,7 @@ int all_unsure;
 int dirty;
 int unprotected;
 int in_mpi;
+int threads_made;
 uint64_t req_null;
 uint64_t window_pc;
 uint64_t window_serial = 1;

@@ -285,6 +285,8 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f)(void *),
 	Dl_info d;
 	void *caller = __builtin_return_address(0);
 	int library = dladdr(caller, &d) && d.dli_fname && bc_is_mpi_object(d.dli_fname) && !strstr(d.dli_fname, "mpivet");
+	if (!library)
+		__atomic_store_n(&threads_made, 1, __ATOMIC_RELAXED); /* no poll with the pages closed (pages.c) */
 	void *box = arg; /* the program's threads are named (record/identity.c) */
 	void *(*start)(void *) = library ? f : mpivet_child(f, arg, &box);
 	int r;

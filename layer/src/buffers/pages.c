@@ -183,12 +183,14 @@ void mpivet_bc_enter(int lazy)
  * kernel copies may need open (an eager one), no page left open for the
  * window (its bytes are compared at the next call's entry, and the MPI
  * may write it), no window watched, the pending set unchanged since the
- * spans were computed, and one thread in MPI at a time (a thread leaving
- * MPI closes the pages: under MPI_THREAD_MULTIPLE it could close them on
- * another thread's poll without it). The caller holds the lock. */
+ * spans were computed, and no thread of the program's but this one (a
+ * thread leaving MPI closes the pages, and could close them on another
+ * thread's poll without it; a thread outside MPI whose fault opens a page
+ * for the window, while a poll has the pages closed, would find the MPI's
+ * writes in it at the next call). The caller holds the lock. */
 static int still(void)
 {
-	if (in_mpi || dirty || nopened || nexposed || npassive || !nspans ||
+	if (in_mpi || dirty || nopened || nexposed || npassive || !nspans || threads_made ||
 	    !(__atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED) & MPIVET_TL_ONE))
 		return 0;
 	for (int i = 0; i < nspans; i++)

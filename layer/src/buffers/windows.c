@@ -144,12 +144,11 @@ void bc_begin_window(void)
  * pages closed and touched none of them (buffers.h): the window that ends
  * had nothing open to compare. The demotions and the misses that tell a
  * loop go on being counted in windows that end at a call that entered the
- * checker. No lock: one thread at a time is in MPI (mpivet_bc_still), and
- * a fault handler of another thread reads window_serial whole or not. */
+ * checker. No lock: the program has no other thread (mpivet_bc_still). */
 void mpivet_bc_poll_window(void)
 {
 	window_pc = mpivet_call_pc;
-	__atomic_store_n(&window_serial, window_serial + 1, __ATOMIC_RELAXED);
+	window_serial++;
 }
 
 /* bc_reopen_demoted leaves the pages demoted to open open in the window
