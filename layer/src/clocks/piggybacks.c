@@ -65,8 +65,10 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig)
 	 * vector clocks of up to 6 ranks) are waited for: a larger one takes
 	 * the MPI's slower path for small messages, where waiting for it tripled
 	 * the latency of 32 ranks' vector clocks, and one too large to go
-	 * eagerly could need the receive that is posted after its message. */
-	if (pbw * 8 <= PB_EAGER)
+	 * eagerly could need the receive that is posted after its message.
+	 * Nor is a piggyback to this rank itself: MPICH completes a send to
+	 * self only once it is received, which its message's receive does. */
+	if (pbw * 8 <= PB_EAGER && dest != s->me)
 		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 }
 

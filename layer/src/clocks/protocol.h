@@ -72,6 +72,7 @@ struct shadow {
 	MPI_Group peers; /* the group sources are ranks of (remote group of an intercomm) */
 	uint64_t serial; /* per-rank number: handles are reused, serials are not */
 	int inter;
+	int me; /* this rank in comm (-1: an intercommunicator, whose sends go to the other group) */
 	/* The receives pending on it (struct req's sh): a communicator the
 	 * program frees with receives pending lives on until they complete
 	 * (MPI 4.0 §7.4.3), and so does its shadow, on which their piggybacks

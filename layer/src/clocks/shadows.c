@@ -123,10 +123,13 @@ void ck_shadow_of(MPI_Comm c, MPI_Comm sh)
 	if (sh != MPI_COMM_NULL)
 		PMPI_Comm_set_errhandler(sh, MPI_ERRORS_RETURN);
 	PMPI_Comm_test_inter(c, &s->inter);
+	s->me = -1;
 	if (s->inter)
 		PMPI_Comm_remote_group(c, &s->peers);
-	else
+	else {
 		PMPI_Comm_group(c, &s->peers);
+		PMPI_Comm_rank(c, &s->me);
+	}
 }
 
 /* shadow_create makes a shadow of c: its members, a context of its own and
