@@ -49,7 +49,13 @@ void mpivet_record_comm(MPI_Comm c);
 int mpivet_comm_outside(MPI_Comm c);
 void mpivet_error(unsigned call, int rc, uint64_t pc);
 
-static inline int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
+/* MPIVET_HOT marks the helpers of every wrapper: inlined whatever the
+ * compiler's limits on the growth of wrappers.c (every MPI function's
+ * wrapper in one unit) decide, so that a poll that finds nothing pays no
+ * call for them. */
+#define MPIVET_HOT static inline __attribute__((always_inline))
+
+MPIVET_HOT int mpivet_should_record(void) { return mpivet_on && !mpivet_guard; }
 
 /* mpivet_type_combiner gives t's combiner. A datatype made by a
  * large-count constructor (MPI_Type_indexed_c ...) has large counts in its
@@ -143,7 +149,7 @@ static inline void mpivet_meta(unsigned id, const uint64_t *w, uint64_t n)
  * calling MPI; later threads share the last */
 
 
-static inline uint64_t *mpivet_state_open(void)
+MPIVET_HOT uint64_t *mpivet_state_open(void)
 {
 	uint64_t *s = mpivet_slot;
 	if (__builtin_expect(!s, 0))
@@ -153,7 +159,7 @@ static inline uint64_t *mpivet_state_open(void)
 	return s;
 }
 
-static inline void mpivet_state_close(uint64_t *s)
+MPIVET_HOT void mpivet_state_close(uint64_t *s)
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s[MPIVET_STATE_SEQ]++;
@@ -161,14 +167,14 @@ static inline void mpivet_state_close(uint64_t *s)
 
 /* mpivet_state_inline returns where an entry record that is not logged goes
  * (its header first), having opened the thread's slot for writing. */
-static inline uint64_t *mpivet_state_inline(void)
+MPIVET_HOT uint64_t *mpivet_state_inline(void)
 {
 	return &mpivet_state_open()[MPIVET_STATE_RECORD];
 }
 
 /* mpivet_state_entered marks the thread as inside a call, whose entry record
  * is in the log at logref or (MPIVET_NOREC) inline in its slot. */
-static inline void mpivet_state_entered(uint64_t logref, int opened)
+MPIVET_HOT void mpivet_state_entered(uint64_t logref, int opened)
 {
 	uint64_t *s = opened ? mpivet_slot : mpivet_state_open();
 	s[MPIVET_STATE_STATUS] = 1;
@@ -206,7 +212,7 @@ uint64_t *mpivet_poll_scratch(uint64_t nwords);
 /* mpivet_poll_begin returns where to write the nwords words of a poll's
  * entry record (NULL: nowhere, memory is short), having opened the
  * thread's slot for writing. */
-static inline uint64_t *mpivet_poll_begin(uint64_t nwords)
+MPIVET_HOT uint64_t *mpivet_poll_begin(uint64_t nwords)
 {
 	uint64_t *r = mpivet_state_inline();
 	if (__builtin_expect(mpivet_mt || nwords + 1 > MPIVET_STATE_INLINE, 0))
@@ -217,7 +223,7 @@ static inline uint64_t *mpivet_poll_begin(uint64_t nwords)
 
 /* mpivet_poll_entered completes the entry record begun by mpivet_poll_begin
  * and marks the thread as inside the call. */
-static inline void mpivet_poll_entered(unsigned call, uint64_t nwords)
+MPIVET_HOT void mpivet_poll_entered(unsigned call, uint64_t nwords)
 {
 	uint64_t *r = mpivet_poll_rec, *s = &mpivet_slot[MPIVET_STATE_RECORD];
 	if (r != s) {
@@ -264,7 +270,7 @@ static inline int mpivet_poll_nulls(unsigned k)
 }
 
 /* mpivet_state_polled marks a poll that did nothing as returned, and counts it. */
-static inline void mpivet_state_polled(void)
+MPIVET_HOT void mpivet_state_polled(void)
 {
 	uint64_t *s = mpivet_state_open();
 	s[MPIVET_STATE_STATUS] = 2;
@@ -292,7 +298,7 @@ static inline void mpivet_state_logged(int rc, uint64_t logref)
  * FUNNELED, what most programs run, is not counted: any other thread's
  * call breaks the rule by itself. Others: an atomic increment, a load,
  * compares. call is a constant: the tests of it vanish. */
-static inline void mpivet_tl_enter(unsigned call)
+MPIVET_HOT void mpivet_tl_enter(unsigned call)
 {
 	if (mpivet_tl_depth++)
 		return; /* a call made by a callback the MPI runs inside a call */
@@ -315,7 +321,7 @@ static inline void mpivet_tl_enter(unsigned call)
 }
 
 /* mpivet_tl_leave counts the thread out of MPI, when the call returns. */
-static inline void mpivet_tl_leave(void)
+MPIVET_HOT void mpivet_tl_leave(void)
 {
 	if (--mpivet_tl_depth == 0 && mpivet_tl_counted)
 		__atomic_fetch_sub(&mpivet_tl_inside, 1, __ATOMIC_SEQ_CST);
