@@ -141,7 +141,7 @@ func trimDir(ctx context.Context, cache string, cut cutoffs) (Usage, error) {
 	if err != nil {
 		return u, err
 	}
-	keys := map[string]bool{}
+	keys := map[string][]string{} // build key -> what killed builds of it left
 	for _, e := range ents {
 		if ctx.Err() != nil {
 			return u, ctx.Err()
@@ -149,8 +149,12 @@ func trimDir(ctx context.Context, cache string, cut cutoffs) (Usage, error) {
 		c, key := classify(e.Name(), e.Type())
 		p := filepath.Join(cache, e.Name())
 		switch c {
-		case build, lockName, building, failed:
-			keys[key] = true
+		case build, lockName, failed:
+			if _, ok := keys[key]; !ok {
+				keys[key] = nil
+			}
+		case building:
+			keys[key] = append(keys[key], p)
 		case discarded:
 			if olderThan(p, cut.leftovers) {
 				u.Leftovers.add(1, removeAll(p))
@@ -178,7 +182,7 @@ func trimDir(ctx context.Context, cache string, cut cutoffs) (Usage, error) {
 		if ctx.Err() != nil {
 			return u, ctx.Err()
 		}
-		trimKey(cache, key, cut, &u)
+		trimKey(cache, key, keys[key], cut, &u)
 	}
 	return u, nil
 }
@@ -186,11 +190,11 @@ func trimDir(ctx context.Context, cache string, cut cutoffs) (Usage, error) {
 // trimKey removes key's build if it was last used before cut.builds, with
 // its failed build if that is as old, what killed builds of it left, and
 // its lock file once nothing of it is left: all with its lock taken
-// without waiting, or nothing if a process uses or builds it.
-func trimKey(cache, key string, cut cutoffs, u *Usage) {
+// without waiting, or nothing if a process uses or builds it. tmps are
+// the build-KEY-* directories.
+func trimKey(cache, key string, tmps []string, cut cutoffs, u *Usage) {
 	dir := filepath.Join(cache, key)
 	fail := filepath.Join(cache, "failed-"+key)
-	tmps, _ := filepath.Glob(filepath.Join(cache, "build-"+key+"-*"))
 	if isDir(dir) && !olderThan(dir, cut.builds) && len(tmps) == 0 && !(isDir(fail) && olderThan(fail, cut.builds)) {
 		return // in recent use: not even locked
 	}

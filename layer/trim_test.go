@@ -2,6 +2,7 @@ package layer
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -282,4 +283,67 @@ func TestCacheNames(t *testing.T) {
 		t.Errorf("%s: class %d", f.Name(), c)
 	}
 	f.Close()
+}
+
+// BenchmarkTrim measures a trim that removes n builds unused for long,
+// each as the cache holds it (a library of the size given, the
+// supervisor, manifest.json, checked.json), in the CPU time of the
+// process (getrusage: user+sys ms per trim) and wall time:
+//
+//	cd layer && go test -run '^$' -bench Trim -benchtime 1x .
+func BenchmarkTrim(b *testing.B) {
+	for _, c := range []struct {
+		n   int
+		lib int
+	}{{500, 100 << 10}, {50, 8 << 20}} {
+		b.Run(fmt.Sprintf("%d-builds-of-%dkB", c.n, c.lib>>10), func(b *testing.B) {
+			var cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cache := b.TempDir()
+				lib := make([]byte, c.lib)
+				old := time.Now().Add(-30 * 24 * time.Hour)
+				for k := 0; k < c.n; k++ {
+					d := filepath.Join(cache, fmt.Sprintf("%016x", k))
+					os.Mkdir(d, 0o700)
+					os.WriteFile(filepath.Join(d, "libmpivet.so"), lib, 0o755)
+					os.WriteFile(filepath.Join(d, "mpivet-supervise"), lib[:32<<10], 0o755)
+					os.WriteFile(filepath.Join(d, "manifest.json"), lib[:500], 0o600)
+					os.WriteFile(filepath.Join(d, "checked.json"), lib[:600], 0o600)
+					os.WriteFile(d+".lock", nil, 0o600)
+					os.Chtimes(d, old, old)
+				}
+				syscall.Sync()
+				before := rusage()
+				b.StartTimer()
+				u, _, err := Trim(context.Background(), cache, time.Now())
+				b.StopTimer()
+				cpu += rusage() - before
+				if err != nil || u.Builds.N != c.n {
+					b.Fatalf("%v, %+v", err, u)
+				}
+			}
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/trim")
+		})
+	}
+}
+
+// BenchmarkTrimNotDue is what every verification pays when the trim is
+// not due: reading the marker.
+func BenchmarkTrimNotDue(b *testing.B) {
+	cache := b.TempDir()
+	Trim(context.Background(), cache, time.Now())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if trimDue(cache, time.Now()) {
+			b.Fatal("due")
+		}
+	}
+}
+
+// rusage is the CPU time (user+sys) of this process so far.
+func rusage() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
