@@ -87,6 +87,9 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	dir := filepath.Join(cache, key)
 	l, err := useKey(cache, key, notify)
 	if err != nil {
+		if b, verr := verify(dir); verr == nil {
+			return b, nil // a cache that cannot be written to (no lock file can be made): nothing trims it
+		}
 		return nil, err
 	}
 	defer l.mu.Unlock()
