@@ -240,7 +240,7 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 	}
 	// The cache's trim, at most daily, in the background of the runs: at
 	// most a second more at the end, then stopped (it resumes next time).
-	trimmed := layer.TrimInBackground(ctx, time.Second)
+	trimmed := layer.TrimInBackground(ctx, time.Second, notify)
 	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(), start: time.Now(),
 		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp, trimmed: trimmed}
 	x.givenBudget(x.start)

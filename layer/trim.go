@@ -3,6 +3,7 @@ package layer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,6 +47,25 @@ const (
 	// progress reads the topology file in every rank it starts.
 	probeKeep = 24 * time.Hour
 )
+
+// TrimAge is the age limit of the trim: $MPIVET_CACHE_TRIM if set (a
+// duration: 36h, or days: 3d), else TrimLimit; err says why a value set
+// is not used.
+func TrimAge() (time.Duration, error) {
+	v := os.Getenv("MPIVET_CACHE_TRIM")
+	if v == "" {
+		return TrimLimit, nil
+	}
+	d, err := time.ParseDuration(v)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, nerr := strconv.ParseUint(days, 10, 16)
+		d, err = time.Duration(n)*24*time.Hour, nerr
+	}
+	if err != nil || d <= 0 {
+		return TrimLimit, fmt.Errorf("MPIVET_CACHE_TRIM=%s is not an age such as 3d or 36h: the layer cache is trimmed of what was unused for %d days", v, int(TrimLimit.Hours()/24))
+	}
+	return d, nil
+}
 
 // trimMarker is the file that holds the time of the last trim (Unix
 // seconds); it is also locked by the trim in progress.
@@ -328,7 +348,7 @@ func trimDue(cache string, now time.Time) bool {
 }
 
 // Trim removes from the cache the builds and answers unused for
-// TrimLimit, and the leftovers of killed builds and removals, if no trim
+// TrimAge, and the leftovers of killed builds and removals, if no trim
 // did in the last TrimInterval (trimMarker) and none is in progress. It
 // stops between two entries when ctx is done: then the marker is set back,
 // so that the next verification trims again. ran says whether it trimmed.
@@ -349,7 +369,8 @@ func Trim(ctx context.Context, cache string, now time.Time) (u Usage, ran bool, 
 	n, _ := f.ReadAt(old, 0)
 	writeMarker(f, []byte(strconv.FormatInt(now.Unix(), 10)+"\n"))
 	// A use is marked at most UseInterval late: its entry is older by that.
-	before := now.Add(-TrimLimit - probecache.UseInterval)
+	limit, _ := TrimAge()
+	before := now.Add(-limit - probecache.UseInterval)
 	u, err = trimDir(ctx, cache, cutoffs{builds: before, answers: before, leftovers: now.Add(-leftoverAge)})
 	if err != nil {
 		writeMarker(f, old[:n])
@@ -380,10 +401,13 @@ func Clean(ctx context.Context, cache string) (Usage, error) {
 // stopping it after finish more (or at once when ctx is done), so that no
 // removal goes on after mpivet exits: a stopped trim leaves only discard-*
 // directories, never a half build.
-func TrimInBackground(ctx context.Context, finish time.Duration) (wait func()) {
+func TrimInBackground(ctx context.Context, finish time.Duration, notify func(string)) (wait func()) {
 	cache, err := CacheDir()
 	if err != nil || !trimDue(cache, time.Now()) {
 		return func() {}
+	}
+	if _, err := TrimAge(); err != nil {
+		notify(err.Error())
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

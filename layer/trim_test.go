@@ -347,3 +347,28 @@ func rusage() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// MPIVET_CACHE_TRIM sets the age limit (days or a duration); a value
+// that is not one is refused with a message, and the default used.
+func TestTrimAge(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": TrimLimit, "3d": 72 * time.Hour, "36h": 36 * time.Hour} {
+		t.Setenv("MPIVET_CACHE_TRIM", v)
+		if d, err := TrimAge(); d != want || err != nil {
+			t.Errorf("%q: %v %v, want %v", v, d, err, want)
+		}
+	}
+	for _, v := range []string{"soon", "-1d", "0h", "d"} {
+		t.Setenv("MPIVET_CACHE_TRIM", v)
+		if d, err := TrimAge(); d != TrimLimit || err == nil || !strings.Contains(err.Error(), "MPIVET_CACHE_TRIM="+v+" is not an age") {
+			t.Errorf("%q: %v %v, want the default and an error", v, d, err)
+		}
+	}
+	t.Setenv("MPIVET_CACHE_TRIM", "3d")
+	x := newFixture(t)
+	x.touch(t, recentKey, x.now.Add(-4*24*time.Hour))
+	x.touch(t, lockedKey, x.now.Add(-2*24*time.Hour))
+	Trim(context.Background(), x.cache, x.now)
+	if n := x.names(t); n[recentKey] || !n[lockedKey] {
+		t.Errorf("with 3d: a build unused for 4 days kept %v, one unused for 2 days removed %v", n[recentKey], !n[lockedKey])
+	}
+}

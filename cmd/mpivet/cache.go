@@ -21,7 +21,8 @@ mpivet version, and the answers of its probes): where it is, how many entries
 and how much space, how many builds a running mpivet uses, and the last trim.
 
 A verification trims the cache at most once a day, in the background of its
-run: it removes the builds and answers unused for 10 days. mpivet cache clean
+run: it removes the builds and answers unused for 10 days, or for
+MPIVET_CACHE_TRIM (an age: 3d, 36h). mpivet cache clean
 removes all that no running mpivet uses. Only the cache's own names are
 touched: other directories in it (scripts/lammps-omp's build, an unpacked
 Open MPI) and links are left alone.`,
@@ -80,7 +81,15 @@ func printCache(w io.Writer, dir string, u layer.Usage, last time.Time) {
 	if !last.IsZero() {
 		when = last.UTC().Format("2006-01-02 15:04 UTC")
 	}
-	fmt.Fprintf(w, "last trim: %s (at most daily; removes what was unused for %d days)\n", when, int(layer.TrimLimit.Hours()/24))
+	age, err := layer.TrimAge()
+	limit := fmt.Sprintf("%d days", int(age.Hours()/24))
+	if age%(24*time.Hour) != 0 {
+		limit = age.String()
+	}
+	fmt.Fprintf(w, "last trim: %s (at most daily; removes what was unused for %s)\n", when, limit)
+	if err != nil {
+		fmt.Fprintln(w, err)
+	}
 	if len(u.Other) > 0 {
 		fmt.Fprintf(w, "not the cache's, left alone: %s\n", strings.Join(u.Other, ", "))
 	}
