@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"mpivet/launch"
 )
@@ -267,5 +268,54 @@ func TestLayerCachePlanted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A verification trims the cache in the background of its run, once a
+// day: an old unused build, an old answer and what a killed removal left
+// go; its own build (old, but used: locked while the run uses it, and
+// marked used), a recent answer and what is not the cache's stay. One
+// MPI: the cache does not depend on it.
+func TestLayerCacheTrimmedByRun(t *testing.T) {
+	parallel(t)
+	m := available(t)[0]
+	dir := t.TempDir()
+	bin, seed := cacheSeed(t, m, dir)
+	cache := filepath.Join(dir, "cache")
+	own := copyBuild(t, seed, cache)
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	mk := func(name string, isDir bool) string {
+		p := filepath.Join(cache, name)
+		if isDir {
+			os.Mkdir(p, 0o700)
+			os.WriteFile(filepath.Join(p, "libmpivet.so"), []byte("x"), 0o600)
+		} else {
+			os.WriteFile(p, []byte("{}"), 0o600)
+		}
+		os.Chtimes(p, old, old)
+		return p
+	}
+	os.Chtimes(own, old, old)
+	gone := []string{mk("00000000000000aa", true), mk("discard-5", true), mk("probe-mpitools-0123456789abcdef0123", false)}
+	kept := []string{own, mk("lammps-omp", true), mk("topology-vm.xml", false)}
+	cmd := cacheRun(t, []string{"MPIVET_CACHE=" + cache}, os.Geteuid(), mpivetBin, bin, filepath.Join(dir, "out.txt"))
+	if out, code := finish(t, cmd); code != 0 || !strings.Contains(out, "verdict: ok") {
+		t.Fatalf("exit %d, want 0 and verdict ok:\n%s", code, out)
+	}
+	for _, p := range gone {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed (%v)", p, err)
+		}
+	}
+	if fi, err := os.Stat(own); err != nil || time.Since(fi.ModTime()) > time.Hour {
+		t.Errorf("the run's build was not marked used (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "trim.txt")); err != nil {
+		t.Errorf("no trim marker: %v", err)
 	}
 }

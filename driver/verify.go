@@ -16,6 +16,7 @@ import (
 	"mpivet/explore"
 	"mpivet/filestate"
 	"mpivet/launch"
+	"mpivet/layer"
 	"mpivet/report"
 	"mpivet/rundir"
 	"mpivet/symbolize"
@@ -69,6 +70,7 @@ func newRunDir(dir string) (string, error) {
 // exploration runs and checks the interleavings of one program.
 type exploration struct {
 	ctx        context.Context
+	trimmed    func() // waits for the cache's trim (layer.TrimInBackground)
 	o          Options
 	deadline   time.Time      // of the time budget (zero: none)
 	budget     time.Duration  // the time budget (0: none)
@@ -117,6 +119,7 @@ func verify(ctx context.Context, o Options, dir string, replay []explore.Decisio
 	if err != nil {
 		return nil, err
 	}
+	defer x.trimmed()
 	if ctx.Err() != nil { // interrupted while the layer was built: nothing ran
 		return x.notStarted(), nil
 	}
@@ -235,8 +238,11 @@ func newExploration(ctx context.Context, o Options, dir string) (*exploration, e
 	if err != nil {
 		return nil, err
 	}
+	// The cache's trim, at most daily, in the background of the runs: at
+	// most a second more at the end, then stopped (it resumes next time).
+	trimmed := layer.TrimInBackground(ctx, time.Second, notify)
 	x := &exploration{ctx: ctx, o: o, sess: sess, dir: dir, sym: symbolize.New(), start: time.Now(),
-		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp}
+		branches: map[int]*explore.Branch{}, fresh: map[int]bool{}, supp: supp, trimmed: trimmed}
 	x.givenBudget(x.start)
 	return x, nil
 }

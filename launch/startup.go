@@ -82,6 +82,7 @@ func topologyFile() string {
 	}
 	f := filepath.Join(dir, "topology-"+topologyKey(lstopo).Name()+".xml")
 	if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
+		probecache.MarkUsed(f)
 		return f
 	}
 	tmp, err := os.CreateTemp(dir, "topology-*.tmp")

@@ -57,10 +57,13 @@ const layout = "manifest-1"
 //
 // A cached build is used only once each of its files matches the sha256
 // its manifest records. Builds of one key are serialized by a lock file
-// in the cache (flock): the first mpivet builds, the others wait and use
-// its result. A build is made in a temporary directory and renamed into
-// place whole, so no one sees half of one, and one killed midway leaves
-// only that directory, which the next build removes.
+// in the cache (flock, lock.go): the first mpivet builds, the others wait
+// and use its result; a process that uses a build keeps it locked
+// (shared) until it exits, so that the trim (trim.go) leaves it. A build
+// is made in a temporary directory and renamed into place whole, so no
+// one sees half of one, and one killed midway leaves only that
+// directory, which the next build removes. A build found is marked used
+// (probecache.MarkUsed).
 func Build(cc, identity string, notify func(string)) (*Built, error) {
 	return BuildContext(context.Background(), cc, identity, notify)
 }
@@ -82,14 +85,22 @@ func BuildContext(ctx context.Context, cc, identity string, notify func(string))
 	}
 	key := buildKey(cache, cc, identity, names)
 	dir := filepath.Join(cache, key)
-	if b, err := verify(dir); err == nil {
-		return b, nil
-	}
-	unlock, err := lockKey(cache, key, notify)
+	l, err := useKey(cache, key, notify)
 	if err != nil {
+		if b, verr := verify(dir); verr == nil {
+			return b, nil // a cache that cannot be written to (no lock file can be made): nothing trims it
+		}
 		return nil, err
 	}
-	defer unlock()
+	defer l.mu.Unlock()
+	if b, err := verify(dir); err == nil {
+		probecache.MarkUsed(dir)
+		return b, nil
+	}
+	if err := l.exclusive(notify); err != nil {
+		return nil, err
+	}
+	defer l.shared()
 	b, verr := verify(dir) // built by another mpivet while this one waited?
 	if verr == nil {
 		return b, nil
@@ -273,35 +284,6 @@ func removeLeftovers(cache, key string) {
 	for _, d := range old {
 		os.RemoveAll(d)
 	}
-}
-
-// lockKey takes the lock on builds of key, telling notify if another
-// mpivet holds it; the function returned releases it. The kernel releases
-// it too if mpivet dies.
-func lockKey(cache, key string, notify func(string)) (func(), error) {
-	p := filepath.Join(cache, key+".lock")
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
-	}
-	fd := int(f.Fd())
-	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err == syscall.EWOULDBLOCK {
-		notify(fmt.Sprintf("waiting for another mpivet that is building the layer in %s", cache))
-		for {
-			err = syscall.Flock(fd, syscall.LOCK_EX)
-			if err != syscall.EINTR {
-				break
-			}
-		}
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
-		}
-	} else if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cannot lock the layer cache: %v", err)
-	}
-	return func() { f.Close() }, nil
 }
 
 // The sources in supervisor/ are not part of the library; the supervisor

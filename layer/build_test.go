@@ -65,6 +65,50 @@ exec cc -I'`+inc+`' "$@"`)
 	if !wraps {
 		t.Errorf("%s does not define MPI_Send", b.Library)
 	}
+	trimRealBuild(t, cc, "Open MPI 5.0.9 without Fortran (mpi.h only)", b)
+}
+
+// trimRealBuild checks the trim against a real build (b, of cc and
+// identity), which this process uses: another process finds it locked,
+// and a trim keeps it however old it is; a use marks it used; once no
+// process holds it, a trim removes it whole, with its lock file.
+func trimRealBuild(t *testing.T, cc, identity string, b *Built) {
+	dir := filepath.Dir(b.Library)
+	cache := filepath.Dir(dir)
+	lock := dir + ".lock"
+	if err := exec.Command("flock", "-n", "-x", lock, "true").Run(); err == nil {
+		t.Error("another process could lock the build this process uses")
+	}
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	os.Chtimes(dir, old, old)
+	u, ran, err := Trim(context.Background(), cache, time.Now())
+	if !ran || err != nil || u.InUse != 1 || u.Builds.N != 0 {
+		t.Fatalf("trim: ran %v, %v, %+v; want the build kept, in use", ran, err, u)
+	}
+	if _, err := Build(cc, identity, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) > time.Minute {
+		t.Fatalf("a use did not mark the build used (%v)", err)
+	}
+	os.Chtimes(dir, old, old)
+	held.Lock()
+	l := held.locks[lock]
+	held.Unlock()
+	l.f.Close() // as when this process exits
+	l.f = nil
+	u, _, err = Trim(context.Background(), cache, time.Now().Add(TrimInterval))
+	if err != nil || u.Builds.N != 1 || u.Builds.Bytes < 100000 {
+		t.Fatalf("trim: %v, %+v; want the build removed", err, u)
+	}
+	for _, p := range []string{dir, lock} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(cache, "discard-*")); len(ents) > 0 {
+		t.Errorf("left: %v", ents)
+	}
 }
 
 // A build that fails keeps the compiler's output and the sources, and its

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"mpivet/internal/probecache"
 )
 
 // SharedMemory is how Open MPI's shared-memory transport (the vader BTL,
@@ -50,6 +52,7 @@ func (inst *Install) SharedMemory(cacheDir string) (s SharedMemory, ok bool) {
 	key := sharedMemoryKey(info)
 	cache := filepath.Join(cacheDir, "vader-"+key)
 	if data, err := os.ReadFile(cache); err == nil {
+		probecache.MarkUsed(cache)
 		return parseSharedMemory(data)
 	}
 	out, err := exec.Command(info, "--parsable", "--param", "btl", "vader", "--level", "9").Output()

@@ -19,7 +19,8 @@
 // witness with --export); progress.go the progress line; signals.go
 // interrupts (the first stops the run and reports, a second quits);
 // suite.go mpivet suite-report, the reports of a whole test suite;
-// profile.go mpivet's own CPU and heap profiles, for its maintainers.
+// cache.go mpivet cache, the layer cache and its clean; profile.go
+// mpivet's own CPU and heap profiles, for its maintainers.
 package main
 
 import (
@@ -78,7 +79,7 @@ func rootCmd(code *int) *cobra.Command {
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
 	}
-	root.AddCommand(runCmd(code), replayCmd(code), execCmd(code), mpiexecCmd(code), checksCmd(), explainCmd(), dumpCmd(), suiteReportCmd(code))
+	root.AddCommand(runCmd(code), replayCmd(code), execCmd(code), mpiexecCmd(code), checksCmd(), explainCmd(), dumpCmd(), suiteReportCmd(code), cacheCmd())
 	return root
 }
 

@@ -13,6 +13,9 @@
 // resolves to (the status-change time cannot be set back: a file copied
 // or extracted with its old modification time still differs). A missing
 // file has an identity too ("absent"), so one that appears changes the key.
+//
+// An answer found is marked used (MarkUsed): the cache's trim
+// (layer.Trim) removes the answers and builds unused for long.
 package probecache
 
 import (
@@ -25,7 +28,27 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
+
+// UseInterval is how stale the mark of a use (a cache entry's
+// modification time) may be: an entry is marked at its use only when its
+// mark is older, so that most uses only read (as Go's build cache does).
+const UseInterval = time.Hour
+
+// MarkUsed records a use of the cache entry at path (a file or a build's
+// directory; a link is not followed): its modification time is set to
+// now if it is older than UseInterval. A failure is not an error: the
+// entry may only be trimmed sooner.
+func MarkUsed(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(fi.ModTime()) >= UseInterval {
+		os.Chtimes(path, now, now)
+	}
+}
 
 // Key is what a probe's answer depends on, known before it runs.
 type Key struct {
@@ -115,9 +138,11 @@ type entry struct {
 }
 
 // Get reads the answer stored under k in dir into v (JSON), if there is
-// one and every file its probe depended on is unchanged.
+// one and every file its probe depended on is unchanged, and marks it
+// used.
 func Get(dir string, k *Key, v any) bool {
-	b, err := os.ReadFile(filepath.Join(dir, k.Name()))
+	p := filepath.Join(dir, k.Name())
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return false
 	}
@@ -130,7 +155,11 @@ func Get(dir string, k *Key, v any) bool {
 			return false
 		}
 	}
-	return json.Unmarshal(e.Answer, v) == nil
+	if json.Unmarshal(e.Answer, v) != nil {
+		return false
+	}
+	MarkUsed(p)
+	return true
 }
 
 // Put stores the answer v under k in dir, with the files its probe found
