@@ -34,16 +34,16 @@ type timingLine struct {
 	// probed); on the first interleaving's line only
 	Began    int64    `json:"began,omitempty"`
 	Prepared int64    `json:"prepared,omitempty"`
-	Launch  int64    `json:"launch"`  // launcher started
-	Start   [2]int64 `json:"start"`   // ranks' constructors entered (first, last)
-	Opened  [2]int64 `json:"opened"`  // layer started up
-	Inited  [2]int64 `json:"inited"`  // MPI_Init returned
-	Ready   [2]int64 `json:"ready"`   // layer's work after MPI_Init done
-	Exit    [2]int64 `json:"exit"`    // ranks' exit (destructors)
-	Reaped  [2]int64 `json:"reaped"`  // supervisors saw their rank end
-	Exited  int64    `json:"exited"`  // launcher seen to exit
-	Read    int64    `json:"read"`    // records read
-	Checked int64    `json:"checked"` // checks done, findings kept
+	Launch   int64    `json:"launch"`  // launcher started
+	Start    [2]int64 `json:"start"`   // ranks' constructors entered (first, last)
+	Opened   [2]int64 `json:"opened"`  // layer started up
+	Inited   [2]int64 `json:"inited"`  // MPI_Init returned
+	Ready    [2]int64 `json:"ready"`   // layer's work after MPI_Init done
+	Exit     [2]int64 `json:"exit"`    // ranks' exit (destructors)
+	Reaped   [2]int64 `json:"reaped"`  // supervisors saw their rank end
+	Exited   int64    `json:"exited"`  // launcher seen to exit
+	Read     int64    `json:"read"`    // records read
+	Checked  int64    `json:"checked"` // checks done, findings kept
 	// The longest any rank spent in the layer's constructor, and in its
 	// work after MPI_Init, in ns.
 	LayerOpen int64 `json:"layer_open"`
