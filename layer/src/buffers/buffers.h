@@ -19,11 +19,14 @@ extern int mpivet_bc_live; /* pages are protected, or the pending set changed */
 extern int mpivet_bc_precise; /* single-step every fault, whatever it costs */
 extern __thread int mpivet_bc_entered __attribute__((tls_model("initial-exec")));
 /* A poll may run with the protected pages closed (mpivet_bc_still, set when
- * the last thread leaves MPI): every span small enough that the MPI copies
- * into it with its own instructions (lazy), no page left open or watched
- * for a window, no thread but the one that polls. The MPI's access to a closed
- * page in that poll faults, and the fault handler enters the call for it
- * (faults.c): mpivet_bc_polling, set while such a poll runs, is then 0. */
+ * the last thread leaves MPI): the MPI reaches them only with its own
+ * instructions or through system calls the layer interposes (small
+ * buffers; or every rank on this host with a known shared-memory
+ * transport), no page left open or watched for a window, no thread but
+ * the one that polls. The MPI's access to a closed page in that poll
+ * faults, or its system call is seen, and the call is entered for it then
+ * (faults.c, kernelio.c): mpivet_bc_polling, set while such a poll runs, is
+ * then 0. */
 extern int mpivet_bc_still;
 extern __thread int mpivet_bc_polling __attribute__((tls_model("initial-exec")));
 void mpivet_bc_poll_window(void) __attribute__((visibility("hidden")));

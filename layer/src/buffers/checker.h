@@ -310,6 +310,7 @@ void bc_list_page(uintptr_t *l, int *n, uintptr_t page);
 int bc_want_prot(uintptr_t page);
 void bc_open_spans(int eager_only);
 void bc_enter_locked(int lazy);
+void bc_poll_entered(void);
 void bc_entering_send(uint64_t buf, int64_t count, uint64_t type);
 void bc_entering_start(uint64_t h);
 

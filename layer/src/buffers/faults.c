@@ -116,12 +116,8 @@ static int fault(void *sip, void *ucp)
 	}
 	stale = 0;
 	mpivet_bc_still = 0; /* the program or the MPI touches pending pages: polls enter again */
-	if (mpivet_bc_polling && mpivet_guard && locked) {
-		/* a poll that left every page closed, and the MPI's access to
-		 * one: the call is entered now, as any other */
-		mpivet_bc_polling = 0;
-		bc_enter_locked(1);
-	}
+	if (mpivet_bc_polling && mpivet_guard && locked)
+		bc_poll_entered(); /* the MPI's access to a page a poll left closed */
 	if (mpivet_guard && unprotected) {
 		/* this thread is in an MPI call that left the page closed: the
 		 * MPI's own access; the page stays open until the call returns */

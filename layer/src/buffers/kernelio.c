@@ -23,6 +23,7 @@
 #include "checker.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -92,6 +93,15 @@ static void open_regions(uintptr_t lo, uintptr_t hi, int write, const uint64_t *
  * store into it) by the call that returns to ret. */
 static void kernel_access(uintptr_t buf, size_t n, int write, void *ret)
 {
+	if (mpivet_bc_polling && mpivet_guard) {
+		/* the MPI's own system call in a poll that left the pages
+		 * closed (buffers.h): the call is entered first, as any other */
+		if (lock_in_handler()) {
+			bc_poll_entered();
+			unlock();
+		}
+		return;
+	}
 	if (!buf || !n || mpivet_guard || mpivet_bc_entered)
 		return;
 	int saved = errno;
@@ -148,7 +158,8 @@ size_t __fread_unlocked_chk(void *restrict buf, size_t buflen, size_t size, size
 	X(read) X(pread) X(pread64) X(readv) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) X(recv) X(recvfrom) \
 	X(recvmsg) X(write) X(pwrite) X(pwrite64) X(writev) X(pwritev) X(pwritev64) X(pwritev2) X(pwritev64v2) \
 	X(send) X(sendto) X(sendmsg) X(fread) X(fwrite) X(fread_unlocked) X(fwrite_unlocked) X(__read_chk) \
-	X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) X(__fread_chk) X(__fread_unlocked_chk)
+	X(__pread_chk) X(__pread64_chk) X(__recv_chk) X(__recvfrom_chk) X(__fread_chk) X(__fread_unlocked_chk) \
+	X(process_vm_readv) X(process_vm_writev)
 EACH(REAL)
 
 __attribute__((constructor)) static void find_real(void)
@@ -175,6 +186,23 @@ __attribute__((constructor)) static void find_real(void)
 #define RET __builtin_return_address(0)
 
 /* ---- Stores into the program's memory ---- */
+
+/* Cross-memory attach: the kernel stores into the local iovecs (readv) or
+ * loads from them (writev). The MPI's shared-memory transports copy large
+ * messages so (Open MPI's vader, UCX's cma), in their own calls. */
+ssize_t process_vm_readv(pid_t pid, const struct iovec *local, unsigned long nlocal, const struct iovec *remote,
+			 unsigned long nremote, unsigned long flags)
+{
+	ON(kernel_iov(local, nlocal > INT_MAX ? INT_MAX : (int)nlocal, 1, RET));
+	CALL(process_vm_readv, -1, pid, local, nlocal, remote, nremote, flags);
+}
+
+ssize_t process_vm_writev(pid_t pid, const struct iovec *local, unsigned long nlocal, const struct iovec *remote,
+			  unsigned long nremote, unsigned long flags)
+{
+	ON(kernel_iov(local, nlocal > INT_MAX ? INT_MAX : (int)nlocal, 0, RET));
+	CALL(process_vm_writev, -1, pid, local, nlocal, remote, nremote, flags);
+}
 
 ssize_t read(int fd, void *buf, size_t n)
 {

@@ -169,6 +169,17 @@ void bc_enter_locked(int lazy)
 	}
 }
 
+/* bc_poll_entered enters, for a poll on its fast path (buffers.h), the
+ * call it is in, now that the MPI reaches for a page the poll left closed,
+ * with its own instructions (faults.c) or through the kernel (kernelio.c):
+ * as the usual entry of a poll would have, before the MPI ran. The caller
+ * holds the lock. */
+void bc_poll_entered(void)
+{
+	mpivet_bc_polling = 0;
+	bc_enter_locked(1);
+}
+
 void mpivet_bc_enter(int lazy)
 {
 	uint64_t t0 = tsc();
@@ -180,7 +191,10 @@ void mpivet_bc_enter(int lazy)
 
 /* still says whether a poll may run with the pages as the last thread to
  * leave MPI set them (mpivet_bc_still, buffers.h): no span the MPI's
- * kernel copies may need open (an eager one), no page left open for the
+ * kernel copies may need open (an eager one), unless every rank is on this
+ * host and the transport is one whose copies go through the C library's
+ * process_vm_readv and process_vm_writev or sockets, which kernelio.c sees
+ * (peer_copy_min known: setup.c), no page left open for the
  * window (its bytes are compared at the next call's entry, and the MPI
  * may write it), no window watched, the pending set unchanged since the
  * spans were computed, and no thread of the program's but this one (a
@@ -193,6 +207,8 @@ static int still(void)
 	if (in_mpi || dirty || nopened || nexposed || npassive || !nspans || threads_made ||
 	    !(__atomic_load_n(&mpivet_tl_rule, __ATOMIC_RELAXED) & MPIVET_TL_ONE))
 		return 0;
+	if (lazy_host && peer_copy_min > 0)
+		return 1; /* the kernel copies of a known shared-memory transport are seen (kernelio.c) */
 	for (int i = 0; i < nspans; i++)
 		if (spans[i].eager)
 			return 0;
