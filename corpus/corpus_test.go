@@ -54,6 +54,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,6 +83,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building mpivet: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	flag.Parse()
+	warmLayers(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
