@@ -54,6 +54,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,6 +83,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building mpivet: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	flag.Parse()
+	warmLayers(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -300,15 +303,29 @@ type Report struct {
 // RunMpivet runs mpivet on a compiled program and returns its report.
 func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	return execMpivet(t.TempDir(), p, bin, extra...).report(t, bin)
+}
+
+// mpivetRun is one run of mpivet made by execMpivet.
+type mpivetRun struct {
+	dir, sarif, out string
+	data            []byte // the JSON report
+	code            int    // mpivet's exit status
+	err             error  // mpivet did not run, or wrote no report
+}
+
+// execMpivet runs mpivet as RunMpivet does, in directory dir. It uses no
+// test, so that goroutines of one test can run it together; report then
+// checks each run in the test's goroutine.
+func execMpivet(dir string, p *Program, bin string, extra ...string) mpivetRun {
+	run := mpivetRun{dir: dir, sarif: filepath.Join(dir, "report.sarif")}
 	js := filepath.Join(dir, "report.json")
-	// every run also writes its HTML page and SARIF log (validated below),
-	// where extra says or in dir
-	sarif := filepath.Join(dir, "report.sarif")
-	pages := []string{"--html", filepath.Join(dir, "report.html"), "--sarif", sarif}
+	// every run also writes its HTML page and SARIF log (validated by
+	// report), where extra says or in dir
+	pages := []string{"--html", filepath.Join(dir, "report.html"), "--sarif", run.sarif}
 	for i, a := range extra {
 		if a == "--sarif" && i+1 < len(extra) {
-			sarif = extra[i+1]
+			run.sarif = extra[i+1]
 			pages = nil
 		}
 	}
@@ -321,23 +338,34 @@ func RunMpivet(t *testing.T, p *Program, bin string, extra ...string) (*Report, 
 		cmd.Env = append(os.Environ(), p.Env...)
 	}
 	out, err := cmd.CombinedOutput()
-	code := 0
+	run.out = string(out)
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		run.code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("mpivet: %v", err)
+		run.err = fmt.Errorf("mpivet: %v", err)
+		return run
 	}
-	data, rerr := os.ReadFile(js)
-	if rerr != nil {
-		t.Fatalf("no JSON report (exit %d):\n%s", code, out)
+	if run.data, err = os.ReadFile(js); err != nil {
+		run.err = fmt.Errorf("no JSON report (exit %d):\n%s", run.code, out)
 	}
-	saveReport(t, data, dir, filepath.Dir(bin))
-	checkSARIF(t, sarif)
+	return run
+}
+
+// report checks run (its SARIF log validates, its JSON report parses; the
+// report is saved where MPIVET_CORPUS_REPORTS says) and returns its
+// report, output and exit status; bin is the program run.
+func (run mpivetRun) report(t *testing.T, bin string) (*Report, string, int) {
+	t.Helper()
+	if run.err != nil {
+		t.Fatal(run.err)
+	}
+	saveReport(t, run.data, run.dir, filepath.Dir(bin))
+	checkSARIF(t, run.sarif)
 	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("bad JSON report: %v\n%s", err, data)
+	if err := json.Unmarshal(run.data, &r); err != nil {
+		t.Fatalf("bad JSON report: %v\n%s", err, run.data)
 	}
-	return &r, string(out), code
+	return &r, run.out, run.code
 }
 
 // resolveStripped gives the locations of a stripped program's findings

@@ -65,6 +65,16 @@ var (
 // returns the MPI with its tools and environment.
 func setupOpenMPI5(t *testing.T) mpiImpl {
 	t.Helper()
+	m, err := unpackOpenMPI5()
+	if err != "" {
+		t.Skipf("Open MPI 5 cannot be set up here (scripts/ompi5): %s", err)
+	}
+	return m
+}
+
+// unpackOpenMPI5 sets up Open MPI 5 once per test process and returns it,
+// or why it cannot be set up.
+func unpackOpenMPI5() (mpiImpl, string) {
 	ompi5Once.Do(func() {
 		dir, err := ompi5Dir()
 		if err != nil {
@@ -80,10 +90,7 @@ func setupOpenMPI5(t *testing.T) mpiImpl {
 		ompi5 = mpiImpl{name: "openmpi5", family: "openmpi", env: ompi5Env(dir),
 			cc: filepath.Join(bin, "mpicc"), cxx: filepath.Join(bin, "mpicxx"), fc: filepath.Join(bin, "mpifort")}
 	})
-	if ompi5Err != "" {
-		t.Skipf("Open MPI 5 cannot be set up here (scripts/ompi5): %s", ompi5Err)
-	}
-	return ompi5
+	return ompi5, ompi5Err
 }
 
 // ompi5Dir is where the tests keep the unpacked tree.

@@ -93,14 +93,7 @@ func Program(path string) (*Install, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range libs {
-		impl := implOfName(l.name)
-		if impl == "" && l.path != "" {
-			impl = implOfLib(l.path)
-		}
-		if impl == "" {
-			continue
-		}
+	if l, impl := mpiLib(libs); impl != "" {
 		if l.path == "" {
 			return nil, errorf("%s needs %s (%s), which is not installed: install %s, or set LD_LIBRARY_PATH to its library directory",
 				path, l.name, impl.Pretty(), installHint(impl))
@@ -112,6 +105,30 @@ func Program(path string) (*Install, error) {
 		return inst, nil
 	}
 	return nil, &Error{Msg: fmt.Sprintf("%s is not an MPI program: it is not linked against an MPI library (Open MPI or MPICH)", path), unlinked: true}
+}
+
+// mpiLib picks the MPI library among libs, those a program or module
+// loads: the first known by its name (Open MPI's libmpi.so.40, MPICH's
+// libmpich.so.12), else the first that defines MPI's symbols. Libraries
+// built on MPI come before it in the loader's order (Open MPI's C++ and
+// Fortran bindings, MPICH's Fortran library, which defines some of
+// MPICH's internal symbols): picked, they named one MPI several ways, and
+// the layer, whose build is keyed by the library, was built again for
+// each (launch.Prepare).
+func mpiLib(libs []lib) (lib, Impl) {
+	for _, l := range libs {
+		if impl := implOfName(l.name); impl != "" {
+			return l, impl
+		}
+	}
+	for _, l := range libs {
+		if l.path != "" {
+			if impl := implOfLib(l.path); impl != "" {
+				return l, impl
+			}
+		}
+	}
+	return lib{}, ""
 }
 
 func installHint(impl Impl) string {
@@ -161,7 +178,11 @@ func implOfName(name string) Impl {
 	return ""
 }
 
-// implOfLib recognises an MPI library by the symbols it defines.
+// implOfLib recognises an MPI library by the symbols it defines, not by
+// those it uses: a library built on MPI (Open MPI's C++ and Fortran
+// bindings, MPICH's Fortran library, HDF5's MPI build), which the loader
+// may list before the MPI library itself, is not the MPI, whose library
+// keys the layer's build (launch.Prepare).
 func implOfLib(path string) Impl {
 	if !strings.Contains(filepath.Base(path), "mpi") {
 		return ""
@@ -173,6 +194,9 @@ func implOfLib(path string) Impl {
 	defer f.Close()
 	syms, _ := f.DynamicSymbols()
 	for _, s := range syms {
+		if s.Section == elf.SHN_UNDEF {
+			continue
+		}
 		switch {
 		case s.Name == "ompi_mpi_comm_world":
 			return OpenMPI

@@ -133,14 +133,7 @@ func python(interp string, want Impl) (*Install, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range libs {
-		impl := implOfName(l.name)
-		if impl == "" && l.path != "" {
-			impl = implOfLib(l.path)
-		}
-		if impl == "" {
-			continue
-		}
+	if l, impl := mpiLib(libs); impl != "" {
 		if l.path == "" {
 			return nil, errorf("mpi4py (%s) needs %s (%s), which is not installed: install %s", module, l.name, impl.Pretty(), installHint(impl))
 		}
