@@ -41,6 +41,7 @@ var openMPI5Programs = []string{
 	"buffer_small_shared_page",     // and beside a small send, which no peer copies (smsc)
 	"clean_buffers",                // their clean twins
 	"clean_buffers_large",          // rows above and below the eager limit
+	"clean_buffers_polled",         // polls with the pages closed: sm's copies through smsc/cma seen
 	"py_isend_write",               // Python, buffer-reuse
 }
 
