@@ -12,27 +12,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A ring of piggyback send buffers; a slot is reused once its send is done. */
+/* A ring of piggyback send buffers; a slot is reused once its send is done.
+ * A piggyback a rank sends itself is done only once received (MPICH),
+ * which its message's receive does, maybe never: one still pending when
+ * its slot comes round again is let go with its buffer (ring_buf[k] gets
+ * a new one), never waited for; its request is kept (spills) and tested
+ * when another is let go. MPICH 4.0 loses a send to self whose request is
+ * freed before it is received, and the message's receive after it. */
 #define RING 256
 #define PB_EAGER 64 /* bytes of a piggyback waited for: a shared-memory fast path in both MPIs */
-static uint64_t *ring;
+static uint64_t *ring_buf[RING];
 static MPI_Request ring_req[RING];
+static unsigned char ring_self[RING];
 static unsigned ring_next;
+static MPI_Request *spills;
+static int nspills, capspills;
+
+/* spill keeps the request of a piggyback to this rank let go, having
+ * dropped those received since; 0 if there is no room (then waited for). */
+static int spill(MPI_Request r)
+{
+	int n = 0;
+	for (int i = 0; i < nspills; i++) {
+		int done = 0;
+		if (PMPI_Test(&spills[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+			spills[n++] = spills[i];
+	}
+	nspills = n;
+	if (nspills == capspills) {
+		int cap = capspills ? 2 * capspills : 64;
+		MPI_Request *p = realloc(spills, (size_t)cap * sizeof *p);
+		if (!p)
+			return 0;
+		spills = p, capspills = cap;
+	}
+	spills[nspills++] = r;
+	return 1;
+}
 
 /* ck_ring_init makes the ring once the piggyback's size is known. */
 void ck_ring_init(void)
 {
-	ring = calloc((size_t)RING * pbw, 8);
-	for (int i = 0; i < RING; i++)
+	uint64_t *ring = calloc((size_t)RING * pbw, 8);
+	for (int i = 0; i < RING; i++) {
 		ring_req[i] = MPI_REQUEST_NULL;
+		ring_buf[i] = ring ? &ring[(size_t)i * pbw] : NULL;
+	}
+}
+
+/* settle completes the send of slot k, or lets it go (a piggyback to this
+ * rank not received yet: 0, the slot's buffer is then the MPI's); 1 if
+ * done. */
+static int settle(unsigned k)
+{
+	if (ring_req[k] == MPI_REQUEST_NULL)
+		return 1;
+	if (!ring_self[k]) {
+		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+		return 1;
+	}
+	int done = 0;
+	if (PMPI_Test(&ring_req[k], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+		return 1;
+	if (!spill(ring_req[k])) {
+		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
+		return 1;
+	}
+	ring_req[k] = MPI_REQUEST_NULL;
+	return 0;
 }
 
 /* ck_ring_flush completes the piggybacks still being sent (MPI_Finalize). */
 void ck_ring_flush(void)
 {
-	for (int i = 0; i < RING; i++)
-		if (ring_req[i] != MPI_REQUEST_NULL)
-			mpivet_pmpi_Wait(&ring_req[i], MPI_STATUS_IGNORE);
+	for (unsigned k = 0; k < RING; k++)
+		settle(k);
 }
 
 /* ck_send_pb counts a message to dest and sends its piggyback ahead of it
@@ -46,9 +100,12 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig)
 	if (!clocking || !(s = ck_find(c)))
 		return;
 	unsigned k = ring_next++ % RING;
-	if (ring_req[k] != MPI_REQUEST_NULL)
-		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
-	uint64_t *pb = &ring[(size_t)k * pbw];
+	if (!settle(k))
+		ring_buf[k] = malloc((size_t)pbw * 8); /* the old one stays the MPI's */
+	uint64_t *pb = ring_buf[k];
+	if (!pb)
+		return;
+	ring_self[k] = dest == s->me;
 	memcpy(pb, clk, pbn * 8);
 	pb[pbn] = sig;
 	pb[pbn + 1] = mpivet_call_pc;
