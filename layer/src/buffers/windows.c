@@ -166,7 +166,6 @@ int bc_demote(uintptr_t page, int write, int prot)
 {
 	if (mpivet_bc_precise)
 		return 0;
-	mpivet_bc_still = 0; /* the spans change */
 	int d = bc_demotion(page);
 	if (d < 0) {
 		if (ndemoted == MAX_DEMOTED)

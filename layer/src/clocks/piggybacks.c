@@ -125,7 +125,7 @@ void ck_send_pb(int dest, int tag, MPI_Comm c, uint64_t sig)
 	 * eagerly could need the receive that is posted after its message.
 	 * Nor is a piggyback to this rank itself: MPICH completes a send to
 	 * self only once it is received, which its message's receive does. */
-	if (pbw * 8 <= PB_EAGER && dest != s->me)
+	if (pbw * 8 <= PB_EAGER && !ring_self[k])
 		mpivet_pmpi_Wait(&ring_req[k], MPI_STATUS_IGNORE);
 }
 
